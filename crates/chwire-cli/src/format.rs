@@ -1,0 +1,353 @@
+//! Text output of blocks: TSV, CSV, JSON lines and pretty tables, as ClickHouse prints them.
+
+use chwire::proto::column::Value;
+use chwire::Block;
+use jiff::tz::TimeZone;
+use std::io::{self, Write};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Tab-separated values with ClickHouse escaping (\t \n \\ \N for NULL)
+    Tsv,
+    /// Tab-separated values with a header line of column names
+    TsvWithNames,
+    /// Comma-separated values (RFC 4180 quoting, \N for NULL)
+    Csv,
+    /// Comma-separated values with a header line
+    CsvWithNames,
+    /// One JSON object per line
+    Jsonl,
+    /// Tables drawn per block, for people
+    Pretty,
+}
+
+/// How values are rendered inside the different formats.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Tsv,
+    Csv,
+    Json,
+    /// Inside arrays: strings single-quoted with escapes (ClickHouse's quoted style).
+    Quoted,
+    Pretty,
+}
+
+pub struct Writer {
+    format: Format,
+    tz: TimeZone,
+    wrote_header: bool,
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    /// `server_tz` is used for DateTime columns without their own timezone.
+    pub fn new(format: Format, server_tz: Option<&str>) -> Writer {
+        let tz = server_tz.and_then(|n| TimeZone::get(n).ok()).unwrap_or(TimeZone::UTC);
+        Writer { format, tz, wrote_header: false, buf: Vec::with_capacity(1 << 16) }
+    }
+
+    /// Render a block into the internal buffer and write it out.
+    pub fn write_block(&mut self, block: &Block, out: &mut impl Write) -> io::Result<()> {
+        self.buf.clear();
+        match self.format {
+            Format::Tsv | Format::TsvWithNames => self.delimited(block, b'\t', Style::Tsv, self.format == Format::TsvWithNames),
+            Format::Csv | Format::CsvWithNames => self.delimited(block, b',', Style::Csv, self.format == Format::CsvWithNames),
+            Format::Jsonl => self.jsonl(block),
+            Format::Pretty => self.pretty(block),
+        }
+        out.write_all(&self.buf)
+    }
+
+    fn delimited(&mut self, block: &Block, sep: u8, style: Style, names: bool) {
+        if names && !self.wrote_header {
+            self.wrote_header = true;
+            for (i, n) in block.names().enumerate() {
+                if i > 0 {
+                    self.buf.push(sep);
+                }
+                write_string(&mut self.buf, n.as_bytes(), style);
+            }
+            self.buf.push(b'\n');
+        }
+        let cols = block.columns();
+        for row in 0..block.rows() {
+            for (i, (_, c)) in cols.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push(sep);
+                }
+                write_value(&mut self.buf, &c.value(row), style, &self.tz);
+            }
+            self.buf.push(b'\n');
+        }
+    }
+
+    fn jsonl(&mut self, block: &Block) {
+        let cols = block.columns();
+        for row in 0..block.rows() {
+            self.buf.push(b'{');
+            for (i, (name, c)) in cols.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push(b',');
+                }
+                write_json_string(&mut self.buf, name.as_bytes());
+                self.buf.push(b':');
+                write_value(&mut self.buf, &c.value(row), Style::Json, &self.tz);
+            }
+            self.buf.extend_from_slice(b"}\n");
+        }
+    }
+
+    fn pretty(&mut self, block: &Block) {
+        let cols = block.columns();
+        let mut cells: Vec<Vec<String>> = Vec::with_capacity(cols.len());
+        let mut widths = Vec::with_capacity(cols.len());
+        let mut tmp = Vec::new();
+        for (name, c) in cols {
+            let mut col = Vec::with_capacity(block.rows());
+            let mut w = name.chars().count();
+            for row in 0..block.rows() {
+                tmp.clear();
+                write_value(&mut tmp, &c.value(row), Style::Pretty, &self.tz);
+                let s = String::from_utf8_lossy(&tmp).into_owned();
+                w = w.max(s.chars().count());
+                col.push(s);
+            }
+            widths.push(w);
+            cells.push(col);
+        }
+        let right: Vec<bool> = cols.iter().map(|(_, c)| is_numeric(c.data_type())).collect();
+        let line = |l: &str, m: &str, r: &str, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(l.as_bytes());
+            for (i, w) in widths.iter().enumerate() {
+                if i > 0 {
+                    buf.extend_from_slice(m.as_bytes());
+                }
+                buf.extend_from_slice("─".repeat(w + 2).as_bytes());
+            }
+            buf.extend_from_slice(r.as_bytes());
+            buf.push(b'\n');
+        };
+        line("┌", "┬", "┐", &mut self.buf);
+        self.buf.extend_from_slice("│".as_bytes());
+        for (i, (name, _)) in cols.iter().enumerate() {
+            let pad = widths[i] - name.chars().count();
+            self.buf.extend_from_slice(format!(" {name}{} │", " ".repeat(pad)).as_bytes());
+        }
+        self.buf.push(b'\n');
+        line("├", "┼", "┤", &mut self.buf);
+        for row in 0..block.rows() {
+            self.buf.extend_from_slice("│".as_bytes());
+            for (i, col) in cells.iter().enumerate() {
+                let s = &col[row];
+                let pad = " ".repeat(widths[i] - s.chars().count());
+                let cell = if right[i] { format!(" {pad}{s} │") } else { format!(" {s}{pad} │") };
+                self.buf.extend_from_slice(cell.as_bytes());
+            }
+            self.buf.push(b'\n');
+        }
+        line("└", "┴", "┘", &mut self.buf);
+    }
+}
+
+fn is_numeric(t: &chwire::DataType) -> bool {
+    use chwire::DataType as T;
+    matches!(
+        t.strip_nullable(),
+        T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Float32 | T::Float64
+    )
+}
+
+fn write_float(out: &mut Vec<u8>, v: f64, style: Style) {
+    if v.is_nan() {
+        out.extend_from_slice(if style == Style::Json { b"null" } else { b"nan" });
+    } else if v.is_infinite() {
+        out.extend_from_slice(match (style == Style::Json, v > 0.0) {
+            (true, _) => b"null".as_slice(),
+            (false, true) => b"inf",
+            (false, false) => b"-inf",
+        });
+    } else {
+        let a = v.abs();
+        if a != 0.0 && !(1e-7..1e21).contains(&a) {
+            let _ = write!(out, "{v:e}");
+        } else {
+            let _ = write!(out, "{v}");
+        }
+    }
+}
+
+fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
+    match v {
+        Value::Null => out.extend_from_slice(match style {
+            Style::Json | Style::Quoted => b"NULL".as_slice(),
+            Style::Pretty => b"NULL",
+            _ => b"\\N",
+        }),
+        Value::UInt(x) => {
+            let _ = write!(out, "{x}");
+        }
+        Value::Int(x) => {
+            let _ = write!(out, "{x}");
+        }
+        Value::Float32(x) => {
+            // Shortest text that reads back as the same f32.
+            if x.is_finite() {
+                let a = x.abs();
+                if a != 0.0 && !(1e-7..1e21).contains(&a) {
+                    let _ = write!(out, "{x:e}");
+                } else {
+                    let _ = write!(out, "{x}");
+                }
+            } else {
+                write_float(out, f64::from(*x), style);
+            }
+        }
+        Value::Float64(x) => write_float(out, *x, style),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::String(s) | Value::FixedString(s) => write_string(out, s, style),
+        Value::Enum(name, _) => write_string(out, name.as_bytes(), style),
+        Value::Uuid(u) => {
+            let mut s = String::with_capacity(36);
+            for (i, b) in u.iter().enumerate() {
+                if matches!(i, 4 | 6 | 8 | 10) {
+                    s.push('-');
+                }
+                s.push_str(&format!("{b:02x}"));
+            }
+            write_string(out, s.as_bytes(), style);
+        }
+        Value::Date(d) => {
+            let date = jiff::civil::date(1970, 1, 1).checked_add(jiff::Span::new().days(i64::from(*d))).unwrap_or_default();
+            write_string(out, date.to_string().as_bytes(), style);
+        }
+        Value::DateTime(secs, zone) => {
+            let tz = zone.and_then(|z| TimeZone::get(z).ok()).unwrap_or_else(|| tz.clone());
+            let ts = jiff::Timestamp::from_second(i64::from(*secs)).unwrap_or_default();
+            let dt = ts.to_zoned(tz).datetime();
+            let text = format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", dt.year(), dt.month(), dt.day(), dt.hour(), dt.minute(), dt.second());
+            write_string(out, text.as_bytes(), style);
+        }
+        Value::Array(items) => {
+            let inner = if style == Style::Json { Style::Json } else { Style::Quoted };
+            let mut tmp = Vec::new();
+            tmp.push(b'[');
+            for (i, it) in items.iter().enumerate() {
+                if i > 0 {
+                    tmp.push(b',');
+                }
+                write_value(&mut tmp, it, inner, tz);
+            }
+            tmp.push(b']');
+            match style {
+                // Arrays are one text field: escape or quote them as such.
+                Style::Tsv => write_string(out, &tmp, Style::Tsv),
+                Style::Csv => write_string(out, &tmp, Style::Csv),
+                _ => out.extend_from_slice(&tmp),
+            }
+        }
+    }
+}
+
+fn write_string(out: &mut Vec<u8>, s: &[u8], style: Style) {
+    match style {
+        Style::Tsv => {
+            for &b in s {
+                match b {
+                    b'\t' => out.extend_from_slice(b"\\t"),
+                    b'\n' => out.extend_from_slice(b"\\n"),
+                    b'\r' => out.extend_from_slice(b"\\r"),
+                    b'\\' => out.extend_from_slice(b"\\\\"),
+                    b'\'' => out.extend_from_slice(b"\\'"),
+                    0 => out.extend_from_slice(b"\\0"),
+                    8 => out.extend_from_slice(b"\\b"),
+                    12 => out.extend_from_slice(b"\\f"),
+                    _ => out.push(b),
+                }
+            }
+        }
+        Style::Quoted => {
+            out.push(b'\'');
+            write_string(out, s, Style::Tsv);
+            out.push(b'\'');
+        }
+        Style::Csv => {
+            out.push(b'"');
+            for &b in s {
+                if b == b'"' {
+                    out.push(b'"');
+                }
+                out.push(b);
+            }
+            out.push(b'"');
+        }
+        Style::Json => write_json_string(out, s),
+        Style::Pretty => out.extend_from_slice(String::from_utf8_lossy(s).replace('\n', "\\n").replace('\t', "\\t").as_bytes()),
+    }
+}
+
+fn write_json_string(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
+    for ch in String::from_utf8_lossy(s).chars() {
+        match ch {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            '\r' => out.extend_from_slice(b"\\r"),
+            '\t' => out.extend_from_slice(b"\\t"),
+            '\u{8}' => out.extend_from_slice(b"\\b"),
+            '\u{c}' => out.extend_from_slice(b"\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let mut b = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chwire::{Column, StringColumn};
+
+    fn render(format: Format, block: &Block) -> String {
+        let mut w = Writer::new(format, Some("UTC"));
+        let mut out = Vec::new();
+        w.write_block(block, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn escapes_per_format() {
+        let s: StringColumn = ["a\tb", "q\"'\\", "line\nnext"].into_iter().collect();
+        let block = Block::new().with("s", Column::from(s)).unwrap().with("n", Column::from(vec![1u64, 2, 3])).unwrap();
+        assert_eq!(render(Format::Tsv, &block), "a\\tb\t1\nq\"\\'\\\\\t2\nline\\nnext\t3\n");
+        assert_eq!(render(Format::Csv, &block), "\"a\tb\",1\n\"q\"\"'\\\",2\n\"line\nnext\",3\n");
+        assert_eq!(
+            render(Format::Jsonl, &block),
+            "{\"s\":\"a\\tb\",\"n\":1}\n{\"s\":\"q\\\"'\\\\\",\"n\":2}\n{\"s\":\"line\\nnext\",\"n\":3}\n"
+        );
+    }
+
+    #[test]
+    fn floats_like_clickhouse() {
+        let mut out = Vec::new();
+        for v in [1.0, 0.5, -0.0, f64::NAN, f64::NEG_INFINITY, 1e300, 1e-10] {
+            write_float(&mut out, v, Style::Tsv);
+            out.push(b' ');
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), "1 0.5 -0 nan -inf 1e300 1e-10 ");
+    }
+
+    #[test]
+    fn dates_in_timezones() {
+        let dt = Column::with_type_name("DateTime('Asia/Tokyo')", chwire::ColumnData::UInt32(vec![0])).unwrap();
+        let d = Column::with_type_name("Date", chwire::ColumnData::UInt16(vec![18262])).unwrap();
+        let block = Block::new().with("t", dt).unwrap().with("d", d).unwrap();
+        assert_eq!(render(Format::Tsv, &block), "1970-01-01 09:00:00\t2020-01-01\n");
+        assert_eq!(render(Format::Csv, &block), "\"1970-01-01 09:00:00\",\"2020-01-01\"\n");
+    }
+}

@@ -1,0 +1,254 @@
+//! `chwire`: the command-line client.
+
+mod demo;
+mod format;
+mod progress;
+
+use chwire::{Client, Compression, Event, Options};
+use clap::{Args, Parser, Subcommand};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+/// chwire: a fast ClickHouse client for the native TCP protocol.
+///
+/// Connection options may come from a URL (--url or CHWIRE_URL), from the individual
+/// flags, or both (flags override the URL). Exit codes: 0 success, 1 the server reported
+/// an error (code, name and message are printed), 2 bad usage, 3 connection or protocol
+/// failure, 130 interrupted.
+#[derive(Parser, Debug)]
+#[command(name = "chwire", version, about, long_about)]
+struct Cli {
+    #[command(flatten)]
+    conn: ConnArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Debug)]
+struct ConnArgs {
+    /// Server URL: tcp://user:password@host:port/database?compression=lz4&setting=value
+    #[arg(long, env = "CHWIRE_URL", global = true)]
+    url: Option<String>,
+    /// Server host name or address [default: 127.0.0.1]
+    #[arg(long, short = 'H', env = "CHWIRE_HOST", global = true)]
+    host: Option<String>,
+    /// Native protocol TCP port [default: 9000]
+    #[arg(long, env = "CHWIRE_PORT", global = true)]
+    port: Option<u16>,
+    /// User name [default: default]
+    #[arg(long, short = 'u', env = "CHWIRE_USER", global = true)]
+    user: Option<String>,
+    /// Password (prefer the CHWIRE_PASSWORD variable: command lines are visible to others)
+    #[arg(long, env = "CHWIRE_PASSWORD", hide_env_values = true, global = true)]
+    password: Option<String>,
+    /// Default database [default: default]
+    #[arg(long, short = 'd', env = "CHWIRE_DATABASE", global = true)]
+    database: Option<String>,
+    /// Compression of data blocks: none, lz4, zstd or zstd:LEVEL [default: none]
+    #[arg(long, global = true)]
+    compression: Option<Compression>,
+    /// Connect timeout, e.g. 5s or 500ms [default: 10s]
+    #[arg(long, global = true)]
+    connect_timeout: Option<String>,
+    /// Protocol revision to announce (lower than chwire's own, for testing old servers)
+    #[arg(long, global = true)]
+    revision: Option<u64>,
+}
+
+impl ConnArgs {
+    fn options(&self) -> chwire::Result<Options> {
+        let mut o = match &self.url {
+            Some(u) => Options::from_url(u)?,
+            None => Options::default(),
+        };
+        if let Some(h) = &self.host {
+            o.host = h.clone();
+        }
+        if let Some(p) = self.port {
+            o.port = p;
+        }
+        if let Some(u) = &self.user {
+            o.user = u.clone();
+        }
+        if let Some(p) = &self.password {
+            o.password = p.clone();
+        }
+        if let Some(d) = &self.database {
+            o.database = d.clone();
+        }
+        if let Some(c) = self.compression {
+            o.compression = c;
+        }
+        if let Some(t) = &self.connect_timeout {
+            o.connect_timeout = chwire::parse_duration(t)?;
+        }
+        if let Some(r) = self.revision {
+            o.revision = r;
+        }
+        Ok(o)
+    }
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a query and stream its result to stdout.
+    Query(QueryArgs),
+    /// Create a demo table, insert generated rows with a progress bar, and aggregate them.
+    Demo(demo::DemoArgs),
+}
+
+#[derive(Args, Debug)]
+struct QueryArgs {
+    /// The SQL text; `-` reads it from stdin
+    sql: String,
+    /// Output format [default: pretty on a terminal, tsv otherwise]
+    #[arg(long, short = 'f', value_enum)]
+    format: Option<format::Format>,
+    /// A ClickHouse setting for this query (repeatable): --setting max_threads=4
+    #[arg(long = "setting", short = 's', value_name = "NAME=VALUE", value_parser = parse_kv)]
+    settings: Vec<(String, String)>,
+    /// Query id (default: a random UUID)
+    #[arg(long)]
+    query_id: Option<String>,
+    /// Progress bar on stderr: auto (on a terminal), always, never
+    #[arg(long, value_enum, default_value_t = progress::When::Auto)]
+    progress: progress::When,
+    /// Print the query's totals (rows, bytes, time) to stderr at the end
+    #[arg(long)]
+    stats: bool,
+}
+
+fn parse_kv(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, got {s:?}"))?;
+    if k.trim().is_empty() {
+        return Err(format!("empty setting name in {s:?}"));
+    }
+    Ok((k.trim().to_string(), v.to_string()))
+}
+
+/// Report an error the way the exit codes promise.
+fn fail(e: &chwire::Error) -> ExitCode {
+    match e.server() {
+        Some(ex) => {
+            eprintln!("Error: code {} ({}): {}", ex.code, ex.name, ex.message);
+            let mut n = ex.nested.as_deref();
+            while let Some(x) = n {
+                eprintln!("  caused by: code {} ({}): {}", x.code, x.name, x.message);
+                n = x.nested.as_deref();
+            }
+            ExitCode::from(1)
+        }
+        None => {
+            eprintln!("Error: {e}");
+            match e.kind() {
+                chwire::ErrorKind::Config(_) | chwire::ErrorKind::InvalidInput(_) => ExitCode::from(2),
+                _ => ExitCode::from(3),
+            }
+        }
+    }
+}
+
+async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> {
+    let sql = if args.sql == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+        s
+    } else {
+        args.sql
+    };
+    let stdout_tty = std::io::stdout().is_terminal();
+    let fmt = args.format.unwrap_or(if stdout_tty { format::Format::Pretty } else { format::Format::Tsv });
+    let mut client = Client::connect(opts).await?;
+    let tz = client.server_info().and_then(|i| i.timezone);
+    let mut q = client.query(sql);
+    for (k, v) in args.settings {
+        q = q.setting(k, v);
+    }
+    if let Some(id) = args.query_id {
+        q = q.query_id(id);
+    }
+    let mut stream = q.stream().await?;
+    let mut writer = format::Writer::new(fmt, tz.as_deref());
+    let bar = progress::Bar::new(args.progress);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+    let interrupted = tokio::signal::ctrl_c();
+    tokio::pin!(interrupted);
+    loop {
+        let ev = tokio::select! {
+            ev = stream.next_event() => ev?,
+            _ = &mut interrupted => {
+                bar.finish();
+                out.flush()?;
+                eprintln!("Interrupted: cancelling the query.");
+                stream.cancel().await?;
+                std::process::exit(130);
+            }
+        };
+        let Some(ev) = ev else { break };
+        match ev {
+            Event::Data(block) => {
+                bar.update(stream.progress());
+                let res = if bar.is_visible() && stdout_tty {
+                    bar.suspend(|| writer.write_block(&block, &mut out).and_then(|_| out.flush()))
+                } else {
+                    writer.write_block(&block, &mut out)
+                };
+                if let Err(e) = res {
+                    if e.kind() == std::io::ErrorKind::BrokenPipe {
+                        // The reader went away (e.g. `| head`): stop quietly.
+                        bar.finish();
+                        return Ok(());
+                    }
+                    return Err(e.into());
+                }
+            }
+            Event::Progress(_) => bar.update(stream.progress()),
+            Event::Log(b) => {
+                let text = b.column("text");
+                for i in 0..b.rows() {
+                    if let Some(chwire::Value::String(s)) = text.map(|c| c.value(i)) {
+                        bar.suspend(|| eprintln!("[server] {}", String::from_utf8_lossy(s)));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Err(e) = out.flush() {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(e.into());
+        }
+    }
+    bar.finish();
+    if args.stats {
+        let p = stream.progress();
+        eprintln!(
+            "{} rows, {} bytes read{}",
+            p.read_rows,
+            p.read_bytes,
+            stream.profile_info().map(|i| format!("; {} rows in the result", i.rows)).unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_env("CHWIRE_LOG")).with_writer(std::io::stderr).init();
+    let opts = match cli.conn.options() {
+        Ok(o) => o,
+        Err(e) => return fail(&e),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
+    let res = rt.block_on(async move {
+        match cli.command {
+            Command::Query(a) => run_query(opts, a).await,
+            Command::Demo(a) => demo::run(opts, a).await,
+        }
+    });
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}

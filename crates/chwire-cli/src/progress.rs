@@ -1,0 +1,80 @@
+//! The live progress bar on stderr.
+
+use chwire::Progress;
+use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum When {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Shown only once a query has run for a moment, so quick queries print nothing extra.
+const SHOW_AFTER: Duration = Duration::from_millis(300);
+
+pub struct Bar {
+    bar: Option<ProgressBar>,
+    start: Instant,
+}
+
+impl Bar {
+    pub fn new(when: When) -> Bar {
+        let on = match when {
+            When::Auto => std::io::stderr().is_terminal(),
+            When::Always => true,
+            When::Never => false,
+        };
+        let bar = on.then(|| {
+            let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+            b.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("template"));
+            b
+        });
+        Bar { bar, start: Instant::now() }
+    }
+
+    pub fn is_visible(&self) -> bool {
+        self.bar.as_ref().is_some_and(|b| !b.is_hidden())
+    }
+
+    /// Update from the accumulated progress.
+    pub fn update(&self, p: &Progress) {
+        let Some(b) = &self.bar else { return };
+        let elapsed = self.start.elapsed();
+        if b.is_hidden() {
+            if elapsed < SHOW_AFTER {
+                return;
+            }
+            b.set_draw_target(ProgressDrawTarget::stderr_with_hz(10));
+        }
+        let secs = elapsed.as_secs_f64().max(1e-3);
+        let rate = p.read_rows as f64 / secs;
+        let mut msg = format!("{} rows, {}", HumanCount(p.read_rows), HumanBytes(p.read_bytes));
+        if p.total_rows_to_read > 0 {
+            let pct = (p.read_rows as f64 / p.total_rows_to_read as f64 * 100.0).min(100.0);
+            msg.push_str(&format!(" of ~{} rows ({pct:.0}%)", HumanCount(p.total_rows_to_read)));
+        }
+        if p.written_rows > 0 {
+            msg.push_str(&format!(", {} rows written", HumanCount(p.written_rows)));
+        }
+        msg.push_str(&format!(" — {} rows/s, {:.1}s", HumanCount(rate as u64), secs));
+        b.set_message(msg);
+        b.tick();
+    }
+
+    /// Run `f` with the bar cleared from the terminal (so output does not mix with it).
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(b) => b.suspend(f),
+            None => f(),
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

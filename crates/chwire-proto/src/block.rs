@@ -1,0 +1,133 @@
+//! Blocks: a set of equally long, named columns, plus BlockInfo.
+
+use crate::column::{encode_column, Column};
+use crate::error::{DecodeError, EncodeError, ReadResult};
+use crate::revision::{Revision, CUSTOM_SERIALIZATION};
+use crate::wire::{Reader, WriteExt};
+
+/// BlockInfo fields (sent with every block).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockInfo {
+    pub is_overflows: bool,
+    pub bucket_num: i32,
+}
+
+impl Default for BlockInfo {
+    fn default() -> Self {
+        BlockInfo { is_overflows: false, bucket_num: -1 }
+    }
+}
+
+impl BlockInfo {
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.put_varuint(1);
+        out.put_u8(self.is_overflows as u8);
+        out.put_varuint(2);
+        out.put_i32_le(self.bucket_num);
+        out.put_varuint(0);
+    }
+
+    pub fn decode(r: &mut Reader<'_>) -> ReadResult<BlockInfo> {
+        let mut info = BlockInfo::default();
+        loop {
+            match r.varuint()? {
+                0 => return Ok(info),
+                1 => info.is_overflows = r.bool()?,
+                2 => info.bucket_num = r.i32_le()?,
+                3 => {
+                    // out_of_order_buckets (revision >= 54480): read and drop.
+                    let n = r.varuint_len("out_of_order_buckets", 256)?;
+                    r.bytes(n * 4)?;
+                }
+                f => return Err(DecodeError::malformed("BlockInfo", format!("unknown field {f}")).into()),
+            }
+        }
+    }
+}
+
+/// A block of named columns of equal length.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Block {
+    pub info: BlockInfo,
+    rows: usize,
+    columns: Vec<(String, Column)>,
+}
+
+impl Block {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add a column; all columns must have the same number of rows.
+    pub fn push(&mut self, name: impl Into<String>, column: Column) -> Result<(), EncodeError> {
+        let name = name.into();
+        if !self.columns.is_empty() && column.len() != self.rows {
+            return Err(EncodeError::InvalidColumn {
+                column: name,
+                detail: format!("has {} rows, the block has {}", column.len(), self.rows),
+            });
+        }
+        self.rows = column.len();
+        self.columns.push((name, column));
+        Ok(())
+    }
+
+    /// Builder form of [`Block::push`].
+    pub fn with(mut self, name: impl Into<String>, column: impl Into<Column>) -> Result<Self, EncodeError> {
+        self.push(name, column.into())?;
+        Ok(self)
+    }
+
+    pub(crate) fn from_parts(info: BlockInfo, rows: usize, columns: Vec<(String, Column)>) -> Block {
+        Block { info, rows, columns }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn num_columns(&self) -> usize {
+        self.columns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty() && self.rows == 0
+    }
+
+    pub fn columns(&self) -> &[(String, Column)] {
+        &self.columns
+    }
+
+    pub fn into_columns(self) -> Vec<(String, Column)> {
+        self.columns
+    }
+
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    pub fn column_at(&self, i: usize) -> Option<&Column> {
+        self.columns.get(i).map(|(_, c)| c)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.columns.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// Append the Native encoding of this block (as it goes inside a Data packet).
+    pub fn encode(&self, rev: Revision, out: &mut Vec<u8>) {
+        self.info.encode(out);
+        out.put_varuint(self.columns.len() as u64);
+        out.put_varuint(self.rows as u64);
+        for (name, col) in &self.columns {
+            out.put_str(name);
+            out.put_str(col.data_type().to_string());
+            if rev.has(CUSTOM_SERIALIZATION) {
+                out.put_u8(0);
+            }
+            if self.rows > 0 {
+                encode_column(col.data(), out);
+            }
+        }
+    }
+}

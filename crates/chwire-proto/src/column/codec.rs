@@ -1,0 +1,325 @@
+//! Column codecs: the data part of a column in a Native block.
+
+use super::{ArrayColumn, ColumnData, NullableColumn, StringColumn};
+use crate::error::{DecodeError, ReadError, ReadResult};
+use crate::types::DataType;
+use crate::wire::{Reader, WriteExt};
+
+/// Bulk copy of `rows` little-endian values into a new vector.
+fn read_vec<T: bytemuck::Pod>(r: &mut Reader<'_>, rows: usize) -> ReadResult<Vec<T>> {
+    let size = rows.checked_mul(std::mem::size_of::<T>()).ok_or(ReadError::Invalid(DecodeError::LimitExceeded {
+        what: "column",
+        size: u64::MAX,
+        limit: usize::MAX as u64,
+    }))?;
+    let bytes = r.bytes(size)?;
+    let mut v = Vec::<T>::with_capacity(rows);
+    // SAFETY: `T: Pod` accepts any bit pattern; the destination has capacity for `rows`
+    // values (`size` bytes) and does not overlap the source; `set_len` follows the copy.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr().cast::<u8>(), size);
+        v.set_len(rows);
+    }
+    Ok(v)
+}
+
+/// Offsets as N cumulative ends on the wire, stored as N + 1 starting at 0.
+fn read_offsets(r: &mut Reader<'_>, rows: usize) -> ReadResult<Vec<u64>> {
+    let size = rows.checked_mul(8).ok_or(ReadError::Invalid(DecodeError::malformed("offsets", "row count overflows")))?;
+    let bytes = r.bytes(size)?;
+    let mut v = Vec::<u64>::with_capacity(rows + 1);
+    v.push(0);
+    // SAFETY: capacity is rows + 1 values; one is set, the copy fills the other `rows`
+    // (`size` bytes, any bit pattern is a valid u64); the source does not overlap.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr().add(1).cast::<u8>(), size);
+        v.set_len(rows + 1);
+    }
+    Ok(v)
+}
+
+fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColumn> {
+    // Each row takes at least one byte, so the capacity is bounded by what was received.
+    let mut col = StringColumn::with_capacity(rows.min(r.remaining()), 0);
+    let (offsets, data) = col.parts_mut();
+    for _ in 0..rows {
+        let s = r.str_bytes()?;
+        data.extend_from_slice(s);
+        offsets.push(data.len() as u64);
+    }
+    Ok(col)
+}
+
+/// Decode the data of a column of `rows` rows (no per-column header).
+pub fn decode_column(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResult<ColumnData> {
+    use DataType as T;
+    Ok(match ty {
+        T::UInt8 | T::Bool => ColumnData::UInt8(read_vec(r, rows)?),
+        T::UInt16 | T::Date => ColumnData::UInt16(read_vec(r, rows)?),
+        T::UInt32 | T::DateTime(_) => ColumnData::UInt32(read_vec(r, rows)?),
+        T::UInt64 => ColumnData::UInt64(read_vec(r, rows)?),
+        T::Int8 | T::Enum8(_) => ColumnData::Int8(read_vec(r, rows)?),
+        T::Int16 | T::Enum16(_) => ColumnData::Int16(read_vec(r, rows)?),
+        T::Int32 => ColumnData::Int32(read_vec(r, rows)?),
+        T::Int64 => ColumnData::Int64(read_vec(r, rows)?),
+        T::Float32 => ColumnData::Float32(read_vec(r, rows)?),
+        T::Float64 => ColumnData::Float64(read_vec(r, rows)?),
+        T::FixedString(_) | T::Uuid => {
+            let width = ty.fixed_width().expect("fixed width");
+            ColumnData::Fixed {
+                width,
+                data: read_vec(
+                    r,
+                    rows.checked_mul(width).ok_or(ReadError::Invalid(DecodeError::malformed("FixedString", "size overflows")))?,
+                )?,
+            }
+        }
+        T::String => ColumnData::String(read_strings(r, rows)?),
+        T::Nullable(inner) => {
+            let nulls: Vec<u8> = read_vec(r, rows)?;
+            let values = decode_column(inner, rows, r)?;
+            ColumnData::Nullable(Box::new(NullableColumn { nulls, values }))
+        }
+        T::Array(inner) => {
+            let offsets = read_offsets(r, rows)?;
+            if offsets.windows(2).any(|w| w[1] < w[0]) {
+                return Err(DecodeError::malformed("Array offsets", "offsets decrease").into());
+            }
+            let total = *offsets.last().unwrap();
+            let total = usize::try_from(total).map_err(|_| DecodeError::malformed("Array offsets", "too many elements"))?;
+            let values = decode_column(inner, total, r)?;
+            ColumnData::Array(Box::new(ArrayColumn { offsets, values }))
+        }
+        T::Unsupported(name) => return Err(DecodeError::UnsupportedType(name.clone()).into()),
+    })
+}
+
+/// How the server serialized a column (revision >= CUSTOM_SERIALIZATION).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SerializationKind {
+    Default,
+    Sparse,
+}
+
+/// Reads the `has_custom` byte and, if set, the kind of the column.
+pub fn skip_or_read_custom_kind(r: &mut Reader<'_>, column: &str) -> ReadResult<SerializationKind> {
+    if r.u8()? == 0 {
+        return Ok(SerializationKind::Default);
+    }
+    match r.u8()? {
+        0 => Ok(SerializationKind::Default),
+        1 => Ok(SerializationKind::Sparse),
+        k => Err(DecodeError::UnsupportedSerialization(k, column.to_string()).into()),
+    }
+}
+
+const END_OF_GRANULE_FLAG: u64 = 1 << 62;
+
+/// Decode a sparse column: the offsets stream (defaults before each non-default value,
+/// then the trailing default count flagged with END_OF_GRANULE), then the non-default
+/// values; expanded into an ordinary column of `rows` rows.
+pub fn decode_sparse(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResult<ColumnData> {
+    let mut positions = Vec::new();
+    let mut pos: u64 = 0;
+    loop {
+        let v = r.varuint()?;
+        let count = v & !END_OF_GRANULE_FLAG;
+        pos = pos
+            .checked_add(count)
+            .filter(|&p| p <= rows as u64)
+            .ok_or_else(|| DecodeError::malformed("sparse offsets", format!("offsets exceed the block's {rows} rows")))?;
+        if v & END_OF_GRANULE_FLAG != 0 {
+            break;
+        }
+        if pos >= rows as u64 {
+            return Err(DecodeError::malformed("sparse offsets", format!("non-default value at row {pos} of {rows}")).into());
+        }
+        positions.push(pos as usize);
+        pos += 1;
+    }
+    if pos != rows as u64 {
+        return Err(DecodeError::malformed("sparse offsets", format!("offsets cover {pos} rows, the block has {rows}")).into());
+    }
+    let values = decode_column(ty, positions.len(), r)?;
+    expand_sparse(ty, values, &positions, rows).map_err(ReadError::Invalid)
+}
+
+fn scatter<T: Copy + Default>(values: Vec<T>, positions: &[usize], rows: usize) -> Vec<T> {
+    let mut out = vec![T::default(); rows];
+    for (v, &p) in values.into_iter().zip(positions) {
+        out[p] = v;
+    }
+    out
+}
+
+fn expand_sparse(ty: &DataType, values: ColumnData, positions: &[usize], rows: usize) -> Result<ColumnData, DecodeError> {
+    use ColumnData as D;
+    Ok(match values {
+        D::UInt8(v) => D::UInt8(scatter(v, positions, rows)),
+        D::UInt16(v) => D::UInt16(scatter(v, positions, rows)),
+        D::UInt32(v) => D::UInt32(scatter(v, positions, rows)),
+        D::UInt64(v) => D::UInt64(scatter(v, positions, rows)),
+        D::Int8(v) => D::Int8(scatter(v, positions, rows)),
+        D::Int16(v) => D::Int16(scatter(v, positions, rows)),
+        D::Int32(v) => D::Int32(scatter(v, positions, rows)),
+        D::Int64(v) => D::Int64(scatter(v, positions, rows)),
+        D::Float32(v) => D::Float32(scatter(v, positions, rows)),
+        D::Float64(v) => D::Float64(scatter(v, positions, rows)),
+        D::Fixed { width, data } => {
+            let mut out = vec![0u8; rows * width];
+            for (i, &p) in positions.iter().enumerate() {
+                out[p * width..(p + 1) * width].copy_from_slice(&data[i * width..(i + 1) * width]);
+            }
+            D::Fixed { width, data: out }
+        }
+        D::String(s) => {
+            let mut out = StringColumn::with_capacity(rows, s.data().len());
+            let mut next = positions.iter().enumerate().peekable();
+            for row in 0..rows {
+                match next.peek() {
+                    Some(&(i, &p)) if p == row => {
+                        out.push(s.get(i));
+                        next.next();
+                    }
+                    _ => out.push(b""),
+                }
+            }
+            D::String(out)
+        }
+        _ => return Err(DecodeError::UnsupportedSerialization(1, format!("sparse {ty}"))),
+    })
+}
+
+/// Append the wire form of `data` (which must fit its type: see `ColumnData::check`).
+pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
+    use ColumnData as D;
+    match data {
+        D::UInt8(v) => out.extend_from_slice(v),
+        D::UInt16(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::UInt32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::UInt64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int8(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int16(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Float32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Float64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Fixed { data, .. } => out.extend_from_slice(data),
+        D::String(s) => {
+            out.reserve(s.data().len() + s.len() * 2);
+            for v in s.iter() {
+                out.put_str(v);
+            }
+        }
+        D::Nullable(n) => {
+            out.extend_from_slice(&n.nulls);
+            encode_column(&n.values, out);
+        }
+        D::Array(a) => {
+            out.extend_from_slice(bytemuck::cast_slice(&a.offsets[1..]));
+            encode_column(&a.values, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(ty: &str, data: ColumnData, wire: &[u8]) {
+        let ty = DataType::parse(ty).unwrap();
+        data.check(&ty).unwrap();
+        let mut out = Vec::new();
+        encode_column(&data, &mut out);
+        assert_eq!(out, wire, "encoding of {ty}");
+        let rows = data.len();
+        let mut r = Reader::new(wire);
+        assert_eq!(decode_column(&ty, rows, &mut r).unwrap(), data, "decoding of {ty}");
+        assert!(r.is_empty());
+        // Every strict prefix is incomplete, never an error or a panic.
+        for cut in 0..wire.len() {
+            let mut r = Reader::new(&wire[..cut]);
+            match decode_column(&ty, rows, &mut r) {
+                Err(ReadError::Incomplete { needed }) => assert!(needed > cut),
+                other => panic!("{ty} cut at {cut}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_width() {
+        round_trip("UInt64", ColumnData::UInt64(vec![1, u64::MAX]), &[1, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255]);
+        round_trip("Int16", ColumnData::Int16(vec![-2, 3]), &[0xfe, 0xff, 3, 0]);
+        round_trip("Float32", ColumnData::Float32(vec![1.0]), &[0, 0, 0x80, 0x3f]);
+        round_trip("FixedString(2)", ColumnData::Fixed { width: 2, data: b"abc\0".to_vec() }, b"abc\0");
+    }
+
+    #[test]
+    fn strings_nullable_arrays() {
+        let s: StringColumn = ["ab", "c", ""].into_iter().collect();
+        round_trip("String", ColumnData::String(s.clone()), b"\x02ab\x01c\x00");
+        round_trip(
+            "Nullable(String)",
+            ColumnData::Nullable(Box::new(NullableColumn { nulls: vec![0, 1, 0], values: ColumnData::String(s) })),
+            b"\x00\x01\x00\x02ab\x01c\x00",
+        );
+        round_trip(
+            "Array(UInt8)",
+            ColumnData::Array(Box::new(ArrayColumn { offsets: vec![0, 2, 2, 3], values: ColumnData::UInt8(vec![7, 8, 9]) })),
+            &[2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 8, 9],
+        );
+    }
+
+    #[test]
+    fn decreasing_array_offsets_are_an_error() {
+        let wire = [3u8, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 7, 8, 9];
+        let ty = DataType::parse("Array(UInt8)").unwrap();
+        assert!(matches!(decode_column(&ty, 2, &mut Reader::new(&wire)), Err(ReadError::Invalid(_))));
+    }
+
+    #[test]
+    fn huge_row_counts_do_not_allocate() {
+        let ty = DataType::parse("Array(String)").unwrap();
+        // Claims 2^60 elements: must ask for more bytes (the caller caps), not allocate.
+        let mut wire = Vec::new();
+        wire.put_u64_le(1 << 60);
+        match decode_column(&ty, 1, &mut Reader::new(&wire)) {
+            Err(ReadError::Incomplete { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(decode_column(&DataType::UInt64, usize::MAX / 2, &mut Reader::new(&wire)), Err(ReadError::Invalid(_))));
+    }
+
+    #[test]
+    fn sparse_columns_expand() {
+        // rows: 0, 5, 0, 0, 7, 0 -> offsets: 1 default then value, 2 defaults then value, 1 trailing.
+        let mut wire = Vec::new();
+        wire.put_varuint(1);
+        wire.put_varuint(2);
+        wire.put_varuint(1 | END_OF_GRANULE_FLAG);
+        wire.extend_from_slice(&5u32.to_le_bytes());
+        wire.extend_from_slice(&7u32.to_le_bytes());
+        let got = decode_sparse(&DataType::UInt32, 6, &mut Reader::new(&wire)).unwrap();
+        assert_eq!(got, ColumnData::UInt32(vec![0, 5, 0, 0, 7, 0]));
+
+        let mut wire = Vec::new();
+        wire.put_varuint(2);
+        wire.put_varuint(END_OF_GRANULE_FLAG);
+        wire.put_str("x");
+        let got = decode_sparse(&DataType::String, 3, &mut Reader::new(&wire)).unwrap();
+        assert_eq!(got, ColumnData::String(["", "", "x"].into_iter().collect()));
+    }
+
+    #[test]
+    fn sparse_bad_offsets_are_errors() {
+        for stream in [vec![7u64 | END_OF_GRANULE_FLAG], vec![1, 1, 1, 1, END_OF_GRANULE_FLAG], vec![9]] {
+            let mut wire = Vec::new();
+            for v in stream {
+                wire.put_varuint(v);
+            }
+            wire.extend_from_slice(&[0u8; 64]);
+            let res = decode_sparse(&DataType::UInt32, 3, &mut Reader::new(&wire));
+            assert!(matches!(res, Err(ReadError::Invalid(_))), "{res:?}");
+        }
+    }
+}

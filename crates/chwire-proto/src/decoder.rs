@@ -1,0 +1,333 @@
+//! The server packet decoder: a sans-IO state machine over the receive buffer.
+//!
+//! The IO layer appends bytes to a [`BytesMut`] and calls [`PacketDecoder::decode`] until it
+//! returns a packet. `Ok(None)` means more bytes are needed; [`PacketDecoder::needed`] then
+//! says how many the buffer must hold before another attempt can make progress.
+//!
+//! Blocks are decoded one column at a time: columns already decoded are kept across calls,
+//! so a large block arriving in many reads is not parsed again from its start. With
+//! compression on, the block part of Data/Totals/Extremes packets is read from a stream of
+//! compressed frames, which are decompressed into an internal buffer as they arrive.
+
+use bytes::{Buf, BytesMut};
+
+use crate::block::{Block, BlockInfo};
+use crate::column::{decode_column, skip_or_read_custom_kind, Column};
+use crate::compress::decompress_frame;
+use crate::error::{DecodeError, ReadError, ReadResult};
+use crate::packet::server::*;
+use crate::packet::server_code as code;
+use crate::revision::{Revision, CUSTOM_SERIALIZATION};
+use crate::types::DataType;
+use crate::wire::Reader;
+
+/// Most columns a block may declare.
+const MAX_COLUMNS: usize = 1 << 20;
+/// Most rows a block may declare (the row data must still arrive before anything is
+/// allocated for it).
+const MAX_ROWS: usize = 1 << 40;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockKind {
+    Data,
+    Totals,
+    Extremes,
+    Log,
+    ProfileEvents,
+}
+
+#[derive(Debug)]
+struct PartialBlock {
+    kind: BlockKind,
+    compressed: bool,
+    header: Option<(BlockInfo, usize, usize)>,
+    columns: Vec<(String, Column)>,
+}
+
+#[derive(Debug)]
+enum State {
+    Idle,
+    Block(PartialBlock),
+}
+
+/// Limits on what a server may make the client buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct DecoderLimits {
+    /// Largest number of bytes one step (a column, a frame, a small packet) may need.
+    pub max_step_bytes: usize,
+}
+
+impl Default for DecoderLimits {
+    fn default() -> Self {
+        DecoderLimits { max_step_bytes: 2 << 30 }
+    }
+}
+
+/// Decodes server packets from a receive buffer.
+#[derive(Debug)]
+pub struct PacketDecoder {
+    client_revision: u64,
+    rev: Revision,
+    compression: bool,
+    state: State,
+    plain: Vec<u8>,
+    plain_pos: usize,
+    needed: usize,
+    limits: DecoderLimits,
+}
+
+impl PacketDecoder {
+    /// A decoder for a connection on which the client announced `client_revision`. Until a
+    /// ServerHello is decoded, the negotiated revision is taken to be `client_revision`.
+    pub fn new(client_revision: u64) -> Self {
+        PacketDecoder {
+            client_revision,
+            rev: Revision(client_revision),
+            compression: false,
+            state: State::Idle,
+            plain: Vec::new(),
+            plain_pos: 0,
+            needed: 1,
+            limits: DecoderLimits::default(),
+        }
+    }
+
+    pub fn with_limits(mut self, limits: DecoderLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The negotiated revision (set when ServerHello is decoded).
+    pub fn revision(&self) -> Revision {
+        self.rev
+    }
+
+    /// Set the negotiated revision explicitly (e.g. for Native files, or tests).
+    pub fn set_revision(&mut self, rev: Revision) {
+        self.rev = rev;
+    }
+
+    /// Whether the server compresses blocks (the compression flag of the current query).
+    pub fn set_compression(&mut self, on: bool) {
+        self.compression = on;
+    }
+
+    /// Bytes the receive buffer must hold before [`decode`](Self::decode) can progress.
+    pub fn needed(&self) -> usize {
+        self.needed
+    }
+
+    /// Whether a packet is partly decoded (the stream is mid-packet).
+    pub fn is_mid_packet(&self) -> bool {
+        matches!(self.state, State::Block(_))
+    }
+
+    /// Forget any partial state (after the connection is discarded).
+    pub fn reset(&mut self) {
+        self.state = State::Idle;
+        self.plain.clear();
+        self.plain_pos = 0;
+        self.needed = 1;
+    }
+
+    fn incomplete(&mut self, needed: usize) -> Result<Option<ServerPacket>, DecodeError> {
+        if needed > self.limits.max_step_bytes {
+            return Err(DecodeError::LimitExceeded {
+                what: "server packet part",
+                size: needed as u64,
+                limit: self.limits.max_step_bytes as u64,
+            });
+        }
+        self.needed = needed;
+        Ok(None)
+    }
+
+    /// Decode the next packet from `buf`, consuming its bytes.
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<ServerPacket>, DecodeError> {
+        loop {
+            match &mut self.state {
+                State::Idle => {
+                    let mut r = Reader::new(buf);
+                    let result = match r.varuint() {
+                        Ok(c) => self.start_packet(c, &mut r),
+                        Err(e) => Err(e),
+                    };
+                    match result {
+                        Ok(Some(packet)) => {
+                            let used = r.position();
+                            buf.advance(used);
+                            self.needed = 1;
+                            return Ok(Some(packet));
+                        }
+                        // A block packet started: its header is consumed, go on with the block.
+                        Ok(None) => {
+                            let used = r.position();
+                            buf.advance(used);
+                        }
+                        Err(ReadError::Incomplete { needed }) => return self.incomplete(needed),
+                        Err(ReadError::Invalid(e)) => return Err(e),
+                    }
+                }
+                State::Block(_) => return self.continue_block(buf),
+            }
+        }
+    }
+
+    /// Decode a whole small packet, or start a block packet (returns `Ok(None)`).
+    fn start_packet(&mut self, c: u64, r: &mut Reader<'_>) -> ReadResult<Option<ServerPacket>> {
+        let block_kind = match c {
+            code::DATA => Some(BlockKind::Data),
+            code::TOTALS => Some(BlockKind::Totals),
+            code::EXTREMES => Some(BlockKind::Extremes),
+            code::LOG => Some(BlockKind::Log),
+            code::PROFILE_EVENTS => Some(BlockKind::ProfileEvents),
+            _ => None,
+        };
+        if let Some(kind) = block_kind {
+            r.str_bytes()?; // temporary table name: not used by clients
+            let compressed = self.compression && matches!(kind, BlockKind::Data | BlockKind::Totals | BlockKind::Extremes);
+            self.state = State::Block(PartialBlock { kind, compressed, header: None, columns: Vec::new() });
+            return Ok(None);
+        }
+        let packet = match c {
+            code::HELLO => {
+                let hello = ServerHello::decode(r, self.client_revision)?;
+                self.rev = hello.negotiated(self.client_revision);
+                ServerPacket::Hello(hello)
+            }
+            code::EXCEPTION => ServerPacket::Exception(ServerException::decode(r)?),
+            code::PROGRESS => ServerPacket::Progress(Progress::decode(r, self.rev)?),
+            code::PONG => ServerPacket::Pong,
+            code::END_OF_STREAM => ServerPacket::EndOfStream,
+            code::PROFILE_INFO => ServerPacket::ProfileInfo(ProfileInfo::decode(r)?),
+            code::TABLES_STATUS_RESPONSE => {
+                let n = r.varuint_len("tables status entries", 1 << 20)?;
+                let mut v = Vec::new();
+                for _ in 0..n {
+                    let database = r.string()?;
+                    let table = r.string()?;
+                    let is_replicated = r.bool()?;
+                    let absolute_delay = if is_replicated { r.varuint()? } else { 0 };
+                    v.push(TableStatus { database, table, is_replicated, absolute_delay });
+                }
+                ServerPacket::TablesStatus(v)
+            }
+            code::TABLE_COLUMNS => ServerPacket::TableColumns { table: r.string()?, description: r.string()? },
+            code::PART_UUIDS => {
+                let n = r.varuint_len("part UUIDs", 1 << 24)?;
+                let bytes = r.bytes(n * 16)?;
+                ServerPacket::PartUuids(bytes.chunks_exact(16).map(|c| c.try_into().unwrap()).collect())
+            }
+            code::TIMEZONE_UPDATE => ServerPacket::TimezoneUpdate(r.string()?),
+            other => return Err(DecodeError::UnknownPacket(other).into()),
+        };
+        Ok(Some(packet))
+    }
+
+    fn continue_block(&mut self, buf: &mut BytesMut) -> Result<Option<ServerPacket>, DecodeError> {
+        let State::Block(pb) = &mut self.state else { unreachable!() };
+        let compressed = pb.compressed;
+        loop {
+            let step = if compressed {
+                let mut r = Reader::new(&self.plain[self.plain_pos..]);
+                let res = block_step(pb, &mut r, self.rev);
+                if res.is_ok() {
+                    self.plain_pos += r.position();
+                }
+                res
+            } else {
+                let mut r = Reader::new(buf);
+                let res = block_step(pb, &mut r, self.rev);
+                if res.is_ok() {
+                    let used = r.position();
+                    buf.advance(used);
+                }
+                res
+            };
+            match step {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(ReadError::Invalid(e)) => return Err(e),
+                Err(ReadError::Incomplete { needed }) => {
+                    if !compressed {
+                        return self.incomplete(needed);
+                    }
+                    // Pull frames until the step's bytes are there. Only as many as
+                    // needed: after the block's last frame come other packets.
+                    if self.plain_pos > 0 {
+                        self.plain.drain(..self.plain_pos);
+                        self.plain_pos = 0;
+                    }
+                    loop {
+                        match decompress_frame(buf, &mut self.plain) {
+                            Ok(n) => buf.advance(n),
+                            Err(ReadError::Incomplete { needed }) => return self.incomplete(needed),
+                            Err(ReadError::Invalid(e)) => return Err(e),
+                        }
+                        if self.plain.len() >= needed {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        // The block is complete.
+        let State::Block(pb) = std::mem::replace(&mut self.state, State::Idle) else { unreachable!() };
+        if compressed {
+            if self.plain_pos != self.plain.len() {
+                return Err(DecodeError::malformed(
+                    "compressed block",
+                    format!("{} bytes follow the block inside its frames", self.plain.len() - self.plain_pos),
+                ));
+            }
+            self.plain.clear();
+            self.plain_pos = 0;
+        }
+        self.needed = 1;
+        let (info, _, rows) = pb.header.expect("complete block has a header");
+        let block = Block::from_parts(info, rows, pb.columns);
+        Ok(Some(match pb.kind {
+            BlockKind::Data => ServerPacket::Data(block),
+            BlockKind::Totals => ServerPacket::Totals(block),
+            BlockKind::Extremes => ServerPacket::Extremes(block),
+            BlockKind::Log => ServerPacket::Log(block),
+            BlockKind::ProfileEvents => ServerPacket::ProfileEvents(block),
+        }))
+    }
+}
+
+/// One step of block decoding: the header or one column. Returns `Ok(false)` when the
+/// block is complete. The caller consumes the reader's bytes only when a step succeeds.
+fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision) -> ReadResult<bool> {
+    let Some((_, ncols, rows)) = pb.header else {
+        let info = BlockInfo::decode(r)?;
+        let ncols = r.varuint_len("block columns", MAX_COLUMNS)?;
+        let rows = r.varuint_len("block rows", MAX_ROWS)?;
+        pb.header = Some((info, ncols, rows));
+        pb.columns.reserve_exact(ncols.min(1024));
+        return Ok(true);
+    };
+    if pb.columns.len() == ncols {
+        return Ok(false);
+    }
+    let (name, column) = decode_named_column(r, rows, rev)?;
+    pb.columns.push((name, column));
+    Ok(true)
+}
+
+/// One column of a block: name, type, [custom serialization], data.
+pub fn decode_named_column(r: &mut Reader<'_>, rows: usize, rev: Revision) -> ReadResult<(String, Column)> {
+    let name = r.string()?;
+    let type_name = std::str::from_utf8(r.str_bytes()?).map_err(|_| DecodeError::malformed("column type", "type name is not UTF-8"))?;
+    let ty = DataType::parse(type_name)?;
+    let sparse =
+        if rev.has(CUSTOM_SERIALIZATION) { skip_or_read_custom_kind(r, &name)? == crate::column::SerializationKind::Sparse } else { false };
+    let data = if rows == 0 {
+        crate::column::ColumnData::empty_for(&ty).map_err(|_| DecodeError::UnsupportedType(ty.to_string()))?
+    } else if sparse {
+        crate::column::decode_sparse(&ty, rows, r)?
+    } else {
+        decode_column(&ty, rows, r)?
+    };
+    Ok((name, Column::from_trusted(ty, data)))
+}

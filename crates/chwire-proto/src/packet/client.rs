@@ -1,0 +1,360 @@
+//! Client → server packets, encoded into a caller-owned buffer.
+
+use super::client_code;
+use crate::block::Block;
+use crate::compress::{compress, Compression};
+use crate::revision::*;
+use crate::wire::WriteExt;
+
+/// The first packet of a connection.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClientHello {
+    pub client_name: String,
+    pub version_major: u64,
+    pub version_minor: u64,
+    /// The revision the client announces.
+    pub revision: u64,
+    pub database: String,
+    pub user: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for ClientHello {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientHello")
+            .field("client_name", &self.client_name)
+            .field("version", &format_args!("{}.{}", self.version_major, self.version_minor))
+            .field("revision", &self.revision)
+            .field("database", &self.database)
+            .field("user", &self.user)
+            .field("password", &"<redacted>")
+            .finish()
+    }
+}
+
+impl ClientHello {
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.put_varuint(client_code::HELLO);
+        out.put_str(&self.client_name);
+        out.put_varuint(self.version_major);
+        out.put_varuint(self.version_minor);
+        out.put_varuint(self.revision);
+        out.put_str(&self.database);
+        out.put_str(&self.user);
+        out.put_str(&self.password);
+    }
+}
+
+/// Sent right after ServerHello when the negotiated revision has the addendum.
+pub fn encode_addendum(rev: Revision, quota_key: &str, out: &mut Vec<u8>) {
+    if rev.has(ADDENDUM) {
+        out.put_str(quota_key);
+    }
+}
+
+/// ClientInfo sent inside a Query packet (an initial query over TCP).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientInfo {
+    pub initial_user: String,
+    pub initial_query_id: String,
+    pub initial_address: String,
+    pub initial_query_start_time_us: i64,
+    pub os_user: String,
+    pub client_hostname: String,
+    pub client_name: String,
+    pub version_major: u64,
+    pub version_minor: u64,
+    pub version_patch: u64,
+    /// The revision the client announced in Hello.
+    pub client_revision: u64,
+    pub quota_key: String,
+}
+
+impl ClientInfo {
+    pub fn encode(&self, rev: Revision, out: &mut Vec<u8>) {
+        out.put_u8(1); // query kind: initial
+        out.put_str(&self.initial_user);
+        out.put_str(&self.initial_query_id);
+        out.put_str(&self.initial_address);
+        if rev.has(INITIAL_QUERY_START_TIME) {
+            out.extend_from_slice(&self.initial_query_start_time_us.to_le_bytes());
+        }
+        out.put_u8(1); // interface: TCP
+        out.put_str(&self.os_user);
+        out.put_str(&self.client_hostname);
+        out.put_str(&self.client_name);
+        out.put_varuint(self.version_major);
+        out.put_varuint(self.version_minor);
+        out.put_varuint(self.client_revision);
+        if rev.has(QUOTA_KEY_IN_CLIENT_INFO) {
+            out.put_str(&self.quota_key);
+        }
+        if rev.has(DISTRIBUTED_DEPTH) {
+            out.put_varuint(0);
+        }
+        if rev.has(VERSION_PATCH) {
+            out.put_varuint(self.version_patch);
+        }
+        if rev.has(OPENTELEMETRY) {
+            out.put_u8(0); // no trace context
+        }
+        if rev.has(PARALLEL_REPLICAS) {
+            out.put_varuint(0); // collaborate_with_initiator
+            out.put_varuint(0); // count_participating_replicas
+            out.put_varuint(0); // number_of_current_replica
+        }
+    }
+}
+
+/// A setting sent with a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting {
+    pub name: String,
+    /// The value as text, as in `SET name = value` (without SQL quotes).
+    pub value: String,
+    /// Important settings make the server fail on an unknown name instead of ignoring it.
+    pub important: bool,
+}
+
+const FLAG_IMPORTANT: u64 = 0x01;
+const FLAG_CUSTOM: u64 = 0x02;
+
+/// Settings whose binary form (revisions below 54429) is a string although their values
+/// look like integers: floats and single characters. Others with an integer value are sent
+/// as VarUInt, and the listed Int64 settings as zig-zag VarInt; every other value as a string.
+const LEGACY_STRING_SETTINGS: &[&str] = &[
+    "totals_auto_threshold",
+    "max_streams_to_max_threads_ratio",
+    "memory_tracker_fault_probability",
+    "input_format_allow_errors_ratio",
+    "format_csv_delimiter",
+];
+const LEGACY_INT64_SETTINGS: &[&str] = &["network_zstd_compression_level", "http_zlib_compression_level", "distributed_ddl_task_timeout"];
+
+fn encode_legacy_setting(s: &Setting, out: &mut Vec<u8>) {
+    out.put_str(&s.name);
+    let lower = s.value.to_ascii_lowercase();
+    let as_bool = match lower.as_str() {
+        "true" => Some(1),
+        "false" => Some(0),
+        _ => None,
+    };
+    if LEGACY_STRING_SETTINGS.contains(&s.name.as_str()) {
+        out.put_str(&s.value);
+    } else if LEGACY_INT64_SETTINGS.contains(&s.name.as_str()) {
+        match s.value.parse::<i64>() {
+            Ok(v) => out.put_varuint(((v << 1) ^ (v >> 63)) as u64),
+            Err(_) => out.put_str(&s.value),
+        }
+    } else if let Some(v) = s.value.parse::<u64>().ok().or(as_bool) {
+        out.put_varuint(v);
+    } else {
+        out.put_str(&s.value);
+    }
+}
+
+/// Quote a value as a SQL string literal (for server-side parameters).
+pub fn quote_sql_string(v: &str) -> String {
+    let mut q = String::with_capacity(v.len() + 2);
+    q.push('\'');
+    for c in v.chars() {
+        match c {
+            '\\' => q.push_str("\\\\"),
+            '\'' => q.push_str("\\'"),
+            '\0' => q.push_str("\\0"),
+            '\n' => q.push_str("\\n"),
+            '\r' => q.push_str("\\r"),
+            '\t' => q.push_str("\\t"),
+            c => q.push(c),
+        }
+    }
+    q.push('\'');
+    q
+}
+
+/// The Query packet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query<'a> {
+    pub query_id: &'a str,
+    pub client_info: &'a ClientInfo,
+    pub settings: &'a [Setting],
+    pub compression: bool,
+    pub query: &'a str,
+    /// Server-side parameters `{name:Type}` (revision >= 54459), values as text.
+    pub parameters: &'a [(String, String)],
+}
+
+impl Query<'_> {
+    pub fn encode(&self, rev: Revision, out: &mut Vec<u8>) {
+        out.put_varuint(client_code::QUERY);
+        out.put_str(self.query_id);
+        if rev.has(CLIENT_INFO) {
+            self.client_info.encode(rev, out);
+        }
+        for s in self.settings {
+            if rev.has(SETTINGS_SERIALIZED_AS_STRINGS) {
+                out.put_str(&s.name);
+                out.put_varuint(if s.important { FLAG_IMPORTANT } else { 0 });
+                out.put_str(&s.value);
+            } else {
+                encode_legacy_setting(s, out);
+            }
+        }
+        out.put_str(""); // end of settings
+        if rev.has(INTERSERVER_SECRET) {
+            out.put_str("");
+        }
+        out.put_varuint(2); // stage: Complete
+        out.put_varuint(self.compression as u64);
+        out.put_str(self.query);
+        if rev.has(PARAMETERS) {
+            for (name, value) in self.parameters {
+                out.put_str(name);
+                out.put_varuint(FLAG_CUSTOM);
+                out.put_str(quote_sql_string(value));
+            }
+            out.put_str("");
+        }
+    }
+}
+
+/// A Data packet carrying `block` (the block part compressed when `compression` is on).
+/// `scratch` is reused between calls to hold the uncompressed block.
+pub fn encode_data(block: &Block, rev: Revision, compression: Compression, scratch: &mut Vec<u8>, out: &mut Vec<u8>) {
+    out.put_varuint(client_code::DATA);
+    out.put_str(""); // table name, never compressed
+    if compression.is_enabled() {
+        scratch.clear();
+        block.encode(rev, scratch);
+        compress(compression, scratch, out);
+    } else {
+        block.encode(rev, out);
+    }
+}
+
+pub fn encode_cancel(out: &mut Vec<u8>) {
+    out.put_varuint(client_code::CANCEL);
+}
+
+pub fn encode_ping(out: &mut Vec<u8>) {
+    out.put_varuint(client_code::PING);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::Column;
+
+    fn info() -> ClientInfo {
+        ClientInfo {
+            initial_user: String::new(),
+            initial_query_id: String::new(),
+            initial_address: "0.0.0.0:0".into(),
+            initial_query_start_time_us: 0,
+            os_user: "u".into(),
+            client_hostname: "h".into(),
+            client_name: "chwire".into(),
+            version_major: 0,
+            version_minor: 1,
+            version_patch: 0,
+            client_revision: CLIENT_REVISION,
+            quota_key: String::new(),
+        }
+    }
+
+    #[test]
+    fn hello_bytes() {
+        let h = ClientHello {
+            client_name: "c".into(),
+            version_major: 1,
+            version_minor: 2,
+            revision: 54465,
+            database: "db".into(),
+            user: "u".into(),
+            password: "p".into(),
+        };
+        let mut out = Vec::new();
+        h.encode(&mut out);
+        assert_eq!(out, b"\x00\x01c\x01\x02\xc1\xa9\x03\x02db\x01u\x01p");
+        assert!(!format!("{h:?}").contains("\"p\""));
+    }
+
+    #[test]
+    fn client_info_fields_follow_the_revision() {
+        let mut at_54412 = Vec::new();
+        info().encode(Revision(54412), &mut at_54412);
+        let expected_54412: &[u8] = b"\x01\x00\x00\x090.0.0.0:0\x01\x01u\x01h\x06chwire\x00\x01\xc1\xa9\x03\x00\x00";
+        assert_eq!(at_54412, expected_54412);
+        let mut at_54465 = Vec::new();
+        info().encode(Revision(54465), &mut at_54465);
+        // + start time (8), + distributed depth (1), + otel flag (1), + 3 replica varuints
+        let mut expected = b"\x01\x00\x00\x090.0.0.0:0".to_vec();
+        expected.extend_from_slice(&[0; 8]);
+        expected.extend_from_slice(b"\x01\x01u\x01h\x06chwire\x00\x01\xc1\xa9\x03\x00\x00\x00\x00\x00\x00\x00");
+        assert_eq!(at_54465, expected);
+    }
+
+    #[test]
+    fn query_packet_at_both_setting_formats() {
+        let settings = vec![
+            Setting { name: "max_threads".into(), value: "2".into(), important: true },
+            Setting { name: "send_logs_level".into(), value: "trace".into(), important: true },
+            Setting { name: "network_zstd_compression_level".into(), value: "-1".into(), important: true },
+        ];
+        let ci = info();
+        let q = Query {
+            query_id: "id",
+            client_info: &ci,
+            settings: &settings,
+            compression: true,
+            query: "SELECT 1",
+            parameters: &[("p".into(), "it's".into())],
+        };
+        let mut legacy = Vec::new();
+        q.encode(Revision(54412), &mut legacy);
+        let mut ci_bytes = Vec::new();
+        ci.encode(Revision(54412), &mut ci_bytes);
+        let mut expected = b"\x01\x02id".to_vec();
+        expected.extend_from_slice(&ci_bytes);
+        expected.extend_from_slice(
+            b"\x0bmax_threads\x02\x0fsend_logs_level\x05trace\x1enetwork_zstd_compression_level\x01\x00\x02\x01\x08SELECT 1",
+        );
+        assert_eq!(legacy, expected);
+
+        let mut modern = Vec::new();
+        q.encode(Revision(54460), &mut modern);
+        let mut ci_bytes = Vec::new();
+        ci.encode(Revision(54460), &mut ci_bytes);
+        let mut expected = b"\x01\x02id".to_vec();
+        expected.extend_from_slice(&ci_bytes);
+        expected.extend_from_slice(b"\x0bmax_threads\x01\x012\x0fsend_logs_level\x01\x05trace\x1enetwork_zstd_compression_level\x01\x02-1\x00\x00\x02\x01\x08SELECT 1\x01p\x02\x07'it\\'s'\x00");
+        assert_eq!(modern, expected);
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote_sql_string("a'b\\c\0\n"), "'a\\'b\\\\c\\0\\n'");
+    }
+
+    #[test]
+    fn empty_data_packet() {
+        let mut out = Vec::new();
+        encode_data(&Block::new(), Revision(54412), Compression::None, &mut Vec::new(), &mut out);
+        assert_eq!(out, b"\x02\x00\x01\x00\x02\xff\xff\xff\xff\x00\x00\x00");
+        let mut out = Vec::new();
+        encode_data(&Block::new(), Revision(54465), Compression::Lz4, &mut Vec::new(), &mut out);
+        assert_eq!(&out[..2], b"\x02\x00");
+        assert_eq!(crate::compress::decompress_all(&out[2..]).unwrap(), b"\x01\x00\x02\xff\xff\xff\xff\x00\x00\x00");
+    }
+
+    #[test]
+    fn data_block_with_custom_serialization_byte() {
+        let block = Block::new().with("a", Column::from(vec![7u8])).unwrap();
+        let mut old = Vec::new();
+        encode_data(&block, Revision(54412), Compression::None, &mut Vec::new(), &mut old);
+        assert_eq!(old, b"\x02\x00\x01\x00\x02\xff\xff\xff\xff\x00\x01\x01\x01a\x05UInt8\x07");
+        let mut new = Vec::new();
+        encode_data(&block, Revision(54454), Compression::None, &mut Vec::new(), &mut new);
+        assert_eq!(new, b"\x02\x00\x01\x00\x02\xff\xff\xff\xff\x00\x01\x01\x01a\x05UInt8\x00\x07");
+    }
+}

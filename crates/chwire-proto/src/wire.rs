@@ -1,0 +1,216 @@
+//! Framing primitives: VarUInt, length-prefixed strings, little-endian fixed-width values.
+
+use crate::error::{DecodeError, ReadError, ReadResult};
+
+/// Largest string the decoder accepts (the server's own cap).
+pub const MAX_STRING_SIZE: usize = 1 << 30;
+
+/// A cursor over a byte slice. Every read checks the bounds first; running out of bytes
+/// gives [`ReadError::Incomplete`] with the total number of bytes needed.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    #[inline]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    #[inline]
+    fn need(&self, n: usize) -> ReadResult<()> {
+        if self.remaining() < n {
+            Err(ReadError::Incomplete { needed: self.pos.saturating_add(n) })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Take the next `n` bytes.
+    #[inline]
+    pub fn bytes(&mut self, n: usize) -> ReadResult<&'a [u8]> {
+        self.need(n)?;
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    #[inline]
+    pub fn array<const N: usize>(&mut self) -> ReadResult<[u8; N]> {
+        let b = self.bytes(N)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(b);
+        Ok(a)
+    }
+
+    #[inline]
+    pub fn u8(&mut self) -> ReadResult<u8> {
+        self.need(1)?;
+        let b = self.buf[self.pos];
+        self.pos += 1;
+        Ok(b)
+    }
+
+    pub fn bool(&mut self) -> ReadResult<bool> {
+        Ok(self.u8()? != 0)
+    }
+
+    pub fn i32_le(&mut self) -> ReadResult<i32> {
+        Ok(i32::from_le_bytes(self.array()?))
+    }
+
+    pub fn u32_le(&mut self) -> ReadResult<u32> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    pub fn u64_le(&mut self) -> ReadResult<u64> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    /// Unsigned LEB128, at most 10 bytes.
+    #[inline]
+    pub fn varuint(&mut self) -> ReadResult<u64> {
+        let mut x: u64 = 0;
+        for i in 0..10 {
+            let b = self.u8()?;
+            if i == 9 && b > 1 {
+                return Err(DecodeError::malformed("VarUInt", "value exceeds 64 bits").into());
+            }
+            x |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(x);
+            }
+        }
+        Err(DecodeError::malformed("VarUInt", "more than 10 bytes").into())
+    }
+
+    /// A VarUInt that must fit a `usize` and stay below `limit`.
+    pub fn varuint_len(&mut self, what: &'static str, limit: usize) -> ReadResult<usize> {
+        let v = self.varuint()?;
+        if v > limit as u64 {
+            return Err(DecodeError::LimitExceeded { what, size: v, limit: limit as u64 }.into());
+        }
+        Ok(v as usize)
+    }
+
+    /// A length-prefixed byte string.
+    pub fn str_bytes(&mut self) -> ReadResult<&'a [u8]> {
+        let n = self.varuint_len("string", MAX_STRING_SIZE)?;
+        self.bytes(n)
+    }
+
+    /// A length-prefixed string, decoded lossily as UTF-8 (server texts: names, messages).
+    pub fn string(&mut self) -> ReadResult<String> {
+        Ok(String::from_utf8_lossy(self.str_bytes()?).into_owned())
+    }
+}
+
+/// Append-only encoding helpers on a `Vec<u8>` the caller owns.
+pub trait WriteExt {
+    fn put_u8(&mut self, v: u8);
+    fn put_varuint(&mut self, v: u64);
+    fn put_str(&mut self, s: impl AsRef<[u8]>);
+    fn put_i32_le(&mut self, v: i32);
+    fn put_u32_le(&mut self, v: u32);
+    fn put_u64_le(&mut self, v: u64);
+}
+
+impl WriteExt for Vec<u8> {
+    #[inline]
+    fn put_u8(&mut self, v: u8) {
+        self.push(v);
+    }
+    #[inline]
+    fn put_varuint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.push(v as u8);
+    }
+    #[inline]
+    fn put_str(&mut self, s: impl AsRef<[u8]>) {
+        let s = s.as_ref();
+        self.put_varuint(s.len() as u64);
+        self.extend_from_slice(s);
+    }
+    fn put_i32_le(&mut self, v: i32) {
+        self.extend_from_slice(&v.to_le_bytes());
+    }
+    fn put_u32_le(&mut self, v: u32) {
+        self.extend_from_slice(&v.to_le_bytes());
+    }
+    fn put_u64_le(&mut self, v: u64) {
+        self.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// Number of bytes `v` takes as VarUInt.
+pub fn varuint_size(v: u64) -> usize {
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varuint_round_trip_and_sizes() {
+        for &(v, bytes) in &[
+            (0u64, &[0x00u8][..]),
+            (1, &[0x01]),
+            (127, &[0x7f]),
+            (128, &[0x80, 0x01]),
+            (300, &[0xac, 0x02]),
+            (u64::MAX, &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]),
+        ] {
+            let mut out = Vec::new();
+            out.put_varuint(v);
+            assert_eq!(out, bytes, "encode {v}");
+            assert_eq!(varuint_size(v), bytes.len());
+            let mut r = Reader::new(bytes);
+            assert_eq!(r.varuint().unwrap(), v);
+            assert!(r.is_empty());
+        }
+    }
+
+    #[test]
+    fn varuint_truncated_and_overlong() {
+        assert_eq!(Reader::new(&[0x80]).varuint(), Err(ReadError::Incomplete { needed: 2 }));
+        let overlong = [0xff; 11];
+        assert!(matches!(Reader::new(&overlong).varuint(), Err(ReadError::Invalid(_))));
+        let too_big = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
+        assert!(matches!(Reader::new(&too_big).varuint(), Err(ReadError::Invalid(_))));
+    }
+
+    #[test]
+    fn strings() {
+        let mut out = Vec::new();
+        out.put_str("héllo");
+        assert_eq!(out[0], 6);
+        let mut r = Reader::new(&out);
+        assert_eq!(r.string().unwrap(), "héllo");
+        assert_eq!(Reader::new(&out[..3]).string(), Err(ReadError::Incomplete { needed: 7 }));
+        // A length above the cap is an error, not an allocation.
+        let mut huge = Vec::new();
+        huge.put_varuint(u64::MAX >> 1);
+        assert!(matches!(Reader::new(&huge).string(), Err(ReadError::Invalid(DecodeError::LimitExceeded { .. }))));
+    }
+}

@@ -1,0 +1,787 @@
+//! The client: queries, inserts, cancellation.
+//!
+//! A [`Client`] owns at most one connection and runs one query at a time on it (as the
+//! protocol requires). A [`QueryStream`] or [`Insert`] borrows the client mutably for the
+//! duration of the query. If one is dropped before the server finished, the client sends
+//! Cancel and, before its next query, drains the old query's packets up to EndOfStream; if
+//! that fails the connection is discarded and a new one is opened. The next query never
+//! sees packets of an old one.
+
+use crate::conn::Conn;
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
+use chwire_proto::{Block, DataType, ProfileInfo, Progress, Revision, ServerPacket};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// What the server said about itself in the handshake.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: (u64, u64, u64),
+    pub revision: u64,
+    /// `min(client revision, server revision)`: what both sides speak.
+    pub negotiated_revision: u64,
+    pub timezone: Option<String>,
+    pub display_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    /// The connection is idle.
+    Idle,
+    /// A query was abandoned; Cancel was (or still must be) sent and its packets must be
+    /// drained before the next query.
+    Drain { cancel_sent: bool },
+    /// The server raised an exception before it read the empty block that follows every
+    /// Query packet. Servers before the fix to skip such data (e.g. 18.16) then take that
+    /// block for the next packet and answer it with an exception ("Unexpected packet Data
+    /// received from client"). A Ping, answered with Pong after any such exception, puts
+    /// both sides back in step before the next query.
+    Resync,
+    /// The connection must be discarded.
+    Broken,
+}
+
+/// How long to wait for an abandoned query to end before discarding the connection.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// An async ClickHouse client (one connection, reopened when it had to be dropped).
+pub struct Client {
+    opts: Options,
+    conn: Option<Conn>,
+    pending: Pending,
+    /// The last query sent settings in the binary form of revisions below 54429: if the
+    /// server rejects one, it stops reading the Query packet midway and the rest of it would
+    /// be taken for the next packet. An exception before any other answer then discards
+    /// the connection.
+    legacy_settings_sent: bool,
+    /// Whether the current query has received a Data packet (the server has then read the
+    /// query's empty block).
+    got_data: bool,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("options", &self.opts).field("connected", &self.conn.is_some()).finish()
+    }
+}
+
+/// Something the server reported while a query ran.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    /// A block of result rows (never empty).
+    Data(Block),
+    /// A progress increment (the stream also keeps the running total).
+    Progress(Progress),
+    ProfileInfo(ProfileInfo),
+    Totals(Block),
+    Extremes(Block),
+    /// Server log lines (`send_logs_level`), one row each.
+    Log(Block),
+    ProfileEvents(Block),
+    TableColumns {
+        table: String,
+        description: String,
+    },
+    TimezoneUpdate(String),
+}
+
+/// Totals of a finished query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QuerySummary {
+    pub progress: Progress,
+    pub profile: Option<ProfileInfo>,
+    /// Rows the client sent (inserts).
+    pub rows_sent: u64,
+}
+
+fn new_query_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let s = std::collections::hash_map::RandomState::new();
+    let mut words = [0u64; 2];
+    for (i, w) in words.iter_mut().enumerate() {
+        let mut h = s.build_hasher();
+        h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+        h.write_usize(i);
+        *w = h.finish();
+    }
+    let b: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+    format!(
+        "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-4{:01x}{:02x}-{:01x}{:01x}{:02x}-{}",
+        b[0],
+        b[1],
+        b[2],
+        b[3],
+        b[4],
+        b[5],
+        b[6] & 0x0f,
+        b[7],
+        8 | (b[8] & 0x3),
+        b[8] >> 4,
+        b[9],
+        b[10..16].iter().map(|x| format!("{x:02x}")).collect::<String>()
+    )
+}
+
+impl Client {
+    /// Connect with the given options (the handshake is done before this returns).
+    pub async fn connect(opts: Options) -> Result<Client> {
+        let conn = Conn::connect(&opts).await?;
+        Ok(Client { opts, conn: Some(conn), pending: Pending::Idle, legacy_settings_sent: false, got_data: false })
+    }
+
+    /// Connect to a `tcp://user:password@host:port/database?...` URL.
+    pub async fn connect_url(url: &str) -> Result<Client> {
+        Client::connect(Options::from_url(url)?).await
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// What the server reported in the handshake (of the current connection).
+    pub fn server_info(&self) -> Option<ServerInfo> {
+        self.conn.as_ref().map(|c| ServerInfo {
+            name: c.hello.name.clone(),
+            version: (c.hello.version_major, c.hello.version_minor, c.hello.version_patch),
+            revision: c.hello.revision,
+            negotiated_revision: c.rev.0,
+            timezone: c.hello.timezone.clone(),
+            display_name: c.hello.display_name.clone(),
+        })
+    }
+
+    /// Start building a query.
+    pub fn query(&mut self, sql: impl Into<String>) -> Query<'_> {
+        Query { client: self, sql: sql.into(), query_id: None, settings: Vec::new(), parameters: Vec::new() }
+    }
+
+    /// Run a statement that returns no rows of interest (DDL, `INSERT ... SELECT`, ...).
+    pub async fn execute(&mut self, sql: impl Into<String>) -> Result<QuerySummary> {
+        self.query(sql).execute().await
+    }
+
+    /// Start an `INSERT ... VALUES` (or `FORMAT Native`) statement; send blocks with
+    /// [`Insert::send`], finish with [`Insert::end`].
+    pub async fn insert(&mut self, sql: impl Into<String>) -> Result<Insert<'_>> {
+        self.query(sql).insert().await
+    }
+
+    /// Ping the server.
+    pub async fn ping(&mut self) -> Result<()> {
+        let conn = self.ready().await?;
+        encode_ping(&mut conn.wbuf);
+        let res = async {
+            conn.flush().await?;
+            loop {
+                match conn.recv().await? {
+                    ServerPacket::Pong => return Ok(()),
+                    // ClickHouse's client also tolerates a stray Progress here.
+                    ServerPacket::Progress(_) => {}
+                    other => return Err(Error::protocol(format!("expected Pong, got {}", other.name()))),
+                }
+            }
+        }
+        .await;
+        self.note(res)
+    }
+
+    /// Whether the client currently holds an open connection.
+    pub fn is_connected(&self) -> bool {
+        self.conn.is_some() && self.pending != Pending::Broken
+    }
+
+    /// Receive a packet of the current query; see `legacy_settings_sent`.
+    async fn recv_for_query(&mut self) -> Result<ServerPacket> {
+        let conn = self.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
+        let res = conn.recv().await;
+        let first_after_legacy_settings = std::mem::take(&mut self.legacy_settings_sent);
+        let packet = self.note(res)?;
+        match packet {
+            ServerPacket::Data(_) => self.got_data = true,
+            ServerPacket::Exception(_) if first_after_legacy_settings => self.pending = Pending::Broken,
+            ServerPacket::Exception(_) if !self.got_data => self.pending = Pending::Resync,
+            _ => {}
+        }
+        Ok(packet)
+    }
+
+    /// Record the outcome of an operation: connection-breaking errors drop the connection.
+    fn note<T>(&mut self, res: Result<T>) -> Result<T> {
+        if let Err(e) = &res {
+            if e.breaks_connection() {
+                self.pending = Pending::Broken;
+            }
+        }
+        res
+    }
+
+    /// The connection, ready for a new query: drains an abandoned query or reconnects.
+    async fn ready(&mut self) -> Result<&mut Conn> {
+        if let Pending::Drain { cancel_sent } = self.pending {
+            let drained = match self.conn.as_mut() {
+                Some(conn) => tokio::time::timeout(DRAIN_TIMEOUT, drain(conn, cancel_sent))
+                    .await
+                    .map_err(|_| Error::new(ErrorKind::Timeout("drain")))
+                    .and_then(|r| r),
+                None => Ok(()),
+            };
+            if let Err(e) = drained {
+                tracing::debug!(error = %e, "discarding the connection of an abandoned query");
+                self.pending = Pending::Broken;
+            } else {
+                self.pending = Pending::Idle;
+            }
+        }
+        if self.pending == Pending::Resync {
+            let synced = match self.conn.as_mut() {
+                Some(conn) => tokio::time::timeout(DRAIN_TIMEOUT, resync(conn))
+                    .await
+                    .map_err(|_| Error::new(ErrorKind::Timeout("resync")))
+                    .and_then(|r| r),
+                None => Ok(()),
+            };
+            self.pending = if let Err(e) = synced {
+                tracing::debug!(error = %e, "discarding a connection that could not be resynchronised");
+                Pending::Broken
+            } else {
+                Pending::Idle
+            };
+        }
+        if self.pending == Pending::Broken {
+            self.conn = None;
+            self.pending = Pending::Idle;
+        }
+        if self.conn.is_none() {
+            self.conn = Some(Conn::connect(&self.opts).await?);
+        }
+        Ok(self.conn.as_mut().expect("connected"))
+    }
+
+    async fn start_query(
+        &mut self,
+        sql: &str,
+        query_id: &str,
+        settings: &[(String, String)],
+        parameters: &[(String, String)],
+    ) -> Result<()> {
+        let settings = self.opts.settings_list(settings);
+        let compression = self.opts.compression;
+        let revision = self.opts.revision;
+        let client_name = self.opts.client_name.clone();
+        let quota_key = self.opts.quota_key.clone();
+        let rev = self.ready().await?.rev;
+        if !parameters.is_empty() && !rev.has(chwire_proto::revision::PARAMETERS) {
+            return Err(Error::invalid(format!(
+                "server-side parameters need protocol revision {} (negotiated {rev})",
+                chwire_proto::revision::PARAMETERS
+            )));
+        }
+        // Until the caller takes over, an interrupted exchange leaves the stream unknown.
+        self.pending = Pending::Broken;
+        self.legacy_settings_sent = !settings.is_empty() && !rev.has(chwire_proto::revision::SETTINGS_SERIALIZED_AS_STRINGS);
+        self.got_data = false;
+        let conn = self.conn.as_mut().expect("connected");
+        let info = ClientInfo {
+            initial_user: String::new(),
+            initial_query_id: String::new(),
+            initial_address: "0.0.0.0:0".into(),
+            initial_query_start_time_us: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0),
+            os_user: std::env::var("USER").unwrap_or_default(),
+            client_hostname: hostname(),
+            client_name,
+            version_major: crate::VERSION_MAJOR,
+            version_minor: crate::VERSION_MINOR,
+            version_patch: crate::VERSION_PATCH,
+            client_revision: revision,
+            quota_key,
+        };
+        let packet = QueryPacket {
+            query_id,
+            client_info: &info,
+            settings: &settings,
+            compression: compression.is_enabled(),
+            query: sql,
+            parameters,
+        };
+        packet.encode(rev, &mut conn.wbuf);
+        // No external tables: the empty block ends them (INSERTs too).
+        let Conn { wbuf, scratch, .. } = conn;
+        encode_data(&Block::new(), rev, compression, scratch, wbuf);
+        conn.set_compression(compression.is_enabled());
+        let res = conn.flush().await;
+        self.note(res)
+    }
+}
+
+fn hostname() -> String {
+    std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|s| s.trim().to_string()))
+        .unwrap_or_default()
+}
+
+/// Read and discard packets of an abandoned query until it ends.
+async fn drain(conn: &mut Conn, cancel_sent: bool) -> Result<()> {
+    if !cancel_sent {
+        encode_cancel(&mut conn.wbuf);
+        conn.flush().await?;
+    }
+    loop {
+        match conn.recv().await? {
+            ServerPacket::EndOfStream | ServerPacket::Exception(_) => return Ok(()),
+            _ => {}
+        }
+    }
+}
+
+/// Ping and read up to the Pong, accepting the exceptions an unread block provokes.
+async fn resync(conn: &mut Conn) -> Result<()> {
+    encode_ping(&mut conn.wbuf);
+    conn.flush().await?;
+    loop {
+        match conn.recv().await? {
+            ServerPacket::Pong => return Ok(()),
+            ServerPacket::Exception(e) => tracing::debug!(error = %e, "exception while resynchronising"),
+            ServerPacket::Progress(_) | ServerPacket::Log(_) | ServerPacket::ProfileEvents(_) => {}
+            other => return Err(Error::protocol(format!("unexpected {} packet while resynchronising", other.name()))),
+        }
+    }
+}
+
+/// A query being built: settings, query id, parameters.
+pub struct Query<'c> {
+    client: &'c mut Client,
+    sql: String,
+    query_id: Option<String>,
+    settings: Vec<(String, String)>,
+    parameters: Vec<(String, String)>,
+}
+
+impl<'c> Query<'c> {
+    /// A ClickHouse setting for this query only.
+    pub fn setting(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.settings.push((name.into(), value.into()));
+        self
+    }
+
+    /// Use this query id (default: a random UUID).
+    pub fn query_id(mut self, id: impl Into<String>) -> Self {
+        self.query_id = Some(id.into());
+        self
+    }
+
+    /// A server-side parameter for `{name:Type}` placeholders (needs revision 54459).
+    pub fn server_param(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.parameters.push((name.into(), value.into()));
+        self
+    }
+
+    /// Send the query and return a stream of its results.
+    pub async fn stream(self) -> Result<QueryStream<'c>> {
+        let query_id = self.query_id.unwrap_or_else(new_query_id);
+        self.client.start_query(&self.sql, &query_id, &self.settings, &self.parameters).await?;
+        let client = self.client;
+        client.pending = Pending::Drain { cancel_sent: false };
+        Ok(QueryStream {
+            client,
+            query_id,
+            header: None,
+            progress: Progress::default(),
+            profile: None,
+            totals: None,
+            extremes: None,
+            done: false,
+        })
+    }
+
+    /// Run the query, discarding any rows; returns its totals.
+    pub async fn execute(self) -> Result<QuerySummary> {
+        let mut s = self.stream().await?;
+        while s.next_event().await?.is_some() {}
+        Ok(s.summary())
+    }
+
+    /// Run the query and collect every non-empty result block.
+    pub async fn fetch_blocks(self) -> Result<Vec<Block>> {
+        let mut s = self.stream().await?;
+        let mut out = Vec::new();
+        while let Some(b) = s.next_block().await? {
+            out.push(b);
+        }
+        Ok(out)
+    }
+
+    /// Start an INSERT: waits for the server's header block that describes the columns.
+    pub async fn insert(self) -> Result<Insert<'c>> {
+        let query_id = self.query_id.unwrap_or_else(new_query_id);
+        let client = self.client;
+        client.start_query(&self.sql, &query_id, &self.settings, &self.parameters).await?;
+        let mut progress = Progress::default();
+        loop {
+            match client.recv_for_query().await? {
+                ServerPacket::Data(header) => return Ok(Insert { client, header, progress, rows_sent: 0, done: false }),
+                ServerPacket::Progress(p) => progress.accumulate(&p),
+                ServerPacket::Log(b) => log_lines(&b),
+                ServerPacket::TableColumns { .. } | ServerPacket::ProfileEvents(_) | ServerPacket::TimezoneUpdate(_) => {}
+                ServerPacket::Exception(e) => {
+                    if !matches!(client.pending, Pending::Broken | Pending::Resync) {
+                        client.pending = Pending::Idle;
+                    }
+                    return Err(e.into());
+                }
+                ServerPacket::EndOfStream => {
+                    client.pending = Pending::Idle;
+                    return Err(Error::invalid(
+                        "the statement is not an INSERT that takes data (the server ended it without asking for data)",
+                    ));
+                }
+                other => {
+                    client.pending = Pending::Broken;
+                    return Err(Error::protocol(format!("unexpected {} packet while waiting for the insert header", other.name())));
+                }
+            }
+        }
+    }
+}
+
+/// The results of a running query. Drop it to abandon the query (see [`Client`]).
+pub struct QueryStream<'c> {
+    client: &'c mut Client,
+    query_id: String,
+    header: Option<Block>,
+    progress: Progress,
+    profile: Option<ProfileInfo>,
+    totals: Option<Block>,
+    extremes: Option<Block>,
+    done: bool,
+}
+
+impl QueryStream<'_> {
+    pub fn query_id(&self) -> &str {
+        &self.query_id
+    }
+
+    /// The result's columns (names and types, no rows), once the server has sent them.
+    pub fn header(&self) -> Option<&Block> {
+        self.header.as_ref()
+    }
+
+    /// Progress accumulated so far.
+    pub fn progress(&self) -> &Progress {
+        &self.progress
+    }
+
+    pub fn profile_info(&self) -> Option<&ProfileInfo> {
+        self.profile.as_ref()
+    }
+
+    pub fn totals(&self) -> Option<&Block> {
+        self.totals.as_ref()
+    }
+
+    pub fn extremes(&self) -> Option<&Block> {
+        self.extremes.as_ref()
+    }
+
+    /// Whether the server has ended the query.
+    pub fn is_finished(&self) -> bool {
+        self.done
+    }
+
+    pub fn summary(&self) -> QuerySummary {
+        QuerySummary { progress: self.progress, profile: self.profile, rows_sent: 0 }
+    }
+
+    async fn recv(&mut self) -> Result<ServerPacket> {
+        let res = self.client.recv_for_query().await;
+        if res.is_err() {
+            self.done = true;
+        }
+        res
+    }
+
+    fn unexpected(&mut self, p: &ServerPacket) -> Error {
+        self.done = true;
+        self.client.pending = Pending::Broken;
+        Error::protocol(format!("unexpected {} packet during a query", p.name()))
+    }
+
+    /// The next event of the query, or `None` once the server has sent EndOfStream.
+    /// A server exception ends the query and is returned as an error.
+    pub async fn next_event(&mut self) -> Result<Option<Event>> {
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            let packet = self.recv().await?;
+            let event = match packet {
+                ServerPacket::Data(b) => {
+                    if self.header.is_none() {
+                        self.header = Some(header_of(&b));
+                    }
+                    if b.rows() == 0 {
+                        continue;
+                    }
+                    Event::Data(b)
+                }
+                ServerPacket::Progress(p) => {
+                    self.progress.accumulate(&p);
+                    Event::Progress(p)
+                }
+                ServerPacket::ProfileInfo(p) => {
+                    self.profile = Some(p);
+                    Event::ProfileInfo(p)
+                }
+                ServerPacket::Totals(b) => {
+                    self.totals = Some(b.clone());
+                    Event::Totals(b)
+                }
+                ServerPacket::Extremes(b) => {
+                    self.extremes = Some(b.clone());
+                    Event::Extremes(b)
+                }
+                ServerPacket::Log(b) => Event::Log(b),
+                ServerPacket::ProfileEvents(b) => Event::ProfileEvents(b),
+                ServerPacket::TableColumns { table, description } => Event::TableColumns { table, description },
+                ServerPacket::TimezoneUpdate(tz) => Event::TimezoneUpdate(tz),
+                ServerPacket::EndOfStream => {
+                    self.done = true;
+                    self.client.pending = Pending::Idle;
+                    return Ok(None);
+                }
+                ServerPacket::Exception(e) => {
+                    self.done = true;
+                    if !matches!(self.client.pending, Pending::Broken | Pending::Resync) {
+                        self.client.pending = Pending::Idle;
+                    }
+                    return Err(e.into());
+                }
+                other => return Err(self.unexpected(&other)),
+            };
+            return Ok(Some(event));
+        }
+    }
+
+    /// The next non-empty block of rows, or `None` at the end. Other events update the
+    /// stream's progress, profile info, totals and extremes; log lines go to `tracing`.
+    pub async fn next_block(&mut self) -> Result<Option<Block>> {
+        while let Some(ev) = self.next_event().await? {
+            match ev {
+                Event::Data(b) => return Ok(Some(b)),
+                Event::Log(b) => log_lines(&b),
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+
+    /// Cancel the query now and wait until the server has ended it.
+    pub async fn cancel(mut self) -> Result<()> {
+        if self.done {
+            return Ok(());
+        }
+        self.done = true;
+        let client = &mut *self.client;
+        client.pending = Pending::Drain { cancel_sent: false };
+        client.ready().await.map(|_| ())
+    }
+}
+
+impl Drop for QueryStream<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let sent = self.client.conn.as_mut().is_some_and(|c| c.try_send_cancel());
+        if self.client.pending != Pending::Broken {
+            self.client.pending = Pending::Drain { cancel_sent: sent };
+        }
+    }
+}
+
+fn header_of(b: &Block) -> Block {
+    let mut h = Block::new();
+    for (name, col) in b.columns() {
+        let empty = chwire_proto::ColumnData::empty_for(col.data_type()).expect("decoded types have storage");
+        h.push(name.clone(), chwire_proto::Column::new(col.data_type().clone(), empty).expect("empty column fits its type"))
+            .expect("empty columns");
+    }
+    h
+}
+
+fn log_lines(b: &Block) {
+    let text = b.column("text");
+    let prio = b.column("priority").and_then(|c| c.as_i8());
+    for i in 0..b.rows() {
+        let t = text.map(|c| c.value(i));
+        let line = match t {
+            Some(chwire_proto::Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
+            _ => continue,
+        };
+        match prio.map(|p| p[i]).unwrap_or(6) {
+            1..=3 => tracing::error!(target: "chwire::server", "{line}"),
+            4 => tracing::warn!(target: "chwire::server", "{line}"),
+            5 | 6 => tracing::info!(target: "chwire::server", "{line}"),
+            7 => tracing::debug!(target: "chwire::server", "{line}"),
+            _ => tracing::trace!(target: "chwire::server", "{line}"),
+        }
+    }
+}
+
+/// Types equal on the wire: a `DateTime` without a timezone matches any timezone.
+fn wire_compatible(a: &DataType, b: &DataType) -> bool {
+    match (a, b) {
+        (DataType::DateTime(_), DataType::DateTime(_)) => true,
+        (DataType::Nullable(x), DataType::Nullable(y)) | (DataType::Array(x), DataType::Array(y)) => wire_compatible(x, y),
+        _ => a == b,
+    }
+}
+
+/// A running INSERT. Send blocks that match [`Insert::header`], then call [`Insert::end`].
+/// Dropping it without `end` aborts the insert by closing the connection.
+pub struct Insert<'c> {
+    client: &'c mut Client,
+    header: Block,
+    progress: Progress,
+    rows_sent: u64,
+    done: bool,
+}
+
+impl Insert<'_> {
+    /// The table's columns as the server expects them (names, types; no rows).
+    pub fn header(&self) -> &Block {
+        &self.header
+    }
+
+    /// Check a block against the header: same number of columns, names and types.
+    pub fn check(&self, block: &Block) -> Result<()> {
+        let want = self.header.columns();
+        let got = block.columns();
+        if want.len() != got.len() {
+            return Err(Error::invalid(format!(
+                "the block has {} columns ({}), the insert expects {} ({})",
+                got.len(),
+                got.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
+                want.len(),
+                want.iter().map(|(n, c)| format!("{n} {}", c.data_type())).collect::<Vec<_>>().join(", ")
+            )));
+        }
+        for (i, ((wn, wc), (gn, gc))) in want.iter().zip(got).enumerate() {
+            if wn != gn {
+                return Err(Error::invalid(format!("column {} is named {gn:?} in the block, the insert expects {wn:?}", i + 1)));
+            }
+            if !wire_compatible(wc.data_type(), gc.data_type()) {
+                return Err(Error::invalid(format!(
+                    "column {wn:?} has type {} in the block, the table has {}",
+                    gc.data_type(),
+                    wc.data_type()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Check and send one block. Empty blocks are skipped (an empty block would end the insert).
+    pub async fn send(&mut self, block: &Block) -> Result<()> {
+        self.check(block)?;
+        if block.rows() == 0 {
+            return Ok(());
+        }
+        let compression = self.client.opts.compression;
+        let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
+        let rev: Revision = conn.rev;
+        let Conn { wbuf, scratch, .. } = conn;
+        encode_data(block, rev, compression, scratch, wbuf);
+        let res = conn.flush().await;
+        if res.is_err() {
+            self.done = true;
+        }
+        self.client.note(res)?;
+        self.rows_sent += block.rows() as u64;
+        Ok(())
+    }
+
+    /// Finish the insert and wait for the server to confirm it.
+    pub async fn end(mut self) -> Result<QuerySummary> {
+        let compression = self.client.opts.compression;
+        let res = async {
+            let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
+            let rev = conn.rev;
+            let Conn { wbuf, scratch, .. } = conn;
+            encode_data(&Block::new(), rev, compression, scratch, wbuf);
+            conn.flush().await?;
+            let mut profile = None;
+            loop {
+                match conn.recv().await? {
+                    ServerPacket::EndOfStream => return Ok(profile),
+                    ServerPacket::Exception(e) => return Err(Error::from(e)),
+                    ServerPacket::Progress(p) => self.progress.accumulate(&p),
+                    ServerPacket::ProfileInfo(p) => profile = Some(p),
+                    ServerPacket::Log(b) => log_lines(&b),
+                    ServerPacket::ProfileEvents(_)
+                    | ServerPacket::TableColumns { .. }
+                    | ServerPacket::TimezoneUpdate(_)
+                    | ServerPacket::Data(_) => {}
+                    other => return Err(Error::protocol(format!("unexpected {} packet at the end of an insert", other.name()))),
+                }
+            }
+        }
+        .await;
+        self.done = true;
+        match res {
+            Ok(profile) => {
+                self.client.pending = Pending::Idle;
+                Ok(QuerySummary { progress: self.progress, profile, rows_sent: self.rows_sent })
+            }
+            Err(e) => {
+                // After a server exception, blocks the server did not read may still be in
+                // flight: resynchronise before the next query.
+                self.client.pending = if e.breaks_connection() { Pending::Broken } else { Pending::Resync };
+                Err(e)
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Insert<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Insert").field("columns", &self.header.names().collect::<Vec<_>>()).field("rows_sent", &self.rows_sent).finish()
+    }
+}
+
+impl std::fmt::Debug for QueryStream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryStream")
+            .field("query_id", &self.query_id)
+            .field("progress", &self.progress)
+            .field("finished", &self.done)
+            .finish()
+    }
+}
+
+impl Drop for Insert<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // The server is waiting for blocks: closing the connection aborts the insert
+            // without committing what an empty block would.
+            self.client.pending = Pending::Broken;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_ids_look_like_uuids() {
+        let a = new_query_id();
+        let b = new_query_id();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36, "{a}");
+        assert_eq!(a.matches('-').count(), 4);
+    }
+}

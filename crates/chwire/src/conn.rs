@@ -1,0 +1,130 @@
+//! One TCP connection: the socket, the receive buffer and the packet decoder.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use bytes::BytesMut;
+use chwire_proto::packet::client::{encode_addendum, ClientHello};
+use chwire_proto::{PacketDecoder, Revision, ServerHello, ServerPacket};
+use std::future::Future;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// How much room to make in the receive buffer before each read.
+const READ_CHUNK: usize = 1 << 20;
+
+pub(crate) struct Conn {
+    stream: TcpStream,
+    rbuf: BytesMut,
+    pub(crate) wbuf: Vec<u8>,
+    pub(crate) scratch: Vec<u8>,
+    decoder: PacketDecoder,
+    pub(crate) hello: ServerHello,
+    pub(crate) rev: Revision,
+    read_timeout: Option<Duration>,
+    write_timeout: Option<Duration>,
+}
+
+async fn with_timeout<T>(d: Option<Duration>, what: &'static str, f: impl Future<Output = std::io::Result<T>>) -> Result<T> {
+    match d {
+        Some(d) => match tokio::time::timeout(d, f).await {
+            Ok(r) => r.map_err(Error::from),
+            Err(_) => Err(Error::new(ErrorKind::Timeout(what))),
+        },
+        None => f.await.map_err(Error::from),
+    }
+}
+
+impl Conn {
+    pub(crate) async fn connect(opts: &Options) -> Result<Conn> {
+        opts.validate()?;
+        let addr = (opts.host.as_str(), opts.port);
+        let stream = match tokio::time::timeout(opts.connect_timeout, TcpStream::connect(addr)).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => {
+                return Err(Error::new(ErrorKind::Io(std::io::Error::new(
+                    e.kind(),
+                    format!("cannot connect to {}:{}: {e}", opts.host, opts.port),
+                ))))
+            }
+            Err(_) => return Err(Error::new(ErrorKind::Timeout("connect"))),
+        };
+        stream.set_nodelay(true)?;
+        let mut conn = Conn {
+            stream,
+            rbuf: BytesMut::with_capacity(READ_CHUNK),
+            wbuf: Vec::with_capacity(64 * 1024),
+            scratch: Vec::new(),
+            decoder: PacketDecoder::new(opts.revision),
+            hello: ServerHello::default(),
+            rev: Revision(opts.revision),
+            read_timeout: opts.read_timeout,
+            write_timeout: opts.write_timeout,
+        };
+        let hello = ClientHello {
+            client_name: opts.client_name.clone(),
+            version_major: crate::VERSION_MAJOR,
+            version_minor: crate::VERSION_MINOR,
+            revision: opts.revision,
+            database: opts.database.clone(),
+            user: opts.user.clone(),
+            password: opts.password.clone(),
+        };
+        hello.encode(&mut conn.wbuf);
+        conn.flush().await?;
+        let connect_deadline = opts.connect_timeout;
+        let packet = match tokio::time::timeout(connect_deadline, conn.recv()).await {
+            Ok(p) => p?,
+            Err(_) => return Err(Error::new(ErrorKind::Timeout("handshake"))),
+        };
+        match packet {
+            ServerPacket::Hello(h) => {
+                conn.rev = h.negotiated(opts.revision);
+                conn.hello = h;
+            }
+            ServerPacket::Exception(e) => return Err(e.into()),
+            other => return Err(Error::protocol(format!("expected Hello or Exception from the server, got {}", other.name()))),
+        }
+        encode_addendum(conn.rev, &opts.quota_key, &mut conn.wbuf);
+        if !conn.wbuf.is_empty() {
+            conn.flush().await?;
+        }
+        tracing::debug!(server = %conn.hello.name, revision = %conn.rev, "connected");
+        Ok(conn)
+    }
+
+    pub(crate) fn set_compression(&mut self, on: bool) {
+        self.decoder.set_compression(on);
+    }
+
+    /// Write out everything in the write buffer.
+    pub(crate) async fn flush(&mut self) -> Result<()> {
+        let (stream, wbuf) = (&mut self.stream, &self.wbuf);
+        with_timeout(self.write_timeout, "write", stream.write_all(wbuf)).await?;
+        self.wbuf.clear();
+        Ok(())
+    }
+
+    /// Receive the next server packet.
+    pub(crate) async fn recv(&mut self) -> Result<ServerPacket> {
+        loop {
+            if self.rbuf.len() >= self.decoder.needed() {
+                if let Some(p) = self.decoder.decode(&mut self.rbuf)? {
+                    return Ok(p);
+                }
+            }
+            let want = self.decoder.needed().saturating_sub(self.rbuf.len()).max(READ_CHUNK);
+            self.rbuf.reserve(want);
+            let (stream, rbuf) = (&mut self.stream, &mut self.rbuf);
+            let n = with_timeout(self.read_timeout, "read", stream.read_buf(rbuf)).await?;
+            if n == 0 {
+                return Err(Error::new(ErrorKind::Closed));
+            }
+        }
+    }
+
+    /// Send Cancel without waiting (used from `Drop`); false if the socket is not writable now.
+    pub(crate) fn try_send_cancel(&mut self) -> bool {
+        matches!(self.stream.try_write(&[chwire_proto::packet::client_code::CANCEL as u8]), Ok(1))
+    }
+}

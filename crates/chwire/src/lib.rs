@@ -1,0 +1,33 @@
+//! # chwire
+//!
+//! An async ClickHouse client for the native TCP protocol, on tokio.
+//!
+//! ```no_run
+//! # async fn demo() -> chwire::Result<()> {
+//! let mut client = chwire::Client::connect_url("tcp://default@127.0.0.1:9000/default").await?;
+//! let mut rows = client.query("SELECT number FROM system.numbers LIMIT 10").stream().await?;
+//! let mut sum = 0u64;
+//! while let Some(block) = rows.next_block().await? {
+//!     sum += block.column_at(0).and_then(|c| c.as_u64()).unwrap().iter().sum::<u64>();
+//! }
+//! assert_eq!(sum, 45);
+//! # Ok(()) }
+//! ```
+//!
+//! The wire format lives in [`chwire_proto`] (re-exported as [`proto`]); this crate adds
+//! the socket, the conversation state machine and the API.
+
+mod client;
+mod conn;
+mod error;
+mod options;
+
+pub use chwire_proto as proto;
+pub use chwire_proto::{Block, Column, ColumnData, Compression, DataType, ProfileInfo, Progress, ServerException, StringColumn, Value};
+pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
+pub use error::{Error, ErrorKind, Result};
+pub use options::{parse_duration, Options};
+
+pub(crate) const VERSION_MAJOR: u64 = 0;
+pub(crate) const VERSION_MINOR: u64 = 1;
+pub(crate) const VERSION_PATCH: u64 = 0;

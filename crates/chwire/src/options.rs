@@ -1,0 +1,274 @@
+//! Connection options: from a URL or a builder.
+
+use crate::error::{Error, Result};
+use chwire_proto::packet::client::Setting;
+use chwire_proto::revision::{CLIENT_REVISION, MIN_REVISION};
+use chwire_proto::Compression;
+use std::fmt;
+use std::time::Duration;
+
+/// Everything needed to open a connection.
+#[derive(Clone)]
+pub struct Options {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+    pub database: String,
+    pub compression: Compression,
+    pub connect_timeout: Duration,
+    /// Longest wait for the server's next bytes (`None`: wait forever).
+    pub read_timeout: Option<Duration>,
+    pub write_timeout: Option<Duration>,
+    /// The protocol revision to announce (default [`CLIENT_REVISION`]).
+    pub revision: u64,
+    pub client_name: String,
+    pub quota_key: String,
+    /// Settings sent with every query (a query's own settings override them).
+    pub settings: Vec<(String, String)>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            host: "127.0.0.1".into(),
+            port: 9000,
+            user: "default".into(),
+            password: String::new(),
+            database: "default".into(),
+            compression: Compression::None,
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Some(Duration::from_secs(300)),
+            write_timeout: Some(Duration::from_secs(300)),
+            revision: CLIENT_REVISION,
+            client_name: "chwire".into(),
+            quota_key: String::new(),
+            settings: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("password", &if self.password.is_empty() { "" } else { "<redacted>" })
+            .field("database", &self.database)
+            .field("compression", &self.compression)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("read_timeout", &self.read_timeout)
+            .field("write_timeout", &self.write_timeout)
+            .field("revision", &self.revision)
+            .field("client_name", &self.client_name)
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+/// Parse `5`, `5s`, `1.5s`, `500ms`, `2m` into a duration (bare numbers are seconds).
+pub fn parse_duration(s: &str) -> Result<Duration> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let v: f64 = num.parse().map_err(|_| Error::config(format!("invalid duration {s:?}")))?;
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "s" => v,
+        "m" | "min" => v * 60.0,
+        _ => return Err(Error::config(format!("invalid duration unit in {s:?} (use ms, s or m)"))),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|_| Error::config(format!("invalid duration {s:?}")))
+}
+
+impl Options {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parse `tcp://user:password@host:port/database?compression=lz4&connect_timeout=5s&...`.
+    ///
+    /// Known query keys: `compression` (none, lz4, zstd, zstd:LEVEL), `connect_timeout`,
+    /// `read_timeout`, `write_timeout` (`0` disables), `revision`, `client_name`,
+    /// `quota_key`. Any other key is sent as a ClickHouse setting with every query.
+    pub fn from_url(url: &str) -> Result<Options> {
+        let parsed = url::Url::parse(url).map_err(|e| Error::config(format!("invalid URL: {e}")))?;
+        match parsed.scheme() {
+            "tcp" | "clickhouse" | "chwire" => {}
+            s => return Err(Error::config(format!("unsupported URL scheme {s:?} (use tcp://)"))),
+        }
+        let mut o = Options::default();
+        let decode = |s: &str| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8()
+                .map(|c| c.into_owned())
+                .map_err(|_| Error::config("URL part is not UTF-8"))
+        };
+        if let Some(h) = parsed.host_str() {
+            o.host = h.trim_start_matches('[').trim_end_matches(']').to_string();
+        }
+        if let Some(p) = parsed.port() {
+            o.port = p;
+        }
+        if !parsed.username().is_empty() {
+            o.user = decode(parsed.username())?;
+        }
+        if let Some(p) = parsed.password() {
+            o.password = decode(p)?;
+        }
+        let db = parsed.path().trim_start_matches('/');
+        if !db.is_empty() {
+            o.database = decode(db)?;
+        }
+        for (k, v) in parsed.query_pairs() {
+            o.set(&k, &v)?;
+        }
+        Ok(o)
+    }
+
+    /// Set one option by its URL key (unknown keys become settings).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        let timeout = |v: &str| -> Result<Option<Duration>> {
+            let d = parse_duration(v)?;
+            Ok((!d.is_zero()).then_some(d))
+        };
+        match key {
+            "compression" => self.compression = value.parse().map_err(Error::config)?,
+            "connect_timeout" => self.connect_timeout = parse_duration(value)?,
+            "read_timeout" => self.read_timeout = timeout(value)?,
+            "write_timeout" => self.write_timeout = timeout(value)?,
+            "revision" => {
+                let r: u64 = value.parse().map_err(|_| Error::config(format!("invalid revision {value:?}")))?;
+                self.revision = r;
+            }
+            "client_name" => self.client_name = value.to_string(),
+            "quota_key" => self.quota_key = value.to_string(),
+            "database" => self.database = value.to_string(),
+            "user" => self.user = value.to_string(),
+            "password" => self.password = value.to_string(),
+            _ => self.settings.push((key.to_string(), value.to_string())),
+        }
+        Ok(())
+    }
+
+    pub fn host(mut self, host: impl Into<String>) -> Self {
+        self.host = host.into();
+        self
+    }
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+    pub fn user(mut self, user: impl Into<String>) -> Self {
+        self.user = user.into();
+        self
+    }
+    pub fn password(mut self, password: impl Into<String>) -> Self {
+        self.password = password.into();
+        self
+    }
+    pub fn database(mut self, database: impl Into<String>) -> Self {
+        self.database = database.into();
+        self
+    }
+    pub fn compression(mut self, c: Compression) -> Self {
+        self.compression = c;
+        self
+    }
+    pub fn connect_timeout(mut self, d: Duration) -> Self {
+        self.connect_timeout = d;
+        self
+    }
+    pub fn read_timeout(mut self, d: Option<Duration>) -> Self {
+        self.read_timeout = d;
+        self
+    }
+    pub fn write_timeout(mut self, d: Option<Duration>) -> Self {
+        self.write_timeout = d;
+        self
+    }
+    /// Announce a lower protocol revision than chwire's own.
+    pub fn revision(mut self, r: u64) -> Self {
+        self.revision = r;
+        self
+    }
+    pub fn setting(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.settings.push((name.into(), value.into()));
+        self
+    }
+
+    pub(crate) fn validate(&self) -> Result<()> {
+        if self.user.is_empty() {
+            return Err(Error::config("user must not be empty (ClickHouse's default user is `default`)"));
+        }
+        if !(MIN_REVISION..=CLIENT_REVISION).contains(&self.revision) {
+            return Err(Error::config(format!(
+                "revision {} is outside what chwire implements ({MIN_REVISION}..={CLIENT_REVISION})",
+                self.revision
+            )));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn settings_list(&self, per_query: &[(String, String)]) -> Vec<Setting> {
+        let mut out: Vec<Setting> = Vec::with_capacity(self.settings.len() + per_query.len());
+        for (k, v) in self.settings.iter().chain(per_query) {
+            if let Some(s) = out.iter_mut().find(|s| &s.name == k) {
+                s.value = v.clone();
+            } else {
+                out.push(Setting { name: k.clone(), value: v.clone(), important: true });
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_with_everything() {
+        let o = Options::from_url(
+            "tcp://us%40er:p%3Ass@db.example:19000/mydb?compression=zstd:3&connect_timeout=500ms&read_timeout=0&max_threads=2",
+        )
+        .unwrap();
+        assert_eq!(o.host, "db.example");
+        assert_eq!(o.port, 19000);
+        assert_eq!(o.user, "us@er");
+        assert_eq!(o.password, "p:ss");
+        assert_eq!(o.database, "mydb");
+        assert_eq!(o.compression, Compression::Zstd(3));
+        assert_eq!(o.connect_timeout, Duration::from_millis(500));
+        assert_eq!(o.read_timeout, None);
+        assert_eq!(o.settings, vec![("max_threads".to_string(), "2".to_string())]);
+    }
+
+    #[test]
+    fn url_defaults_and_errors() {
+        let o = Options::from_url("tcp://localhost").unwrap();
+        assert_eq!((o.port, o.user.as_str(), o.database.as_str()), (9000, "default", "default"));
+        assert!(Options::from_url("http://localhost").is_err());
+        assert!(Options::from_url("tcp://h?compression=gzip").is_err());
+        assert!(Options::from_url("tcp://h?connect_timeout=soon").is_err());
+        assert!(Options::from_url("tcp://[::1]:9000").unwrap().host == "::1");
+    }
+
+    #[test]
+    fn debug_hides_the_password() {
+        let o = Options::from_url("tcp://u:hunter2@h").unwrap();
+        let d = format!("{o:?}");
+        assert!(!d.contains("hunter2"), "{d}");
+        assert!(d.contains("<redacted>"));
+    }
+
+    #[test]
+    fn per_query_settings_override() {
+        let o = Options::new().setting("a", "1").setting("b", "2");
+        let s = o.settings_list(&[("a".into(), "9".into())]);
+        assert_eq!(s.iter().map(|s| (s.name.as_str(), s.value.as_str())).collect::<Vec<_>>(), vec![("a", "9"), ("b", "2")]);
+    }
+}

@@ -1,0 +1,393 @@
+#!/usr/bin/env bash
+# Local ClickHouse server rig for chwire's integration tests.
+#
+# Runs a private ClickHouse server (Debian's clickhouse-server package) with
+# its own config, data and logs under build/clickhouse/ in the repository.
+# It listens on 127.0.0.1 only and never touches /etc/clickhouse-server.
+#
+# Usage: scripts/server.sh install|start|stop|status|wait|url
+#
+# Environment:
+#   CHWIRE_CH_TCP_PORT       native protocol port (default 19000)
+#   CHWIRE_CH_HTTP_PORT      HTTP port, used for /ping (default 18123)
+#   CHWIRE_CH_START_TIMEOUT  seconds to wait for the server to answer (default 60)
+#   CHWIRE_CH_STOP_TIMEOUT   seconds to wait after SIGTERM before SIGKILL (default 30)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CH_DIR="$ROOT/build/clickhouse"
+CONFIG_FILE="$CH_DIR/config.xml"
+USERS_FILE="$CH_DIR/users.xml"
+PID_FILE="$CH_DIR/clickhouse-server.pid"
+LOG_DIR="$CH_DIR/log"
+SERVER_LOG="$LOG_DIR/clickhouse-server.log"
+ERROR_LOG="$LOG_DIR/clickhouse-server.err.log"
+STDOUT_LOG="$LOG_DIR/stdout.log"
+
+HOST=127.0.0.1
+TCP_PORT="${CHWIRE_CH_TCP_PORT:-19000}"
+HTTP_PORT="${CHWIRE_CH_HTTP_PORT:-18123}"
+START_TIMEOUT="${CHWIRE_CH_START_TIMEOUT:-60}"
+STOP_TIMEOUT="${CHWIRE_CH_STOP_TIMEOUT:-30}"
+
+# /usr/sbin is not always on a non-root PATH; the Debian package puts the server there.
+PATH="$PATH:/usr/sbin:/usr/local/sbin"
+
+SERVER_CMD=()
+CLIENT_CMD=()
+
+log() { printf 'server.sh: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+usage() {
+    cat >&2 <<EOF
+usage: scripts/server.sh COMMAND
+
+commands:
+  install   install clickhouse-server and clickhouse-client (apt) if missing
+  start     write the config under build/clickhouse/ and start the server
+            (installs it first if needed); no-op if it is already running
+  stop      stop the server started by 'start' (SIGKILL after ${STOP_TIMEOUT}s)
+  status    print whether the server runs and its version; exit 0 if it does
+  wait      wait up to ${START_TIMEOUT}s until the server answers
+  url       print the test URL (default of CHWIRE_TEST_URL)
+
+environment: CHWIRE_CH_TCP_PORT (${TCP_PORT}), CHWIRE_CH_HTTP_PORT (${HTTP_PORT})
+EOF
+}
+
+# --- locating binaries -------------------------------------------------------
+
+find_server() {
+    if command -v clickhouse-server >/dev/null 2>&1; then
+        SERVER_CMD=(clickhouse-server)
+    elif command -v clickhouse >/dev/null 2>&1; then
+        SERVER_CMD=(clickhouse server)
+    else
+        return 1
+    fi
+}
+
+find_client() {
+    if command -v clickhouse-client >/dev/null 2>&1; then
+        CLIENT_CMD=(clickhouse-client)
+    elif command -v clickhouse >/dev/null 2>&1; then
+        CLIENT_CMD=(clickhouse client)
+    else
+        return 1
+    fi
+}
+
+cmd_install() {
+    if find_server && find_client; then
+        return 0
+    fi
+    local sudo=()
+    if [[ $EUID -ne 0 ]]; then
+        command -v sudo >/dev/null 2>&1 || die "clickhouse is not installed and we are not root (no sudo either)"
+        sudo=(sudo)
+    fi
+    log "installing clickhouse-server and clickhouse-client with apt-get"
+    local apt_opts=(-o DPkg::Lock::Timeout=300)
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" update </dev/null
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y --no-install-recommends \
+        clickhouse-server clickhouse-client </dev/null
+    find_server || die "clickhouse-server still not found after apt-get install"
+    find_client || die "clickhouse-client still not found after apt-get install"
+}
+
+# --- probing -----------------------------------------------------------------
+
+# Prints the pid of our server if the pid file names a live clickhouse process.
+server_pid() {
+    [[ -f $PID_FILE ]] || return 1
+    local pid
+    pid="$(tr -dc '0-9' <"$PID_FILE")"
+    [[ -n $pid ]] || return 1
+    alive "$pid" || return 1
+    # Guard against a recycled pid: the process must be a clickhouse server.
+    if [[ -r /proc/$pid/cmdline ]] && ! tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q clickhouse; then
+        return 1
+    fi
+    printf '%s\n' "$pid"
+}
+
+# True while the process exists and is not a zombie awaiting reaping.
+alive() {
+    kill -0 "$1" 2>/dev/null || return 1
+    if [[ -r /proc/$1/stat ]]; then
+        local stat
+        stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+        stat="${stat##*) }"
+        [[ ${stat:0:1} != Z ]] || return 1
+    fi
+}
+
+# Waits up to $2 seconds for process $1 to exit.
+wait_exit() {
+    local deadline=$((SECONDS + $2))
+    while alive "$1"; do
+        ((SECONDS < deadline)) || return 1
+        sleep 0.2
+    done
+}
+
+# True if the HTTP interface answers /ping with "Ok.".
+http_ping() {
+    if command -v curl >/dev/null 2>&1; then
+        [[ "$(curl -fsS --max-time 2 "http://$HOST:$HTTP_PORT/ping" 2>/dev/null)" == Ok.* ]]
+        return
+    fi
+    # Fallback without curl: raw HTTP/1.0 over bash's /dev/tcp.
+    # shellcheck disable=SC2016 # expanded by the inner bash
+    timeout 3 bash -c '
+        exec 3<>"/dev/tcp/$1/$2" || exit 1
+        printf "GET /ping HTTP/1.0\r\nHost: %s\r\n\r\n" "$1" >&3
+        grep -q "^Ok\." <&3
+    ' _ "$HOST" "$HTTP_PORT" 2>/dev/null
+}
+
+# True if something accepts TCP connections on the given port.
+port_open() {
+    # shellcheck disable=SC2016 # expanded by the inner bash
+    timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$HOST" "$1" 2>/dev/null
+}
+
+# Runs a query through the native protocol port; extra args go to the client.
+ch_query() {
+    local query=$1
+    shift
+    find_client || die "clickhouse-client not found (run: scripts/server.sh install)"
+    timeout 20 "${CLIENT_CMD[@]}" --host "$HOST" --port "$TCP_PORT" "$@" --query "$query" </dev/null
+}
+
+answers() {
+    http_ping && ch_query 'SELECT 1' >/dev/null 2>&1
+}
+
+show_logs() {
+    local f
+    for f in "$STDOUT_LOG" "$ERROR_LOG"; do
+        if [[ -s $f ]]; then
+            log "--- last lines of $f ---"
+            tail -n 30 "$f" >&2
+        fi
+    done
+}
+
+# Waits until the server answers. With a pid, fails early if that process dies.
+wait_ready() {
+    local pid=${1:-} deadline=$((SECONDS + START_TIMEOUT))
+    while ((SECONDS < deadline)); do
+        if [[ -n $pid ]] && ! alive "$pid"; then
+            log "server process $pid exited during startup"
+            return 1
+        fi
+        if answers; then
+            return 0
+        fi
+        sleep 0.25
+    done
+    log "server did not answer on $HOST:$TCP_PORT within ${START_TIMEOUT}s"
+    return 1
+}
+
+# --- config ------------------------------------------------------------------
+
+write_config() {
+    mkdir -p "$CH_DIR"/{data,tmp,user_files,format_schemas} "$LOG_DIR"
+    # Element names as in 18.16's /etc/clickhouse-server/config.xml (root <yandex>).
+    # No <interserver_http_port>: the interserver port stays disabled.
+    cat >"$CONFIG_FILE" <<EOF
+<?xml version="1.0"?>
+<!-- Generated by scripts/server.sh; rewritten on every start. -->
+<yandex>
+    <logger>
+        <level>information</level>
+        <log>$SERVER_LOG</log>
+        <errorlog>$ERROR_LOG</errorlog>
+        <size>100M</size>
+        <count>3</count>
+    </logger>
+
+    <listen_host>$HOST</listen_host>
+    <tcp_port>$TCP_PORT</tcp_port>
+    <http_port>$HTTP_PORT</http_port>
+
+    <path>$CH_DIR/data/</path>
+    <tmp_path>$CH_DIR/tmp/</tmp_path>
+    <user_files_path>$CH_DIR/user_files/</user_files_path>
+    <format_schema_path>$CH_DIR/format_schemas/</format_schema_path>
+
+    <users_config>$USERS_FILE</users_config>
+    <default_profile>default</default_profile>
+    <default_database>default</default_database>
+    <timezone>UTC</timezone>
+
+    <max_connections>1024</max_connections>
+    <keep_alive_timeout>3</keep_alive_timeout>
+    <max_concurrent_queries>100</max_concurrent_queries>
+    <uncompressed_cache_size>268435456</uncompressed_cache_size>
+    <mark_cache_size>268435456</mark_cache_size>
+    <mlock_executable>false</mlock_executable>
+</yandex>
+EOF
+    cat >"$USERS_FILE" <<'EOF'
+<?xml version="1.0"?>
+<!-- Generated by scripts/server.sh; rewritten on every start. -->
+<yandex>
+    <profiles>
+        <default>
+            <max_memory_usage>4000000000</max_memory_usage>
+            <allow_experimental_low_cardinality_type>1</allow_experimental_low_cardinality_type>
+        </default>
+    </profiles>
+
+    <users>
+        <default>
+            <password></password>
+            <networks>
+                <ip>::1</ip>
+                <ip>127.0.0.1</ip>
+            </networks>
+            <profile>default</profile>
+            <quota>default</quota>
+        </default>
+        <!-- For authentication tests. -->
+        <chwire_test>
+            <password>s3cret</password>
+            <networks>
+                <ip>::1</ip>
+                <ip>127.0.0.1</ip>
+            </networks>
+            <profile>default</profile>
+            <quota>default</quota>
+        </chwire_test>
+    </users>
+
+    <quotas>
+        <default>
+            <interval>
+                <duration>3600</duration>
+                <queries>0</queries>
+                <errors>0</errors>
+                <result_rows>0</result_rows>
+                <read_rows>0</read_rows>
+                <execution_time>0</execution_time>
+            </interval>
+        </default>
+    </quotas>
+</yandex>
+EOF
+}
+
+# --- commands ----------------------------------------------------------------
+
+cmd_start() {
+    local pid
+    if pid="$(server_pid)"; then
+        if wait_ready "$pid"; then
+            log "already running (pid $pid) on $HOST:$TCP_PORT"
+            return 0
+        fi
+        show_logs
+        die "server pid $pid is alive but does not answer; try: scripts/server.sh stop"
+    fi
+    rm -f "$PID_FILE"
+
+    local port
+    for port in "$TCP_PORT" "$HTTP_PORT"; do
+        if port_open "$port"; then
+            die "port $HOST:$port is already in use by another process (set CHWIRE_CH_TCP_PORT / CHWIRE_CH_HTTP_PORT)"
+        fi
+    done
+
+    cmd_install
+    write_config
+    # Fresh error logs per start, so a failure shows this start's errors only.
+    : >"$ERROR_LOG"
+
+    log "starting ClickHouse on $HOST:$TCP_PORT (http $HTTP_PORT), files in $CH_DIR"
+    # Foreground mode in a new session instead of --daemon: we learn the pid
+    # at once and can see an early exit (18.16's --daemon dies silently on
+    # some errors, e.g. a missing log directory). setsid detaches it from our
+    # process group so it outlives this script and terminal signals.
+    (cd "$CH_DIR" && exec setsid "${SERVER_CMD[@]}" --config-file="$CONFIG_FILE" \
+        </dev/null >"$STDOUT_LOG" 2>&1) &
+    pid=$!
+    printf '%s\n' "$pid" >"$PID_FILE"
+
+    if ! wait_ready "$pid"; then
+        show_logs
+        if kill -0 "$pid" 2>/dev/null; then
+            kill -9 "$pid" 2>/dev/null || true
+        fi
+        rm -f "$PID_FILE"
+        die "ClickHouse failed to start"
+    fi
+    log "started (pid $pid, version $(ch_query 'SELECT version()' 2>/dev/null || echo '?'))"
+}
+
+cmd_stop() {
+    local pid
+    if ! pid="$(server_pid)"; then
+        rm -f "$PID_FILE"
+        log "not running"
+        return 0
+    fi
+    log "stopping pid $pid"
+    kill -TERM "$pid" 2>/dev/null || true
+    if ! wait_exit "$pid" "$STOP_TIMEOUT"; then
+        log "still alive after ${STOP_TIMEOUT}s, sending SIGKILL"
+        kill -KILL "$pid" 2>/dev/null || true
+        wait_exit "$pid" 10 || die "pid $pid survived SIGKILL"
+    fi
+    rm -f "$PID_FILE"
+    log "stopped"
+}
+
+cmd_status() {
+    local pid version
+    if pid="$(server_pid)"; then
+        if version="$(ch_query 'SELECT version()' 2>/dev/null)"; then
+            echo "running (pid $pid) on $HOST:$TCP_PORT, version $version"
+            return 0
+        fi
+        echo "not running: pid $pid is alive but does not answer on $HOST:$TCP_PORT"
+        return 1
+    fi
+    echo "not running"
+    return 1
+}
+
+cmd_wait() {
+    local pid=""
+    pid="$(server_pid)" || true
+    wait_ready "$pid" || { show_logs; exit 1; }
+}
+
+cmd_url() {
+    echo "tcp://default@$HOST:$TCP_PORT/default"
+}
+
+main() {
+    if [[ $# -ne 1 ]]; then
+        usage
+        exit 2
+    fi
+    case "$1" in
+        install) cmd_install ;;
+        start) cmd_start ;;
+        stop) cmd_stop ;;
+        status) cmd_status ;;
+        wait) cmd_wait ;;
+        url) cmd_url ;;
+        -h | --help | help) usage ;;
+        *)
+            usage
+            exit 2
+            ;;
+    esac
+}
+
+main "$@"
