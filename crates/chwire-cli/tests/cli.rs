@@ -1,0 +1,140 @@
+//! The `chwire` binary against the rig's server.
+
+use std::process::{Command, Output};
+
+fn url() -> String {
+    std::env::var("CHWIRE_TEST_URL").unwrap_or_else(|_| "tcp://default@127.0.0.1:19000/default".to_string())
+}
+
+fn chwire(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chwire")).arg("--url").arg(url()).args(args).env_remove("CHWIRE_URL").output().expect("run chwire")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(o.status.success(), "chwire failed: {}\n{}", o.status, String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn formats() {
+    let sql = "SELECT number AS n, concat('a\\tb\"', toString(number)) AS s, toDate('2020-01-02') AS d, [1, 2] AS a, CAST(NULL AS Nullable(UInt8)) AS z FROM system.numbers LIMIT 2";
+    assert_eq!(
+        stdout(&chwire(&["query", "--format", "tsv", sql])),
+        "0\ta\\tb\"0\t2020-01-02\t[1,2]\t\\N\n1\ta\\tb\"1\t2020-01-02\t[1,2]\t\\N\n"
+    );
+    assert_eq!(
+        stdout(&chwire(&["query", "--format", "csv-with-names", sql])),
+        "\"n\",\"s\",\"d\",\"a\",\"z\"\n0,\"a\tb\"\"0\",\"2020-01-02\",\"[1,2]\",\\N\n1,\"a\tb\"\"1\",\"2020-01-02\",\"[1,2]\",\\N\n"
+    );
+    assert_eq!(
+        stdout(&chwire(&["query", "--format", "jsonl", sql])),
+        "{\"n\":0,\"s\":\"a\\tb\\\"0\",\"d\":\"2020-01-02\",\"a\":[1,2],\"z\":NULL}\n{\"n\":1,\"s\":\"a\\tb\\\"1\",\"d\":\"2020-01-02\",\"a\":[1,2],\"z\":NULL}\n"
+    );
+    let pretty = stdout(&chwire(&["query", "--format", "pretty", "SELECT 1 AS one, 'x' AS s"]));
+    assert!(pretty.contains("│ one │ s │") && pretty.contains("│   1 │ x │"), "{pretty}");
+}
+
+/// The same query through ClickHouse's own client: the TSV text must be identical.
+#[test]
+fn output_matches_clickhouse_client_tsv() {
+    let sql = "SELECT number, toString(number * 7) AS s, toFloat64(number) / 3 AS f, toDateTime(1600000000 + number * 3607) AS t, \
+               toDate(17000 + number) AS d, [number, 1] AS a, if(number % 3 = 0, NULL, number) AS n, 'q\\'\\\\\\t' AS e \
+               FROM system.numbers LIMIT 2000";
+    let ours = stdout(&chwire(&["query", "--format", "tsv", sql]));
+    let port = chwire::Options::from_url(&url()).unwrap().port.to_string();
+    let theirs = Command::new("clickhouse-client")
+        .args(["--host", "127.0.0.1", "--port", &port, "--format", "TSV", "--query", sql])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("clickhouse-client is installed by scripts/server.sh");
+    let theirs = stdout(&theirs);
+    assert_eq!(ours.lines().count(), 2000);
+    for (i, (a, b)) in ours.lines().zip(theirs.lines()).enumerate() {
+        assert_eq!(a, b, "line {i}");
+    }
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn settings_and_query_id() {
+    let o = chwire(&[
+        "query",
+        "--setting",
+        "max_block_size=7",
+        "--query-id",
+        "chwire-cli-test-id",
+        "SELECT number FROM system.numbers LIMIT 20",
+    ]);
+    assert_eq!(stdout(&o).lines().count(), 20);
+    let o = chwire(&[
+        "query",
+        "--setting",
+        "max_result_rows=5",
+        "--setting",
+        "result_overflow_mode=throw",
+        "SELECT number FROM system.numbers LIMIT 20",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("code 396"), "{err}");
+}
+
+#[test]
+fn server_errors_exit_1_with_code_name_message() {
+    let o = chwire(&["query", "SELECT * FROM chwire_cli_missing_table"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("code 60") && err.contains("chwire_cli_missing_table"), "{err}");
+}
+
+#[test]
+fn connection_and_usage_errors() {
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_chwire")).args(["--port", "1", "query", "SELECT 1"]).env_remove("CHWIRE_URL").output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(env!("CARGO_BIN_EXE_chwire")).args(["--url", "http://x", "query", "SELECT 1"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = Command::new(env!("CARGO_BIN_EXE_chwire")).args(["query", "--format", "xml", "SELECT 1"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn help_explains_every_option() {
+    let o = Command::new(env!("CARGO_BIN_EXE_chwire")).args(["query", "--help"]).output().unwrap();
+    let help = String::from_utf8(o.stdout).unwrap();
+    for opt in [
+        "--host",
+        "--port",
+        "--user",
+        "--password",
+        "--database",
+        "--compression",
+        "--format",
+        "--setting",
+        "--query-id",
+        "--progress",
+        "--url",
+    ] {
+        assert!(help.contains(opt), "{opt} missing from:\n{help}");
+    }
+}
+
+#[test]
+fn streams_many_rows_with_each_compression() {
+    for c in ["none", "lz4", "zstd"] {
+        let o = chwire(&["--compression", c, "query", "--format", "tsv", "SELECT number FROM system.numbers LIMIT 300000"]);
+        let out = stdout(&o);
+        let sum: u64 = out.lines().map(|l| l.parse::<u64>().unwrap()).sum();
+        assert_eq!(sum, 299_999 * 300_000 / 2, "{c}");
+    }
+}
+
+#[test]
+fn demo_inserts_and_aggregates() {
+    let o = chwire(&["demo", "--rows", "20000", "--block-rows", "3000", "--table", "chwire_cli_demo"]);
+    let out = stdout(&o);
+    assert!(out.contains("click") && out.contains("5000"), "{out}");
+    let count = stdout(&chwire(&["query", "--format", "tsv", "SELECT count(), sum(id) FROM chwire_cli_demo"]));
+    assert_eq!(count, format!("20000\t{}\n", 19_999u64 * 20_000 / 2));
+    chwire(&["query", "DROP TABLE chwire_cli_demo"]);
+}
