@@ -183,12 +183,8 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
             Style::Pretty => b"NULL",
             _ => b"\\N",
         }),
-        Value::UInt(x) => {
-            let _ = write!(out, "{x}");
-        }
-        Value::Int(x) => {
-            let _ = write!(out, "{x}");
-        }
+        Value::UInt(x) => out.extend_from_slice(itoa::Buffer::new().format(*x).as_bytes()),
+        Value::Int(x) => out.extend_from_slice(itoa::Buffer::new().format(*x).as_bytes()),
         Value::Float32(x) => {
             // Shortest text that reads back as the same f32.
             if x.is_finite() {
