@@ -531,3 +531,26 @@ async fn large_insert_in_many_blocks_with_compression() {
         c.execute(format!("DROP TABLE {t}")).await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn read_timeout_discards_the_connection_and_the_client_recovers() {
+    let mut c = client_with(options().read_timeout(Some(std::time::Duration::from_millis(300)))).await;
+    let e = c.query("SELECT sleep(2)").fetch_blocks().await.unwrap_err();
+    assert!(e.is_timeout(), "{e}");
+    assert!(!c.is_connected());
+    // The next query opens a new connection and never sees the old query's packets.
+    assert_eq!(scalar_u64(&mut c, "SELECT 8").await, 8);
+}
+
+#[tokio::test]
+async fn resync_after_an_early_error_on_every_compression() {
+    for compression in COMPRESSIONS {
+        let mut c = client_compressed(compression).await;
+        for _ in 0..3 {
+            assert_eq!(c.query("SELEKT").fetch_blocks().await.unwrap_err().code(), Some(62));
+            assert_eq!(c.insert("INSERT INTO chwire_missing_table VALUES").await.unwrap_err().code(), Some(60));
+        }
+        assert_eq!(scalar_u64(&mut c, "SELECT 9").await, 9, "{compression:?}");
+        assert!(c.is_connected());
+    }
+}

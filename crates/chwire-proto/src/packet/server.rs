@@ -204,3 +204,140 @@ impl ServerPacket {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::WriteExt;
+
+    /// A ServerHello body as a server of revision `server_rev` writes it for a client that
+    /// announced `client_rev` (fields gated on the minimum, in the server's order).
+    fn hello_bytes(server_rev: u64, client_rev: u64) -> Vec<u8> {
+        let rev = Revision::negotiate(client_rev, server_rev);
+        let mut b = Vec::new();
+        b.put_str("ClickHouse");
+        b.put_varuint(24);
+        b.put_varuint(8);
+        b.put_varuint(server_rev);
+        if rev.has(SERVER_TIMEZONE) {
+            b.put_str("Europe/Berlin");
+        }
+        if rev.has(SERVER_DISPLAY_NAME) {
+            b.put_str("box");
+        }
+        if rev.has(VERSION_PATCH) {
+            b.put_varuint(7);
+        }
+        if rev.has(PASSWORD_COMPLEXITY_RULES) {
+            b.put_varuint(1);
+            b.put_str("^.{8,}$");
+            b.put_str("at least 8 characters");
+        }
+        if rev.has(INTERSERVER_SECRET_V2) {
+            b.put_u64_le(0x1122334455667788);
+        }
+        b
+    }
+
+    #[test]
+    fn server_hello_at_every_gate() {
+        for (server, client) in
+            [(54412, 54465), (54460, 54465), (54461, 54465), (54462, 54465), (54465, 54465), (54470, 54465), (54465, 54405), (54057, 54465)]
+        {
+            let bytes = hello_bytes(server, client);
+            let mut r = Reader::new(&bytes);
+            let h = ServerHello::decode(&mut r, client).unwrap();
+            assert!(r.is_empty(), "{server}/{client}: {} bytes left", r.remaining());
+            let rev = Revision::negotiate(client, server);
+            assert_eq!(h.negotiated(client), rev);
+            assert_eq!(h.revision, server);
+            assert_eq!(h.timezone.is_some(), rev.has(SERVER_TIMEZONE));
+            assert_eq!(h.display_name.as_deref(), rev.has(SERVER_DISPLAY_NAME).then_some("box"));
+            assert_eq!(h.version_patch, if rev.has(VERSION_PATCH) { 7 } else { 0 });
+            assert_eq!(h.password_complexity_rules.len(), usize::from(rev.has(PASSWORD_COMPLEXITY_RULES)));
+            assert_eq!(h.nonce, rev.has(INTERSERVER_SECRET_V2).then_some(0x1122334455667788));
+            // Every strict prefix is incomplete.
+            for cut in 0..bytes.len() {
+                assert!(matches!(
+                    ServerHello::decode(&mut Reader::new(&bytes[..cut]), client),
+                    Err(crate::error::ReadError::Incomplete { .. })
+                ));
+            }
+        }
+    }
+
+    #[test]
+    fn progress_fields_follow_the_revision() {
+        let mut b = Vec::new();
+        for v in [10u64, 800, 100, 4000, 3, 24, 123456] {
+            b.put_varuint(v);
+        }
+        let full = Progress::decode(&mut Reader::new(&b), Revision(54465)).unwrap();
+        assert_eq!(
+            full,
+            Progress {
+                read_rows: 10,
+                read_bytes: 800,
+                total_rows_to_read: 100,
+                total_bytes_to_read: 4000,
+                written_rows: 3,
+                written_bytes: 24,
+                elapsed_ns: 123456
+            }
+        );
+        // 54460: no total_bytes_to_read.
+        let mut r = Reader::new(&b[..b.len()]);
+        let p = Progress::decode(&mut r, Revision(54460)).unwrap();
+        assert_eq!((p.total_bytes_to_read, p.written_rows, p.written_bytes, p.elapsed_ns), (0, 4000, 3, 24));
+        // 54420: read, bytes, total, written rows/bytes; nothing else.
+        let mut r = Reader::new(&b);
+        let p = Progress::decode(&mut r, Revision(54420)).unwrap();
+        assert_eq!((p.written_rows, p.written_bytes, p.elapsed_ns), (4000, 3, 0));
+        assert_eq!(r.position(), 7, "five VarUInts: 1 + 2 + 1 + 2 + 1 bytes");
+        // 54412 (the 18.16 rig): no write info.
+        let mut r = Reader::new(&b);
+        let p = Progress::decode(&mut r, Revision(54412)).unwrap();
+        assert_eq!((p.written_rows, p.written_bytes), (0, 0));
+        assert_eq!(r.position(), 4, "three VarUInts: 1 + 2 + 1 bytes");
+
+        let mut acc = Progress::default();
+        acc.accumulate(&full);
+        acc.accumulate(&full);
+        assert_eq!((acc.read_rows, acc.total_rows_to_read, acc.elapsed_ns), (20, 200, 123456));
+    }
+
+    #[test]
+    fn nested_exceptions() {
+        let mut b = Vec::new();
+        b.put_i32_le(60);
+        b.put_str("DB::Exception");
+        b.put_str("Table x doesn't exist");
+        b.put_str("stack");
+        b.put_u8(1);
+        b.put_i32_le(1000);
+        b.put_str("Poco::Exception");
+        b.put_str("inner");
+        b.put_str("");
+        b.put_u8(0);
+        let e = ServerException::decode(&mut Reader::new(&b)).unwrap();
+        assert_eq!(e.code, 60);
+        assert_eq!(e.nested.as_ref().unwrap().code, 1000);
+        assert_eq!(e.to_string(), "Code: 60. DB::Exception: Table x doesn't exist (caused by: Code: 1000. Poco::Exception: inner)");
+    }
+
+    #[test]
+    fn profile_info() {
+        let mut b = Vec::new();
+        for v in [5u64, 2, 40] {
+            b.put_varuint(v);
+        }
+        b.put_u8(1);
+        b.put_varuint(9);
+        b.put_u8(1);
+        let p = ProfileInfo::decode(&mut Reader::new(&b)).unwrap();
+        assert_eq!(
+            p,
+            ProfileInfo { rows: 5, blocks: 2, bytes: 40, applied_limit: true, rows_before_limit: 9, calculated_rows_before_limit: true }
+        );
+    }
+}
