@@ -1,5 +1,6 @@
 //! `chwire`: the command-line client.
 
+mod bench;
 mod demo;
 mod format;
 mod progress;
@@ -95,6 +96,8 @@ enum Command {
     Query(QueryArgs),
     /// Create a demo table, insert generated rows with a progress bar, and aggregate them.
     Demo(demo::DemoArgs),
+    /// Run one benchmark workload (see bench/PEERS.md) and print a RESULT line.
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -245,6 +248,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Query(a) => run_query(opts, a).await,
             Command::Demo(a) => demo::run(opts, a).await,
+            Command::Bench(a) => bench::run(opts, a).await,
         }
     });
     match res {

@@ -690,6 +690,7 @@ impl Insert<'_> {
         if block.rows() == 0 {
             return Ok(());
         }
+        self.take_arrived_packets()?;
         let compression = self.client.opts.compression;
         let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
         let rev: Revision = conn.rev;
@@ -702,6 +703,39 @@ impl Insert<'_> {
         self.client.note(res)?;
         self.rows_sent += block.rows() as u64;
         Ok(())
+    }
+
+    /// Handle what the server sent since the last block (ProfileEvents, Progress, Log; an
+    /// exception if it rejected a block) without waiting.
+    fn take_arrived_packets(&mut self) -> Result<()> {
+        loop {
+            let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
+            let res = conn.try_recv();
+            let packet = match self.client.note(res) {
+                Ok(Some(p)) => p,
+                Ok(None) => return Ok(()),
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            };
+            match packet {
+                ServerPacket::Progress(p) => self.progress.accumulate(&p),
+                ServerPacket::Log(b) => log_lines(&b),
+                ServerPacket::ProfileEvents(_) | ServerPacket::TableColumns { .. } | ServerPacket::TimezoneUpdate(_) => {}
+                ServerPacket::Exception(e) => {
+                    // The server stopped reading blocks: resynchronise before the next query.
+                    self.done = true;
+                    self.client.pending = Pending::Resync;
+                    return Err(e.into());
+                }
+                other => {
+                    self.done = true;
+                    self.client.pending = Pending::Broken;
+                    return Err(Error::protocol(format!("unexpected {} packet during an insert", other.name())));
+                }
+            }
+        }
     }
 
     /// Finish the insert and wait for the server to confirm it.

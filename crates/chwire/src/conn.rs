@@ -123,6 +123,33 @@ impl Conn {
         }
     }
 
+    /// A packet that has already arrived, without waiting for the network: reads what the
+    /// socket holds right now, then decodes. Used between insert blocks, where the server
+    /// sends ProfileEvents/Progress/Log after each block and would otherwise block on a
+    /// full socket while the client blocks sending the next block.
+    pub(crate) fn try_recv(&mut self) -> Result<Option<ServerPacket>> {
+        loop {
+            if self.rbuf.len() >= self.decoder.needed() {
+                if let Some(p) = self.decoder.decode(&mut self.rbuf)? {
+                    return Ok(Some(p));
+                }
+            }
+            self.rbuf.reserve(self.decoder.needed().saturating_sub(self.rbuf.len()).max(64 * 1024));
+            let (stream, rbuf) = (&mut self.stream, &mut self.rbuf);
+            let spare = rbuf.spare_capacity_mut();
+            // SAFETY: `try_read` only writes initialised bytes into the slice and reports
+            // how many; MaybeUninit<u8> and u8 have the same layout.
+            let dst = unsafe { &mut *(spare as *mut [std::mem::MaybeUninit<u8>] as *mut [u8]) };
+            match stream.try_read(dst) {
+                Ok(0) => return Err(Error::new(ErrorKind::Closed)),
+                // SAFETY: the first `n` spare bytes were just written by `try_read`.
+                Ok(n) => unsafe { rbuf.set_len(rbuf.len() + n) },
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
     /// Send Cancel without waiting (used from `Drop`); false if the socket is not writable now.
     pub(crate) fn try_send_cancel(&mut self) -> bool {
         matches!(self.stream.try_write(&[chwire_proto::packet::client_code::CANCEL as u8]), Ok(1))

@@ -57,6 +57,21 @@ impl StringColumn {
         self.offsets.push(self.data.len() as u64);
     }
 
+    /// Append one value given in parts (e.g. a prefix and digits), without a temporary.
+    #[inline]
+    pub fn push_parts(&mut self, parts: &[&[u8]]) {
+        for p in parts {
+            self.data.extend_from_slice(p);
+        }
+        self.offsets.push(self.data.len() as u64);
+    }
+
+    /// Remove every value, keeping the capacity.
+    pub fn clear(&mut self) {
+        self.offsets.truncate(1);
+        self.data.clear();
+    }
+
     #[inline]
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
