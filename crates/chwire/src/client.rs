@@ -374,8 +374,13 @@ impl<'c> Query<'c> {
     }
 
     /// A server-side parameter for `{name:Type}` placeholders (needs revision 54459).
-    pub fn server_param(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.parameters.push((name.into(), value.into()));
+    ///
+    /// `text` is the value in ClickHouse's escaped text form, exactly as
+    /// `clickhouse-client --param_name=...` takes it: the server parses it with the type's
+    /// TSV (escaped) deserializer, so a backslash starts an escape (`a\tb` is a tab). chwire
+    /// quotes it for transport; it always arrives as data, never as SQL.
+    pub fn server_param(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
+        self.parameters.push((name.into(), text.into()));
         self
     }
 
