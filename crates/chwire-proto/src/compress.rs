@@ -146,6 +146,22 @@ pub fn decompress_frame(input: &[u8], out: &mut Vec<u8>) -> ReadResult<usize> {
         return Err(DecodeError::ChecksumMismatch { expected: sum, actual }.into());
     }
     let payload = &input[CHECKSUM_SIZE + HEADER_SIZE..total];
+    // Allocate only what the payload can really produce: LZ4 expands at most ~255x, and a
+    // ZSTD frame states its content size, which must agree with the header.
+    match method {
+        METHOD_LZ4 if decompressed_size > payload.len().saturating_mul(255).saturating_add(64) => {
+            return Err(DecodeError::malformed("LZ4 frame", format!("{} bytes cannot expand to {decompressed_size}", payload.len())).into());
+        }
+        METHOD_ZSTD => match zstd::zstd_safe::get_frame_content_size(payload) {
+            Ok(Some(n)) if n == decompressed_size as u64 => {}
+            Ok(Some(n)) => {
+                return Err(DecodeError::malformed("ZSTD frame", format!("frame content size {n}, header says {decompressed_size}")).into())
+            }
+            Ok(None) if decompressed_size <= payload.len().saturating_mul(1 << 10).max(1 << 20) => {}
+            _ => return Err(DecodeError::malformed("ZSTD frame", "no usable content size").into()),
+        },
+        _ => {}
+    }
     let start = out.len();
     match method {
         METHOD_NONE => {

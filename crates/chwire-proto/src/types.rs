@@ -37,7 +37,7 @@ pub enum DataType {
 impl DataType {
     /// Parse a type name as the server prints it.
     pub fn parse(name: &str) -> Result<DataType, DecodeError> {
-        let mut p = Parser { s: name, pos: 0 };
+        let mut p = Parser { s: name, pos: 0, depth: 0 };
         let node = p.node()?;
         p.skip_ws();
         if p.pos != p.s.len() {
@@ -142,9 +142,13 @@ enum Node {
     Named(String, Box<Node>),
 }
 
+/// Deepest nesting of type parameters accepted (ClickHouse's own types stay far below).
+pub const MAX_TYPE_DEPTH: usize = 64;
+
 struct Parser<'a> {
     s: &'a str,
     pos: usize,
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -221,6 +225,16 @@ impl Parser<'_> {
     }
 
     fn node(&mut self) -> Result<Node, DecodeError> {
+        self.depth += 1;
+        if self.depth > MAX_TYPE_DEPTH {
+            return Err(self.err(&format!("types nested deeper than {MAX_TYPE_DEPTH} levels")));
+        }
+        let node = self.node_inner();
+        self.depth -= 1;
+        node
+    }
+
+    fn node_inner(&mut self) -> Result<Node, DecodeError> {
         self.skip_ws();
         match self.peek() {
             Some(b'\'') => {
@@ -388,6 +402,14 @@ mod tests {
         ] {
             assert!(DataType::parse(s).is_err(), "{s:?} should not parse");
         }
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let ok = format!("{}UInt8{}", "Array(".repeat(MAX_TYPE_DEPTH - 1), ")".repeat(MAX_TYPE_DEPTH - 1));
+        assert!(DataType::parse(&ok).is_ok());
+        let deep = format!("{}UInt8{}", "Array(".repeat(100_000), ")".repeat(100_000));
+        assert!(matches!(DataType::parse(&deep), Err(DecodeError::InvalidTypeName { .. })));
     }
 
     #[test]

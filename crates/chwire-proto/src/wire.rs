@@ -42,6 +42,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The unread bytes (without consuming them).
+    #[inline]
+    pub fn rest(&self) -> &'a [u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// Consume `n` bytes already inspected through [`Reader::rest`].
+    #[inline]
+    pub fn skip(&mut self, n: usize) -> ReadResult<()> {
+        self.need(n)?;
+        self.pos += n;
+        Ok(())
+    }
+
     /// Take the next `n` bytes.
     #[inline]
     pub fn bytes(&mut self, n: usize) -> ReadResult<&'a [u8]> {

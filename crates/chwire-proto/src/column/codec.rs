@@ -39,15 +39,83 @@ fn read_offsets(r: &mut Reader<'_>, rows: usize) -> ReadResult<Vec<u64>> {
 }
 
 fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColumn> {
-    // Each row takes at least one byte, so the capacity is bounded by what was received.
-    let mut col = StringColumn::with_capacity(rows.min(r.remaining()), 0);
+    let src = r.rest();
+    // Pass 1: walk the length prefixes, building the offsets and checking that every value
+    // is there. Each row takes at least one byte, so the offsets' capacity is bounded by
+    // what was received.
+    let mut col = StringColumn::with_capacity(rows.min(src.len()), 0);
     let (offsets, data) = col.parts_mut();
+    let mut p = 0usize;
+    let mut total = 0u64;
+    // Pass 2 recomputes where each value starts from its length, which assumes minimal
+    // length prefixes (what ClickHouse writes); a longer encoding switches to a slower copy.
+    let mut minimal = true;
     for _ in 0..rows {
-        let s = r.str_bytes()?;
-        data.extend_from_slice(s);
-        offsets.push(data.len() as u64);
+        let len = match src.get(p) {
+            Some(&b) if b < 0x80 => {
+                p += 1;
+                b as usize
+            }
+            Some(_) => {
+                let mut sub = Reader::new(&src[p..]);
+                let len = sub.varuint_len("string", crate::wire::MAX_STRING_SIZE).map_err(|e| shift(e, r.position() + p))?;
+                minimal &= sub.position() == crate::wire::varuint_size(len as u64);
+                p += sub.position();
+                len
+            }
+            None => return Err(ReadError::Incomplete { needed: r.position() + p + 1 }),
+        };
+        if src.len() - p < len {
+            return Err(ReadError::Incomplete { needed: r.position() + p + len });
+        }
+        p += len;
+        total += len as u64;
+        offsets.push(total);
     }
+    // Pass 2: copy the bytes into one buffer of the exact size (plus slack so short values
+    // are moved with one fixed-size 16-byte copy instead of a call to memcpy).
+    const SLACK: usize = 16;
+    let total = total as usize;
+    if !minimal {
+        let mut slow = Reader::new(&src[..p]);
+        data.reserve_exact(total);
+        for _ in 0..rows {
+            data.extend_from_slice(slow.str_bytes()?);
+        }
+        r.skip(p)?;
+        return Ok(col);
+    }
+    data.reserve_exact(total + SLACK);
+    let dst = data.as_mut_ptr();
+    let mut q = 0usize;
+    for w in offsets.windows(2) {
+        let (start, len) = (w[0] as usize, (w[1] - w[0]) as usize);
+        q += crate::wire::varuint_size(len as u64);
+        // SAFETY: pass 1 checked `q + len <= src.len()`; the destination holds `total + SLACK`
+        // bytes and `start + len <= total`. The 16-byte copy reads `src[q..q + 16]` only when
+        // that is in bounds and writes `dst[start..start + 16]`, within `total + SLACK`.
+        unsafe {
+            if len <= SLACK && q + SLACK <= src.len() {
+                std::ptr::copy_nonoverlapping(src.as_ptr().add(q), dst.add(start), SLACK);
+            } else {
+                std::ptr::copy_nonoverlapping(src.as_ptr().add(q), dst.add(start), len);
+            }
+        }
+        q += len;
+    }
+    // SAFETY: every byte in 0..total was written by the copies above (offsets tile 0..total).
+    unsafe { data.set_len(total) };
+    debug_assert_eq!(q, p, "minimal length prefixes");
+    r.skip(p)?;
     Ok(col)
+}
+
+/// Re-base an "incomplete" position from a sub-reader.
+fn shift(e: ReadError, base: usize) -> ReadError {
+    match e {
+        ReadError::Incomplete { needed } => ReadError::Incomplete { needed: base + needed },
+        e => e,
+    }
 }
 
 /// Decode the data of a column of `rows` rows (no per-column header).
@@ -206,7 +274,8 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
         D::Float64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::Fixed { data, .. } => out.extend_from_slice(data),
         D::String(s) => {
-            out.reserve(s.data().len() + s.len() * 2);
+            // A lower bound: one length byte per value (exact for values under 128 bytes).
+            out.reserve(s.data().len() + s.len());
             for v in s.iter() {
                 out.put_str(v);
             }
@@ -268,6 +337,14 @@ mod tests {
             ColumnData::Array(Box::new(ArrayColumn { offsets: vec![0, 2, 2, 3], values: ColumnData::UInt8(vec![7, 8, 9]) })),
             &[2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 8, 9],
         );
+    }
+
+    #[test]
+    fn strings_with_overlong_length_prefixes() {
+        // "ab" with a 2-byte length prefix, then "c" with a minimal one.
+        let wire = b"\x82\x00ab\x01c";
+        let got = decode_column(&DataType::String, 2, &mut Reader::new(wire)).unwrap();
+        assert_eq!(got, ColumnData::String(["ab", "c"].into_iter().collect()));
     }
 
     #[test]

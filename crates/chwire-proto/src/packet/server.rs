@@ -70,15 +70,38 @@ pub struct ServerException {
 
 impl ServerException {
     pub fn decode(r: &mut Reader<'_>) -> ReadResult<ServerException> {
-        let code = r.i32_le()?;
-        let name = r.string()?;
-        let message = r.string()?;
-        let stack_trace = r.string()?;
-        let has_nested = r.bool()?;
-        let nested = if has_nested { Some(Box::new(ServerException::decode(r)?)) } else { None };
-        Ok(ServerException { code, name, message, stack_trace, nested })
+        // Iterative: the chain's length comes from the wire.
+        let mut chain = Vec::new();
+        loop {
+            let code = r.i32_le()?;
+            let name = r.string()?;
+            let message = r.string()?;
+            let stack_trace = r.string()?;
+            let has_nested = r.bool()?;
+            chain.push(ServerException { code, name, message, stack_trace, nested: None });
+            if !has_nested {
+                break;
+            }
+            if chain.len() >= MAX_EXCEPTION_CHAIN {
+                return Err(crate::error::DecodeError::LimitExceeded {
+                    what: "exception chain",
+                    size: chain.len() as u64 + 1,
+                    limit: MAX_EXCEPTION_CHAIN as u64,
+                }
+                .into());
+            }
+        }
+        let mut e = chain.pop().expect("one exception at least");
+        while let Some(mut outer) = chain.pop() {
+            outer.nested = Some(Box::new(e));
+            e = outer;
+        }
+        Ok(e)
     }
 }
+
+/// Longest chain of nested exceptions accepted (servers send one).
+pub const MAX_EXCEPTION_CHAIN: usize = 64;
 
 impl std::fmt::Display for ServerException {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
