@@ -1,6 +1,7 @@
 //! `chwire`: the command-line client.
 
 mod bench;
+mod convert;
 mod demo;
 mod format;
 mod progress;
@@ -98,6 +99,8 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Run one benchmark workload (see bench/PEERS.md) and print a RESULT line.
     Bench(bench::BenchArgs),
+    /// Convert a stream of Native-format blocks (e.g. `FORMAT Native` output) to another format.
+    Convert(convert::ConvertArgs),
 }
 
 #[derive(Args, Debug)]
@@ -243,12 +246,19 @@ fn main() -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
+    if let Command::Convert(a) = cli.command {
+        return match convert::run(a) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        };
+    }
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
     let res = rt.block_on(async move {
         match cli.command {
             Command::Query(a) => run_query(opts, a).await,
             Command::Demo(a) => demo::run(opts, a).await,
             Command::Bench(a) => bench::run(opts, a).await,
+            Command::Convert(_) => unreachable!("handled above"),
         }
     });
     match res {

@@ -92,7 +92,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ErrorKind::Server(e) => write!(f, "server error: {e}"),
-            ErrorKind::Decode(e) => write!(f, "cannot decode the server's data: {e}"),
+            ErrorKind::Decode(e) => write!(f, "cannot decode the data: {e}"),
             ErrorKind::Protocol(m) => write!(f, "protocol error: {m}"),
             ErrorKind::Io(e) => write!(f, "connection error: {e}"),
             ErrorKind::Timeout(what) => write!(f, "{what} timed out"),

@@ -314,8 +314,8 @@ async fn handshake_negotiates_the_lower_revision() {
             && hello[0].contains(r#"database="default" user="default""#),
         "{hello:?}"
     );
-    assert_eq!(fake.lines_with("recv addendum").len(), 1);
-    assert_eq!(fake.lines_with("recv Ping").len(), 2);
+    assert_eq!(fake.wait_for("recv addendum", 1).await.len(), 1);
+    assert_eq!(fake.wait_for("recv Ping", 2).await.len(), 2);
     assert!(c.is_connected());
     fake.assert_clean();
 }
@@ -442,7 +442,7 @@ async fn parameters_arrive_quoted_and_settings_as_sent() {
     assert_eq!(got["setting:load_balancing"], "in_order");
     assert_eq!(got["setting:format_csv_delimiter"], ";");
     // ... flagged important (unknown names fail instead of being ignored).
-    let flags = fake.lines_with("  setting ");
+    let flags = fake.wait_for("  setting ", 4).await;
     assert_eq!(flags.len(), 4, "{flags:?}");
     assert!(flags.iter().all(|l| l.contains("important=true custom=false")), "{flags:?}");
     fake.wait_for(r#"  parameter p="'it\\'s \\\\ \\'x\\'\\n'""#, 1).await;
@@ -543,7 +543,7 @@ async fn numbers_with_every_compression() {
         drop(s);
 
         // Replies were compressed as asked, and the connection is reusable.
-        let data_lines = fake.lines_with("send Data columns=1 rows=65536");
+        let data_lines = fake.wait_for("send Data columns=1 rows=65536", 3).await;
         assert_eq!(data_lines.len(), 3, "{data_lines:?}");
         for l in &data_lines {
             if reply.is_empty() {
@@ -553,7 +553,7 @@ async fn numbers_with_every_compression() {
             }
         }
         select_one(&fake, &mut c).await;
-        assert_eq!(fake.lines_with("connection from").len(), 1);
+        assert_eq!(fake.wait_for("connection from", 1).await.len(), 1);
         fake.assert_clean();
     }
 }
@@ -602,14 +602,14 @@ async fn insert_blocks_are_framed_for_54460() {
         let want = format!("INSERT received rows={rows} blocks=3 sum(a)={sum}");
         assert!(got[0].ends_with(&want), "{compression:?}: fake logged {:?}, expected ...{want}", got[0]);
         if compression.is_enabled() {
-            let frames = fake.lines_with("recv Data table=\"\" columns=2 rows=150000");
+            let frames = fake.wait_for("recv Data table=\"\" columns=2 rows=150000", 1).await;
             assert_eq!(frames.len(), 1);
             let method = if compression == Compression::Lz4 { "[LZ4]" } else { "[ZSTD]" };
             assert!(frames[0].contains(method), "{compression:?}: {frames:?}");
         }
         // The connection goes on.
         select_one(&fake, &mut c).await;
-        assert_eq!(fake.lines_with("connection from").len(), 1);
+        assert_eq!(fake.wait_for("connection from", 1).await.len(), 1);
         fake.assert_clean();
     }
 }
@@ -681,7 +681,7 @@ async fn unknown_query_is_exception_62_and_the_connection_stays() {
             assert!(e.server().is_some_and(|x| x.message.contains("unsupported network_compression_method")), "{e}");
         }
         select_one(&fake, &mut c).await;
-        assert_eq!(fake.lines_with("connection from").len(), 1, "the connection was reused");
+        assert_eq!(fake.wait_for("connection from", 1).await.len(), 1, "the connection was reused");
         fake.assert_clean();
     }
 }
@@ -709,8 +709,8 @@ async fn dropping_a_stream_midway_then_select_1() {
         assert!(c.is_connected());
         // The same connection: the abandoned query was drained (the fake ignores Cancel and
         // sends all 10M rows), not given up on by reconnecting.
-        assert_eq!(fake.lines_with("connection from").len(), 1, "{compression:?}: drained in {:?}", started.elapsed());
-        assert_eq!(fake.lines_with("recv Cancel").len(), 1, "{compression:?}");
+        assert_eq!(fake.wait_for("connection from", 1).await.len(), 1, "{compression:?}: drained in {:?}", started.elapsed());
+        assert_eq!(fake.wait_for("recv Cancel", 1).await.len(), 1, "{compression:?}");
 
         // cancel() instead of drop.
         let res = c.query("SELECT number FROM numbers(1000000)").stream().await;
@@ -720,7 +720,7 @@ async fn dropping_a_stream_midway_then_select_1() {
         let res = c.query("SELECT number FROM numbers(3)").fetch_blocks().await;
         let b = fake.ok(res, "numbers(3)");
         assert_eq!(b[0].column_at(0).unwrap().as_u64(), Some(&[0u64, 1, 2][..]));
-        assert_eq!(fake.lines_with("connection from").len(), 1);
+        assert_eq!(fake.wait_for("connection from", 1).await.len(), 1);
         fake.assert_clean();
     }
 }
@@ -739,7 +739,7 @@ async fn announced_revision_54458_has_no_parameters() {
     assert_eq!(ci["negotiated_revision"], "54458");
     assert_eq!(ci["hello_protocol_version"], "54458");
     assert_eq!(ci["client_tcp_protocol_version"], "54458");
-    assert_eq!(fake.lines_with("recv addendum").len(), 1, "the addendum is due from 54458");
+    assert_eq!(fake.wait_for("recv addendum", 1).await.len(), 1, "the addendum is due from 54458");
 
     let queries_before = fake.lines_with("recv Query").len();
     let e = c.query("SELECT echo_params").server_param("p", "1").fetch_blocks().await.unwrap_err();
@@ -758,7 +758,7 @@ async fn announced_revision_54458_has_no_parameters() {
     assert_eq!(s.progress().elapsed_ns, 0, "elapsed_ns is not on the wire at 54458");
     drop(s);
     select_one(&fake, &mut c).await;
-    assert_eq!(fake.lines_with("connection from").len(), 1);
+    assert_eq!(fake.wait_for("connection from", 1).await.len(), 1);
     fake.assert_clean();
 }
 
@@ -830,5 +830,5 @@ async fn every_revision_gate_the_fake_decodes() {
             fake.assert_clean();
         }
     }
-    assert_eq!(fake.lines_with("connection from").len(), 2 * gates.len(), "one connection per client");
+    assert_eq!(fake.wait_for("connection from", 2).await.len(), 2 * gates.len(), "one connection per client");
 }
