@@ -223,6 +223,97 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
             let text = format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", dt.year(), dt.month(), dt.day(), dt.hour(), dt.minute(), dt.second());
             write_string(out, text.as_bytes(), style);
         }
+        Value::UInt128(x) => write_number(out, &x.to_string(), style),
+        Value::Int128(x) => write_number(out, &x.to_string(), style),
+        Value::UInt256(b) => write_number(out, &chwire::proto::column::int256_to_string(b, false), style),
+        Value::Int256(b) => write_number(out, &chwire::proto::column::int256_to_string(b, true), style),
+        Value::BFloat16(bits) => write_float(out, f64::from(f32::from_bits(u32::from(*bits) << 16)), style),
+        Value::Decimal { raw, scale } => write_number(out, &chwire::proto::column::decimal_to_string(*raw, *scale), style),
+        Value::Decimal256 { raw, scale } => write_number(out, &chwire::proto::column::decimal256_to_string(raw, *scale), style),
+        Value::Date32(d) => {
+            let date = jiff::civil::date(1970, 1, 1).checked_add(jiff::Span::new().days(i64::from(*d))).unwrap_or_default();
+            write_string(out, date.to_string().as_bytes(), style);
+        }
+        Value::DateTime64 { ticks, precision, tz: zone } => {
+            let tz = zone.and_then(|z| TimeZone::get(z).ok()).unwrap_or_else(|| tz.clone());
+            let scale = 10i64.pow(u32::from(*precision));
+            let (secs, frac) = (ticks.div_euclid(scale), ticks.rem_euclid(scale));
+            let ts = jiff::Timestamp::from_second(secs).unwrap_or_default();
+            let dt = ts.to_zoned(tz).datetime();
+            let mut text =
+                format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", dt.year(), dt.month(), dt.day(), dt.hour(), dt.minute(), dt.second());
+            if *precision > 0 {
+                text.push_str(&format!(".{frac:0width$}", width = usize::from(*precision)));
+            }
+            write_string(out, text.as_bytes(), style);
+        }
+        Value::Time(secs) => write_string(out, time_text(i64::from(*secs), 0, 0).as_bytes(), style),
+        Value::Time64 { ticks, precision } => {
+            let scale = 10i64.pow(u32::from(*precision));
+            write_string(out, time_text(ticks / scale, (ticks % scale).abs(), *precision).as_bytes(), style)
+        }
+        Value::Ipv4(a) => write_string(out, a.to_string().as_bytes(), style),
+        Value::Ipv6(a) => write_string(out, a.to_string().as_bytes(), style),
+        Value::Interval(n, _) => out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes()),
+        Value::Nothing => out.extend_from_slice(b"0"),
+        Value::Tuple(items) => {
+            let mut tmp = Vec::new();
+            let named = style == Style::Json && items.iter().all(|(n, _)| n.is_some()) && !items.is_empty();
+            tmp.push(if named {
+                b'{'
+            } else if style == Style::Json {
+                b'['
+            } else {
+                b'('
+            });
+            let inner = if style == Style::Json { Style::Json } else { Style::Quoted };
+            for (i, (name, v)) in items.iter().enumerate() {
+                if i > 0 {
+                    tmp.push(b',');
+                }
+                if named {
+                    write_json_string(&mut tmp, name.unwrap_or_default().as_bytes());
+                    tmp.push(b':');
+                }
+                write_value(&mut tmp, v, inner, tz);
+            }
+            tmp.push(if named {
+                b'}'
+            } else if style == Style::Json {
+                b']'
+            } else {
+                b')'
+            });
+            write_composite(out, &tmp, style);
+        }
+        Value::Map(entries) => {
+            let mut tmp = Vec::new();
+            let inner = if style == Style::Json { Style::Json } else { Style::Quoted };
+            tmp.push(b'{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    tmp.push(b',');
+                }
+                if style == Style::Json {
+                    // JSON object keys are strings: render the key as text, then quote it.
+                    let mut key = Vec::new();
+                    write_value(&mut key, k, Style::Tsv, tz);
+                    if matches!(k, Value::String(_)) {
+                        key.clear();
+                        if let Value::String(s) = k {
+                            key.extend_from_slice(s);
+                        }
+                    }
+                    write_json_string(&mut tmp, &key);
+                } else {
+                    write_value(&mut tmp, k, inner, tz);
+                }
+                tmp.push(b':');
+                write_value(&mut tmp, v, inner, tz);
+            }
+            tmp.push(b'}');
+            write_composite(out, &tmp, style);
+        }
         Value::Array(items) => {
             let inner = if style == Style::Json { Style::Json } else { Style::Quoted };
             let mut tmp = Vec::new();
@@ -242,6 +333,36 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
             }
         }
     }
+}
+
+/// Numbers that do not fit 64 bits (and decimals): plain in text formats, quoted in JSON
+/// like ClickHouse's 64-bit-and-wider integers.
+fn write_number(out: &mut Vec<u8>, text: &str, style: Style) {
+    if style == Style::Json {
+        write_json_string(out, text.as_bytes());
+    } else {
+        out.extend_from_slice(text.as_bytes());
+    }
+}
+
+/// A tuple or map rendered as one text field.
+fn write_composite(out: &mut Vec<u8>, text: &[u8], style: Style) {
+    match style {
+        Style::Tsv => write_string(out, text, Style::Tsv),
+        Style::Csv => write_string(out, text, Style::Csv),
+        _ => out.extend_from_slice(text),
+    }
+}
+
+/// `[-]h:mm:ss[.frac]` as ClickHouse prints Time/Time64 (hours are not limited to a day).
+fn time_text(secs: i64, frac: i64, precision: u8) -> String {
+    let sign = if secs < 0 { "-" } else { "" };
+    let s = secs.unsigned_abs();
+    let mut t = format!("{sign}{:03}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60);
+    if precision > 0 {
+        t.push_str(&format!(".{frac:0width$}", width = usize::from(precision)));
+    }
+    t
 }
 
 fn write_string(out: &mut Vec<u8>, s: &[u8], style: Style) {

@@ -1,6 +1,6 @@
 //! Blocks: a set of equally long, named columns, plus BlockInfo.
 
-use crate::column::{encode_column, Column};
+use crate::column::{encode_column_of, Column};
 use crate::error::{DecodeError, EncodeError, ReadResult};
 use crate::revision::{Revision, CUSTOM_SERIALIZATION};
 use crate::wire::{Reader, WriteExt};
@@ -126,7 +126,7 @@ impl Block {
                 out.put_u8(0);
             }
             if self.rows > 0 {
-                encode_column(col.data(), out);
+                encode_column_of(col.data_type(), col.data(), out);
             }
         }
     }

@@ -2,7 +2,7 @@
 //! framing, at revision 0 semantics — no BlockInfo, no custom-serialization byte.
 
 use crate::block::{Block, BlockInfo};
-use crate::column::encode_column;
+use crate::column::encode_column_of;
 use crate::decoder::decode_named_column;
 use crate::error::{DecodeError, ReadResult};
 use crate::revision::Revision;
@@ -37,7 +37,7 @@ pub fn encode_block(block: &Block, out: &mut Vec<u8>) {
         out.put_str(name);
         out.put_str(col.data_type().to_string());
         if block.rows() > 0 {
-            encode_column(col.data(), out);
+            encode_column_of(col.data_type(), col.data(), out);
         }
     }
 }

@@ -29,12 +29,204 @@ pub enum DataType {
     Enum16(Vec<(String, i16)>),
     Nullable(Box<DataType>),
     Array(Box<DataType>),
+    UInt128,
+    UInt256,
+    Int128,
+    Int256,
+    /// The upper 16 bits of a Float32.
+    BFloat16,
+    /// `Decimal(P, S)`: an integer of value × 10^S, 32/64/128/256 bits by precision.
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    /// Days since 1970-01-01 as Int32.
+    Date32,
+    /// Ticks of 10^-precision seconds since the epoch, as Int64.
+    DateTime64 {
+        precision: u8,
+        tz: Option<String>,
+    },
+    /// Seconds as Int32 (may be negative or above a day).
+    Time,
+    /// Ticks of 10^-precision seconds as Int64.
+    Time64(u8),
+    Ipv4,
+    Ipv6,
+    /// Elements, named (`Tuple(a UInt8, b String)`) or not.
+    Tuple(Vec<(Option<String>, DataType)>),
+    /// Stored as `Array(Tuple(K, V))`.
+    Map(Box<DataType>, Box<DataType>),
+    /// A dictionary of values of the inner type plus one index per row.
+    LowCardinality(Box<DataType>),
+    /// `Nested(a T, b U)` with flatten_nested = 0: stored as `Array(Tuple(a T, b U))`.
+    Nested(Vec<(String, DataType)>),
+    /// Point, Ring, LineString, MultiLineString, Polygon, MultiPolygon.
+    Geo(GeoKind),
+    /// Stored as its value type.
+    SimpleAggregateFunction {
+        function: String,
+        ty: Box<DataType>,
+    },
+    /// `IntervalSecond` etc.: Int64 counts of the unit.
+    Interval(IntervalKind),
+    /// The type of `NULL` and `[]`: one placeholder byte per row.
+    Nothing,
     /// Types that parse but have no column codec yet; decoding them is an
     /// [`DecodeError::UnsupportedType`] naming the type.
     Unsupported(String),
 }
 
+/// The geometry types and their storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GeoKind {
+    Point,
+    Ring,
+    LineString,
+    MultiLineString,
+    Polygon,
+    MultiPolygon,
+}
+
+impl GeoKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            GeoKind::Point => "Point",
+            GeoKind::Ring => "Ring",
+            GeoKind::LineString => "LineString",
+            GeoKind::MultiLineString => "MultiLineString",
+            GeoKind::Polygon => "Polygon",
+            GeoKind::MultiPolygon => "MultiPolygon",
+        }
+    }
+
+    /// The structural type the values are stored as.
+    pub fn storage(self) -> DataType {
+        let point = || DataType::Tuple(vec![(None, DataType::Float64), (None, DataType::Float64)]);
+        let arr = |t: DataType| DataType::Array(Box::new(t));
+        match self {
+            GeoKind::Point => point(),
+            GeoKind::Ring | GeoKind::LineString => arr(point()),
+            GeoKind::MultiLineString | GeoKind::Polygon => arr(arr(point())),
+            GeoKind::MultiPolygon => arr(arr(arr(point()))),
+        }
+    }
+}
+
+/// Interval units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntervalKind {
+    Nanosecond,
+    Microsecond,
+    Millisecond,
+    Second,
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+const INTERVALS: [(IntervalKind, &str); 11] = [
+    (IntervalKind::Nanosecond, "Nanosecond"),
+    (IntervalKind::Microsecond, "Microsecond"),
+    (IntervalKind::Millisecond, "Millisecond"),
+    (IntervalKind::Second, "Second"),
+    (IntervalKind::Minute, "Minute"),
+    (IntervalKind::Hour, "Hour"),
+    (IntervalKind::Day, "Day"),
+    (IntervalKind::Week, "Week"),
+    (IntervalKind::Month, "Month"),
+    (IntervalKind::Quarter, "Quarter"),
+    (IntervalKind::Year, "Year"),
+];
+
+impl IntervalKind {
+    pub fn name(self) -> &'static str {
+        INTERVALS.iter().find(|(k, _)| *k == self).map(|(_, n)| *n).unwrap_or("Second")
+    }
+}
+
+/// The physical layout a type is stored in (aliases resolved).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Physical {
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    F32,
+    F64,
+    /// N bytes per value.
+    Fixed(usize),
+    String,
+    Nullable,
+    Array,
+    Tuple,
+    Map,
+    LowCardinality,
+    /// Stored as another (structural) type: see [`DataType::storage`].
+    Alias,
+    Unsupported,
+}
+
 impl DataType {
+    /// The physical layout of this type.
+    pub fn physical(&self) -> Physical {
+        use DataType as T;
+        use Physical as P;
+        match self {
+            T::UInt8 | T::Bool | T::Nothing => P::U8,
+            T::UInt16 | T::Date | T::BFloat16 => P::U16,
+            T::UInt32 | T::DateTime(_) | T::Ipv4 => P::U32,
+            T::UInt64 => P::U64,
+            T::UInt128 => P::U128,
+            T::Int8 | T::Enum8(_) => P::I8,
+            T::Int16 | T::Enum16(_) => P::I16,
+            T::Int32 | T::Date32 | T::Time => P::I32,
+            T::Int64 | T::DateTime64 { .. } | T::Time64(_) | T::Interval(_) => P::I64,
+            T::Int128 => P::I128,
+            T::Float32 => P::F32,
+            T::Float64 => P::F64,
+            T::Decimal { precision, .. } => match precision {
+                0..=9 => P::I32,
+                10..=18 => P::I64,
+                19..=38 => P::I128,
+                _ => P::Fixed(32),
+            },
+            T::Int256 | T::UInt256 => P::Fixed(32),
+            T::Uuid | T::Ipv6 => P::Fixed(16),
+            T::FixedString(n) => P::Fixed(*n),
+            T::String => P::String,
+            T::Nullable(_) => P::Nullable,
+            T::Array(_) => P::Array,
+            T::Tuple(_) => P::Tuple,
+            T::Map(..) => P::Map,
+            T::LowCardinality(_) => P::LowCardinality,
+            T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } => P::Alias,
+            T::Unsupported(_) => P::Unsupported,
+        }
+    }
+
+    /// For alias types, the structural type they are stored as.
+    pub fn storage(&self) -> Option<DataType> {
+        match self {
+            DataType::Nested(fields) => {
+                Some(DataType::Array(Box::new(DataType::Tuple(fields.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect()))))
+            }
+            DataType::Geo(g) => Some(g.storage()),
+            DataType::SimpleAggregateFunction { ty, .. } => Some((**ty).clone()),
+            _ => None,
+        }
+    }
+
     /// Parse a type name as the server prints it.
     pub fn parse(name: &str) -> Result<DataType, DecodeError> {
         let mut p = Parser { s: name, pos: 0, depth: 0 };
@@ -48,14 +240,14 @@ impl DataType {
 
     /// Width in bytes of one value for fixed-width types.
     pub fn fixed_width(&self) -> Option<usize> {
-        use DataType::*;
-        Some(match self {
-            UInt8 | Int8 | Bool | Enum8(_) => 1,
-            UInt16 | Int16 | Date | Enum16(_) => 2,
-            UInt32 | Int32 | Float32 | DateTime(_) => 4,
-            UInt64 | Int64 | Float64 => 8,
-            Uuid => 16,
-            FixedString(n) => *n,
+        use Physical as P;
+        Some(match self.physical() {
+            P::U8 | P::I8 => 1,
+            P::U16 | P::I16 => 2,
+            P::U32 | P::I32 | P::F32 => 4,
+            P::U64 | P::I64 | P::F64 => 8,
+            P::U128 | P::I128 => 16,
+            P::Fixed(n) => n,
             _ => return None,
         })
     }
@@ -114,9 +306,74 @@ impl fmt::Display for DataType {
             Enum16(items) => write_enum(f, "Enum16", items.iter().map(|(n, v)| (n, i64::from(*v)))),
             Nullable(t) => write!(f, "Nullable({t})"),
             Array(t) => write!(f, "Array({t})"),
+            UInt128 => f.write_str("UInt128"),
+            UInt256 => f.write_str("UInt256"),
+            Int128 => f.write_str("Int128"),
+            Int256 => f.write_str("Int256"),
+            BFloat16 => f.write_str("BFloat16"),
+            Decimal { precision, scale } => write!(f, "Decimal({precision}, {scale})"),
+            Date32 => f.write_str("Date32"),
+            DateTime64 { precision, tz: None } => write!(f, "DateTime64({precision})"),
+            DateTime64 { precision, tz: Some(tz) } => {
+                write!(f, "DateTime64({precision}, ")?;
+                write_quoted(f, tz)?;
+                f.write_str(")")
+            }
+            Time => f.write_str("Time"),
+            Time64(p) => write!(f, "Time64({p})"),
+            Ipv4 => f.write_str("IPv4"),
+            Ipv6 => f.write_str("IPv6"),
+            Tuple(items) => {
+                f.write_str("Tuple(")?;
+                for (i, (name, t)) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    if let Some(n) = name {
+                        write_ident(f, n)?;
+                        f.write_str(" ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(")")
+            }
+            Map(k, v) => write!(f, "Map({k}, {v})"),
+            LowCardinality(t) => write!(f, "LowCardinality({t})"),
+            Nested(fields) => {
+                f.write_str("Nested(")?;
+                for (i, (n, t)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write_ident(f, n)?;
+                    write!(f, " {t}")?;
+                }
+                f.write_str(")")
+            }
+            Geo(g) => f.write_str(g.name()),
+            SimpleAggregateFunction { function, ty } => write!(f, "SimpleAggregateFunction({function}, {ty})"),
+            Interval(k) => write!(f, "Interval{}", k.name()),
+            Nothing => f.write_str("Nothing"),
             Unsupported(s) => f.write_str(s),
         }
     }
+}
+
+/// A tuple element or nested field name, backquoted when it is not a plain identifier.
+fn write_ident(f: &mut fmt::Formatter<'_>, n: &str) -> fmt::Result {
+    let plain = !n.is_empty() && n.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') && !n.as_bytes()[0].is_ascii_digit();
+    if plain {
+        return f.write_str(n);
+    }
+    f.write_str("`")?;
+    for c in n.chars() {
+        match c {
+            '`' => f.write_str("\\`")?,
+            '\\' => f.write_str("\\\\")?,
+            c => write!(f, "{c}")?,
+        }
+    }
+    f.write_str("`")
 }
 
 fn write_enum<'a>(f: &mut fmt::Formatter<'_>, kw: &str, items: impl Iterator<Item = (&'a String, i64)>) -> fmt::Result {
@@ -352,6 +609,99 @@ impl Node {
             }
             "Nullable" => T::Nullable(Box::new(one_type(args)?)),
             "Array" => T::Array(Box::new(one_type(args)?)),
+            "LowCardinality" => T::LowCardinality(Box::new(one_type(args)?)),
+            "UInt128" => no_args(T::UInt128)?,
+            "UInt256" => no_args(T::UInt256)?,
+            "Int128" => no_args(T::Int128)?,
+            "Int256" => no_args(T::Int256)?,
+            "BFloat16" => no_args(T::BFloat16)?,
+            "Date32" => no_args(T::Date32)?,
+            "Time" => no_args(T::Time)?,
+            "IPv4" => no_args(T::Ipv4)?,
+            "IPv6" => no_args(T::Ipv6)?,
+            "Nothing" => no_args(T::Nothing)?,
+            "Point" => no_args(T::Geo(GeoKind::Point))?,
+            "Ring" => no_args(T::Geo(GeoKind::Ring))?,
+            "LineString" => no_args(T::Geo(GeoKind::LineString))?,
+            "MultiLineString" => no_args(T::Geo(GeoKind::MultiLineString))?,
+            "Polygon" => no_args(T::Geo(GeoKind::Polygon))?,
+            "MultiPolygon" => no_args(T::Geo(GeoKind::MultiPolygon))?,
+            "Decimal" | "Decimal32" | "Decimal64" | "Decimal128" | "Decimal256" => {
+                let nums: Vec<u32> = args
+                    .iter()
+                    .map(|a| {
+                        if let Node::Num(n) = a {
+                            n.parse().map_err(|_| bad("decimal parameters must be integers"))
+                        } else {
+                            Err(bad("decimal parameters must be integers"))
+                        }
+                    })
+                    .collect::<Result<_, _>>()?;
+                let (precision, scale) = match (name.as_str(), nums.as_slice()) {
+                    ("Decimal", [p, s]) => (*p, *s),
+                    ("Decimal", [p]) => (*p, 0),
+                    ("Decimal32", [s]) => (9, *s),
+                    ("Decimal64", [s]) => (18, *s),
+                    ("Decimal128", [s]) => (38, *s),
+                    ("Decimal256", [s]) => (76, *s),
+                    _ => return Err(bad("wrong number of decimal parameters")),
+                };
+                if !(1..=76).contains(&precision) || scale > precision {
+                    return Err(bad("decimal precision must be 1..=76 and the scale at most the precision"));
+                }
+                T::Decimal { precision: precision as u8, scale: scale as u8 }
+            }
+            "DateTime64" => {
+                let (p, tz) = match args.as_slice() {
+                    [Node::Num(p)] => (p, None),
+                    [Node::Num(p), Node::Str(tz)] => (p, Some(tz.clone())),
+                    _ => return Err(bad("DateTime64 takes a precision and an optional timezone")),
+                };
+                let precision: u8 = p.parse().ok().filter(|p| *p <= 9).ok_or_else(|| bad("DateTime64 precision must be 0..=9"))?;
+                T::DateTime64 { precision, tz }
+            }
+            "Time64" => match args.as_slice() {
+                [Node::Num(p)] => T::Time64(p.parse().ok().filter(|p: &u8| *p <= 9).ok_or_else(|| bad("Time64 precision must be 0..=9"))?),
+                _ => return Err(bad("Time64 takes a precision")),
+            },
+            "Tuple" => {
+                let mut items = Vec::with_capacity(args.len());
+                for a in args {
+                    items.push(match a {
+                        Node::Named(n, t) => (Some(n), t.into_type(full)?),
+                        t => (None, t.into_type(full)?),
+                    });
+                }
+                T::Tuple(items)
+            }
+            "Nested" => {
+                let mut fields = Vec::with_capacity(args.len());
+                for a in args {
+                    let Node::Named(n, t) = a else { return Err(bad("Nested fields must be `name Type`")) };
+                    fields.push((n, t.into_type(full)?));
+                }
+                T::Nested(fields)
+            }
+            "Map" => {
+                let mut it = args.into_iter();
+                match (it.next(), it.next(), it.next()) {
+                    (Some(k), Some(v), None) => T::Map(Box::new(k.into_type(full)?), Box::new(v.into_type(full)?)),
+                    _ => return Err(bad("Map takes a key and a value type")),
+                }
+            }
+            "SimpleAggregateFunction" => {
+                let mut it = args.into_iter();
+                match (it.next(), it.next(), it.next()) {
+                    (Some(Node::Type { name: function, args: fargs }), Some(t), None) if fargs.is_empty() => {
+                        T::SimpleAggregateFunction { function, ty: Box::new(t.into_type(full)?) }
+                    }
+                    _ => T::Unsupported(full.to_string()),
+                }
+            }
+            n if n.starts_with("Interval") => match INTERVALS.iter().find(|(_, k)| n == format!("Interval{k}")) {
+                Some((k, _)) => no_args(T::Interval(*k))?,
+                None => T::Unsupported(full.to_string()),
+            },
             _ => T::Unsupported(full.to_string()),
         })
     }
@@ -414,9 +764,40 @@ mod tests {
 
     #[test]
     fn unknown_names_parse_as_unsupported() {
-        assert_eq!(
-            DataType::parse("Map(String, Tuple(a UInt8, b Decimal(10, 2)))").unwrap(),
-            DataType::Unsupported("Map(String, Tuple(a UInt8, b Decimal(10, 2)))".into())
-        );
+        assert_eq!(DataType::parse("Variant(String, UInt64)").unwrap(), DataType::Unsupported("Variant(String, UInt64)".into()));
+    }
+
+    #[test]
+    fn modern_types_round_trip() {
+        for s in [
+            "Map(String, Tuple(a UInt8, b Decimal(10, 2)))",
+            "Tuple(UInt8, String)",
+            "Tuple(`a b` UInt8, c Array(Nullable(String)))",
+            "LowCardinality(Nullable(String))",
+            "Array(LowCardinality(FixedString(3)))",
+            "Decimal(76, 10)",
+            "DateTime64(3)",
+            "DateTime64(9, 'UTC')",
+            "Time64(6)",
+            "Int256",
+            "UInt128",
+            "BFloat16",
+            "IPv4",
+            "IPv6",
+            "Date32",
+            "Nested(a UInt8, b String)",
+            "MultiPolygon",
+            "SimpleAggregateFunction(sum, UInt64)",
+            "IntervalSecond",
+            "Nullable(Nothing)",
+        ] {
+            let t = DataType::parse(s).unwrap();
+            assert!(!matches!(t, DataType::Unsupported(_)), "{s} parsed as unsupported");
+            assert_eq!(t.to_string(), s);
+        }
+        assert_eq!(DataType::parse("Decimal32(4)").unwrap(), DataType::Decimal { precision: 9, scale: 4 });
+        assert_eq!(DataType::parse("Decimal256(4)").unwrap().physical(), Physical::Fixed(32));
+        assert!(DataType::parse("Decimal(5, 6)").is_err());
+        assert!(DataType::parse("DateTime64(10)").is_err());
     }
 }

@@ -768,12 +768,31 @@ fn all_types_zstd() {
     assert_eq!(decode("all_types")[..2], decode("all_types_zstd")[..2]);
 }
 
-/// A type without a codec (Decimal) is a typed error at the header block, not a desync.
+/// The `unsupported_type` fixture was captured when chwire had no Decimal codec; Decimal
+/// now decodes to its unscaled value.
+#[test]
+fn decimal_from_the_unsupported_type_fixture() {
+    let packets = decode("unsupported_type");
+    let data = packets
+        .iter()
+        .find_map(|p| match p {
+            ServerPacket::Data(b) if b.rows() > 0 => Some(b),
+            _ => None,
+        })
+        .expect("a data block");
+    let col = data.column("d").unwrap();
+    assert_eq!(col.data_type(), &DataType::Decimal { precision: 9, scale: 2 });
+    assert_eq!(col.value(0), Value::Decimal { raw: 150, scale: 2 });
+}
+
+/// A type without a codec is a typed error at the header block, not a desync.
 #[test]
 fn unsupported_type_is_a_typed_error() {
-    let mut d = decoder_for("unsupported_type");
-    let mut buf = BytesMut::from(&fixture("unsupported_type")[..]);
-    assert_eq!(d.decode(&mut buf), Err(DecodeError::UnsupportedType("Decimal(9, 2)".into())));
+    let packet = data_packet(1, 0, &[("v", "Variant(String, UInt64)")]);
+    let mut d = PacketDecoder::new(ANNOUNCED_REVISION);
+    d.set_revision(Revision(SERVER_REVISION));
+    let mut buf = BytesMut::from(&packet[..]);
+    assert_eq!(d.decode(&mut buf), Err(DecodeError::UnsupportedType("Variant(String, UInt64)".into())));
 }
 
 #[test]

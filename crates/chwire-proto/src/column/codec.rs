@@ -1,6 +1,6 @@
 //! Column codecs: the data part of a column in a Native block.
 
-use super::{ArrayColumn, ColumnData, NullableColumn, StringColumn};
+use super::{ArrayColumn, ColumnData, LcKeys, LowCardinalityColumn, NullableColumn, StringColumn, TupleColumn};
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::types::DataType;
 use crate::wire::{Reader, WriteExt};
@@ -118,48 +118,151 @@ fn shift(e: ReadError, base: usize) -> ReadError {
     }
 }
 
-/// Decode the data of a column of `rows` rows (no per-column header).
-pub fn decode_column(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResult<ColumnData> {
-    use DataType as T;
+/// State a column carries before its data, read once per block (ClickHouse's
+/// "serialization state prefix"): composite types hold their elements' prefixes,
+/// depth first, and LowCardinality its key version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prefix {
+    None,
+    One(Box<Prefix>),
+    Many(Vec<Prefix>),
+    LowCardinality,
+}
+
+/// The only LowCardinality key version (SharedDictionariesWithAdditionalKeys).
+const LC_KEY_VERSION: u64 = 1;
+const LC_HAS_ADDITIONAL_KEYS: u64 = 1 << 9;
+const LC_NEED_UPDATE_DICTIONARY: u64 = 1 << 10;
+const LC_NEED_GLOBAL_DICTIONARY: u64 = 1 << 8;
+
+/// Read the state prefix of a column of type `ty`.
+pub fn read_prefix(ty: &DataType, r: &mut Reader<'_>) -> ReadResult<Prefix> {
     Ok(match ty {
-        T::UInt8 | T::Bool => ColumnData::UInt8(read_vec(r, rows)?),
-        T::UInt16 | T::Date => ColumnData::UInt16(read_vec(r, rows)?),
-        T::UInt32 | T::DateTime(_) => ColumnData::UInt32(read_vec(r, rows)?),
-        T::UInt64 => ColumnData::UInt64(read_vec(r, rows)?),
-        T::Int8 | T::Enum8(_) => ColumnData::Int8(read_vec(r, rows)?),
-        T::Int16 | T::Enum16(_) => ColumnData::Int16(read_vec(r, rows)?),
-        T::Int32 => ColumnData::Int32(read_vec(r, rows)?),
-        T::Int64 => ColumnData::Int64(read_vec(r, rows)?),
-        T::Float32 => ColumnData::Float32(read_vec(r, rows)?),
-        T::Float64 => ColumnData::Float64(read_vec(r, rows)?),
-        T::FixedString(_) | T::Uuid => {
-            let width = ty.fixed_width().expect("fixed width");
-            ColumnData::Fixed {
-                width,
-                data: read_vec(
-                    r,
-                    rows.checked_mul(width).ok_or(ReadError::Invalid(DecodeError::malformed("FixedString", "size overflows")))?,
-                )?,
+        DataType::Nullable(t) | DataType::Array(t) => Prefix::One(Box::new(read_prefix(t, r)?)),
+        DataType::Map(k, v) => Prefix::Many(vec![read_prefix(k, r)?, read_prefix(v, r)?]),
+        DataType::Tuple(items) => Prefix::Many(items.iter().map(|(_, t)| read_prefix(t, r)).collect::<Result<_, _>>()?),
+        DataType::LowCardinality(_) => {
+            let v = r.u64_le()?;
+            if v != LC_KEY_VERSION {
+                return Err(DecodeError::malformed("LowCardinality", format!("unknown key serialization version {v}")).into());
             }
+            Prefix::LowCardinality
         }
-        T::String => ColumnData::String(read_strings(r, rows)?),
-        T::Nullable(inner) => {
+        t if t.physical() == crate::types::Physical::Alias => read_prefix(&t.storage().expect("alias storage"), r)?,
+        _ => Prefix::None,
+    })
+}
+
+fn sub(p: &Prefix, i: usize) -> &Prefix {
+    match p {
+        Prefix::One(x) if i == 0 => x,
+        Prefix::Many(v) => v.get(i).unwrap_or(&Prefix::None),
+        _ => &Prefix::None,
+    }
+}
+
+/// Decode the data of a column of `rows` rows (no per-column header): its prefix, then its body.
+pub fn decode_column(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResult<ColumnData> {
+    let prefix = read_prefix(ty, r)?;
+    decode_body(ty, rows, &prefix, r)
+}
+
+/// Decode the body of a column whose prefix was read already.
+pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'_>) -> ReadResult<ColumnData> {
+    use crate::types::Physical as P;
+    Ok(match ty.physical() {
+        P::U8 => ColumnData::UInt8(read_vec(r, rows)?),
+        P::U16 => ColumnData::UInt16(read_vec(r, rows)?),
+        P::U32 => ColumnData::UInt32(read_vec(r, rows)?),
+        P::U64 => ColumnData::UInt64(read_vec(r, rows)?),
+        P::U128 => ColumnData::UInt128(read_vec(r, rows)?),
+        P::I8 => ColumnData::Int8(read_vec(r, rows)?),
+        P::I16 => ColumnData::Int16(read_vec(r, rows)?),
+        P::I32 => ColumnData::Int32(read_vec(r, rows)?),
+        P::I64 => ColumnData::Int64(read_vec(r, rows)?),
+        P::I128 => ColumnData::Int128(read_vec(r, rows)?),
+        P::F32 => ColumnData::Float32(read_vec(r, rows)?),
+        P::F64 => ColumnData::Float64(read_vec(r, rows)?),
+        P::Fixed(width) => ColumnData::Fixed {
+            width,
+            data: read_vec(r, rows.checked_mul(width).ok_or(ReadError::Invalid(DecodeError::malformed("FixedString", "size overflows")))?)?,
+        },
+        P::String => ColumnData::String(read_strings(r, rows)?),
+        P::Nullable => {
+            let DataType::Nullable(inner) = ty else { unreachable!() };
             let nulls: Vec<u8> = read_vec(r, rows)?;
-            let values = decode_column(inner, rows, r)?;
+            let values = decode_body(inner, rows, sub(prefix, 0), r)?;
             ColumnData::Nullable(Box::new(NullableColumn { nulls, values }))
         }
-        T::Array(inner) => {
+        P::Array | P::Map => {
             let offsets = read_offsets(r, rows)?;
             if offsets.windows(2).any(|w| w[1] < w[0]) {
                 return Err(DecodeError::malformed("Array offsets", "offsets decrease").into());
             }
             let total = *offsets.last().unwrap();
             let total = usize::try_from(total).map_err(|_| DecodeError::malformed("Array offsets", "too many elements"))?;
-            let values = decode_column(inner, total, r)?;
+            let values = match ty {
+                DataType::Array(inner) => decode_body(inner, total, sub(prefix, 0), r)?,
+                DataType::Map(k, v) => {
+                    let keys = decode_body(k, total, sub(prefix, 0), r)?;
+                    let values = decode_body(v, total, sub(prefix, 1), r)?;
+                    ColumnData::Tuple(TupleColumn { rows: total, elements: vec![keys, values] })
+                }
+                _ => unreachable!(),
+            };
             ColumnData::Array(Box::new(ArrayColumn { offsets, values }))
         }
-        T::Unsupported(name) => return Err(DecodeError::UnsupportedType(name.clone()).into()),
+        P::Tuple => {
+            let DataType::Tuple(items) = ty else { unreachable!() };
+            let mut elements = Vec::with_capacity(items.len());
+            for (i, (_, t)) in items.iter().enumerate() {
+                elements.push(decode_body(t, rows, sub(prefix, i), r)?);
+            }
+            ColumnData::Tuple(TupleColumn { rows, elements })
+        }
+        P::LowCardinality => {
+            let DataType::LowCardinality(inner) = ty else { unreachable!() };
+            ColumnData::LowCardinality(Box::new(read_low_cardinality(inner, rows, r)?))
+        }
+        P::Alias => decode_body(&ty.storage().expect("alias storage"), rows, prefix, r)?,
+        P::Unsupported => return Err(DecodeError::UnsupportedType(ty.to_string()).into()),
     })
+}
+
+fn read_low_cardinality(inner: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResult<LowCardinalityColumn> {
+    let flags = r.u64_le()?;
+    if flags & LC_NEED_GLOBAL_DICTIONARY != 0 {
+        return Err(DecodeError::malformed("LowCardinality", "a global dictionary is not allowed in Native blocks").into());
+    }
+    if flags & !(0xff | LC_HAS_ADDITIONAL_KEYS | LC_NEED_UPDATE_DICTIONARY | LC_NEED_GLOBAL_DICTIONARY) != 0 {
+        return Err(DecodeError::malformed("LowCardinality", format!("unknown flags 0x{flags:x}")).into());
+    }
+    let dictionary = if flags & LC_HAS_ADDITIONAL_KEYS != 0 {
+        let n = r.u64_le()?;
+        let n = usize::try_from(n).map_err(|_| DecodeError::malformed("LowCardinality", "dictionary too large"))?;
+        decode_column(inner.strip_nullable(), n, r)?
+    } else {
+        ColumnData::empty_for(inner.strip_nullable()).map_err(|e| DecodeError::malformed("LowCardinality", e.to_string()))?
+    };
+    let n = r.u64_le()?;
+    if n != rows as u64 {
+        return Err(DecodeError::malformed("LowCardinality", format!("{n} indexes for a block of {rows} rows")).into());
+    }
+    let keys = match flags & 0xff {
+        0 => LcKeys::U8(read_vec(r, rows)?),
+        1 => LcKeys::U16(read_vec(r, rows)?),
+        2 => LcKeys::U32(read_vec(r, rows)?),
+        3 => LcKeys::U64(read_vec(r, rows)?),
+        w => return Err(DecodeError::malformed("LowCardinality", format!("unknown index width code {w}")).into()),
+    };
+    if let Some(max) = keys.max() {
+        if max >= dictionary.len() as u64 {
+            return Err(
+                DecodeError::malformed("LowCardinality", format!("index {max} outside a dictionary of {}", dictionary.len())).into()
+            );
+        }
+    }
+    Ok(LowCardinalityColumn { dictionary, keys })
 }
 
 /// How the server serialized a column (revision >= CUSTOM_SERIALIZATION).
@@ -187,6 +290,7 @@ const END_OF_GRANULE_FLAG: u64 = 1 << 62;
 /// then the trailing default count flagged with END_OF_GRANULE), then the non-default
 /// values; expanded into an ordinary column of `rows` rows.
 pub fn decode_sparse(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResult<ColumnData> {
+    let prefix = read_prefix(ty, r)?;
     let mut positions = Vec::new();
     let mut pos: u64 = 0;
     loop {
@@ -208,7 +312,7 @@ pub fn decode_sparse(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResu
     if pos != rows as u64 {
         return Err(DecodeError::malformed("sparse offsets", format!("offsets cover {pos} rows, the block has {rows}")).into());
     }
-    let values = decode_column(ty, positions.len(), r)?;
+    let values = decode_body(ty, positions.len(), &prefix, r)?;
     expand_sparse(ty, values, &positions, rows).map_err(ReadError::Invalid)
 }
 
@@ -258,7 +362,29 @@ fn expand_sparse(ty: &DataType, values: ColumnData, positions: &[usize], rows: u
     })
 }
 
-/// Append the wire form of `data` (which must fit its type: see `ColumnData::check`).
+/// Append the state prefix of a column of type `ty`.
+pub fn write_prefix(ty: &DataType, out: &mut Vec<u8>) {
+    match ty {
+        DataType::Nullable(t) | DataType::Array(t) => write_prefix(t, out),
+        DataType::Map(k, v) => {
+            write_prefix(k, out);
+            write_prefix(v, out);
+        }
+        DataType::Tuple(items) => items.iter().for_each(|(_, t)| write_prefix(t, out)),
+        DataType::LowCardinality(_) => out.put_u64_le(LC_KEY_VERSION),
+        t if t.physical() == crate::types::Physical::Alias => write_prefix(&t.storage().expect("alias storage"), out),
+        _ => {}
+    }
+}
+
+/// Append the wire form of a column of type `ty`: prefix, then body. `data` must fit `ty`
+/// (see [`ColumnData::check`]).
+pub fn encode_column_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
+    write_prefix(ty, out);
+    encode_column(data, out);
+}
+
+/// Append the body of `data` (no prefix; see [`encode_column_of`]).
 pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
     use ColumnData as D;
     match data {
@@ -266,10 +392,12 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
         D::UInt16(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::UInt32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::UInt64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::UInt128(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::Int8(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::Int16(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::Int32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::Int64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int128(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::Float32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::Float64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
         D::Fixed { data, .. } => out.extend_from_slice(data),
@@ -287,6 +415,21 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
         D::Array(a) => {
             out.extend_from_slice(bytemuck::cast_slice(&a.offsets[1..]));
             encode_column(&a.values, out);
+        }
+        D::Tuple(t) => t.elements.iter().for_each(|e| encode_column(e, out)),
+        D::LowCardinality(l) => {
+            let (code, keys): (u64, &[u8]) = match &l.keys {
+                LcKeys::U8(v) => (0, v),
+                LcKeys::U16(v) => (1, bytemuck::cast_slice(v)),
+                LcKeys::U32(v) => (2, bytemuck::cast_slice(v)),
+                LcKeys::U64(v) => (3, bytemuck::cast_slice(v)),
+            };
+            out.put_u64_le(code | LC_HAS_ADDITIONAL_KEYS | LC_NEED_UPDATE_DICTIONARY);
+            out.put_u64_le(l.dictionary.len() as u64);
+            // Dictionary types have no prefix of their own (strings, numbers, dates).
+            encode_column(&l.dictionary, out);
+            out.put_u64_le(l.keys.len() as u64);
+            out.extend_from_slice(keys);
         }
     }
 }

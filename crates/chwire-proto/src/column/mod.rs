@@ -11,8 +11,11 @@
 mod codec;
 mod value;
 
-pub use codec::{decode_column, decode_sparse, encode_column, skip_or_read_custom_kind, SerializationKind};
-pub use value::{uuid_from_wire, uuid_to_wire, Value};
+pub use codec::{
+    decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind, write_prefix,
+    Prefix, SerializationKind,
+};
+pub use value::{decimal256_to_string, decimal_to_string, int256_to_string, uuid_from_wire, uuid_to_wire, Value};
 
 use crate::error::EncodeError;
 use crate::types::DataType;
@@ -178,14 +181,82 @@ pub enum ColumnData {
     Int64(Vec<i64>),
     Float32(Vec<f32>),
     Float64(Vec<f64>),
-    /// FixedString(N) and UUID (wire order): `width` bytes per row.
+    /// FixedString(N), UUID and IPv6 (wire order), (U)Int256 and Decimal256 (little-endian):
+    /// `width` bytes per row.
     Fixed {
         width: usize,
         data: Vec<u8>,
     },
     String(StringColumn),
     Nullable(Box<NullableColumn>),
+    /// Array, and Map (an array of `Tuple(key, value)`).
     Array(Box<ArrayColumn>),
+    UInt128(Vec<u128>),
+    /// Int128, Decimal128
+    Int128(Vec<i128>),
+    /// One column per element, all of `rows` rows.
+    Tuple(TupleColumn),
+    LowCardinality(Box<LowCardinalityColumn>),
+}
+
+/// A tuple's element columns (a tuple without elements still has rows).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TupleColumn {
+    pub rows: usize,
+    pub elements: Vec<ColumnData>,
+}
+
+/// Indexes into a LowCardinality dictionary, at the width the writer chose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LcKeys {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl LcKeys {
+    pub fn len(&self) -> usize {
+        match self {
+            LcKeys::U8(v) => v.len(),
+            LcKeys::U16(v) => v.len(),
+            LcKeys::U32(v) => v.len(),
+            LcKeys::U64(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The dictionary index of row `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> usize {
+        match self {
+            LcKeys::U8(v) => v[i] as usize,
+            LcKeys::U16(v) => v[i] as usize,
+            LcKeys::U32(v) => v[i] as usize,
+            LcKeys::U64(v) => v[i] as usize,
+        }
+    }
+
+    pub(crate) fn max(&self) -> Option<u64> {
+        match self {
+            LcKeys::U8(v) => v.iter().max().map(|&x| x.into()),
+            LcKeys::U16(v) => v.iter().max().map(|&x| x.into()),
+            LcKeys::U32(v) => v.iter().max().map(|&x| x.into()),
+            LcKeys::U64(v) => v.iter().max().copied(),
+        }
+    }
+}
+
+/// `LowCardinality(T)`: a dictionary of distinct values (of `T` without `Nullable`; for
+/// `LowCardinality(Nullable(T))` entry 0 stands for NULL) and one index per row — the shape
+/// of an Arrow dictionary array.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LowCardinalityColumn {
+    pub dictionary: ColumnData,
+    pub keys: LcKeys,
 }
 
 impl ColumnData {
@@ -206,6 +277,10 @@ impl ColumnData {
             String(s) => s.len(),
             Nullable(n) => n.nulls.len(),
             Array(a) => a.offsets.len() - 1,
+            UInt128(v) => v.len(),
+            Int128(v) => v.len(),
+            Tuple(t) => t.rows,
+            LowCardinality(l) => l.keys.len(),
         }
     }
 
@@ -220,72 +295,89 @@ impl ColumnData {
 
     /// An empty column with room for `rows` rows (inner columns of arrays get no capacity).
     pub fn with_capacity_for(ty: &DataType, rows: usize) -> Result<ColumnData, EncodeError> {
-        use DataType as T;
-        Ok(match ty {
-            T::UInt8 | T::Bool => ColumnData::UInt8(Vec::with_capacity(rows)),
-            T::UInt16 | T::Date => ColumnData::UInt16(Vec::with_capacity(rows)),
-            T::UInt32 | T::DateTime(_) => ColumnData::UInt32(Vec::with_capacity(rows)),
-            T::UInt64 => ColumnData::UInt64(Vec::with_capacity(rows)),
-            T::Int8 | T::Enum8(_) => ColumnData::Int8(Vec::with_capacity(rows)),
-            T::Int16 | T::Enum16(_) => ColumnData::Int16(Vec::with_capacity(rows)),
-            T::Int32 => ColumnData::Int32(Vec::with_capacity(rows)),
-            T::Int64 => ColumnData::Int64(Vec::with_capacity(rows)),
-            T::Float32 => ColumnData::Float32(Vec::with_capacity(rows)),
-            T::Float64 => ColumnData::Float64(Vec::with_capacity(rows)),
-            T::FixedString(n) => ColumnData::Fixed { width: *n, data: Vec::with_capacity(rows * n) },
-            T::Uuid => ColumnData::Fixed { width: 16, data: Vec::with_capacity(rows * 16) },
-            T::String => ColumnData::String(StringColumn::with_capacity(rows, 0)),
-            T::Nullable(inner) => ColumnData::Nullable(Box::new(NullableColumn {
-                nulls: Vec::with_capacity(rows),
-                values: Self::with_capacity_for(inner, rows)?,
-            })),
-            T::Array(inner) => {
+        use crate::types::Physical as P;
+        Ok(match ty.physical() {
+            P::U8 => ColumnData::UInt8(Vec::with_capacity(rows)),
+            P::U16 => ColumnData::UInt16(Vec::with_capacity(rows)),
+            P::U32 => ColumnData::UInt32(Vec::with_capacity(rows)),
+            P::U64 => ColumnData::UInt64(Vec::with_capacity(rows)),
+            P::U128 => ColumnData::UInt128(Vec::with_capacity(rows)),
+            P::I8 => ColumnData::Int8(Vec::with_capacity(rows)),
+            P::I16 => ColumnData::Int16(Vec::with_capacity(rows)),
+            P::I32 => ColumnData::Int32(Vec::with_capacity(rows)),
+            P::I64 => ColumnData::Int64(Vec::with_capacity(rows)),
+            P::I128 => ColumnData::Int128(Vec::with_capacity(rows)),
+            P::F32 => ColumnData::Float32(Vec::with_capacity(rows)),
+            P::F64 => ColumnData::Float64(Vec::with_capacity(rows)),
+            P::Fixed(n) => ColumnData::Fixed { width: n, data: Vec::with_capacity(rows * n) },
+            P::String => ColumnData::String(StringColumn::with_capacity(rows, 0)),
+            P::Nullable => {
+                let DataType::Nullable(inner) = ty else { unreachable!() };
+                ColumnData::Nullable(Box::new(NullableColumn {
+                    nulls: Vec::with_capacity(rows),
+                    values: Self::with_capacity_for(inner, rows)?,
+                }))
+            }
+            P::Array | P::Map => {
+                let values = match ty {
+                    DataType::Array(inner) => Self::empty_for(inner)?,
+                    DataType::Map(k, v) => {
+                        ColumnData::Tuple(TupleColumn { rows: 0, elements: vec![Self::empty_for(k)?, Self::empty_for(v)?] })
+                    }
+                    _ => unreachable!(),
+                };
                 let mut offsets = Vec::with_capacity(rows + 1);
                 offsets.push(0);
-                ColumnData::Array(Box::new(ArrayColumn { offsets, values: Self::empty_for(inner)? }))
+                ColumnData::Array(Box::new(ArrayColumn { offsets, values }))
             }
-            T::Unsupported(name) => return Err(EncodeError::Invalid(format!("no column storage for type {name}"))),
+            P::Tuple => {
+                let DataType::Tuple(items) = ty else { unreachable!() };
+                ColumnData::Tuple(TupleColumn {
+                    rows: 0,
+                    elements: items.iter().map(|(_, t)| Self::with_capacity_for(t, rows)).collect::<Result<_, _>>()?,
+                })
+            }
+            P::LowCardinality => {
+                let DataType::LowCardinality(inner) = ty else { unreachable!() };
+                ColumnData::LowCardinality(Box::new(LowCardinalityColumn {
+                    dictionary: Self::empty_for(inner.strip_nullable())?,
+                    keys: LcKeys::U8(Vec::with_capacity(rows)),
+                }))
+            }
+            P::Alias => Self::with_capacity_for(&ty.storage().expect("alias types have storage"), rows)?,
+            P::Unsupported => return Err(EncodeError::Invalid(format!("no column storage for type {ty}"))),
         })
     }
 
     /// Checks that this storage fits `ty` and that nested lengths agree.
     pub fn check(&self, ty: &DataType) -> Result<(), String> {
+        use crate::types::Physical as P;
         use ColumnData as D;
-        use DataType as T;
-        let ok = match (ty, self) {
-            (T::UInt8 | T::Bool, D::UInt8(_))
-            | (T::UInt16 | T::Date, D::UInt16(_))
-            | (T::UInt32 | T::DateTime(_), D::UInt32(_))
-            | (T::UInt64, D::UInt64(_))
-            | (T::Int8, D::Int8(_))
-            | (T::Int16, D::Int16(_))
-            | (T::Int32, D::Int32(_))
-            | (T::Int64, D::Int64(_))
-            | (T::Float32, D::Float32(_))
-            | (T::Float64, D::Float64(_))
-            | (T::String, D::String(_)) => true,
-            (T::Enum8(items), D::Int8(v)) => {
-                if let Some(bad) = v.iter().find(|x| !items.iter().any(|(_, e)| e == *x)) {
-                    return Err(format!("value {bad} is not an element of {ty}"));
-                }
-                true
-            }
-            (T::Enum16(items), D::Int16(v)) => {
-                if let Some(bad) = v.iter().find(|x| !items.iter().any(|(_, e)| e == *x)) {
-                    return Err(format!("value {bad} is not an element of {ty}"));
-                }
-                true
-            }
-            (T::FixedString(_) | T::Uuid, D::Fixed { width, data }) => {
-                if Some(*width) != ty.fixed_width() {
+        let ok = match (ty.physical(), self) {
+            (P::U8, D::UInt8(_))
+            | (P::U16, D::UInt16(_))
+            | (P::U32, D::UInt32(_))
+            | (P::U64, D::UInt64(_))
+            | (P::U128, D::UInt128(_))
+            | (P::I8, D::Int8(_))
+            | (P::I16, D::Int16(_))
+            | (P::I32, D::Int32(_))
+            | (P::I64, D::Int64(_))
+            | (P::I128, D::Int128(_))
+            | (P::F32, D::Float32(_))
+            | (P::F64, D::Float64(_))
+            | (P::String, D::String(_)) => true,
+            (P::Fixed(n), D::Fixed { width, data }) => {
+                if *width != n {
                     return Err(format!("storage width {width} does not fit type {ty}"));
                 }
-                if data.len() % *width != 0 {
+                if data.len() % n != 0 {
                     return Err(format!("{} bytes is not a multiple of the width {width}", data.len()));
                 }
                 true
             }
-            (T::Nullable(inner), D::Nullable(n)) => {
+            (P::Nullable, D::Nullable(n)) => {
+                let DataType::Nullable(inner) = ty else { unreachable!() };
                 if inner.is_nullable() {
                     return Err("Nullable(Nullable(..)) is not a valid type".into());
                 }
@@ -295,13 +387,54 @@ impl ColumnData {
                 }
                 true
             }
-            (T::Array(inner), D::Array(a)) => {
+            (P::Array, D::Array(a)) => {
+                let DataType::Array(inner) = ty else { unreachable!() };
                 a.values.check(inner)?;
                 check_offsets(&a.offsets, a.values.len())?;
                 true
             }
+            (P::Map, D::Array(a)) => {
+                let DataType::Map(k, v) = ty else { unreachable!() };
+                a.values.check(&DataType::Tuple(vec![(None, (**k).clone()), (None, (**v).clone())]))?;
+                check_offsets(&a.offsets, a.values.len())?;
+                true
+            }
+            (P::Tuple, D::Tuple(t)) => {
+                let DataType::Tuple(items) = ty else { unreachable!() };
+                if items.len() != t.elements.len() {
+                    return Err(format!("{} tuple elements for type {ty}", t.elements.len()));
+                }
+                for ((_, ity), e) in items.iter().zip(&t.elements) {
+                    e.check(ity)?;
+                    if e.len() != t.rows {
+                        return Err(format!("tuple element has {} rows, the tuple {}", e.len(), t.rows));
+                    }
+                }
+                true
+            }
+            (P::LowCardinality, D::LowCardinality(l)) => {
+                let DataType::LowCardinality(inner) = ty else { unreachable!() };
+                l.dictionary.check(inner.strip_nullable())?;
+                if let Some(max) = l.keys.max() {
+                    if max >= l.dictionary.len() as u64 {
+                        return Err(format!("index {max} is outside the dictionary of {} values", l.dictionary.len()));
+                    }
+                }
+                true
+            }
+            (P::Alias, _) => return self.check(&ty.storage().expect("alias types have storage")),
             _ => false,
         };
+        if let (DataType::Enum8(items), D::Int8(v)) = (ty, self) {
+            if let Some(bad) = v.iter().find(|x| !items.iter().any(|(_, e)| e == *x)) {
+                return Err(format!("value {bad} is not an element of {ty}"));
+            }
+        }
+        if let (DataType::Enum16(items), D::Int16(v)) = (ty, self) {
+            if let Some(bad) = v.iter().find(|x| !items.iter().any(|(_, e)| e == *x)) {
+                return Err(format!("value {bad} is not an element of {ty}"));
+            }
+        }
         if ok {
             Ok(())
         } else {
@@ -326,6 +459,10 @@ impl ColumnData {
             String(_) => "String",
             Nullable(_) => "Nullable",
             Array(_) => "Array",
+            UInt128(_) => "UInt128",
+            Int128(_) => "Int128",
+            Tuple(_) => "Tuple",
+            LowCardinality(_) => "LowCardinality",
         }
     }
 }
@@ -402,6 +539,8 @@ impl Column {
     slice_accessor!(as_i64, Int64, i64);
     slice_accessor!(as_f32, Float32, f32);
     slice_accessor!(as_f64, Float64, f64);
+    slice_accessor!(as_u128, UInt128, u128);
+    slice_accessor!(as_i128, Int128, i128);
 
     pub fn as_strings(&self) -> Option<&StringColumn> {
         match &self.data {
@@ -444,6 +583,8 @@ from_vec!(i32, Int32, Int32);
 from_vec!(i64, Int64, Int64);
 from_vec!(f32, Float32, Float32);
 from_vec!(f64, Float64, Float64);
+from_vec!(u128, UInt128, UInt128);
+from_vec!(i128, Int128, Int128);
 
 impl From<StringColumn> for Column {
     fn from(s: StringColumn) -> Column {

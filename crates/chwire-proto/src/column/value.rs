@@ -25,6 +25,45 @@ pub enum Value<'a> {
     /// Enum element name and value.
     Enum(&'a str, i16),
     Array(Vec<Value<'a>>),
+    UInt128(u128),
+    Int128(i128),
+    /// 32 little-endian bytes.
+    UInt256(&'a [u8]),
+    /// 32 little-endian bytes, two's complement.
+    Int256(&'a [u8]),
+    /// Upper 16 bits of an f32.
+    BFloat16(u16),
+    /// The unscaled integer and the scale: the value is `raw / 10^scale`.
+    Decimal {
+        raw: i128,
+        scale: u8,
+    },
+    /// Decimal256: 32 little-endian bytes and the scale.
+    Decimal256 {
+        raw: &'a [u8],
+        scale: u8,
+    },
+    /// Days since 1970-01-01 (may be negative).
+    Date32(i32),
+    /// Ticks of 10^-precision seconds since the epoch, and the column's timezone.
+    DateTime64 {
+        ticks: i64,
+        precision: u8,
+        tz: Option<&'a str>,
+    },
+    /// Seconds.
+    Time(i32),
+    Time64 {
+        ticks: i64,
+        precision: u8,
+    },
+    Ipv4(std::net::Ipv4Addr),
+    Ipv6(std::net::Ipv6Addr),
+    Tuple(Vec<(Option<&'a str>, Value<'a>)>),
+    Map(Vec<(Value<'a>, Value<'a>)>),
+    Interval(i64, crate::types::IntervalKind),
+    /// A `Nothing` placeholder.
+    Nothing,
 }
 
 /// UUID wire order (two little-endian u64 halves) to canonical bytes.
@@ -48,23 +87,42 @@ impl<'a> Value<'a> {
         use DataType as T;
         match (ty, data) {
             (T::Bool, D::UInt8(v)) => Value::Bool(v[i] != 0),
+            (T::Nothing, D::UInt8(_)) => Value::Nothing,
             (_, D::UInt8(v)) => Value::UInt(v[i].into()),
             (T::Date, D::UInt16(v)) => Value::Date(v[i]),
+            (T::BFloat16, D::UInt16(v)) => Value::BFloat16(v[i]),
             (_, D::UInt16(v)) => Value::UInt(v[i].into()),
             (T::DateTime(tz), D::UInt32(v)) => Value::DateTime(v[i], tz.as_deref()),
+            (T::Ipv4, D::UInt32(v)) => Value::Ipv4(std::net::Ipv4Addr::from(v[i])),
             (_, D::UInt32(v)) => Value::UInt(v[i].into()),
             (_, D::UInt64(v)) => Value::UInt(v[i]),
+            (_, D::UInt128(v)) => Value::UInt128(v[i]),
             (T::Enum8(items), D::Int8(v)) => {
                 Value::Enum(items.iter().find(|(_, e)| *e == v[i]).map_or("", |(n, _)| n.as_str()), v[i].into())
             }
             (_, D::Int8(v)) => Value::Int(v[i].into()),
             (T::Enum16(items), D::Int16(v)) => Value::Enum(items.iter().find(|(_, e)| *e == v[i]).map_or("", |(n, _)| n.as_str()), v[i]),
             (_, D::Int16(v)) => Value::Int(v[i].into()),
+            (T::Decimal { scale, .. }, D::Int32(v)) => Value::Decimal { raw: v[i].into(), scale: *scale },
+            (T::Date32, D::Int32(v)) => Value::Date32(v[i]),
+            (T::Time, D::Int32(v)) => Value::Time(v[i]),
             (_, D::Int32(v)) => Value::Int(v[i].into()),
+            (T::Decimal { scale, .. }, D::Int64(v)) => Value::Decimal { raw: v[i].into(), scale: *scale },
+            (T::DateTime64 { precision, tz }, D::Int64(v)) => Value::DateTime64 { ticks: v[i], precision: *precision, tz: tz.as_deref() },
+            (T::Time64(p), D::Int64(v)) => Value::Time64 { ticks: v[i], precision: *p },
+            (T::Interval(k), D::Int64(v)) => Value::Interval(v[i], *k),
             (_, D::Int64(v)) => Value::Int(v[i]),
+            (T::Decimal { scale, .. }, D::Int128(v)) => Value::Decimal { raw: v[i], scale: *scale },
+            (_, D::Int128(v)) => Value::Int128(v[i]),
             (_, D::Float32(v)) => Value::Float32(v[i]),
             (_, D::Float64(v)) => Value::Float64(v[i]),
             (T::Uuid, D::Fixed { data, .. }) => Value::Uuid(uuid_from_wire(&data[i * 16..i * 16 + 16])),
+            (T::Ipv6, D::Fixed { data, .. }) => {
+                Value::Ipv6(std::net::Ipv6Addr::from(<[u8; 16]>::try_from(&data[i * 16..i * 16 + 16]).expect("16 bytes")))
+            }
+            (T::Int256, D::Fixed { data, .. }) => Value::Int256(&data[i * 32..i * 32 + 32]),
+            (T::UInt256, D::Fixed { data, .. }) => Value::UInt256(&data[i * 32..i * 32 + 32]),
+            (T::Decimal { scale, .. }, D::Fixed { data, .. }) => Value::Decimal256 { raw: &data[i * 32..i * 32 + 32], scale: *scale },
             (_, D::Fixed { width, data }) => Value::FixedString(&data[i * width..(i + 1) * width]),
             (_, D::String(s)) => Value::String(s.get(i)),
             (T::Nullable(inner), D::Nullable(n)) => {
@@ -75,10 +133,55 @@ impl<'a> Value<'a> {
                 }
             }
             (T::Array(inner), D::Array(a)) => Value::Array(a.range(i).map(|j| Value::at(inner, &a.values, j)).collect()),
+            (T::Map(k, v), D::Array(a)) => match &a.values {
+                D::Tuple(t) => Value::Map(a.range(i).map(|j| (Value::at(k, &t.elements[0], j), Value::at(v, &t.elements[1], j))).collect()),
+                _ => unreachable!("map storage is an array of tuples"),
+            },
+            (T::Tuple(items), D::Tuple(t)) => {
+                Value::Tuple(items.iter().zip(&t.elements).map(|((name, ity), e)| (name.as_deref(), Value::at(ity, e, i))).collect())
+            }
+            (T::LowCardinality(inner), D::LowCardinality(l)) => {
+                let k = l.keys.get(i);
+                if inner.is_nullable() && k == 0 {
+                    Value::Null
+                } else {
+                    Value::at(inner.strip_nullable(), &l.dictionary, k)
+                }
+            }
+            (T::Nested(fields), D::Array(a)) => match &a.values {
+                D::Tuple(t) => Value::Array(
+                    a.range(i)
+                        .map(|j| {
+                            Value::Tuple(
+                                fields.iter().zip(&t.elements).map(|((n, fty), e)| (Some(n.as_str()), Value::at(fty, e, j))).collect(),
+                            )
+                        })
+                        .collect(),
+                ),
+                _ => unreachable!("nested storage is an array of tuples"),
+            },
+            (T::Geo(g), d) => Value::at(geo_storage(*g), d, i),
+            (T::SimpleAggregateFunction { ty, .. }, d) => Value::at(ty, d, i),
             // Column construction guarantees type and storage agree.
             _ => unreachable!("column storage does not match its type {ty}"),
         }
     }
+}
+
+/// The storage types of the geometry types, built once.
+fn geo_storage(g: crate::types::GeoKind) -> &'static DataType {
+    use crate::types::GeoKind as G;
+    use std::sync::OnceLock;
+    static TYPES: OnceLock<[DataType; 6]> = OnceLock::new();
+    let all = TYPES.get_or_init(|| [G::Point, G::Ring, G::LineString, G::MultiLineString, G::Polygon, G::MultiPolygon].map(G::storage));
+    &all[match g {
+        G::Point => 0,
+        G::Ring => 1,
+        G::LineString => 2,
+        G::MultiLineString => 3,
+        G::Polygon => 4,
+        G::MultiPolygon => 5,
+    }]
 }
 
 #[cfg(test)]
@@ -92,5 +195,122 @@ mod tests {
         let wire = uuid_to_wire(&canonical);
         assert_eq!(wire, [0xe7, 0x11, 0xb3, 0x5c, 0x04, 0xc4, 0xf0, 0x61, 0xa0, 0xdb, 0xd3, 0x6a, 0x00, 0xa6, 0x7b, 0x90]);
         assert_eq!(uuid_from_wire(&wire), canonical);
+    }
+}
+
+/// Decimal text of an unscaled integer: `raw / 10^scale`, without trailing zeros after the
+/// point (ClickHouse's default text form).
+pub fn decimal_to_string(raw: i128, scale: u8) -> String {
+    let digits = raw.unsigned_abs().to_string();
+    place_point(raw < 0, &digits, scale)
+}
+
+fn place_point(negative: bool, digits: &str, scale: u8) -> String {
+    let scale = scale as usize;
+    let mut s = String::with_capacity(digits.len() + scale + 3);
+    if negative {
+        s.push('-');
+    }
+    if scale == 0 {
+        s.push_str(digits);
+        return s;
+    }
+    let padded = if digits.len() <= scale { format!("{}{digits}", "0".repeat(scale + 1 - digits.len())) } else { digits.to_string() };
+    let (int, frac) = padded.split_at(padded.len() - scale);
+    s.push_str(int);
+    let frac = frac.trim_end_matches('0');
+    if !frac.is_empty() {
+        s.push('.');
+        s.push_str(frac);
+    }
+    s
+}
+
+/// Decimal digits of a 256-bit little-endian integer (two's complement when `signed`).
+pub fn int256_to_string(le: &[u8], signed: bool) -> String {
+    let (neg, mag) = int256_magnitude(le, signed);
+    let mut out = Vec::new();
+    let mut limbs = mag;
+    if limbs.iter().all(|&l| l == 0) {
+        return "0".into();
+    }
+    while limbs.iter().any(|&l| l != 0) {
+        // Divide the 256-bit magnitude by 10^19 and keep the remainder's digits.
+        let mut rem: u128 = 0;
+        for l in limbs.iter_mut().rev() {
+            let cur = (rem << 64) | u128::from(*l);
+            *l = (cur / 10_000_000_000_000_000_000) as u64;
+            rem = cur % 10_000_000_000_000_000_000;
+        }
+        let chunk = rem.to_string();
+        if limbs.iter().any(|&l| l != 0) {
+            out.push(format!("{chunk:0>19}"));
+        } else {
+            out.push(chunk);
+        }
+    }
+    out.reverse();
+    let s = out.concat();
+    if neg {
+        format!("-{s}")
+    } else {
+        s
+    }
+}
+
+/// `raw / 10^scale` for a 256-bit decimal.
+pub fn decimal256_to_string(le: &[u8], scale: u8) -> String {
+    let s = int256_to_string(le, true);
+    match s.strip_prefix('-') {
+        Some(d) => place_point(true, d, scale),
+        None => place_point(false, &s, scale),
+    }
+}
+
+fn int256_magnitude(le: &[u8], signed: bool) -> (bool, [u64; 4]) {
+    let mut limbs = [0u64; 4];
+    for (i, l) in limbs.iter_mut().enumerate() {
+        *l = u64::from_le_bytes(le[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+    }
+    let neg = signed && limbs[3] >> 63 == 1;
+    if neg {
+        // Two's complement negation.
+        let mut carry = 1u128;
+        for l in limbs.iter_mut() {
+            let v = u128::from(!*l) + carry;
+            *l = v as u64;
+            carry = v >> 64;
+        }
+    }
+    (neg, limbs)
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+
+    #[test]
+    fn decimals() {
+        assert_eq!(decimal_to_string(12345, 2), "123.45");
+        assert_eq!(decimal_to_string(-5, 3), "-0.005");
+        assert_eq!(decimal_to_string(1500, 2), "15");
+        assert_eq!(decimal_to_string(0, 4), "0");
+        assert_eq!(decimal_to_string(i128::MIN, 0), i128::MIN.to_string());
+    }
+
+    #[test]
+    fn int256() {
+        let mut max = [0xffu8; 32];
+        assert_eq!(int256_to_string(&max, false), "115792089237316195423570985008687907853269984665640564039457584007913129639935");
+        assert_eq!(int256_to_string(&max, true), "-1");
+        max[31] = 0x7f;
+        assert_eq!(int256_to_string(&max, true), "57896044618658097711785492504343953926634992332820282019728792003956564819967");
+        let mut min = [0u8; 32];
+        min[31] = 0x80;
+        assert_eq!(int256_to_string(&min, true), "-57896044618658097711785492504343953926634992332820282019728792003956564819968");
+        let mut v = [0u8; 32];
+        v[..16].copy_from_slice(&12345u128.to_le_bytes());
+        assert_eq!(decimal256_to_string(&v, 4), "1.2345");
+        assert_eq!(int256_to_string(&[0u8; 32], true), "0");
     }
 }
