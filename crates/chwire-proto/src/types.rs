@@ -72,6 +72,9 @@ pub enum DataType {
     Interval(IntervalKind),
     /// The type of `NULL` and `[]`: one placeholder byte per row.
     Nothing,
+    /// `Variant(T1, ...)`: each row holds a value of one of the types, or NULL. The server
+    /// lists the types sorted by name; a row's discriminator is the index in this list.
+    Variant(Vec<DataType>),
     /// Types that parse but have no column codec yet; decoding them is an
     /// [`DecodeError::UnsupportedType`] naming the type.
     Unsupported(String),
@@ -172,6 +175,7 @@ pub enum Physical {
     Tuple,
     Map,
     LowCardinality,
+    Variant,
     /// Stored as another (structural) type: see [`DataType::storage`].
     Alias,
     Unsupported,
@@ -211,6 +215,7 @@ impl DataType {
             T::Map(..) => P::Map,
             T::LowCardinality(_) => P::LowCardinality,
             T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } => P::Alias,
+            T::Variant(_) => P::Variant,
             T::Unsupported(_) => P::Unsupported,
         }
     }
@@ -354,6 +359,16 @@ impl fmt::Display for DataType {
             SimpleAggregateFunction { function, ty } => write!(f, "SimpleAggregateFunction({function}, {ty})"),
             Interval(k) => write!(f, "Interval{}", k.name()),
             Nothing => f.write_str("Nothing"),
+            Variant(types) => {
+                f.write_str("Variant(")?;
+                for (i, t) in types.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(")")
+            }
             Unsupported(s) => f.write_str(s),
         }
     }
@@ -620,6 +635,13 @@ impl Node {
             "IPv4" => no_args(T::Ipv4)?,
             "IPv6" => no_args(T::Ipv6)?,
             "Nothing" => no_args(T::Nothing)?,
+            "Variant" => {
+                let types = args.into_iter().map(|a| a.into_type(full)).collect::<Result<Vec<_>, _>>()?;
+                if types.is_empty() || types.len() > 255 {
+                    return Err(bad("Variant takes 1 to 255 types"));
+                }
+                T::Variant(types)
+            }
             "Point" => no_args(T::Geo(GeoKind::Point))?,
             "Ring" => no_args(T::Geo(GeoKind::Ring))?,
             "LineString" => no_args(T::Geo(GeoKind::LineString))?,
@@ -764,7 +786,7 @@ mod tests {
 
     #[test]
     fn unknown_names_parse_as_unsupported() {
-        assert_eq!(DataType::parse("Variant(String, UInt64)").unwrap(), DataType::Unsupported("Variant(String, UInt64)".into()));
+        assert_eq!(DataType::parse("Dynamic").unwrap(), DataType::Unsupported("Dynamic".into()));
     }
 
     #[test]
@@ -790,6 +812,7 @@ mod tests {
             "SimpleAggregateFunction(sum, UInt64)",
             "IntervalSecond",
             "Nullable(Nothing)",
+            "Variant(Array(UInt8), String, UInt64)",
         ] {
             let t = DataType::parse(s).unwrap();
             assert!(!matches!(t, DataType::Unsupported(_)), "{s} parsed as unsupported");

@@ -1,6 +1,6 @@
 //! Column codecs: the data part of a column in a Native block.
 
-use super::{ArrayColumn, ColumnData, LcKeys, LowCardinalityColumn, NullableColumn, StringColumn, TupleColumn};
+use super::{ArrayColumn, ColumnData, LcKeys, LowCardinalityColumn, NullableColumn, StringColumn, TupleColumn, VariantColumn};
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::types::DataType;
 use crate::wire::{Reader, WriteExt};
@@ -129,6 +129,9 @@ pub enum Prefix {
     LowCardinality,
 }
 
+/// Variant discriminators as one byte per row.
+const VARIANT_MODE_BASIC: u64 = 0;
+
 /// The only LowCardinality key version (SharedDictionariesWithAdditionalKeys).
 const LC_KEY_VERSION: u64 = 1;
 const LC_HAS_ADDITIONAL_KEYS: u64 = 1 << 9;
@@ -141,6 +144,17 @@ pub fn read_prefix(ty: &DataType, r: &mut Reader<'_>) -> ReadResult<Prefix> {
         DataType::Nullable(t) | DataType::Array(t) => Prefix::One(Box::new(read_prefix(t, r)?)),
         DataType::Map(k, v) => Prefix::Many(vec![read_prefix(k, r)?, read_prefix(v, r)?]),
         DataType::Tuple(items) => Prefix::Many(items.iter().map(|(_, t)| read_prefix(t, r)).collect::<Result<_, _>>()?),
+        DataType::Variant(types) => {
+            let mode = r.u64_le()?;
+            if mode != VARIANT_MODE_BASIC {
+                return Err(DecodeError::malformed(
+                    "Variant",
+                    format!("discriminators mode {mode} (only the basic mode 0 is used in Native blocks)"),
+                )
+                .into());
+            }
+            Prefix::Many(types.iter().map(|t| read_prefix(t, r)).collect::<Result<_, _>>()?)
+        }
         DataType::LowCardinality(_) => {
             let v = r.u64_le()?;
             if v != LC_KEY_VERSION {
@@ -223,6 +237,26 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
         P::LowCardinality => {
             let DataType::LowCardinality(inner) = ty else { unreachable!() };
             ColumnData::LowCardinality(Box::new(read_low_cardinality(inner, rows, r)?))
+        }
+        P::Variant => {
+            let DataType::Variant(types) = ty else { unreachable!() };
+            let discriminators: Vec<u8> = read_vec(r, rows)?;
+            let mut counts = vec![0usize; types.len()];
+            for &d in &discriminators {
+                if d == VariantColumn::NULL {
+                    continue;
+                }
+                *counts
+                    .get_mut(d as usize)
+                    .ok_or_else(|| DecodeError::malformed("Variant", format!("discriminator {d} for {} types", types.len())))? += 1;
+            }
+            let mut variants = Vec::with_capacity(types.len());
+            for (i, t) in types.iter().enumerate() {
+                variants.push(decode_body(t, counts[i], sub(prefix, i), r)?);
+            }
+            ColumnData::Variant(Box::new(
+                VariantColumn::try_new(discriminators, variants).map_err(|e| DecodeError::malformed("Variant", e))?,
+            ))
         }
         P::Alias => decode_body(&ty.storage().expect("alias storage"), rows, prefix, r)?,
         P::Unsupported => return Err(DecodeError::UnsupportedType(ty.to_string()).into()),
@@ -372,6 +406,10 @@ pub fn write_prefix(ty: &DataType, out: &mut Vec<u8>) {
         }
         DataType::Tuple(items) => items.iter().for_each(|(_, t)| write_prefix(t, out)),
         DataType::LowCardinality(_) => out.put_u64_le(LC_KEY_VERSION),
+        DataType::Variant(types) => {
+            out.put_u64_le(VARIANT_MODE_BASIC);
+            types.iter().for_each(|t| write_prefix(t, out));
+        }
         t if t.physical() == crate::types::Physical::Alias => write_prefix(&t.storage().expect("alias storage"), out),
         _ => {}
     }
@@ -417,6 +455,10 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
             encode_column(&a.values, out);
         }
         D::Tuple(t) => t.elements.iter().for_each(|e| encode_column(e, out)),
+        D::Variant(v) => {
+            out.extend_from_slice(&v.discriminators);
+            v.variants.iter().for_each(|c| encode_column(c, out));
+        }
         D::LowCardinality(l) => {
             let (code, keys): (u64, &[u8]) = match &l.keys {
                 LcKeys::U8(v) => (0, v),
@@ -541,5 +583,96 @@ mod tests {
             let res = decode_sparse(&DataType::UInt32, 3, &mut Reader::new(&wire));
             assert!(matches!(res, Err(ReadError::Invalid(_))), "{res:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod composite_tests {
+    use super::*;
+    use crate::column::Value;
+
+    fn round_trip(ty: &str, rows: usize, wire: &[u8]) -> ColumnData {
+        let ty = DataType::parse(ty).unwrap();
+        let mut r = Reader::new(wire);
+        let data = decode_column(&ty, rows, &mut r).unwrap();
+        assert!(r.is_empty(), "{ty}: {} bytes left", r.remaining());
+        data.check(&ty).unwrap();
+        let mut out = Vec::new();
+        encode_column_of(&ty, &data, &mut out);
+        assert_eq!(out, wire, "re-encoding {ty}");
+        for cut in 0..wire.len() {
+            assert!(
+                matches!(decode_column(&ty, rows, &mut Reader::new(&wire[..cut])), Err(ReadError::Incomplete { .. })),
+                "{ty} cut at {cut}"
+            );
+        }
+        data
+    }
+
+    #[test]
+    fn variant_basic_mode() {
+        // Variant(String, UInt64): rows "a", NULL, 7, "b".
+        let mut w = Vec::new();
+        w.put_u64_le(0); // mode
+        w.extend_from_slice(&[0, 255, 1, 0]); // discriminators
+        w.extend_from_slice(b"\x01a\x01b"); // String rows
+        w.put_u64_le(7); // UInt64 rows
+        let data = round_trip("Variant(String, UInt64)", 4, &w);
+        let ty = DataType::parse("Variant(String, UInt64)").unwrap();
+        let col = crate::Column::new(ty, data).unwrap();
+        assert_eq!(
+            (0..4).map(|i| col.value(i)).collect::<Vec<_>>(),
+            [Value::String(b"a"), Value::Null, Value::UInt(7), Value::String(b"b")]
+        );
+        // A discriminator beyond the types is an error.
+        let mut bad = w.clone();
+        bad[8] = 5;
+        assert!(matches!(
+            decode_column(&DataType::parse("Variant(String, UInt64)").unwrap(), 4, &mut Reader::new(&bad)),
+            Err(ReadError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn low_cardinality_in_array_has_its_prefix_first() {
+        // Array(LowCardinality(String)), rows ["x", "y"], ["x"]: key version, offsets, LC body.
+        let mut w = Vec::new();
+        w.put_u64_le(1);
+        w.put_u64_le(2);
+        w.put_u64_le(3);
+        w.put_u64_le(0x600); // UInt8 keys, additional keys, update dictionary
+        w.put_u64_le(3);
+        w.extend_from_slice(b"\x00\x01x\x01y");
+        w.put_u64_le(3);
+        w.extend_from_slice(&[1, 2, 1]);
+        let data = round_trip("Array(LowCardinality(String))", 2, &w);
+        let col = crate::Column::new(DataType::parse("Array(LowCardinality(String))").unwrap(), data).unwrap();
+        assert_eq!(col.value(0), Value::Array(vec![Value::String(b"x"), Value::String(b"y")]));
+        // An index outside the dictionary is an error.
+        let mut bad = w.clone();
+        let n = bad.len();
+        bad[n - 1] = 9;
+        assert!(matches!(
+            decode_column(&DataType::parse("Array(LowCardinality(String))").unwrap(), 2, &mut Reader::new(&bad)),
+            Err(ReadError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn map_and_tuple() {
+        // Map(String, UInt8): {"a":1,"b":2}, {}: offsets, keys, values.
+        let mut w = Vec::new();
+        w.put_u64_le(2);
+        w.put_u64_le(2);
+        w.extend_from_slice(b"\x01a\x01b");
+        w.extend_from_slice(&[1, 2]);
+        let data = round_trip("Map(String, UInt8)", 2, &w);
+        let col = crate::Column::new(DataType::parse("Map(String, UInt8)").unwrap(), data).unwrap();
+        assert_eq!(col.value(0), Value::Map(vec![(Value::String(b"a"), Value::UInt(1)), (Value::String(b"b"), Value::UInt(2))]));
+        assert_eq!(col.value(1), Value::Map(vec![]));
+        // Tuple(a UInt8, b String): each element's whole column in turn.
+        let data = round_trip("Tuple(a UInt8, b String)", 2, b"\x05\x06\x01p\x00");
+        let col = crate::Column::new(DataType::parse("Tuple(a UInt8, b String)").unwrap(), data).unwrap();
+        assert_eq!(col.value(1), Value::Tuple(vec![(Some("a"), Value::UInt(6)), (Some("b"), Value::String(b""))]));
     }
 }

@@ -197,6 +197,42 @@ pub enum ColumnData {
     /// One column per element, all of `rows` rows.
     Tuple(TupleColumn),
     LowCardinality(Box<LowCardinalityColumn>),
+    Variant(Box<VariantColumn>),
+}
+
+/// `Variant(T...)` in the layout of an Arrow dense union: per row a discriminator (the
+/// index of its type, [`VariantColumn::NULL`] for NULL) and its position in that type's column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariantColumn {
+    pub discriminators: Vec<u8>,
+    pub offsets: Vec<u32>,
+    pub variants: Vec<ColumnData>,
+}
+
+impl VariantColumn {
+    pub const NULL: u8 = 255;
+
+    /// Build from discriminators and the per-type columns, computing the offsets; checks
+    /// that every type's column has as many rows as discriminators point at it.
+    pub fn try_new(discriminators: Vec<u8>, variants: Vec<ColumnData>) -> Result<VariantColumn, String> {
+        let mut counts = vec![0u32; variants.len()];
+        let mut offsets = Vec::with_capacity(discriminators.len());
+        for &d in &discriminators {
+            if d == Self::NULL {
+                offsets.push(0);
+                continue;
+            }
+            let c = counts.get_mut(d as usize).ok_or_else(|| format!("discriminator {d} for a variant of {} types", variants.len()))?;
+            offsets.push(*c);
+            *c += 1;
+        }
+        for (i, (c, v)) in counts.iter().zip(&variants).enumerate() {
+            if *c as usize != v.len() {
+                return Err(format!("variant {i} has {} rows, the discriminators point at {c}", v.len()));
+            }
+        }
+        Ok(VariantColumn { discriminators, offsets, variants })
+    }
 }
 
 /// A tuple's element columns (a tuple without elements still has rows).
@@ -281,6 +317,7 @@ impl ColumnData {
             Int128(v) => v.len(),
             Tuple(t) => t.rows,
             LowCardinality(l) => l.keys.len(),
+            Variant(v) => v.discriminators.len(),
         }
     }
 
@@ -342,6 +379,14 @@ impl ColumnData {
                 ColumnData::LowCardinality(Box::new(LowCardinalityColumn {
                     dictionary: Self::empty_for(inner.strip_nullable())?,
                     keys: LcKeys::U8(Vec::with_capacity(rows)),
+                }))
+            }
+            P::Variant => {
+                let DataType::Variant(types) = ty else { unreachable!() };
+                ColumnData::Variant(Box::new(VariantColumn {
+                    discriminators: Vec::with_capacity(rows),
+                    offsets: Vec::with_capacity(rows),
+                    variants: types.iter().map(Self::empty_for).collect::<Result<_, _>>()?,
                 }))
             }
             P::Alias => Self::with_capacity_for(&ty.storage().expect("alias types have storage"), rows)?,
@@ -422,6 +467,36 @@ impl ColumnData {
                 }
                 true
             }
+            (P::Variant, D::Variant(v)) => {
+                let DataType::Variant(types) = ty else { unreachable!() };
+                if types.len() != v.variants.len() {
+                    return Err(format!("{} variant columns for type {ty}", v.variants.len()));
+                }
+                for (t, c) in types.iter().zip(&v.variants) {
+                    c.check(t)?;
+                }
+                let mut counts = vec![0u32; types.len()];
+                if v.offsets.len() != v.discriminators.len() {
+                    return Err("variant offsets and discriminators differ in length".into());
+                }
+                for (&d, &o) in v.discriminators.iter().zip(&v.offsets) {
+                    if d == VariantColumn::NULL {
+                        continue;
+                    }
+                    let c =
+                        counts.get_mut(d as usize).ok_or_else(|| format!("discriminator {d} for a variant of {} types", types.len()))?;
+                    if o != *c {
+                        return Err(format!("variant offset {o}, expected {c}"));
+                    }
+                    *c += 1;
+                }
+                for (i, (c, col)) in counts.iter().zip(&v.variants).enumerate() {
+                    if *c as usize != col.len() {
+                        return Err(format!("variant {i} has {} rows, the discriminators point at {c}", col.len()));
+                    }
+                }
+                true
+            }
             (P::Alias, _) => return self.check(&ty.storage().expect("alias types have storage")),
             _ => false,
         };
@@ -463,6 +538,7 @@ impl ColumnData {
             Int128(_) => "Int128",
             Tuple(_) => "Tuple",
             LowCardinality(_) => "LowCardinality",
+            Variant(_) => "Variant",
         }
     }
 }

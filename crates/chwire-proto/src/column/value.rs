@@ -160,6 +160,10 @@ impl<'a> Value<'a> {
                 ),
                 _ => unreachable!("nested storage is an array of tuples"),
             },
+            (T::Variant(types), D::Variant(v)) => match v.discriminators[i] {
+                super::VariantColumn::NULL => Value::Null,
+                d => Value::at(&types[d as usize], &v.variants[d as usize], v.offsets[i] as usize),
+            },
             (T::Geo(g), d) => Value::at(geo_storage(*g), d, i),
             (T::SimpleAggregateFunction { ty, .. }, d) => Value::at(ty, d, i),
             // Column construction guarantees type and storage agree.
