@@ -72,6 +72,10 @@ pub enum DataType {
     Interval(IntervalKind),
     /// The type of `NULL` and `[]`: one placeholder byte per row.
     Nothing,
+    /// `Dynamic` or `Dynamic(max_types = N)`: each row holds a value of any type.
+    Dynamic {
+        max_types: Option<u32>,
+    },
     /// `Variant(T1, ...)`: each row holds a value of one of the types, or NULL. The server
     /// lists the types sorted by name; a row's discriminator is the index in this list.
     Variant(Vec<DataType>),
@@ -176,6 +180,7 @@ pub enum Physical {
     Map,
     LowCardinality,
     Variant,
+    Dynamic,
     /// Stored as another (structural) type: see [`DataType::storage`].
     Alias,
     Unsupported,
@@ -216,6 +221,7 @@ impl DataType {
             T::LowCardinality(_) => P::LowCardinality,
             T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } => P::Alias,
             T::Variant(_) => P::Variant,
+            T::Dynamic { .. } => P::Dynamic,
             T::Unsupported(_) => P::Unsupported,
         }
     }
@@ -359,6 +365,8 @@ impl fmt::Display for DataType {
             SimpleAggregateFunction { function, ty } => write!(f, "SimpleAggregateFunction({function}, {ty})"),
             Interval(k) => write!(f, "Interval{}", k.name()),
             Nothing => f.write_str("Nothing"),
+            Dynamic { max_types: None } => f.write_str("Dynamic"),
+            Dynamic { max_types: Some(n) } => write!(f, "Dynamic(max_types={n})"),
             Variant(types) => {
                 f.write_str("Variant(")?;
                 for (i, t) in types.iter().enumerate() {
@@ -407,10 +415,15 @@ fn write_enum<'a>(f: &mut fmt::Formatter<'_>, kw: &str, items: impl Iterator<Ite
 /// number, a quoted string, `'name' = value` (enums), or `name Type` (named tuple elements).
 #[derive(Debug, Clone, PartialEq)]
 enum Node {
-    Type { name: String, args: Vec<Node> },
+    Type {
+        name: String,
+        args: Vec<Node>,
+    },
     Str(String),
     Num(String),
     EnumItem(String, String),
+    /// `name = value` parameters such as `Dynamic(max_types = 10)`.
+    Param(String, String),
     Named(String, Box<Node>),
 }
 
@@ -552,6 +565,15 @@ impl Parser<'_> {
                     }
                     // `name Type` inside a tuple / nested
                     Some(c) if c.is_ascii_alphabetic() || c == b'`' => Ok(Node::Named(name, Box::new(self.node()?))),
+                    Some(b'=') => {
+                        self.pos += 1;
+                        self.skip_ws();
+                        let v = self.number();
+                        if v.is_empty() {
+                            return Err(self.err("expected a number after '='"));
+                        }
+                        Ok(Node::Param(name, v))
+                    }
                     _ => Ok(Node::Type { name, args: Vec::new() }),
                 }
             }
@@ -635,6 +657,13 @@ impl Node {
             "IPv4" => no_args(T::Ipv4)?,
             "IPv6" => no_args(T::Ipv6)?,
             "Nothing" => no_args(T::Nothing)?,
+            "Dynamic" => match args.as_slice() {
+                [] => T::Dynamic { max_types: None },
+                [Node::Param(k, v)] if k == "max_types" => {
+                    T::Dynamic { max_types: Some(v.parse().map_err(|_| bad("max_types must be an integer"))?) }
+                }
+                _ => return Err(bad("Dynamic takes only max_types")),
+            },
             "Variant" => {
                 let types = args.into_iter().map(|a| a.into_type(full)).collect::<Result<Vec<_>, _>>()?;
                 if types.is_empty() || types.len() > 255 {
@@ -786,7 +815,7 @@ mod tests {
 
     #[test]
     fn unknown_names_parse_as_unsupported() {
-        assert_eq!(DataType::parse("Dynamic").unwrap(), DataType::Unsupported("Dynamic".into()));
+        assert_eq!(DataType::parse("JSON").unwrap(), DataType::Unsupported("JSON".into()));
     }
 
     #[test]
@@ -813,6 +842,8 @@ mod tests {
             "IntervalSecond",
             "Nullable(Nothing)",
             "Variant(Array(UInt8), String, UInt64)",
+            "Dynamic",
+            "Dynamic(max_types=10)",
         ] {
             let t = DataType::parse(s).unwrap();
             assert!(!matches!(t, DataType::Unsupported(_)), "{s} parsed as unsupported");

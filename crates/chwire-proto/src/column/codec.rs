@@ -1,6 +1,8 @@
 //! Column codecs: the data part of a column in a Native block.
 
-use super::{ArrayColumn, ColumnData, LcKeys, LowCardinalityColumn, NullableColumn, StringColumn, TupleColumn, VariantColumn};
+use super::{
+    ArrayColumn, ColumnData, DynamicColumn, LcKeys, LowCardinalityColumn, NullableColumn, StringColumn, TupleColumn, VariantColumn,
+};
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::types::DataType;
 use crate::wire::{Reader, WriteExt};
@@ -127,6 +129,147 @@ pub enum Prefix {
     One(Box<Prefix>),
     Many(Vec<Prefix>),
     LowCardinality,
+    /// A Dynamic column's structure: its version, types (with `SharedVariant`'s position for
+    /// versions 1 and 2) and their prefixes.
+    Dynamic {
+        version: u64,
+        types: Vec<DataType>,
+        shared: Option<usize>,
+        prefixes: Vec<Prefix>,
+    },
+}
+
+const DYNAMIC_V1: u64 = 1;
+const DYNAMIC_V2: u64 = 2;
+const DYNAMIC_FLATTENED: u64 = 3;
+const SHARED_VARIANT: &str = "SharedVariant";
+
+fn read_type_name(r: &mut Reader<'_>) -> ReadResult<DataType> {
+    let name = std::str::from_utf8(r.str_bytes()?).map_err(|_| DecodeError::malformed("Dynamic", "type name is not UTF-8"))?;
+    Ok(DataType::parse(name)?)
+}
+
+fn read_dynamic_prefix(r: &mut Reader<'_>) -> ReadResult<Prefix> {
+    let version = r.u64_le()?;
+    match version {
+        DYNAMIC_V1 | DYNAMIC_V2 => {
+            if version == DYNAMIC_V1 {
+                r.varuint()?; // max_dynamic_types
+            }
+            let n = r.varuint_len("Dynamic types", 1 << 16)?;
+            let mut names = Vec::with_capacity(n + 1);
+            for _ in 0..n {
+                let name = std::str::from_utf8(r.str_bytes()?)
+                    .map_err(|_| DecodeError::malformed("Dynamic", "type name is not UTF-8"))?
+                    .to_string();
+                names.push(name);
+            }
+            // The values are a Variant of these types plus SharedVariant, sorted by name.
+            names.push(SHARED_VARIANT.to_string());
+            names.sort();
+            if names.len() > 255 {
+                return Err(DecodeError::malformed("Dynamic", "more than 255 variant types").into());
+            }
+            let shared = names.iter().position(|n| n == SHARED_VARIANT);
+            let types = names
+                .iter()
+                .map(|n| if n == SHARED_VARIANT { Ok(DataType::String) } else { DataType::parse(n) })
+                .collect::<Result<Vec<_>, _>>()?;
+            let mode = r.u64_le()?;
+            if mode != VARIANT_MODE_BASIC {
+                return Err(DecodeError::malformed("Dynamic", format!("variant discriminators mode {mode}")).into());
+            }
+            let prefixes = types.iter().map(|t| read_prefix(t, r)).collect::<Result<_, _>>()?;
+            Ok(Prefix::Dynamic { version, types, shared, prefixes })
+        }
+        DYNAMIC_FLATTENED => {
+            let n = r.varuint_len("Dynamic types", 254)?;
+            let types = (0..n).map(|_| read_type_name(r)).collect::<Result<Vec<_>, _>>()?;
+            let prefixes = types.iter().map(|t| read_prefix(t, r)).collect::<Result<_, _>>()?;
+            Ok(Prefix::Dynamic { version, types, shared: None, prefixes })
+        }
+        v => Err(DecodeError::malformed("Dynamic", format!("unsupported serialization version {v}")).into()),
+    }
+}
+
+fn read_dynamic_body(rows: usize, prefix: &Prefix, r: &mut Reader<'_>) -> ReadResult<DynamicColumn> {
+    let Prefix::Dynamic { version, types, shared, prefixes } = prefix else {
+        return Err(DecodeError::malformed("Dynamic", "missing structure prefix").into());
+    };
+    let discriminators: Vec<u8> = if *version == DYNAMIC_FLATTENED {
+        // Indexes into `types`, `types.len()` meaning NULL, at the smallest fitting width.
+        let n = types.len();
+        let idx: Vec<u64> = match n + 1 {
+            0..=0xff => read_vec::<u8>(r, rows)?.into_iter().map(u64::from).collect(),
+            0x100..=0xffff => read_vec::<u16>(r, rows)?.into_iter().map(u64::from).collect(),
+            _ => read_vec::<u32>(r, rows)?.into_iter().map(u64::from).collect(),
+        };
+        idx.into_iter()
+            .map(|i| match i {
+                i if i == n as u64 => Ok(VariantColumn::NULL),
+                i if i < n as u64 => Ok(i as u8),
+                i => Err(DecodeError::malformed("Dynamic", format!("type index {i} of {n} types"))),
+            })
+            .collect::<Result<_, _>>()?
+    } else {
+        read_vec(r, rows)?
+    };
+    let mut counts = vec![0usize; types.len()];
+    for &d in &discriminators {
+        if d != VariantColumn::NULL {
+            *counts
+                .get_mut(d as usize)
+                .ok_or_else(|| DecodeError::malformed("Dynamic", format!("discriminator {d} for {} types", types.len())))? += 1;
+        }
+    }
+    if let Some(s) = shared {
+        if counts[*s] > 0 {
+            return Err(DecodeError::UnsupportedType(format!(
+                "Dynamic with {} values in SharedVariant (binary-encoded values of types beyond max_types)",
+                counts[*s]
+            ))
+            .into());
+        }
+    }
+    let mut variants = Vec::with_capacity(types.len());
+    for (i, t) in types.iter().enumerate() {
+        variants.push(decode_body(t, counts[i], prefixes.get(i).unwrap_or(&Prefix::None), r)?);
+    }
+    let values = VariantColumn::try_new(discriminators, variants).map_err(|e| DecodeError::malformed("Dynamic", e))?;
+    Ok(DynamicColumn { types: types.clone(), shared: *shared, values, version: *version })
+}
+
+fn write_dynamic_prefix(d: &DynamicColumn, out: &mut Vec<u8>) {
+    out.put_u64_le(d.version);
+    if d.version == DYNAMIC_FLATTENED {
+        out.put_varuint(d.types.len() as u64);
+        for t in &d.types {
+            out.put_str(t.to_string());
+        }
+    } else {
+        if d.version == DYNAMIC_V1 {
+            out.put_varuint(32);
+        }
+        let own: Vec<&DataType> = d.types.iter().enumerate().filter(|(i, _)| Some(*i) != d.shared).map(|(_, t)| t).collect();
+        out.put_varuint(own.len() as u64);
+        for t in own {
+            out.put_str(t.to_string());
+        }
+        out.put_u64_le(VARIANT_MODE_BASIC);
+    }
+    for (t, c) in d.types.iter().zip(&d.values.variants) {
+        write_prefix_of(t, c, out);
+    }
+}
+
+fn write_dynamic_body(d: &DynamicColumn, out: &mut Vec<u8>) {
+    if d.version == DYNAMIC_FLATTENED {
+        let n = d.types.len() as u8;
+        out.extend(d.values.discriminators.iter().map(|&x| if x == VariantColumn::NULL { n } else { x }));
+    } else {
+        out.extend_from_slice(&d.values.discriminators);
+    }
+    d.values.variants.iter().for_each(|c| encode_column(c, out));
 }
 
 /// Variant discriminators as one byte per row.
@@ -155,6 +298,7 @@ pub fn read_prefix(ty: &DataType, r: &mut Reader<'_>) -> ReadResult<Prefix> {
             }
             Prefix::Many(types.iter().map(|t| read_prefix(t, r)).collect::<Result<_, _>>()?)
         }
+        DataType::Dynamic { .. } => read_dynamic_prefix(r)?,
         DataType::LowCardinality(_) => {
             let v = r.u64_le()?;
             if v != LC_KEY_VERSION {
@@ -258,6 +402,7 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
                 VariantColumn::try_new(discriminators, variants).map_err(|e| DecodeError::malformed("Variant", e))?,
             ))
         }
+        P::Dynamic => ColumnData::Dynamic(Box::new(read_dynamic_body(rows, prefix, r)?)),
         P::Alias => decode_body(&ty.storage().expect("alias storage"), rows, prefix, r)?,
         P::Unsupported => return Err(DecodeError::UnsupportedType(ty.to_string()).into()),
     })
@@ -396,21 +541,27 @@ fn expand_sparse(ty: &DataType, values: ColumnData, positions: &[usize], rows: u
     })
 }
 
-/// Append the state prefix of a column of type `ty`.
-pub fn write_prefix(ty: &DataType, out: &mut Vec<u8>) {
-    match ty {
-        DataType::Nullable(t) | DataType::Array(t) => write_prefix(t, out),
-        DataType::Map(k, v) => {
-            write_prefix(k, out);
-            write_prefix(v, out);
+/// Append the state prefix of a column of type `ty` holding `data` (a Dynamic column's
+/// structure depends on its data).
+pub fn write_prefix_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
+    use ColumnData as D;
+    match (ty, data) {
+        (DataType::Nullable(t), D::Nullable(n)) => write_prefix_of(t, &n.values, out),
+        (DataType::Array(t), D::Array(a)) => write_prefix_of(t, &a.values, out),
+        (DataType::Map(k, v), D::Array(a)) => {
+            if let D::Tuple(t) = &a.values {
+                write_prefix_of(k, &t.elements[0], out);
+                write_prefix_of(v, &t.elements[1], out);
+            }
         }
-        DataType::Tuple(items) => items.iter().for_each(|(_, t)| write_prefix(t, out)),
-        DataType::LowCardinality(_) => out.put_u64_le(LC_KEY_VERSION),
-        DataType::Variant(types) => {
+        (DataType::Tuple(items), D::Tuple(t)) => items.iter().zip(&t.elements).for_each(|((_, ty), c)| write_prefix_of(ty, c, out)),
+        (DataType::LowCardinality(_), _) => out.put_u64_le(LC_KEY_VERSION),
+        (DataType::Variant(types), D::Variant(v)) => {
             out.put_u64_le(VARIANT_MODE_BASIC);
-            types.iter().for_each(|t| write_prefix(t, out));
+            types.iter().zip(&v.variants).for_each(|(t, c)| write_prefix_of(t, c, out));
         }
-        t if t.physical() == crate::types::Physical::Alias => write_prefix(&t.storage().expect("alias storage"), out),
+        (DataType::Dynamic { .. }, D::Dynamic(d)) => write_dynamic_prefix(d, out),
+        (t, d) if t.physical() == crate::types::Physical::Alias => write_prefix_of(&t.storage().expect("alias storage"), d, out),
         _ => {}
     }
 }
@@ -418,7 +569,7 @@ pub fn write_prefix(ty: &DataType, out: &mut Vec<u8>) {
 /// Append the wire form of a column of type `ty`: prefix, then body. `data` must fit `ty`
 /// (see [`ColumnData::check`]).
 pub fn encode_column_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
-    write_prefix(ty, out);
+    write_prefix_of(ty, data, out);
     encode_column(data, out);
 }
 
@@ -455,6 +606,7 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
             encode_column(&a.values, out);
         }
         D::Tuple(t) => t.elements.iter().for_each(|e| encode_column(e, out)),
+        D::Dynamic(d) => write_dynamic_body(d, out),
         D::Variant(v) => {
             out.extend_from_slice(&v.discriminators);
             v.variants.iter().for_each(|c| encode_column(c, out));
@@ -674,5 +826,74 @@ mod composite_tests {
         let data = round_trip("Tuple(a UInt8, b String)", 2, b"\x05\x06\x01p\x00");
         let col = crate::Column::new(DataType::parse("Tuple(a UInt8, b String)").unwrap(), data).unwrap();
         assert_eq!(col.value(1), Value::Tuple(vec![(Some("a"), Value::UInt(6)), (Some("b"), Value::String(b""))]));
+    }
+}
+
+#[cfg(test)]
+mod dynamic_tests {
+    use super::*;
+    use crate::column::Value;
+
+    fn check(ty: &str, rows: usize, wire: &[u8]) -> crate::Column {
+        let ty = DataType::parse(ty).unwrap();
+        let data = decode_column(&ty, rows, &mut Reader::new(wire)).unwrap();
+        let mut out = Vec::new();
+        encode_column_of(&ty, &data, &mut out);
+        assert_eq!(out, wire, "re-encoding {ty}");
+        crate::Column::new(ty, data).unwrap()
+    }
+
+    #[test]
+    fn dynamic_v2_and_flattened() {
+        // V2: types [Int64, String] + SharedVariant, sorted: Int64, SharedVariant, String.
+        let mut w = Vec::new();
+        w.put_u64_le(DYNAMIC_V2);
+        w.put_varuint(2);
+        w.put_str("Int64");
+        w.put_str("String");
+        w.put_u64_le(0); // variant mode
+        w.extend_from_slice(&[0, 2, 255]); // 5, "x", NULL
+        w.extend_from_slice(&5i64.to_le_bytes());
+        w.put_str("x");
+        let col = check("Dynamic", 3, &w);
+        assert_eq!((0..3).map(|i| col.value(i)).collect::<Vec<_>>(), [Value::Int(5), Value::String(b"x"), Value::Null]);
+
+        // Array(Dynamic): the structure comes before the array offsets.
+        let mut w = Vec::new();
+        w.put_u64_le(DYNAMIC_V2);
+        w.put_varuint(1);
+        w.put_str("UInt8");
+        w.put_u64_le(0);
+        w.put_u64_le(2); // offsets: one row of two elements
+        w.extend_from_slice(&[1, 1]); // discriminators: SharedVariant=0, UInt8=1
+        w.extend_from_slice(&[7, 8]);
+        let col = check("Array(Dynamic)", 1, &w);
+        assert_eq!(col.value(0), Value::Array(vec![Value::UInt(7), Value::UInt(8)]));
+
+        // FLATTENED: types [String, UInt64]; indexes 1, 2 (NULL), 0.
+        let mut w = Vec::new();
+        w.put_u64_le(DYNAMIC_FLATTENED);
+        w.put_varuint(2);
+        w.put_str("String");
+        w.put_str("UInt64");
+        w.extend_from_slice(&[1, 2, 0]);
+        w.put_str("s");
+        w.put_u64_le(9);
+        let col = check("Dynamic", 3, &w);
+        assert_eq!((0..3).map(|i| col.value(i)).collect::<Vec<_>>(), [Value::UInt(9), Value::Null, Value::String(b"s")]);
+    }
+
+    #[test]
+    fn shared_variant_values_are_a_typed_error() {
+        let mut w = Vec::new();
+        w.put_u64_le(DYNAMIC_V2);
+        w.put_varuint(0);
+        w.put_u64_le(0);
+        w.push(0); // one row in SharedVariant
+        w.put_str("\x0a\x01");
+        assert!(matches!(
+            decode_column(&DataType::parse("Dynamic").unwrap(), 1, &mut Reader::new(&w)),
+            Err(ReadError::Invalid(DecodeError::UnsupportedType(_)))
+        ));
     }
 }

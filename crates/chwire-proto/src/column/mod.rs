@@ -12,7 +12,7 @@ mod codec;
 mod value;
 
 pub use codec::{
-    decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind, write_prefix,
+    decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind, write_prefix_of,
     Prefix, SerializationKind,
 };
 pub use value::{decimal256_to_string, decimal_to_string, int256_to_string, uuid_from_wire, uuid_to_wire, Value};
@@ -198,6 +198,19 @@ pub enum ColumnData {
     Tuple(TupleColumn),
     LowCardinality(Box<LowCardinalityColumn>),
     Variant(Box<VariantColumn>),
+    Dynamic(Box<DynamicColumn>),
+}
+
+/// `Dynamic`: the types this block holds (from the column's prefix) and the rows as a
+/// variant of them. `shared` is the position of ClickHouse's `SharedVariant` (values of
+/// types beyond `max_types`, kept binary-encoded as strings), when the block has one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynamicColumn {
+    pub types: Vec<DataType>,
+    pub shared: Option<usize>,
+    pub values: VariantColumn,
+    /// The serialization version it arrived in (re-encoded the same way).
+    pub version: u64,
 }
 
 /// `Variant(T...)` in the layout of an Arrow dense union: per row a discriminator (the
@@ -318,6 +331,7 @@ impl ColumnData {
             Tuple(t) => t.rows,
             LowCardinality(l) => l.keys.len(),
             Variant(v) => v.discriminators.len(),
+            Dynamic(d) => d.values.discriminators.len(),
         }
     }
 
@@ -389,6 +403,12 @@ impl ColumnData {
                     variants: types.iter().map(Self::empty_for).collect::<Result<_, _>>()?,
                 }))
             }
+            P::Dynamic => ColumnData::Dynamic(Box::new(DynamicColumn {
+                types: Vec::new(),
+                shared: None,
+                values: VariantColumn { discriminators: Vec::with_capacity(rows), offsets: Vec::with_capacity(rows), variants: Vec::new() },
+                version: 2,
+            })),
             P::Alias => Self::with_capacity_for(&ty.storage().expect("alias types have storage"), rows)?,
             P::Unsupported => return Err(EncodeError::Invalid(format!("no column storage for type {ty}"))),
         })
@@ -497,6 +517,12 @@ impl ColumnData {
                 }
                 true
             }
+            (P::Dynamic, D::Dynamic(d)) => {
+                if d.types.len() != d.values.variants.len() {
+                    return Err("a Dynamic column needs one value column per type".into());
+                }
+                return D::Variant(Box::new(d.values.clone())).check(&DataType::Variant(d.types.clone())).map(|_| ());
+            }
             (P::Alias, _) => return self.check(&ty.storage().expect("alias types have storage")),
             _ => false,
         };
@@ -539,6 +565,7 @@ impl ColumnData {
             Tuple(_) => "Tuple",
             LowCardinality(_) => "LowCardinality",
             Variant(_) => "Variant",
+            Dynamic(_) => "Dynamic",
         }
     }
 }

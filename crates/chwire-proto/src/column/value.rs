@@ -164,6 +164,10 @@ impl<'a> Value<'a> {
                 super::VariantColumn::NULL => Value::Null,
                 d => Value::at(&types[d as usize], &v.variants[d as usize], v.offsets[i] as usize),
             },
+            (T::Dynamic { .. }, D::Dynamic(d)) => match d.values.discriminators[i] {
+                super::VariantColumn::NULL => Value::Null,
+                k => Value::at(&d.types[k as usize], &d.values.variants[k as usize], d.values.offsets[i] as usize),
+            },
             (T::Geo(g), d) => Value::at(geo_storage(*g), d, i),
             (T::SimpleAggregateFunction { ty, .. }, d) => Value::at(ty, d, i),
             // Column construction guarantees type and storage agree.
