@@ -158,46 +158,91 @@ fn is_numeric(t: &chwire::DataType) -> bool {
 }
 
 fn write_float(out: &mut Vec<u8>, v: f64, style: Style) {
-    if v.is_nan() {
-        out.extend_from_slice(if style == Style::Json { b"null" } else { b"nan" });
-    } else if v.is_infinite() {
-        out.extend_from_slice(match (style == Style::Json, v > 0.0) {
-            (true, _) => b"null".as_slice(),
-            (false, true) => b"inf",
-            (false, false) => b"-inf",
-        });
+    if !v.is_finite() {
+        write_non_finite(out, v, style);
     } else {
-        let a = v.abs();
-        if a != 0.0 && !(1e-7..1e21).contains(&a) {
-            let _ = write!(out, "{v:e}");
+        write_shortest(out, ryu::Buffer::new().format_finite(v));
+    }
+}
+
+fn write_float32(out: &mut Vec<u8>, v: f32, style: Style) {
+    if !v.is_finite() {
+        write_non_finite(out, f64::from(v), style);
+    } else {
+        write_shortest(out, ryu::Buffer::new().format_finite(v));
+    }
+}
+
+fn write_non_finite(out: &mut Vec<u8>, v: f64, style: Style) {
+    out.extend_from_slice(match (style == Style::Json, v.is_nan(), v > 0.0) {
+        (true, _, _) => b"null".as_slice(),
+        (false, true, _) => b"nan",
+        (false, false, true) => b"inf",
+        (false, false, false) => b"-inf",
+    });
+}
+
+/// Re-render ryu's shortest round-trip digits (ties to even, like ClickHouse's
+/// double-conversion) in ClickHouse's layout: positional for exponents -6..21, otherwise
+/// `d.ddde±x`, and no `.0` on integers.
+fn write_shortest(out: &mut Vec<u8>, text: &str) {
+    let (neg, text) = match text.strip_prefix('-') {
+        Some(t) => (true, t),
+        None => (false, text),
+    };
+    let (mantissa, exp) = match text.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // value = 0.DIGITS × 10^point
+    let mut digits: String = format!("{int}{frac}");
+    let mut point = int.len() as i32 + exp;
+    let lead = digits.len() - digits.trim_start_matches('0').len();
+    digits.drain(..lead);
+    point -= lead as i32;
+    let digits = digits.trim_end_matches('0');
+    if neg {
+        out.push(b'-');
+    }
+    if digits.is_empty() {
+        out.push(b'0');
+        return;
+    }
+    let decimal_exp = point - 1; // exponent of the first digit
+    if (-6..21).contains(&decimal_exp) {
+        if point <= 0 {
+            out.extend_from_slice(b"0.");
+            out.extend(std::iter::repeat_n(b'0', (-point) as usize));
+            out.extend_from_slice(digits.as_bytes());
+        } else if point as usize >= digits.len() {
+            out.extend_from_slice(digits.as_bytes());
+            out.extend(std::iter::repeat_n(b'0', point as usize - digits.len()));
         } else {
-            let _ = write!(out, "{v}");
+            out.extend_from_slice(&digits.as_bytes()[..point as usize]);
+            out.push(b'.');
+            out.extend_from_slice(&digits.as_bytes()[point as usize..]);
         }
+    } else {
+        out.push(digits.as_bytes()[0]);
+        if digits.len() > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits.as_bytes()[1..]);
+        }
+        let _ = write!(out, "e{decimal_exp}");
     }
 }
 
 fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
     match v {
         Value::Null => out.extend_from_slice(match style {
-            Style::Json | Style::Quoted => b"NULL".as_slice(),
-            Style::Pretty => b"NULL",
+            Style::Json => b"null".as_slice(),
+            Style::Quoted | Style::Pretty => b"NULL",
             _ => b"\\N",
         }),
         Value::UInt(x) => out.extend_from_slice(itoa::Buffer::new().format(*x).as_bytes()),
         Value::Int(x) => out.extend_from_slice(itoa::Buffer::new().format(*x).as_bytes()),
-        Value::Float32(x) => {
-            // Shortest text that reads back as the same f32.
-            if x.is_finite() {
-                let a = x.abs();
-                if a != 0.0 && !(1e-7..1e21).contains(&a) {
-                    let _ = write!(out, "{x:e}");
-                } else {
-                    let _ = write!(out, "{x}");
-                }
-            } else {
-                write_float(out, f64::from(*x), style);
-            }
-        }
+        Value::Float32(x) => write_float32(out, *x, style),
         Value::Float64(x) => write_float(out, *x, style),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::String(s) | Value::FixedString(s) => write_string(out, s, style),
@@ -227,7 +272,7 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
         Value::Int128(x) => write_number(out, &x.to_string(), style),
         Value::UInt256(b) => write_number(out, &chwire::proto::column::int256_to_string(b, false), style),
         Value::Int256(b) => write_number(out, &chwire::proto::column::int256_to_string(b, true), style),
-        Value::BFloat16(bits) => write_float(out, f64::from(f32::from_bits(u32::from(*bits) << 16)), style),
+        Value::BFloat16(bits) => write_float32(out, f32::from_bits(u32::from(*bits) << 16), style),
         Value::Decimal { raw, scale } => write_number(out, &chwire::proto::column::decimal_to_string(*raw, *scale), style),
         Value::Decimal256 { raw, scale } => write_number(out, &chwire::proto::column::decimal256_to_string(raw, *scale), style),
         Value::Date32(d) => {
@@ -335,14 +380,10 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
     }
 }
 
-/// Numbers that do not fit 64 bits (and decimals): plain in text formats, quoted in JSON
-/// like ClickHouse's 64-bit-and-wider integers.
-fn write_number(out: &mut Vec<u8>, text: &str, style: Style) {
-    if style == Style::Json {
-        write_json_string(out, text.as_bytes());
-    } else {
-        out.extend_from_slice(text.as_bytes());
-    }
+/// Numbers wider than 64 bits and decimals: plain text in every format (ClickHouse 26.9's
+/// JSON defaults do not quote them).
+fn write_number(out: &mut Vec<u8>, text: &str, _style: Style) {
+    out.extend_from_slice(text.as_bytes());
 }
 
 /// A tuple or map rendered as one text field.
@@ -358,7 +399,7 @@ fn write_composite(out: &mut Vec<u8>, text: &[u8], style: Style) {
 fn time_text(secs: i64, frac: i64, precision: u8) -> String {
     let sign = if secs < 0 { "-" } else { "" };
     let s = secs.unsigned_abs();
-    let mut t = format!("{sign}{:03}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60);
+    let mut t = format!("{sign}{:02}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60);
     if precision > 0 {
         t.push_str(&format!(".{frac:0width$}", width = usize::from(precision)));
     }
@@ -402,25 +443,33 @@ fn write_string(out: &mut Vec<u8>, s: &[u8], style: Style) {
     }
 }
 
+/// A JSON string as ClickHouse writes it: bytes as they are (no UTF-8 repair), `"` `\\`
+/// and `/` escaped, control characters as `\\b \\f \\n \\r \\t` or `\\u00XX`, and U+2028/U+2029
+/// escaped.
 fn write_json_string(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
-    for ch in String::from_utf8_lossy(s).chars() {
-        match ch {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            '\n' => out.extend_from_slice(b"\\n"),
-            '\r' => out.extend_from_slice(b"\\r"),
-            '\t' => out.extend_from_slice(b"\\t"),
-            '\u{8}' => out.extend_from_slice(b"\\b"),
-            '\u{c}' => out.extend_from_slice(b"\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'/' => out.extend_from_slice(b"\\/"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            8 => out.extend_from_slice(b"\\b"),
+            12 => out.extend_from_slice(b"\\f"),
+            0..=0x1f => {
+                let _ = write!(out, "\\u{:04X}", b);
             }
-            c => {
-                let mut b = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            0xe2 if s.get(i + 1) == Some(&0x80) && matches!(s.get(i + 2), Some(0xa8 | 0xa9)) => {
+                let _ = write!(out, "\\u{}", if s[i + 2] == 0xa8 { "2028" } else { "2029" });
+                i += 2;
             }
+            _ => out.push(b),
         }
+        i += 1;
     }
     out.push(b'"');
 }
@@ -457,6 +506,15 @@ mod tests {
             out.push(b' ');
         }
         assert_eq!(String::from_utf8(out).unwrap(), "1 0.5 -0 nan -inf 1e300 1e-10 ");
+        let mut out = Vec::new();
+        for v in [1e21, 123456789012345680000.0, 1e-6, 1.5e-7, 0.1 + 0.2, 1436273600220629.2] {
+            write_float(&mut out, v, Style::Tsv);
+            out.push(b' ');
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), "1e21 123456789012345680000 0.000001 1.5e-7 0.30000000000000004 1436273600220629.2 ");
+        let mut out = Vec::new();
+        write_float32(&mut out, -3333333.2, Style::Tsv);
+        assert_eq!(out, b"-3333333.2");
     }
 
     #[test]

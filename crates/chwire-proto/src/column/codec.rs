@@ -133,6 +133,7 @@ pub enum Prefix {
     /// versions 1 and 2) and their prefixes.
     Dynamic {
         version: u64,
+        max_types: Option<u64>,
         types: Vec<DataType>,
         shared: Option<usize>,
         prefixes: Vec<Prefix>,
@@ -153,9 +154,7 @@ fn read_dynamic_prefix(r: &mut Reader<'_>) -> ReadResult<Prefix> {
     let version = r.u64_le()?;
     match version {
         DYNAMIC_V1 | DYNAMIC_V2 => {
-            if version == DYNAMIC_V1 {
-                r.varuint()?; // max_dynamic_types
-            }
+            let max_types = if version == DYNAMIC_V1 { Some(r.varuint()?) } else { None };
             let n = r.varuint_len("Dynamic types", 1 << 16)?;
             let mut names = Vec::with_capacity(n + 1);
             for _ in 0..n {
@@ -180,20 +179,20 @@ fn read_dynamic_prefix(r: &mut Reader<'_>) -> ReadResult<Prefix> {
                 return Err(DecodeError::malformed("Dynamic", format!("variant discriminators mode {mode}")).into());
             }
             let prefixes = types.iter().map(|t| read_prefix(t, r)).collect::<Result<_, _>>()?;
-            Ok(Prefix::Dynamic { version, types, shared, prefixes })
+            Ok(Prefix::Dynamic { version, max_types, types, shared, prefixes })
         }
         DYNAMIC_FLATTENED => {
             let n = r.varuint_len("Dynamic types", 254)?;
             let types = (0..n).map(|_| read_type_name(r)).collect::<Result<Vec<_>, _>>()?;
             let prefixes = types.iter().map(|t| read_prefix(t, r)).collect::<Result<_, _>>()?;
-            Ok(Prefix::Dynamic { version, types, shared: None, prefixes })
+            Ok(Prefix::Dynamic { version, max_types: None, types, shared: None, prefixes })
         }
         v => Err(DecodeError::malformed("Dynamic", format!("unsupported serialization version {v}")).into()),
     }
 }
 
 fn read_dynamic_body(rows: usize, prefix: &Prefix, r: &mut Reader<'_>) -> ReadResult<DynamicColumn> {
-    let Prefix::Dynamic { version, types, shared, prefixes } = prefix else {
+    let Prefix::Dynamic { version, max_types, types, shared, prefixes } = prefix else {
         return Err(DecodeError::malformed("Dynamic", "missing structure prefix").into());
     };
     let discriminators: Vec<u8> = if *version == DYNAMIC_FLATTENED {
@@ -236,7 +235,7 @@ fn read_dynamic_body(rows: usize, prefix: &Prefix, r: &mut Reader<'_>) -> ReadRe
         variants.push(decode_body(t, counts[i], prefixes.get(i).unwrap_or(&Prefix::None), r)?);
     }
     let values = VariantColumn::try_new(discriminators, variants).map_err(|e| DecodeError::malformed("Dynamic", e))?;
-    Ok(DynamicColumn { types: types.clone(), shared: *shared, values, version: *version })
+    Ok(DynamicColumn { types: types.clone(), shared: *shared, values, version: *version, max_types: *max_types })
 }
 
 fn write_dynamic_prefix(d: &DynamicColumn, out: &mut Vec<u8>) {
@@ -248,7 +247,7 @@ fn write_dynamic_prefix(d: &DynamicColumn, out: &mut Vec<u8>) {
         }
     } else {
         if d.version == DYNAMIC_V1 {
-            out.put_varuint(32);
+            out.put_varuint(d.max_types.unwrap_or(32));
         }
         let own: Vec<&DataType> = d.types.iter().enumerate().filter(|(i, _)| Some(*i) != d.shared).map(|(_, t)| t).collect();
         out.put_varuint(own.len() as u64);
@@ -372,6 +371,11 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
         }
         P::Tuple => {
             let DataType::Tuple(items) = ty else { unreachable!() };
+            if items.is_empty() {
+                // `Tuple()` keeps its row count with one placeholder byte per row.
+                r.bytes(rows)?;
+                return Ok(ColumnData::Tuple(TupleColumn { rows, elements: Vec::new() }));
+            }
             let mut elements = Vec::with_capacity(items.len());
             for (i, (_, t)) in items.iter().enumerate() {
                 elements.push(decode_body(t, rows, sub(prefix, i), r)?);
@@ -605,6 +609,7 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
             out.extend_from_slice(bytemuck::cast_slice(&a.offsets[1..]));
             encode_column(&a.values, out);
         }
+        D::Tuple(t) if t.elements.is_empty() => out.extend(std::iter::repeat_n(0u8, t.rows)),
         D::Tuple(t) => t.elements.iter().for_each(|e| encode_column(e, out)),
         D::Dynamic(d) => write_dynamic_body(d, out),
         D::Variant(v) => {

@@ -211,6 +211,8 @@ pub struct DynamicColumn {
     pub values: VariantColumn,
     /// The serialization version it arrived in (re-encoded the same way).
     pub version: u64,
+    /// Version 1's `max_dynamic_types` field, as received.
+    pub max_types: Option<u64>,
 }
 
 /// `Variant(T...)` in the layout of an Arrow dense union: per row a discriminator (the
@@ -408,6 +410,7 @@ impl ColumnData {
                 shared: None,
                 values: VariantColumn { discriminators: Vec::with_capacity(rows), offsets: Vec::with_capacity(rows), variants: Vec::new() },
                 version: 2,
+                max_types: None,
             })),
             P::Alias => Self::with_capacity_for(&ty.storage().expect("alias types have storage"), rows)?,
             P::Unsupported => return Err(EncodeError::Invalid(format!("no column storage for type {ty}"))),
