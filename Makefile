@@ -4,7 +4,7 @@ CARGO ?= cargo
 CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
 
-.PHONY: demo test build lint unit live server-start server-stop server-status modernfake
+.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -12,10 +12,22 @@ demo: build
 	scripts/server.sh start
 	$(CHWIRE) --url "$$(scripts/server.sh url)" demo --rows $(DEMO_ROWS)
 
-## Every test: formatting, lints, unit tests, byte fixtures, and the live-server suites
-## (the server is started for the run and stopped afterwards if this started it).
+## Every test: formatting, lints, unit tests, byte fixtures, the live-server suites (the
+## server is started for the run and stopped afterwards if this started it), the
+## ClickHouse 26.9 oracle (chdb) and a benchmark smoke run.
 test: lint build modernfake
 	CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
+	$(MAKE) oracle
+	scripts/with-server.sh python3 bench/run.py --smoke --no-setup
+
+## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
+oracle: build
+	scripts/oracle-venv.sh
+	build/oracle-venv/bin/python tests/oracle/run.py --chwire target/release/chwire
+
+## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
+bench: build
+	python3 bench/run.py --write-docs
 
 build:
 	scripts/deps.sh

@@ -294,8 +294,13 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
         }
         Value::Time(secs) => write_string(out, time_text(i64::from(*secs), 0, 0).as_bytes(), style),
         Value::Time64 { ticks, precision } => {
-            let scale = 10i64.pow(u32::from(*precision));
-            write_string(out, time_text(ticks / scale, (ticks % scale).abs(), *precision).as_bytes(), style)
+            let scale = 10u64.pow(u32::from(*precision));
+            let abs = ticks.unsigned_abs();
+            let mut text = time_text((abs / scale) as i64, (abs % scale) as i64, *precision);
+            if *ticks < 0 {
+                text.insert(0, '-');
+            }
+            write_string(out, text.as_bytes(), style)
         }
         Value::Ipv4(a) => write_string(out, a.to_string().as_bytes(), style),
         Value::Ipv6(a) => write_string(out, a.to_string().as_bytes(), style),

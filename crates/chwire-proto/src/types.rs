@@ -88,6 +88,7 @@ pub enum DataType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GeoKind {
     Point,
+    MultiPoint,
     Ring,
     LineString,
     MultiLineString,
@@ -99,6 +100,7 @@ impl GeoKind {
     pub fn name(self) -> &'static str {
         match self {
             GeoKind::Point => "Point",
+            GeoKind::MultiPoint => "MultiPoint",
             GeoKind::Ring => "Ring",
             GeoKind::LineString => "LineString",
             GeoKind::MultiLineString => "MultiLineString",
@@ -113,7 +115,7 @@ impl GeoKind {
         let arr = |t: DataType| DataType::Array(Box::new(t));
         match self {
             GeoKind::Point => point(),
-            GeoKind::Ring | GeoKind::LineString => arr(point()),
+            GeoKind::Ring | GeoKind::LineString | GeoKind::MultiPoint => arr(point()),
             GeoKind::MultiLineString | GeoKind::Polygon => arr(arr(point())),
             GeoKind::MultiPolygon => arr(arr(arr(point()))),
         }
@@ -679,6 +681,7 @@ impl Node {
                 T::Variant(types)
             }
             "Point" => no_args(T::Geo(GeoKind::Point))?,
+            "MultiPoint" => no_args(T::Geo(GeoKind::MultiPoint))?,
             "Ring" => no_args(T::Geo(GeoKind::Ring))?,
             "LineString" => no_args(T::Geo(GeoKind::LineString))?,
             "MultiLineString" => no_args(T::Geo(GeoKind::MultiLineString))?,

@@ -609,7 +609,8 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
             out.extend_from_slice(bytemuck::cast_slice(&a.offsets[1..]));
             encode_column(&a.values, out);
         }
-        D::Tuple(t) if t.elements.is_empty() => out.extend(std::iter::repeat_n(0u8, t.rows)),
+        // ClickHouse writes '0' as the placeholder of an empty tuple's rows.
+        D::Tuple(t) if t.elements.is_empty() => out.extend(std::iter::repeat_n(b'0', t.rows)),
         D::Tuple(t) => t.elements.iter().for_each(|e| encode_column(e, out)),
         D::Dynamic(d) => write_dynamic_body(d, out),
         D::Variant(v) => {

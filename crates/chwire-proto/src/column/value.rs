@@ -180,9 +180,11 @@ impl<'a> Value<'a> {
 fn geo_storage(g: crate::types::GeoKind) -> &'static DataType {
     use crate::types::GeoKind as G;
     use std::sync::OnceLock;
-    static TYPES: OnceLock<[DataType; 6]> = OnceLock::new();
-    let all = TYPES.get_or_init(|| [G::Point, G::Ring, G::LineString, G::MultiLineString, G::Polygon, G::MultiPolygon].map(G::storage));
+    static TYPES: OnceLock<[DataType; 7]> = OnceLock::new();
+    let all = TYPES
+        .get_or_init(|| [G::Point, G::Ring, G::LineString, G::MultiLineString, G::Polygon, G::MultiPolygon, G::MultiPoint].map(G::storage));
     &all[match g {
+        G::MultiPoint => 6,
         G::Point => 0,
         G::Ring => 1,
         G::LineString => 2,
