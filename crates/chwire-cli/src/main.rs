@@ -119,7 +119,7 @@ struct QueryArgs {
     /// Progress bar on stderr: auto (on a terminal), always, never
     #[arg(long, value_enum, default_value_t = progress::When::Auto)]
     progress: progress::When,
-    /// Print the query's totals (rows, bytes, time) to stderr at the end
+    /// Print the query's totals (rows, bytes, peak memory) to stderr at the end
     #[arg(long)]
     stats: bool,
 }
@@ -229,14 +229,21 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     bar.finish();
     if args.stats {
         let p = stream.progress();
+        let peak = peak_rss_kib().map(|k| format!("; peak memory {:.1} MiB", k as f64 / 1024.0)).unwrap_or_default();
         eprintln!(
-            "{} rows, {} bytes read{}",
+            "{} rows, {} bytes read{}{peak}",
             p.read_rows,
             p.read_bytes,
             stream.profile_info().map(|i| format!("; {} rows in the result", i.rows)).unwrap_or_default()
         );
     }
     Ok(())
+}
+
+/// This process's peak resident memory (Linux: VmHWM), in KiB.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 fn main() -> ExitCode {

@@ -138,3 +138,43 @@ fn demo_inserts_and_aggregates() {
     assert_eq!(count, format!("20000\t{}\n", 19_999u64 * 20_000 / 2));
     chwire(&["query", "DROP TABLE chwire_cli_demo"]);
 }
+
+/// The README's promise: a large result streams in bounded memory (one block at a time).
+#[test]
+fn streams_100m_rows_in_bounded_memory() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chwire"))
+        .arg("--url")
+        .arg(url())
+        .args(["query", "--format", "tsv", "--stats", "--progress", "never", "SELECT number FROM system.numbers LIMIT 100000000"])
+        .env_remove("CHWIRE_URL")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Count the lines as they stream, keeping only the tail.
+    let mut stdout = child.stdout.take().unwrap();
+    let (mut lines, mut tail, mut buf) = (0u64, Vec::new(), vec![0u8; 1 << 20]);
+    loop {
+        let n = stdout.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        tail.extend_from_slice(&buf[n.saturating_sub(16)..n]);
+        let keep = tail.len().saturating_sub(16);
+        tail.drain(..keep);
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(lines, 100_000_000);
+    assert!(tail.ends_with(b"\n99999999\n"), "{:?}", String::from_utf8_lossy(&tail));
+    let peak: f64 = err
+        .split("peak memory ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory in {err:?}"));
+    assert!(peak < 64.0, "peak memory {peak} MiB for 100M rows");
+}
