@@ -309,13 +309,13 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
         Value::Tuple(items) => {
             let mut tmp = Vec::new();
             let named = style == Style::Json && items.iter().all(|(n, _)| n.is_some()) && !items.is_empty();
-            tmp.push(if named {
-                b'{'
-            } else if style == Style::Json {
-                b'['
-            } else {
-                b'('
-            });
+            // Named tuples are JSON objects, other tuples JSON arrays; text formats use (..).
+            let (open, close) = match (named, style == Style::Json) {
+                (true, _) => (b'{', b'}'),
+                (false, true) => (b'[', b']'),
+                (false, false) => (b'(', b')'),
+            };
+            tmp.push(open);
             let inner = if style == Style::Json { Style::Json } else { Style::Quoted };
             for (i, (name, v)) in items.iter().enumerate() {
                 if i > 0 {
@@ -327,13 +327,7 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
                 }
                 write_value(&mut tmp, v, inner, tz);
             }
-            tmp.push(if named {
-                b'}'
-            } else if style == Style::Json {
-                b']'
-            } else {
-                b')'
-            });
+            tmp.push(close);
             write_composite(out, &tmp, style);
         }
         Value::Map(entries) => {
@@ -344,19 +338,15 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
                 if i > 0 {
                     tmp.push(b',');
                 }
-                if style == Style::Json {
-                    // JSON object keys are strings: render the key as text, then quote it.
-                    let mut key = Vec::new();
-                    write_value(&mut key, k, Style::Tsv, tz);
-                    if matches!(k, Value::String(_)) {
-                        key.clear();
-                        if let Value::String(s) = k {
-                            key.extend_from_slice(s);
-                        }
+                match (style, k) {
+                    // JSON object keys are strings: a String key as it is, others as their text.
+                    (Style::Json, Value::String(key)) => write_json_string(&mut tmp, key),
+                    (Style::Json, k) => {
+                        let mut key = Vec::new();
+                        write_value(&mut key, k, Style::Tsv, tz);
+                        write_json_string(&mut tmp, &key);
                     }
-                    write_json_string(&mut tmp, &key);
-                } else {
-                    write_value(&mut tmp, k, inner, tz);
+                    (_, k) => write_value(&mut tmp, k, inner, tz),
                 }
                 tmp.push(b':');
                 write_value(&mut tmp, v, inner, tz);
