@@ -7,7 +7,7 @@ use chwire_proto::packet::client::{encode_addendum, ClientHello};
 use chwire_proto::{PacketDecoder, Revision, ServerHello, ServerPacket};
 use std::future::Future;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
 /// How much room to make in the receive buffer before each read.
@@ -98,9 +98,46 @@ impl Conn {
     }
 
     /// Write out everything in the write buffer.
+    ///
+    /// While the socket is not writable, whatever the server sends is read into the receive
+    /// buffer (and decoded later): during an insert the server answers each block
+    /// (ProfileEvents, Progress, Log), and if neither side read while writing, both could
+    /// block on full socket buffers.
     pub(crate) async fn flush(&mut self) -> Result<()> {
-        let (stream, wbuf) = (&mut self.stream, &self.wbuf);
-        with_timeout(self.write_timeout, "write", stream.write_all(wbuf)).await?;
+        let Conn { stream, wbuf, rbuf, write_timeout, .. } = self;
+        let duplex = async {
+            let mut written = 0;
+            while written < wbuf.len() {
+                tokio::select! {
+                    biased;
+                    r = stream.writable() => {
+                        r?;
+                        match stream.try_write(&wbuf[written..]) {
+                            Ok(n) => written += n,
+                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    r = stream.readable() => {
+                        r?;
+                        rbuf.reserve(64 * 1024);
+                        match stream.try_read_buf(rbuf) {
+                            Ok(0) => return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the server closed the connection")),
+                            Ok(_) => {}
+                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                            Err(e) => return Err(e),
+                        }
+                    }
+                }
+            }
+            Ok(())
+        };
+        match with_timeout(*write_timeout, "write", duplex).await {
+            Err(e) if matches!(e.kind(), ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof) => {
+                return Err(Error::new(ErrorKind::Closed))
+            }
+            r => r?,
+        }
         self.wbuf.clear();
         Ok(())
     }
