@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -53,27 +52,42 @@ def argv_for(client, base, workload, compression):
     return base + ["--workload", workload, "--compression", compression]
 
 
-def run_once(argv, timeout):
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        return {"error": f"timed out after {timeout} s"}
-    wall = time.perf_counter() - start
-    return {"returncode": proc.returncode, "stdout": out.decode(errors="replace"), "stderr": err.decode(errors="replace"), "proc_wall_s": wall}
+def timed(argv, timeout):
+    """Run one client process; wall time, and user+sys CPU and peak RSS of that process alone
+    (from wait4). Output goes to temporary files, so nothing blocks on pipes."""
+    import tempfile
+    import threading
 
-
-def measure(argv, timeout):
-    """CPU (user+sys) of the child: the difference of this process's reaped-children totals
-    (one child at a time runs)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    r = run_once(argv, timeout)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    r["cpu_s"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return r
+    # A process started from this Python process inherits its resident-set high-water mark
+    # until exec, so wait4's ru_maxrss would report at least Python's size: /usr/bin/time
+    # (small) reports its own child's peak instead.
+    gnu_time = os.path.exists("/usr/bin/time")
+    if gnu_time:
+        argv = ["/usr/bin/time", "-f", "RSS_KB=%M"] + argv
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, cwd=ROOT)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        r = {"returncode": proc.returncode, "stdout": out.read().decode(errors="replace"), "stderr": err.read().decode(errors="replace"),
+             "proc_wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "rss_kb": usage.ru_maxrss}
+        if gnu_time:
+            lines = r["stderr"].splitlines()
+            rss = [l for l in lines if l.startswith("RSS_KB=")]
+            if rss:
+                r["rss_kb"] = int(rss[-1].split("=")[1])
+            r["stderr"] = "\n".join(l for l in lines if not l.startswith("RSS_KB=") and not l.startswith("Command exited with non-zero status"))
+        if wall >= timeout:
+            return {"error": f"timed out after {timeout} s"}
+        return r
 
 
 def parse(r, client, workload, compression):
@@ -92,21 +106,9 @@ def parse(r, client, workload, compression):
     return {"status": "error", "reason": f"exit {r['returncode']}: {tail}"}
 
 
-def timed(argv, timeout):
-    """Run under /usr/bin/time, which reports the child's own peak RSS (ru_maxrss of the
-    children totals would be the maximum over all runs). /usr/bin/time's own CPU is tiny."""
-    fmt = "RSS_KB=%M"
-    r = measure(["/usr/bin/time", "-f", fmt] + argv, timeout)
-    if "stderr" in r:
-        lines = r["stderr"].splitlines()
-        rss = [l for l in lines if l.startswith("RSS_KB=")]
-        if rss:
-            r["rss_kb"] = int(rss[-1].split("=")[1])
-            r["stderr"] = "\n".join(l for l in lines if not l.startswith("RSS_KB="))
-    return r
-
-
 def setup(clients, port):
+    if not os.path.exists("/usr/bin/time"):
+        sh("apt-get install -y time >/dev/null 2>&1 || (apt-get update >/dev/null && apt-get install -y time)")
     sh(["scripts/server.sh", "start"])
     sh(["clickhouse-client", "--host", "127.0.0.1", "--port", str(port), "--query",
         "CREATE TABLE IF NOT EXISTS chwire_bench_w5 (id UInt64, name String, value Float64, ts DateTime) ENGINE = Null"], stdin=subprocess.DEVNULL)
