@@ -386,8 +386,14 @@ def pending(name, sql, reason=None):
     PENDING.append((name, sql, reason or "not supported by chwire yet"))
 
 
-pending("pending/JSON_dynamic_paths", "SELECT arrayJoin(['{\"a\":1,\"b\":{\"c\":\"x\"}}', '{\"a\":[1,2],\"d\":null}', '{}'])::JSON AS j")
-pending("pending/JSON_typed_paths", "SELECT '{\"a\":1,\"b\":{\"c\":\"x\"},\"z\":1.5}'::JSON(a UInt32, b.c String) AS j")
+case("json/dynamic_paths", "SELECT arrayJoin(['{\"a\":1,\"b\":{\"c\":\"x\"}}', '{\"a\":[1,2],\"d\":null}', '{}'])::JSON AS j")
+case("json/nested_and_arrays", "SELECT arrayJoin(['{\"a\":{\"b\":{\"c\":[1,2,3]}},\"s\":\"x\"}', '{\"a\":{\"b\":{\"d\":true}},\"arr\":[{\"k\":1},{\"k\":2}]}', '{\"n\":null,\"f\":-0.5}'])::JSON AS j")
+case("json/multi_block", "SELECT concat('{\"id\":', toString(number), if(number % 2 = 0, ',\"even\":true', ',\"odd\":\"y\"'), '}')::JSON AS j FROM numbers(20000) SETTINGS max_block_size = 6000")
+case("json/in_tuple", "SELECT tuple(number, concat('{\"v\":', toString(number), '}')::JSON) AS t FROM numbers(3)")
+case("json/typed_nullable", "SELECT arrayJoin(['{\"a\":1}', '{}'])::JSON(a Nullable(UInt32), b.c String) AS j")
+case("json/typed_paths", "SELECT '{\"a\":1,\"b\":{\"c\":\"x\"},\"z\":1.5}'::JSON(a UInt32, b.c String) AS j")
+pending("pending/JSON_shared_data", "SELECT arrayJoin(['{\"a\":1,\"b\":2,\"c\":3}', '{\"d\":4}'])::JSON(max_dynamic_paths=1) AS j",
+        "paths beyond max_dynamic_paths are stored binary-encoded in shared data")
 pending("pending/Geometry", "SELECT arrayJoin([((1., 2.)::Point)::Geometry, ([(0., 0.), (1., 1.)]::LineString)::Geometry]) AS g")
 pending("pending/QBit", "SELECT [1., 2., 3.]::QBit(Float32, 3) AS q")
 pending("pending/AggregateFunction_sum", "SELECT sumState(number) AS s FROM numbers(10)")

@@ -306,6 +306,12 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
         Value::Ipv6(a) => write_string(out, a.to_string().as_bytes(), style),
         Value::Interval(n, _) => out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes()),
         Value::Nothing => out.extend_from_slice(b"0"),
+        Value::JsonText(t) => write_composite(out, t, style),
+        Value::Json(fields) => {
+            let mut tmp = Vec::new();
+            write_json_object(&mut tmp, fields, tz);
+            write_composite(out, &tmp, style);
+        }
         Value::Tuple(items) => {
             let mut tmp = Vec::new();
             let named = style == Style::Json && items.iter().all(|(n, _)| n.is_some()) && !items.is_empty();
@@ -373,6 +379,51 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
             }
         }
     }
+}
+
+/// A JSON column's value: dot-separated paths become nested objects.
+fn write_json_object(out: &mut Vec<u8>, fields: &[(&str, Value<'_>)], tz: &TimeZone) {
+    enum Node<'f, 'v> {
+        Leaf(&'f Value<'v>),
+        Object(Vec<(&'f str, Node<'f, 'v>)>),
+    }
+    fn insert<'f, 'v>(children: &mut Vec<(&'f str, Node<'f, 'v>)>, path: &'f str, v: &'f Value<'v>) {
+        match path.split_once('.') {
+            None => children.push((path, Node::Leaf(v))),
+            Some((head, rest)) => {
+                let i = match children.iter().position(|(k, n)| *k == head && matches!(n, Node::Object(_))) {
+                    Some(i) => i,
+                    None => {
+                        children.push((head, Node::Object(Vec::new())));
+                        children.len() - 1
+                    }
+                };
+                if let Node::Object(c) = &mut children[i].1 {
+                    insert(c, rest, v);
+                }
+            }
+        }
+    }
+    fn render(out: &mut Vec<u8>, children: &[(&str, Node<'_, '_>)], tz: &TimeZone) {
+        out.push(b'{');
+        for (i, (k, n)) in children.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_json_string(out, k.as_bytes());
+            out.push(b':');
+            match n {
+                Node::Leaf(v) => write_value(out, v, Style::Json, tz),
+                Node::Object(c) => render(out, c, tz),
+            }
+        }
+        out.push(b'}');
+    }
+    let mut root = Vec::new();
+    for (p, v) in fields {
+        insert(&mut root, p, v);
+    }
+    render(out, &root, tz);
 }
 
 /// Numbers wider than 64 bits and decimals: plain text in every format (ClickHouse 26.9's

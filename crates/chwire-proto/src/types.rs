@@ -73,6 +73,12 @@ pub enum DataType {
     /// The type of `NULL` and `[]`: one placeholder byte per row.
     Nothing,
     /// `Dynamic` or `Dynamic(max_types = N)`: each row holds a value of any type.
+    /// `JSON(...)`: typed paths (`typed`, sorted by path) plus dynamic paths; `args` keeps
+    /// the parameters in the server's order, to print the name back as it was.
+    Json {
+        typed: Vec<(String, DataType)>,
+        args: Vec<JsonArg>,
+    },
     Dynamic {
         max_types: Option<u32>,
     },
@@ -82,6 +88,15 @@ pub enum DataType {
     /// Types that parse but have no column codec yet; decoding them is an
     /// [`DecodeError::UnsupportedType`] naming the type.
     Unsupported(String),
+}
+
+/// A parameter of a `JSON(...)` type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum JsonArg {
+    /// A typed path: `a.b UInt32`.
+    Path(String, DataType),
+    /// `max_dynamic_paths=N`, `max_dynamic_types=N`.
+    Param(String, String),
 }
 
 /// The geometry types and their storage.
@@ -183,6 +198,7 @@ pub enum Physical {
     LowCardinality,
     Variant,
     Dynamic,
+    Json,
     /// Stored as another (structural) type: see [`DataType::storage`].
     Alias,
     Unsupported,
@@ -224,6 +240,7 @@ impl DataType {
             T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } => P::Alias,
             T::Variant(_) => P::Variant,
             T::Dynamic { .. } => P::Dynamic,
+            T::Json { .. } => P::Json,
             T::Unsupported(_) => P::Unsupported,
         }
     }
@@ -374,6 +391,23 @@ impl fmt::Display for DataType {
             SimpleAggregateFunction { function, ty } => write!(f, "SimpleAggregateFunction({function}, {ty})"),
             Interval(k) => write!(f, "Interval{}", k.name()),
             Nothing => f.write_str("Nothing"),
+            Json { args, .. } if args.is_empty() => f.write_str("JSON"),
+            Json { args, .. } => {
+                f.write_str("JSON(")?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match a {
+                        JsonArg::Path(p, t) => {
+                            write_ident(f, p)?;
+                            write!(f, " {t}")?;
+                        }
+                        JsonArg::Param(k, v) => write!(f, "{k}={v}")?,
+                    }
+                }
+                f.write_str(")")
+            }
             Dynamic { max_types: None } => f.write_str("Dynamic"),
             Dynamic { max_types: Some(n) } => write!(f, "Dynamic(max_types={n})"),
             Variant(types) => {
@@ -666,6 +700,23 @@ impl Node {
             "IPv4" => no_args(T::Ipv4)?,
             "IPv6" => no_args(T::Ipv6)?,
             "Nothing" => no_args(T::Nothing)?,
+            "JSON" => {
+                let mut typed = Vec::new();
+                let mut jargs = Vec::new();
+                for a in args {
+                    match a {
+                        Node::Named(path, t) if path != "SKIP" => {
+                            let t = t.into_type(full)?;
+                            typed.push((path.clone(), t.clone()));
+                            jargs.push(JsonArg::Path(path, t));
+                        }
+                        Node::Param(k, v) if k == "max_dynamic_paths" || k == "max_dynamic_types" => jargs.push(JsonArg::Param(k, v)),
+                        _ => return Ok(T::Unsupported(full.to_string())),
+                    }
+                }
+                typed.sort_by(|a, b| a.0.cmp(&b.0));
+                T::Json { typed, args: jargs }
+            }
             "Dynamic" => match args.as_slice() {
                 [] => T::Dynamic { max_types: None },
                 [Node::Param(k, v)] if k == "max_types" => {
@@ -825,7 +876,7 @@ mod tests {
 
     #[test]
     fn unknown_names_parse_as_unsupported() {
-        assert_eq!(DataType::parse("JSON").unwrap(), DataType::Unsupported("JSON".into()));
+        assert_eq!(DataType::parse("Object('json')").unwrap(), DataType::Unsupported("Object('json')".into()));
     }
 
     #[test]
@@ -854,6 +905,9 @@ mod tests {
             "Variant(Array(UInt8), String, UInt64)",
             "Dynamic",
             "Dynamic(max_types=10)",
+            "JSON",
+            "JSON(a UInt32, `b.c` String)",
+            "JSON(max_dynamic_paths=10, a Array(String))",
         ] {
             let t = DataType::parse(s).unwrap();
             assert!(!matches!(t, DataType::Unsupported(_)), "{s} parsed as unsupported");

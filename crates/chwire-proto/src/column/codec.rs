@@ -1,7 +1,8 @@
 //! Column codecs: the data part of a column in a Native block.
 
 use super::{
-    ArrayColumn, ColumnData, DynamicColumn, LcKeys, LowCardinalityColumn, NullableColumn, StringColumn, TupleColumn, VariantColumn,
+    ArrayColumn, ColumnData, DynamicColumn, JsonColumn, LcKeys, LowCardinalityColumn, NullableColumn, StringColumn, TupleColumn,
+    VariantColumn,
 };
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::types::DataType;
@@ -138,7 +139,21 @@ pub enum Prefix {
         shared: Option<usize>,
         prefixes: Vec<Prefix>,
     },
+    /// A JSON column's structure: version, dynamic path names and the prefixes of the typed
+    /// paths and of each dynamic path (a Dynamic structure).
+    Json {
+        version: u64,
+        max_paths: Option<u64>,
+        paths: Vec<String>,
+        typed: Vec<Prefix>,
+        dynamic: Vec<Prefix>,
+    },
 }
+
+const JSON_V1: u64 = 0;
+const JSON_STRING: u64 = 1;
+const JSON_V2: u64 = 2;
+const JSON_FLATTENED: u64 = 3;
 
 const DYNAMIC_V1: u64 = 1;
 const DYNAMIC_V2: u64 = 2;
@@ -298,6 +313,7 @@ pub fn read_prefix(ty: &DataType, r: &mut Reader<'_>) -> ReadResult<Prefix> {
             Prefix::Many(types.iter().map(|t| read_prefix(t, r)).collect::<Result<_, _>>()?)
         }
         DataType::Dynamic { .. } => read_dynamic_prefix(r)?,
+        DataType::Json { typed, .. } => read_json_prefix(typed, r)?,
         DataType::LowCardinality(_) => {
             let v = r.u64_le()?;
             if v != LC_KEY_VERSION {
@@ -407,6 +423,10 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
             ))
         }
         P::Dynamic => ColumnData::Dynamic(Box::new(read_dynamic_body(rows, prefix, r)?)),
+        P::Json => {
+            let DataType::Json { typed, .. } = ty else { unreachable!() };
+            ColumnData::Json(Box::new(read_json_body(typed, rows, prefix, r)?))
+        }
         P::Alias => decode_body(&ty.storage().expect("alias storage"), rows, prefix, r)?,
         P::Unsupported => return Err(DecodeError::UnsupportedType(ty.to_string()).into()),
     })
@@ -545,6 +565,98 @@ fn expand_sparse(ty: &DataType, values: ColumnData, positions: &[usize], rows: u
     })
 }
 
+fn read_json_prefix(typed: &[(String, DataType)], r: &mut Reader<'_>) -> ReadResult<Prefix> {
+    let version = r.u64_le()?;
+    let max_paths = match version {
+        JSON_V1 => Some(r.varuint()?),
+        JSON_V2 | JSON_FLATTENED => None,
+        JSON_STRING => return Ok(Prefix::Json { version, max_paths: None, paths: Vec::new(), typed: Vec::new(), dynamic: Vec::new() }),
+        v => return Err(DecodeError::malformed("JSON", format!("unsupported serialization version {v}")).into()),
+    };
+    let n = r.varuint_len("JSON dynamic paths", 1 << 20)?;
+    let mut paths = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        paths.push(std::str::from_utf8(r.str_bytes()?).map_err(|_| DecodeError::malformed("JSON", "path is not UTF-8"))?.to_string());
+    }
+    let typed = typed.iter().map(|(_, t)| read_prefix(t, r)).collect::<Result<Vec<_>, _>>()?;
+    let dynamic = (0..n).map(|_| read_dynamic_prefix(r)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Prefix::Json { version, max_paths, paths, typed, dynamic })
+}
+
+fn read_json_body(typed_types: &[(String, DataType)], rows: usize, prefix: &Prefix, r: &mut Reader<'_>) -> ReadResult<JsonColumn> {
+    let Prefix::Json { version, max_paths, paths, typed, dynamic } = prefix else {
+        return Err(DecodeError::malformed("JSON", "missing structure prefix").into());
+    };
+    if *version == JSON_STRING {
+        return Ok(JsonColumn {
+            version: *version,
+            rows,
+            text: Some(read_strings(r, rows)?),
+            typed: Vec::new(),
+            dynamic: Vec::new(),
+            shared: None,
+            max_dynamic_paths: None,
+        });
+    }
+    let mut typed_cols = Vec::with_capacity(typed_types.len());
+    for ((_, t), p) in typed_types.iter().zip(typed) {
+        typed_cols.push(decode_body(t, rows, p, r)?);
+    }
+    let mut dynamic_cols = Vec::with_capacity(paths.len());
+    for (path, p) in paths.iter().zip(dynamic) {
+        dynamic_cols.push((path.clone(), read_dynamic_body(rows, p, r)?));
+    }
+    let shared = if *version == JSON_FLATTENED {
+        None
+    } else {
+        let shared_ty = DataType::Array(Box::new(DataType::Tuple(vec![(None, DataType::String), (None, DataType::String)])));
+        let data = decode_body(&shared_ty, rows, &Prefix::None, r)?;
+        if let ColumnData::Array(a) = &data {
+            let n = *a.offsets.last().unwrap_or(&0);
+            if n > 0 {
+                return Err(DecodeError::UnsupportedType(format!(
+                    "JSON with {n} values in shared data (binary-encoded paths beyond max_dynamic_paths)"
+                ))
+                .into());
+            }
+        }
+        Some(data)
+    };
+    Ok(JsonColumn { version: *version, rows, text: None, typed: typed_cols, dynamic: dynamic_cols, shared, max_dynamic_paths: *max_paths })
+}
+
+fn write_json_prefix(typed_types: &[(String, DataType)], j: &JsonColumn, out: &mut Vec<u8>) {
+    out.put_u64_le(j.version);
+    if j.version == JSON_STRING {
+        return;
+    }
+    if j.version == JSON_V1 {
+        out.put_varuint(j.max_dynamic_paths.unwrap_or(1024));
+    }
+    out.put_varuint(j.dynamic.len() as u64);
+    for (p, _) in &j.dynamic {
+        out.put_str(p);
+    }
+    for ((_, t), c) in typed_types.iter().zip(&j.typed) {
+        write_prefix_of(t, c, out);
+    }
+    for (_, d) in &j.dynamic {
+        write_dynamic_prefix(d, out);
+    }
+}
+
+fn write_json_body(j: &JsonColumn, out: &mut Vec<u8>) {
+    if let Some(text) = &j.text {
+        encode_column(&ColumnData::String(text.clone()), out);
+        return;
+    }
+    j.typed.iter().for_each(|c| encode_column(c, out));
+    j.dynamic.iter().for_each(|(_, d)| write_dynamic_body(d, out));
+    if let Some(shared) = &j.shared {
+        encode_column(shared, out);
+    }
+}
+
 /// Append the state prefix of a column of type `ty` holding `data` (a Dynamic column's
 /// structure depends on its data).
 pub fn write_prefix_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
@@ -565,6 +677,7 @@ pub fn write_prefix_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
             types.iter().zip(&v.variants).for_each(|(t, c)| write_prefix_of(t, c, out));
         }
         (DataType::Dynamic { .. }, D::Dynamic(d)) => write_dynamic_prefix(d, out),
+        (DataType::Json { typed, .. }, D::Json(j)) => write_json_prefix(typed, j, out),
         (t, d) if t.physical() == crate::types::Physical::Alias => write_prefix_of(&t.storage().expect("alias storage"), d, out),
         _ => {}
     }
@@ -613,6 +726,7 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
         D::Tuple(t) if t.elements.is_empty() => out.extend(std::iter::repeat_n(b'0', t.rows)),
         D::Tuple(t) => t.elements.iter().for_each(|e| encode_column(e, out)),
         D::Dynamic(d) => write_dynamic_body(d, out),
+        D::Json(j) => write_json_body(j, out),
         D::Variant(v) => {
             out.extend_from_slice(&v.discriminators);
             v.variants.iter().for_each(|c| encode_column(c, out));

@@ -199,6 +199,23 @@ pub enum ColumnData {
     LowCardinality(Box<LowCardinalityColumn>),
     Variant(Box<VariantColumn>),
     Dynamic(Box<DynamicColumn>),
+    Json(Box<JsonColumn>),
+}
+
+/// `JSON`: typed paths (one column each, in the type's sorted order), dynamic paths (a
+/// Dynamic column each, sorted by path) and the shared data of paths beyond
+/// `max_dynamic_paths` (`Array(Tuple(path String, value String))`, binary-encoded values).
+/// With the STRING serialization only `text` is set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonColumn {
+    pub version: u64,
+    pub rows: usize,
+    pub text: Option<StringColumn>,
+    pub typed: Vec<ColumnData>,
+    pub dynamic: Vec<(String, DynamicColumn)>,
+    pub shared: Option<ColumnData>,
+    /// Version 0's `max_dynamic_paths` field, as received.
+    pub max_dynamic_paths: Option<u64>,
 }
 
 /// `Dynamic`: the types this block holds (from the column's prefix) and the rows as a
@@ -334,6 +351,7 @@ impl ColumnData {
             LowCardinality(l) => l.keys.len(),
             Variant(v) => v.discriminators.len(),
             Dynamic(d) => d.values.discriminators.len(),
+            Json(j) => j.rows,
         }
     }
 
@@ -412,6 +430,18 @@ impl ColumnData {
                 version: 2,
                 max_types: None,
             })),
+            P::Json => {
+                let DataType::Json { typed, .. } = ty else { unreachable!() };
+                ColumnData::Json(Box::new(JsonColumn {
+                    version: 2,
+                    rows: 0,
+                    text: None,
+                    typed: typed.iter().map(|(_, t)| Self::with_capacity_for(t, rows)).collect::<Result<_, _>>()?,
+                    dynamic: Vec::new(),
+                    shared: None,
+                    max_dynamic_paths: None,
+                }))
+            }
             P::Alias => Self::with_capacity_for(&ty.storage().expect("alias types have storage"), rows)?,
             P::Unsupported => return Err(EncodeError::Invalid(format!("no column storage for type {ty}"))),
         })
@@ -526,6 +556,27 @@ impl ColumnData {
                 }
                 return D::Variant(Box::new(d.values.clone())).check(&DataType::Variant(d.types.clone())).map(|_| ());
             }
+            (P::Json, D::Json(j)) => {
+                let DataType::Json { typed, .. } = ty else { unreachable!() };
+                if j.text.is_none() {
+                    if typed.len() != j.typed.len() {
+                        return Err(format!("{} typed path columns for type {ty}", j.typed.len()));
+                    }
+                    for ((_, t), c) in typed.iter().zip(&j.typed) {
+                        c.check(t)?;
+                        if c.len() != j.rows {
+                            return Err("a JSON typed path has the wrong number of rows".into());
+                        }
+                    }
+                    for (_, d) in &j.dynamic {
+                        D::Dynamic(Box::new(d.clone())).check(&DataType::Dynamic { max_types: None })?;
+                        if d.values.discriminators.len() != j.rows {
+                            return Err("a JSON dynamic path has the wrong number of rows".into());
+                        }
+                    }
+                }
+                true
+            }
             (P::Alias, _) => return self.check(&ty.storage().expect("alias types have storage")),
             _ => false,
         };
@@ -569,6 +620,7 @@ impl ColumnData {
             LowCardinality(_) => "LowCardinality",
             Variant(_) => "Variant",
             Dynamic(_) => "Dynamic",
+            Json(_) => "JSON",
         }
     }
 }

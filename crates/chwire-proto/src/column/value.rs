@@ -64,6 +64,11 @@ pub enum Value<'a> {
     Interval(i64, crate::types::IntervalKind),
     /// A `Nothing` placeholder.
     Nothing,
+    /// A JSON object as (path, value) pairs sorted by path (paths are dot-separated; NULL
+    /// dynamic paths are left out).
+    Json(Vec<(&'a str, Value<'a>)>),
+    /// A JSON object sent as text (the STRING serialization).
+    JsonText(&'a [u8]),
 }
 
 /// UUID wire order (two little-endian u64 halves) to canonical bytes.
@@ -167,6 +172,24 @@ impl<'a> Value<'a> {
             (T::Dynamic { .. }, D::Dynamic(d)) => match d.values.discriminators[i] {
                 super::VariantColumn::NULL => Value::Null,
                 k => Value::at(&d.types[k as usize], &d.values.variants[k as usize], d.values.offsets[i] as usize),
+            },
+            (T::Json { typed, .. }, D::Json(j)) => match &j.text {
+                Some(t) => Value::JsonText(t.get(i)),
+                None => {
+                    let mut fields: Vec<(&str, Value<'a>)> =
+                        typed.iter().zip(&j.typed).map(|((p, t), c)| (p.as_str(), Value::at(t, c, i))).collect();
+                    for (p, d) in &j.dynamic {
+                        match d.values.discriminators[i] {
+                            super::VariantColumn::NULL => {}
+                            k => fields.push((
+                                p.as_str(),
+                                Value::at(&d.types[k as usize], &d.values.variants[k as usize], d.values.offsets[i] as usize),
+                            )),
+                        }
+                    }
+                    fields.sort_by(|a, b| a.0.cmp(b.0));
+                    Value::Json(fields)
+                }
             },
             (T::Geo(g), d) => Value::at(geo_storage(*g), d, i),
             (T::SimpleAggregateFunction { ty, .. }, d) => Value::at(ty, d, i),
