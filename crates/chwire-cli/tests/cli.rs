@@ -28,7 +28,7 @@ fn formats() {
     );
     assert_eq!(
         stdout(&chwire(&["query", "--format", "jsonl", sql])),
-        "{\"n\":0,\"s\":\"a\\tb\\\"0\",\"d\":\"2020-01-02\",\"a\":[1,2],\"z\":NULL}\n{\"n\":1,\"s\":\"a\\tb\\\"1\",\"d\":\"2020-01-02\",\"a\":[1,2],\"z\":NULL}\n"
+        "{\"n\":0,\"s\":\"a\\tb\\\"0\",\"d\":\"2020-01-02\",\"a\":[1,2],\"z\":null}\n{\"n\":1,\"s\":\"a\\tb\\\"1\",\"d\":\"2020-01-02\",\"a\":[1,2],\"z\":null}\n"
     );
     let pretty = stdout(&chwire(&["query", "--format", "pretty", "SELECT 1 AS one, 'x' AS s"]));
     assert!(pretty.contains("│ one │ s │") && pretty.contains("│   1 │ x │"), "{pretty}");
