@@ -8,17 +8,26 @@ use std::io::{self, Write};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Tab-separated values with ClickHouse escaping (\t \n \\ \N for NULL)
+    #[value(alias = "TSV", alias = "TabSeparated")]
     Tsv,
     /// Tab-separated values with a header line of column names
+    #[value(alias = "TSVWithNames", alias = "TabSeparatedWithNames")]
     TsvWithNames,
     /// Comma-separated values (RFC 4180 quoting, \N for NULL)
+    #[value(alias = "CSV")]
     Csv,
     /// Comma-separated values with a header line
+    #[value(alias = "CSVWithNames")]
     CsvWithNames,
-    /// One JSON object per line
+    /// One JSON object per line, as ClickHouse's JSONEachRow
+    #[value(alias = "JSONEachRow", alias = "jsoneachrow")]
     Jsonl,
     /// Tables drawn per block, for people
+    #[value(alias = "Pretty")]
     Pretty,
+    /// ClickHouse's Native format (binary blocks, readable by `chwire convert` and ClickHouse)
+    #[value(alias = "Native")]
+    Native,
 }
 
 /// How values are rendered inside the different formats.
@@ -54,6 +63,7 @@ impl Writer {
             Format::Csv | Format::CsvWithNames => self.delimited(block, b',', Style::Csv, self.format == Format::CsvWithNames),
             Format::Jsonl => self.jsonl(block),
             Format::Pretty => self.pretty(block),
+            Format::Native => chwire::proto::native::encode_block(block, &mut self.buf),
         }
         out.write_all(&self.buf)
     }

@@ -107,7 +107,8 @@ enum Command {
 struct QueryArgs {
     /// The SQL text; `-` reads it from stdin
     sql: String,
-    /// Output format [default: pretty on a terminal, tsv otherwise]
+    /// Output format [default: pretty on a terminal, tsv otherwise]; ClickHouse's names
+    /// (TSV, CSV, JSONEachRow, Native, ...) work too
     #[arg(long, short = 'f', value_enum)]
     format: Option<format::Format>,
     /// A ClickHouse setting for this query (repeatable): --setting max_threads=4

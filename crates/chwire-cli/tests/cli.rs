@@ -178,3 +178,21 @@ fn streams_100m_rows_in_bounded_memory() {
         .unwrap_or_else(|| panic!("no peak memory in {err:?}"));
     assert!(peak < 64.0, "peak memory {peak} MiB for 100M rows");
 }
+
+/// `--format Native` writes blocks that `chwire convert` (and ClickHouse) read back.
+#[test]
+fn native_output_converts_back() {
+    let sql = "SELECT number AS n, toString(number) AS s, [number, 1] AS a FROM system.numbers LIMIT 1000";
+    let native = chwire(&["query", "--format", "Native", sql]);
+    assert!(native.status.success(), "{}", String::from_utf8_lossy(&native.stderr));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chwire"))
+        .args(["convert", "--from", "native", "--to", "TSV"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), &native.stdout).unwrap();
+    drop(child.stdin.take());
+    let converted = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8(converted.stdout).unwrap(), stdout(&chwire(&["query", "--format", "TSV", sql])));
+}
