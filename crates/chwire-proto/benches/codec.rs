@@ -3,7 +3,7 @@
 //!
 //! `cargo bench -p chwire-proto --bench codec` (criterion prints time and throughput).
 
-use chwire_proto::column::{decode_column, encode_column, ArrayColumn, NullableColumn};
+use chwire_proto::column::{decode_column, encode_column_of, ArrayColumn, LowCardinalityColumn, NullableColumn};
 use chwire_proto::compress::{compress, decompress_frame, Compression};
 use chwire_proto::wire::Reader;
 use chwire_proto::{ColumnData, DataType, StringColumn};
@@ -26,6 +26,7 @@ fn cases() -> Vec<(&'static str, DataType, ColumnData)> {
             DataType::Nullable(Box::new(DataType::UInt64)),
             ColumnData::Nullable(Box::new(NullableColumn { nulls, values: ColumnData::UInt64(u64s.clone()) })),
         ),
+        ("LowCardinality(String)", DataType::LowCardinality(Box::new(DataType::String)), ColumnData::LowCardinality(Box::new(lc_values()))),
         (
             "Array(UInt64) x4",
             DataType::Array(Box::new(DataType::UInt64)),
@@ -34,8 +35,15 @@ fn cases() -> Vec<(&'static str, DataType, ColumnData)> {
     ]
 }
 
+/// 1M values drawn from 1000 distinct 7-byte strings.
+fn lc_values() -> LowCardinalityColumn {
+    let distinct: Vec<String> = (0..1000).map(|i| format!("k{i:06}")).collect();
+    LowCardinalityColumn::from_strings((0..N).map(|i| Some(distinct[(i * 7919) % 1000].as_bytes())), false)
+}
+
 fn build(name: &str) -> ColumnData {
     match name {
+        "LowCardinality(String)" => ColumnData::LowCardinality(Box::new(lc_values())),
         "UInt64" => ColumnData::UInt64((0..N as u64).collect()),
         "String(7 bytes)" => {
             let mut s = StringColumn::with_capacity(N, N * 7);
@@ -92,7 +100,7 @@ mod itoa_like {
 fn codecs(c: &mut Criterion) {
     for (name, ty, data) in cases() {
         let mut wire = Vec::new();
-        encode_column(&data, &mut wire);
+        encode_column_of(&ty, &data, &mut wire);
         let mut g = c.benchmark_group(name);
         g.throughput(Throughput::Bytes(wire.len() as u64));
         g.sample_size(20);
@@ -108,7 +116,7 @@ fn codecs(c: &mut Criterion) {
         g.bench_function("encode", |b| {
             b.iter(|| {
                 out.clear();
-                encode_column(black_box(&data), &mut out);
+                encode_column_of(&ty, black_box(&data), &mut out);
                 black_box(&out);
             })
         });

@@ -327,6 +327,49 @@ pub struct LowCardinalityColumn {
     pub keys: LcKeys,
 }
 
+impl LowCardinalityColumn {
+    /// Build `LowCardinality(String)` (or `LowCardinality(Nullable(String))` with `nullable`,
+    /// where `None` is NULL) from values, deduplicating them into the dictionary. Entry 0 is
+    /// the default value (for Nullable: NULL, then the default), as ClickHouse lays it out;
+    /// keys take the narrowest width the dictionary allows.
+    pub fn from_strings<'a, I>(values: I, nullable: bool) -> LowCardinalityColumn
+    where
+        I: IntoIterator<Item = Option<&'a [u8]>>,
+    {
+        let mut dict = StringColumn::new();
+        dict.push(b"");
+        if nullable {
+            dict.push(b"");
+        }
+        let first = dict.len() as u64;
+        let mut index: std::collections::HashMap<&'a [u8], u64> = std::collections::HashMap::new();
+        let mut keys: Vec<u64> = Vec::new();
+        for v in values {
+            let k = match v {
+                None if nullable => 0,
+                None => 0,
+                Some(b) if b.is_empty() => first - 1,
+                Some(b) => *index.entry(b).or_insert_with(|| {
+                    dict.push(b);
+                    dict.len() as u64 - 1
+                }),
+            };
+            keys.push(k);
+        }
+        let n = dict.len();
+        let keys = if n <= 1 << 8 {
+            LcKeys::U8(keys.into_iter().map(|k| k as u8).collect())
+        } else if n <= 1 << 16 {
+            LcKeys::U16(keys.into_iter().map(|k| k as u16).collect())
+        } else if n <= 1 << 32 {
+            LcKeys::U32(keys.into_iter().map(|k| k as u32).collect())
+        } else {
+            LcKeys::U64(keys)
+        };
+        LowCardinalityColumn { dictionary: ColumnData::String(dict), keys }
+    }
+}
+
 impl ColumnData {
     pub fn len(&self) -> usize {
         use ColumnData::*;
@@ -781,6 +824,21 @@ mod tests {
         assert!(StringColumn::try_from_parts(vec![0, 3, 2], b"abc".to_vec()).is_err());
         assert!(StringColumn::try_from_parts(vec![1, 3], b"abc".to_vec()).is_err());
         assert!(StringColumn::try_from_parts(vec![0, 4], b"abc".to_vec()).is_err());
+    }
+
+    #[test]
+    fn low_cardinality_from_strings() {
+        let lc = LowCardinalityColumn::from_strings([Some(&b"a"[..]), None, Some(b"b"), Some(b"a"), Some(b"")], true);
+        let col =
+            Column::new(DataType::parse("LowCardinality(Nullable(String))").unwrap(), ColumnData::LowCardinality(Box::new(lc))).unwrap();
+        let got: Vec<Value<'_>> = (0..5).map(|i| col.value(i)).collect();
+        assert_eq!(got, [Value::String(b"a"), Value::Null, Value::String(b"b"), Value::String(b"a"), Value::String(b"")]);
+        let many = LowCardinalityColumn::from_strings(
+            (0..1000).map(|i| i.to_string()).collect::<Vec<_>>().iter().map(|s| Some(s.as_bytes())),
+            false,
+        );
+        assert!(matches!(many.keys, LcKeys::U16(_)));
+        assert_eq!(many.dictionary.len(), 1001);
     }
 
     #[test]
