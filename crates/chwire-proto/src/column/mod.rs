@@ -346,9 +346,9 @@ impl LowCardinalityColumn {
         let mut keys: Vec<u64> = Vec::new();
         for v in values {
             let k = match v {
-                None if nullable => 0,
+                // NULL (or, without Nullable, the default) is entry 0.
                 None => 0,
-                Some(b) if b.is_empty() => first - 1,
+                Some([]) => first - 1,
                 Some(b) => *index.entry(b).or_insert_with(|| {
                     dict.push(b);
                     dict.len() as u64 - 1
