@@ -247,9 +247,15 @@ impl VariantColumn {
     /// Build from discriminators and the per-type columns, computing the offsets; checks
     /// that every type's column has as many rows as discriminators point at it.
     pub fn try_new(discriminators: Vec<u8>, variants: Vec<ColumnData>) -> Result<VariantColumn, String> {
+        let offsets = Self::offsets_of(&discriminators, &variants)?;
+        Ok(VariantColumn { discriminators, offsets, variants })
+    }
+
+    /// Each row's position in its type's column; checks discriminators and column lengths.
+    fn offsets_of(discriminators: &[u8], variants: &[ColumnData]) -> Result<Vec<u32>, String> {
         let mut counts = vec![0u32; variants.len()];
         let mut offsets = Vec::with_capacity(discriminators.len());
-        for &d in &discriminators {
+        for &d in discriminators {
             if d == Self::NULL {
                 offsets.push(0);
                 continue;
@@ -258,12 +264,27 @@ impl VariantColumn {
             offsets.push(*c);
             *c += 1;
         }
-        for (i, (c, v)) in counts.iter().zip(&variants).enumerate() {
+        for (i, (c, v)) in counts.iter().zip(variants).enumerate() {
             if *c as usize != v.len() {
                 return Err(format!("variant {i} has {} rows, the discriminators point at {c}", v.len()));
             }
         }
-        Ok(VariantColumn { discriminators, offsets, variants })
+        Ok(offsets)
+    }
+
+    /// Checks the columns against `types` and that the offsets are the ones the
+    /// discriminators imply.
+    pub(crate) fn check_types(&self, types: &[DataType]) -> Result<(), String> {
+        if types.len() != self.variants.len() {
+            return Err(format!("{} variant columns for {} types", self.variants.len(), types.len()));
+        }
+        for (t, c) in types.iter().zip(&self.variants) {
+            c.check(t)?;
+        }
+        if Self::offsets_of(&self.discriminators, &self.variants)? != self.offsets {
+            return Err("variant offsets do not follow the discriminators".into());
+        }
+        Ok(())
     }
 }
 
@@ -565,39 +586,12 @@ impl ColumnData {
             }
             (P::Variant, D::Variant(v)) => {
                 let DataType::Variant(types) = ty else { unreachable!() };
-                if types.len() != v.variants.len() {
-                    return Err(format!("{} variant columns for type {ty}", v.variants.len()));
-                }
-                for (t, c) in types.iter().zip(&v.variants) {
-                    c.check(t)?;
-                }
-                let mut counts = vec![0u32; types.len()];
-                if v.offsets.len() != v.discriminators.len() {
-                    return Err("variant offsets and discriminators differ in length".into());
-                }
-                for (&d, &o) in v.discriminators.iter().zip(&v.offsets) {
-                    if d == VariantColumn::NULL {
-                        continue;
-                    }
-                    let c =
-                        counts.get_mut(d as usize).ok_or_else(|| format!("discriminator {d} for a variant of {} types", types.len()))?;
-                    if o != *c {
-                        return Err(format!("variant offset {o}, expected {c}"));
-                    }
-                    *c += 1;
-                }
-                for (i, (c, col)) in counts.iter().zip(&v.variants).enumerate() {
-                    if *c as usize != col.len() {
-                        return Err(format!("variant {i} has {} rows, the discriminators point at {c}", col.len()));
-                    }
-                }
+                v.check_types(types)?;
                 true
             }
             (P::Dynamic, D::Dynamic(d)) => {
-                if d.types.len() != d.values.variants.len() {
-                    return Err("a Dynamic column needs one value column per type".into());
-                }
-                return D::Variant(Box::new(d.values.clone())).check(&DataType::Variant(d.types.clone())).map(|_| ());
+                d.values.check_types(&d.types)?;
+                true
             }
             (P::Json, D::Json(j)) => {
                 let DataType::Json { typed, .. } = ty else { unreachable!() };
@@ -612,7 +606,7 @@ impl ColumnData {
                         }
                     }
                     for (_, d) in &j.dynamic {
-                        D::Dynamic(Box::new(d.clone())).check(&DataType::Dynamic { max_types: None })?;
+                        d.values.check_types(&d.types)?;
                         if d.values.discriminators.len() != j.rows {
                             return Err("a JSON dynamic path has the wrong number of rows".into());
                         }
