@@ -117,6 +117,10 @@ struct QueryArgs {
     /// Query id (default: a random UUID)
     #[arg(long)]
     query_id: Option<String>,
+    /// A value for a `{name:Type}` placeholder (repeatable): --param id=42. The value is
+    /// taken as it is (no escapes) and always arrives as data, never as SQL
+    #[arg(long = "param", short = 'p', value_name = "NAME=VALUE", value_parser = parse_kv)]
+    params: Vec<(String, String)>,
     /// Progress bar on stderr: auto (on a terminal), always, never
     #[arg(long, value_enum, default_value_t = progress::When::Auto)]
     progress: progress::When,
@@ -173,6 +177,9 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     }
     if let Some(id) = args.query_id {
         q = q.query_id(id);
+    }
+    for (k, v) in args.params {
+        q = q.param(k, v);
     }
     let mut stream = q.stream().await?;
     let mut writer = format::Writer::new(fmt, tz.as_deref());

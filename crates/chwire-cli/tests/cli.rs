@@ -196,3 +196,10 @@ fn native_output_converts_back() {
     let converted = child.wait_with_output().unwrap();
     assert_eq!(String::from_utf8(converted.stdout).unwrap(), stdout(&chwire(&["query", "--format", "TSV", sql])));
 }
+
+#[test]
+fn params_from_the_command_line() {
+    let o =
+        chwire(&["query", "--format", "tsv", "--param", "s=it's; DROP TABLE x --", "--param", "n=41", "SELECT {s:String}, {n:UInt64} + 1"]);
+    assert_eq!(stdout(&o), "it\\'s; DROP TABLE x --\t42\n");
+}

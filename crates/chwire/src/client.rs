@@ -260,25 +260,35 @@ impl Client {
         Ok(self.conn.as_mut().expect("connected"))
     }
 
-    async fn start_query(
-        &mut self,
-        sql: &str,
-        query_id: &str,
-        settings: &[(String, String)],
-        parameters: &[(String, String)],
-    ) -> Result<()> {
+    async fn start_query(&mut self, sql: &str, query_id: &str, settings: &[(String, String)], parameters: &[BoundParam]) -> Result<()> {
         let settings = self.opts.settings_list(settings);
         let compression = self.opts.compression;
         let revision = self.opts.revision;
         let client_name = self.opts.client_name.clone();
         let quota_key = self.opts.quota_key.clone();
         let rev = self.ready().await?.rev;
-        if !parameters.is_empty() && !rev.has(chwire_proto::revision::PARAMETERS) {
-            return Err(Error::invalid(format!(
-                "server-side parameters need protocol revision {} (negotiated {rev})",
-                chwire_proto::revision::PARAMETERS
-            )));
-        }
+        let server_side = rev.has(chwire_proto::revision::PARAMETERS);
+        let bound_sql;
+        let (sql, parameters): (&str, Vec<(String, String)>) = if server_side {
+            (sql, parameters.iter().map(|p| (p.name.clone(), p.text.clone())).collect())
+        } else if parameters.is_empty() && !sql.contains('{') {
+            (sql, Vec::new())
+        } else {
+            // Older servers: typed literals in place of the placeholders.
+            let mut literals = Vec::with_capacity(parameters.len());
+            for p in parameters {
+                let Some(lit) = &p.literal else {
+                    return Err(Error::invalid(format!(
+                        "server-side parameter {:?} needs protocol revision {} (negotiated {rev}); bind a typed value with .param() instead",
+                        p.name,
+                        chwire_proto::revision::PARAMETERS
+                    )));
+                };
+                literals.push((p.name.clone(), lit.clone()));
+            }
+            bound_sql = crate::params::bind_client_side(sql, &literals)?;
+            (bound_sql.as_str(), Vec::new())
+        };
         // Until the caller takes over, an interrupted exchange leaves the stream unknown.
         self.pending = Pending::Broken;
         self.legacy_settings_sent = !settings.is_empty() && !rev.has(chwire_proto::revision::SETTINGS_SERIALIZED_AS_STRINGS);
@@ -304,7 +314,7 @@ impl Client {
             settings: &settings,
             compression: compression.is_enabled(),
             query: sql,
-            parameters,
+            parameters: &parameters,
         };
         packet.encode(rev, &mut conn.wbuf);
         // No external tables: the empty block ends them (INSERTs too).
@@ -314,6 +324,21 @@ impl Client {
         let res = conn.flush().await;
         self.note(res)
     }
+}
+
+/// Whether the statement is an INSERT (after whitespace and comments).
+fn starts_with_insert(sql: &str) -> bool {
+    let mut s = sql.trim_start();
+    loop {
+        if let Some(rest) = s.strip_prefix("--") {
+            s = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
+        } else if let Some(rest) = s.strip_prefix("/*") {
+            s = rest.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        } else {
+            break;
+        }
+    }
+    s.get(..6).is_some_and(|w| w.eq_ignore_ascii_case("insert"))
 }
 
 fn hostname() -> String {
@@ -357,7 +382,16 @@ pub struct Query<'c> {
     sql: String,
     query_id: Option<String>,
     settings: Vec<(String, String)>,
-    parameters: Vec<(String, String)>,
+    parameters: Vec<BoundParam>,
+}
+
+/// A parameter value: its escaped text (server-side parameters) and, for typed values, the
+/// SQL literal used with servers that predate server-side parameters.
+#[derive(Debug, Clone)]
+pub(crate) struct BoundParam {
+    name: String,
+    text: String,
+    literal: Option<String>,
 }
 
 impl<'c> Query<'c> {
@@ -380,7 +414,16 @@ impl<'c> Query<'c> {
     /// TSV (escaped) deserializer, so a backslash starts an escape (`a\tb` is a tab). chwire
     /// quotes it for transport; it always arrives as data, never as SQL.
     pub fn server_param(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
-        self.parameters.push((name.into(), text.into()));
+        self.parameters.push(BoundParam { name: name.into(), text: text.into(), literal: None });
+        self
+    }
+
+    /// Bind a value to the `{name:Type}` placeholders of the query. It is sent as a
+    /// server-side parameter where the negotiated revision has them (54459), otherwise as a
+    /// quoted, escaped SQL literal cast to the placeholder's type. Either way it arrives as
+    /// data, never as SQL.
+    pub fn param(mut self, name: impl Into<String>, value: impl crate::params::QueryParam) -> Self {
+        self.parameters.push(BoundParam { name: name.into(), text: value.param_text(), literal: Some(value.sql_literal()) });
         self
     }
 
@@ -390,7 +433,9 @@ impl<'c> Query<'c> {
         self.client.start_query(&self.sql, &query_id, &self.settings, &self.parameters).await?;
         let client = self.client;
         client.pending = Pending::Drain { cancel_sent: false };
+        let is_insert = starts_with_insert(&self.sql);
         Ok(QueryStream {
+            is_insert,
             client,
             query_id,
             header: None,
@@ -455,6 +500,8 @@ impl<'c> Query<'c> {
 /// The results of a running query. Drop it to abandon the query (see [`Client`]).
 pub struct QueryStream<'c> {
     client: &'c mut Client,
+    /// An INSERT: if the server asks for data blocks, this stream cannot give them.
+    is_insert: bool,
     query_id: String,
     header: Option<Block>,
     progress: Progress,
@@ -524,6 +571,17 @@ impl QueryStream<'_> {
             let packet = self.recv().await?;
             let event = match packet {
                 ServerPacket::Data(b) => {
+                    if self.header.is_none() && self.is_insert && b.rows() == 0 {
+                        // The server waits for the rows as blocks (it does not read inline
+                        // VALUES over this protocol): close the connection, which aborts the
+                        // insert, rather than commit an empty one.
+                        self.done = true;
+                        self.client.pending = Pending::Broken;
+                        return Err(Error::invalid(
+                            "the server expects this INSERT's rows as data blocks: use Client::insert and Insert::send \
+                             (inline VALUES are not read by this server over the native protocol); nothing was inserted",
+                        ));
+                    }
                     if self.header.is_none() {
                         self.header = Some(header_of(&b));
                     }
@@ -814,6 +872,12 @@ impl Drop for Insert<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn detects_inserts() {
+        assert!(starts_with_insert("  -- c\n/* x */ insert into t values (1)"));
+        assert!(!starts_with_insert("SELECT 'insert'"));
+    }
 
     #[test]
     fn query_ids_look_like_uuids() {

@@ -21,12 +21,14 @@ mod client;
 mod conn;
 mod error;
 mod options;
+mod params;
 
 pub use chwire_proto as proto;
 pub use chwire_proto::{Block, Column, ColumnData, Compression, DataType, ProfileInfo, Progress, ServerException, StringColumn, Value};
 pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
 pub use error::{Error, ErrorKind, Result};
 pub use options::{parse_duration, Options};
+pub use params::QueryParam;
 
 pub(crate) const VERSION_MAJOR: u64 = 0;
 pub(crate) const VERSION_MINOR: u64 = 1;

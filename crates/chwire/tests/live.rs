@@ -669,3 +669,67 @@ async fn low_cardinality_and_decimal_insert_round_trip() {
     assert_eq!(values[0], format!("{:?}", [Value::String(b"red"), Value::Null, Value::Decimal { raw: 1500, scale: 3 }]));
     c.execute("DROP TABLE chwire_lc").await.unwrap();
 }
+
+/// Parameters on the 18.16 server (no server-side parameters): bound client-side as typed,
+/// escaped literals. Hostile values arrive as data, never as SQL.
+#[tokio::test]
+async fn parameters_are_data_never_sql() {
+    let mut c = client().await;
+    c.execute("DROP TABLE IF EXISTS chwire_params").await.unwrap();
+    c.execute("CREATE TABLE chwire_params (id UInt64, name String) ENGINE = Memory").await.unwrap();
+    // Inline VALUES: 18.16 waits for blocks instead; chwire says so (and inserts nothing).
+    let e = c.execute("INSERT INTO chwire_params VALUES (1, 'alice')").await.unwrap_err();
+    assert!(matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)), "{e}");
+    assert_eq!(scalar_u64(&mut c, "SELECT count() FROM chwire_params").await, 0);
+    let mut ins = c.insert("INSERT INTO chwire_params VALUES").await.unwrap();
+    ins.send(&Block::new().with("id", Column::from(vec![1u64])).unwrap().with("name", Column::from(vec!["alice"])).unwrap()).await.unwrap();
+    ins.end().await.unwrap();
+    let hostile = [
+        "'); DROP TABLE chwire_params; --",
+        "it's",
+        "back\\slash",
+        "\\'",
+        "line\nbreak\ttab\r",
+        "nul\0byte",
+        "ünïcödé 🚀 \u{2028}",
+        "{id:UInt64}",
+        "' OR 1 = 1 --",
+        "",
+    ];
+    for v in hostile {
+        let b = c.query("SELECT {v:String} AS v, length({v:String}) AS n").param("v", v).fetch_blocks().await.unwrap();
+        assert_eq!(b[0].column("v").unwrap().value(0), Value::String(v.as_bytes()), "{v:?}");
+        assert_eq!(scalar_of(&b[0], "n"), v.len() as u64, "{v:?}");
+        let n = c.query("SELECT count() FROM chwire_params WHERE name = {name:String}").param("name", v).fetch_blocks().await.unwrap();
+        assert_eq!(scalar_of(&n[0], "count()"), 0, "{v:?}");
+    }
+    // The table survived every value, and typed parameters of other types bind too.
+    let b = c
+        .query("SELECT name FROM chwire_params WHERE id = {id:UInt64} AND has({names:Array(String)}, name) AND {flag:UInt8} = 1")
+        .param("id", 1u64)
+        .param("names", vec!["bob", "alice'"])
+        .param("flag", true)
+        .fetch_blocks()
+        .await
+        .unwrap();
+    assert!(b.is_empty(), "alice' is not alice");
+    let b = c
+        .query("SELECT name FROM chwire_params WHERE id = {id:UInt64} AND has({names:Array(String)}, name)")
+        .param("id", 1u64)
+        .param("names", vec!["alice"])
+        .fetch_blocks()
+        .await
+        .unwrap();
+    assert_eq!(b[0].column("name").unwrap().value(0), Value::String(b"alice"));
+    let e = c.query("SELECT {missing:UInt8}").fetch_blocks().await.unwrap_err();
+    assert!(matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)), "{e}");
+    assert_eq!(scalar_u64(&mut c, "SELECT count() FROM chwire_params").await, 1);
+    c.execute("DROP TABLE chwire_params").await.unwrap();
+}
+
+fn scalar_of(b: &Block, col: &str) -> u64 {
+    match b.column(col).unwrap().value(0) {
+        Value::UInt(v) => v,
+        other => panic!("{other:?}"),
+    }
+}

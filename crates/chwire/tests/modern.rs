@@ -832,3 +832,28 @@ async fn every_revision_gate_the_fake_decodes() {
     }
     assert_eq!(fake.wait_for("connection from", 2).await.len(), 2 * gates.len(), "one connection per client");
 }
+
+/// Typed `.param()` values go as server-side parameters at this revision: their escaped text
+/// form, quoted for transport. Unquoting then unescaping (as the server does) gives the value.
+#[tokio::test]
+async fn typed_params_are_server_side_at_54460() {
+    let fake = Fake::start(&[]);
+    let mut c = fake.client().await;
+    let hostile = "'); DROP TABLE t; --\ttab\nline \\ back";
+    let res = c
+        .query("SELECT echo_params")
+        .param("s", hostile)
+        .param("n", 42u64)
+        .param("a", vec!["x'", "y"])
+        .param("z", None::<u8>)
+        .fetch_blocks()
+        .await;
+    let got = row_map(&fake.ok(res, "SELECT echo_params"));
+    let unquoted = unquote_sql(&got["s"]).expect("a quoted literal");
+    // The server then reads the text with escapes (TSV): tab and newline come back.
+    assert_eq!(unquoted, "'); DROP TABLE t; --\\ttab\\nline \\\\ back");
+    assert_eq!(got["n"], "'42'");
+    assert_eq!(unquote_sql(&got["a"]).as_deref(), Some("['x\\'','y']"));
+    assert_eq!(got["z"], "'\\\\N'");
+    fake.assert_clean();
+}

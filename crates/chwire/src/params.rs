@@ -1,0 +1,238 @@
+//! Query parameters: `{name:Type}` placeholders bound to Rust values.
+//!
+//! From protocol revision 54459 the values travel as server-side parameters (the server
+//! parses them as the placeholder's type). Older servers (such as the 18.16 rig) get the
+//! placeholders replaced on the client by typed SQL literals: `CAST('…' AS Type)`, with every
+//! string quoted and escaped, so a value always arrives as data, never as SQL.
+
+use crate::error::{Error, Result};
+
+/// A value that can be bound to a `{name:Type}` placeholder.
+pub trait QueryParam {
+    /// The value as text in ClickHouse's escaped (TSV) form, as the server parses a
+    /// server-side parameter.
+    fn param_text(&self) -> String;
+    /// The value as an SQL literal, for servers without server-side parameters.
+    fn sql_literal(&self) -> String;
+}
+
+macro_rules! plain_number {
+    ($($t:ty),*) => {$(
+        impl QueryParam for $t {
+            fn param_text(&self) -> String {
+                self.to_string()
+            }
+            fn sql_literal(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+plain_number!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+
+macro_rules! float {
+    ($($t:ty),*) => {$(
+        impl QueryParam for $t {
+            fn param_text(&self) -> String {
+                if self.is_nan() { "nan".into() } else if self.is_infinite() { if *self > 0.0 { "inf".into() } else { "-inf".into() } } else { format!("{self:?}") }
+            }
+            fn sql_literal(&self) -> String {
+                // nan/inf are literals ClickHouse accepts; others print exactly (Debug keeps precision).
+                self.param_text()
+            }
+        }
+    )*};
+}
+float!(f32, f64);
+
+impl QueryParam for bool {
+    fn param_text(&self) -> String {
+        if *self { "true" } else { "false" }.into()
+    }
+    fn sql_literal(&self) -> String {
+        if *self { "1" } else { "0" }.into()
+    }
+}
+
+impl QueryParam for str {
+    fn param_text(&self) -> String {
+        escape(self, false)
+    }
+    fn sql_literal(&self) -> String {
+        format!("'{}'", escape(self, true))
+    }
+}
+
+impl QueryParam for String {
+    fn param_text(&self) -> String {
+        self.as_str().param_text()
+    }
+    fn sql_literal(&self) -> String {
+        self.as_str().sql_literal()
+    }
+}
+
+impl<T: QueryParam + ?Sized> QueryParam for &T {
+    fn param_text(&self) -> String {
+        (**self).param_text()
+    }
+    fn sql_literal(&self) -> String {
+        (**self).sql_literal()
+    }
+}
+
+impl<T: QueryParam> QueryParam for Option<T> {
+    fn param_text(&self) -> String {
+        match self {
+            Some(v) => v.param_text(),
+            None => "\\N".into(),
+        }
+    }
+    fn sql_literal(&self) -> String {
+        match self {
+            Some(v) => v.sql_literal(),
+            None => "NULL".into(),
+        }
+    }
+}
+
+impl<T: QueryParam> QueryParam for Vec<T> {
+    fn param_text(&self) -> String {
+        self.as_slice().param_text()
+    }
+    fn sql_literal(&self) -> String {
+        self.as_slice().sql_literal()
+    }
+}
+
+impl<T: QueryParam> QueryParam for [T] {
+    fn param_text(&self) -> String {
+        // ClickHouse reads an array parameter's text as an array literal (elements quoted),
+        // without a further level of escaping.
+        self.sql_literal()
+    }
+    fn sql_literal(&self) -> String {
+        format!("[{}]", self.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(","))
+    }
+}
+
+/// Backslash escapes for ClickHouse text: quoted literals (`quote`) also escape `'`.
+fn escape(s: &str, quote: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' if quote => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Replace every `{name:Type}` placeholder outside string literals, quoted identifiers and
+/// comments by `CAST(literal AS Type)`. Unknown names are an error; so is an unclosed
+/// placeholder.
+pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result<String> {
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len() + 32);
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                // Skip a quoted run: backslash escapes and doubled quotes.
+                i += 1;
+                while i < b.len() {
+                    if b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == q {
+                        if b.get(i + 1) == Some(&q) {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            b'{' => {
+                let start = i;
+                let close =
+                    sql[i..].find('}').map(|p| i + p).ok_or_else(|| Error::invalid(format!("unclosed query parameter at byte {start}")))?;
+                let inner = &sql[i + 1..close];
+                let Some((name, ty)) = inner.split_once(':') else {
+                    i += 1;
+                    continue;
+                };
+                let (name, ty) = (name.trim(), ty.trim());
+                if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+                    i += 1;
+                    continue;
+                }
+                let literal = params
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v.as_str())
+                    .ok_or_else(|| Error::invalid(format!("no value for query parameter {name:?}")))?;
+                out.push_str(&sql[copied..start]);
+                out.push_str(&format!("CAST({literal} AS {ty})"));
+                i = close + 1;
+                copied = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&sql[copied.min(sql.len())..]);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_and_texts() {
+        assert_eq!("it's \\ a\n".sql_literal(), "'it\\'s \\\\ a\\n'");
+        assert_eq!("it's \\ a\n".param_text(), "it's \\\\ a\\n");
+        assert_eq!(Some(5u8).sql_literal(), "5");
+        assert_eq!(None::<u8>.sql_literal(), "NULL");
+        assert_eq!(vec!["a'", "b"].sql_literal(), "['a\\'','b']");
+        assert_eq!(1.5f64.sql_literal(), "1.5");
+        assert_eq!(f64::NEG_INFINITY.param_text(), "-inf");
+    }
+
+    #[test]
+    fn binds_outside_literals_and_comments() {
+        let params = vec![("id".to_string(), "42".to_string()), ("s".to_string(), "'x'".to_string())];
+        let sql = "SELECT {id:UInt64}, '{id:UInt64}', `{s:String}` -- {s:String}\n, {s: String} /* {id:UInt8} */";
+        assert_eq!(
+            bind_client_side(sql, &params).unwrap(),
+            "SELECT CAST(42 AS UInt64), '{id:UInt64}', `{s:String}` -- {s:String}\n, CAST('x' AS String) /* {id:UInt8} */"
+        );
+        assert!(bind_client_side("SELECT {nope:UInt8}", &params).is_err());
+        assert!(bind_client_side("SELECT {id:UInt8", &params).is_err());
+        // Braces that are not placeholders stay.
+        assert_eq!(bind_client_side("SELECT {}", &params).unwrap(), "SELECT {}");
+    }
+}
