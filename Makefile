@@ -17,8 +17,8 @@ demo: build
 ## ClickHouse 26.9 oracle (chdb) and a benchmark smoke run.
 test: lint build modernfake
 	CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
-	$(MAKE) oracle
-	scripts/with-server.sh python3 bench/run.py --smoke --no-setup
+	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
+	$(MAKE) --no-print-directory oracle
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
