@@ -23,7 +23,8 @@ test: lint build modernfake
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
 	scripts/oracle-venv.sh
-	build/oracle-venv/bin/python tests/oracle/run.py --chwire target/release/chwire
+	$(CARGO) run --release -q -p chwire-proto --example built_columns -- build/oracle-built.native
+	build/oracle-venv/bin/python tests/oracle/run.py --chwire target/release/chwire --built build/oracle-built.native
 
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
 bench: build

@@ -715,6 +715,9 @@ def main():
                     help="chwire binary (default: target/release/chwire)")
     ap.add_argument("-k", dest="filter", default=None, help="run only cases whose name contains this substring")
     ap.add_argument("-v", "--verbose", action="store_true", help="show notes on passing cases too")
+    ap.add_argument("--built", action="append", default=[], metavar="FILE",
+                    help="also check a Native file written by chwire's builders (chwire-proto's "
+                         "built_columns example): chdb must read it to the values chwire prints")
     args = ap.parse_args()
 
     if not (os.path.isfile(args.chwire) and os.access(args.chwire, os.X_OK)):
@@ -778,6 +781,31 @@ def main():
             else:
                 failed += 1
             print(line, flush=True)
+        for idx, path in enumerate(args.built):
+            # Columns built from scratch: chdb's reading of chwire's bytes must equal chwire's.
+            name = f"built/{os.path.basename(path)}"
+            with open(path, "rb") as f:
+                native = f.read()
+            ours = chwire_convert(args.chwire, "JSONEachRow", native)
+            problems = []
+            if ours.code != 0:
+                problems.append(f"chwire convert failed: {show(ours.errtext, 300)}")
+            else:
+                mine, err = parse_json_rows(ours.out)
+                theirs, cerr = chdb_read_native(db, tmpdir, 10_000 + idx, native)
+                if err:
+                    problems.append(f"chwire's JSONEachRow does not parse: {err}")
+                elif cerr:
+                    problems.append(f"chdb cannot read chwire's bytes: {cerr}")
+                else:
+                    problems += compare_rows(theirs, mine, "chdb reading chwire's bytes")[0]
+            selected.append((name, None, None))
+            if problems:
+                failed += 1
+                print(f"FAIL {name}\n" + "\n".join("    " + p for p in problems), flush=True)
+            else:
+                passed += 1
+                print(f"PASS {name}", flush=True)
     secs = time.monotonic() - t0
     print(f"oracle: {len(selected)} cases in {secs:.1f}s")
     print(f"oracle: {passed} passed, {failed} failed")

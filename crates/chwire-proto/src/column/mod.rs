@@ -759,6 +759,75 @@ impl Column {
     }
 }
 
+/// Builders of composite columns from typed parts.
+impl Column {
+    /// `Nullable(T)` from a column of T (placeholder values at NULL rows) and a NULL flag per row.
+    pub fn nullable(values: Column, nulls: &[bool]) -> Result<Column, EncodeError> {
+        let (ty, data) = values.into_parts();
+        Column::new(
+            DataType::Nullable(Box::new(ty)),
+            ColumnData::Nullable(Box::new(NullableColumn { nulls: nulls.iter().map(|&n| u8::from(n)).collect(), values: data })),
+        )
+    }
+
+    /// `Array(T)`: row `i` holds the next `lengths[i]` values of `values`.
+    pub fn array(lengths: &[usize], values: Column) -> Result<Column, EncodeError> {
+        let (ty, data) = values.into_parts();
+        Column::new(
+            DataType::Array(Box::new(ty)),
+            ColumnData::Array(Box::new(ArrayColumn { offsets: offsets_from_lengths(lengths), values: data })),
+        )
+    }
+
+    /// `Map(K, V)`: row `i` holds the next `lengths[i]` key/value pairs.
+    pub fn map(lengths: &[usize], keys: Column, values: Column) -> Result<Column, EncodeError> {
+        let (kt, kd) = keys.into_parts();
+        let (vt, vd) = values.into_parts();
+        let rows = kd.len();
+        Column::new(
+            DataType::Map(Box::new(kt), Box::new(vt)),
+            ColumnData::Array(Box::new(ArrayColumn {
+                offsets: offsets_from_lengths(lengths),
+                values: ColumnData::Tuple(TupleColumn { rows, elements: vec![kd, vd] }),
+            })),
+        )
+    }
+
+    /// `Tuple(...)` from element columns of equal length (named when every name is given).
+    pub fn tuple(elements: Vec<(Option<String>, Column)>) -> Result<Column, EncodeError> {
+        let rows = elements.first().map_or(0, |(_, c)| c.len());
+        let (types, data): (Vec<_>, Vec<_>) = elements
+            .into_iter()
+            .map(|(n, c)| {
+                let (t, d) = c.into_parts();
+                ((n, t), d)
+            })
+            .unzip();
+        Column::new(DataType::Tuple(types), ColumnData::Tuple(TupleColumn { rows, elements: data }))
+    }
+
+    /// `LowCardinality(String)`, or `LowCardinality(Nullable(String))` when `nullable`
+    /// (`None` is NULL), deduplicated into a dictionary.
+    pub fn low_cardinality_strings<'a>(values: impl IntoIterator<Item = Option<&'a [u8]>>, nullable: bool) -> Column {
+        let inner = if nullable { DataType::Nullable(Box::new(DataType::String)) } else { DataType::String };
+        Column {
+            ty: DataType::LowCardinality(Box::new(inner)),
+            data: ColumnData::LowCardinality(Box::new(LowCardinalityColumn::from_strings(values, nullable))),
+        }
+    }
+}
+
+fn offsets_from_lengths(lengths: &[usize]) -> Vec<u64> {
+    let mut offsets = Vec::with_capacity(lengths.len() + 1);
+    offsets.push(0u64);
+    let mut total = 0u64;
+    for &l in lengths {
+        total += l as u64;
+        offsets.push(total);
+    }
+    offsets
+}
+
 macro_rules! from_vec {
     ($t:ty, $variant:ident, $dt:ident) => {
         impl From<Vec<$t>> for Column {
