@@ -33,3 +33,8 @@ pub use params::QueryParam;
 pub(crate) const VERSION_MAJOR: u64 = 0;
 pub(crate) const VERSION_MINOR: u64 = 1;
 pub(crate) const VERSION_PATCH: u64 = 0;
+
+/// The README's Rust examples, compiled as doc tests so they cannot rot.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
