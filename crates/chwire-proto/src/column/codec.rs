@@ -228,29 +228,34 @@ fn read_dynamic_body(rows: usize, prefix: &Prefix, r: &mut Reader<'_>) -> ReadRe
     } else {
         read_vec(r, rows)?
     };
-    let mut counts = vec![0usize; types.len()];
-    for &d in &discriminators {
-        if d != VariantColumn::NULL {
-            *counts
-                .get_mut(d as usize)
-                .ok_or_else(|| DecodeError::malformed("Dynamic", format!("discriminator {d} for {} types", types.len())))? += 1;
-        }
-    }
-    if let Some(s) = shared {
-        if counts[*s] > 0 {
-            return Err(DecodeError::UnsupportedType(format!(
-                "Dynamic with {} values in SharedVariant (binary-encoded values of types beyond max_types)",
-                counts[*s]
-            ))
-            .into());
-        }
+    let values = read_variant_rows("Dynamic", types, |i| prefixes.get(i).unwrap_or(&Prefix::None), discriminators, *shared, r)?;
+    Ok(DynamicColumn { types: types.clone(), shared: *shared, values, version: *version, max_types: *max_types })
+}
+
+/// The per-type columns of a Variant (or a Dynamic's values) after its discriminators: each
+/// type's column holds the rows that point at it. `shared` is Dynamic's SharedVariant, whose
+/// binary-encoded rows chwire does not decode.
+fn read_variant_rows<'p>(
+    what: &'static str,
+    types: &[DataType],
+    prefix_of: impl Fn(usize) -> &'p Prefix,
+    discriminators: Vec<u8>,
+    shared: Option<usize>,
+    r: &mut Reader<'_>,
+) -> ReadResult<VariantColumn> {
+    let (offsets, counts) = VariantColumn::layout(&discriminators, types.len()).map_err(|e| DecodeError::malformed(what, e))?;
+    if let Some(n) = shared.map(|s| counts[s]).filter(|&n| n > 0) {
+        return Err(DecodeError::UnsupportedType(format!(
+            "Dynamic with {n} values in SharedVariant (binary-encoded values of types beyond max_types)"
+        ))
+        .into());
     }
     let mut variants = Vec::with_capacity(types.len());
     for (i, t) in types.iter().enumerate() {
-        variants.push(decode_body(t, counts[i], prefixes.get(i).unwrap_or(&Prefix::None), r)?);
+        // decode_body yields exactly the rows asked for, so the layout holds.
+        variants.push(decode_body(t, counts[i] as usize, prefix_of(i), r)?);
     }
-    let values = VariantColumn::try_new(discriminators, variants).map_err(|e| DecodeError::malformed("Dynamic", e))?;
-    Ok(DynamicColumn { types: types.clone(), shared: *shared, values, version: *version, max_types: *max_types })
+    Ok(VariantColumn { discriminators, offsets, variants })
 }
 
 fn write_dynamic_prefix(d: &DynamicColumn, out: &mut Vec<u8>) {
@@ -405,22 +410,7 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
         P::Variant => {
             let DataType::Variant(types) = ty else { unreachable!() };
             let discriminators: Vec<u8> = read_vec(r, rows)?;
-            let mut counts = vec![0usize; types.len()];
-            for &d in &discriminators {
-                if d == VariantColumn::NULL {
-                    continue;
-                }
-                *counts
-                    .get_mut(d as usize)
-                    .ok_or_else(|| DecodeError::malformed("Variant", format!("discriminator {d} for {} types", types.len())))? += 1;
-            }
-            let mut variants = Vec::with_capacity(types.len());
-            for (i, t) in types.iter().enumerate() {
-                variants.push(decode_body(t, counts[i], sub(prefix, i), r)?);
-            }
-            ColumnData::Variant(Box::new(
-                VariantColumn::try_new(discriminators, variants).map_err(|e| DecodeError::malformed("Variant", e))?,
-            ))
+            ColumnData::Variant(Box::new(read_variant_rows("Variant", types, |i| sub(prefix, i), discriminators, None, r)?))
         }
         P::Dynamic => ColumnData::Dynamic(Box::new(read_dynamic_body(rows, prefix, r)?)),
         P::Json => {

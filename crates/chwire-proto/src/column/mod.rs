@@ -251,19 +251,26 @@ impl VariantColumn {
         Ok(VariantColumn { discriminators, offsets, variants })
     }
 
-    /// Each row's position in its type's column; checks discriminators and column lengths.
-    fn offsets_of(discriminators: &[u8], variants: &[ColumnData]) -> Result<Vec<u32>, String> {
-        let mut counts = vec![0u32; variants.len()];
+    /// Each row's position in its type's column, and the number of rows of each type;
+    /// checks that every discriminator names one of `n_types` types (or NULL).
+    pub(crate) fn layout(discriminators: &[u8], n_types: usize) -> Result<(Vec<u32>, Vec<u32>), String> {
+        let mut counts = vec![0u32; n_types];
         let mut offsets = Vec::with_capacity(discriminators.len());
         for &d in discriminators {
             if d == Self::NULL {
                 offsets.push(0);
                 continue;
             }
-            let c = counts.get_mut(d as usize).ok_or_else(|| format!("discriminator {d} for a variant of {} types", variants.len()))?;
+            let c = counts.get_mut(d as usize).ok_or_else(|| format!("discriminator {d} for a variant of {n_types} types"))?;
             offsets.push(*c);
             *c += 1;
         }
+        Ok((offsets, counts))
+    }
+
+    /// [`VariantColumn::layout`], plus a check that each type's column has its rows.
+    fn offsets_of(discriminators: &[u8], variants: &[ColumnData]) -> Result<Vec<u32>, String> {
+        let (offsets, counts) = Self::layout(discriminators, variants.len())?;
         for (i, (c, v)) in counts.iter().zip(variants).enumerate() {
             if *c as usize != v.len() {
                 return Err(format!("variant {i} has {} rows, the discriminators point at {c}", v.len()));
