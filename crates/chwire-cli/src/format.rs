@@ -267,17 +267,8 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
             }
             write_string(out, s.as_bytes(), style);
         }
-        Value::Date(d) => {
-            let date = jiff::civil::date(1970, 1, 1).checked_add(jiff::Span::new().days(i64::from(*d))).unwrap_or_default();
-            write_string(out, date.to_string().as_bytes(), style);
-        }
-        Value::DateTime(secs, zone) => {
-            let tz = zone.and_then(|z| TimeZone::get(z).ok()).unwrap_or_else(|| tz.clone());
-            let ts = jiff::Timestamp::from_second(i64::from(*secs)).unwrap_or_default();
-            let dt = ts.to_zoned(tz).datetime();
-            let text = format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", dt.year(), dt.month(), dt.day(), dt.hour(), dt.minute(), dt.second());
-            write_string(out, text.as_bytes(), style);
-        }
+        Value::Date(d) => write_string(out, date_text(i64::from(*d)).as_bytes(), style),
+        Value::DateTime(secs, zone) => write_string(out, datetime_text(i64::from(*secs), *zone, tz).as_bytes(), style),
         Value::UInt128(x) => write_number(out, &x.to_string(), style),
         Value::Int128(x) => write_number(out, &x.to_string(), style),
         Value::UInt256(b) => write_number(out, &chwire::proto::column::int256_to_string(b, false), style),
@@ -285,18 +276,11 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
         Value::BFloat16(bits) => write_float32(out, f32::from_bits(u32::from(*bits) << 16), style),
         Value::Decimal { raw, scale } => write_number(out, &chwire::proto::column::decimal_to_string(*raw, *scale), style),
         Value::Decimal256 { raw, scale } => write_number(out, &chwire::proto::column::decimal256_to_string(raw, *scale), style),
-        Value::Date32(d) => {
-            let date = jiff::civil::date(1970, 1, 1).checked_add(jiff::Span::new().days(i64::from(*d))).unwrap_or_default();
-            write_string(out, date.to_string().as_bytes(), style);
-        }
+        Value::Date32(d) => write_string(out, date_text(i64::from(*d)).as_bytes(), style),
         Value::DateTime64 { ticks, precision, tz: zone } => {
-            let tz = zone.and_then(|z| TimeZone::get(z).ok()).unwrap_or_else(|| tz.clone());
             let scale = 10i64.pow(u32::from(*precision));
             let (secs, frac) = (ticks.div_euclid(scale), ticks.rem_euclid(scale));
-            let ts = jiff::Timestamp::from_second(secs).unwrap_or_default();
-            let dt = ts.to_zoned(tz).datetime();
-            let mut text =
-                format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", dt.year(), dt.month(), dt.day(), dt.hour(), dt.minute(), dt.second());
+            let mut text = datetime_text(secs, *zone, tz);
             if *precision > 0 {
                 text.push_str(&format!(".{frac:0width$}", width = usize::from(*precision)));
             }
@@ -449,6 +433,18 @@ fn write_composite(out: &mut Vec<u8>, text: &[u8], style: Style) {
         Style::Csv => write_string(out, text, Style::Csv),
         _ => out.extend_from_slice(text),
     }
+}
+
+/// `YYYY-MM-DD` of a day number (Date, Date32).
+fn date_text(days: i64) -> String {
+    jiff::civil::date(1970, 1, 1).checked_add(jiff::Span::new().days(days)).unwrap_or_default().to_string()
+}
+
+/// `YYYY-MM-DD hh:mm:ss` of epoch seconds in the column's zone, else the default one.
+fn datetime_text(secs: i64, zone: Option<&str>, default: &TimeZone) -> String {
+    let tz = zone.and_then(|z| TimeZone::get(z).ok()).unwrap_or_else(|| default.clone());
+    let dt = jiff::Timestamp::from_second(secs).unwrap_or_default().to_zoned(tz).datetime();
+    format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", dt.year(), dt.month(), dt.day(), dt.hour(), dt.minute(), dt.second())
 }
 
 /// `[-]h:mm:ss[.frac]` as ClickHouse prints Time/Time64 (hours are not limited to a day).
