@@ -8,9 +8,11 @@
 //! A [`Column`] pairs the data with its [`DataType`]; the pairing is checked when a column is
 //! built, so encoders can trust it.
 
+mod build;
 mod codec;
 mod value;
 
+pub use build::encode_low_cardinality;
 pub use codec::{
     decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind, write_prefix_of,
     Prefix, SerializationKind,

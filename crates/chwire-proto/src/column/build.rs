@@ -1,0 +1,340 @@
+//! Building columns row by row: undoing a partly appended row, and dictionary-encoding
+//! columns built in their plain form into `LowCardinality` storage.
+//!
+//! Row builders (chwire's inserter, dynamic rows) append to the *plain* form of a type
+//! ([`DataType::without_low_cardinality`]) and call [`encode_low_cardinality`] once per
+//! block, so appending stays a push onto a vector and deduplication happens in one pass.
+
+use std::collections::HashMap;
+
+use super::{ArrayColumn, ColumnData, LcKeys, LowCardinalityColumn, NullableColumn, TupleColumn};
+use crate::error::EncodeError;
+use crate::types::DataType;
+
+impl DataType {
+    /// This type with every `LowCardinality(T)` inside it replaced by `T`: the form row
+    /// builders append to before [`encode_low_cardinality`].
+    pub fn without_low_cardinality(&self) -> DataType {
+        match self {
+            DataType::LowCardinality(inner) => inner.without_low_cardinality(),
+            DataType::Nullable(inner) => DataType::Nullable(Box::new(inner.without_low_cardinality())),
+            DataType::Array(inner) => DataType::Array(Box::new(inner.without_low_cardinality())),
+            DataType::Map(k, v) => DataType::Map(Box::new(k.without_low_cardinality()), Box::new(v.without_low_cardinality())),
+            DataType::Tuple(items) => DataType::Tuple(items.iter().map(|(n, t)| (n.clone(), t.without_low_cardinality())).collect()),
+            other => other.clone(),
+        }
+    }
+
+    /// Whether `LowCardinality` occurs anywhere in this type.
+    pub fn has_low_cardinality(&self) -> bool {
+        match self {
+            DataType::LowCardinality(_) => true,
+            DataType::Nullable(t) | DataType::Array(t) => t.has_low_cardinality(),
+            DataType::Map(k, v) => k.has_low_cardinality() || v.has_low_cardinality(),
+            DataType::Tuple(items) => items.iter().any(|(_, t)| t.has_low_cardinality()),
+            _ => false,
+        }
+    }
+}
+
+/// Turn `data`, built for `ty.without_low_cardinality()`, into the storage of `ty`: every
+/// `LowCardinality` part (also inside Array, Map, Tuple) is dictionary-encoded.
+pub fn encode_low_cardinality(ty: &DataType, data: ColumnData) -> Result<ColumnData, EncodeError> {
+    if !ty.has_low_cardinality() {
+        return Ok(data);
+    }
+    Ok(match (ty, data) {
+        (DataType::LowCardinality(inner), data) => {
+            ColumnData::LowCardinality(Box::new(LowCardinalityColumn::from_plain(data, inner.is_nullable())?))
+        }
+        (DataType::Array(inner), ColumnData::Array(a)) => {
+            let ArrayColumn { offsets, values } = *a;
+            ColumnData::Array(Box::new(ArrayColumn { offsets, values: encode_low_cardinality(inner, values)? }))
+        }
+        (DataType::Map(k, v), ColumnData::Array(a)) => {
+            let ArrayColumn { offsets, values } = *a;
+            let tuple = DataType::Tuple(vec![(None, (**k).clone()), (None, (**v).clone())]);
+            ColumnData::Array(Box::new(ArrayColumn { offsets, values: encode_low_cardinality(&tuple, values)? }))
+        }
+        (DataType::Tuple(items), ColumnData::Tuple(t)) => {
+            let TupleColumn { rows, elements } = t;
+            let elements = items.iter().zip(elements).map(|((_, ity), e)| encode_low_cardinality(ity, e)).collect::<Result<Vec<_>, _>>()?;
+            ColumnData::Tuple(TupleColumn { rows, elements })
+        }
+        (DataType::Nullable(inner), ColumnData::Nullable(n)) => {
+            let NullableColumn { nulls, values } = *n;
+            ColumnData::Nullable(Box::new(NullableColumn { nulls, values: encode_low_cardinality(inner, values)? }))
+        }
+        (ty, data) => return Err(EncodeError::Invalid(format!("storage {} does not fit type {ty}", data.kind_name()))),
+    })
+}
+
+/// Rows of a column seen as byte strings (the identity used for deduplication).
+enum RowBytes<'a> {
+    Fixed(usize, &'a [u8]),
+    Strings(&'a super::StringColumn),
+}
+
+impl<'a> RowBytes<'a> {
+    fn of(data: &'a ColumnData) -> Option<RowBytes<'a>> {
+        use ColumnData as D;
+        let fixed = |w: usize, b: &'a [u8]| Some(RowBytes::Fixed(w, b));
+        match data {
+            D::UInt8(v) => fixed(1, v),
+            D::Int8(v) => fixed(1, bytemuck::cast_slice(v)),
+            D::UInt16(v) => fixed(2, bytemuck::cast_slice(v)),
+            D::Int16(v) => fixed(2, bytemuck::cast_slice(v)),
+            D::UInt32(v) => fixed(4, bytemuck::cast_slice(v)),
+            D::Int32(v) => fixed(4, bytemuck::cast_slice(v)),
+            D::Float32(v) => fixed(4, bytemuck::cast_slice(v)),
+            D::UInt64(v) => fixed(8, bytemuck::cast_slice(v)),
+            D::Int64(v) => fixed(8, bytemuck::cast_slice(v)),
+            D::Float64(v) => fixed(8, bytemuck::cast_slice(v)),
+            D::UInt128(v) => fixed(16, bytemuck::cast_slice(v)),
+            D::Int128(v) => fixed(16, bytemuck::cast_slice(v)),
+            D::Fixed { width, data } => fixed(*width, data),
+            D::String(s) => Some(RowBytes::Strings(s)),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> &'a [u8] {
+        match self {
+            RowBytes::Fixed(w, b) => &b[i * w..(i + 1) * w],
+            RowBytes::Strings(s) => s.get(i),
+        }
+    }
+}
+
+impl LowCardinalityColumn {
+    /// Dictionary-encode a plain column: `data` holds the values of `T` (for
+    /// `LowCardinality(Nullable(T))`, with `nullable`, a `Nullable(T)` column). Entry 0 of
+    /// the dictionary is the default value (with `nullable`: NULL, then the default), as
+    /// ClickHouse lays it out; keys take the narrowest width the dictionary allows.
+    /// Works for numbers, dates, FixedString and String.
+    pub fn from_plain(data: ColumnData, nullable: bool) -> Result<LowCardinalityColumn, EncodeError> {
+        let (nulls, values) = match (nullable, data) {
+            (true, ColumnData::Nullable(n)) => {
+                let NullableColumn { nulls, values } = *n;
+                (Some(nulls), values)
+            }
+            (true, other) => {
+                return Err(EncodeError::Invalid(format!("LowCardinality(Nullable): expected Nullable storage, got {}", other.kind_name())))
+            }
+            (false, other) => (None, other),
+        };
+        let rows = RowBytes::of(&values)
+            .ok_or_else(|| EncodeError::Invalid(format!("LowCardinality of {} storage is not supported", values.kind_name())))?;
+        let mut dict = ColumnData::with_capacity_like(&values);
+        let zero: Vec<u8>;
+        let default: &[u8] = match rows {
+            RowBytes::Fixed(w, _) => {
+                zero = vec![0u8; w];
+                &zero
+            }
+            RowBytes::Strings(_) => b"",
+        };
+        dict.push_bytes(default);
+        if nullable {
+            dict.push_bytes(default);
+        }
+        let first = dict.len() as u64;
+        let mut index: HashMap<&[u8], u64> = HashMap::new();
+        let n = values.len();
+        let mut keys: Vec<u64> = Vec::with_capacity(n);
+        for i in 0..n {
+            if nulls.as_ref().is_some_and(|m| m[i] != 0) {
+                keys.push(0);
+                continue;
+            }
+            let b = rows.get(i);
+            let k = if b == default {
+                first - 1
+            } else {
+                *index.entry(b).or_insert_with(|| {
+                    dict.push_bytes(b);
+                    dict.len() as u64 - 1
+                })
+            };
+            keys.push(k);
+        }
+        let d = dict.len();
+        let keys = if d <= 1 << 8 {
+            LcKeys::U8(keys.into_iter().map(|k| k as u8).collect())
+        } else if d <= 1 << 16 {
+            LcKeys::U16(keys.into_iter().map(|k| k as u16).collect())
+        } else if d <= 1 << 32 {
+            LcKeys::U32(keys.into_iter().map(|k| k as u32).collect())
+        } else {
+            LcKeys::U64(keys)
+        };
+        Ok(LowCardinalityColumn { dictionary: dict, keys })
+    }
+}
+
+impl ColumnData {
+    /// An empty column of the same storage kind (fixed-width, FixedString or String).
+    fn with_capacity_like(src: &ColumnData) -> ColumnData {
+        use ColumnData as D;
+        match src {
+            D::UInt8(_) => D::UInt8(Vec::new()),
+            D::Int8(_) => D::Int8(Vec::new()),
+            D::UInt16(_) => D::UInt16(Vec::new()),
+            D::Int16(_) => D::Int16(Vec::new()),
+            D::UInt32(_) => D::UInt32(Vec::new()),
+            D::Int32(_) => D::Int32(Vec::new()),
+            D::Float32(_) => D::Float32(Vec::new()),
+            D::UInt64(_) => D::UInt64(Vec::new()),
+            D::Int64(_) => D::Int64(Vec::new()),
+            D::Float64(_) => D::Float64(Vec::new()),
+            D::UInt128(_) => D::UInt128(Vec::new()),
+            D::Int128(_) => D::Int128(Vec::new()),
+            D::Fixed { width, .. } => D::Fixed { width: *width, data: Vec::new() },
+            _ => D::String(super::StringColumn::new()),
+        }
+    }
+
+    /// Append one value given as its little-endian bytes (the width of the storage).
+    fn push_bytes(&mut self, b: &[u8]) {
+        use ColumnData as D;
+        fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+            b.try_into().expect("row bytes have the storage width")
+        }
+        match self {
+            D::UInt8(v) => v.push(b[0]),
+            D::Int8(v) => v.push(b[0] as i8),
+            D::UInt16(v) => v.push(u16::from_le_bytes(le(b))),
+            D::Int16(v) => v.push(i16::from_le_bytes(le(b))),
+            D::UInt32(v) => v.push(u32::from_le_bytes(le(b))),
+            D::Int32(v) => v.push(i32::from_le_bytes(le(b))),
+            D::Float32(v) => v.push(f32::from_le_bytes(le(b))),
+            D::UInt64(v) => v.push(u64::from_le_bytes(le(b))),
+            D::Int64(v) => v.push(i64::from_le_bytes(le(b))),
+            D::Float64(v) => v.push(f64::from_le_bytes(le(b))),
+            D::UInt128(v) => v.push(u128::from_le_bytes(le(b))),
+            D::Int128(v) => v.push(i128::from_le_bytes(le(b))),
+            D::Fixed { data, .. } => data.extend_from_slice(b),
+            D::String(s) => s.push(b),
+            _ => unreachable!("push_bytes is only used on the kinds RowBytes::of accepts"),
+        }
+    }
+
+    /// Keep the first `rows` rows, dropping the rest (nested values included): how a row
+    /// builder undoes a row it could only partly append. Does nothing if the column is
+    /// already that short. Variant, Dynamic and JSON columns are not row-built and give an
+    /// error.
+    pub fn truncate(&mut self, rows: usize) -> Result<(), EncodeError> {
+        use ColumnData as D;
+        if self.len() <= rows {
+            return Ok(());
+        }
+        match self {
+            D::UInt8(v) => v.truncate(rows),
+            D::Int8(v) => v.truncate(rows),
+            D::UInt16(v) => v.truncate(rows),
+            D::Int16(v) => v.truncate(rows),
+            D::UInt32(v) => v.truncate(rows),
+            D::Int32(v) => v.truncate(rows),
+            D::Float32(v) => v.truncate(rows),
+            D::UInt64(v) => v.truncate(rows),
+            D::Int64(v) => v.truncate(rows),
+            D::Float64(v) => v.truncate(rows),
+            D::UInt128(v) => v.truncate(rows),
+            D::Int128(v) => v.truncate(rows),
+            D::Fixed { width, data } => data.truncate(rows * *width),
+            D::String(s) => s.truncate(rows),
+            D::Nullable(n) => {
+                n.nulls.truncate(rows);
+                n.values.truncate(rows)?;
+            }
+            D::Array(a) => {
+                a.offsets.truncate(rows + 1);
+                let end = a.offsets[rows] as usize;
+                a.values.truncate(end)?;
+            }
+            D::Tuple(t) => {
+                t.rows = rows;
+                for e in &mut t.elements {
+                    e.truncate(rows)?;
+                }
+            }
+            D::LowCardinality(l) => match &mut l.keys {
+                LcKeys::U8(k) => k.truncate(rows),
+                LcKeys::U16(k) => k.truncate(rows),
+                LcKeys::U32(k) => k.truncate(rows),
+                LcKeys::U64(k) => k.truncate(rows),
+            },
+            other => return Err(EncodeError::Invalid(format!("cannot truncate a {} column", other.kind_name()))),
+        }
+        Ok(())
+    }
+}
+
+impl super::StringColumn {
+    /// Keep the first `rows` strings.
+    pub fn truncate(&mut self, rows: usize) {
+        if rows < self.len() {
+            self.offsets.truncate(rows + 1);
+            let end = self.offsets[rows] as usize;
+            self.data.truncate(end);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::{Column, Value};
+
+    #[test]
+    fn plain_to_low_cardinality() {
+        let ty = DataType::parse("Array(LowCardinality(Nullable(UInt32)))").unwrap();
+        let plain = ty.without_low_cardinality();
+        assert_eq!(plain.to_string(), "Array(Nullable(UInt32))");
+        let mut data = ColumnData::empty_for(&plain).unwrap();
+        let ColumnData::Array(a) = &mut data else { panic!() };
+        let ColumnData::Nullable(n) = &mut a.values else { panic!() };
+        let ColumnData::UInt32(v) = &mut n.values else { panic!() };
+        v.extend([7, 0, 7, 9]);
+        n.nulls.extend([0, 1, 0, 0]);
+        a.offsets.extend([3, 4]);
+        let lc = encode_low_cardinality(&ty, data).unwrap();
+        let col = Column::new(ty, lc).unwrap();
+        match col.value(0) {
+            Value::Array(items) => assert_eq!(items, [Value::UInt(7), Value::Null, Value::UInt(7)]),
+            v => panic!("{v:?}"),
+        }
+        match col.value(1) {
+            Value::Array(items) => assert_eq!(items, [Value::UInt(9)]),
+            v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn truncates_nested_rows() {
+        let ty = DataType::parse("Tuple(Array(String), Nullable(Int8))").unwrap();
+        let mut data = ColumnData::empty_for(&ty).unwrap();
+        {
+            let ColumnData::Tuple(t) = &mut data else { panic!() };
+            let ColumnData::Array(a) = &mut t.elements[0] else { panic!() };
+            let ColumnData::String(s) = &mut a.values else { panic!() };
+            s.push("a");
+            s.push("bc");
+            s.push("d");
+            a.offsets.extend([2, 3]);
+            let ColumnData::Nullable(n) = &mut t.elements[1] else { panic!() };
+            n.nulls.extend([0, 1]);
+            let ColumnData::Int8(v) = &mut n.values else { panic!() };
+            v.extend([1, 0]);
+            t.rows = 2;
+        }
+        data.truncate(1).unwrap();
+        let col = Column::new(ty, data).unwrap();
+        assert_eq!(col.len(), 1);
+        assert_eq!(
+            col.value(0),
+            Value::Tuple(vec![(None, Value::Array(vec![Value::String(b"a"), Value::String(b"bc")])), (None, Value::Int(1))])
+        );
+    }
+}
