@@ -165,8 +165,44 @@ impl Client {
 
     /// Start an `INSERT ... VALUES` (or `FORMAT Native`) statement; send blocks with
     /// [`Insert::send`], finish with [`Insert::end`].
-    pub async fn insert(&mut self, sql: impl Into<String>) -> Result<Insert<'_>> {
+    pub async fn insert_blocks(&mut self, sql: impl Into<String>) -> Result<Insert<'_>> {
         self.query(sql).insert().await
+    }
+
+    /// Insert rows of `T` into `table` (a table name as SQL: `t`, `db.t` or backquoted):
+    /// the columns are `T`'s, checked against the table before any row is sent.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: &mut chwire::Client) -> chwire::Result<()> {
+    /// #[derive(chwire::Row)]
+    /// struct Event<'a> { id: u64, name: &'a str }
+    /// let mut ins = client.insert::<Event>("events").await?;
+    /// ins.write(&Event { id: 1, name: "start" }).await?;
+    /// ins.end().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn insert<T: crate::row::Row>(&mut self, table: &str) -> Result<crate::row::Inserter<'_, T>> {
+        let mut names = Vec::with_capacity(T::COLUMN_COUNT);
+        T::column_names(&mut names);
+        // Rows without names (tuples) fill the table's columns in order.
+        let sql = if names.is_empty() {
+            format!("INSERT INTO {table} VALUES")
+        } else {
+            format!("INSERT INTO {table} ({}) VALUES", names.iter().map(|n| quote_identifier(n)).collect::<Vec<_>>().join(", "))
+        };
+        let insert = self.query(sql).insert().await?;
+        crate::row::Inserter::new(insert, Default::default())
+    }
+
+    /// Insert rows of dynamic values into `table`, into all its columns or, with
+    /// `columns`, into those; the table's header says the names and types.
+    pub async fn insert_dynamic(&mut self, table: &str, columns: Option<&[&str]>) -> Result<crate::row::DynInserter<'_>> {
+        let cols = match columns {
+            Some(c) => format!(" ({})", c.iter().map(|n| quote_identifier(n)).collect::<Vec<_>>().join(", ")),
+            None => String::new(),
+        };
+        let insert = self.query(format!("INSERT INTO {table}{cols} VALUES")).insert().await?;
+        crate::row::DynInserter::new(insert, Default::default())
     }
 
     /// Ping the server.
@@ -471,6 +507,40 @@ impl<'c> Query<'c> {
         Ok(out)
     }
 
+    /// Run the query and read its rows as `T` (see [`crate::row::RowCursor`]).
+    pub async fn fetch<T: crate::row::Row>(self) -> Result<crate::row::RowCursor<'c, T>> {
+        Ok(crate::row::RowCursor::new(self.stream().await?))
+    }
+
+    /// Run the query and collect every row.
+    pub async fn fetch_all<T: crate::row::RowOwned>(self) -> Result<Vec<T>> {
+        let mut rows = self.fetch::<T>().await?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().await? {
+            out.push(r);
+        }
+        Ok(out)
+    }
+
+    /// Run the query and return its first row (an error if there is none); the rest of the
+    /// result is cancelled.
+    pub async fn fetch_one<T: crate::row::RowOwned>(self) -> Result<T> {
+        self.fetch_optional().await?.ok_or_else(|| Error::new(ErrorKind::NoRows))
+    }
+
+    /// Run the query and return its first row, if any; the rest of the result is cancelled.
+    pub async fn fetch_optional<T: crate::row::RowOwned>(self) -> Result<Option<T>> {
+        let mut rows = self.fetch::<T>().await?;
+        let first = rows.next().await?;
+        rows.cancel().await?;
+        Ok(first)
+    }
+
+    /// Run the query and read its rows as dynamic values.
+    pub async fn fetch_dynamic(self) -> Result<crate::row::DynRowCursor<'c>> {
+        Ok(crate::row::DynRowCursor::new(self.stream().await?))
+    }
+
     /// Start an INSERT: waits for the server's header block that describes the columns.
     pub async fn insert(self) -> Result<Insert<'c>> {
         let query_id = self.query_id.unwrap_or_else(new_query_id);
@@ -670,6 +740,21 @@ impl Drop for QueryStream<'_> {
             self.client.pending = Pending::Drain { cancel_sent: sent };
         }
     }
+}
+
+/// A column name as a backquoted SQL identifier.
+pub(crate) fn quote_identifier(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 2);
+    out.push('`');
+    for c in name.chars() {
+        match c {
+            '`' => out.push_str("\\`"),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('`');
+    out
 }
 
 fn header_of(b: &Block) -> Block {

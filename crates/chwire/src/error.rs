@@ -24,6 +24,12 @@ pub enum ErrorKind {
     InvalidInput(String),
     /// Bad connection options (URL, values).
     Config(String),
+    /// A row type does not fit the columns (a missing column, a type the field cannot hold,
+    /// a value that does not fit its column); the query or insert was not started or the
+    /// row was not appended.
+    Row(String),
+    /// `fetch_one` found no row.
+    NoRows,
 }
 
 /// An error of the chwire client.
@@ -99,6 +105,8 @@ impl fmt::Display for Error {
             ErrorKind::Closed => f.write_str("the server closed the connection"),
             ErrorKind::InvalidInput(m) => write!(f, "invalid input: {m}"),
             ErrorKind::Config(m) => write!(f, "invalid configuration: {m}"),
+            ErrorKind::Row(m) => write!(f, "row mapping: {m}"),
+            ErrorKind::NoRows => f.write_str("the query returned no rows"),
         }
     }
 }

@@ -17,11 +17,15 @@
 //! The wire format lives in [`chwire_proto`] (re-exported as [`proto`]); this crate adds
 //! the socket, the conversation state machine and the API.
 
+// `#[derive(Row)]` names `::chwire`; this lets the crate's own tests use it.
+extern crate self as chwire;
+
 mod client;
 mod conn;
 mod error;
 mod options;
 mod params;
+pub mod row;
 
 pub use chwire_proto as proto;
 pub use chwire_proto::{Block, Column, ColumnData, Compression, DataType, ProfileInfo, Progress, ServerException, StringColumn, Value};
@@ -29,6 +33,7 @@ pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, Server
 pub use error::{Error, ErrorKind, Result};
 pub use options::{parse_duration, Options};
 pub use params::QueryParam;
+pub use row::{FromColumn, Row, RowOwned, ToColumn};
 
 pub(crate) const VERSION_MAJOR: u64 = 0;
 pub(crate) const VERSION_MINOR: u64 = 1;

@@ -236,7 +236,10 @@ async fn insert_select_round_trip_every_type_and_compression() {
         c.execute(format!("DROP TABLE IF EXISTS {table}")).await.unwrap();
         c.execute(format!("CREATE TABLE {table} ({columns}, row UInt8) ENGINE = Memory")).await.unwrap();
         let mut ins = c
-            .insert(format!("INSERT INTO {table} ({}) VALUES", schema.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ")))
+            .insert_blocks(format!(
+                "INSERT INTO {table} ({}) VALUES",
+                schema.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+            ))
             .await
             .unwrap();
         assert_eq!(ins.header().num_columns(), schema.len());
@@ -469,7 +472,7 @@ async fn insert_checks_blocks_before_sending() {
     let mut c = client().await;
     c.execute("DROP TABLE IF EXISTS chwire_check").await.unwrap();
     c.execute("CREATE TABLE chwire_check (a UInt64, b String) ENGINE = Memory").await.unwrap();
-    let mut ins = c.insert("INSERT INTO chwire_check VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("INSERT INTO chwire_check VALUES").await.unwrap();
     let wrong_count = Block::new().with("a", Column::from(vec![1u64])).unwrap();
     let wrong_name = Block::new().with("a", Column::from(vec![1u64])).unwrap().with("c", Column::from(vec!["x"])).unwrap();
     let wrong_type = Block::new().with("a", Column::from(vec![1u32])).unwrap().with("b", Column::from(vec!["x"])).unwrap();
@@ -485,11 +488,11 @@ async fn insert_checks_blocks_before_sending() {
 
     // An abandoned insert commits nothing more and leaves the client usable.
     {
-        let mut ins = c.insert("INSERT INTO chwire_check VALUES").await.unwrap();
+        let mut ins = c.insert_blocks("INSERT INTO chwire_check VALUES").await.unwrap();
         ins.send(&good).await.unwrap();
     }
     assert!(scalar_u64(&mut c, "SELECT count() FROM chwire_check").await >= 4);
-    let e = c.insert("INSERT INTO chwire_no_such_table VALUES").await.unwrap_err();
+    let e = c.insert_blocks("INSERT INTO chwire_no_such_table VALUES").await.unwrap_err();
     assert_eq!(e.code(), Some(60));
     c.execute("DROP TABLE chwire_check").await.unwrap();
 }
@@ -501,7 +504,7 @@ async fn large_insert_in_many_blocks_with_compression() {
         let t = format!("chwire_big_{}", format!("{compression:?}").to_lowercase().replace(['(', ')'], ""));
         c.execute(format!("DROP TABLE IF EXISTS {t}")).await.unwrap();
         c.execute(format!("CREATE TABLE {t} (id UInt64, s String) ENGINE = Memory")).await.unwrap();
-        let mut ins = c.insert(format!("INSERT INTO {t} VALUES")).await.unwrap();
+        let mut ins = c.insert_blocks(format!("INSERT INTO {t} VALUES")).await.unwrap();
         for blk in 0..5u64 {
             // ~3 MiB of strings per block: spans several compressed frames.
             let ids: Vec<u64> = (blk * 200_000..(blk + 1) * 200_000).collect();
@@ -551,7 +554,7 @@ async fn resync_after_an_early_error_on_every_compression() {
         let mut c = client_compressed(compression).await;
         for _ in 0..3 {
             assert_eq!(c.query("SELEKT").fetch_blocks().await.unwrap_err().code(), Some(62));
-            assert_eq!(c.insert("INSERT INTO chwire_missing_table VALUES").await.unwrap_err().code(), Some(60));
+            assert_eq!(c.insert_blocks("INSERT INTO chwire_missing_table VALUES").await.unwrap_err().code(), Some(60));
         }
         assert_eq!(scalar_u64(&mut c, "SELECT 9").await, 9, "{compression:?}");
         assert!(c.is_connected());
@@ -632,7 +635,7 @@ async fn low_cardinality_and_decimal_insert_round_trip() {
     c.execute("CREATE TABLE chwire_lc (lc LowCardinality(String), lcn LowCardinality(Nullable(String)), d Decimal(18, 3)) ENGINE = Memory")
         .await
         .unwrap();
-    let mut ins = c.insert("INSERT INTO chwire_lc VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("INSERT INTO chwire_lc VALUES").await.unwrap();
     assert_eq!(ins.header().column("lc").unwrap().data_type(), &DataType::parse("LowCardinality(String)").unwrap());
     let lc = ColumnData::LowCardinality(Box::new(LowCardinalityColumn {
         dictionary: ColumnData::String(["", "red", "green"].into_iter().collect()),
@@ -681,7 +684,7 @@ async fn parameters_are_data_never_sql() {
     let e = c.execute("INSERT INTO chwire_params VALUES (1, 'alice')").await.unwrap_err();
     assert!(matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)), "{e}");
     assert_eq!(scalar_u64(&mut c, "SELECT count() FROM chwire_params").await, 0);
-    let mut ins = c.insert("INSERT INTO chwire_params VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("INSERT INTO chwire_params VALUES").await.unwrap();
     ins.send(&Block::new().with("id", Column::from(vec![1u64])).unwrap().with("name", Column::from(vec!["alice"])).unwrap()).await.unwrap();
     ins.end().await.unwrap();
     let hostile = [
@@ -741,7 +744,7 @@ async fn tuple_and_nested_round_trip() {
     let mut c = client().await;
     c.execute("DROP TABLE IF EXISTS chwire_tuple").await.unwrap();
     c.execute("CREATE TABLE chwire_tuple (t Tuple(UInt8, String), n Nested(a UInt8, b String)) ENGINE = Memory").await.unwrap();
-    let mut ins = c.insert("INSERT INTO chwire_tuple VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("INSERT INTO chwire_tuple VALUES").await.unwrap();
     let names: Vec<String> = ins.header().names().map(str::to_string).collect();
     assert_eq!(names, ["t", "n.a", "n.b"]);
     let strings = |v: &[&str]| Column::from(v.iter().copied().collect::<StringColumn>());

@@ -25,6 +25,16 @@ impl DataType {
         }
     }
 
+    /// The structural type an alias is stored and read as (the tuples and arrays of the
+    /// geometry types, the argument type of `SimpleAggregateFunction`); other types as they are.
+    pub fn structural(&self) -> &DataType {
+        match self {
+            DataType::Geo(g) => super::value::geo_storage(*g),
+            DataType::SimpleAggregateFunction { ty, .. } => ty.structural(),
+            other => other,
+        }
+    }
+
     /// Whether `LowCardinality` occurs anywhere in this type.
     pub fn has_low_cardinality(&self) -> bool {
         match self {
@@ -218,6 +228,45 @@ impl ColumnData {
             D::String(s) => s.push(b),
             _ => unreachable!("push_bytes is only used on the kinds RowBytes::of accepts"),
         }
+    }
+
+    /// Append one default row (zero, empty string, empty array, a tuple of defaults, NULL):
+    /// the placeholder under a NULL of a `Nullable` column. Variant, Dynamic and JSON
+    /// columns are not row-built and give an error.
+    pub fn push_default(&mut self) -> Result<(), EncodeError> {
+        use ColumnData as D;
+        match self {
+            D::UInt8(v) => v.push(0),
+            D::Int8(v) => v.push(0),
+            D::UInt16(v) => v.push(0),
+            D::Int16(v) => v.push(0),
+            D::UInt32(v) => v.push(0),
+            D::Int32(v) => v.push(0),
+            D::Float32(v) => v.push(0.0),
+            D::UInt64(v) => v.push(0),
+            D::Int64(v) => v.push(0),
+            D::Float64(v) => v.push(0.0),
+            D::UInt128(v) => v.push(0),
+            D::Int128(v) => v.push(0),
+            D::Fixed { width, data } => data.resize(data.len() + *width, 0),
+            D::String(s) => s.push(b""),
+            D::Nullable(n) => {
+                n.nulls.push(1);
+                n.values.push_default()?;
+            }
+            D::Array(a) => {
+                let last = *a.offsets.last().expect("offsets start with 0");
+                a.offsets.push(last);
+            }
+            D::Tuple(t) => {
+                for e in &mut t.elements {
+                    e.push_default()?;
+                }
+                t.rows += 1;
+            }
+            other => return Err(EncodeError::Invalid(format!("cannot append a default row to a {} column", other.kind_name()))),
+        }
+        Ok(())
     }
 
     /// Keep the first `rows` rows, dropping the rest (nested values included): how a row

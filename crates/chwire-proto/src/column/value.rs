@@ -87,7 +87,7 @@ pub fn uuid_to_wire(c: &[u8; 16]) -> [u8; 16] {
 }
 
 impl<'a> Value<'a> {
-    pub(crate) fn at(ty: &'a DataType, data: &'a ColumnData, i: usize) -> Value<'a> {
+    pub fn at(ty: &'a DataType, data: &'a ColumnData, i: usize) -> Value<'a> {
         use ColumnData as D;
         use DataType as T;
         match (ty, data) {
@@ -200,7 +200,7 @@ impl<'a> Value<'a> {
 }
 
 /// The storage types of the geometry types, built once.
-fn geo_storage(g: crate::types::GeoKind) -> &'static DataType {
+pub(super) fn geo_storage(g: crate::types::GeoKind) -> &'static DataType {
     use crate::types::GeoKind as G;
     use std::sync::OnceLock;
     static TYPES: OnceLock<[DataType; 7]> = OnceLock::new();

@@ -1,0 +1,402 @@
+//! Schema-free rows: dynamic [`Value`]s for queries and tables known only at run time.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use super::impls::bad_storage;
+use super::insert::{Batch, InsertLimits};
+use super::types::{push_decimal_raw, Decimal, I256};
+use super::ToColumn;
+use crate::client::{QueryStream, QuerySummary};
+use crate::error::{Error, ErrorKind, Result};
+use chwire_proto::column::uuid_to_wire;
+use chwire_proto::{Block, ColumnData, DataType, Value};
+
+/// A query's rows as dynamic values, with the names and types of the header.
+pub struct DynRowCursor<'c> {
+    stream: QueryStream<'c>,
+    block: Option<Block>,
+    row: usize,
+}
+
+/// One row of a result: its values borrow from the cursor's current block.
+#[derive(Clone, Copy)]
+pub struct DynRow<'a> {
+    block: &'a Block,
+    row: usize,
+}
+
+impl<'a> DynRow<'a> {
+    /// Number of columns.
+    pub fn len(&self) -> usize {
+        self.block.num_columns()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The columns' names and types (as in the header).
+    pub fn columns(&self) -> impl Iterator<Item = (&'a str, &'a DataType)> {
+        self.block.columns().iter().map(|(n, c)| (n.as_str(), c.data_type()))
+    }
+
+    /// The value of column `i`.
+    pub fn get(&self, i: usize) -> Option<Value<'a>> {
+        self.block.column_at(i).map(|c| c.value(self.row))
+    }
+
+    /// The value of the column named `name`.
+    pub fn get_by_name(&self, name: &str) -> Option<Value<'a>> {
+        self.block.column(name).map(|c| c.value(self.row))
+    }
+
+    /// Every value, in column order.
+    pub fn values(&self) -> Vec<Value<'a>> {
+        self.block.columns().iter().map(|(_, c)| c.value(self.row)).collect()
+    }
+}
+
+impl std::fmt::Debug for DynRow<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut m = f.debug_map();
+        for (name, col) in self.block.columns() {
+            m.entry(name, &col.value(self.row));
+        }
+        m.finish()
+    }
+}
+
+impl<'c> DynRowCursor<'c> {
+    pub(crate) fn new(stream: QueryStream<'c>) -> Self {
+        DynRowCursor { stream, block: None, row: 0 }
+    }
+
+    /// The next row, or `None` after the last one.
+    pub async fn next(&mut self) -> Result<Option<DynRow<'_>>> {
+        loop {
+            if self.block.as_ref().is_some_and(|b| self.row < b.rows()) {
+                break;
+            }
+            self.block = None;
+            match self.stream.next_block().await? {
+                Some(b) => {
+                    self.block = Some(b);
+                    self.row = 0;
+                }
+                None => return Ok(None),
+            }
+        }
+        let row = self.row;
+        self.row += 1;
+        Ok(Some(DynRow { block: self.block.as_ref().expect("a block with rows left"), row }))
+    }
+
+    /// The result's columns (names and types), once the server has sent them.
+    pub fn header(&self) -> Option<&Block> {
+        self.stream.header()
+    }
+
+    /// The underlying stream (progress, profile info, totals).
+    pub fn stream(&self) -> &QueryStream<'c> {
+        &self.stream
+    }
+}
+
+impl std::fmt::Debug for DynRowCursor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynRowCursor").field("stream", &self.stream).finish()
+    }
+}
+
+/// Inserts rows of dynamic values into a table whose columns are known only at run time
+/// (see [`DynInserter::header`]). Values are converted to each column's type where that is
+/// exact (integers into any integer type they fit, strings into String/FixedString/Enum…);
+/// anything else is an error naming the column.
+pub struct DynInserter<'c> {
+    batch: Batch<'c>,
+}
+
+impl<'c> DynInserter<'c> {
+    pub(crate) fn new(insert: crate::client::Insert<'c>, limits: InsertLimits) -> Result<Self> {
+        for (name, col) in insert.header().columns() {
+            Value::check_write(&super::write_type(col.data_type()))
+                .map_err(|why| Error::new(ErrorKind::Row(format!("column `{name}` ({}): {why}", col.data_type()))))?;
+        }
+        Ok(DynInserter { batch: Batch::new(insert, limits)? })
+    }
+
+    /// The table's columns: names and types, in the order rows give their values.
+    pub fn header(&self) -> &Block {
+        self.batch.header()
+    }
+
+    /// Append one row (one value per column, in header order); sends a block when the
+    /// limits are reached. A row that does not fit is an error and is not appended.
+    pub async fn write(&mut self, row: &[Value<'_>]) -> Result<()> {
+        let header = self.batch.header();
+        if row.len() != header.num_columns() {
+            return Err(Error::new(ErrorKind::Row(format!(
+                "the row has {} values, the table {} columns",
+                row.len(),
+                header.num_columns()
+            ))));
+        }
+        let full = self.batch.push(|b| {
+            for (i, v) in row.iter().enumerate() {
+                b.write(i, v)?;
+            }
+            Ok(())
+        })?;
+        if full {
+            self.batch.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Send the rows gathered so far as a block now.
+    pub async fn flush(&mut self) -> Result<()> {
+        self.batch.flush().await
+    }
+
+    /// Send the remaining rows and wait for the server to confirm the insert.
+    pub async fn end(self) -> Result<QuerySummary> {
+        self.batch.end().await
+    }
+}
+
+impl std::fmt::Debug for DynInserter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynInserter").field("pending_rows", &self.batch.rows()).finish()
+    }
+}
+
+fn int_range(ty: &DataType) -> Option<(i128, i128)> {
+    Some(match ty {
+        DataType::UInt8 => (0, u8::MAX.into()),
+        DataType::UInt16 => (0, u16::MAX.into()),
+        DataType::UInt32 => (0, u32::MAX.into()),
+        DataType::UInt64 => (0, u64::MAX.into()),
+        DataType::UInt128 => (0, i128::MAX),
+        DataType::Int8 => (i8::MIN.into(), i8::MAX.into()),
+        DataType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        DataType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        DataType::Int64 => (i64::MIN.into(), i64::MAX.into()),
+        DataType::Int128 => (i128::MIN, i128::MAX),
+        _ => return None,
+    })
+}
+
+/// Append an integer to an integer column of any width, if it fits.
+fn push_int(v: i128, ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
+    let Some((lo, hi)) = int_range(ty) else {
+        return match (ty, col) {
+            (DataType::Bool, ColumnData::UInt8(c)) if v == 0 || v == 1 => {
+                c.push(v as u8);
+                Ok(())
+            }
+            (DataType::Int256 | DataType::UInt256, ColumnData::Fixed { width: 32, data }) => {
+                if matches!(ty, DataType::UInt256) && v < 0 {
+                    return Err(format!("{v} does not fit {ty}"));
+                }
+                data.extend_from_slice(&I256::from(v).0);
+                Ok(())
+            }
+            (ty, _) => Err(format!("an integer does not fit {ty}")),
+        };
+    };
+    if v < lo || v > hi {
+        return Err(format!("{v} does not fit {ty}"));
+    }
+    match col {
+        ColumnData::UInt8(c) => c.push(v as u8),
+        ColumnData::UInt16(c) => c.push(v as u16),
+        ColumnData::UInt32(c) => c.push(v as u32),
+        ColumnData::UInt64(c) => c.push(v as u64),
+        ColumnData::UInt128(c) => c.push(v as u128),
+        ColumnData::Int8(c) => c.push(v as i8),
+        ColumnData::Int16(c) => c.push(v as i16),
+        ColumnData::Int32(c) => c.push(v as i32),
+        ColumnData::Int64(c) => c.push(v as i64),
+        ColumnData::Int128(c) => c.push(v),
+        other => return Err(bad_storage(other)),
+    }
+    Ok(())
+}
+
+/// Ticks at one precision to ticks at another, if exact.
+fn rescale_ticks(ticks: i64, from: u8, to: u8) -> Option<i64> {
+    if to >= from {
+        ticks.checked_mul(10i64.checked_pow(u32::from(to - from))?)
+    } else {
+        let f = 10i64.checked_pow(u32::from(from - to))?;
+        (ticks % f == 0).then_some(ticks / f)
+    }
+}
+
+macro_rules! push_to {
+    ($col:expr, $variant:ident, $v:expr) => {
+        match $col {
+            ColumnData::$variant(c) => {
+                c.push($v);
+                Ok(())
+            }
+            other => Err(bad_storage(other)),
+        }
+    };
+}
+
+/// Dynamic values write into a column of any type they represent exactly.
+impl ToColumn for Value<'_> {
+    fn check_write(ty: &DataType) -> Result<(), String> {
+        match ty {
+            DataType::Variant(_) | DataType::Dynamic { .. } | DataType::Json { .. } | DataType::Unsupported(_) => {
+                Err(format!("inserting rows into {ty} columns is not supported; insert blocks built with the column builders"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn write(&self, ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
+        use DataType as T;
+        match (self, ty) {
+            (Value::Null, T::Nullable(_)) => {
+                let ColumnData::Nullable(n) = col else { return Err(bad_storage(col)) };
+                n.values.push_default().map_err(|e| e.to_string())?;
+                n.nulls.push(1);
+                Ok(())
+            }
+            (Value::Null, _) => Err(format!("NULL does not fit the non-Nullable type {ty}")),
+            (v, T::Nullable(inner)) => {
+                let ColumnData::Nullable(n) = col else { return Err(bad_storage(col)) };
+                v.write(inner, &mut n.values)?;
+                n.nulls.push(0);
+                Ok(())
+            }
+            (Value::UInt(v), _) => push_int(i128::from(*v), ty, col),
+            (Value::Int(v), _) => push_int(i128::from(*v), ty, col),
+            (Value::Int128(v), _) => push_int(*v, ty, col),
+            (Value::UInt128(v), T::UInt128) => push_to!(col, UInt128, *v),
+            (Value::UInt128(v), _) => push_int(i128::try_from(*v).map_err(|_| format!("{v} does not fit {ty}"))?, ty, col),
+            (Value::Bool(b), T::Bool | T::UInt8) => push_to!(col, UInt8, u8::from(*b)),
+            (Value::Float32(v), T::Float32) => push_to!(col, Float32, *v),
+            (Value::Float32(v), T::Float64) => push_to!(col, Float64, f64::from(*v)),
+            (Value::Float64(v), T::Float64) => push_to!(col, Float64, *v),
+            (Value::Float64(v), T::Float32) => push_to!(col, Float32, *v as f32),
+            (Value::BFloat16(v), T::BFloat16) => push_to!(col, UInt16, *v),
+            (Value::String(b) | Value::FixedString(b), T::String | T::FixedString(_) | T::Enum8(_) | T::Enum16(_)) => b.write(ty, col),
+            (Value::Enum(name, _), T::String | T::FixedString(_) | T::Enum8(_) | T::Enum16(_)) => name.write(ty, col),
+            (Value::Uuid(u), T::Uuid) => match col {
+                ColumnData::Fixed { width: 16, data } => {
+                    data.extend_from_slice(&uuid_to_wire(u));
+                    Ok(())
+                }
+                other => Err(bad_storage(other)),
+            },
+            (Value::Date(d), T::Date) => push_to!(col, UInt16, *d),
+            (Value::Date(d), T::Date32) => push_to!(col, Int32, i32::from(*d)),
+            (Value::Date32(d), T::Date32) => push_to!(col, Int32, *d),
+            (Value::Date32(d), T::Date) => push_to!(col, UInt16, u16::try_from(*d).map_err(|_| format!("day {d} does not fit Date"))?),
+            (Value::DateTime(s, _), T::DateTime(_)) => push_to!(col, UInt32, *s),
+            (Value::DateTime(s, _), T::DateTime64 { precision, .. }) => {
+                push_to!(col, Int64, rescale_ticks(i64::from(*s), 0, *precision).ok_or("out of range")?)
+            }
+            (Value::DateTime64 { ticks, precision, .. }, T::DateTime64 { precision: to, .. }) => {
+                push_to!(col, Int64, rescale_ticks(*ticks, *precision, *to).ok_or_else(|| format!("not exact at precision {to}"))?)
+            }
+            (Value::Time(s), T::Time) => push_to!(col, Int32, *s),
+            (Value::Time64 { ticks, precision }, T::Time64(to)) => {
+                push_to!(col, Int64, rescale_ticks(*ticks, *precision, *to).ok_or_else(|| format!("not exact at precision {to}"))?)
+            }
+            (Value::Ipv4(a), T::Ipv4) => Ipv4Addr::write(a, ty, col),
+            (Value::Ipv6(a), T::Ipv6) => Ipv6Addr::write(a, ty, col),
+            (Value::Int256(b) | Value::UInt256(b), T::Int256 | T::UInt256) => match col {
+                ColumnData::Fixed { width: 32, data } if b.len() == 32 => {
+                    data.extend_from_slice(b);
+                    Ok(())
+                }
+                other => Err(bad_storage(other)),
+            },
+            (Value::Decimal { raw, scale }, T::Decimal { precision, .. }) if *precision <= 38 => {
+                push_decimal_raw(ty, col, Decimal::new(*raw, *scale))
+            }
+            (Value::Decimal { raw, scale }, T::Decimal { scale: to, .. }) => {
+                let d = Decimal::new(*raw, *scale).rescale(*to).ok_or_else(|| format!("not exact at scale {to}"))?;
+                match col {
+                    ColumnData::Fixed { width: 32, data } => {
+                        data.extend_from_slice(&I256::from(d.raw).0);
+                        Ok(())
+                    }
+                    other => Err(bad_storage(other)),
+                }
+            }
+            (Value::Decimal256 { raw, scale }, T::Decimal { scale: to, .. }) if scale == to => match col {
+                ColumnData::Fixed { width: 32, data } if raw.len() == 32 => {
+                    data.extend_from_slice(raw);
+                    Ok(())
+                }
+                other => Err(bad_storage(other)),
+            },
+            (Value::Interval(n, kind), T::Interval(k)) if kind == k => push_to!(col, Int64, *n),
+            (Value::Nothing, T::Nothing) => push_to!(col, UInt8, 0),
+            (Value::Array(items), T::Array(_) | T::Nested(_)) => items.write(ty, col),
+            (Value::Map(pairs), T::Map(kt, vt)) => {
+                let ColumnData::Array(a) = col else { return Err(bad_storage(col)) };
+                let ColumnData::Tuple(t) = &mut a.values else { return Err(bad_storage(&a.values)) };
+                let [kc, vc] = &mut t.elements[..] else { return Err("a map's storage has two columns".into()) };
+                for (k, v) in pairs {
+                    k.write(kt, kc)?;
+                    v.write(vt, vc)?;
+                    t.rows += 1;
+                }
+                a.offsets.push(t.rows as u64);
+                Ok(())
+            }
+            (Value::Tuple(items), T::Tuple(types)) if items.len() == types.len() => {
+                let ColumnData::Tuple(t) = col else { return Err(bad_storage(col)) };
+                for ((_, v), ((_, ity), c)) in items.iter().zip(types.iter().zip(&mut t.elements)) {
+                    v.write(ity, c)?;
+                }
+                t.rows += 1;
+                Ok(())
+            }
+            (v, ty) => Err(format!("{} does not fit {ty}", value_kind(v))),
+        }
+    }
+
+    fn write_fields(&self, fields: &[(String, DataType)], elements: &mut [ColumnData]) -> Result<(), String> {
+        let Value::Tuple(items) = self else { return Err(format!("{} is not a tuple of Nested fields", value_kind(self))) };
+        if items.len() != fields.len() {
+            return Err(format!("a tuple of {} for {} Nested fields", items.len(), fields.len()));
+        }
+        for ((_, v), ((_, fty), c)) in items.iter().zip(fields.iter().zip(elements)) {
+            v.write(fty, c)?;
+        }
+        Ok(())
+    }
+
+    fn check_write_fields(_: &[(String, DataType)]) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A short name of a value's kind, for errors.
+fn value_kind(v: &Value<'_>) -> String {
+    let s = format!("{v:?}");
+    let end = s.find(['(', ' ', '{']).unwrap_or(s.len());
+    format!("a {} value", &s[..end])
+}
+
+/// Build a block from dynamic rows for the given columns (names and types): the
+/// schema-free counterpart of the column builders, for [`crate::Insert::send`].
+pub fn block_from_values<'v>(columns: &[(&str, DataType)], rows: impl IntoIterator<Item = &'v [Value<'v>]>) -> Result<Block> {
+    let mut b = super::Builders::new(columns.iter().map(|(n, t)| (n.to_string(), t.clone())))?;
+    for (r, row) in rows.into_iter().enumerate() {
+        if row.len() != columns.len() {
+            return Err(Error::new(ErrorKind::Row(format!("row {r} has {} values for {} columns", row.len(), columns.len()))));
+        }
+        for (i, v) in row.iter().enumerate() {
+            b.write(i, v).map_err(|e| Error::new(ErrorKind::Row(format!("row {r}: {e}"))))?;
+        }
+    }
+    b.into_block(columns.iter().map(|(_, t)| t))
+}

@@ -1,0 +1,424 @@
+//! Typed rows: Rust structs in and out of ClickHouse, column by column.
+//!
+//! `#[derive(Row)]` maps a struct's fields to columns by name (`#[row(rename = "..")]`,
+//! `#[row(skip)]`, `#[row(flatten)]` for nested structs). Reading checks every field
+//! against the result's header block before the first row ([`Row::bind_read`]), then reads
+//! each field straight from its column buffer: no intermediate values, no per-row
+//! allocation except what the field type itself owns (`String`, `Vec`). Borrowed fields
+//! (`&str`, `&[u8]`) point into the block.
+//!
+//! The field types are the [`FromColumn`] / [`ToColumn`] implementors: integers of every
+//! width (also [`I256`]/[`U256`]), floats, `bool`, strings and byte strings, `[u8; N]` for
+//! FixedString, `Option<T>` for Nullable, `Vec<T>` for Array, maps, tuples, IP addresses,
+//! [`Decimal`]/[`Decimal256`], dynamic [`Value`](crate::Value)s, and behind cargo features
+//! the types of `uuid`, `chrono`, `time`, `rust_decimal`, `bigdecimal` and `serde_json`.
+
+mod cursor;
+mod dynamic;
+mod impls;
+mod insert;
+mod types;
+
+pub use chwire_derive::Row;
+pub use cursor::RowCursor;
+pub use dynamic::{block_from_values, DynInserter, DynRow, DynRowCursor};
+pub use insert::{InsertLimits, Inserter};
+pub use types::{Decimal, Decimal256, I256, U256};
+
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Error, ErrorKind, Result};
+use chwire_proto::{Block, ColumnData, DataType};
+
+/// A struct whose fields map to columns. Derive it with `#[derive(Row)]`.
+pub trait Row {
+    /// The struct with its borrowed fields (if any) tied to lifetime `'a`: what reading a
+    /// row out of a block borrowed for `'a` produces, and what inserters take.
+    type Value<'a>: Row;
+
+    /// How many columns the struct maps to (flattened structs included).
+    const COLUMN_COUNT: usize;
+
+    /// The column names, in field order (flattened structs expanded in place).
+    fn column_names(out: &mut Vec<&'static str>);
+
+    /// Find every field's column in `header` and check that its type can be read into the
+    /// field; appends the column positions to `plan`.
+    fn bind_read(header: &Block, plan: &mut Vec<usize>) -> Result<()>;
+
+    /// Read row `row` of `block`; the struct's columns are `plan[first..]`.
+    fn read<'a>(block: &'a Block, plan: &[usize], first: usize, row: usize) -> Result<Self::Value<'a>>;
+
+    /// Check that every field can be written into its column of `header` (whose column `i`
+    /// is the struct's column `first + i`).
+    fn bind_write(header: &Block, first: usize) -> Result<()>;
+
+    /// Append this row to the builders; the struct's columns start at `first`.
+    fn write(&self, builders: &mut Builders, first: usize) -> Result<()>;
+}
+
+/// A row type that borrows nothing (`Row::Value<'a>` is itself): what
+/// [`Query::fetch_all`](crate::Query::fetch_all) and friends return.
+pub trait RowOwned: 'static + for<'a> Row<Value<'a> = Self> {}
+impl<R> RowOwned for R where R: 'static + for<'a> Row<Value<'a> = R> {}
+
+/// A Rust type that can be read from a column.
+///
+/// `check` runs once per column on the header block; `read` once per value, on storage
+/// whose type passed `check`. Types are seen through `LowCardinality` (non-nullable), the
+/// geometry aliases and `SimpleAggregateFunction`: implementors only handle plain types.
+pub trait FromColumn<'a>: Sized {
+    /// Whether values of `ty` can be read as `Self`; the error says what would fit.
+    fn check_plain(ty: &DataType) -> Result<(), String>;
+
+    /// Read row `row` of `data`, whose type `ty` passed [`FromColumn::check_plain`].
+    fn read_plain(ty: &'a DataType, data: &'a ColumnData, row: usize) -> Result<Self, String>;
+
+    /// [`FromColumn::check_plain`] through `LowCardinality` and aliases.
+    fn check(ty: &DataType) -> Result<(), String> {
+        match ty.structural() {
+            DataType::LowCardinality(inner) if !inner.is_nullable() => Self::check_plain(inner.structural()),
+            ty => Self::check_plain(ty),
+        }
+    }
+
+    /// [`FromColumn::read_plain`] through `LowCardinality` and aliases.
+    #[inline]
+    fn read(ty: &'a DataType, data: &'a ColumnData, row: usize) -> Result<Self, String> {
+        let ty = ty.structural();
+        if let (DataType::LowCardinality(inner), ColumnData::LowCardinality(lc)) = (ty, data) {
+            if !inner.is_nullable() {
+                return Self::read_plain(inner.structural(), &lc.dictionary, lc.keys.get(row));
+            }
+        }
+        Self::read_plain(ty, data, row)
+    }
+
+    /// `u8` reads String columns as `Vec<u8>` (bytes), like a byte array.
+    #[doc(hidden)]
+    fn vec_from_bytes(_bytes: &[u8]) -> Option<Vec<Self>> {
+        None
+    }
+
+    /// Pairs read the entries of `Map(K, V)` (so `Vec<(K, V)>` reads maps).
+    #[doc(hidden)]
+    fn check_map_entry(_k: &DataType, _v: &DataType) -> Result<(), String> {
+        Err("a map entry is read as a pair (K, V)".into())
+    }
+
+    #[doc(hidden)]
+    fn read_map_entry(_k: &'a DataType, _v: &'a DataType, _kd: &'a ColumnData, _vd: &'a ColumnData, _i: usize) -> Result<Self, String> {
+        Err("a map entry is read as a pair (K, V)".into())
+    }
+
+    /// Tuples read the elements of `Nested(...)` (so `Vec<(A, B)>` reads Nested columns).
+    #[doc(hidden)]
+    fn check_fields(_fields: &[(String, DataType)]) -> Result<(), String> {
+        Err("the elements of a Nested column are read as tuples".into())
+    }
+
+    #[doc(hidden)]
+    fn read_fields(_fields: &'a [(String, DataType)], _elements: &'a [ColumnData], _i: usize) -> Result<Self, String> {
+        Err("the elements of a Nested column are read as tuples".into())
+    }
+}
+
+/// A Rust type that can be appended to a column.
+///
+/// Writers append to the plain form of the column's type (LowCardinality removed; the
+/// inserter dictionary-encodes once per block) and see aliases as their structural types.
+pub trait ToColumn {
+    /// Whether `Self` can be written into a column of `ty`.
+    fn check_write(ty: &DataType) -> Result<(), String>;
+
+    /// Append one value to `col`, a builder of type `ty` that passed `check_write`. On an
+    /// error the caller discards the partly written row.
+    fn write(&self, ty: &DataType, col: &mut ColumnData) -> Result<(), String>;
+
+    /// `u8` writes `Vec<u8>`/`[u8]` into String columns.
+    #[doc(hidden)]
+    fn slice_as_bytes(_v: &[Self]) -> Option<&[u8]>
+    where
+        Self: Sized,
+    {
+        None
+    }
+
+    /// Pairs write the entries of `Map(K, V)` (so `Vec<(K, V)>` writes maps).
+    #[doc(hidden)]
+    fn check_write_map_entry(_k: &DataType, _v: &DataType) -> Result<(), String> {
+        Err("map entries are written as pairs (K, V)".into())
+    }
+
+    #[doc(hidden)]
+    fn write_map_entry(&self, _k: &DataType, _v: &DataType, _elements: &mut [ColumnData]) -> Result<(), String> {
+        Err("map entries are written as pairs (K, V)".into())
+    }
+
+    /// Tuples write the elements of `Nested(...)`.
+    #[doc(hidden)]
+    fn check_write_fields(_fields: &[(String, DataType)]) -> Result<(), String> {
+        Err("the elements of a Nested column are written as tuples".into())
+    }
+
+    #[doc(hidden)]
+    fn write_fields(&self, _fields: &[(String, DataType)], _elements: &mut [ColumnData]) -> Result<(), String> {
+        Err("the elements of a Nested column are written as tuples".into())
+    }
+}
+
+impl<T: ToColumn + ?Sized> ToColumn for &T {
+    fn check_write(ty: &DataType) -> Result<(), String> {
+        T::check_write(ty)
+    }
+    #[inline]
+    fn write(&self, ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
+        (**self).write(ty, col)
+    }
+}
+
+impl<T: ToColumn + ?Sized> ToColumn for Box<T> {
+    fn check_write(ty: &DataType) -> Result<(), String> {
+        T::check_write(ty)
+    }
+    fn write(&self, ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
+        (**self).write(ty, col)
+    }
+}
+
+/// The column builders of a block being filled row by row: names, the plain
+/// (LowCardinality-free, structural) types rows are appended to, and the columns.
+#[derive(Debug)]
+pub struct Builders {
+    names: Vec<String>,
+    types: Vec<DataType>,
+    cols: Vec<ColumnData>,
+}
+
+impl Builders {
+    /// Empty builders for columns of these names and (table) types.
+    pub(crate) fn new(columns: impl IntoIterator<Item = (String, DataType)>) -> Result<Builders> {
+        let (names, types): (Vec<String>, Vec<DataType>) = columns.into_iter().map(|(n, t)| (n, write_type(&t))).unzip();
+        let cols = types.iter().map(ColumnData::empty_for).collect::<Result<Vec<_>, _>>()?;
+        Ok(Builders { names, types, cols })
+    }
+
+    /// Append `v` to column `i`.
+    #[inline]
+    pub fn write<T: ToColumn + ?Sized>(&mut self, i: usize, v: &T) -> Result<()> {
+        let Some(col) = self.cols.get_mut(i) else {
+            return Err(row_error(format!("there is no column {} (the block has {})", i + 1, self.names.len())));
+        };
+        v.write(&self.types[i], col).map_err(|why| {
+            row_error(format!("column `{}` ({}): cannot write a {}: {why}", self.names[i], self.types[i], std::any::type_name::<T>()))
+        })
+    }
+
+    /// Dictionary-encode the LowCardinality columns and pair every column with its table type.
+    pub(crate) fn into_block<'t>(self, types: impl IntoIterator<Item = &'t DataType>) -> Result<Block> {
+        let mut block = Block::new();
+        for ((name, data), ty) in self.names.into_iter().zip(self.cols).zip(types) {
+            let data = chwire_proto::column::encode_low_cardinality(ty, data)?;
+            block.push(name, chwire_proto::Column::new(ty.clone(), data)?)?;
+        }
+        Ok(block)
+    }
+
+    pub(crate) fn types(&self) -> &[DataType] {
+        &self.types
+    }
+
+    pub(crate) fn cols_mut(&mut self) -> &mut Vec<ColumnData> {
+        &mut self.cols
+    }
+}
+
+fn row_error(msg: String) -> Error {
+    Error::new(ErrorKind::Row(msg))
+}
+
+/// The plain (LowCardinality-free, structural) type a writer appends to.
+pub(crate) fn write_type(ty: &DataType) -> DataType {
+    match ty.structural() {
+        DataType::LowCardinality(inner) => write_type(inner),
+        DataType::Nullable(inner) => DataType::Nullable(Box::new(write_type(inner))),
+        DataType::Array(inner) => DataType::Array(Box::new(write_type(inner))),
+        DataType::Map(k, v) => DataType::Map(Box::new(write_type(k)), Box::new(write_type(v))),
+        DataType::Tuple(items) => DataType::Tuple(items.iter().map(|(n, t)| (n.clone(), write_type(t))).collect()),
+        DataType::Nested(fields) => DataType::Nested(fields.iter().map(|(n, t)| (n.clone(), write_type(t))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Glue called by the code `#[derive(Row)]` generates; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    use super::*;
+
+    pub use super::Builders;
+    pub use chwire_proto::{Block, ColumnData, DataType};
+    pub type Result<T> = crate::error::Result<T>;
+
+    /// Bind one field: `check` is the field type's [`FromColumn::check`], `rust` its name.
+    pub fn bind_read(
+        header: &Block,
+        row: &str,
+        field: &str,
+        column: &str,
+        plan: &mut Vec<usize>,
+        check: fn(&DataType) -> std::result::Result<(), String>,
+        rust: &str,
+    ) -> Result<()> {
+        let Some(i) = header.columns().iter().position(|(n, _)| n == column) else {
+            let have = header.names().collect::<Vec<_>>().join(", ");
+            return Err(row_error(format!("column `{column}` (field `{field}` of {row}) is not in the result; its columns are: {have}")));
+        };
+        let ty = header.columns()[i].1.data_type();
+        check(ty).map_err(|why| {
+            row_error(format!("column `{column}`: cannot read ClickHouse type {ty} into {rust} (field `{field}` of {row}): {why}"))
+        })?;
+        plan.push(i);
+        Ok(())
+    }
+
+    #[inline]
+    pub fn read<'a, T: FromColumn<'a>>(block: &'a Block, plan: &[usize], i: usize, row: usize) -> Result<T> {
+        let (name, col) = &block.columns()[plan[i]];
+        T::read(col.data_type(), col.data(), row)
+            .map_err(|why| row_error(format!("column `{name}`, row {row}: cannot read {} as {}: {why}", col.data_type(), rust_name::<T>())))
+    }
+
+    #[inline]
+    pub fn read_flat<'a, R: Row<Value<'a> = R>>(block: &'a Block, plan: &[usize], first: usize, row: usize) -> Result<R> {
+        R::read(block, plan, first, row)
+    }
+
+    pub fn bind_write<T: ToColumn + ?Sized>(header: &Block, row: &str, field: &str, column: &str, i: usize) -> Result<()> {
+        let Some((name, col)) = header.columns().get(i) else {
+            return Err(row_error(format!("the insert has {} columns, {row} needs more", header.num_columns())));
+        };
+        if name != column {
+            return Err(row_error(format!("column {} of the insert is `{name}`, field `{field}` of {row} expects `{column}`", i + 1)));
+        }
+        let ty = col.data_type();
+        T::check_write(&write_type(ty)).map_err(|why| {
+            row_error(format!(
+                "column `{name}`: cannot write {} into ClickHouse type {ty} (field `{field}` of {row}): {why}",
+                rust_name::<T>()
+            ))
+        })
+    }
+
+    #[inline]
+    pub fn write<T: ToColumn + ?Sized>(v: &T, builders: &mut Builders, i: usize) -> Result<()> {
+        builders.write(i, v)
+    }
+
+    fn rust_name<T: ?Sized>() -> &'static str {
+        std::any::type_name::<T>()
+    }
+}
+
+/// Read every row of a block as `T` (for blocks from Native files or
+/// [`crate::Query::fetch_blocks`]).
+pub fn rows_of<T: RowOwned>(block: &Block) -> Result<Vec<T>> {
+    let plan = plan_for::<T>(block)?;
+    (0..block.rows()).map(|r| T::read(block, &plan, 0, r)).collect()
+}
+
+/// Build a block of the given columns (names and ClickHouse types) from rows of `T`:
+/// the block an insert sends, or a Native file's content.
+pub fn block_of<'r, T: Row + 'r>(columns: &[(&str, DataType)], rows: impl IntoIterator<Item = &'r T>) -> Result<Block> {
+    let mut header = Block::new();
+    for (name, ty) in columns {
+        header.push(*name, chwire_proto::Column::new(ty.clone(), ColumnData::empty_for(ty)?)?)?;
+    }
+    T::bind_write(&header, 0)?;
+    let mut b = Builders::new(columns.iter().map(|(n, t)| (n.to_string(), t.clone())))?;
+    for r in rows {
+        let before = b.cols.first().map_or(0, ColumnData::len);
+        if let Err(e) = r.write(&mut b, 0) {
+            for c in &mut b.cols {
+                c.truncate(before)?;
+            }
+            return Err(e);
+        }
+    }
+    b.into_block(columns.iter().map(|(_, t)| t))
+}
+
+/// Bind a row type to a header block: the column positions of its fields.
+pub(crate) fn plan_for<T: Row>(header: &Block) -> Result<Vec<usize>> {
+    let mut plan = Vec::with_capacity(T::COLUMN_COUNT);
+    T::bind_read(header, &mut plan)?;
+    Ok(plan)
+}
+
+/// Tuples of owned values are rows too, bound to the columns by position: `(u64, String)`
+/// reads the first two columns of a result, and inserts into all columns of a table.
+macro_rules! tuple_rows {
+    ($n:literal; $($T:ident $i:tt),+) => {
+        impl<$($T),+> Row for ($($T,)+)
+        where
+            $($T: for<'a> FromColumn<'a> + ToColumn + 'static),+
+        {
+            type Value<'a> = Self;
+            const COLUMN_COUNT: usize = $n;
+
+            fn column_names(_: &mut Vec<&'static str>) {}
+
+            fn bind_read(header: &Block, plan: &mut Vec<usize>) -> Result<()> {
+                if header.num_columns() < $n {
+                    return Err(row_error(format!("a tuple of {} reads {} columns, the result has {}", $n, $n, header.num_columns())));
+                }
+                $(
+                    let (name, col) = &header.columns()[$i];
+                    <$T as FromColumn<'static>>::check(col.data_type()).map_err(|why| {
+                        row_error(format!(
+                            "column {} (`{name}`): cannot read ClickHouse type {} into {} (element {} of the tuple): {why}",
+                            $i + 1,
+                            col.data_type(),
+                            std::any::type_name::<$T>(),
+                            $i
+                        ))
+                    })?;
+                    plan.push($i);
+                )+
+                Ok(())
+            }
+
+            #[inline]
+            fn read<'a>(block: &'a Block, plan: &[usize], first: usize, row: usize) -> Result<Self::Value<'a>> {
+                Ok(($( __private::read::<$T>(block, plan, first + $i, row)?, )+))
+            }
+
+            fn bind_write(header: &Block, first: usize) -> Result<()> {
+                $(
+                    let Some((name, col)) = header.columns().get(first + $i) else {
+                        return Err(row_error(format!("the insert has {} columns, a tuple of {} needs {}", header.num_columns(), $n, first + $n)));
+                    };
+                    $T::check_write(&write_type(col.data_type())).map_err(|why| {
+                        row_error(format!("column `{name}`: cannot write {} into ClickHouse type {}: {why}", std::any::type_name::<$T>(), col.data_type()))
+                    })?;
+                )+
+                Ok(())
+            }
+
+            #[inline]
+            fn write(&self, builders: &mut Builders, first: usize) -> Result<()> {
+                $( builders.write(first + $i, &self.$i)?; )+
+                Ok(())
+            }
+        }
+    };
+}
+
+tuple_rows!(1; A 0);
+tuple_rows!(2; A 0, B 1);
+tuple_rows!(3; A 0, B 1, C 2);
+tuple_rows!(4; A 0, B 1, C 2, D 3);
+tuple_rows!(5; A 0, B 1, C 2, D 3, E 4);
+tuple_rows!(6; A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_rows!(7; A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_rows!(8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
