@@ -34,7 +34,8 @@ pub enum ErrorKind {
 
 /// An error of the chwire client.
 pub struct Error {
-    kind: ErrorKind,
+    // Boxed: results stay one word wide on the hot paths (a row, a block).
+    kind: Box<ErrorKind>,
 }
 
 impl Error {
@@ -43,12 +44,12 @@ impl Error {
     }
 
     pub fn into_kind(self) -> ErrorKind {
-        self.kind
+        *self.kind
     }
 
     /// The server exception, if the server reported the error.
     pub fn server(&self) -> Option<&ServerException> {
-        match &self.kind {
+        match &*self.kind {
             ErrorKind::Server(e) => Some(e),
             _ => None,
         }
@@ -60,11 +61,11 @@ impl Error {
     }
 
     pub fn is_timeout(&self) -> bool {
-        matches!(self.kind, ErrorKind::Timeout(_))
+        matches!(*self.kind, ErrorKind::Timeout(_))
     }
 
     pub fn is_closed(&self) -> bool {
-        matches!(self.kind, ErrorKind::Closed)
+        matches!(*self.kind, ErrorKind::Closed)
     }
 
     /// Authentication failed (unknown user, wrong or missing password).
@@ -74,11 +75,11 @@ impl Error {
 
     /// Whether the connection that produced this error had to be dropped.
     pub fn breaks_connection(&self) -> bool {
-        matches!(self.kind, ErrorKind::Decode(_) | ErrorKind::Protocol(_) | ErrorKind::Io(_) | ErrorKind::Timeout(_) | ErrorKind::Closed)
+        matches!(*self.kind, ErrorKind::Decode(_) | ErrorKind::Protocol(_) | ErrorKind::Io(_) | ErrorKind::Timeout(_) | ErrorKind::Closed)
     }
 
     pub(crate) fn new(kind: ErrorKind) -> Self {
-        Error { kind }
+        Error { kind: Box::new(kind) }
     }
 
     pub(crate) fn protocol(msg: impl Into<String>) -> Self {
@@ -96,7 +97,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
+        match &*self.kind {
             ErrorKind::Server(e) => write!(f, "server error: {e}"),
             ErrorKind::Decode(e) => write!(f, "cannot decode the data: {e}"),
             ErrorKind::Protocol(m) => write!(f, "protocol error: {m}"),
@@ -119,7 +120,7 @@ impl fmt::Debug for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
+        match &*self.kind {
             ErrorKind::Decode(e) => Some(e),
             ErrorKind::Io(e) => Some(e),
             _ => None,

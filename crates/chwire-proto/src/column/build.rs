@@ -27,7 +27,16 @@ impl DataType {
 
     /// The structural type an alias is stored and read as (the tuples and arrays of the
     /// geometry types, the argument type of `SimpleAggregateFunction`); other types as they are.
+    #[inline]
     pub fn structural(&self) -> &DataType {
+        match self {
+            DataType::Geo(_) | DataType::SimpleAggregateFunction { .. } => self.structural_of_alias(),
+            other => other,
+        }
+    }
+
+    #[cold]
+    fn structural_of_alias(&self) -> &DataType {
         match self {
             DataType::Geo(g) => super::value::geo_storage(*g),
             DataType::SimpleAggregateFunction { ty, .. } => ty.structural(),

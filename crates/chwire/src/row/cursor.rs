@@ -29,10 +29,7 @@ impl<'c, T: Row> RowCursor<'c, T> {
 
     /// The next row, or `None` after the last one.
     pub async fn next(&mut self) -> Result<Option<T::Value<'_>>> {
-        loop {
-            if self.block.as_ref().is_some_and(|b| self.row < b.rows()) {
-                break;
-            }
+        while self.block.as_ref().is_none_or(|b| self.row >= b.rows()) {
             self.block = None;
             match self.stream.next_block().await? {
                 Some(b) => {
@@ -48,8 +45,7 @@ impl<'c, T: Row> RowCursor<'c, T> {
                 }
             }
         }
-        let block = self.block.as_ref().expect("a block with rows left");
-        let plan = self.plan.as_deref().expect("bound before the first row");
+        let (Some(block), Some(plan)) = (&self.block, &self.plan) else { unreachable!("a bound block with rows left") };
         let row = self.row;
         self.row += 1;
         T::read(block, plan, 0, row).map(Some)
