@@ -282,10 +282,34 @@ async fn inserter_batches_by_rows_and_bytes_and_keeps_good_rows() {
             flushes += 1;
         }
     }
-    ins.end().await.unwrap();
     assert!((5..=40).contains(&flushes), "{flushes} blocks for ~2 MiB in 64 KiB blocks");
+
+    // From a stream: rows produced by another task arrive through a channel.
+    let (tx, rx) = tokio::sync::mpsc::channel::<Small<'static>>(16);
+    let producer = tokio::spawn(async move {
+        for i in 0..3000u64 {
+            tx.send(Small { id: 1_000_000 + i, name: "streamed", v: Some(3) }).await.unwrap();
+        }
+    });
+    let rows = futures_stream(rx);
+    assert_eq!(ins.write_stream(rows).await.unwrap(), 3000);
+    producer.await.unwrap();
+    ins.end().await.unwrap();
     assert_eq!(count(&mut c, &format!("SELECT count() FROM {t} WHERE length(name) = 1024 AND v = 2")).await, 2000);
+    assert_eq!(count(&mut c, &format!("SELECT count() FROM {t} WHERE name = 'streamed' AND v = 3 AND id >= 1000000")).await, 3000);
     c.execute(format!("DROP TABLE {t}")).await.unwrap();
+}
+
+/// A tokio channel as a `futures_core::Stream`.
+fn futures_stream<T>(mut rx: tokio::sync::mpsc::Receiver<T>) -> impl futures_core::Stream<Item = T> {
+    struct S<F>(F);
+    impl<T, F: FnMut(&mut std::task::Context<'_>) -> std::task::Poll<Option<T>> + Unpin> futures_core::Stream for S<F> {
+        type Item = T;
+        fn poll_next(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<T>> {
+            (self.0)(cx)
+        }
+    }
+    S(move |cx: &mut std::task::Context<'_>| rx.poll_recv(cx))
 }
 
 #[tokio::test]

@@ -189,6 +189,21 @@ impl<'c, T: Row> Inserter<'c, T> {
         Ok(())
     }
 
+    /// Append every row a stream yields (e.g. rows arriving from a channel or another
+    /// query), sending blocks as they fill; returns how many rows it appended.
+    pub async fn write_stream<'r, S>(&mut self, stream: S) -> Result<u64>
+    where
+        S: futures_core::Stream<Item = T::Value<'r>>,
+    {
+        let mut stream = std::pin::pin!(stream);
+        let mut n = 0;
+        while let Some(row) = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
+            self.write(&row).await?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
     /// Send the rows gathered so far as a block now.
     pub async fn flush(&mut self) -> Result<()> {
         self.batch.flush().await
