@@ -196,7 +196,13 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
                     .map(|(_, v)| v.as_str())
                     .ok_or_else(|| Error::invalid(format!("no value for query parameter {name:?}")))?;
                 out.push_str(&sql[copied..start]);
-                out.push_str(&format!("CAST({literal} AS {ty})"));
+                if after_limit(&out) && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
+                    // LIMIT and OFFSET take only number literals (18.16 rejects a CAST there);
+                    // digits alone cannot carry SQL.
+                    out.push_str(literal);
+                } else {
+                    out.push_str(&format!("CAST({literal} AS {ty})"));
+                }
                 i = close + 1;
                 copied = i;
             }
@@ -207,9 +213,37 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
     Ok(out)
 }
 
+/// Whether SQL ending in `prefix` expects a LIMIT/OFFSET count next: `LIMIT `, `OFFSET `,
+/// or `LIMIT <n>, `.
+fn after_limit(prefix: &str) -> bool {
+    fn last_word(s: &str) -> (&str, &str) {
+        let s = s.trim_end();
+        let at = s.rfind(|c: char| c.is_whitespace() || c == ',' || c == '(').map_or(0, |i| i + 1);
+        (&s[..at], &s[at..])
+    }
+    let p = prefix.trim_end();
+    let p = match p.strip_suffix(',') {
+        Some(before) => last_word(before).0,
+        None => p,
+    };
+    let (_, word) = last_word(p);
+    word.eq_ignore_ascii_case("LIMIT") || word.eq_ignore_ascii_case("OFFSET")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limit_counts_bind_as_plain_numbers() {
+        let p = |n: &str, v: &str| (n.to_string(), v.to_string());
+        let params = [p("n", "5"), p("o", "2"), p("s", "'x'")];
+        assert_eq!(bind_client_side("SELECT 1 LIMIT {n:UInt64}", &params).unwrap(), "SELECT 1 LIMIT 5");
+        assert_eq!(bind_client_side("SELECT 1 limit {o:UInt8}, {n:UInt8}", &params).unwrap(), "SELECT 1 limit 2, 5");
+        assert_eq!(bind_client_side("SELECT 1 LIMIT 3 OFFSET {o:UInt8}", &params).unwrap(), "SELECT 1 LIMIT 3 OFFSET 2");
+        assert_eq!(bind_client_side("SELECT {n:UInt64}", &params).unwrap(), "SELECT CAST(5 AS UInt64)");
+        assert_eq!(bind_client_side("SELECT 1 LIMIT {s:String}", &params).unwrap(), "SELECT 1 LIMIT CAST('x' AS String)");
+    }
 
     #[test]
     fn literals_and_texts() {

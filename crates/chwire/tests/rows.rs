@@ -193,6 +193,15 @@ async fn borrowed_rows_stream_from_a_large_result_with_parameters() {
     // A single row, and none.
     let one: (u64, String) = c.query("SELECT {x:UInt64} + 1, {s:String}").param("x", 41u64).param("s", "it's").fetch_one().await.unwrap();
     assert_eq!(one, (42, "it's".to_string()));
+    // LIMIT/OFFSET counts as parameters (on 18.16 they are bound as plain numbers).
+    let firsts: Vec<(u64,)> = c
+        .query("SELECT number FROM system.numbers LIMIT {n:UInt64} OFFSET {o:UInt64}")
+        .param("n", 3u64)
+        .param("o", 10u64)
+        .fetch_all()
+        .await
+        .unwrap();
+    assert_eq!(firsts, [(10,), (11,), (12,)]);
     let none: Option<(u8,)> = c.query("SELECT 1 WHERE 0").fetch_optional().await.unwrap();
     assert!(none.is_none());
     let e = c.query("SELECT 1 WHERE 0").fetch_one::<(u8,)>().await.unwrap_err();
