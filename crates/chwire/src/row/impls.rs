@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, Hash};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::{FromColumn, ToColumn};
+use super::{read_through_lc, FromColumn, ToColumn};
 use chwire_proto::{ColumnData, DataType};
 
 /// Storage that does not fit a type that passed the check: impossible for decoded and
@@ -123,7 +123,24 @@ number!(
     widen [Int8, Int16, Int32, UInt8, UInt16, UInt32]
 );
 number!(i128, Int128, "Int128 (or narrower integers)", [DataType::Int128], widen [Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64]);
-number!(f32, Float32, "Float32", [DataType::Float32]);
+number!(f32, Float32, "Float32", {
+    fn check(ty: &DataType) -> Result<(), String> {
+        match ty.structural() {
+            DataType::BFloat16 => Ok(()),
+            DataType::LowCardinality(inner) if !inner.is_nullable() => Self::check_plain(inner.structural()),
+            ty => Self::check_plain(ty),
+        }
+    }
+
+    #[inline]
+    fn read(ty: &'a DataType, data: &'a ColumnData, row: usize) -> Result<Self, String> {
+        match (ty, data) {
+            // BFloat16 is the upper half of an f32: widening is exact.
+            (DataType::BFloat16, ColumnData::UInt16(v)) => Ok(f32::from_bits(u32::from(v[row]) << 16)),
+            _ => read_through_lc::<f32>(ty, data, row),
+        }
+    }
+} {}, [DataType::Float32]);
 number!(f64, Float64, "Float64 and Float32", [DataType::Float64], widen[Float32]);
 
 impl<'a> FromColumn<'a> for bool {

@@ -86,13 +86,7 @@ pub trait FromColumn<'a>: Sized {
     /// [`FromColumn::read_plain`] through `LowCardinality` and aliases.
     #[inline]
     fn read(ty: &'a DataType, data: &'a ColumnData, row: usize) -> Result<Self, String> {
-        let ty = ty.structural();
-        if let (DataType::LowCardinality(inner), ColumnData::LowCardinality(lc)) = (ty, data) {
-            if !inner.is_nullable() {
-                return Self::read_plain(inner.structural(), &lc.dictionary, lc.keys.get(row));
-            }
-        }
-        Self::read_plain(ty, data, row)
+        read_through_lc(ty, data, row)
     }
 
     /// `u8` reads String columns as `Vec<u8>` (bytes), like a byte array.
@@ -232,6 +226,18 @@ impl Builders {
     pub(crate) fn cols_mut(&mut self) -> &mut Vec<ColumnData> {
         &mut self.cols
     }
+}
+
+/// [`FromColumn::read`]'s default (LowCardinality, aliases), for impls that override it.
+#[inline]
+pub(crate) fn read_through_lc<'a, T: FromColumn<'a>>(ty: &'a DataType, data: &'a ColumnData, row: usize) -> Result<T, String> {
+    let ty = ty.structural();
+    if let (DataType::LowCardinality(inner), ColumnData::LowCardinality(lc)) = (ty, data) {
+        if !inner.is_nullable() {
+            return T::read_plain(inner.structural(), &lc.dictionary, lc.keys.get(row));
+        }
+    }
+    T::read_plain(ty, data, row)
 }
 
 fn row_error(msg: String) -> Error {

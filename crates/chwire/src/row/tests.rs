@@ -185,6 +185,13 @@ fn every_field_type_round_trips_through_a_block() {
     for (a, b) in rows.iter().zip(&back) {
         same(a, b);
     }
+    // BFloat16 reads into f32 exactly.
+    #[derive(Row)]
+    struct B {
+        b: f32,
+    }
+    let bf = Block::new().with("b", Column::new(ty("BFloat16"), ColumnData::UInt16(vec![0x3fc0, 0xc040])).unwrap()).unwrap();
+    assert_eq!(rows_of::<B>(&bf).unwrap().iter().map(|r| r.b).collect::<Vec<_>>(), [1.5, -3.0]);
     // The dynamic view agrees with the typed one.
     let col = block.column("map").unwrap();
     assert_eq!(col.value(1), Value::Map(vec![(Value::String(b"k"), Value::UInt(1)), (Value::String(b"z"), Value::UInt(0))]));
