@@ -255,7 +255,8 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
         Value::Float32(x) => write_float32(out, *x, style),
         Value::Float64(x) => write_float(out, *x, style),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::String(s) | Value::FixedString(s) => write_string(out, s, style),
+        // AggregateFunction states print as their raw bytes, like ClickHouse.
+        Value::String(s) | Value::FixedString(s) | Value::AggregateState(s) => write_string(out, s, style),
         Value::Enum(name, _) => write_string(out, name.as_bytes(), style),
         Value::Uuid(u) => {
             let mut s = String::with_capacity(36);
@@ -354,7 +355,7 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
             tmp.push(b'}');
             write_composite(out, &tmp, style);
         }
-        Value::Array(items) => {
+        Value::Array(items) | Value::QBit(items) => {
             let inner = if style == Style::Json { Style::Json } else { Style::Quoted };
             let mut tmp = Vec::new();
             tmp.push(b'[');

@@ -85,10 +85,62 @@ pub enum DataType {
     /// `Variant(T1, ...)`: each row holds a value of one of the types, or NULL. The server
     /// lists the types sorted by name; a row's discriminator is the index in this list.
     Variant(Vec<DataType>),
+    /// `AggregateFunction(f, T...)`: one opaque state of `f` per row, kept as bytes.
+    AggregateFunction(Box<AggregateFunctionType>),
+    /// `QBit(element, dimension)`: vectors of BFloat16/Float32/Float64 stored bit-transposed,
+    /// as one `FixedString(ceil(dimension / 8))` bit plane per bit of the element type.
+    QBit {
+        element: Box<DataType>,
+        dimension: usize,
+    },
+    /// `Geometry`: a Variant of the geometry types (see [`GEOMETRY_VARIANTS`]).
+    Geometry,
     /// Types that parse but have no column codec yet; decoding them is an
     /// [`DecodeError::UnsupportedType`] naming the type.
     Unsupported(String),
 }
+
+/// The parts of an `AggregateFunction(...)` type name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AggregateFunctionType {
+    /// The state version, when the name carries one (`AggregateFunction(1, sumMap, ...)`).
+    pub version: Option<u64>,
+    /// The function with its combinators, e.g. `sum`, `uniqExactIf`.
+    pub function: String,
+    /// The function's parameters as the server prints them (`groupArray(10)` has `["10"]`).
+    pub params: Vec<String>,
+    /// The argument types.
+    pub args: Vec<DataType>,
+}
+
+impl fmt::Display for AggregateFunctionType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AggregateFunction(")?;
+        if let Some(v) = self.version {
+            write!(f, "{v}, ")?;
+        }
+        f.write_str(&self.function)?;
+        if !self.params.is_empty() {
+            write!(f, "({})", self.params.join(", "))?;
+        }
+        for a in &self.args {
+            write!(f, ", {a}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// The geometry types of `Geometry`, in the order of its variant discriminators (ClickHouse
+/// 26.9 keeps `MultiPoint`, added later, after the six it had before).
+pub const GEOMETRY_VARIANTS: [GeoKind; 7] = [
+    GeoKind::LineString,
+    GeoKind::MultiLineString,
+    GeoKind::MultiPolygon,
+    GeoKind::Point,
+    GeoKind::Polygon,
+    GeoKind::Ring,
+    GeoKind::MultiPoint,
+];
 
 /// A parameter of a `JSON(...)` type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -171,6 +223,16 @@ impl IntervalKind {
     pub fn name(self) -> &'static str {
         INTERVALS.iter().find(|(k, _)| *k == self).map(|(_, n)| *n).unwrap_or("Second")
     }
+
+    /// ClickHouse's number for the unit (its `IntervalKind::Kind`, used in binary type encoding).
+    pub fn code(self) -> u8 {
+        INTERVALS.iter().position(|(k, _)| *k == self).unwrap_or(3) as u8
+    }
+
+    /// The unit of ClickHouse's number `code`.
+    pub fn from_code(code: u8) -> Option<IntervalKind> {
+        INTERVALS.get(usize::from(code)).map(|(k, _)| *k)
+    }
 }
 
 /// The physical layout a type is stored in (aliases resolved).
@@ -199,6 +261,8 @@ pub enum Physical {
     Variant,
     Dynamic,
     Json,
+    /// One opaque state per row, framed by the function's own serialization.
+    AggregateFunction,
     /// Stored as another (structural) type: see [`DataType::storage`].
     Alias,
     Unsupported,
@@ -237,7 +301,8 @@ impl DataType {
             T::Tuple(_) => P::Tuple,
             T::Map(..) => P::Map,
             T::LowCardinality(_) => P::LowCardinality,
-            T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } => P::Alias,
+            T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry => P::Alias,
+            T::AggregateFunction(_) => P::AggregateFunction,
             T::Variant(_) => P::Variant,
             T::Dynamic { .. } => P::Dynamic,
             T::Json { .. } => P::Json,
@@ -253,6 +318,11 @@ impl DataType {
             }
             DataType::Geo(g) => Some(g.storage()),
             DataType::SimpleAggregateFunction { ty, .. } => Some((**ty).clone()),
+            DataType::QBit { element, dimension } => {
+                let plane = DataType::FixedString(dimension.div_ceil(8));
+                Some(DataType::Tuple(vec![(None, plane); qbit_bits(element)]))
+            }
+            DataType::Geometry => Some(DataType::Variant(GEOMETRY_VARIANTS.iter().map(|g| DataType::Geo(*g)).collect())),
             _ => None,
         }
     }
@@ -292,6 +362,15 @@ impl DataType {
             DataType::Nullable(t) => t,
             t => t,
         }
+    }
+}
+
+/// Bits per element of a QBit's element type (BFloat16, Float32, Float64).
+pub(crate) fn qbit_bits(element: &DataType) -> usize {
+    match element {
+        DataType::BFloat16 => 16,
+        DataType::Float32 => 32,
+        _ => 64,
     }
 }
 
@@ -420,6 +499,9 @@ impl fmt::Display for DataType {
                 }
                 f.write_str(")")
             }
+            AggregateFunction(a) => write!(f, "{a}"),
+            QBit { element, dimension } => write!(f, "QBit({element}, {dimension})"),
+            Geometry => f.write_str("Geometry"),
             Unsupported(s) => f.write_str(s),
         }
     }
@@ -731,6 +813,25 @@ impl Node {
                 }
                 T::Variant(types)
             }
+            "AggregateFunction" => aggregate_function(args, full)?,
+            "QBit" => match args.as_slice() {
+                [Node::Type { name: e, args: eargs }, Node::Num(n)] if eargs.is_empty() => {
+                    let element = match e.as_str() {
+                        "BFloat16" => T::BFloat16,
+                        "Float32" => T::Float32,
+                        "Float64" => T::Float64,
+                        _ => return Err(bad("QBit elements are BFloat16, Float32 or Float64")),
+                    };
+                    let dimension = n
+                        .parse()
+                        .ok()
+                        .filter(|&d: &usize| d > 0 && d <= 1 << 24)
+                        .ok_or_else(|| bad("QBit dimension must be 1..=16777216"))?;
+                    T::QBit { element: Box::new(element), dimension }
+                }
+                _ => return Err(bad("QBit takes an element type and a dimension")),
+            },
+            "Geometry" => no_args(T::Geometry)?,
             "Point" => no_args(T::Geo(GeoKind::Point))?,
             "MultiPoint" => no_args(T::Geo(GeoKind::MultiPoint))?,
             "Ring" => no_args(T::Geo(GeoKind::Ring))?,
@@ -817,6 +918,47 @@ impl Node {
             _ => T::Unsupported(full.to_string()),
         })
     }
+}
+
+/// `AggregateFunction([version, ]function[(params)], args...)`.
+fn aggregate_function(args: Vec<Node>, full: &str) -> Result<DataType, DecodeError> {
+    let bad = |detail: &str| DecodeError::InvalidTypeName { name: full.to_string(), detail: detail.to_string() };
+    let mut it = args.into_iter().peekable();
+    let version = match it.peek() {
+        Some(Node::Num(v)) => {
+            let v = v.parse().map_err(|_| bad("AggregateFunction version must be an integer"))?;
+            it.next();
+            Some(v)
+        }
+        _ => None,
+    };
+    let (function, params) = match it.next() {
+        Some(Node::Type { name, args }) => {
+            let params = args
+                .into_iter()
+                .map(|p| match p {
+                    Node::Num(n) => Ok(n),
+                    Node::Str(s) => Ok(quoted(&s)),
+                    _ => Err(bad("aggregate function parameters must be literals")),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            (name, params)
+        }
+        _ => return Err(bad("AggregateFunction needs a function name")),
+    };
+    let args = it.map(|a| a.into_type(full)).collect::<Result<Vec<_>, _>>()?;
+    Ok(DataType::AggregateFunction(Box::new(AggregateFunctionType { version, function, params, args })))
+}
+
+/// `s` as a single-quoted literal, as in type names.
+pub(crate) fn quoted(s: &str) -> String {
+    struct Q<'a>(&'a str);
+    impl fmt::Display for Q<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write_quoted(f, self.0)
+        }
+    }
+    Q(s).to_string()
 }
 
 #[cfg(test)]
@@ -908,6 +1050,16 @@ mod tests {
             "JSON",
             "JSON(a UInt32, `b.c` String)",
             "JSON(max_dynamic_paths=10, a Array(String))",
+            "AggregateFunction(sum, UInt64)",
+            "AggregateFunction(count)",
+            "AggregateFunction(groupArray(10), Nullable(String))",
+            "AggregateFunction(1, sumMap, Array(UInt8), Array(UInt64))",
+            "AggregateFunction(sequenceMatch('(?1)(?2)'), DateTime, UInt8, UInt8)",
+            "AggregateFunction(quantiles(0.5, 0.9), Float64)",
+            "QBit(Float32, 3)",
+            "QBit(BFloat16, 1000)",
+            "Geometry",
+            "Array(Geometry)",
         ] {
             let t = DataType::parse(s).unwrap();
             assert!(!matches!(t, DataType::Unsupported(_)), "{s} parsed as unsupported");

@@ -785,14 +785,29 @@ fn decimal_from_the_unsupported_type_fixture() {
     assert_eq!(col.value(0), Value::Decimal { raw: 150, scale: 2 });
 }
 
-/// A type without a codec (opaque aggregate states) is a typed error at the header block, not a desync.
+/// A type without a codec is a typed error at the header block, not a desync.
 #[test]
 fn unsupported_type_is_a_typed_error() {
-    let packet = data_packet(1, 0, &[("v", "AggregateFunction(sum, UInt64)")]);
+    let packet = data_packet(1, 0, &[("v", "Object('json')")]);
     let mut d = PacketDecoder::new(ANNOUNCED_REVISION);
     d.set_revision(Revision(SERVER_REVISION));
     let mut buf = BytesMut::from(&packet[..]);
-    assert_eq!(d.decode(&mut buf), Err(DecodeError::UnsupportedType("AggregateFunction(sum, UInt64)".into())));
+    assert_eq!(d.decode(&mut buf), Err(DecodeError::UnsupportedType("Object('json')".into())));
+}
+
+/// An aggregate function whose state layout chwire does not know: its header block decodes,
+/// its data is a typed error naming the function.
+#[test]
+fn unknown_aggregate_state_is_a_typed_error() {
+    let mut packet = data_packet(1, 1, &[("q", "AggregateFunction(quantiles(0.5), UInt64)")]);
+    packet.extend_from_slice(&[0; 16]);
+    let mut d = PacketDecoder::new(ANNOUNCED_REVISION);
+    d.set_revision(Revision(SERVER_REVISION));
+    let mut buf = BytesMut::from(&packet[..]);
+    match d.decode(&mut buf) {
+        Err(DecodeError::UnsupportedType(m)) => assert!(m.contains("quantiles"), "{m}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! Column codecs: the data part of a column in a Native block.
 
 use super::{
-    ArrayColumn, ColumnData, DynamicColumn, JsonColumn, LcKeys, LowCardinalityColumn, NullableColumn, StringColumn, TupleColumn,
-    VariantColumn,
+    ArrayColumn, BinaryValues, ColumnData, DynamicColumn, JsonColumn, LcKeys, LowCardinalityColumn, NullableColumn, StringColumn,
+    TupleColumn, VariantColumn,
 };
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::types::DataType;
@@ -228,28 +228,25 @@ fn read_dynamic_body(rows: usize, prefix: &Prefix, r: &mut Reader<'_>) -> ReadRe
     } else {
         read_vec(r, rows)?
     };
-    let values = read_variant_rows("Dynamic", types, |i| prefixes.get(i).unwrap_or(&Prefix::None), discriminators, *shared, r)?;
-    Ok(DynamicColumn { types: types.clone(), shared: *shared, values, version: *version, max_types: *max_types })
+    let values = read_variant_rows("Dynamic", types, |i| prefixes.get(i).unwrap_or(&Prefix::None), discriminators, r)?;
+    // SharedVariant: values of types beyond max_types, each its binary type + binary value.
+    let shared_values = match shared.and_then(|s| values.variants.get(s)) {
+        Some(ColumnData::String(encoded)) => BinaryValues::decode(encoded)?,
+        _ => BinaryValues::default(),
+    };
+    Ok(DynamicColumn { types: types.clone(), shared: *shared, values, version: *version, max_types: *max_types, shared_values })
 }
 
 /// The per-type columns of a Variant (or a Dynamic's values) after its discriminators: each
-/// type's column holds the rows that point at it. `shared` is Dynamic's SharedVariant, whose
-/// binary-encoded rows chwire does not decode.
+/// type's column holds the rows that point at it.
 fn read_variant_rows<'p>(
     what: &'static str,
     types: &[DataType],
     prefix_of: impl Fn(usize) -> &'p Prefix,
     discriminators: Vec<u8>,
-    shared: Option<usize>,
     r: &mut Reader<'_>,
 ) -> ReadResult<VariantColumn> {
     let (offsets, counts) = VariantColumn::layout(&discriminators, types.len()).map_err(|e| DecodeError::malformed(what, e))?;
-    if let Some(n) = shared.map(|s| counts[s]).filter(|&n| n > 0) {
-        return Err(DecodeError::UnsupportedType(format!(
-            "Dynamic with {n} values in SharedVariant (binary-encoded values of types beyond max_types)"
-        ))
-        .into());
-    }
     let mut variants = Vec::with_capacity(types.len());
     for (i, t) in types.iter().enumerate() {
         // decode_body yields exactly the rows asked for, so the layout holds.
@@ -410,12 +407,16 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
         P::Variant => {
             let DataType::Variant(types) = ty else { unreachable!() };
             let discriminators: Vec<u8> = read_vec(r, rows)?;
-            ColumnData::Variant(Box::new(read_variant_rows("Variant", types, |i| sub(prefix, i), discriminators, None, r)?))
+            ColumnData::Variant(Box::new(read_variant_rows("Variant", types, |i| sub(prefix, i), discriminators, r)?))
         }
         P::Dynamic => ColumnData::Dynamic(Box::new(read_dynamic_body(rows, prefix, r)?)),
         P::Json => {
             let DataType::Json { typed, .. } = ty else { unreachable!() };
             ColumnData::Json(Box::new(read_json_body(typed, rows, prefix, r)?))
+        }
+        P::AggregateFunction => {
+            let DataType::AggregateFunction(f) = ty else { unreachable!() };
+            ColumnData::AggregateState(super::aggregate::read_states(f, rows, r)?)
         }
         P::Alias => decode_body(&ty.storage().expect("alias storage"), rows, prefix, r)?,
         P::Unsupported => return Err(DecodeError::UnsupportedType(ty.to_string()).into()),
@@ -586,6 +587,7 @@ fn read_json_body(typed_types: &[(String, DataType)], rows: usize, prefix: &Pref
             dynamic: Vec::new(),
             shared: None,
             max_dynamic_paths: None,
+            shared_values: BinaryValues::default(),
         });
     }
     let mut typed_cols = Vec::with_capacity(typed_types.len());
@@ -600,19 +602,30 @@ fn read_json_body(typed_types: &[(String, DataType)], rows: usize, prefix: &Pref
         None
     } else {
         let shared_ty = DataType::Array(Box::new(DataType::Tuple(vec![(None, DataType::String), (None, DataType::String)])));
-        let data = decode_body(&shared_ty, rows, &Prefix::None, r)?;
-        if let ColumnData::Array(a) = &data {
-            let n = *a.offsets.last().unwrap_or(&0);
-            if n > 0 {
-                return Err(DecodeError::UnsupportedType(format!(
-                    "JSON with {n} values in shared data (binary-encoded paths beyond max_dynamic_paths)"
-                ))
-                .into());
+        Some(decode_body(&shared_ty, rows, &Prefix::None, r)?)
+    };
+    let mut json = JsonColumn {
+        version: *version,
+        rows,
+        text: None,
+        typed: typed_cols,
+        dynamic: dynamic_cols,
+        shared,
+        max_dynamic_paths: *max_paths,
+        shared_values: BinaryValues::default(),
+    };
+    // Paths beyond max_dynamic_paths: each value its binary type + binary value.
+    if let Some(ColumnData::Array(a)) = &json.shared {
+        if let ColumnData::Tuple(t) = &a.values {
+            if let [ColumnData::String(paths), ColumnData::String(values)] = t.elements.as_slice() {
+                if paths.iter().any(|p| std::str::from_utf8(p).is_err()) {
+                    return Err(DecodeError::malformed("JSON", "a shared data path is not UTF-8").into());
+                }
+                json.shared_values = BinaryValues::decode(values)?;
             }
         }
-        Some(data)
-    };
-    Ok(JsonColumn { version: *version, rows, text: None, typed: typed_cols, dynamic: dynamic_cols, shared, max_dynamic_paths: *max_paths })
+    }
+    Ok(json)
 }
 
 fn write_json_prefix(typed_types: &[(String, DataType)], j: &JsonColumn, out: &mut Vec<u8>) {
@@ -717,6 +730,8 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
         D::Tuple(t) => t.elements.iter().for_each(|e| encode_column(e, out)),
         D::Dynamic(d) => write_dynamic_body(d, out),
         D::Json(j) => write_json_body(j, out),
+        // States are written back to back, exactly as received.
+        D::AggregateState(s) => out.extend_from_slice(s.data()),
         D::Variant(v) => {
             out.extend_from_slice(&v.discriminators);
             v.variants.iter().for_each(|c| encode_column(c, out));
@@ -940,6 +955,97 @@ mod composite_tests {
 }
 
 #[cfg(test)]
+mod new_type_tests {
+    use super::*;
+    use crate::column::Value;
+
+    /// Decode, re-encode byte for byte, and every strict prefix is "incomplete".
+    fn round_trip(ty: &str, rows: usize, wire: &[u8]) -> crate::Column {
+        let ty = DataType::parse(ty).unwrap();
+        let data = decode_column(&ty, rows, &mut Reader::new(wire)).unwrap();
+        let mut out = Vec::new();
+        encode_column_of(&ty, &data, &mut out);
+        assert_eq!(out, wire, "re-encoding {ty}");
+        for cut in 0..wire.len() {
+            assert!(
+                matches!(decode_column(&ty, rows, &mut Reader::new(&wire[..cut])), Err(ReadError::Incomplete { .. })),
+                "{ty} cut at {cut}"
+            );
+        }
+        crate::Column::new(ty, data).unwrap()
+    }
+
+    #[test]
+    fn aggregate_states_are_carried_unchanged() {
+        // avg(UInt64) states of two groups, then a count column.
+        let mut w = Vec::new();
+        w.extend_from_slice(&18u64.to_le_bytes());
+        w.push(4);
+        w.extend_from_slice(&12u64.to_le_bytes());
+        w.push(3);
+        let col = round_trip("AggregateFunction(avg, UInt64)", 2, &w);
+        assert_eq!(col.value(1), Value::AggregateState(&w[9..]));
+        // A built column must hold whole states.
+        let ty = DataType::parse("AggregateFunction(count)").unwrap();
+        let ok: StringColumn = [&[3u8][..], &[0x80, 1]].into_iter().collect();
+        assert!(crate::Column::new(ty.clone(), ColumnData::AggregateState(ok)).is_ok());
+        let bad: StringColumn = [&[3u8, 3][..]].into_iter().collect();
+        assert!(crate::Column::new(ty, ColumnData::AggregateState(bad)).is_err());
+    }
+
+    #[test]
+    fn qbit_and_geometry() {
+        // QBit(Float32, 3): 32 one-byte planes; [1, 2, 3].
+        let mut w = vec![0u8; 32];
+        w[1] = 0x06;
+        w[2..9].fill(0x01);
+        w[9] = 0x04;
+        let col = round_trip("QBit(Float32, 3)", 1, &w);
+        assert_eq!(col.value(0), Value::QBit(vec![Value::Float32(1.), Value::Float32(2.), Value::Float32(3.)]));
+        // Geometry: Variant prefix, discriminators (Point = 3, NULL), the Point column.
+        let mut w = vec![0u8; 8];
+        w.extend_from_slice(&[3, 255]);
+        w.extend_from_slice(&1f64.to_le_bytes());
+        w.extend_from_slice(&2f64.to_le_bytes());
+        let col = round_trip("Geometry", 2, &w);
+        assert_eq!(col.value(0), Value::Tuple(vec![(None, Value::Float64(1.)), (None, Value::Float64(2.))]));
+        assert_eq!(col.value(1), Value::Null);
+        // MultiPoint is discriminator 6.
+        let mut bad = w.clone();
+        bad[8] = 7;
+        assert!(matches!(decode_column(&DataType::Geometry, 2, &mut Reader::new(&bad)), Err(ReadError::Invalid(_))));
+    }
+
+    #[test]
+    fn json_shared_data_decodes() {
+        // JSON(max_dynamic_paths=0), version 2: no dynamic paths; shared data of two rows:
+        // {"a": 1, "b": "x"}, {}.
+        let mut w = Vec::new();
+        w.put_u64_le(JSON_V2);
+        w.put_varuint(0);
+        w.put_u64_le(2); // array offsets
+        w.put_u64_le(2);
+        w.put_str("a");
+        w.put_str("b");
+        let mut one = vec![0x0a];
+        one.extend_from_slice(&1i64.to_le_bytes());
+        w.put_str(&one);
+        w.put_str(b"\x15\x01x");
+        let col = round_trip("JSON(max_dynamic_paths=0)", 2, &w);
+        assert_eq!(col.value(0), Value::Json(vec![("a", Value::Int(1)), ("b", Value::String(b"x"))]));
+        assert_eq!(col.value(1), Value::Json(vec![]));
+        // A shared value that is not one whole binary value is malformed, not a panic.
+        let mut bad = w.clone();
+        let n = bad.len();
+        bad[n - 3] = 0x0a; // Int64, with only two bytes of value
+        assert!(matches!(
+            decode_column(&DataType::parse("JSON(max_dynamic_paths=0)").unwrap(), 2, &mut Reader::new(&bad)),
+            Err(ReadError::Invalid(_))
+        ));
+    }
+}
+
+#[cfg(test)]
 mod dynamic_tests {
     use super::*;
     use crate::column::Value;
@@ -994,16 +1100,32 @@ mod dynamic_tests {
     }
 
     #[test]
-    fn shared_variant_values_are_a_typed_error() {
+    fn shared_variant_values_decode() {
+        // No types of its own: every row in SharedVariant (discriminator 0), as binary type +
+        // value: Int64 5, then String "x".
         let mut w = Vec::new();
         w.put_u64_le(DYNAMIC_V2);
         w.put_varuint(0);
         w.put_u64_le(0);
-        w.push(0); // one row in SharedVariant
-        w.put_str("\x0a\x01");
-        assert!(matches!(
-            decode_column(&DataType::parse("Dynamic").unwrap(), 1, &mut Reader::new(&w)),
-            Err(ReadError::Invalid(DecodeError::UnsupportedType(_)))
-        ));
+        w.extend_from_slice(&[0, 255, 0]);
+        let mut int = vec![0x0a];
+        int.extend_from_slice(&5i64.to_le_bytes());
+        w.put_str(&int);
+        w.put_str(b"\x15\x01x");
+        let col = check("Dynamic", 3, &w);
+        assert_eq!((0..3).map(|i| col.value(i)).collect::<Vec<_>>(), [Value::Int(5), Value::Null, Value::String(b"x")]);
+        // A value cut short, or with bytes after it, is malformed.
+        for bad in [&b"\x0a\x01"[..], b"\x01\x01\x02"] {
+            let mut w = Vec::new();
+            w.put_u64_le(DYNAMIC_V2);
+            w.put_varuint(0);
+            w.put_u64_le(0);
+            w.push(0);
+            w.put_str(bad);
+            assert!(matches!(
+                decode_column(&DataType::parse("Dynamic").unwrap(), 1, &mut Reader::new(&w)),
+                Err(ReadError::Invalid(DecodeError::Malformed { .. }))
+            ));
+        }
     }
 }

@@ -69,6 +69,10 @@ pub enum Value<'a> {
     Json(Vec<(&'a str, Value<'a>)>),
     /// A JSON object sent as text (the STRING serialization).
     JsonText(&'a [u8]),
+    /// An `AggregateFunction` state: the function's opaque serialization.
+    AggregateState(&'a [u8]),
+    /// A `QBit` vector: its elements (`BFloat16`, `Float32` or `Float64` values).
+    QBit(Vec<Value<'a>>),
 }
 
 /// UUID wire order (two little-endian u64 halves) to canonical bytes.
@@ -171,6 +175,7 @@ impl<'a> Value<'a> {
             },
             (T::Dynamic { .. }, D::Dynamic(d)) => match d.values.discriminators[i] {
                 super::VariantColumn::NULL => Value::Null,
+                k if Some(k as usize) == d.shared => d.shared_values.value(d.values.offsets[i] as usize),
                 k => Value::at(&d.types[k as usize], &d.values.variants[k as usize], d.values.offsets[i] as usize),
             },
             (T::Json { typed, .. }, D::Json(j)) => match &j.text {
@@ -181,10 +186,22 @@ impl<'a> Value<'a> {
                     for (p, d) in &j.dynamic {
                         match d.values.discriminators[i] {
                             super::VariantColumn::NULL => {}
+                            k if Some(k as usize) == d.shared => {
+                                fields.push((p.as_str(), d.shared_values.value(d.values.offsets[i] as usize)))
+                            }
                             k => fields.push((
                                 p.as_str(),
                                 Value::at(&d.types[k as usize], &d.values.variants[k as usize], d.values.offsets[i] as usize),
                             )),
+                        }
+                    }
+                    // Paths beyond max_dynamic_paths: the row's range of the shared data.
+                    if let Some((offsets, paths)) = j.shared_paths() {
+                        for k in offsets[i] as usize..offsets[i + 1] as usize {
+                            match j.shared_values.value(k) {
+                                Value::Null => {}
+                                v => fields.push((std::str::from_utf8(paths.get(k)).unwrap_or_default(), v)),
+                            }
                         }
                     }
                     fields.sort_by(|a, b| a.0.cmp(b.0));
@@ -192,11 +209,29 @@ impl<'a> Value<'a> {
                 }
             },
             (T::Geo(g), d) => Value::at(geo_storage(*g), d, i),
+            (T::Geometry, d) => Value::at(geometry_storage(), d, i),
+            (T::QBit { element, dimension }, D::Tuple(t)) => Value::QBit(
+                super::qbit::row(&t.elements, *dimension, i)
+                    .into_iter()
+                    .map(|b| match **element {
+                        T::BFloat16 => Value::BFloat16(b as u16),
+                        T::Float32 => Value::Float32(f32::from_bits(b as u32)),
+                        _ => Value::Float64(f64::from_bits(b)),
+                    })
+                    .collect(),
+            ),
+            (T::AggregateFunction(_), D::AggregateState(s)) => Value::AggregateState(s.get(i)),
             (T::SimpleAggregateFunction { ty, .. }, d) => Value::at(ty, d, i),
             // Column construction guarantees type and storage agree.
             _ => unreachable!("column storage does not match its type {ty}"),
         }
     }
+}
+
+/// The storage of `Geometry` (a Variant of the geometry types), built once.
+fn geometry_storage() -> &'static DataType {
+    static TYPE: std::sync::OnceLock<DataType> = std::sync::OnceLock::new();
+    TYPE.get_or_init(|| DataType::Geometry.storage().expect("Geometry has storage"))
 }
 
 /// The storage types of the geometry types, built once.
