@@ -10,6 +10,7 @@
 use crate::conn::Conn;
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
+use chwire_proto::packet::client::quote_identifier;
 use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
 use chwire_proto::{Block, DataType, ProfileInfo, Progress, Revision, ServerPacket};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -740,21 +741,6 @@ impl Drop for QueryStream<'_> {
             self.client.pending = Pending::Drain { cancel_sent: sent };
         }
     }
-}
-
-/// A column name as a backquoted SQL identifier.
-pub(crate) fn quote_identifier(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 2);
-    out.push('`');
-    for c in name.chars() {
-        match c {
-            '`' => out.push_str("\\`"),
-            '\\' => out.push_str("\\\\"),
-            c => out.push(c),
-        }
-    }
-    out.push('`');
-    out
 }
 
 fn header_of(b: &Block) -> Block {

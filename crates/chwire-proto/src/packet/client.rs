@@ -155,20 +155,33 @@ fn encode_legacy_setting(s: &Setting, out: &mut Vec<u8>) {
 
 /// Quote a value as a SQL string literal (for server-side parameters).
 pub fn quote_sql_string(v: &str) -> String {
+    quote_sql(v, '\'')
+}
+
+/// Quote a name as a backquoted SQL identifier.
+pub fn quote_identifier(v: &str) -> String {
+    quote_sql(v, '`')
+}
+
+/// `v` between `quote`s, with backslash escapes for the quote, backslash and control bytes.
+fn quote_sql(v: &str, quote: char) -> String {
     let mut q = String::with_capacity(v.len() + 2);
-    q.push('\'');
+    q.push(quote);
     for c in v.chars() {
         match c {
             '\\' => q.push_str("\\\\"),
-            '\'' => q.push_str("\\'"),
             '\0' => q.push_str("\\0"),
             '\n' => q.push_str("\\n"),
             '\r' => q.push_str("\\r"),
             '\t' => q.push_str("\\t"),
+            c if c == quote => {
+                q.push('\\');
+                q.push(c);
+            }
             c => q.push(c),
         }
     }
-    q.push('\'');
+    q.push(quote);
     q
 }
 

@@ -339,18 +339,7 @@ impl ToColumn for Value<'_> {
             (Value::Interval(n, kind), T::Interval(k)) if kind == k => push_to!(col, Int64, *n),
             (Value::Nothing, T::Nothing) => push_to!(col, UInt8, 0),
             (Value::Array(items), T::Array(_) | T::Nested(_)) => items.write(ty, col),
-            (Value::Map(pairs), T::Map(kt, vt)) => {
-                let ColumnData::Array(a) = col else { return Err(bad_storage(col)) };
-                let ColumnData::Tuple(t) = &mut a.values else { return Err(bad_storage(&a.values)) };
-                let [kc, vc] = &mut t.elements[..] else { return Err("a map's storage has two columns".into()) };
-                for (k, v) in pairs {
-                    k.write(kt, kc)?;
-                    v.write(vt, vc)?;
-                    t.rows += 1;
-                }
-                a.offsets.push(t.rows as u64);
-                Ok(())
-            }
+            (Value::Map(pairs), T::Map(..)) => super::impls::write_map(pairs.iter().map(|(k, v)| (k, v)), ty, col),
             (Value::Tuple(items), T::Tuple(types)) if items.len() == types.len() => {
                 let ColumnData::Tuple(t) = col else { return Err(bad_storage(col)) };
                 for ((_, v), ((_, ity), c)) in items.iter().zip(types.iter().zip(&mut t.elements)) {

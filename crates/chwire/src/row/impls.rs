@@ -505,6 +505,28 @@ impl<T: ToColumn> ToColumn for Vec<T> {
     }
 }
 
+/// Append one map value: its entries, then the row's end offset.
+pub(crate) fn write_map<'x, K, V>(
+    entries: impl IntoIterator<Item = (&'x K, &'x V)>,
+    ty: &DataType,
+    col: &mut ColumnData,
+) -> Result<(), String>
+where
+    K: ToColumn + ?Sized + 'x,
+    V: ToColumn + ?Sized + 'x,
+{
+    let (DataType::Map(kt, vt), ColumnData::Array(a)) = (ty, &mut *col) else { return Err(bad_storage(col)) };
+    let ColumnData::Tuple(t) = &mut a.values else { return Err(bad_storage(&a.values)) };
+    let [kc, vc] = &mut t.elements[..] else { return Err("a map's storage has two columns".into()) };
+    for (k, v) in entries {
+        k.write(kt, kc)?;
+        v.write(vt, vc)?;
+        t.rows += 1;
+    }
+    a.offsets.push(t.rows as u64);
+    Ok(())
+}
+
 macro_rules! map_impls {
     ([$($g:tt)*] $map:ty, $($kb:tt)+) => {
         impl<'a, K, V, $($g)*> FromColumn<'a> for $map
@@ -541,16 +563,7 @@ macro_rules! map_impls {
             }
 
             fn write(&self, ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
-                let (DataType::Map(kt, vt), ColumnData::Array(a)) = (ty, &mut *col) else { return Err(bad_storage(col)) };
-                let ColumnData::Tuple(t) = &mut a.values else { return Err(bad_storage(&a.values)) };
-                let [kc, vc] = &mut t.elements[..] else { return Err("a map's storage has two columns".into()) };
-                for (k, v) in self {
-                    k.write(kt, kc)?;
-                    v.write(vt, vc)?;
-                    t.rows += 1;
-                }
-                a.offsets.push(t.rows as u64);
-                Ok(())
+                write_map(self, ty, col)
             }
         }
     };
