@@ -8,10 +8,14 @@
 //! A [`Column`] pairs the data with its [`DataType`]; the pairing is checked when a column is
 //! built, so encoders can trust it.
 
+mod aggregate;
+mod binary;
 mod build;
 mod codec;
+mod qbit;
 mod value;
 
+pub use binary::{decode_type as decode_binary_type, encode_type as encode_binary_type, BinaryValues};
 pub use build::encode_low_cardinality;
 pub use codec::{
     decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind, write_prefix_of,
@@ -202,12 +206,14 @@ pub enum ColumnData {
     Variant(Box<VariantColumn>),
     Dynamic(Box<DynamicColumn>),
     Json(Box<JsonColumn>),
+    /// `AggregateFunction`: each row's state as opaque bytes (written back to back on the wire).
+    AggregateState(StringColumn),
 }
 
 /// `JSON`: typed paths (one column each, in the type's sorted order), dynamic paths (a
 /// Dynamic column each, sorted by path) and the shared data of paths beyond
-/// `max_dynamic_paths` (`Array(Tuple(path String, value String))`, binary-encoded values).
-/// With the STRING serialization only `text` is set.
+/// `max_dynamic_paths` (`Array(Tuple(path String, value String))`, binary-encoded values,
+/// decoded in `shared_values`). With the STRING serialization only `text` is set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonColumn {
     pub version: u64,
@@ -218,11 +224,44 @@ pub struct JsonColumn {
     pub shared: Option<ColumnData>,
     /// Version 0's `max_dynamic_paths` field, as received.
     pub max_dynamic_paths: Option<u64>,
+    /// The shared data's values decoded, one per element of `shared` (empty without shared data).
+    pub shared_values: BinaryValues,
+}
+
+impl JsonColumn {
+    /// The shared data's paths (the first element of `shared`'s tuples), if any.
+    pub fn shared_paths(&self) -> Option<(&[u64], &StringColumn)> {
+        match &self.shared {
+            Some(ColumnData::Array(a)) => match &a.values {
+                ColumnData::Tuple(t) => match t.elements.first() {
+                    Some(ColumnData::String(paths)) => Some((&a.offsets, paths)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Checks that the decoded shared values match the shared data.
+    fn check_shared(&self) -> Result<(), String> {
+        let n = self.shared_paths().map_or(0, |(_, p)| p.len());
+        if self.shared_values.len() != n {
+            return Err(format!("{} decoded shared values for {n} shared paths", self.shared_values.len()));
+        }
+        if let Some((_, paths)) = self.shared_paths() {
+            if paths.iter().any(|p| std::str::from_utf8(p).is_err()) {
+                return Err("a JSON shared data path is not UTF-8".into());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `Dynamic`: the types this block holds (from the column's prefix) and the rows as a
 /// variant of them. `shared` is the position of ClickHouse's `SharedVariant` (values of
-/// types beyond `max_types`, kept binary-encoded as strings), when the block has one.
+/// types beyond `max_types`, kept binary-encoded as strings), when the block has one; its
+/// values decoded are `shared_values`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DynamicColumn {
     pub types: Vec<DataType>,
@@ -232,6 +271,27 @@ pub struct DynamicColumn {
     pub version: u64,
     /// Version 1's `max_dynamic_types` field, as received.
     pub max_types: Option<u64>,
+    /// The SharedVariant's values decoded, one per row of its column (empty without one).
+    pub shared_values: BinaryValues,
+}
+
+impl DynamicColumn {
+    /// Checks the columns against the types, and the decoded shared values against the
+    /// SharedVariant's column.
+    fn check(&self) -> Result<(), String> {
+        self.values.check_types(&self.types)?;
+        let n = match self.shared {
+            Some(s) => match self.values.variants.get(s) {
+                Some(ColumnData::String(c)) => c.len(),
+                _ => return Err("SharedVariant must be a String column".into()),
+            },
+            None => 0,
+        };
+        if self.shared_values.len() != n {
+            return Err(format!("{} decoded shared values for {n} SharedVariant rows", self.shared_values.len()));
+        }
+        Ok(())
+    }
 }
 
 /// `Variant(T...)` in the layout of an Arrow dense union: per row a discriminator (the
@@ -406,6 +466,7 @@ impl ColumnData {
             Variant(v) => v.discriminators.len(),
             Dynamic(d) => d.values.discriminators.len(),
             Json(j) => j.rows,
+            AggregateState(s) => s.len(),
         }
     }
 
@@ -483,6 +544,7 @@ impl ColumnData {
                 values: VariantColumn { discriminators: Vec::with_capacity(rows), offsets: Vec::with_capacity(rows), variants: Vec::new() },
                 version: 2,
                 max_types: None,
+                shared_values: BinaryValues::default(),
             })),
             P::Json => {
                 let DataType::Json { typed, .. } = ty else { unreachable!() };
@@ -494,8 +556,10 @@ impl ColumnData {
                     dynamic: Vec::new(),
                     shared: None,
                     max_dynamic_paths: None,
+                    shared_values: BinaryValues::default(),
                 }))
             }
+            P::AggregateFunction => ColumnData::AggregateState(StringColumn::with_capacity(rows, 0)),
             P::Alias => Self::with_capacity_for(&ty.storage().expect("alias types have storage"), rows)?,
             P::Unsupported => return Err(EncodeError::Invalid(format!("no column storage for type {ty}"))),
         })
@@ -580,7 +644,12 @@ impl ColumnData {
                 true
             }
             (P::Dynamic, D::Dynamic(d)) => {
-                d.values.check_types(&d.types)?;
+                d.check()?;
+                true
+            }
+            (P::AggregateFunction, D::AggregateState(s)) => {
+                let DataType::AggregateFunction(f) = ty else { unreachable!() };
+                aggregate::check_states(f, s)?;
                 true
             }
             (P::Json, D::Json(j)) => {
@@ -596,11 +665,12 @@ impl ColumnData {
                         }
                     }
                     for (_, d) in &j.dynamic {
-                        d.values.check_types(&d.types)?;
+                        d.check()?;
                         if d.values.discriminators.len() != j.rows {
                             return Err("a JSON dynamic path has the wrong number of rows".into());
                         }
                     }
+                    j.check_shared()?;
                 }
                 true
             }
@@ -648,6 +718,7 @@ impl ColumnData {
             Variant(_) => "Variant",
             Dynamic(_) => "Dynamic",
             Json(_) => "JSON",
+            AggregateState(_) => "AggregateFunction",
         }
     }
 }
