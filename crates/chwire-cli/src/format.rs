@@ -80,12 +80,27 @@ impl Writer {
             self.buf.push(b'\n');
         }
         let cols = block.columns();
+        // CSV writes a tuple's elements as separate fields, but a Nullable(Tuple) as one.
+        let one_field: Vec<bool> = cols
+            .iter()
+            .map(|(_, c)| {
+                style == Style::Csv && matches!(c.data_type(), chwire::DataType::Nullable(t) if matches!(**t, chwire::DataType::Tuple(_)))
+            })
+            .collect();
+        let mut tmp = Vec::new();
         for row in 0..block.rows() {
             for (i, (_, c)) in cols.iter().enumerate() {
                 if i > 0 {
                     self.buf.push(sep);
                 }
-                write_value(&mut self.buf, &c.value(row), style, &self.tz);
+                match c.value(row) {
+                    v @ Value::Tuple(_) if one_field[i] => {
+                        tmp.clear();
+                        write_value(&mut tmp, &v, Style::Tsv, &self.tz);
+                        write_string(&mut self.buf, &tmp, Style::Csv);
+                    }
+                    v => write_value(&mut self.buf, &v, style, &self.tz),
+                }
             }
             self.buf.push(b'\n');
         }
@@ -301,11 +316,21 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
         Value::Ipv6(a) => write_string(out, a.to_string().as_bytes(), style),
         Value::Interval(n, _) => out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes()),
         Value::Nothing => out.extend_from_slice(b"0"),
-        Value::JsonText(t) => write_composite(out, t, style),
+        // A JSON object is one text field; inside arrays, tuples and maps a quoted string.
+        Value::JsonText(t) => write_json_text(out, t, style),
         Value::Json(fields) => {
             let mut tmp = Vec::new();
             write_json_object(&mut tmp, fields, tz);
-            write_composite(out, &tmp, style);
+            write_json_text(out, &tmp, style);
+        }
+        // CSV writes a tuple's elements as fields of their own (nested tuples flattened).
+        Value::Tuple(items) if style == Style::Csv => {
+            for (i, (_, v)) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, v, Style::Csv, tz);
+            }
         }
         Value::Tuple(items) => {
             let mut tmp = Vec::new();
@@ -367,9 +392,8 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
             }
             tmp.push(b']');
             match style {
-                // Arrays are one text field: escape or quote them as such.
-                Style::Tsv => write_string(out, &tmp, Style::Tsv),
-                Style::Csv => write_string(out, &tmp, Style::Csv),
+                // Arrays are one CSV field (a QBit is not quoted); in TSV their text is as it is.
+                Style::Csv if matches!(v, Value::Array(_)) => write_string(out, &tmp, Style::Csv),
                 _ => out.extend_from_slice(&tmp),
             }
         }
@@ -427,11 +451,20 @@ fn write_number(out: &mut Vec<u8>, text: &str, _style: Style) {
     out.extend_from_slice(text.as_bytes());
 }
 
-/// A tuple or map rendered as one text field.
+/// A tuple or map rendered as one text field: a CSV string in CSV, its text as it is in TSV
+/// (whose strings are quoted and escaped already).
 fn write_composite(out: &mut Vec<u8>, text: &[u8], style: Style) {
     match style {
-        Style::Tsv => write_string(out, text, Style::Tsv),
         Style::Csv => write_string(out, text, Style::Csv),
+        _ => out.extend_from_slice(text),
+    }
+}
+
+/// A JSON column's text: escaped as a TSV field, a CSV string, a quoted string inside
+/// composite values, as it is elsewhere.
+fn write_json_text(out: &mut Vec<u8>, text: &[u8], style: Style) {
+    match style {
+        Style::Tsv | Style::Csv | Style::Quoted => write_string(out, text, style),
         _ => out.extend_from_slice(text),
     }
 }
@@ -568,6 +601,31 @@ mod tests {
         let mut out = Vec::new();
         write_float32(&mut out, -3333333.2, Style::Tsv);
         assert_eq!(out, b"-3333333.2");
+    }
+
+    /// Composite values as ClickHouse 26.9 writes them: TSV keeps their quoted text as it is,
+    /// CSV quotes arrays and maps but writes a tuple's elements as fields of their own; QBit
+    /// vectors are not quoted; AggregateFunction states are their raw bytes.
+    #[test]
+    fn composites_in_tsv_and_csv() {
+        use chwire::proto::column::decode_column;
+        use chwire::proto::wire::Reader;
+        let decoded = |ty: &str, wire: &[u8]| {
+            let ty = chwire::DataType::parse(ty).unwrap();
+            let data = decode_column(&ty, 1, &mut Reader::new(wire)).unwrap();
+            Column::new(ty, data).unwrap()
+        };
+        let arr = decoded("Array(String)", b"\x01\0\0\0\0\0\0\0\x04x\\'y");
+        let tup = decoded("Tuple(String, Array(UInt8), Tuple(UInt8, String))", b"\x03a\tb\x01\0\0\0\0\0\0\0\x01\x02\x01c");
+        let mut qbit = vec![0u8; 32];
+        qbit[1] = 0x02;
+        qbit[2..9].fill(0x01);
+        let q = decoded("QBit(Float32, 2)", &qbit);
+        let state = decoded("AggregateFunction(count)", b"\x0a");
+        let block = Block::new().with("a", arr).unwrap().with("t", tup).unwrap().with("q", q).unwrap().with("s", state).unwrap();
+        assert_eq!(render(Format::Tsv, &block), "['x\\\\\\'y']\t('a\\tb',[1],(2,'c'))\t[1,2]\t\\n\n");
+        assert_eq!(render(Format::Csv, &block), "\"['x\\\\\\'y']\",\"a\tb\",\"[1]\",2,\"c\",[1,2],\"\n\"\n");
+        assert_eq!(render(Format::Jsonl, &block), "{\"a\":[\"x\\\\'y\"],\"t\":[\"a\\tb\",[1],[2,\"c\"]],\"q\":[1,2],\"s\":\"\\n\"}\n");
     }
 
     #[test]
