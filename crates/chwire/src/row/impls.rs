@@ -183,6 +183,7 @@ fn bytes_at(data: &ColumnData, row: usize) -> Result<&[u8], String> {
     match data {
         ColumnData::String(s) => Ok(s.get(row)),
         ColumnData::Fixed { width, data } => Ok(&data[row * width..(row + 1) * width]),
+        ColumnData::AggregateState(s) => Ok(s.get(row)),
         other => Err(bad_storage(other)),
     }
 }
@@ -240,8 +241,8 @@ impl<'a> FromColumn<'a> for String {
 impl<'a> FromColumn<'a> for &'a [u8] {
     fn check_plain(ty: &DataType) -> Result<(), String> {
         match ty {
-            DataType::String | DataType::FixedString(_) => Ok(()),
-            _ => Err("byte strings read String and FixedString".into()),
+            DataType::String | DataType::FixedString(_) | DataType::AggregateFunction(_) => Ok(()),
+            _ => Err("byte strings read String, FixedString and AggregateFunction states (opaque)".into()),
         }
     }
 
@@ -409,7 +410,7 @@ impl<'a, T: FromColumn<'a>> FromColumn<'a> for Vec<T> {
             DataType::Array(inner) => T::check(inner),
             DataType::Map(k, v) => T::check_map_entry(k, v),
             DataType::Nested(fields) => T::check_fields(fields),
-            DataType::String | DataType::FixedString(_) if T::vec_from_bytes(b"").is_some() => Ok(()),
+            DataType::String | DataType::FixedString(_) | DataType::AggregateFunction(_) if T::vec_from_bytes(b"").is_some() => Ok(()),
             _ => Err("Vec<T> reads Array(T), Map(K, V) as Vec<(K, V)> and Nested as Vec of tuples; Vec<u8> also String".into()),
         }
     }

@@ -192,6 +192,22 @@ fn every_field_type_round_trips_through_a_block() {
     }
     let bf = Block::new().with("b", Column::new(ty("BFloat16"), ColumnData::UInt16(vec![0x3fc0, 0xc040])).unwrap()).unwrap();
     assert_eq!(rows_of::<B>(&bf).unwrap().iter().map(|r| r.b).collect::<Vec<_>>(), [1.5, -3.0]);
+    // AggregateFunction states read as opaque bytes (sumState of UInt64: 8 bytes each).
+    #[derive(Row)]
+    struct Agg<'a> {
+        st: &'a [u8],
+        owned: Vec<u8>,
+    }
+    let states = ColumnData::AggregateState(StringColumn::from_iter([7u64.to_le_bytes(), 9u64.to_le_bytes()]));
+    let agg_ty = ty("AggregateFunction(sum, UInt64)");
+    let agg = Block::new()
+        .with("st", Column::new(agg_ty.clone(), states.clone()).unwrap())
+        .unwrap()
+        .with("owned", Column::new(agg_ty, states).unwrap())
+        .unwrap();
+    let plan = plan_for::<Agg<'_>>(&agg).unwrap();
+    let r = <Agg<'_> as Row>::read(&agg, &plan, 0, 1).unwrap();
+    assert_eq!((r.st, r.owned.as_slice()), (&9u64.to_le_bytes()[..], &9u64.to_le_bytes()[..]));
     // The dynamic view agrees with the typed one.
     let col = block.column("map").unwrap();
     assert_eq!(col.value(1), Value::Map(vec![(Value::String(b"k"), Value::UInt(1)), (Value::String(b"z"), Value::UInt(0))]));
