@@ -15,6 +15,7 @@
 
 mod cursor;
 mod dynamic;
+mod ext;
 mod impls;
 mod insert;
 mod types;
