@@ -378,6 +378,156 @@ case("geo/MultiPoint", "SELECT [(0., 0.), (1., 1.)]::MultiPoint AS m")
 case("nothing/Array_Nullable_Nothing", "SELECT [NULL, NULL] AS a")
 
 
+# ---- JSON -----------------------------------------------------------------------------------
+case("json/dynamic_paths", "SELECT arrayJoin(['{\"a\":1,\"b\":{\"c\":\"x\"}}', '{\"a\":[1,2],\"d\":null}', '{}'])::JSON AS j")
+case("json/nested_and_arrays", "SELECT arrayJoin(['{\"a\":{\"b\":{\"c\":[1,2,3]}},\"s\":\"x\"}', '{\"a\":{\"b\":{\"d\":true}},\"arr\":[{\"k\":1},{\"k\":2}]}', '{\"n\":null,\"f\":-0.5}'])::JSON AS j")
+case("json/multi_block", "SELECT concat('{\"id\":', toString(number), if(number % 2 = 0, ',\"even\":true', ',\"odd\":\"y\"'), '}')::JSON AS j FROM numbers(20000) SETTINGS max_block_size = 6000")
+case("json/in_tuple", "SELECT tuple(number, concat('{\"v\":', toString(number), '}')::JSON) AS t FROM numbers(3)")
+case("json/typed_nullable", "SELECT arrayJoin(['{\"a\":1}', '{}'])::JSON(a Nullable(UInt32), b.c String) AS j")
+case("json/typed_paths", "SELECT '{\"a\":1,\"b\":{\"c\":\"x\"},\"z\":1.5}'::JSON(a UInt32, b.c String) AS j")
+
+
+# ---- Dynamic: values beyond max_types, kept binary-encoded in SharedVariant ------------------
+def _rows(*objs):
+    """JSONEachRow text of the given rows, as an SQL string literal."""
+    import json
+    text = "\n".join(json.dumps(o, separators=(",", ":")) for o in objs)
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+_DYN_VALUES = [
+    1, -5, 18446744073709551615, 1.5, -0.0, 1e300, "x", "", "2020-01-01", "2020-01-01 10:00:00", "1.2.3.4",
+    "61f0c404-5cb3-11e7-907b-a6006ad3dba0", True, None, [1, 2, 3], [1, None], ["a", None], [], [[1], [2, 3]],
+    [1, "a"], {"x": 1, "y": {"z": "w"}}, {}, [{"k": 1}, {"k": 2, "m": "v"}], "é\"\\/\n", 0.1,
+]
+case("dynamic_shared/inferred_max_types_2", "SELECT * FROM format(JSONEachRow, 'd Dynamic(max_types=2)', "
+     + _rows(*({"d": v} for v in _DYN_VALUES)) + ")")
+case("dynamic_shared/inferred_max_types_0", "SELECT * FROM format(JSONEachRow, 'd Dynamic(max_types=0)', "
+     + _rows(*({"d": v} for v in _DYN_VALUES)) + ")")
+_V = "Variant(UInt64, String, Array(UInt64), Date, Float64)"
+case("dynamic_shared/max_types_1_many_rows", f"SELECT number AS i, CAST(multiIf(number % 5 = 0, number::{_V}, "
+     f"number % 5 = 1, toString(number)::{_V}, number % 5 = 2, range(number % 4)::Array(UInt64)::{_V}, "
+     f"number % 5 = 3, toDate(number)::{_V}, number % 7 = 4, (number / 8)::{_V}, NULL) AS Dynamic(max_types=1)) AS d "
+     "FROM numbers(3000) SETTINGS max_block_size = 1000")
+case("dynamic_shared/variant_max_types_1", "SELECT arrayJoin([1::Int64::Variant(Int64, String, Float64, Array(Int64), Date), "
+     "'x', 2.5::Float64, [1, 2]::Array(Int64), toDate(5), NULL])::Dynamic(max_types=1) AS d")
+_TYPED = [
+    "toUInt8(200)", "toInt8(-100)", "toUInt16(60000)", "toInt16(-30000)", "toUInt32(4000000000)", "toInt32(-2000000000)",
+    "toUInt64('18446744073709551615')", "toInt64(-9223372036854775807)", "toUInt128('340282366920938463463374607431768211455')",
+    "toInt128(-170141183460469231731687303715884105727)", "toUInt256(12345678901234567890)", "toInt256(-1)",
+    "toFloat32(1.25)", "toFloat64(-0.1)", "toBFloat16(1.5)", "toDecimal32(1.5, 2)", "toDecimal64(-123.456, 3)",
+    "toDecimal128('12345678901234567.123', 5)", "toDecimal256('-1.5', 40)", "true", "toDate('2149-06-06')",
+    "toDate32('1900-01-01')", "toDateTime(1636264800)", "toDateTime(1636264800, 'Asia/Tokyo')", "toDateTime64(1.5, 3)",
+    "toDateTime64(-1.25, 6, 'America/New_York')", "toTime('-01:02:03')", "CAST('12:34:56.789' AS Time64(3))",
+    "toUUID('61f0c404-5cb3-11e7-907b-a6006ad3dba0')", "toIPv4('1.2.3.4')", "toIPv6('2001:db8::ff00:42:8329')",
+    "'str'", "toFixedString('ab', 3)", "CAST('b' AS Enum8('a' = -1, 'b' = 2))", "CAST('y' AS Enum16('x' = 1000, 'y' = -1000))",
+    "[1, NULL, 3]", "[[1], []]", "['a', NULL]", "(1, 'x', [2.5])", "CAST((1, 'x') AS Tuple(a UInt8, b String))",
+    "map('a', 1, 'b', 2)", "map(1, [NULL, 'x'])", "[toLowCardinality('lc')]", "toLowCardinality(toNullable('lcn'))",
+    "[1::Variant(UInt8, String), 'v', NULL]", "[(1, 'a')]::Nested(x UInt8, y String)", "tuple()", "[NULL, NULL]",
+    "toIntervalDay(3)", "[toIntervalYear(-1)]", "(1.5, 2.5)::Point", "[(0., 0.), (1., 1.)]::Ring",
+    "[[[(0., 0.), (1., 0.), (0., 1.)]]]::MultiPolygon", "((1., 2.)::Point)::Geometry", "[((1., 2.)::Point)::Geometry, NULL]",
+    "'{\"a\":1,\"b\":{\"c\":[1,2]}}'::JSON", "['{\"k\":\"v\"}'::JSON(max_dynamic_paths=0)]",
+    "CAST(5 AS SimpleAggregateFunction(sum, UInt64))", "[1., -2., 3.5]::QBit(Float32, 3)", "[0.5]::QBit(Float64, 1)", "arrayMap(x -> x * 1.5, range(9))::QBit(BFloat16, 9)",
+    "sumState(toUInt64(7))", "[1::Dynamic, 'a'::Dynamic, NULL::Dynamic]",
+]
+case("dynamic_shared/every_type_one_row", "SELECT " + ", ".join(f"({v})::Dynamic(max_types=0) AS c{i}" for i, v in enumerate(_TYPED)))
+case("dynamic_shared/in_array_tuple_map", "SELECT [number::Dynamic(max_types=1), toString(number)::Dynamic(max_types=1), "
+     "[number]::Dynamic(max_types=1)] AS a, tuple(toDate(number)::Dynamic(max_types=0), 1) AS t, "
+     "map('k', (number * 1.5)::Dynamic(max_types=0)) AS m FROM numbers(5)")
+
+# ---- JSON: paths beyond max_dynamic_paths, kept binary-encoded in shared data ---------------
+case("json_shared/max_dynamic_paths_1", "SELECT arrayJoin(['{\"a\":1,\"b\":2,\"c\":3}', '{\"d\":4}'])::JSON(max_dynamic_paths=1) AS j")
+_JSON_ROWS = [
+    {"a": 1, "b": 2, "c": 3},
+    {"d": 4, "e": {"f": [1, 2, None], "g": "2020-01-01", "h": [{"x": 1}, {"y": "z"}]}, "n": None, "dec": 1.25, "s": "str",
+     "t": True, "arr": ["a", None], "dt": "2020-01-01 10:00:00", "big": 18446744073709551615, "neg": -5, "mixed": [1, "a"],
+     "emptyarr": [], "emptyobj": {}, "ip": "1.2.3.4", "uuid": "61f0c404-5cb3-11e7-907b-a6006ad3dba0", "f": 1e300},
+    {"a": "now a string", "deep": {"er": {"est": {"x": [[1, 2], [3]]}}}, "nulls": [None, None], "bools": [True, False]},
+    {"dt64": "2020-01-01 10:00:00.123", "date32": "1900-01-01", "neg0": -0.0, "small": 1e-7, "esc": "q\"\\/\n\t",
+     "objs": [{"a": {"b": 1}}, {"a": {"c": [1.5]}}], "ints": [1, -1, 18446744073709551615]},
+    {},
+]
+case("json_shared/many_types_max_dynamic_paths_1", "SELECT j FROM format(JSONEachRow, 'j JSON(max_dynamic_paths=1)', "
+     + _rows(*({"j": o} for o in _JSON_ROWS)) + ")")
+case("json_shared/max_dynamic_paths_0", "SELECT j FROM format(JSONEachRow, 'j JSON(max_dynamic_paths=0)', "
+     + _rows(*({"j": o} for o in _JSON_ROWS)) + ")")
+case("json_shared/typed_and_shared", "SELECT j FROM format(JSONEachRow, 'j JSON(max_dynamic_paths=2, a.b UInt32, s String)', "
+     + _rows({"j": {"a": {"b": 1, "c": 2}, "s": "x", "z": [1], "y": {"q": None}}},
+             {"j": {"a": {"d": "e"}, "k1": 1, "k2": 2, "k3": 3}}, {"j": {"s": "only"}}) + ")")
+case("json_shared/multi_block", "SELECT concat('{\"id\":', toString(number), ',\"k', toString(number % 7), '\":', "
+     "toString(number), if(number % 3 = 0, ',\"arr\":[1,2]', ''), '}')::JSON(max_dynamic_paths=2) AS j "
+     "FROM numbers(20000) SETTINGS max_block_size = 6000")
+case("json_shared/in_array_and_tuple", "SELECT [concat('{\"a\":', toString(number), ',\"b\":\"x\",\"c\":[', "
+     "toString(number), ']}')::JSON(max_dynamic_paths=1)] AS a, tuple(1, '{\"p\":1,\"q\":2}'::JSON(max_dynamic_paths=0)) AS t "
+     "FROM numbers(4)")
+case("json_shared/dynamic_path_overflowing_max_types", "SELECT j FROM format(JSONEachRow, "
+     "'j JSON(max_dynamic_paths=4, max_dynamic_types=1)', " + _rows({"j": {"a": 1}}, {"j": {"a": "s"}}, {"j": {"a": [1.5]}},
+                                                                      {"j": {"a": {"n": 1}}}, {"j": {"a": None}}) + ")")
+
+# ---- AggregateFunction: opaque states, carried through unchanged ---------------------------
+_G = "FROM numbers(10) GROUP BY k ORDER BY k"
+case("aggregate/sum_count_avg", f"SELECT number % 3 AS k, sumState(number) AS s, countState() AS c, avgState(number) AS a {_G}")
+case("aggregate/sum_widths", "SELECT sumState(toUInt8(number)) AS u8, sumState(toInt32(number) - 5) AS i32, "
+     "sumState(toFloat32(number) / 3) AS f32, sumState(toDecimal32(number, 2)) AS d32, sumState(toDecimal256(number, 3)) AS d256, "
+     "sumState(toUInt128(number)) AS u128, sumState(toInt256(number)) AS i256, sumWithOverflowState(toUInt8(number * 50)) AS wo, "
+     "sumWithOverflowState(toInt16(number)) AS wo16 FROM numbers(10)")
+case("aggregate/avg_types", "SELECT avgState(toInt8(number) - 3) AS i8, avgState(toFloat64(number) / 7) AS f64, "
+     "avgState(toDecimal64(number, 4)) AS d64, avgState(toUInt256(number)) AS u256, avgState(toDecimal256(number, 1)) AS d256 FROM numbers(10)")
+case("aggregate/min_max_any", f"SELECT number % 3 AS k, minState(number) AS mi, maxState(toString(number)) AS ma, "
+     f"anyState(toDate(number)) AS an, anyLastState(toFixedString(toString(number), 3)) AS al, "
+     f"minState([number, 1]) AS arr, maxState((number, 'x')) AS tup, minState(toDecimal128(number, 5)) AS dec, "
+     f"maxState(toDateTime64(number, 3, 'UTC')) AS dt64, anyState(toUUID('61f0c404-5cb3-11e7-907b-a6006ad3dba0')) AS uu {_G}")
+case("aggregate/argmin_argmax", f"SELECT number % 3 AS k, argMinState(toString(number), number) AS a, "
+     f"argMaxState(number, toString(number)) AS b, argMaxState([number], number * 2) AS c {_G}")
+case("aggregate/uniq", f"SELECT number % 3 AS k, uniqState(number) AS u, uniqState(toString(number)) AS us, "
+     f"uniqState(number, toString(number)) AS u2 {_G}")
+case("aggregate/uniq_many", "SELECT number % 4 AS k, uniqState(number) AS u FROM numbers(100000) GROUP BY k ORDER BY k")
+case("aggregate/uniqExact", f"SELECT number % 3 AS k, uniqExactState(number) AS u, uniqExactState(toString(number)) AS s, "
+     f"uniqExactState(toUInt8(number)) AS u8, uniqExactState(toDate(number)) AS d, uniqExactState(toDecimal32(number, 1)) AS dec, "
+     f"uniqExactState(number, number) AS two, uniqExactState(toUUID('61f0c404-5cb3-11e7-907b-a6006ad3dba0')) AS uu {_G}")
+case("aggregate/uniqExact_many", "SELECT number % 2 AS k, uniqExactState(number) AS u, uniqExactState(toString(number)) AS s "
+     "FROM numbers(50000) GROUP BY k ORDER BY k")
+case("aggregate/groupArray", f"SELECT number % 3 AS k, groupArrayState(number) AS g, groupArrayState(toString(number)) AS s, "
+     f"groupArrayState([number]) AS a, groupArrayState(2)(number) AS g2, groupArrayState(toDate32(number)) AS d32, "
+     f"groupArrayState(CAST(number % 2 + 1 AS Enum16('a' = 1, 'b' = 2))) AS e, groupArrayState(toDecimal64(number, 2)) AS dec {_G}")
+case("aggregate/nullable_arguments", f"SELECT number % 3 AS k, sumState(if(number > 5, NULL, number)) AS s, "
+     f"countState(if(number > 5, NULL, number)) AS c, avgState(toNullable(number)) AS a, minState(if(number % 3 = 1, NULL, number)) AS mi, "
+     f"uniqState(if(number % 3 = 2, NULL, number)) AS u, uniqExactState(toNullable(toString(number))) AS ue, "
+     f"groupArrayState(if(number % 2 = 0, NULL, number)) AS g, argMaxState(toNullable(number), number) AS am, "
+     f"anyState(if(number > 100, NULL, toString(number))) AS an {_G}")
+case("aggregate/if_combinator", f"SELECT number % 3 AS k, sumIfState(number, number % 2 = 0) AS s, countIfState(number > 4) AS c, "
+     f"uniqIfState(number, number < 5) AS u, groupArrayIfState(number, number != 3) AS g {_G}")
+case("aggregate/empty_groups", "SELECT sumState(number) AS s, countState() AS c, avgState(number) AS a, minState(number) AS mi, "
+     "anyState(toString(number)) AS an, argMinState(toString(number), number) AS am, uniqState(number) AS u, "
+     "uniqExactState(number) AS ue, groupArrayState(number) AS g, sumState(toNullable(number)) AS sn FROM numbers(0)")
+case("aggregate/initializeAggregation", "SELECT number AS i, initializeAggregation('uniqState', number) AS u, "
+     "initializeAggregation('sumState', number) AS s, initializeAggregation('groupArrayState', toString(number)) AS g, "
+     "initializeAggregation('argMaxState', number, -number) AS a FROM numbers(1000)")
+case("aggregate/in_array_and_tuple", f"SELECT number % 3 AS k, [sumState(number), sumState(number + 1)] AS a, "
+     f"tuple(countState(), 1) AS t {_G}")
+case("aggregate/many_rows_multi_block", "SELECT number % 20000 AS k, sumState(number) AS s, minState(toString(number)) AS m, "
+     "groupArrayState(number) AS g FROM numbers(100000) GROUP BY k ORDER BY k SETTINGS max_block_size = 7000")
+
+# ---- QBit: bit-transposed vectors ----------------------------------------------------------
+case("qbit/float32", "SELECT [1., 2., 3.]::QBit(Float32, 3) AS q")
+case("qbit/all_element_types", "SELECT [1.5, -2., 3., 0.1]::QBit(Float64, 4) AS f64, [1., -0.5]::QBit(BFloat16, 2) AS bf16, "
+     "[-0., 1e-40, 3.4028235e38, -1.1754944e-38, 0.1]::QBit(Float32, 5) AS special")
+for dim in (1, 7, 8, 9, 17, 64, 100):
+    case(f"qbit/dimension_{dim}", f"SELECT number AS i, arrayMap(x -> toFloat32((x + number) / 7 - 3), range({dim}))::QBit(Float32, {dim}) AS q, "
+         f"arrayMap(x -> (x * number) / 3, range({dim}))::QBit(Float64, {dim}) AS q64 FROM numbers(50)")
+case("qbit/in_array_and_nullable", "SELECT [[1., 2.]::QBit(Float32, 2), [3., 4.]::QBit(Float32, 2)] AS a, "
+     "tuple([0.5]::QBit(Float64, 1), 1) AS t FROM numbers(3)")
+
+# ---- Geometry: a Variant of the geometry types ---------------------------------------------
+case("geometry/basic", "SELECT arrayJoin([((1., 2.)::Point)::Geometry, ([(0., 0.), (1., 1.)]::LineString)::Geometry]) AS g")
+case("geometry/every_kind", "SELECT arrayJoin([((1., 2.)::Point)::Geometry, ([(0., 0.), (1., 1.)]::LineString)::Geometry, "
+     "([(0., 0.), (1., 0.), (0., 0.)]::Ring)::Geometry, ([[(0., 0.), (1., 0.), (0., 0.)], []]::Polygon)::Geometry, "
+     "([[(0., 0.)], [(2., 2.), (3., 3.)]]::MultiLineString)::Geometry, ([[[(0., 0.), (1., 1.)]]]::MultiPolygon)::Geometry, "
+     "([(5., 6.), (7., 8.)]::MultiPoint)::Geometry, NULL]) AS g")
+case("geometry/in_array_and_many_rows", "SELECT number AS i, [((number * 1., -1.5)::Point)::Geometry, NULL] AS a, "
+     "if(number % 2 = 0, ((number * 1., 0.)::Point)::Geometry, ([(number * 1., 1.)]::LineString)::Geometry) AS g FROM numbers(500)")
+
+
 # ---- PENDING: the types chwire still refuses ----------------------------------------------
 PENDING = []
 
@@ -386,15 +536,7 @@ def pending(name, sql, reason=None):
     PENDING.append((name, sql, reason or "not supported by chwire yet"))
 
 
-case("json/dynamic_paths", "SELECT arrayJoin(['{\"a\":1,\"b\":{\"c\":\"x\"}}', '{\"a\":[1,2],\"d\":null}', '{}'])::JSON AS j")
-case("json/nested_and_arrays", "SELECT arrayJoin(['{\"a\":{\"b\":{\"c\":[1,2,3]}},\"s\":\"x\"}', '{\"a\":{\"b\":{\"d\":true}},\"arr\":[{\"k\":1},{\"k\":2}]}', '{\"n\":null,\"f\":-0.5}'])::JSON AS j")
-case("json/multi_block", "SELECT concat('{\"id\":', toString(number), if(number % 2 = 0, ',\"even\":true', ',\"odd\":\"y\"'), '}')::JSON AS j FROM numbers(20000) SETTINGS max_block_size = 6000")
-case("json/in_tuple", "SELECT tuple(number, concat('{\"v\":', toString(number), '}')::JSON) AS t FROM numbers(3)")
-case("json/typed_nullable", "SELECT arrayJoin(['{\"a\":1}', '{}'])::JSON(a Nullable(UInt32), b.c String) AS j")
-case("json/typed_paths", "SELECT '{\"a\":1,\"b\":{\"c\":\"x\"},\"z\":1.5}'::JSON(a UInt32, b.c String) AS j")
-pending("pending/JSON_shared_data", "SELECT arrayJoin(['{\"a\":1,\"b\":2,\"c\":3}', '{\"d\":4}'])::JSON(max_dynamic_paths=1) AS j",
-        "paths beyond max_dynamic_paths are stored binary-encoded in shared data")
-pending("pending/Geometry", "SELECT arrayJoin([((1., 2.)::Point)::Geometry, ([(0., 0.), (1., 1.)]::LineString)::Geometry]) AS g")
-pending("pending/QBit", "SELECT [1., 2., 3.]::QBit(Float32, 3) AS q")
-pending("pending/AggregateFunction_sum", "SELECT sumState(number) AS s FROM numbers(10)")
-pending("pending/AggregateFunction_uniq", "SELECT uniqState(number) AS u FROM numbers(10)")
+pending("pending/AggregateFunction_quantiles", "SELECT quantilesState(0.5, 0.9)(number) AS q FROM numbers(10)",
+        "the state layout of quantiles (a reservoir sample) is not implemented")
+pending("pending/AggregateFunction_uniqCombined", "SELECT uniqCombinedState(number) AS u FROM numbers(10)",
+        "the state layout of uniqCombined (HyperLogLog with a small-set form) is not implemented")

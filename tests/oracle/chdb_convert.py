@@ -5,7 +5,7 @@ chdb cannot read its own Native bytes back).
 
     build/oracle-venv/bin/python tests/oracle/run.py --chwire tests/oracle/chdb_convert.sh
 
-Accepts only `convert --from native --to (JSONEachRow|native)`, Native on stdin.
+Accepts only `convert --from native --to (JSONEachRow|TSV|CSV|native)`, Native on stdin.
 """
 import os
 import sys
@@ -17,10 +17,10 @@ import chdb
 def main():
     args = sys.argv[1:]
     if args[:1] != ["convert"] or "--to" not in args:
-        print("usage: chdb_convert.py convert --from native --to JSONEachRow|native", file=sys.stderr)
+        print("usage: chdb_convert.py convert --from native --to JSONEachRow|TSV|CSV|native", file=sys.stderr)
         return 2
     to = args[args.index("--to") + 1]
-    fmt = {"jsoneachrow": "JSONEachRow", "native": "Native"}[to.lower()]
+    fmt = {"jsoneachrow": "JSONEachRow", "tsv": "TSV", "csv": "CSV", "native": "Native"}[to.lower()]
     data = sys.stdin.buffer.read()
     if not data:
         return 0

@@ -12,6 +12,7 @@ For every case (name, SQL) in cases.py:
   b. `chwire convert --from native --to JSONEachRow` on those bytes must give the same rows:
      each value is compared strictly: numbers as exact decimals, and 1 vs 1.0, -0 vs 0,
      true vs 1, "1" vs 1 all differ (texts that denote the same value only get a note);
+  b2. `chwire convert` to TSV and to CSV must write exactly chdb's TSV and CSV;
   c. `chwire convert --from native --to native` must reproduce the bytes exactly;
   d. chdb reads chwire's re-encoded bytes back (file(..., Native)) and must print the
      expected rows;
@@ -211,6 +212,16 @@ def compare_rows(expected, got, who, theirs="chwire"):
     if text_diffs:
         notes[0] = f"JSON text differs but parses equal in {text_diffs} values, e.g. " + notes[0]
     return problems, notes
+
+
+def text_diff(want, got):
+    """Where two outputs of a text format first differ: line and both texts around it."""
+    wl, gl = want.split(b"\n"), got.split(b"\n")
+    for i, (a, b) in enumerate(zip(wl, gl)):
+        if a != b:
+            x, y = show_diff(a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape"))
+            return f"line {i + 1}: chdb {x} | chwire {y}"
+    return f"chdb wrote {len(wl) - 1} lines, chwire {len(gl) - 1}"
 
 
 def first_diff(a, b):
@@ -682,6 +693,23 @@ def check_case(db, binary, tmpdir, idx, name, sql, pending=False):
         p, n = compare_rows(expected, got, "to JSONEachRow")
         problems += p
         notes += n
+
+    # b2. Native -> TSV and CSV: byte for byte what chdb writes
+    if not pending:
+        for fmt in ("TSV", "CSV"):
+            try:
+                want = chdb_query(db, sql, fmt)
+            except Exception as e:
+                problems.append(f"chdb rejected the SQL as {fmt}: {show(str(e), 200)}")
+                continue
+            got = chwire_convert(binary, fmt, native)
+            crash = got.crash()
+            if crash:
+                problems.append(f"to {fmt}: {crash}")
+            elif got.code != 0:
+                problems.append(f"to {fmt}: exit {got.code}: {show(got.errtext, 300)}")
+            elif got.out != want:
+                problems.append(f"to {fmt}: {text_diff(want, got.out)}")
 
     # c. Native -> Native, byte for byte
     nat = chwire_convert(binary, "native", native)
