@@ -255,6 +255,44 @@ fn borrowed_fields_point_into_the_block() {
     assert!(data.contains(&r1.s.as_ptr()), "the &str borrows the column's buffer");
 }
 
+#[derive(Row, Debug, PartialEq)]
+struct Who<'a> {
+    r#type: &'a str,
+    #[row(rename = "user name")]
+    name: Option<&'a str>,
+}
+
+#[derive(Row, Debug, PartialEq)]
+struct Outer<'a> {
+    id: u64,
+    #[row(flatten)]
+    who: Who<'a>,
+}
+
+#[test]
+fn borrowed_flattened_structs_and_raw_identifiers() {
+    let block = Block::new()
+        .with("user name", Column::nullable(Column::from(vec!["ann", ""]), &[false, true]).unwrap())
+        .unwrap()
+        .with("id", Column::from(vec![1u64, 2]))
+        .unwrap()
+        .with("type", Column::from(vec!["admin", "guest"]))
+        .unwrap();
+    let plan = plan_for::<Outer<'_>>(&block).unwrap();
+    assert_eq!(plan, [1, 2, 0]);
+    let r = <Outer<'_> as Row>::read(&block, &plan, 0, 0).unwrap();
+    assert_eq!(r, Outer { id: 1, who: Who { r#type: "admin", name: Some("ann") } });
+    let mut names = Vec::new();
+    <Outer<'_> as Row>::column_names(&mut names);
+    assert_eq!(names, ["id", "type", "user name"]);
+    // And back: a block in the struct's column order.
+    let cols = [("id", ty("UInt64")), ("type", ty("String")), ("user name", ty("Nullable(String)"))];
+    let rows = [r, Outer { id: 2, who: Who { r#type: "guest", name: None } }];
+    let built = block_of(&cols, &rows).unwrap();
+    assert_eq!(built.column("user name").unwrap().value(1), Value::Null);
+    assert_eq!(built.column("type").unwrap().value(0), Value::String(b"admin"));
+}
+
 #[derive(Row, Debug)]
 #[allow(dead_code)]
 struct NeedsId {
