@@ -91,6 +91,8 @@ pub fn uuid_to_wire(c: &[u8; 16]) -> [u8; 16] {
 }
 
 impl<'a> Value<'a> {
+    /// Row `i` of `data`, a column of type `ty` (the two must fit, as in a [`super::Column`];
+    /// panics otherwise or if `i` is out of range).
     pub fn at(ty: &'a DataType, data: &'a ColumnData, i: usize) -> Value<'a> {
         use ColumnData as D;
         use DataType as T;
