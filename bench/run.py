@@ -135,6 +135,27 @@ def setup(clients, port):
         sh(["bench/floor/build.sh"], stdout=subprocess.DEVNULL)
 
 
+def wait_idle(max_wait, threshold=0.9, window=2.0):
+    """On a shared machine: wait until the CPUs were at least `threshold` idle during the last
+    `window` seconds (from /proc/stat), at most `max_wait` seconds."""
+    def snap():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return v[3] + v[4], sum(v)  # idle + iowait, total
+
+    deadline = time.time() + max_wait
+    while True:
+        i0, t0 = snap()
+        time.sleep(window)
+        i1, t1 = snap()
+        idle = (i1 - i0) / max(1, t1 - t0)
+        if idle >= threshold:
+            return
+        if time.time() > deadline:
+            print(f"warning: the machine is still busy ({100 * (1 - idle):.0f}% CPU) after {max_wait} s; running anyway", file=sys.stderr, flush=True)
+            return
+
+
 def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -231,6 +252,8 @@ def main():
     ap.add_argument("--http-port", type=int, default=int(os.environ.get("CHWIRE_CH_HTTP_PORT", 18123)))
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--no-setup", action="store_true")
+    ap.add_argument("--wait-idle", type=int, default=0, metavar="SECONDS",
+                    help="before each round of clients, wait (up to SECONDS) until the CPUs were 90%% idle for 2 s")
     ap.add_argument("--smoke", action="store_true", help="one run of chwire on W3 and W6; no report")
     ap.add_argument("--write-docs", action="store_true", help="update docs/BENCHMARKS.md and docs/bench-ratios.svg")
     a = ap.parse_args()
@@ -246,6 +269,8 @@ def main():
     for w in workloads:
         for c in compressions:
             for run in range(a.runs):
+                if a.wait_idle:
+                    wait_idle(a.wait_idle)
                 for cl in clients:
                     if cl in BASELINES and (w, c) not in BASELINES[cl]:
                         continue

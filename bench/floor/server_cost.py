@@ -48,6 +48,8 @@ def main():
     ap.add_argument("--clients", default="chwire,clickhouse-rs,native-floor,http-floor")
     ap.add_argument("--port", type=int, default=int(os.environ.get("CHWIRE_CH_TCP_PORT", 19000)))
     ap.add_argument("--http-port", type=int, default=int(os.environ.get("CHWIRE_CH_HTTP_PORT", 18123)))
+    ap.add_argument("--wait-idle", type=int, default=0, metavar="SECONDS",
+                    help="before each round of clients, wait (up to SECONDS) until the CPUs were 90%% idle for 2 s")
     a = ap.parse_args()
     pid = server_pid()
     clients = a.clients.split(",")
@@ -57,6 +59,8 @@ def main():
         here = [cl for cl in clients if cl not in run.BASELINES or (w, "none") in run.BASELINES[cl]]
         samples = {cl: [] for cl in here}
         for i in range(a.runs):
+            if a.wait_idle:
+                run.wait_idle(a.wait_idle)
             for cl in here:
                 before = server_cpu_s(pid)
                 r = run.parse(run.timed(run.argv_for(cl, bases[cl], w, "none"), 600), cl, w, "none")
