@@ -24,7 +24,11 @@ test: lint build modernfake
 oracle: build
 	scripts/oracle-venv.sh
 	$(CARGO) run --release -q -p chwire-proto --example built_columns -- build/oracle-built.native
-	build/oracle-venv/bin/python tests/oracle/run.py --chwire target/release/chwire --built build/oracle-built.native
+	$(CARGO) run --release -q -p chwire --example built_rows -- build/oracle-built-rows.native
+	build/oracle-venv/bin/python tests/oracle/run.py --chwire target/release/chwire --built build/oracle-built.native \
+		--built build/oracle-built-rows.native --built build/oracle-built-rows-dynamic.native
+	$(CARGO) build --release -q -p chwire --example rows_oracle
+	build/oracle-venv/bin/python tests/oracle/rows.py --bin target/release/examples/rows_oracle
 
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
 bench: build

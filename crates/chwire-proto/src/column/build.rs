@@ -88,6 +88,51 @@ pub fn encode_low_cardinality(ty: &DataType, data: ColumnData) -> Result<ColumnD
     })
 }
 
+/// Put the Dynamic columns a row builder filled (types in first-seen order, no
+/// `SharedVariant`) into the layout the wire needs: the types plus `SharedVariant`, sorted
+/// by name, discriminators renumbered. Also inside Array, Map, Tuple, Nullable and Variant.
+pub fn finish_dynamic(data: &mut ColumnData) {
+    match data {
+        ColumnData::Dynamic(d) => {
+            if d.shared.is_none() && d.version != 3 {
+                d.types.push(DataType::String);
+                d.values.variants.push(ColumnData::String(super::StringColumn::new()));
+                d.shared = Some(d.types.len() - 1);
+            }
+            let name = |i: usize, t: &DataType| if Some(i) == d.shared { "SharedVariant".to_string() } else { t.to_string() };
+            let mut order: Vec<usize> = (0..d.types.len()).collect();
+            let names: Vec<String> = d.types.iter().enumerate().map(|(i, t)| name(i, t)).collect();
+            order.sort_by(|&a, &b| names[a].cmp(&names[b]));
+            if order.iter().enumerate().any(|(new, &old)| new != old) {
+                let mut new_of_old = vec![0u8; order.len()];
+                for (new, &old) in order.iter().enumerate() {
+                    new_of_old[old] = new as u8;
+                }
+                for x in &mut d.values.discriminators {
+                    if *x != super::VariantColumn::NULL {
+                        *x = new_of_old[*x as usize];
+                    }
+                }
+                let mut types: Vec<Option<DataType>> = std::mem::take(&mut d.types).into_iter().map(Some).collect();
+                let mut cols: Vec<Option<ColumnData>> = std::mem::take(&mut d.values.variants).into_iter().map(Some).collect();
+                for &old in &order {
+                    d.types.push(types[old].take().expect("each type once"));
+                    d.values.variants.push(cols[old].take().expect("each column once"));
+                }
+                d.shared = d.shared.map(|s| new_of_old[s] as usize);
+            }
+            for c in &mut d.values.variants {
+                finish_dynamic(c);
+            }
+        }
+        ColumnData::Array(a) => finish_dynamic(&mut a.values),
+        ColumnData::Nullable(n) => finish_dynamic(&mut n.values),
+        ColumnData::Tuple(t) => t.elements.iter_mut().for_each(finish_dynamic),
+        ColumnData::Variant(v) => v.variants.iter_mut().for_each(finish_dynamic),
+        _ => {}
+    }
+}
+
 /// Rows of a column seen as byte strings (the identity used for deduplication).
 enum RowBytes<'a> {
     Fixed(usize, &'a [u8]),
@@ -273,6 +318,14 @@ impl ColumnData {
                 }
                 t.rows += 1;
             }
+            D::Variant(v) => {
+                v.discriminators.push(super::VariantColumn::NULL);
+                v.offsets.push(0);
+            }
+            D::Dynamic(d) => {
+                d.values.discriminators.push(super::VariantColumn::NULL);
+                d.values.offsets.push(0);
+            }
             other => return Err(EncodeError::Invalid(format!("cannot append a default row to a {} column", other.kind_name()))),
         }
         Ok(())
@@ -323,10 +376,33 @@ impl ColumnData {
                 LcKeys::U32(k) => k.truncate(rows),
                 LcKeys::U64(k) => k.truncate(rows),
             },
+            D::Variant(v) => truncate_variant(v, rows)?,
+            D::Dynamic(d) => truncate_variant(&mut d.values, rows)?,
+            D::Json(j) if j.text.is_some() => {
+                j.text.as_mut().expect("checked").truncate(rows);
+                j.rows = rows;
+            }
             other => return Err(EncodeError::Invalid(format!("cannot truncate a {} column", other.kind_name()))),
         }
         Ok(())
     }
+}
+
+/// Keep the first `rows` rows of a variant: each type's column keeps the rows the remaining
+/// discriminators point at.
+fn truncate_variant(v: &mut super::VariantColumn, rows: usize) -> Result<(), EncodeError> {
+    v.discriminators.truncate(rows);
+    v.offsets.truncate(rows);
+    let mut counts = vec![0usize; v.variants.len()];
+    for &d in &v.discriminators {
+        if let Some(c) = counts.get_mut(d as usize) {
+            *c += 1;
+        }
+    }
+    for (c, n) in v.variants.iter_mut().zip(counts) {
+        c.truncate(n)?;
+    }
+    Ok(())
 }
 
 impl super::StringColumn {
@@ -367,6 +443,34 @@ mod tests {
             Value::Array(items) => assert_eq!(items, [Value::UInt(9)]),
             v => panic!("{v:?}"),
         }
+    }
+
+    #[test]
+    fn built_dynamic_columns_get_the_wire_layout() {
+        use crate::column::{DynamicColumn, VariantColumn};
+        // Rows: "a" (String), 7 (UInt64), NULL, 8 — types in first-seen order.
+        let mut data = ColumnData::Dynamic(Box::new(DynamicColumn {
+            types: vec![DataType::String, DataType::UInt64],
+            shared: None,
+            values: VariantColumn::try_new(
+                vec![0, 1, VariantColumn::NULL, 1],
+                vec![ColumnData::String(["a"].into_iter().collect()), ColumnData::UInt64(vec![7, 8])],
+            )
+            .unwrap(),
+            version: 2,
+            max_types: None,
+            shared_values: Default::default(),
+        }));
+        finish_dynamic(&mut data);
+        let ColumnData::Dynamic(d) = &data else { panic!() };
+        // Sorted: SharedVariant, String, UInt64.
+        assert_eq!(d.types, [DataType::String, DataType::String, DataType::UInt64]);
+        assert_eq!(d.shared, Some(0));
+        assert_eq!(d.values.discriminators, [1, 2, VariantColumn::NULL, 2]);
+        let col = Column::new(DataType::parse("Dynamic").unwrap(), data.clone()).unwrap();
+        assert_eq!(col.value(0), Value::String(b"a"));
+        assert_eq!(col.value(3), Value::UInt(8));
+        assert_eq!(col.value(2), Value::Null);
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod qbit;
 mod value;
 
 pub use binary::{decode_type as decode_binary_type, encode_type as encode_binary_type, BinaryValues};
-pub use build::encode_low_cardinality;
+pub use build::{encode_low_cardinality, finish_dynamic};
 pub use codec::{
     decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind, write_prefix_of,
     Prefix, SerializationKind,

@@ -249,9 +249,7 @@ macro_rules! push_to {
 impl ToColumn for Value<'_> {
     fn check_write(ty: &DataType) -> Result<(), String> {
         match ty {
-            DataType::Variant(_) | DataType::Dynamic { .. } | DataType::Json { .. } | DataType::Unsupported(_) => {
-                Err(format!("inserting rows into {ty} columns is not supported; insert blocks built with the column builders"))
-            }
+            DataType::Unsupported(_) => Err(format!("inserting rows into {ty} columns is not supported")),
             _ => Ok(()),
         }
     }
@@ -259,6 +257,9 @@ impl ToColumn for Value<'_> {
     fn write(&self, ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
         use DataType as T;
         match (self, ty) {
+            (v, T::Variant(types)) => write_variant(v, types, col),
+            (v, T::Dynamic { .. }) => write_dynamic(v, col),
+            (Value::JsonText(text) | Value::String(text), T::Json { .. }) => write_json_text(text, col),
             (Value::Null, T::Nullable(_)) => {
                 let ColumnData::Nullable(n) = col else { return Err(bad_storage(col)) };
                 n.values.push_default().map_err(|e| e.to_string())?;
@@ -366,6 +367,118 @@ impl ToColumn for Value<'_> {
     fn check_write_fields(_: &[(String, DataType)]) -> Result<(), String> {
         Ok(())
     }
+}
+
+/// Append `v` to the first type of a Variant it fits (NULL: no type).
+fn write_variant(v: &Value<'_>, types: &[DataType], col: &mut ColumnData) -> Result<(), String> {
+    let ColumnData::Variant(vc) = col else { return Err(bad_storage(col)) };
+    if *v == Value::Null {
+        vc.discriminators.push(chwire_proto::column::VariantColumn::NULL);
+        vc.offsets.push(0);
+        return Ok(());
+    }
+    for (i, t) in types.iter().enumerate() {
+        let c = &mut vc.variants[i];
+        let before = c.len();
+        if v.write(&super::write_type(t), c).is_ok() {
+            vc.discriminators.push(i as u8);
+            vc.offsets.push(before as u32);
+            return Ok(());
+        }
+        c.truncate(before).map_err(|e| e.to_string())?;
+    }
+    Err(format!("{} fits none of the variant's types", value_kind(v)))
+}
+
+/// Append `v` to a Dynamic column under the type it has (see [`type_of`]); the column's
+/// types are put in wire order when the block is finished.
+fn write_dynamic(v: &Value<'_>, col: &mut ColumnData) -> Result<(), String> {
+    let ColumnData::Dynamic(d) = col else { return Err(bad_storage(col)) };
+    if *v == Value::Null {
+        d.values.discriminators.push(chwire_proto::column::VariantColumn::NULL);
+        d.values.offsets.push(0);
+        return Ok(());
+    }
+    let t = type_of(v).ok_or_else(|| format!("{} has no type of its own for a Dynamic column", value_kind(v)))?;
+    let i = match d.types.iter().position(|x| *x == t) {
+        Some(i) => i,
+        None => {
+            if d.types.len() >= 250 {
+                return Err("more than 250 types in one Dynamic column".into());
+            }
+            d.values.variants.push(ColumnData::empty_for(&t).map_err(|e| e.to_string())?);
+            d.types.push(t);
+            d.types.len() - 1
+        }
+    };
+    let c = &mut d.values.variants[i];
+    let before = c.len();
+    if let Err(e) = v.write(&d.types[i], c) {
+        c.truncate(before).map_err(|e| e.to_string())?;
+        return Err(e);
+    }
+    d.values.discriminators.push(i as u8);
+    d.values.offsets.push(before as u32);
+    Ok(())
+}
+
+/// The ClickHouse type a dynamic value has on its own (integers as 64-bit, decimals at
+/// the widest precision of their storage); `None` for values without one (NULL, JSON).
+pub(crate) fn type_of(v: &Value<'_>) -> Option<DataType> {
+    use DataType as T;
+    Some(match v {
+        Value::UInt(_) => T::UInt64,
+        Value::Int(_) => T::Int64,
+        Value::Float32(_) => T::Float32,
+        Value::Float64(_) => T::Float64,
+        Value::Bool(_) => T::Bool,
+        Value::String(_) | Value::Enum(..) => T::String,
+        Value::FixedString(b) => T::FixedString(b.len()),
+        Value::Uuid(_) => T::Uuid,
+        Value::Date(_) => T::Date,
+        Value::Date32(_) => T::Date32,
+        Value::DateTime(_, tz) => T::DateTime(tz.map(str::to_string)),
+        Value::DateTime64 { precision, tz, .. } => T::DateTime64 { precision: *precision, tz: tz.map(str::to_string) },
+        Value::Time(_) => T::Time,
+        Value::Time64 { precision, .. } => T::Time64(*precision),
+        Value::UInt128(_) => T::UInt128,
+        Value::Int128(_) => T::Int128,
+        Value::UInt256(_) => T::UInt256,
+        Value::Int256(_) => T::Int256,
+        Value::BFloat16(_) => T::BFloat16,
+        Value::Decimal { scale, .. } => T::Decimal { precision: 38, scale: *scale },
+        Value::Decimal256 { scale, .. } => T::Decimal { precision: 76, scale: *scale },
+        Value::Ipv4(_) => T::Ipv4,
+        Value::Ipv6(_) => T::Ipv6,
+        Value::Interval(_, kind) => T::Interval(*kind),
+        Value::Array(items) => {
+            let inner = items.iter().find(|x| **x != Value::Null).map_or(Some(T::Nothing), type_of)?;
+            let nullable = items.contains(&Value::Null);
+            T::Array(Box::new(if nullable { T::Nullable(Box::new(inner)) } else { inner }))
+        }
+        Value::Map(pairs) => {
+            let (k, v) = pairs.first()?;
+            T::Map(Box::new(type_of(k)?), Box::new(type_of(v)?))
+        }
+        Value::Tuple(items) => T::Tuple(items.iter().map(|(n, x)| Some((n.map(str::to_string), type_of(x)?))).collect::<Option<_>>()?),
+        _ => return None,
+    })
+}
+
+/// Append JSON text to a JSON column, which a row builder sends in the STRING
+/// serialization (ClickHouse parses the text on insert).
+fn write_json_text(text: &[u8], col: &mut ColumnData) -> Result<(), String> {
+    let ColumnData::Json(j) = col else { return Err(bad_storage(col)) };
+    if j.text.is_none() {
+        if j.rows > 0 {
+            return Err("this JSON column is not built from text".into());
+        }
+        j.version = 1;
+        j.text = Some(chwire_proto::StringColumn::new());
+    }
+    j.text.as_mut().expect("text serialization").push(text);
+    j.rows += 1;
+    Ok(())
 }
 
 /// A short name of a value's kind, for errors.

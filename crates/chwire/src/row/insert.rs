@@ -81,7 +81,8 @@ impl<'c> Batch<'c> {
         let mut block = Block::new();
         for (i, (name, _)) in self.insert.header().columns().iter().enumerate() {
             let empty = ColumnData::empty_for(&self.builders.types()[i])?;
-            let plain = std::mem::replace(&mut self.builders.cols_mut()[i], empty);
+            let mut plain = std::mem::replace(&mut self.builders.cols_mut()[i], empty);
+            chwire_proto::column::finish_dynamic(&mut plain);
             let data = encode_low_cardinality(&self.types[i], plain)?;
             block.push(name.clone(), Column::new(self.types[i].clone(), data)?)?;
         }

@@ -11,11 +11,12 @@
 //! width (also [`I256`]/[`U256`]), floats, `bool`, strings and byte strings, `[u8; N]` for
 //! FixedString, `Option<T>` for Nullable, `Vec<T>` for Array, maps, tuples, IP addresses,
 //! [`Decimal`]/[`Decimal256`], dynamic [`Value`](crate::Value)s, and behind cargo features
-//! the types of `uuid`, `chrono`, `time`, `rust_decimal`, `bigdecimal` and `serde_json`.
+//! the types of `uuid`, `chrono` (and `chrono-tz`), `time`, `rust_decimal`, `bigdecimal` and
+//! `serde_json` (see [`ext`]).
 
 mod cursor;
 mod dynamic;
-mod ext;
+pub mod ext;
 mod impls;
 mod insert;
 mod types;
@@ -213,7 +214,8 @@ impl Builders {
     /// Dictionary-encode the LowCardinality columns and pair every column with its table type.
     pub(crate) fn into_block<'t>(self, types: impl IntoIterator<Item = &'t DataType>) -> Result<Block> {
         let mut block = Block::new();
-        for ((name, data), ty) in self.names.into_iter().zip(self.cols).zip(types) {
+        for ((name, mut data), ty) in self.names.into_iter().zip(self.cols).zip(types) {
+            chwire_proto::column::finish_dynamic(&mut data);
             let data = chwire_proto::column::encode_low_cardinality(ty, data)?;
             block.push(name, chwire_proto::Column::new(ty.clone(), data)?)?;
         }

@@ -400,6 +400,34 @@ fn dynamic_values_build_blocks() {
     assert_eq!(block.column("id").unwrap().value(1), Value::UInt(8));
     assert_eq!(block.column("n").unwrap().value(1), Value::Int(-3));
     assert_eq!(block.column("tags").unwrap().value(0), Value::Array(vec![Value::String(b"x")]));
+    // Variant, Dynamic and JSON (as text) from dynamic values.
+    let cols2 = [("v", ty("Variant(Array(UInt8), String, UInt64)")), ("d", ty("Dynamic")), ("j", ty("JSON"))];
+    let rows2: Vec<Vec<Value<'_>>> = vec![
+        vec![Value::UInt(5), Value::UInt(5), Value::JsonText(br#"{"a":1}"#)],
+        vec![Value::String(b"x"), Value::String(b"x"), Value::String(br#"{"b":{"c":"d"}}"#)],
+        vec![Value::Array(vec![Value::UInt(1)]), Value::Null, Value::JsonText(b"{}")],
+        vec![Value::Null, Value::Array(vec![Value::Float64(1.5), Value::Null]), Value::JsonText(b"{}")],
+    ];
+    let block = block_from_values(&cols2, rows2.iter().map(Vec::as_slice)).unwrap();
+    let v = block.column("v").unwrap();
+    assert_eq!(
+        (0..4).map(|i| v.value(i)).collect::<Vec<_>>(),
+        [Value::UInt(5), Value::String(b"x"), Value::Array(vec![Value::UInt(1)]), Value::Null]
+    );
+    let d = block.column("d").unwrap();
+    assert_eq!(
+        (0..4).map(|i| d.value(i)).collect::<Vec<_>>(),
+        [Value::UInt(5), Value::String(b"x"), Value::Null, Value::Array(vec![Value::Float64(1.5), Value::Null])]
+    );
+    let ColumnData::Dynamic(dc) = d.data() else { panic!() };
+    let names: Vec<String> =
+        dc.types.iter().enumerate().map(|(i, t)| if Some(i) == dc.shared { "SharedVariant".into() } else { t.to_string() }).collect();
+    assert_eq!(names, ["Array(Nullable(Float64))", "SharedVariant", "String", "UInt64"], "sorted by name, as on the wire");
+    assert_eq!(block.column("j").unwrap().value(1), Value::JsonText(br#"{"b":{"c":"d"}}"#));
+    let bad = [Value::Float64(1.0), Value::Null, Value::JsonText(b"{}")];
+    let m = row_err(block_from_values(&cols2, [&bad[..]]).unwrap_err());
+    assert!(m.contains("fits none") && m.contains("`v`"), "{m}");
+
     let too_big = [Value::UInt(70_000), Value::Array(vec![]), Value::Null, Value::String(b"a")];
     let m = row_err(block_from_values(&cols, [&too_big[..]]).unwrap_err());
     assert!(m.contains("70000") && m.contains("`id`"), "{m}");
