@@ -28,10 +28,10 @@
 //!   lost, and checks the column's precision; reading into `rust_decimal::Decimal` (96 bits,
 //!   scale <= 28) is an error for values that do not fit it.
 //!
-//! Query parameters: UUIDs and dates as text; instants as Unix timestamps with their fraction
-//! (`1500000000.25`; before 1970 and after 2286 as UTC text with a `Z`), so a value means the
-//! same instant whatever the placeholder's timezone; decimals as exact text (a quoted literal
-//! for old servers); JSON values as their serialized text.
+//! Query parameters: UUIDs and dates as text; instants as signed Unix timestamps with their
+//! fraction (`1500000000.25`), so a value means the same instant whatever the placeholder's
+//! timezone; decimals as exact text (a quoted literal for old servers, where a bare number
+//! would be a Float64); JSON values as their serialized text.
 
 #[cfg(feature = "bigdecimal")]
 mod bigdecimal;
@@ -248,26 +248,32 @@ pub(crate) mod temporal {
         out
     }
 
-    /// A query parameter's text for an instant: the Unix timestamp with its fraction, which
-    /// ClickHouse reads as the same instant whatever the placeholder's timezone. Its parser
-    /// takes 10 digits before the point; other instants are UTC text with a `Z`.
+    /// A query parameter's text for an instant: the signed Unix timestamp with its fraction
+    /// (`1500000000.25`, `-0000000100.5`; 10 digits at least, as ClickHouse's parser wants),
+    /// which ClickHouse reads as the same instant whatever the placeholder's timezone. Within
+    /// the second before the epoch (where ClickHouse reads `-0.5` as `+0.5`) it is UTC text,
+    /// right for UTC placeholders only.
     pub fn instant_param_text(secs: i64, nanos: u32) -> String {
-        if (0..10_000_000_000).contains(&secs) {
-            let mut out = format!("{secs:010}");
-            push_fraction(&mut out, nanos, fraction_digits(nanos));
-            out
-        } else {
-            format!("{}Z", datetime_text(secs, nanos, fraction_digits(nanos)))
+        let total = i128::from(secs) * NANOS + i128::from(nanos);
+        if total < 0 && total > -NANOS {
+            return datetime_text(secs, nanos, fraction_digits(nanos));
         }
+        let (whole, frac) = (total.abs() / NANOS, (total.abs() % NANOS) as u32);
+        let mut out = format!("{}{whole:010}", if total < 0 { "-" } else { "" });
+        push_fraction(&mut out, frac, fraction_digits(frac));
+        out
     }
 
     /// An SQL literal for an instant, for servers without server-side parameters: a number
-    /// (a DateTime cast from a number is that Unix timestamp), or quoted text.
+    /// (a DateTime cast from a number is that Unix timestamp), else quoted text: the
+    /// timestamp, or (before 1970, after 2286) UTC text with a `Z`.
     pub fn instant_sql_literal(secs: i64, nanos: u32) -> String {
-        if nanos == 0 && secs >= 0 {
+        if secs >= 0 && nanos == 0 {
             secs.to_string()
-        } else {
+        } else if (0..10_000_000_000).contains(&secs) {
             format!("'{}'", instant_param_text(secs, nanos))
+        } else {
+            format!("'{}Z'", datetime_text(secs, nanos, fraction_digits(nanos)))
         }
     }
 
@@ -287,7 +293,10 @@ pub(crate) mod temporal {
             assert_eq!(datetime_text(-1, 500_000_000, 1), "1969-12-31 23:59:59.5");
             assert_eq!(instant_param_text(1_500_000_000, 250_000_000), "1500000000.25");
             assert_eq!(instant_param_text(123, 0), "0000000123");
-            assert_eq!(instant_param_text(-1, 500_000_000), "1969-12-31 23:59:59.5Z");
+            assert_eq!(instant_param_text(-1, 500_000_000), "1969-12-31 23:59:59.5");
+            assert_eq!(instant_param_text(-101, 500_000_000), "-0000000100.5");
+            assert_eq!(instant_param_text(-2_208_988_800, 0), "-2208988800");
+            assert_eq!(instant_sql_literal(-101, 500_000_000), "'1969-12-31 23:58:19.5Z'");
             assert_eq!(instant_sql_literal(1_500_000_000, 0), "1500000000");
             assert_eq!(instant_sql_literal(5, 1), "'0000000005.000000001'");
             assert_eq!(time_text(-3_600_500_000_000), "-01:00:00.5");
