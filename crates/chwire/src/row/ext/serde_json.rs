@@ -215,5 +215,14 @@ mod tests {
         );
         assert!(to_json(Value::Json(vec![("a", Value::UInt(1)), ("a.b", Value::UInt(2))])).is_err());
         assert_eq!(to_json(Value::Uuid([0xab; 16])).unwrap(), json!("abababab-abab-abab-abab-abababababab"));
+        // The STRING serialization of JSON columns arrives as text.
+        assert_eq!(to_json(Value::JsonText(br#"{"a":{"b":[1,"x"]}}"#)).unwrap(), json!({"a": {"b": [1, "x"]}}));
+        assert!(to_json(Value::JsonText(b"{")).unwrap_err().contains("not JSON"));
+        // Named tuples are objects, maps objects with their keys as text, unnamed tuples arrays.
+        let t = Value::Tuple(vec![(Some("x"), Value::Int(-1)), (Some("y"), Value::Ipv4([10, 0, 0, 1].into()))]);
+        assert_eq!(to_json(t).unwrap(), json!({"x": -1, "y": "10.0.0.1"}));
+        let m = Value::Map(vec![(Value::UInt(7), Value::Time(-3723)), (Value::String(b"k"), Value::Bool(false))]);
+        assert_eq!(to_json(m).unwrap(), json!({"7": "-01:02:03", "k": false}));
+        assert_eq!(to_json(Value::Tuple(vec![(None, Value::Nothing), (None, Value::Float32(0.5))])).unwrap(), json!([null, 0.5]));
     }
 }
