@@ -467,7 +467,7 @@ pub(crate) fn type_of(v: &Value<'_>) -> Option<DataType> {
 
 /// Append JSON text to a JSON column, which a row builder sends in the STRING
 /// serialization (ClickHouse parses the text on insert).
-fn write_json_text(text: &[u8], col: &mut ColumnData) -> Result<(), String> {
+pub(crate) fn write_json_text(text: &[u8], col: &mut ColumnData) -> Result<(), String> {
     let ColumnData::Json(j) = col else { return Err(bad_storage(col)) };
     if j.text.is_none() {
         if j.rows > 0 {

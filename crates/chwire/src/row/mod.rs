@@ -15,7 +15,7 @@
 //! `serde_json` (see [`ext`]).
 
 mod cursor;
-mod dynamic;
+pub(crate) mod dynamic;
 pub mod ext;
 mod impls;
 mod insert;

@@ -12,7 +12,7 @@
 //! | `time` | `Date`; `OffsetDateTime` (read as UTC), `PrimitiveDateTime` (UTC wall clock); `Time`, `Duration` | as for chrono |
 //! | `rust_decimal` | `Decimal` | Decimal32/64/128 |
 //! | `bigdecimal` | `BigDecimal` | every Decimal, Decimal256 included |
-//! | `serde_json` | `serde_json::Value` | reads JSON and String (parsed); writes String (serialized) |
+//! | `serde_json` | `serde_json::Value` | reads JSON and String (parsed); writes String and JSON (serialized; JSON columns go as text) |
 //!
 //! Every conversion is exact or an error, never a silent truncation or rounding:
 //! * DateTime holds whole seconds from 1970-01-01 00:00:00 to 2106-02-07 06:28:15 UTC: an

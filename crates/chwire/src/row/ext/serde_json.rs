@@ -150,13 +150,16 @@ fn uuid_text(u: &[u8; 16]) -> String {
 impl ToColumn for Json {
     fn check_write(ty: &DataType) -> Result<(), String> {
         match ty {
-            DataType::String => Ok(()),
-            _ => Err("serde_json::Value writes String (serialized); JSON columns take rows of other types".into()),
+            DataType::String | DataType::Json { .. } => Ok(()),
+            _ => Err("serde_json::Value writes String and JSON (serialized; JSON columns are sent as text)".into()),
         }
     }
 
     fn write(&self, ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
-        self.to_string().as_str().write(ty, col)
+        match ty {
+            DataType::Json { .. } => crate::row::dynamic::write_json_text(self.to_string().as_bytes(), col),
+            _ => self.to_string().as_str().write(ty, col),
+        }
     }
 }
 
@@ -175,6 +178,21 @@ mod tests {
     use super::*;
     use crate::row::{block_of, rows_of};
     use ::serde_json::json;
+
+    #[test]
+    fn objects_write_into_json_columns_as_text() {
+        #[derive(crate::Row)]
+        struct J {
+            j: Json,
+        }
+        let cols = [("j", DataType::parse("JSON").unwrap())];
+        let rows = [J { j: json!({"a": 1, "b": {"c": "d"}}) }, J { j: json!({}) }];
+        let block = block_of(&cols, &rows).unwrap();
+        assert_eq!(block.column("j").unwrap().value(0), chwire_proto::Value::JsonText(br#"{"a":1,"b":{"c":"d"}}"#));
+        let back: Vec<J> = rows_of(&block).unwrap();
+        assert_eq!(back[0].j, rows[0].j);
+        assert_eq!(back[1].j, json!({}));
+    }
 
     #[test]
     fn strings_parse_and_serialize() {
