@@ -283,8 +283,16 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
             }
             write_string(out, s.as_bytes(), style);
         }
-        Value::Date(d) => write_string(out, date_text(i64::from(*d)).as_bytes(), style),
-        Value::DateTime(secs, zone) => write_string(out, datetime_text(i64::from(*secs), *zone, tz).as_bytes(), style),
+        Value::Date(d) => {
+            let mut text = Vec::with_capacity(10);
+            push_date(&mut text, i64::from(*d));
+            write_string(out, &text, style);
+        }
+        Value::DateTime(secs, zone) => {
+            let mut text = Vec::with_capacity(19);
+            push_datetime(&mut text, i64::from(*secs), *zone, tz);
+            write_string(out, &text, style);
+        }
         Value::UInt128(x) => write_number(out, &x.to_string(), style),
         Value::Int128(x) => write_number(out, &x.to_string(), style),
         Value::UInt256(b) => write_number(out, &chwire::proto::column::int256_to_string(b, false), style),
@@ -292,15 +300,21 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
         Value::BFloat16(bits) => write_float32(out, f32::from_bits(u32::from(*bits) << 16), style),
         Value::Decimal { raw, scale } => write_number(out, &chwire::proto::column::decimal_to_string(*raw, *scale), style),
         Value::Decimal256 { raw, scale } => write_number(out, &chwire::proto::column::decimal256_to_string(raw, *scale), style),
-        Value::Date32(d) => write_string(out, date_text(i64::from(*d)).as_bytes(), style),
+        Value::Date32(d) => {
+            let mut text = Vec::with_capacity(10);
+            push_date(&mut text, i64::from(*d));
+            write_string(out, &text, style);
+        }
         Value::DateTime64 { ticks, precision, tz: zone } => {
             let scale = 10i64.pow(u32::from(*precision));
             let (secs, frac) = (ticks.div_euclid(scale), ticks.rem_euclid(scale));
-            let mut text = datetime_text(secs, *zone, tz);
+            let mut text = Vec::with_capacity(30);
+            push_datetime(&mut text, secs, *zone, tz);
             if *precision > 0 {
-                text.push_str(&format!(".{frac:0width$}", width = usize::from(*precision)));
+                text.push(b'.');
+                push_digits(&mut text, frac as u64, usize::from(*precision));
             }
-            write_string(out, text.as_bytes(), style);
+            write_string(out, &text, style);
         }
         Value::Time(secs) => write_string(out, time_text(i64::from(*secs), 0, 0).as_bytes(), style),
         Value::Time64 { ticks, precision } => {
@@ -469,16 +483,77 @@ fn write_json_text(out: &mut Vec<u8>, text: &[u8], style: Style) {
     }
 }
 
-/// `YYYY-MM-DD` of a day number (Date, Date32).
-fn date_text(days: i64) -> String {
-    jiff::civil::date(1970, 1, 1).checked_add(jiff::Span::new().days(days)).unwrap_or_default().to_string()
+/// Days since 1970-01-01 as a proleptic Gregorian (year, month, day): the inverse of the
+/// well-known days-from-civil count over 400-year eras of 146097 days.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097); // day of the era, 0..=146096
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // year of the era
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // day of the year, from March 1st
+    let mp = (5 * doy + 2) / 153; // month from March, 0..=11
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
-/// `YYYY-MM-DD hh:mm:ss` of epoch seconds in the column's zone, else the default one.
-fn datetime_text(secs: i64, zone: Option<&str>, default: &TimeZone) -> String {
-    let tz = zone.and_then(|z| TimeZone::get(z).ok()).unwrap_or_else(|| default.clone());
-    let dt = jiff::Timestamp::from_second(secs).unwrap_or_default().to_zoned(tz).datetime();
-    format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", dt.year(), dt.month(), dt.day(), dt.hour(), dt.minute(), dt.second())
+/// Appends `v` as exactly `width` decimal digits (zero-padded; `v` fits).
+fn push_digits(out: &mut Vec<u8>, v: u64, width: usize) {
+    let start = out.len();
+    out.resize(start + width, b'0');
+    let mut v = v;
+    for i in (start..start + width).rev() {
+        out[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+}
+
+/// Appends `YYYY-MM-DD`.
+fn push_date(out: &mut Vec<u8>, days: i64) {
+    let (y, m, d) = civil_from_days(days);
+    if (0..=9999).contains(&y) {
+        push_digits(out, y as u64, 4);
+    } else {
+        out.extend_from_slice(y.to_string().as_bytes());
+    }
+    out.push(b'-');
+    push_digits(out, u64::from(m), 2);
+    out.push(b'-');
+    push_digits(out, u64::from(d), 2);
+}
+
+/// The UTC offset, in seconds, of the column's zone (else the default one) at `secs`.
+/// Zones are looked up by name once per thread, not once per value.
+fn utc_offset(secs: i64, zone: Option<&str>, default: &TimeZone) -> i64 {
+    thread_local! {
+        static ZONES: std::cell::RefCell<Vec<(Box<str>, TimeZone)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let at = jiff::Timestamp::from_second(secs).unwrap_or_default();
+    let Some(name) = zone else { return i64::from(default.to_offset(at).seconds()) };
+    ZONES.with(|zones| {
+        let mut zones = zones.borrow_mut();
+        if let Some((_, tz)) = zones.iter().find(|(n, _)| &**n == name) {
+            return i64::from(tz.to_offset(at).seconds());
+        }
+        let tz = TimeZone::get(name).unwrap_or_else(|_| default.clone());
+        let offset = i64::from(tz.to_offset(at).seconds());
+        zones.push((name.into(), tz));
+        offset
+    })
+}
+
+/// Appends `YYYY-MM-DD hh:mm:ss` of epoch seconds in the column's zone, else the default one.
+fn push_datetime(out: &mut Vec<u8>, secs: i64, zone: Option<&str>, default: &TimeZone) {
+    let local = secs + utc_offset(secs, zone, default);
+    let (days, sod) = (local.div_euclid(86_400), local.rem_euclid(86_400) as u64);
+    push_date(out, days);
+    out.push(b' ');
+    push_digits(out, sod / 3600, 2);
+    out.push(b':');
+    push_digits(out, sod % 3600 / 60, 2);
+    out.push(b':');
+    push_digits(out, sod % 60, 2);
 }
 
 /// `[-]h:mm:ss[.frac]` as ClickHouse prints Time/Time64 (hours are not limited to a day).
@@ -564,6 +639,26 @@ fn write_json_string(out: &mut Vec<u8>, s: &[u8]) {
 mod tests {
     use super::*;
     use chwire::{Column, StringColumn};
+
+    #[test]
+    fn civil_dates_and_zoned_times_agree_with_jiff() {
+        let epoch = jiff::civil::date(1970, 1, 1);
+        for days in (-800_000i64..800_000).step_by(997).chain(-3..3) {
+            let want = epoch.checked_add(jiff::Span::new().days(days)).unwrap();
+            assert_eq!(civil_from_days(days), (i64::from(want.year()), want.month() as u32, want.day() as u32), "{days}");
+        }
+        for zone in [None, Some("Europe/Berlin"), Some("Asia/Kolkata"), Some("America/St_Johns"), Some("Australia/Lord_Howe")] {
+            for secs in (-2_500_000_000i64..10_000_000_000).step_by(7_777_777).chain([0, 1_616_893_200, 1_635_638_400]) {
+                let mut got = Vec::new();
+                push_datetime(&mut got, secs, zone, &TimeZone::UTC);
+                let tz = zone.map_or(TimeZone::UTC, |z| TimeZone::get(z).unwrap());
+                let dt = jiff::Timestamp::from_second(secs).unwrap().to_zoned(tz).datetime();
+                let want =
+                    format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", dt.year(), dt.month(), dt.day(), dt.hour(), dt.minute(), dt.second());
+                assert_eq!(String::from_utf8(got).unwrap(), want, "{secs} in {zone:?}");
+            }
+        }
+    }
 
     fn render(format: Format, block: &Block) -> String {
         let mut w = Writer::new(format, Some("UTC"));
