@@ -283,16 +283,8 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
             }
             write_string(out, s.as_bytes(), style);
         }
-        Value::Date(d) => {
-            let mut text = Vec::with_capacity(10);
-            push_date(&mut text, i64::from(*d));
-            write_string(out, &text, style);
-        }
-        Value::DateTime(secs, zone) => {
-            let mut text = Vec::with_capacity(19);
-            push_datetime(&mut text, i64::from(*secs), *zone, tz);
-            write_string(out, &text, style);
-        }
+        Value::Date(d) => write_safe_text(out, style, |o| push_date(o, i64::from(*d))),
+        Value::DateTime(secs, zone) => write_safe_text(out, style, |o| push_datetime(o, i64::from(*secs), *zone, tz)),
         Value::UInt128(x) => write_number(out, &x.to_string(), style),
         Value::Int128(x) => write_number(out, &x.to_string(), style),
         Value::UInt256(b) => write_number(out, &chwire::proto::column::int256_to_string(b, false), style),
@@ -300,21 +292,17 @@ fn write_value(out: &mut Vec<u8>, v: &Value<'_>, style: Style, tz: &TimeZone) {
         Value::BFloat16(bits) => write_float32(out, f32::from_bits(u32::from(*bits) << 16), style),
         Value::Decimal { raw, scale } => write_number(out, &chwire::proto::column::decimal_to_string(*raw, *scale), style),
         Value::Decimal256 { raw, scale } => write_number(out, &chwire::proto::column::decimal256_to_string(raw, *scale), style),
-        Value::Date32(d) => {
-            let mut text = Vec::with_capacity(10);
-            push_date(&mut text, i64::from(*d));
-            write_string(out, &text, style);
-        }
+        Value::Date32(d) => write_safe_text(out, style, |o| push_date(o, i64::from(*d))),
         Value::DateTime64 { ticks, precision, tz: zone } => {
             let scale = 10i64.pow(u32::from(*precision));
             let (secs, frac) = (ticks.div_euclid(scale), ticks.rem_euclid(scale));
-            let mut text = Vec::with_capacity(30);
-            push_datetime(&mut text, secs, *zone, tz);
-            if *precision > 0 {
-                text.push(b'.');
-                push_digits(&mut text, frac as u64, usize::from(*precision));
-            }
-            write_string(out, &text, style);
+            write_safe_text(out, style, |o| {
+                push_datetime(o, secs, *zone, tz);
+                if *precision > 0 {
+                    o.push(b'.');
+                    push_digits(o, frac as u64, usize::from(*precision));
+                }
+            });
         }
         Value::Time(secs) => write_string(out, time_text(i64::from(*secs), 0, 0).as_bytes(), style),
         Value::Time64 { ticks, precision } => {
@@ -565,6 +553,19 @@ fn time_text(secs: i64, frac: i64, precision: u8) -> String {
         t.push_str(&format!(".{frac:0width$}", width = usize::from(precision)));
     }
     t
+}
+
+/// Text that no style escapes (digits and `-: .`: dates, times), written in place with the
+/// style's quotes.
+fn write_safe_text(out: &mut Vec<u8>, style: Style, text: impl FnOnce(&mut Vec<u8>)) {
+    let quote = match style {
+        Style::Quoted => Some(b'\''),
+        Style::Csv | Style::Json => Some(b'"'),
+        Style::Tsv | Style::Pretty => None,
+    };
+    out.extend(quote);
+    text(out);
+    out.extend(quote);
 }
 
 fn write_string(out: &mut Vec<u8>, s: &[u8], style: Style) {
