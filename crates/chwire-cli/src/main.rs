@@ -27,6 +27,7 @@ struct Cli {
 }
 
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Connection (query, demo, bench)")]
 struct ConnArgs {
     /// Server URL: tcp://user:password@host:port/database?compression=lz4&setting=value
     #[arg(long, env = "CHWIRE_URL", global = true)]
