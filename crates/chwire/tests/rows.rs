@@ -374,3 +374,27 @@ async fn dynamic_rows_for_run_time_schemas() {
     assert_eq!(count(&mut c, &format!("SELECT count() FROM {t} WHERE score = id AND tags = [concat('t', toString(id))]")).await, 50);
     c.execute(format!("DROP TABLE {t}")).await.unwrap();
 }
+
+#[derive(Row, Debug, PartialEq)]
+struct Tagged {
+    id: u64,
+    tags: Vec<String>,
+}
+
+/// A row refused half-way (its array's second element is not an Enum name) leaves nothing
+/// behind: the next row arrives as written.
+#[tokio::test]
+async fn a_refused_row_does_not_leak_into_the_next() {
+    let mut c = client().await;
+    let t = "chwire_rows_undo";
+    c.execute(format!("DROP TABLE IF EXISTS {t}")).await.unwrap();
+    c.execute(format!("CREATE TABLE {t} (id UInt64, tags Array(Enum8('a' = 1, 'b' = 2))) ENGINE = Memory")).await.unwrap();
+    let mut ins = c.insert::<Tagged>(t).await.unwrap();
+    ins.write(&Tagged { id: 1, tags: vec!["a".into()] }).await.unwrap();
+    assert!(ins.write(&Tagged { id: 2, tags: vec!["b".into(), "nope".into()] }).await.is_err());
+    ins.write(&Tagged { id: 3, tags: vec!["a".into()] }).await.unwrap();
+    ins.end().await.unwrap();
+    let rows: Vec<Tagged> = c.query(format!("SELECT * FROM {t} ORDER BY id")).fetch_all().await.unwrap();
+    assert_eq!(rows, [Tagged { id: 1, tags: vec!["a".into()] }, Tagged { id: 3, tags: vec!["a".into()] }]);
+    c.execute(format!("DROP TABLE {t}")).await.unwrap();
+}

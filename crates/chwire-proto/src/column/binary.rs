@@ -412,7 +412,10 @@ fn min_size(ty: &DataType) -> usize {
 fn element_count(r: &mut Reader<'_>, elem: &DataType) -> ReadResult<usize> {
     let n = r.varuint()?;
     let limit = match min_size(elem) {
-        0 => 1 << 20,
+        // No value of Nothing is ever written; other zero-size elements (empty tuples) are
+        // held to one per remaining byte, so the work stays linear in the input.
+        0 if *elem == DataType::Nothing => 0,
+        0 => r.remaining(),
         m => r.remaining() / m,
     };
     if n > limit as u64 {
@@ -604,6 +607,15 @@ fn read_json(typed: &[(String, DataType)], r: &mut Reader<'_>, j: &mut JsonColum
         let k = match j.dynamic.iter().position(|(p, _)| *p == path) {
             Some(k) => k,
             None => {
+                // Every path holds a cell per row: bound paths × rows, which values with
+                // ever new paths would otherwise grow quadratically.
+                if (j.dynamic.len() + 1).saturating_mul(row + 1) > MAX_JSON_CELLS {
+                    return Err(malformed(format!(
+                        "JSON values with {} distinct paths over {} rows: more than {MAX_JSON_CELLS} path cells",
+                        j.dynamic.len() + 1,
+                        row + 1
+                    )));
+                }
                 j.dynamic.push((path, null_dynamic(row)));
                 j.dynamic.len() - 1
             }
@@ -628,6 +640,10 @@ fn read_json(typed: &[(String, DataType)], r: &mut Reader<'_>, j: &mut JsonColum
     j.rows += 1;
     Ok(())
 }
+
+/// At most this many (path, row) cells in JSON values decoded from binary (about 5 bytes
+/// each).
+const MAX_JSON_CELLS: usize = 1 << 26;
 
 /// A Dynamic column of `rows` NULLs.
 fn null_dynamic(rows: usize) -> DynamicColumn {
@@ -916,6 +932,8 @@ mod tests {
             &[0x25, 0, 5, b'q', b'u', b'a', b'n', b't', 0, 0, 0],              // unknown aggregate function
             &[0x1e; 200],                                                      // types nested too deep
             &[0x30, 0, 0, 32, 0, 0, 0, 2, 1, b'a', 0x01, 1, 1, b'a', 0x01, 2], // a JSON path twice
+            &[0x1e, 0x00, 0x80, 0x80, 0x40],                                   // 2^20 values of Nothing
+            &[0x1e, 0x1f, 0, 0xff, 0xff, 0x03],                                // 65535 empty tuples in 3 bytes
         ] {
             assert!(one(bytes).is_err(), "{bytes:?}");
         }

@@ -14,9 +14,11 @@ use crate::types::DataType;
 impl DataType {
     /// This type with every `LowCardinality(T)` inside it replaced by `T`: the form row
     /// builders append to before [`encode_low_cardinality`].
+    /// Aliases are replaced by their structural types on the way (what builders hold).
     pub fn without_low_cardinality(&self) -> DataType {
-        match self {
+        match self.structural() {
             DataType::LowCardinality(inner) => inner.without_low_cardinality(),
+            DataType::Nested(fields) => DataType::Nested(fields.iter().map(|(n, t)| (n.clone(), t.without_low_cardinality())).collect()),
             DataType::Nullable(inner) => DataType::Nullable(Box::new(inner.without_low_cardinality())),
             DataType::Array(inner) => DataType::Array(Box::new(inner.without_low_cardinality())),
             DataType::Map(k, v) => DataType::Map(Box::new(k.without_low_cardinality()), Box::new(v.without_low_cardinality())),
@@ -46,8 +48,9 @@ impl DataType {
 
     /// Whether `LowCardinality` occurs anywhere in this type.
     pub fn has_low_cardinality(&self) -> bool {
-        match self {
+        match self.structural() {
             DataType::LowCardinality(_) => true,
+            DataType::Nested(fields) => fields.iter().any(|(_, t)| t.has_low_cardinality()),
             DataType::Nullable(t) | DataType::Array(t) => t.has_low_cardinality(),
             DataType::Map(k, v) => k.has_low_cardinality() || v.has_low_cardinality(),
             DataType::Tuple(items) => items.iter().any(|(_, t)| t.has_low_cardinality()),
@@ -62,7 +65,11 @@ pub fn encode_low_cardinality(ty: &DataType, data: ColumnData) -> Result<ColumnD
     if !ty.has_low_cardinality() {
         return Ok(data);
     }
-    Ok(match (ty, data) {
+    Ok(match (ty.structural(), data) {
+        (DataType::Nested(fields), data) => {
+            let storage = DataType::Array(Box::new(DataType::Tuple(fields.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect())));
+            encode_low_cardinality(&storage, data)?
+        }
         (DataType::LowCardinality(inner), data) => {
             ColumnData::LowCardinality(Box::new(LowCardinalityColumn::from_plain(data, inner.is_nullable())?))
         }
@@ -331,15 +338,13 @@ impl ColumnData {
         Ok(())
     }
 
-    /// Keep the first `rows` rows, dropping the rest (nested values included): how a row
-    /// builder undoes a row it could only partly append. Does nothing if the column is
-    /// already that short. Variant, Dynamic and JSON columns are not row-built and give an
-    /// error.
+    /// Keep the first `rows` complete rows (or all of them, if there are fewer) and drop
+    /// everything after them, also values of a row that was only partly appended (an array
+    /// element, a tuple element, a variant's value): how a row builder undoes a row it could
+    /// not finish. Variant, Dynamic and JSON-as-text columns included; other JSON columns
+    /// are not row-built and give an error.
     pub fn truncate(&mut self, rows: usize) -> Result<(), EncodeError> {
         use ColumnData as D;
-        if self.len() <= rows {
-            return Ok(());
-        }
         match self {
             D::UInt8(v) => v.truncate(rows),
             D::Int8(v) => v.truncate(rows),
@@ -353,21 +358,24 @@ impl ColumnData {
             D::Float64(v) => v.truncate(rows),
             D::UInt128(v) => v.truncate(rows),
             D::Int128(v) => v.truncate(rows),
-            D::Fixed { width, data } => data.truncate(rows * *width),
+            D::Fixed { width, data } => {
+                let keep = (data.len() / *width).min(rows);
+                data.truncate(keep * *width);
+            }
             D::String(s) => s.truncate(rows),
             D::Nullable(n) => {
                 n.nulls.truncate(rows);
-                n.values.truncate(rows)?;
+                n.values.truncate(n.nulls.len())?;
             }
             D::Array(a) => {
                 a.offsets.truncate(rows + 1);
-                let end = a.offsets[rows] as usize;
+                let end = *a.offsets.last().expect("offsets start with 0") as usize;
                 a.values.truncate(end)?;
             }
             D::Tuple(t) => {
-                t.rows = rows;
+                t.rows = t.rows.min(rows);
                 for e in &mut t.elements {
-                    e.truncate(rows)?;
+                    e.truncate(t.rows)?;
                 }
             }
             D::LowCardinality(l) => match &mut l.keys {
@@ -379,10 +387,15 @@ impl ColumnData {
             D::Variant(v) => truncate_variant(v, rows)?,
             D::Dynamic(d) => truncate_variant(&mut d.values, rows)?,
             D::Json(j) if j.text.is_some() => {
-                j.text.as_mut().expect("checked").truncate(rows);
-                j.rows = rows;
+                let text = j.text.as_mut().expect("checked");
+                text.truncate(rows);
+                j.rows = text.len();
             }
-            other => return Err(EncodeError::Invalid(format!("cannot truncate a {} column", other.kind_name()))),
+            other => {
+                if other.len() > rows {
+                    return Err(EncodeError::Invalid(format!("cannot truncate a {} column", other.kind_name())));
+                }
+            }
         }
         Ok(())
     }
@@ -408,11 +421,9 @@ fn truncate_variant(v: &mut super::VariantColumn, rows: usize) -> Result<(), Enc
 impl super::StringColumn {
     /// Keep the first `rows` strings.
     pub fn truncate(&mut self, rows: usize) {
-        if rows < self.len() {
-            self.offsets.truncate(rows + 1);
-            let end = self.offsets[rows] as usize;
-            self.data.truncate(end);
-        }
+        self.offsets.truncate(rows + 1);
+        let end = *self.offsets.last().expect("offsets start with 0") as usize;
+        self.data.truncate(end);
     }
 }
 

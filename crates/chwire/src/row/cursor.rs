@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 
 use super::{plan_for, Row};
 use crate::client::QueryStream;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use chwire_proto::Block;
 
 /// A query's rows as `T`, block by block: each row is read straight from the block's
@@ -34,6 +34,16 @@ impl<'c, T: Row> RowCursor<'c, T> {
             match self.stream.next_block().await? {
                 Some(b) => {
                     self.bind()?;
+                    // The plan and the type checks were made on the header: every block
+                    // must have its shape (a server that changes it mid-stream is an error,
+                    // not an index out of range).
+                    if let Some(h) = self.stream.header() {
+                        let same = h.num_columns() == b.num_columns()
+                            && h.columns().iter().zip(b.columns()).all(|((_, x), (_, y))| x.data_type() == y.data_type());
+                        if !same {
+                            return Err(Error::protocol("a result block's columns differ from the header's"));
+                        }
+                    }
                     self.block = Some(b);
                     self.row = 0;
                 }

@@ -4,7 +4,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::impls::bad_storage;
 use super::insert::{Batch, InsertLimits};
-use super::types::{push_decimal_raw, Decimal, I256};
+use super::types::{check_decimal256_precision, push_decimal_raw, Decimal, I256};
 use super::ToColumn;
 use crate::client::{QueryStream, QuerySummary};
 use crate::error::{Error, ErrorKind, Result};
@@ -282,7 +282,13 @@ impl ToColumn for Value<'_> {
             (Value::Float32(v), T::Float32) => push_to!(col, Float32, *v),
             (Value::Float32(v), T::Float64) => push_to!(col, Float64, f64::from(*v)),
             (Value::Float64(v), T::Float64) => push_to!(col, Float64, *v),
-            (Value::Float64(v), T::Float32) => push_to!(col, Float32, *v as f32),
+            (Value::Float64(v), T::Float32) => {
+                let f = *v as f32;
+                if f64::from(f) != *v && !v.is_nan() {
+                    return Err(format!("{v} is not exact as Float32"));
+                }
+                push_to!(col, Float32, f)
+            }
             (Value::BFloat16(v), T::BFloat16) => push_to!(col, UInt16, *v),
             (Value::String(b) | Value::FixedString(b), T::String | T::FixedString(_) | T::Enum8(_) | T::Enum16(_)) => b.write(ty, col),
             (Value::Enum(name, _), T::String | T::FixedString(_) | T::Enum8(_) | T::Enum16(_)) => name.write(ty, col),
@@ -312,6 +318,12 @@ impl ToColumn for Value<'_> {
             (Value::Ipv6(a), T::Ipv6) => Ipv6Addr::write(a, ty, col),
             (Value::Int256(b) | Value::UInt256(b), T::Int256 | T::UInt256) => match col {
                 ColumnData::Fixed { width: 32, data } if b.len() == 32 => {
+                    // The same bits mean another number when the signedness differs and the
+                    // top bit is set.
+                    let signed_in = matches!(self, Value::Int256(_));
+                    if signed_in != matches!(ty, T::Int256) && b[31] & 0x80 != 0 {
+                        return Err(format!("{} does not fit {ty}", value_kind(self)));
+                    }
                     data.extend_from_slice(b);
                     Ok(())
                 }
@@ -322,9 +334,11 @@ impl ToColumn for Value<'_> {
             }
             (Value::Decimal { raw, scale }, T::Decimal { scale: to, .. }) => {
                 let d = Decimal::new(*raw, *scale).rescale(*to).ok_or_else(|| format!("not exact at scale {to}"))?;
+                let raw = I256::from(d.raw);
+                check_decimal256_precision(&raw.0, ty)?;
                 match col {
                     ColumnData::Fixed { width: 32, data } => {
-                        data.extend_from_slice(&I256::from(d.raw).0);
+                        data.extend_from_slice(&raw.0);
                         Ok(())
                     }
                     other => Err(bad_storage(other)),
@@ -332,6 +346,7 @@ impl ToColumn for Value<'_> {
             }
             (Value::Decimal256 { raw, scale }, T::Decimal { scale: to, .. }) if scale == to => match col {
                 ColumnData::Fixed { width: 32, data } if raw.len() == 32 => {
+                    check_decimal256_precision(raw, ty)?;
                     data.extend_from_slice(raw);
                     Ok(())
                 }
@@ -377,7 +392,10 @@ fn write_variant(v: &Value<'_>, types: &[DataType], col: &mut ColumnData) -> Res
         vc.offsets.push(0);
         return Ok(());
     }
-    for (i, t) in types.iter().enumerate() {
+    // The variant of the value's own type first, then the first one it converts to exactly.
+    let own = type_of(v).and_then(|t| types.iter().position(|x| *x == t));
+    for i in own.into_iter().chain(0..types.len()) {
+        let t = &types[i];
         let c = &mut vc.variants[i];
         let before = c.len();
         if v.write(&super::write_type(t), c).is_ok() {
@@ -400,7 +418,8 @@ fn write_dynamic(v: &Value<'_>, col: &mut ColumnData) -> Result<(), String> {
         return Ok(());
     }
     let t = type_of(v).ok_or_else(|| format!("{} has no type of its own for a Dynamic column", value_kind(v)))?;
-    let i = match d.types.iter().position(|x| *x == t) {
+    // (The SharedVariant slot, String-typed, is not the String type.)
+    let i = match d.types.iter().enumerate().position(|(i, x)| *x == t && Some(i) != d.shared) {
         Some(i) => i,
         None => {
             if d.types.len() >= 250 {
@@ -496,9 +515,12 @@ pub fn block_from_values<'v>(columns: &[(&str, DataType)], rows: impl IntoIterat
         if row.len() != columns.len() {
             return Err(Error::new(ErrorKind::Row(format!("row {r} has {} values for {} columns", row.len(), columns.len()))));
         }
-        for (i, v) in row.iter().enumerate() {
-            b.write(i, v).map_err(|e| Error::new(ErrorKind::Row(format!("row {r}: {e}"))))?;
-        }
+        b.append(|b| {
+            for (i, v) in row.iter().enumerate() {
+                b.write(i, v).map_err(|e| Error::new(ErrorKind::Row(format!("row {r}: {e}"))))?;
+            }
+            Ok(())
+        })?;
     }
     b.into_block(columns.iter().map(|(_, t)| t))
 }

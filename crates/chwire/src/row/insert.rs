@@ -30,7 +30,6 @@ pub(crate) struct Batch<'c> {
     /// The table's types (as the header block gives them).
     types: Vec<DataType>,
     builders: Builders,
-    rows: usize,
     limits: InsertLimits,
     /// Rows since the byte size was last measured.
     unmeasured: usize,
@@ -40,7 +39,7 @@ impl<'c> Batch<'c> {
     pub(crate) fn new(insert: Insert<'c>, limits: InsertLimits) -> Result<Batch<'c>> {
         let types: Vec<DataType> = insert.header().columns().iter().map(|(_, c)| c.data_type().clone()).collect();
         let builders = Builders::new(insert.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())))?;
-        Ok(Batch { insert, types, builders, rows: 0, limits, unmeasured: 0 })
+        Ok(Batch { insert, types, builders, limits, unmeasured: 0 })
     }
 
     pub(crate) fn header(&self) -> &Block {
@@ -50,15 +49,9 @@ impl<'c> Batch<'c> {
     /// Append one row with `f`; a row `f` could only partly append is undone.
     #[inline]
     pub(crate) fn push(&mut self, f: impl FnOnce(&mut Builders) -> Result<()>) -> Result<bool> {
-        if let Err(e) = f(&mut self.builders) {
-            for c in self.builders.cols_mut() {
-                c.truncate(self.rows)?;
-            }
-            return Err(e);
-        }
-        self.rows += 1;
+        self.builders.append(f)?;
         self.unmeasured += 1;
-        if self.rows >= self.limits.max_rows {
+        if self.builders.rows() >= self.limits.max_rows {
             return Ok(true);
         }
         if self.unmeasured >= 256 {
@@ -69,15 +62,17 @@ impl<'c> Batch<'c> {
     }
 
     pub(crate) fn rows(&self) -> usize {
-        self.rows
+        self.builders.rows()
     }
 
     /// Send the gathered rows as one block (nothing if there are none), keeping the
     /// builders' capacity for the next block.
     pub(crate) async fn flush(&mut self) -> Result<()> {
-        if self.rows == 0 {
+        if self.builders.rows() == 0 {
             return Ok(());
         }
+        // Check every builder before taking any apart, so a failure leaves the rows pending.
+        self.builders.check()?;
         let mut block = Block::new();
         for (i, (name, _)) in self.insert.header().columns().iter().enumerate() {
             let empty = ColumnData::empty_for(&self.builders.types()[i])?;
@@ -86,7 +81,7 @@ impl<'c> Batch<'c> {
             let data = encode_low_cardinality(&self.types[i], plain)?;
             block.push(name.clone(), Column::new(self.types[i].clone(), data)?)?;
         }
-        self.rows = 0;
+        self.builders.reset_rows();
         self.unmeasured = 0;
         self.insert.send(&block).await?;
         for (i, (_, c)) in block.into_columns().into_iter().enumerate() {
@@ -127,6 +122,9 @@ fn approx_bytes(c: &ColumnData) -> usize {
         D::Array(a) => a.offsets.len() * 8 + approx_bytes(&a.values),
         D::Tuple(t) => t.elements.iter().map(approx_bytes).sum(),
         D::LowCardinality(l) => l.keys.len() * 8 + approx_bytes(&l.dictionary),
+        D::Variant(v) => v.discriminators.len() * 5 + v.variants.iter().map(approx_bytes).sum::<usize>(),
+        D::Dynamic(d) => d.values.discriminators.len() * 5 + d.values.variants.iter().map(approx_bytes).sum::<usize>(),
+        D::Json(j) => j.text.as_ref().map_or(0, |t| t.data().len() + t.len() * 8),
         _ => 0,
     }
 }
@@ -223,6 +221,6 @@ impl<'c, T: Row> Inserter<'c, T> {
 
 impl<T> std::fmt::Debug for Inserter<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Inserter").field("row_type", &std::any::type_name::<T>()).field("pending_rows", &self.batch.rows).finish()
+        f.debug_struct("Inserter").field("row_type", &std::any::type_name::<T>()).field("pending_rows", &self.batch.rows()).finish()
     }
 }

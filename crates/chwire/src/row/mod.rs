@@ -190,6 +190,8 @@ pub struct Builders {
     names: Vec<String>,
     types: Vec<DataType>,
     cols: Vec<ColumnData>,
+    /// Complete rows appended (with [`Builders::append`]).
+    rows: usize,
 }
 
 impl Builders {
@@ -197,7 +199,29 @@ impl Builders {
     pub(crate) fn new(columns: impl IntoIterator<Item = (String, DataType)>) -> Result<Builders> {
         let (names, types): (Vec<String>, Vec<DataType>) = columns.into_iter().map(|(n, t)| (n, write_type(&t))).unzip();
         let cols = types.iter().map(ColumnData::empty_for).collect::<Result<Vec<_>, _>>()?;
-        Ok(Builders { names, types, cols })
+        Ok(Builders { names, types, cols, rows: 0 })
+    }
+
+    /// Append one row with `f`. A row `f` could only partly append is undone in every
+    /// column, nested values included, so the rows before it stay as they were.
+    pub(crate) fn append(&mut self, f: impl FnOnce(&mut Builders) -> Result<()>) -> Result<()> {
+        if let Err(e) = f(self) {
+            for c in &mut self.cols {
+                c.truncate(self.rows)?;
+            }
+            return Err(e);
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    pub(crate) fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The builders were emptied (their rows were sent).
+    pub(crate) fn reset_rows(&mut self) {
+        self.rows = 0;
     }
 
     /// Append `v` to column `i`.
@@ -220,6 +244,14 @@ impl Builders {
             block.push(name, chwire_proto::Column::new(ty.clone(), data)?)?;
         }
         Ok(block)
+    }
+
+    /// Check every builder against its type (before a block is built from them).
+    pub(crate) fn check(&self) -> Result<()> {
+        for ((name, ty), c) in self.names.iter().zip(&self.types).zip(&self.cols) {
+            c.check(ty).map_err(|e| row_error(format!("column `{name}`: the rows do not fit its type {ty}: {e}")))?;
+        }
+        Ok(())
     }
 
     pub(crate) fn types(&self) -> &[DataType] {
@@ -249,15 +281,7 @@ fn row_error(msg: String) -> Error {
 
 /// The plain (LowCardinality-free, structural) type a writer appends to.
 pub(crate) fn write_type(ty: &DataType) -> DataType {
-    match ty.structural() {
-        DataType::LowCardinality(inner) => write_type(inner),
-        DataType::Nullable(inner) => DataType::Nullable(Box::new(write_type(inner))),
-        DataType::Array(inner) => DataType::Array(Box::new(write_type(inner))),
-        DataType::Map(k, v) => DataType::Map(Box::new(write_type(k)), Box::new(write_type(v))),
-        DataType::Tuple(items) => DataType::Tuple(items.iter().map(|(n, t)| (n.clone(), write_type(t))).collect()),
-        DataType::Nested(fields) => DataType::Nested(fields.iter().map(|(n, t)| (n.clone(), write_type(t))).collect()),
-        other => other.clone(),
-    }
+    ty.without_low_cardinality()
 }
 
 /// Glue called by the code `#[derive(Row)]` generates; not a stable API.
@@ -346,13 +370,7 @@ pub fn block_of<'r, T: Row + 'r>(columns: &[(&str, DataType)], rows: impl IntoIt
     T::bind_write(&header, 0)?;
     let mut b = Builders::new(columns.iter().map(|(n, t)| (n.to_string(), t.clone())))?;
     for r in rows {
-        let before = b.cols.first().map_or(0, ColumnData::len);
-        if let Err(e) = r.write(&mut b, 0) {
-            for c in &mut b.cols {
-                c.truncate(before)?;
-            }
-            return Err(e);
-        }
+        b.append(|b| r.write(b, 0))?;
     }
     b.into_block(columns.iter().map(|(_, t)| t))
 }
@@ -378,6 +396,9 @@ macro_rules! tuple_rows {
             fn column_names(_: &mut Vec<&'static str>) {}
 
             fn bind_read(header: &Block, plan: &mut Vec<usize>) -> Result<()> {
+                if !plan.is_empty() {
+                    return Err(row_error("a tuple binds to columns by position and cannot be flattened into a struct".into()));
+                }
                 if header.num_columns() < $n {
                     return Err(row_error(format!("a tuple of {} reads {} columns, the result has {}", $n, $n, header.num_columns())));
                 }
@@ -403,6 +424,9 @@ macro_rules! tuple_rows {
             }
 
             fn bind_write(header: &Block, first: usize) -> Result<()> {
+                if first != 0 {
+                    return Err(row_error("a tuple binds to columns by position and cannot be flattened into a struct".into()));
+                }
                 $(
                     let Some((name, col)) = header.columns().get(first + $i) else {
                         return Err(row_error(format!("the insert has {} columns, a tuple of {} needs {}", header.num_columns(), $n, first + $n)));

@@ -432,3 +432,101 @@ fn dynamic_values_build_blocks() {
     let m = row_err(block_from_values(&cols, [&too_big[..]]).unwrap_err());
     assert!(m.contains("70000") && m.contains("`id`"), "{m}");
 }
+
+/// A failed row leaves nothing behind, also inside arrays, tuples, maps and variants.
+#[test]
+fn a_refused_row_leaves_no_partial_values() {
+    #[derive(Row)]
+    struct R {
+        tags: Vec<String>,
+        opt: Vec<Option<u8>>,
+        t: (u8, String),
+        m: Vec<(String, u8)>,
+    }
+    let cols = [
+        ("tags", ty("Array(Enum8('a' = 1, 'b' = 2))")),
+        ("opt", ty("Array(UInt8)")),
+        ("t", ty("Tuple(UInt8, Enum8('x' = 1))")),
+        ("m", ty("Map(String, UInt8)")),
+    ];
+    let mut b = Builders::new(cols.iter().map(|(n, t)| (n.to_string(), t.clone()))).unwrap();
+    let row = |tags: &[&str], opt: Vec<Option<u8>>, t: &str, m: &[(&str, u8)]| R {
+        tags: tags.iter().map(|s| s.to_string()).collect(),
+        opt,
+        t: (7, t.to_string()),
+        m: m.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+    };
+    b.append(|b| row(&["a"], vec![Some(1)], "x", &[("k", 1)]).write(b, 0)).unwrap();
+    for bad in [row(&["b", "nope"], vec![], "x", &[]), row(&["b"], vec![Some(1), None], "x", &[]), row(&["b"], vec![Some(1)], "y", &[])] {
+        assert!(b.append(|b| bad.write(b, 0)).is_err());
+    }
+    b.append(|b| row(&["a"], vec![Some(5)], "x", &[("q", 9)]).write(b, 0)).unwrap();
+    let block = b.into_block(cols.iter().map(|(_, t)| t)).unwrap();
+    assert_eq!(block.rows(), 2);
+    assert_eq!(block.column("tags").unwrap().value(1), Value::Array(vec![Value::Enum("a", 1)]));
+    assert_eq!(block.column("opt").unwrap().value(1), Value::Array(vec![Value::UInt(5)]));
+    assert_eq!(block.column("m").unwrap().value(1), Value::Map(vec![(Value::String(b"q"), Value::UInt(9))]));
+}
+
+#[test]
+fn values_convert_exactly_or_not_at_all() {
+    let f32_col = [("f", ty("Float32"))];
+    assert!(block_from_values(&f32_col, [&[Value::Float64(0.5)][..]]).is_ok());
+    assert!(block_from_values(&f32_col, [&[Value::Float64(0.1)][..]]).is_err());
+    assert!(block_from_values(&f32_col, [&[Value::Float64(1e300)][..]]).is_err());
+    let minus_one = [0xffu8; 32];
+    assert!(block_from_values(&[("u", ty("UInt256"))], [&[Value::Int256(&minus_one)][..]]).is_err());
+    assert!(block_from_values(&[("i", ty("Int256"))], [&[Value::Int256(&minus_one)][..]]).is_ok());
+    // A Variant takes the value's own type first.
+    let v = block_from_values(&[("v", ty("Variant(Bool, UInt64)"))], [&[Value::UInt(1)][..]]).unwrap();
+    assert_eq!(v.column("v").unwrap().value(0), Value::UInt(1));
+    // Decimal256 precision.
+    #[derive(Row)]
+    struct D {
+        d: Decimal256,
+    }
+    let mut big = [0u8; 32];
+    big[20] = 1; // 2^160, 49 digits
+    assert!(block_of(&[("d", ty("Decimal(40, 0)"))], &[D { d: Decimal256 { raw: I256(big), scale: 0 } }]).is_err());
+    assert!(block_of(&[("d", ty("Decimal(60, 0)"))], &[D { d: Decimal256 { raw: I256(big), scale: 0 } }]).is_ok());
+}
+
+#[test]
+fn dynamic_builders_survive_reuse_after_a_block() {
+    let dty = ty("Dynamic");
+    let mut col = ColumnData::empty_for(&dty).unwrap();
+    Value::String(b"a").write(&dty, &mut col).unwrap();
+    chwire_proto::column::finish_dynamic(&mut col);
+    Column::new(dty.clone(), col.clone()).unwrap();
+    // The inserter keeps the builder (SharedVariant included) for the next block.
+    col.truncate(0).unwrap();
+    Value::String(b"b").write(&dty, &mut col).unwrap();
+    Value::UInt(3).write(&dty, &mut col).unwrap();
+    chwire_proto::column::finish_dynamic(&mut col);
+    let c = Column::new(dty, col).unwrap();
+    assert_eq!((c.value(0), c.value(1)), (Value::String(b"b"), Value::UInt(3)));
+}
+
+#[test]
+fn low_cardinality_inside_aliases_and_nested_is_encoded() {
+    let cols =
+        [("s", ty("SimpleAggregateFunction(anyLast, LowCardinality(String))")), ("n", ty("Nested(a LowCardinality(String), b UInt8)"))];
+    let rows: Vec<Vec<Value<'_>>> =
+        vec![vec![Value::String(b"x"), Value::Array(vec![Value::Tuple(vec![(None, Value::String(b"p")), (None, Value::UInt(1))])])]];
+    let block = block_from_values(&cols, rows.iter().map(Vec::as_slice)).unwrap();
+    assert_eq!(block.column("s").unwrap().value(0), Value::String(b"x"));
+}
+
+#[test]
+fn tuples_do_not_flatten() {
+    #[derive(Row)]
+    #[allow(dead_code)]
+    struct S {
+        b: u64,
+        #[row(flatten)]
+        t: (u64,),
+    }
+    let block = Block::new().with("a", Column::from(vec![1u64])).unwrap().with("b", Column::from(vec![2u64])).unwrap();
+    let m = row_err(plan_for::<S>(&block).unwrap_err());
+    assert!(m.contains("flatten"), "{m}");
+}

@@ -167,6 +167,18 @@ pub(crate) fn push_decimal_raw(ty: &DataType, col: &mut ColumnData, d: Decimal) 
     Ok(())
 }
 
+/// Whether a 256-bit raw decimal (32 little-endian bytes) has at most the type's precision
+/// in digits.
+pub(crate) fn check_decimal256_precision(raw: &[u8], ty: &DataType) -> Result<(), String> {
+    let DataType::Decimal { precision, .. } = ty else { return Err(format!("not a decimal type: {ty}")) };
+    let text = int256_to_string(raw, true);
+    let digits = text.trim_start_matches('-').len();
+    if digits > usize::from(*precision) {
+        return Err(format!("{text} (unscaled) has more than {precision} digits"));
+    }
+    Ok(())
+}
+
 fn check_decimal(ty: &DataType, max_precision: u8, what: &str) -> Result<(), String> {
     match ty {
         DataType::Decimal { precision, .. } if *precision <= max_precision => Ok(()),
@@ -238,7 +250,10 @@ impl ToColumn for Decimal256 {
             return Err(format!("{self} has scale {}, the column {ty}", self.scale));
         }
         match col {
-            ColumnData::Fixed { .. } => push_fixed32(col, &self.raw.0),
+            ColumnData::Fixed { .. } => {
+                check_decimal256_precision(&self.raw.0, ty)?;
+                push_fixed32(col, &self.raw.0)
+            }
             _ => {
                 let raw = i128::try_from(self.raw)?;
                 push_decimal_raw(ty, col, Decimal { raw, scale: self.scale })

@@ -44,10 +44,12 @@ fn raw_at(v: &BigDecimal, precision: u8, scale: u8) -> Result<BigInt, String> {
         return Err(format!("{} cannot be represented exactly with scale {scale}", plain(v)));
     }
     let too_many = || format!("{} has more than {precision} digits at scale {scale}", plain(v));
-    if scale - exp > i64::from(precision) {
+    // (exp can be near i64::MIN: "1e9223372036854775807" parses to that.)
+    let shift = scale.checked_sub(exp).ok_or_else(too_many)?;
+    if shift > i64::from(precision) {
         return Err(too_many());
     }
-    let raw = int * BigInt::from(10u8).pow((scale - exp) as u32);
+    let raw = int * BigInt::from(10u8).pow(shift as u32);
     if raw.magnitude() >= BigInt::from(10u8).pow(u32::from(precision)).magnitude() {
         return Err(too_many());
     }
