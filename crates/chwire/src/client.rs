@@ -542,6 +542,18 @@ impl<'c> Query<'c> {
         Ok(crate::row::DynRowCursor::new(self.stream().await?))
     }
 
+    /// Start an `INSERT INTO t (columns…) VALUES` of typed rows, with this query's settings
+    /// and query id: the header's columns must be `T`'s, in order (see
+    /// [`Client::insert`], which writes the statement itself).
+    pub async fn insert_rows<T: crate::row::Row>(self) -> Result<crate::row::Inserter<'c, T>> {
+        crate::row::Inserter::new(self.insert().await?, Default::default())
+    }
+
+    /// Start an INSERT of dynamic rows with this query's settings and query id.
+    pub async fn insert_dynamic(self) -> Result<crate::row::DynInserter<'c>> {
+        crate::row::DynInserter::new(self.insert().await?, Default::default())
+    }
+
     /// Start an INSERT: waits for the server's header block that describes the columns.
     pub async fn insert(self) -> Result<Insert<'c>> {
         let query_id = self.query_id.unwrap_or_else(new_query_id);

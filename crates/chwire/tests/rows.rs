@@ -396,5 +396,20 @@ async fn a_refused_row_does_not_leak_into_the_next() {
     ins.end().await.unwrap();
     let rows: Vec<Tagged> = c.query(format!("SELECT * FROM {t} ORDER BY id")).fetch_all().await.unwrap();
     assert_eq!(rows, [Tagged { id: 1, tags: vec!["a".into()] }, Tagged { id: 3, tags: vec!["a".into()] }]);
+    // With the statement, settings and query id of one's own.
+    let mut ins = c
+        .query(format!("INSERT INTO {t} (id, tags) VALUES"))
+        .setting("max_insert_block_size", "100")
+        .query_id("chwire-rows-insert-rows")
+        .insert_rows::<Tagged>()
+        .await
+        .unwrap();
+    ins.write(&Tagged { id: 4, tags: vec!["b".into(), "a".into()] }).await.unwrap();
+    ins.end().await.unwrap();
+    let got: Tagged = c.query(format!("SELECT * FROM {t} WHERE id = 4")).fetch_one().await.unwrap();
+    assert_eq!(got.tags, ["b", "a"]);
+    // A statement whose columns are not the struct's is refused before any row.
+    let e = c.query(format!("INSERT INTO {t} (tags, id) VALUES")).insert_rows::<Tagged>().await.unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Row(m) if m.contains("`tags`")), "{e}");
     c.execute(format!("DROP TABLE {t}")).await.unwrap();
 }
