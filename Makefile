@@ -42,6 +42,7 @@ lint:
 	scripts/deps.sh
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace -q
 
 modernfake:
 	scripts/build-modernfake.sh build/modernfake

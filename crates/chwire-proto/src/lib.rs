@@ -8,7 +8,7 @@
 //! Layers, bottom up:
 //! * [`wire`]: VarUInt, strings, a bounds-checked [`wire::Reader`];
 //! * [`types`]: ClickHouse type names parsed into [`DataType`];
-//! * [`column`]: Arrow-compatible column buffers and their codecs;
+//! * [`column`](mod@column): Arrow-compatible column buffers and their codecs;
 //! * [`block`]: blocks of named columns;
 //! * [`compress`]: LZ4/ZSTD frames with CityHash128 v1.0.2 checksums;
 //! * [`packet`]: client packets (encoders) and server packet bodies;
