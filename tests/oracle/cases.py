@@ -430,6 +430,7 @@ _TYPED = [
     "CAST(5 AS SimpleAggregateFunction(sum, UInt64))", "[1., -2., 3.5]::QBit(Float32, 3)", "[0.5]::QBit(Float64, 1)", "arrayMap(x -> x * 1.5, range(9))::QBit(BFloat16, 9)",
     "sumState(toUInt64(7))", "[1::Dynamic, 'a'::Dynamic, NULL::Dynamic]",
 ]
+case("dynamic_shared/empty_tuples", "SELECT CAST([tuple()], 'Dynamic(max_types=0)') AS a, CAST([tuple(), tuple()], 'Dynamic(max_types=0)') AS b")
 case("dynamic_shared/every_type_one_row", "SELECT " + ", ".join(f"({v})::Dynamic(max_types=0) AS c{i}" for i, v in enumerate(_TYPED)))
 case("dynamic_shared/in_array_tuple_map", "SELECT [number::Dynamic(max_types=1), toString(number)::Dynamic(max_types=1), "
      "[number]::Dynamic(max_types=1)] AS a, tuple(toDate(number)::Dynamic(max_types=0), 1) AS t, "

@@ -498,13 +498,13 @@ fn push_digits(out: &mut Vec<u8>, v: u64, width: usize) {
 }
 
 /// Appends `YYYY-MM-DD`.
+/// Days of 0000-01-01 and 9999-12-31: ClickHouse clamps dates it prints to these.
+const DAYS: std::ops::RangeInclusive<i64> = -719_528..=2_932_896;
+
+/// Appends `YYYY-MM-DD`, clamped to 0000-01-01..=9999-12-31 as ClickHouse prints.
 fn push_date(out: &mut Vec<u8>, days: i64) {
-    let (y, m, d) = civil_from_days(days);
-    if (0..=9999).contains(&y) {
-        push_digits(out, y as u64, 4);
-    } else {
-        out.extend_from_slice(y.to_string().as_bytes());
-    }
+    let (y, m, d) = civil_from_days(days.clamp(*DAYS.start(), *DAYS.end()));
+    push_digits(out, y as u64, 4);
     out.push(b'-');
     push_digits(out, u64::from(m), 2);
     out.push(b'-');
@@ -515,25 +515,28 @@ fn push_date(out: &mut Vec<u8>, days: i64) {
 /// Zones are looked up by name once per thread, not once per value.
 fn utc_offset(secs: i64, zone: Option<&str>, default: &TimeZone) -> i64 {
     thread_local! {
-        static ZONES: std::cell::RefCell<Vec<(Box<str>, TimeZone)>> = const { std::cell::RefCell::new(Vec::new()) };
+        static ZONES: std::cell::RefCell<Vec<(Box<str>, Option<TimeZone>)>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     let at = jiff::Timestamp::from_second(secs).unwrap_or_default();
     let Some(name) = zone else { return i64::from(default.to_offset(at).seconds()) };
     ZONES.with(|zones| {
         let mut zones = zones.borrow_mut();
-        if let Some((_, tz)) = zones.iter().find(|(n, _)| &**n == name) {
-            return i64::from(tz.to_offset(at).seconds());
-        }
-        let tz = TimeZone::get(name).unwrap_or_else(|_| default.clone());
-        let offset = i64::from(tz.to_offset(at).seconds());
-        zones.push((name.into(), tz));
-        offset
+        let i = match zones.iter().position(|(n, _)| &**n == name) {
+            Some(i) => i,
+            None => {
+                zones.push((name.into(), TimeZone::get(name).ok()));
+                zones.len() - 1
+            }
+        };
+        // An unknown zone name means the default zone (of this writer).
+        i64::from(zones[i].1.as_ref().unwrap_or(default).to_offset(at).seconds())
     })
 }
 
 /// Appends `YYYY-MM-DD hh:mm:ss` of epoch seconds in the column's zone, else the default one.
 fn push_datetime(out: &mut Vec<u8>, secs: i64, zone: Option<&str>, default: &TimeZone) {
-    let local = secs + utc_offset(secs, zone, default);
+    // Clamped to 0000-01-01 00:00:00..=9999-12-31 23:59:59, as ClickHouse prints.
+    let local = secs.saturating_add(utc_offset(secs, zone, default)).clamp(DAYS.start() * 86_400, DAYS.end() * 86_400 + 86_399);
     let (days, sod) = (local.div_euclid(86_400), local.rem_euclid(86_400) as u64);
     push_date(out, days);
     out.push(b' ');
@@ -640,6 +643,21 @@ fn write_json_string(out: &mut Vec<u8>, s: &[u8]) {
 mod tests {
     use super::*;
     use chwire::{Column, StringColumn};
+
+    #[test]
+    fn dates_and_times_clamp_as_clickhouse_prints_them() {
+        let text = |f: &dyn Fn(&mut Vec<u8>)| {
+            let mut o = Vec::new();
+            f(&mut o);
+            String::from_utf8(o).unwrap()
+        };
+        assert_eq!(text(&|o| push_date(o, i64::from(i32::MIN))), "0000-01-01");
+        assert_eq!(text(&|o| push_date(o, i64::from(i32::MAX))), "9999-12-31");
+        assert_eq!(text(&|o| push_datetime(o, 253_402_300_800, None, &TimeZone::UTC)), "9999-12-31 23:59:59");
+        assert_eq!(text(&|o| push_datetime(o, -62_167_219_201, None, &TimeZone::UTC)), "0000-01-01 00:00:00");
+        assert_eq!(text(&|o| push_datetime(o, i64::MAX, Some("Asia/Tokyo"), &TimeZone::UTC)), "9999-12-31 23:59:59");
+        assert_eq!(text(&|o| push_datetime(o, i64::MIN, Some("America/New_York"), &TimeZone::UTC)), "0000-01-01 00:00:00");
+    }
 
     #[test]
     fn civil_dates_and_zoned_times_agree_with_jiff() {

@@ -136,8 +136,8 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             }
             Kind::Flatten => {
                 names.push(quote!(<#ty as #row_trait>::column_names(out);));
-                bind_read.push(quote!(<#ty as #row_trait>::bind_read(header, plan)?;));
-                bind_write.push(quote!(<#ty as #row_trait>::bind_write(header, first + #offset)?;));
+                bind_read.push(quote!(#p::bind_read_flat::<#ty>(header, plan)?;));
+                bind_write.push(quote!(#p::bind_write_flat::<#ty>(header, first + #offset)?;));
                 read_fields.push(quote!(#ident: #p::read_flat(block, plan, first + #offset, row)?,));
                 write.push(quote!(#row_trait::write(&self.#ident, builders, first + #offset)?;));
                 count = quote!(#count + <#ty as #row_trait>::COLUMN_COUNT);

@@ -23,6 +23,7 @@ impl DataType {
             DataType::Array(inner) => DataType::Array(Box::new(inner.without_low_cardinality())),
             DataType::Map(k, v) => DataType::Map(Box::new(k.without_low_cardinality()), Box::new(v.without_low_cardinality())),
             DataType::Tuple(items) => DataType::Tuple(items.iter().map(|(n, t)| (n.clone(), t.without_low_cardinality())).collect()),
+            DataType::Variant(types) => DataType::Variant(types.iter().map(DataType::without_low_cardinality).collect()),
             other => other.clone(),
         }
     }
@@ -54,6 +55,7 @@ impl DataType {
             DataType::Nullable(t) | DataType::Array(t) => t.has_low_cardinality(),
             DataType::Map(k, v) => k.has_low_cardinality() || v.has_low_cardinality(),
             DataType::Tuple(items) => items.iter().any(|(_, t)| t.has_low_cardinality()),
+            DataType::Variant(types) => types.iter().any(DataType::has_low_cardinality),
             _ => false,
         }
     }
@@ -86,6 +88,11 @@ pub fn encode_low_cardinality(ty: &DataType, data: ColumnData) -> Result<ColumnD
             let TupleColumn { rows, elements } = t;
             let elements = items.iter().zip(elements).map(|((_, ity), e)| encode_low_cardinality(ity, e)).collect::<Result<Vec<_>, _>>()?;
             ColumnData::Tuple(TupleColumn { rows, elements })
+        }
+        (DataType::Variant(types), ColumnData::Variant(v)) => {
+            let super::VariantColumn { discriminators, offsets, variants } = *v;
+            let variants = types.iter().zip(variants).map(|(t, c)| encode_low_cardinality(t, c)).collect::<Result<Vec<_>, _>>()?;
+            ColumnData::Variant(Box::new(super::VariantColumn { discriminators, offsets, variants }))
         }
         (DataType::Nullable(inner), ColumnData::Nullable(n)) => {
             let NullableColumn { nulls, values } = *n;

@@ -85,7 +85,9 @@ impl<'c> Batch<'c> {
         self.unmeasured = 0;
         self.insert.send(&block).await?;
         for (i, (_, c)) in block.into_columns().into_iter().enumerate() {
-            if !self.types[i].has_low_cardinality() {
+            // Builders are kept for the next block, except dictionary-encoded ones and Dynamic
+            // ones, whose type lists would otherwise only grow.
+            if !self.types[i].has_low_cardinality() && !has_dynamic(&self.types[i]) {
                 let (_, mut data) = c.into_parts();
                 data.truncate(0)?;
                 self.builders.cols_mut()[i] = data;
@@ -97,6 +99,19 @@ impl<'c> Batch<'c> {
     pub(crate) async fn end(mut self) -> Result<QuerySummary> {
         self.flush().await?;
         self.insert.end().await
+    }
+}
+
+/// Whether a Dynamic column occurs anywhere in `ty`.
+fn has_dynamic(ty: &DataType) -> bool {
+    match ty.structural() {
+        DataType::Dynamic { .. } => true,
+        DataType::Nullable(t) | DataType::Array(t) | DataType::LowCardinality(t) => has_dynamic(t),
+        DataType::Map(k, v) => has_dynamic(k) || has_dynamic(v),
+        DataType::Tuple(items) => items.iter().any(|(_, t)| has_dynamic(t)),
+        DataType::Nested(fields) => fields.iter().any(|(_, t)| has_dynamic(t)),
+        DataType::Variant(types) => types.iter().any(has_dynamic),
+        _ => false,
     }
 }
 

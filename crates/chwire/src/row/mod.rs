@@ -322,6 +322,26 @@ pub mod __private {
             .map_err(|why| row_error(format!("column `{name}`, row {row}: cannot read {} as {}: {why}", col.data_type(), rust_name::<T>())))
     }
 
+    /// Bind a flattened struct: only named rows can be flattened (tuples bind by position).
+    pub fn bind_read_flat<R: Row>(header: &Block, plan: &mut Vec<usize>) -> Result<()> {
+        flattenable::<R>()?;
+        R::bind_read(header, plan)
+    }
+
+    pub fn bind_write_flat<R: Row>(header: &Block, first: usize) -> Result<()> {
+        flattenable::<R>()?;
+        R::bind_write(header, first)
+    }
+
+    fn flattenable<R: Row>() -> Result<()> {
+        let mut names = Vec::new();
+        R::column_names(&mut names);
+        if names.len() != R::COLUMN_COUNT {
+            return Err(row_error(format!("{} binds to columns by position and cannot be flattened into a struct", rust_name::<R>())));
+        }
+        Ok(())
+    }
+
     #[inline]
     pub fn read_flat<'a, R: Row<Value<'a> = R>>(block: &'a Block, plan: &[usize], first: usize, row: usize) -> Result<R> {
         R::read(block, plan, first, row)

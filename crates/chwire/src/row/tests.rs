@@ -518,7 +518,29 @@ fn low_cardinality_inside_aliases_and_nested_is_encoded() {
 }
 
 #[test]
+fn low_cardinality_members_of_a_variant() {
+    let cols = [("v", ty("Variant(LowCardinality(String), UInt64)")), ("w", ty("Variant(Array(LowCardinality(String)), FixedString(3))"))];
+    let rows: Vec<Vec<Value<'_>>> =
+        vec![vec![Value::String(b"abc"), Value::Array(vec![Value::String(b"x")])], vec![Value::UInt(7), Value::String(b"abc")]];
+    let block = block_from_values(&cols, rows.iter().map(Vec::as_slice)).unwrap();
+    let v = block.column("v").unwrap();
+    assert_eq!((v.value(0), v.value(1)), (Value::String(b"abc"), Value::UInt(7)));
+    let w = block.column("w").unwrap();
+    assert_eq!((w.value(0), w.value(1)), (Value::Array(vec![Value::String(b"x")]), Value::FixedString(b"abc")));
+}
+
+#[test]
 fn tuples_do_not_flatten() {
+    #[derive(Row)]
+    #[allow(dead_code)]
+    struct First {
+        #[row(flatten)]
+        t: (u64,),
+        b: u64,
+    }
+    let header = Block::new().with("a", Column::from(vec![1u64])).unwrap().with("b", Column::from(vec![2u64])).unwrap();
+    assert!(row_err(plan_for::<First>(&header).unwrap_err()).contains("flatten"));
+
     #[derive(Row)]
     #[allow(dead_code)]
     struct S {

@@ -91,6 +91,10 @@ fn plain(v: &BigDecimal) -> String {
     let (int, exp) = v.as_bigint_and_exponent();
     let digits = int.magnitude().to_string();
     let sign = if int.sign() == Sign::Minus { "-" } else { "" };
+    if exp.unsigned_abs() > 100 {
+        // (Error messages only: never spell out a huge exponent.)
+        return format!("{sign}{digits}e{}", exp.checked_neg().map_or_else(|| "9223372036854775808".to_string(), |e| e.to_string()));
+    }
     if exp <= 0 {
         let zeros = if digits == "0" { 0 } else { exp.unsigned_abs() as usize };
         return format!("{sign}{digits}{}", "0".repeat(zeros));
@@ -114,6 +118,21 @@ impl QueryParam for BigDecimal {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn huge_exponents_are_errors_not_aborts() {
+        use std::str::FromStr;
+        let cols = [("d", DataType::parse("Decimal(18, 4)").unwrap())];
+        for text in ["1e-100000000000", "1e100000000000", "1e9223372036854775807", "-1e-9223372036854775807"] {
+            let v = BigDecimal::from_str(text).unwrap();
+            #[derive(crate::Row)]
+            struct R {
+                d: BigDecimal,
+            }
+            let e = crate::row::block_of(&cols, &[R { d: v }]).unwrap_err();
+            assert!(e.to_string().len() < 300, "{e}");
+        }
+    }
+
     use super::*;
     use crate::row::{block_of, rows_of};
     use std::str::FromStr;
