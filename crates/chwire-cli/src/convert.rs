@@ -6,6 +6,7 @@ use bytes::{Buf, BytesMut};
 use chwire::proto::error::ReadError;
 use chwire::proto::native;
 use chwire::proto::wire::Reader;
+use chwire::Block;
 use clap::Args;
 use std::io::{Read, Write};
 
@@ -47,11 +48,67 @@ pub struct ConvertArgs {
     timezone: Option<String>,
 }
 
+/// Native blocks read one at a time from a byte stream: memory holds one block (plus one
+/// read) at a time.
+pub struct NativeBlocks {
+    input: Box<dyn Read>,
+    buf: BytesMut,
+    eof: bool,
+    offset: u64,
+}
+
+impl NativeBlocks {
+    /// Blocks of the file at `path`, or of stdin.
+    pub fn open(path: Option<&std::path::Path>) -> chwire::Result<NativeBlocks> {
+        let input: Box<dyn Read> = match path {
+            Some(p) => Box::new(std::fs::File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
+            None => Box::new(std::io::stdin().lock()),
+        };
+        Ok(NativeBlocks { input, buf: BytesMut::with_capacity(1 << 20), eof: false, offset: 0 })
+    }
+
+    /// The next block, or `None` at the end of the input.
+    pub fn next_block(&mut self) -> chwire::Result<Option<Block>> {
+        loop {
+            if !self.buf.is_empty() {
+                let mut r = Reader::new(&self.buf);
+                match native::decode_block(&mut r) {
+                    Ok(block) => {
+                        let used = r.position();
+                        self.offset += used as u64;
+                        self.buf.advance(used);
+                        return Ok(Some(block));
+                    }
+                    Err(ReadError::Incomplete { needed }) => {
+                        if self.eof {
+                            return Err(chwire::proto::DecodeError::Truncated(needed - self.buf.len()).into());
+                        }
+                        self.buf.reserve(needed.saturating_sub(self.buf.len()));
+                    }
+                    Err(ReadError::Invalid(e)) => {
+                        return Err(chwire::proto::DecodeError::Malformed {
+                            what: "Native input",
+                            detail: format!("block at byte {}: {e}", self.offset),
+                        }
+                        .into());
+                    }
+                }
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            self.buf.reserve(1 << 20);
+            let start = self.buf.len();
+            self.buf.resize(self.buf.capacity(), 0);
+            let n = self.input.read(&mut self.buf[start..])?;
+            self.buf.truncate(start + n);
+            self.eof = n == 0;
+        }
+    }
+}
+
 pub fn run(args: ConvertArgs) -> chwire::Result<()> {
-    let mut input: Box<dyn Read> = match &args.input {
-        Some(p) => Box::new(std::fs::File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
-        None => Box::new(std::io::stdin().lock()),
-    };
+    let mut blocks = NativeBlocks::open(args.input.as_deref())?;
     let output: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::fs::File::create(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
         None => Box::new(std::io::stdout().lock()),
@@ -65,56 +122,16 @@ pub fn run(args: ConvertArgs) -> chwire::Result<()> {
         OutputFormat::Pretty => Some(Format::Pretty),
     };
     let mut writer = text.map(|f| Writer::new(f, args.timezone.as_deref().or(Some("UTC"))));
-    let mut buf = BytesMut::with_capacity(1 << 20);
     let mut encoded = Vec::new();
-    let mut eof = false;
-    let mut offset = 0u64;
-    loop {
-        // Decode every complete block in the buffer.
-        loop {
-            if buf.is_empty() {
-                break;
-            }
-            let mut r = Reader::new(&buf);
-            match native::decode_block(&mut r) {
-                Ok(block) => {
-                    let used = r.position();
-                    offset += used as u64;
-                    buf.advance(used);
-                    match &mut writer {
-                        Some(w) => w.write_block(&block, &mut out)?,
-                        None => {
-                            encoded.clear();
-                            native::encode_block(&block, &mut encoded);
-                            out.write_all(&encoded)?;
-                        }
-                    }
-                }
-                Err(ReadError::Incomplete { needed }) => {
-                    if eof {
-                        return Err(chwire::proto::DecodeError::Truncated(needed - buf.len()).into());
-                    }
-                    buf.reserve(needed.saturating_sub(buf.len()));
-                    break;
-                }
-                Err(ReadError::Invalid(e)) => {
-                    return Err(chwire::proto::DecodeError::Malformed {
-                        what: "Native input",
-                        detail: format!("block at byte {offset}: {e}"),
-                    }
-                    .into());
-                }
+    while let Some(block) = blocks.next_block()? {
+        match &mut writer {
+            Some(w) => w.write_block(&block, &mut out)?,
+            None => {
+                encoded.clear();
+                native::encode_block(&block, &mut encoded);
+                out.write_all(&encoded)?;
             }
         }
-        if eof {
-            break;
-        }
-        buf.reserve(1 << 20);
-        let start = buf.len();
-        buf.resize(buf.capacity(), 0);
-        let n = input.read(&mut buf[start..])?;
-        buf.truncate(start + n);
-        eof = n == 0;
     }
     out.flush()?;
     Ok(())

@@ -4,6 +4,7 @@ mod bench;
 mod convert;
 mod demo;
 mod format;
+mod insert;
 mod progress;
 
 use chwire::{Client, Compression, Event, Options};
@@ -27,7 +28,7 @@ struct Cli {
 }
 
 #[derive(Args, Debug)]
-#[command(next_help_heading = "Connection (query, demo, bench)")]
+#[command(next_help_heading = "Connection (query, insert, demo, bench)")]
 struct ConnArgs {
     /// Server URL: tcp://user:password@host:port/database?compression=lz4&setting=value
     #[arg(long, env = "CHWIRE_URL", global = true)]
@@ -102,6 +103,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Convert a stream of Native-format blocks (e.g. `FORMAT Native` output) to another format.
     Convert(convert::ConvertArgs),
+    /// Insert a stream of Native-format blocks (a file or stdin) into a table.
+    Insert(insert::InsertArgs),
 }
 
 #[derive(Args, Debug)]
@@ -274,6 +277,7 @@ fn main() -> ExitCode {
             Command::Query(a) => run_query(opts, a).await,
             Command::Demo(a) => demo::run(opts, a).await,
             Command::Bench(a) => bench::run(opts, a).await,
+            Command::Insert(a) => insert::run(opts, a).await,
             Command::Convert(_) => unreachable!("handled above"),
         }
     });

@@ -203,3 +203,50 @@ fn params_from_the_command_line() {
         chwire(&["query", "--format", "tsv", "--param", "s=it's; DROP TABLE x --", "--param", "n=41", "SELECT {s:String}, {n:UInt64} + 1"]);
     assert_eq!(stdout(&o), "it\\'s; DROP TABLE x --\t42\n");
 }
+
+/// `chwire insert`: Native blocks written by `chwire query --format native` go back into a
+/// table (from a file and from stdin); a block whose types differ from the table's is refused
+/// and nothing of that insert is committed.
+#[test]
+fn insert_native_files_into_a_table() {
+    let dir = std::env::temp_dir().join(format!("chwire-insert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("rows.native");
+    let t = "chwire_cli_insert";
+    stdout(&chwire(&["query", &format!("DROP TABLE IF EXISTS {t}")]));
+    stdout(&chwire(&[
+        "query",
+        &format!("CREATE TABLE {t} (id UInt64, s String, lc LowCardinality(String), a Array(Nullable(Int32)), d DateTime('UTC')) ENGINE = Memory"),
+    ]));
+    let native = chwire(&[
+        "query",
+        "--format",
+        "native",
+        "SELECT number AS id, toString(number) AS s, toLowCardinality(toString(number % 7)) AS lc, [toInt32(number), NULL] AS a, \
+         toDateTime(number, 'UTC') AS d FROM system.numbers LIMIT 200000",
+    ]);
+    assert!(native.status.success());
+    std::fs::write(&file, &native.stdout).unwrap();
+    let ins = chwire(&["insert", t, "--input", file.to_str().unwrap(), "--setting", "max_insert_block_size=50000"]);
+    assert!(ins.status.success(), "{}", String::from_utf8_lossy(&ins.stderr));
+    assert!(String::from_utf8_lossy(&ins.stderr).contains("Inserted 200000 rows"), "{}", String::from_utf8_lossy(&ins.stderr));
+    let check =
+        format!("SELECT count(), sum(id), uniqExact(lc), sum(length(a)), countIf(s = toString(id) AND d = toDateTime(id, 'UTC')) FROM {t}");
+    assert_eq!(stdout(&chwire(&["query", &check])), "200000\t19999900000\t7\t400000\t200000\n");
+
+    // From stdin, and a block of the wrong type: refused, exit 2, nothing added.
+    let wrong = chwire(&["query", "--format", "native", "SELECT toInt8(1) AS id"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chwire"))
+        .args(["--url", &url(), "insert", t])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &wrong.stdout).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Int8"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout(&chwire(&["query", &format!("SELECT count() FROM {t}")])), "200000\n");
+    stdout(&chwire(&["query", &format!("DROP TABLE {t}")]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
