@@ -15,74 +15,95 @@ use chwire_proto::Block;
 /// missing column or a type that does not fit is an error naming both. Drop the cursor
 /// to abandon the query (the client cancels it).
 pub struct RowCursor<'c, T> {
-    stream: QueryStream<'c>,
-    block: Option<Block>,
+    rows: BlockRows<'c>,
     plan: Option<Vec<usize>>,
-    row: usize,
     _row: PhantomData<fn() -> T>,
 }
 
 impl<'c, T: Row> RowCursor<'c, T> {
     pub(crate) fn new(stream: QueryStream<'c>) -> Self {
-        RowCursor { stream, block: None, plan: None, row: 0, _row: PhantomData }
+        RowCursor { rows: BlockRows::new(stream), plan: None, _row: PhantomData }
     }
 
     /// The next row, or `None` after the last one.
     pub async fn next(&mut self) -> Result<Option<T::Value<'_>>> {
-        while self.block.as_ref().is_none_or(|b| self.row >= b.rows()) {
-            self.block = None;
-            match self.stream.next_block().await? {
-                Some(b) => {
-                    self.bind()?;
-                    // The plan and the type checks were made on the header: every block
-                    // must have its shape (a server that changes it mid-stream is an error,
-                    // not an index out of range).
-                    if let Some(h) = self.stream.header() {
-                        let same = h.num_columns() == b.num_columns()
-                            && h.columns().iter().zip(b.columns()).all(|((_, x), (_, y))| x.data_type() == y.data_type());
-                        if !same {
-                            return Err(Error::protocol("a result block's columns differ from the header's"));
-                        }
-                    }
-                    self.block = Some(b);
-                    self.row = 0;
-                }
-                None => {
-                    // An empty result still has a header: a row type that cannot read it
-                    // is an error here too.
-                    self.bind()?;
-                    return Ok(None);
+        let plan = &mut self.plan;
+        let next = self.rows.next_row(|stream, block| {
+            // Bound on the header, also for an empty result: a row type that cannot read
+            // it is an error before any row.
+            if plan.is_none() {
+                if let Some(h) = stream.header() {
+                    *plan = Some(plan_for::<T>(h)?);
                 }
             }
-        }
-        let (Some(block), Some(plan)) = (&self.block, &self.plan) else { unreachable!("a bound block with rows left") };
-        let row = self.row;
-        self.row += 1;
+            // The plan and the type checks were made on the header: every block must have
+            // its shape (a server that changes it mid-stream is an error, not an index out
+            // of range).
+            if let (Some(h), Some(b)) = (stream.header(), block) {
+                let same = h.num_columns() == b.num_columns()
+                    && h.columns().iter().zip(b.columns()).all(|((_, x), (_, y))| x.data_type() == y.data_type());
+                if !same {
+                    return Err(Error::protocol("a result block's columns differ from the header's"));
+                }
+            }
+            Ok(())
+        });
+        let Some((block, row)) = next.await? else { return Ok(None) };
+        let plan = self.plan.as_deref().expect("bound before the first row");
         T::read(block, plan, 0, row).map(Some)
-    }
-
-    fn bind(&mut self) -> Result<()> {
-        if self.plan.is_none() {
-            if let Some(h) = self.stream.header() {
-                self.plan = Some(plan_for::<T>(h)?);
-            }
-        }
-        Ok(())
     }
 
     /// The underlying stream (progress, profile info, totals).
     pub fn stream(&self) -> &QueryStream<'c> {
-        &self.stream
+        &self.rows.stream
     }
 
     /// Stop reading: cancel the query and wait until the server has ended it.
     pub async fn cancel(self) -> Result<()> {
-        self.stream.cancel().await
+        self.rows.stream.cancel().await
     }
 }
 
 impl<T> std::fmt::Debug for RowCursor<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RowCursor").field("row_type", &std::any::type_name::<T>()).field("stream", &self.stream).finish()
+        f.debug_struct("RowCursor").field("row_type", &std::any::type_name::<T>()).field("stream", &self.rows.stream).finish()
+    }
+}
+
+/// A query's blocks walked row by row: what the typed and the dynamic cursors share.
+pub(crate) struct BlockRows<'c> {
+    pub(crate) stream: QueryStream<'c>,
+    block: Option<Block>,
+    row: usize,
+}
+
+impl<'c> BlockRows<'c> {
+    pub(crate) fn new(stream: QueryStream<'c>) -> Self {
+        BlockRows { stream, block: None, row: 0 }
+    }
+
+    /// The block and index of the next row, fetching blocks as needed, or `None` at the
+    /// end. `on_block` sees each new block before its rows (and `None` at the end).
+    pub(crate) async fn next_row(
+        &mut self,
+        mut on_block: impl FnMut(&QueryStream<'c>, Option<&Block>) -> Result<()>,
+    ) -> Result<Option<(&Block, usize)>> {
+        while self.block.as_ref().is_none_or(|b| self.row >= b.rows()) {
+            self.block = None;
+            match self.stream.next_block().await? {
+                Some(b) => {
+                    on_block(&self.stream, Some(&b))?;
+                    self.block = Some(b);
+                    self.row = 0;
+                }
+                None => {
+                    on_block(&self.stream, None)?;
+                    return Ok(None);
+                }
+            }
+        }
+        let row = self.row;
+        self.row += 1;
+        Ok(Some((self.block.as_ref().expect("a block with rows left"), row)))
     }
 }

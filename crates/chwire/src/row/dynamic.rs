@@ -13,9 +13,7 @@ use chwire_proto::{Block, ColumnData, DataType, Value};
 
 /// A query's rows as dynamic values, with the names and types of the header.
 pub struct DynRowCursor<'c> {
-    stream: QueryStream<'c>,
-    block: Option<Block>,
-    row: usize,
+    rows: super::cursor::BlockRows<'c>,
 }
 
 /// One row of a result: its values borrow from the cursor's current block.
@@ -68,43 +66,28 @@ impl std::fmt::Debug for DynRow<'_> {
 
 impl<'c> DynRowCursor<'c> {
     pub(crate) fn new(stream: QueryStream<'c>) -> Self {
-        DynRowCursor { stream, block: None, row: 0 }
+        DynRowCursor { rows: super::cursor::BlockRows::new(stream) }
     }
 
     /// The next row, or `None` after the last one.
     pub async fn next(&mut self) -> Result<Option<DynRow<'_>>> {
-        loop {
-            if self.block.as_ref().is_some_and(|b| self.row < b.rows()) {
-                break;
-            }
-            self.block = None;
-            match self.stream.next_block().await? {
-                Some(b) => {
-                    self.block = Some(b);
-                    self.row = 0;
-                }
-                None => return Ok(None),
-            }
-        }
-        let row = self.row;
-        self.row += 1;
-        Ok(Some(DynRow { block: self.block.as_ref().expect("a block with rows left"), row }))
+        Ok(self.rows.next_row(|_, _| Ok(())).await?.map(|(block, row)| DynRow { block, row }))
     }
 
     /// The result's columns (names and types), once the server has sent them.
     pub fn header(&self) -> Option<&Block> {
-        self.stream.header()
+        self.rows.stream.header()
     }
 
     /// The underlying stream (progress, profile info, totals).
     pub fn stream(&self) -> &QueryStream<'c> {
-        &self.stream
+        &self.rows.stream
     }
 }
 
 impl std::fmt::Debug for DynRowCursor<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DynRowCursor").field("stream", &self.stream).finish()
+        f.debug_struct("DynRowCursor").field("stream", &self.rows.stream).finish()
     }
 }
 
@@ -119,7 +102,7 @@ pub struct DynInserter<'c> {
 impl<'c> DynInserter<'c> {
     pub(crate) fn new(insert: crate::client::Insert<'c>, limits: InsertLimits) -> Result<Self> {
         for (name, col) in insert.header().columns() {
-            Value::check_write(&super::write_type(col.data_type()))
+            Value::check_write(&col.data_type().without_low_cardinality())
                 .map_err(|why| Error::new(ErrorKind::Row(format!("column `{name}` ({}): {why}", col.data_type()))))?;
         }
         Ok(DynInserter { batch: Batch::new(insert, limits)? })
@@ -398,7 +381,7 @@ fn write_variant(v: &Value<'_>, types: &[DataType], col: &mut ColumnData) -> Res
         let t = &types[i];
         let c = &mut vc.variants[i];
         let before = c.len();
-        if v.write(&super::write_type(t), c).is_ok() {
+        if v.write(&t.without_low_cardinality(), c).is_ok() {
             vc.discriminators.push(i as u8);
             vc.offsets.push(before as u32);
             return Ok(());
@@ -522,5 +505,5 @@ pub fn block_from_values<'v>(columns: &[(&str, DataType)], rows: impl IntoIterat
             Ok(())
         })?;
     }
-    b.into_block(columns.iter().map(|(_, t)| t))
+    b.take_block()
 }

@@ -5,8 +5,7 @@ use std::marker::PhantomData;
 use super::{Builders, Row};
 use crate::client::{Insert, QuerySummary};
 use crate::error::{Error, ErrorKind, Result};
-use chwire_proto::column::encode_low_cardinality;
-use chwire_proto::{Block, Column, ColumnData, DataType};
+use chwire_proto::Block;
 
 /// When an inserter sends the rows it has gathered as one block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,8 +26,6 @@ impl Default for InsertLimits {
 /// Column builders for the rows of one block, and the running insert they go to.
 pub(crate) struct Batch<'c> {
     insert: Insert<'c>,
-    /// The table's types (as the header block gives them).
-    types: Vec<DataType>,
     builders: Builders,
     limits: InsertLimits,
     /// Rows since the byte size was last measured.
@@ -37,9 +34,8 @@ pub(crate) struct Batch<'c> {
 
 impl<'c> Batch<'c> {
     pub(crate) fn new(insert: Insert<'c>, limits: InsertLimits) -> Result<Batch<'c>> {
-        let types: Vec<DataType> = insert.header().columns().iter().map(|(_, c)| c.data_type().clone()).collect();
         let builders = Builders::new(insert.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())))?;
-        Ok(Batch { insert, types, builders, limits, unmeasured: 0 })
+        Ok(Batch { insert, builders, limits, unmeasured: 0 })
     }
 
     pub(crate) fn header(&self) -> &Block {
@@ -56,7 +52,7 @@ impl<'c> Batch<'c> {
         }
         if self.unmeasured >= 256 {
             self.unmeasured = 0;
-            return Ok(self.builders.cols_mut().iter().map(approx_bytes).sum::<usize>() >= self.limits.max_bytes);
+            return Ok(self.builders.approx_bytes() >= self.limits.max_bytes);
         }
         Ok(false)
     }
@@ -71,76 +67,16 @@ impl<'c> Batch<'c> {
         if self.builders.rows() == 0 {
             return Ok(());
         }
-        // Check every builder before taking any apart, so a failure leaves the rows pending.
-        self.builders.check()?;
-        let mut block = Block::new();
-        for (i, (name, _)) in self.insert.header().columns().iter().enumerate() {
-            let empty = ColumnData::empty_for(&self.builders.types()[i])?;
-            let mut plain = std::mem::replace(&mut self.builders.cols_mut()[i], empty);
-            chwire_proto::column::finish_dynamic(&mut plain);
-            let data = encode_low_cardinality(&self.types[i], plain)?;
-            block.push(name.clone(), Column::new(self.types[i].clone(), data)?)?;
-        }
-        self.builders.reset_rows();
+        let block = self.builders.take_block()?;
         self.unmeasured = 0;
         self.insert.send(&block).await?;
-        for (i, (_, c)) in block.into_columns().into_iter().enumerate() {
-            // Builders are kept for the next block, except dictionary-encoded ones and Dynamic
-            // ones, whose type lists would otherwise only grow.
-            if !self.types[i].has_low_cardinality() && !has_dynamic(&self.types[i]) {
-                let (_, mut data) = c.into_parts();
-                data.truncate(0)?;
-                self.builders.cols_mut()[i] = data;
-            }
-        }
+        self.builders.reuse(block);
         Ok(())
     }
 
     pub(crate) async fn end(mut self) -> Result<QuerySummary> {
         self.flush().await?;
         self.insert.end().await
-    }
-}
-
-/// Whether a Dynamic column occurs anywhere in `ty`.
-fn has_dynamic(ty: &DataType) -> bool {
-    match ty.structural() {
-        DataType::Dynamic { .. } => true,
-        DataType::Nullable(t) | DataType::Array(t) | DataType::LowCardinality(t) => has_dynamic(t),
-        DataType::Map(k, v) => has_dynamic(k) || has_dynamic(v),
-        DataType::Tuple(items) => items.iter().any(|(_, t)| has_dynamic(t)),
-        DataType::Nested(fields) => fields.iter().any(|(_, t)| has_dynamic(t)),
-        DataType::Variant(types) => types.iter().any(has_dynamic),
-        _ => false,
-    }
-}
-
-/// Roughly how many bytes a column builder holds.
-fn approx_bytes(c: &ColumnData) -> usize {
-    use ColumnData as D;
-    match c {
-        D::UInt8(v) => v.len(),
-        D::Int8(v) => v.len(),
-        D::UInt16(v) => v.len() * 2,
-        D::Int16(v) => v.len() * 2,
-        D::UInt32(v) => v.len() * 4,
-        D::Int32(v) => v.len() * 4,
-        D::Float32(v) => v.len() * 4,
-        D::UInt64(v) => v.len() * 8,
-        D::Int64(v) => v.len() * 8,
-        D::Float64(v) => v.len() * 8,
-        D::UInt128(v) => v.len() * 16,
-        D::Int128(v) => v.len() * 16,
-        D::Fixed { data, .. } => data.len(),
-        D::String(s) => s.data().len() + s.len() * 8,
-        D::Nullable(n) => n.nulls.len() + approx_bytes(&n.values),
-        D::Array(a) => a.offsets.len() * 8 + approx_bytes(&a.values),
-        D::Tuple(t) => t.elements.iter().map(approx_bytes).sum(),
-        D::LowCardinality(l) => l.keys.len() * 8 + approx_bytes(&l.dictionary),
-        D::Variant(v) => v.discriminators.len() * 5 + v.variants.iter().map(approx_bytes).sum::<usize>(),
-        D::Dynamic(d) => d.values.discriminators.len() * 5 + d.values.variants.iter().map(approx_bytes).sum::<usize>(),
-        D::Json(j) => j.text.as_ref().map_or(0, |t| t.data().len() + t.len() * 8),
-        _ => 0,
     }
 }
 

@@ -14,7 +14,7 @@
 //! the types of `uuid`, `chrono` (and `chrono-tz`), `time`, `rust_decimal`, `bigdecimal` and
 //! `serde_json` (see [`ext`]).
 
-mod cursor;
+pub(crate) mod cursor;
 pub(crate) mod dynamic;
 pub mod ext;
 mod impls;
@@ -183,11 +183,12 @@ impl<T: ToColumn + ?Sized> ToColumn for Box<T> {
     }
 }
 
-/// The column builders of a block being filled row by row: names, the plain
-/// (LowCardinality-free, structural) types rows are appended to, and the columns.
+/// The column builders of a block being filled row by row: names, the table's types, the
+/// plain (LowCardinality-free, structural) types rows are appended to, and the columns.
 #[derive(Debug)]
 pub struct Builders {
     names: Vec<String>,
+    table_types: Vec<DataType>,
     types: Vec<DataType>,
     cols: Vec<ColumnData>,
     /// Complete rows appended (with [`Builders::append`]).
@@ -197,9 +198,10 @@ pub struct Builders {
 impl Builders {
     /// Empty builders for columns of these names and (table) types.
     pub(crate) fn new(columns: impl IntoIterator<Item = (String, DataType)>) -> Result<Builders> {
-        let (names, types): (Vec<String>, Vec<DataType>) = columns.into_iter().map(|(n, t)| (n, write_type(&t))).unzip();
+        let (names, table_types): (Vec<String>, Vec<DataType>) = columns.into_iter().unzip();
+        let types: Vec<DataType> = table_types.iter().map(DataType::without_low_cardinality).collect();
         let cols = types.iter().map(ColumnData::empty_for).collect::<Result<Vec<_>, _>>()?;
-        Ok(Builders { names, types, cols, rows: 0 })
+        Ok(Builders { names, table_types, types, cols, rows: 0 })
     }
 
     /// Append one row with `f`. A row `f` could only partly append is undone in every
@@ -219,11 +221,6 @@ impl Builders {
         self.rows
     }
 
-    /// The builders were emptied (their rows were sent).
-    pub(crate) fn reset_rows(&mut self) {
-        self.rows = 0;
-    }
-
     /// Append `v` to column `i`.
     #[inline]
     pub fn write<T: ToColumn + ?Sized>(&mut self, i: usize, v: &T) -> Result<()> {
@@ -235,31 +232,84 @@ impl Builders {
         })
     }
 
-    /// Dictionary-encode the LowCardinality columns and pair every column with its table type.
-    pub(crate) fn into_block<'t>(self, types: impl IntoIterator<Item = &'t DataType>) -> Result<Block> {
-        let mut block = Block::new();
-        for ((name, mut data), ty) in self.names.into_iter().zip(self.cols).zip(types) {
-            chwire_proto::column::finish_dynamic(&mut data);
-            let data = chwire_proto::column::encode_low_cardinality(ty, data)?;
-            block.push(name, chwire_proto::Column::new(ty.clone(), data)?)?;
-        }
-        Ok(block)
-    }
-
-    /// Check every builder against its type (before a block is built from them).
-    pub(crate) fn check(&self) -> Result<()> {
+    /// The rows appended so far as a block of the table's types (LowCardinality columns
+    /// dictionary-encoded, Dynamic columns in wire order); the builders start empty again.
+    /// Every builder is checked first, so on an error the rows stay where they were.
+    pub(crate) fn take_block(&mut self) -> Result<Block> {
         for ((name, ty), c) in self.names.iter().zip(&self.types).zip(&self.cols) {
             c.check(ty).map_err(|e| row_error(format!("column `{name}`: the rows do not fit its type {ty}: {e}")))?;
         }
-        Ok(())
+        let mut block = Block::new();
+        for i in 0..self.cols.len() {
+            let mut data = std::mem::replace(&mut self.cols[i], ColumnData::empty_for(&self.types[i])?);
+            chwire_proto::column::finish_dynamic(&mut data);
+            let data = chwire_proto::column::encode_low_cardinality(&self.table_types[i], data)?;
+            block.push(self.names[i].clone(), chwire_proto::Column::new(self.table_types[i].clone(), data)?)?;
+        }
+        self.rows = 0;
+        Ok(block)
     }
 
-    pub(crate) fn types(&self) -> &[DataType] {
-        &self.types
+    /// Take back the buffers of a block [`Builders::take_block`] made, emptied, so the next
+    /// block reuses their capacity. Dictionary-encoded and Dynamic columns start afresh
+    /// (the latter's type lists would otherwise only grow).
+    pub(crate) fn reuse(&mut self, block: Block) {
+        for (i, (_, c)) in block.into_columns().into_iter().enumerate() {
+            let ty = &self.table_types[i];
+            if !ty.has_low_cardinality() && !has_dynamic(ty) {
+                let (_, mut data) = c.into_parts();
+                if data.truncate(0).is_ok() {
+                    self.cols[i] = data;
+                }
+            }
+        }
     }
 
-    pub(crate) fn cols_mut(&mut self) -> &mut Vec<ColumnData> {
-        &mut self.cols
+    /// Roughly how many bytes the builders hold.
+    pub(crate) fn approx_bytes(&self) -> usize {
+        self.cols.iter().map(approx_bytes).sum()
+    }
+}
+
+/// Whether a Dynamic column occurs anywhere in `ty`.
+fn has_dynamic(ty: &DataType) -> bool {
+    match ty.structural() {
+        DataType::Dynamic { .. } => true,
+        DataType::Nullable(t) | DataType::Array(t) | DataType::LowCardinality(t) => has_dynamic(t),
+        DataType::Map(k, v) => has_dynamic(k) || has_dynamic(v),
+        DataType::Tuple(items) => items.iter().any(|(_, t)| has_dynamic(t)),
+        DataType::Nested(fields) => fields.iter().any(|(_, t)| has_dynamic(t)),
+        DataType::Variant(types) => types.iter().any(has_dynamic),
+        _ => false,
+    }
+}
+
+/// Roughly how many bytes a column builder holds.
+fn approx_bytes(c: &ColumnData) -> usize {
+    use ColumnData as D;
+    match c {
+        D::UInt8(v) => v.len(),
+        D::Int8(v) => v.len(),
+        D::UInt16(v) => v.len() * 2,
+        D::Int16(v) => v.len() * 2,
+        D::UInt32(v) => v.len() * 4,
+        D::Int32(v) => v.len() * 4,
+        D::Float32(v) => v.len() * 4,
+        D::UInt64(v) => v.len() * 8,
+        D::Int64(v) => v.len() * 8,
+        D::Float64(v) => v.len() * 8,
+        D::UInt128(v) => v.len() * 16,
+        D::Int128(v) => v.len() * 16,
+        D::Fixed { data, .. } => data.len(),
+        D::String(s) => s.data().len() + s.len() * 8,
+        D::Nullable(n) => n.nulls.len() + approx_bytes(&n.values),
+        D::Array(a) => a.offsets.len() * 8 + approx_bytes(&a.values),
+        D::Tuple(t) => t.elements.iter().map(approx_bytes).sum(),
+        D::LowCardinality(l) => l.keys.len() * 8 + approx_bytes(&l.dictionary),
+        D::Variant(v) => v.discriminators.len() * 5 + v.variants.iter().map(approx_bytes).sum::<usize>(),
+        D::Dynamic(d) => d.values.discriminators.len() * 5 + d.values.variants.iter().map(approx_bytes).sum::<usize>(),
+        D::Json(j) => j.text.as_ref().map_or(0, |t| t.data().len() + t.len() * 8),
+        _ => 0,
     }
 }
 
@@ -277,11 +327,6 @@ pub(crate) fn read_through_lc<'a, T: FromColumn<'a>>(ty: &'a DataType, data: &'a
 
 fn row_error(msg: String) -> Error {
     Error::new(ErrorKind::Row(msg))
-}
-
-/// The plain (LowCardinality-free, structural) type a writer appends to.
-pub(crate) fn write_type(ty: &DataType) -> DataType {
-    ty.without_low_cardinality()
 }
 
 /// Glue called by the code `#[derive(Row)]` generates; not a stable API.
@@ -355,7 +400,7 @@ pub mod __private {
             return Err(row_error(format!("column {} of the insert is `{name}`, field `{field}` of {row} expects `{column}`", i + 1)));
         }
         let ty = col.data_type();
-        T::check_write(&write_type(ty)).map_err(|why| {
+        T::check_write(&ty.without_low_cardinality()).map_err(|why| {
             row_error(format!(
                 "column `{name}`: cannot write {} into ClickHouse type {ty} (field `{field}` of {row}): {why}",
                 rust_name::<T>()
@@ -392,7 +437,7 @@ pub fn block_of<'r, T: Row + 'r>(columns: &[(&str, DataType)], rows: impl IntoIt
     for r in rows {
         b.append(|b| r.write(b, 0))?;
     }
-    b.into_block(columns.iter().map(|(_, t)| t))
+    b.take_block()
 }
 
 /// Bind a row type to a header block: the column positions of its fields.
@@ -451,7 +496,7 @@ macro_rules! tuple_rows {
                     let Some((name, col)) = header.columns().get(first + $i) else {
                         return Err(row_error(format!("the insert has {} columns, a tuple of {} needs {}", header.num_columns(), $n, first + $n)));
                     };
-                    $T::check_write(&write_type(col.data_type())).map_err(|why| {
+                    $T::check_write(&col.data_type().without_low_cardinality()).map_err(|why| {
                         row_error(format!("column `{name}`: cannot write {} into ClickHouse type {}: {why}", std::any::type_name::<$T>(), col.data_type()))
                     })?;
                 )+

@@ -361,7 +361,7 @@ fn writes_check_values_and_undo_partial_rows() {
     for c in &mut b.cols {
         c.truncate(1).unwrap();
     }
-    let block = b.into_block(cols.iter().map(|(_, t)| t)).unwrap();
+    let block = b.take_block().unwrap();
     assert_eq!(block.rows(), 1);
 
     // Enum values and names are checked against the type.
@@ -461,7 +461,7 @@ fn a_refused_row_leaves_no_partial_values() {
         assert!(b.append(|b| bad.write(b, 0)).is_err());
     }
     b.append(|b| row(&["a"], vec![Some(5)], "x", &[("q", 9)]).write(b, 0)).unwrap();
-    let block = b.into_block(cols.iter().map(|(_, t)| t)).unwrap();
+    let block = b.take_block().unwrap();
     assert_eq!(block.rows(), 2);
     assert_eq!(block.column("tags").unwrap().value(1), Value::Array(vec![Value::Enum("a", 1)]));
     assert_eq!(block.column("opt").unwrap().value(1), Value::Array(vec![Value::UInt(5)]));
