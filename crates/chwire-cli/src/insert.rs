@@ -2,7 +2,7 @@
 //! block in bounded memory.
 
 use crate::convert::{InputFormat, NativeBlocks};
-use chwire::proto::packet::client::quote_identifier;
+use chwire::proto::packet::client::quote_identifiers;
 use chwire::{Client, Options};
 use clap::Args;
 
@@ -29,7 +29,7 @@ pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
         eprintln!("No blocks in the input: nothing inserted.");
         return Ok(());
     };
-    let columns = first.names().map(quote_identifier).collect::<Vec<_>>().join(", ");
+    let columns = quote_identifiers(first.names());
     let mut client = Client::connect(opts).await?;
     let mut query = client.query(format!("INSERT INTO {} ({columns}) VALUES", args.table));
     for (k, v) in args.settings {

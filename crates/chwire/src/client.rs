@@ -10,7 +10,7 @@
 use crate::conn::Conn;
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
-use chwire_proto::packet::client::quote_identifier;
+use chwire_proto::packet::client::quote_identifiers;
 use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
 use chwire_proto::{Block, DataType, ProfileInfo, Progress, Revision, ServerPacket};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -189,7 +189,7 @@ impl Client {
         let sql = if names.is_empty() {
             format!("INSERT INTO {table} VALUES")
         } else {
-            format!("INSERT INTO {table} ({}) VALUES", names.iter().map(|n| quote_identifier(n)).collect::<Vec<_>>().join(", "))
+            format!("INSERT INTO {table} ({}) VALUES", quote_identifiers(&names))
         };
         let insert = self.query(sql).insert().await?;
         crate::row::Inserter::new(insert, Default::default())
@@ -199,7 +199,7 @@ impl Client {
     /// `columns`, into those; the table's header says the names and types.
     pub async fn insert_dynamic(&mut self, table: &str, columns: Option<&[&str]>) -> Result<crate::row::DynInserter<'_>> {
         let cols = match columns {
-            Some(c) => format!(" ({})", c.iter().map(|n| quote_identifier(n)).collect::<Vec<_>>().join(", ")),
+            Some(c) => format!(" ({})", quote_identifiers(c)),
             None => String::new(),
         };
         let insert = self.query(format!("INSERT INTO {table}{cols} VALUES")).insert().await?;

@@ -163,6 +163,11 @@ pub fn quote_identifier(v: &str) -> String {
     quote_sql(v, '`')
 }
 
+/// Names as a comma-separated list of backquoted identifiers (an INSERT's column list).
+pub fn quote_identifiers<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
+    names.into_iter().map(|n| quote_identifier(n.as_ref())).collect::<Vec<_>>().join(", ")
+}
+
 /// `v` between `quote`s, with backslash escapes for the quote, backslash and control bytes.
 fn quote_sql(v: &str, quote: char) -> String {
     let mut q = String::with_capacity(v.len() + 2);
