@@ -377,7 +377,7 @@ fn write_variant(v: &Value<'_>, types: &[DataType], col: &mut ColumnData) -> Res
     }
     // The variant of the value's own type first, then the first one it converts to exactly.
     let own = type_of(v).and_then(|t| types.iter().position(|x| *x == t));
-    for i in own.into_iter().chain(0..types.len()) {
+    for i in own.into_iter().chain((0..types.len()).filter(|&i| Some(i) != own)) {
         let t = &types[i];
         let c = &mut vc.variants[i];
         let before = c.len();
