@@ -24,6 +24,11 @@ use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::types::{AggregateFunctionType, DataType};
 use crate::wire::Reader;
 
+/// Consumes one binary value of a type (`binary::skip_value`). `argMin`/`argMax`/`min`/…
+/// states hold values of any type, whose decoder lives with the binary value decoder;
+/// passing it in keeps this module below that one (the value decoder reads states too).
+pub(crate) type SkipValue = fn(&DataType, &mut Reader<'_>) -> ReadResult<()>;
+
 /// Most hashes a `uniq` state keeps (ClickHouse's `UNIQUES_HASH_MAX_SIZE` is 2^17).
 const MAX_UNIQ_HASHES: usize = 1 << 20;
 /// Most elements chwire accepts in one state (a bound on what a length may claim).
@@ -96,7 +101,7 @@ impl StateFormat {
     }
 
     /// Consume one state.
-    pub(crate) fn skip(&self, r: &mut Reader<'_>) -> ReadResult<()> {
+    pub(crate) fn skip(&self, r: &mut Reader<'_>, skip_value: SkipValue) -> ReadResult<()> {
         match self {
             StateFormat::VarUInt => {
                 r.varuint()?;
@@ -108,10 +113,10 @@ impl StateFormat {
                 r.bytes(*n)?;
                 r.varuint()?;
             }
-            StateFormat::Single(s) => s.skip(r)?,
+            StateFormat::Single(s) => s.skip(r, skip_value)?,
             StateFormat::ArgMinMax(a, b) => {
-                a.skip(r)?;
-                b.skip(r)?;
+                a.skip(r, skip_value)?;
+                b.skip(r, skip_value)?;
             }
             StateFormat::Uniq => {
                 r.u8()?;
@@ -131,7 +136,7 @@ impl StateFormat {
             }
             StateFormat::NullFlag(inner) => {
                 if r.u8()? != 0 {
-                    inner.skip(r)?;
+                    inner.skip(r, skip_value)?;
                 }
             }
         }
@@ -147,7 +152,7 @@ impl Single {
         }
     }
 
-    fn skip(&self, r: &mut Reader<'_>) -> ReadResult<()> {
+    fn skip(&self, r: &mut Reader<'_>, skip_value: SkipValue) -> ReadResult<()> {
         match self {
             Single::String => match r.i32_le()? {
                 -1 => {}
@@ -158,7 +163,7 @@ impl Single {
             },
             Single::Value(t) => {
                 if r.u8()? != 0 {
-                    super::binary::skip_value(t, r)?;
+                    skip_value(t, r)?;
                 }
             }
         }
@@ -244,7 +249,7 @@ fn group_array_width(t: &DataType) -> Option<usize> {
 }
 
 /// Read `rows` states of `f`: the bytes of each, as a string column.
-pub(crate) fn read_states(f: &AggregateFunctionType, rows: usize, r: &mut Reader<'_>) -> ReadResult<StringColumn> {
+pub(crate) fn read_states(f: &AggregateFunctionType, rows: usize, r: &mut Reader<'_>, skip_value: SkipValue) -> ReadResult<StringColumn> {
     let format = StateFormat::of(f)?;
     let src = r.rest();
     let mut sub = Reader::new(src);
@@ -252,7 +257,7 @@ pub(crate) fn read_states(f: &AggregateFunctionType, rows: usize, r: &mut Reader
     let mut offsets = Vec::with_capacity(rows.min(src.len()) + 1);
     offsets.push(0u64);
     for _ in 0..rows {
-        format.skip(&mut sub).map_err(|e| match e {
+        format.skip(&mut sub, skip_value).map_err(|e| match e {
             ReadError::Incomplete { needed } => ReadError::Incomplete { needed: r.position() + needed },
             e => e,
         })?;
@@ -264,11 +269,11 @@ pub(crate) fn read_states(f: &AggregateFunctionType, rows: usize, r: &mut Reader
 }
 
 /// Checks that every value of `states` is exactly one state of `f`.
-pub(crate) fn check_states(f: &AggregateFunctionType, states: &StringColumn) -> Result<(), String> {
+pub(crate) fn check_states(f: &AggregateFunctionType, states: &StringColumn, skip_value: SkipValue) -> Result<(), String> {
     let format = StateFormat::of(f).map_err(|e| e.to_string())?;
     for (i, s) in states.iter().enumerate() {
         let mut r = Reader::new(s);
-        let ok = format.skip(&mut r).is_ok() && r.is_empty();
+        let ok = format.skip(&mut r, skip_value).is_ok() && r.is_empty();
         if !ok {
             return Err(format!("value {i} is not one state of {f}"));
         }
@@ -283,7 +288,7 @@ mod tests {
     fn states(ty: &str, rows: usize, wire: &[u8]) -> Result<Vec<Vec<u8>>, ReadError> {
         let DataType::AggregateFunction(f) = DataType::parse(ty).unwrap() else { panic!("{ty}") };
         let mut r = Reader::new(wire);
-        let col = read_states(&f, rows, &mut r)?;
+        let col = read_states(&f, rows, &mut r, crate::column::binary::skip_value)?;
         assert!(r.is_empty(), "{ty}: {} bytes left", r.remaining());
         Ok(col.iter().map(<[u8]>::to_vec).collect())
     }

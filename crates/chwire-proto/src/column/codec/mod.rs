@@ -1,0 +1,267 @@
+//! Column codecs: the data part of a column in a Native block, one module per column family.
+
+use super::{ArrayColumn, ColumnData, NullableColumn, TupleColumn};
+use crate::error::{DecodeError, ReadError, ReadResult};
+use crate::types::DataType;
+use crate::wire::{Reader, WriteExt};
+
+mod dynamic;
+mod fixed;
+mod json;
+mod low_cardinality;
+mod sparse;
+mod strings;
+#[cfg(test)]
+mod tests;
+
+pub use sparse::{decode_sparse, skip_or_read_custom_kind, SerializationKind};
+
+use dynamic::{read_dynamic_body, read_dynamic_prefix, read_variant_rows, write_dynamic_body, write_dynamic_prefix};
+use fixed::{read_offsets, read_vec};
+use json::{read_json_body, read_json_prefix, write_json_body, write_json_prefix};
+use low_cardinality::{read_low_cardinality, write_low_cardinality, LC_KEY_VERSION};
+use strings::read_strings;
+
+/// Re-base an "incomplete" position from a sub-reader.
+fn shift(e: ReadError, base: usize) -> ReadError {
+    match e {
+        ReadError::Incomplete { needed } => ReadError::Incomplete { needed: base + needed },
+        e => e,
+    }
+}
+
+/// State a column carries before its data, read once per block (ClickHouse's
+/// "serialization state prefix"): composite types hold their elements' prefixes,
+/// depth first, and LowCardinality its key version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prefix {
+    None,
+    One(Box<Prefix>),
+    Many(Vec<Prefix>),
+    LowCardinality,
+    /// A Dynamic column's structure: its version, types (with `SharedVariant`'s position for
+    /// versions 1 and 2) and their prefixes.
+    Dynamic {
+        version: u64,
+        max_types: Option<u64>,
+        types: Vec<DataType>,
+        shared: Option<usize>,
+        prefixes: Vec<Prefix>,
+    },
+    /// A JSON column's structure: version, dynamic path names and the prefixes of the typed
+    /// paths and of each dynamic path (a Dynamic structure).
+    Json {
+        version: u64,
+        max_paths: Option<u64>,
+        paths: Vec<String>,
+        typed: Vec<Prefix>,
+        dynamic: Vec<Prefix>,
+    },
+}
+
+const VARIANT_MODE_BASIC: u64 = 0;
+
+/// Read the state prefix of a column of type `ty`.
+pub fn read_prefix(ty: &DataType, r: &mut Reader<'_>) -> ReadResult<Prefix> {
+    Ok(match ty {
+        DataType::Nullable(t) | DataType::Array(t) => Prefix::One(Box::new(read_prefix(t, r)?)),
+        DataType::Map(k, v) => Prefix::Many(vec![read_prefix(k, r)?, read_prefix(v, r)?]),
+        DataType::Tuple(items) => Prefix::Many(items.iter().map(|(_, t)| read_prefix(t, r)).collect::<Result<_, _>>()?),
+        DataType::Variant(types) => {
+            let mode = r.u64_le()?;
+            if mode != VARIANT_MODE_BASIC {
+                return Err(DecodeError::malformed(
+                    "Variant",
+                    format!("discriminators mode {mode} (only the basic mode 0 is used in Native blocks)"),
+                )
+                .into());
+            }
+            Prefix::Many(types.iter().map(|t| read_prefix(t, r)).collect::<Result<_, _>>()?)
+        }
+        DataType::Dynamic { .. } => read_dynamic_prefix(r)?,
+        DataType::Json { typed, .. } => read_json_prefix(typed, r)?,
+        DataType::LowCardinality(_) => {
+            let v = r.u64_le()?;
+            if v != LC_KEY_VERSION {
+                return Err(DecodeError::malformed("LowCardinality", format!("unknown key serialization version {v}")).into());
+            }
+            Prefix::LowCardinality
+        }
+        t if t.physical() == crate::types::Physical::Alias => read_prefix(&t.storage().expect("alias storage"), r)?,
+        _ => Prefix::None,
+    })
+}
+
+fn sub(p: &Prefix, i: usize) -> &Prefix {
+    match p {
+        Prefix::One(x) if i == 0 => x,
+        Prefix::Many(v) => v.get(i).unwrap_or(&Prefix::None),
+        _ => &Prefix::None,
+    }
+}
+
+/// Decode the data of a column of `rows` rows (no per-column header): its prefix, then its body.
+pub fn decode_column(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResult<ColumnData> {
+    let prefix = read_prefix(ty, r)?;
+    decode_body(ty, rows, &prefix, r)
+}
+
+/// Decode the body of a column whose prefix was read already.
+pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'_>) -> ReadResult<ColumnData> {
+    use crate::types::Physical as P;
+    Ok(match ty.physical() {
+        P::U8 => ColumnData::UInt8(read_vec(r, rows)?),
+        P::U16 => ColumnData::UInt16(read_vec(r, rows)?),
+        P::U32 => ColumnData::UInt32(read_vec(r, rows)?),
+        P::U64 => ColumnData::UInt64(read_vec(r, rows)?),
+        P::U128 => ColumnData::UInt128(read_vec(r, rows)?),
+        P::I8 => ColumnData::Int8(read_vec(r, rows)?),
+        P::I16 => ColumnData::Int16(read_vec(r, rows)?),
+        P::I32 => ColumnData::Int32(read_vec(r, rows)?),
+        P::I64 => ColumnData::Int64(read_vec(r, rows)?),
+        P::I128 => ColumnData::Int128(read_vec(r, rows)?),
+        P::F32 => ColumnData::Float32(read_vec(r, rows)?),
+        P::F64 => ColumnData::Float64(read_vec(r, rows)?),
+        P::Fixed(width) => ColumnData::Fixed {
+            width,
+            data: read_vec(r, rows.checked_mul(width).ok_or(ReadError::Invalid(DecodeError::malformed("FixedString", "size overflows")))?)?,
+        },
+        P::String => ColumnData::String(read_strings(r, rows)?),
+        P::Nullable => {
+            let DataType::Nullable(inner) = ty else { unreachable!() };
+            let nulls: Vec<u8> = read_vec(r, rows)?;
+            let values = decode_body(inner, rows, sub(prefix, 0), r)?;
+            ColumnData::Nullable(Box::new(NullableColumn { nulls, values }))
+        }
+        P::Array | P::Map => {
+            let offsets = read_offsets(r, rows)?;
+            if offsets.windows(2).any(|w| w[1] < w[0]) {
+                return Err(DecodeError::malformed("Array offsets", "offsets decrease").into());
+            }
+            let total = *offsets.last().unwrap();
+            let total = usize::try_from(total).map_err(|_| DecodeError::malformed("Array offsets", "too many elements"))?;
+            let values = match ty {
+                DataType::Array(inner) => decode_body(inner, total, sub(prefix, 0), r)?,
+                DataType::Map(k, v) => {
+                    let keys = decode_body(k, total, sub(prefix, 0), r)?;
+                    let values = decode_body(v, total, sub(prefix, 1), r)?;
+                    ColumnData::Tuple(TupleColumn { rows: total, elements: vec![keys, values] })
+                }
+                _ => unreachable!(),
+            };
+            ColumnData::Array(Box::new(ArrayColumn { offsets, values }))
+        }
+        P::Tuple => {
+            let DataType::Tuple(items) = ty else { unreachable!() };
+            if items.is_empty() {
+                // `Tuple()` keeps its row count with one placeholder byte per row.
+                r.bytes(rows)?;
+                return Ok(ColumnData::Tuple(TupleColumn { rows, elements: Vec::new() }));
+            }
+            let mut elements = Vec::with_capacity(items.len());
+            for (i, (_, t)) in items.iter().enumerate() {
+                elements.push(decode_body(t, rows, sub(prefix, i), r)?);
+            }
+            ColumnData::Tuple(TupleColumn { rows, elements })
+        }
+        P::LowCardinality => {
+            let DataType::LowCardinality(inner) = ty else { unreachable!() };
+            ColumnData::LowCardinality(Box::new(read_low_cardinality(inner, rows, r)?))
+        }
+        P::Variant => {
+            let DataType::Variant(types) = ty else { unreachable!() };
+            let discriminators: Vec<u8> = read_vec(r, rows)?;
+            ColumnData::Variant(Box::new(read_variant_rows("Variant", types, |i| sub(prefix, i), discriminators, r)?))
+        }
+        P::Dynamic => ColumnData::Dynamic(Box::new(read_dynamic_body(rows, prefix, r)?)),
+        P::Json => {
+            let DataType::Json { typed, .. } = ty else { unreachable!() };
+            ColumnData::Json(Box::new(read_json_body(typed, rows, prefix, r)?))
+        }
+        P::AggregateFunction => {
+            let DataType::AggregateFunction(f) = ty else { unreachable!() };
+            ColumnData::AggregateState(super::aggregate::read_states(f, rows, r, super::binary::skip_value)?)
+        }
+        P::Alias => decode_body(&ty.storage().expect("alias storage"), rows, prefix, r)?,
+        P::Unsupported => return Err(DecodeError::UnsupportedType(ty.to_string()).into()),
+    })
+}
+
+/// structure depends on its data).
+pub fn write_prefix_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
+    use ColumnData as D;
+    match (ty, data) {
+        (DataType::Nullable(t), D::Nullable(n)) => write_prefix_of(t, &n.values, out),
+        (DataType::Array(t), D::Array(a)) => write_prefix_of(t, &a.values, out),
+        (DataType::Map(k, v), D::Array(a)) => {
+            if let D::Tuple(t) = &a.values {
+                write_prefix_of(k, &t.elements[0], out);
+                write_prefix_of(v, &t.elements[1], out);
+            }
+        }
+        (DataType::Tuple(items), D::Tuple(t)) => items.iter().zip(&t.elements).for_each(|((_, ty), c)| write_prefix_of(ty, c, out)),
+        (DataType::LowCardinality(_), _) => out.put_u64_le(LC_KEY_VERSION),
+        (DataType::Variant(types), D::Variant(v)) => {
+            out.put_u64_le(VARIANT_MODE_BASIC);
+            types.iter().zip(&v.variants).for_each(|(t, c)| write_prefix_of(t, c, out));
+        }
+        (DataType::Dynamic { .. }, D::Dynamic(d)) => write_dynamic_prefix(d, out),
+        (DataType::Json { typed, .. }, D::Json(j)) => write_json_prefix(typed, j, out),
+        (t, d) if t.physical() == crate::types::Physical::Alias => write_prefix_of(&t.storage().expect("alias storage"), d, out),
+        _ => {}
+    }
+}
+
+/// Append the wire form of a column of type `ty`: prefix, then body. `data` must fit `ty`
+/// (see [`ColumnData::check`]).
+pub fn encode_column_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
+    write_prefix_of(ty, data, out);
+    encode_column(data, out);
+}
+
+/// Append the body of `data` (no prefix; see [`encode_column_of`]).
+pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
+    use ColumnData as D;
+    match data {
+        D::UInt8(v) => out.extend_from_slice(v),
+        D::UInt16(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::UInt32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::UInt64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::UInt128(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int8(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int16(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Int128(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Float32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Float64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
+        D::Fixed { data, .. } => out.extend_from_slice(data),
+        D::String(s) => {
+            // A lower bound: one length byte per value (exact for values under 128 bytes).
+            out.reserve(s.data().len() + s.len());
+            for v in s.iter() {
+                out.put_str(v);
+            }
+        }
+        D::Nullable(n) => {
+            out.extend_from_slice(&n.nulls);
+            encode_column(&n.values, out);
+        }
+        D::Array(a) => {
+            out.extend_from_slice(bytemuck::cast_slice(&a.offsets[1..]));
+            encode_column(&a.values, out);
+        }
+        // ClickHouse writes '0' as the placeholder of an empty tuple's rows.
+        D::Tuple(t) if t.elements.is_empty() => out.extend(std::iter::repeat_n(b'0', t.rows)),
+        D::Tuple(t) => t.elements.iter().for_each(|e| encode_column(e, out)),
+        D::Dynamic(d) => write_dynamic_body(d, out),
+        D::Json(j) => write_json_body(j, out),
+        // States are written back to back, exactly as received.
+        D::AggregateState(s) => out.extend_from_slice(s.data()),
+        D::Variant(v) => {
+            out.extend_from_slice(&v.discriminators);
+            v.variants.iter().for_each(|c| encode_column(c, out));
+        }
+        D::LowCardinality(l) => write_low_cardinality(l, out),
+    }
+}

@@ -1,0 +1,78 @@
+//! String columns: length-prefixed values into offsets plus one byte buffer.
+
+use super::super::StringColumn;
+use super::shift;
+use crate::error::{ReadError, ReadResult};
+use crate::wire::Reader;
+
+pub(super) fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColumn> {
+    let src = r.rest();
+    // Pass 1: walk the length prefixes, building the offsets and checking that every value
+    // is there. Each row takes at least one byte, so the offsets' capacity is bounded by
+    // what was received.
+    let mut col = StringColumn::with_capacity(rows.min(src.len()), 0);
+    let (offsets, data) = col.parts_mut();
+    let mut p = 0usize;
+    let mut total = 0u64;
+    // Pass 2 recomputes where each value starts from its length, which assumes minimal
+    // length prefixes (what ClickHouse writes); a longer encoding switches to a slower copy.
+    let mut minimal = true;
+    for _ in 0..rows {
+        let len = match src.get(p) {
+            Some(&b) if b < 0x80 => {
+                p += 1;
+                b as usize
+            }
+            Some(_) => {
+                let mut sub = Reader::new(&src[p..]);
+                let len = sub.varuint_len("string", crate::wire::MAX_STRING_SIZE).map_err(|e| shift(e, r.position() + p))?;
+                minimal &= sub.position() == crate::wire::varuint_size(len as u64);
+                p += sub.position();
+                len
+            }
+            None => return Err(ReadError::Incomplete { needed: r.position() + p + 1 }),
+        };
+        if src.len() - p < len {
+            return Err(ReadError::Incomplete { needed: r.position() + p + len });
+        }
+        p += len;
+        total += len as u64;
+        offsets.push(total);
+    }
+    // Pass 2: copy the bytes into one buffer of the exact size (plus slack so short values
+    // are moved with one fixed-size 16-byte copy instead of a call to memcpy).
+    const SLACK: usize = 16;
+    let total = total as usize;
+    if !minimal {
+        let mut slow = Reader::new(&src[..p]);
+        data.reserve_exact(total);
+        for _ in 0..rows {
+            data.extend_from_slice(slow.str_bytes()?);
+        }
+        r.skip(p)?;
+        return Ok(col);
+    }
+    data.reserve_exact(total + SLACK);
+    let dst = data.as_mut_ptr();
+    let mut q = 0usize;
+    for w in offsets.windows(2) {
+        let (start, len) = (w[0] as usize, (w[1] - w[0]) as usize);
+        q += crate::wire::varuint_size(len as u64);
+        // SAFETY: pass 1 checked `q + len <= src.len()`; the destination holds `total + SLACK`
+        // bytes and `start + len <= total`. The 16-byte copy reads `src[q..q + 16]` only when
+        // that is in bounds and writes `dst[start..start + 16]`, within `total + SLACK`.
+        unsafe {
+            if len <= SLACK && q + SLACK <= src.len() {
+                std::ptr::copy_nonoverlapping(src.as_ptr().add(q), dst.add(start), SLACK);
+            } else {
+                std::ptr::copy_nonoverlapping(src.as_ptr().add(q), dst.add(start), len);
+            }
+        }
+        q += len;
+    }
+    // SAFETY: every byte in 0..total was written by the copies above (offsets tile 0..total).
+    unsafe { data.set_len(total) };
+    debug_assert_eq!(q, p, "minimal length prefixes");
+    r.skip(p)?;
+    Ok(col)
+}

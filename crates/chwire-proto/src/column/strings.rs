@@ -1,0 +1,121 @@
+//! `StringColumn`: N + 1 offsets into one byte buffer.
+
+use super::*;
+
+/// Strings (or any byte sequences): N + 1 offsets into one buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StringColumn {
+    pub(super) offsets: Vec<u64>,
+    pub(super) data: Vec<u8>,
+}
+
+impl Default for StringColumn {
+    fn default() -> Self {
+        StringColumn { offsets: vec![0], data: Vec::new() }
+    }
+}
+
+impl StringColumn {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with_capacity(rows: usize, bytes: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        StringColumn { offsets, data: Vec::with_capacity(bytes) }
+    }
+
+    /// Build from parts, checking that offsets start at 0, never decrease and end at
+    /// `data.len()`.
+    pub fn try_from_parts(offsets: Vec<u64>, data: Vec<u8>) -> Result<Self, EncodeError> {
+        check_offsets(&offsets, data.len()).map_err(EncodeError::Invalid)?;
+        Ok(StringColumn { offsets, data })
+    }
+
+    #[inline]
+    pub fn push(&mut self, v: impl AsRef<[u8]>) {
+        self.data.extend_from_slice(v.as_ref());
+        self.offsets.push(self.data.len() as u64);
+    }
+
+    /// Append one value given in parts (e.g. a prefix and digits), without a temporary.
+    #[inline]
+    pub fn push_parts(&mut self, parts: &[&[u8]]) {
+        for p in parts {
+            self.data.extend_from_slice(p);
+        }
+        self.offsets.push(self.data.len() as u64);
+    }
+
+    /// Remove every value, keeping the capacity.
+    pub fn clear(&mut self) {
+        self.offsets.truncate(1);
+        self.data.clear();
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes of row `i` (no copy). Panics if `i >= len()`, like slice indexing.
+    #[inline]
+    pub fn get(&self, i: usize) -> &[u8] {
+        &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// Row `i` as UTF-8 text, if it is valid UTF-8.
+    pub fn get_str(&self, i: usize) -> Option<&str> {
+        std::str::from_utf8(self.get(i)).ok()
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        self.offsets.windows(2).map(|w| &self.data[w[0] as usize..w[1] as usize])
+    }
+
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    pub fn into_parts(self) -> (Vec<u64>, Vec<u8>) {
+        (self.offsets, self.data)
+    }
+
+    pub(crate) fn parts_mut(&mut self) -> (&mut Vec<u64>, &mut Vec<u8>) {
+        (&mut self.offsets, &mut self.data)
+    }
+}
+
+impl<S: AsRef<[u8]>> FromIterator<S> for StringColumn {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Self {
+        let mut c = StringColumn::new();
+        for s in iter {
+            c.push(s);
+        }
+        c
+    }
+}
+
+/// Checks an offsets buffer: N + 1 entries, starting at 0, non-decreasing, ending at `len`.
+pub(crate) fn check_offsets(offsets: &[u64], len: usize) -> Result<(), String> {
+    if offsets.first() != Some(&0) {
+        return Err("offsets must start with 0".into());
+    }
+    if offsets.windows(2).any(|w| w[1] < w[0]) {
+        return Err("offsets must not decrease".into());
+    }
+    if *offsets.last().unwrap() != len as u64 {
+        return Err(format!("last offset {} does not match the {} inner values", offsets.last().unwrap(), len));
+    }
+    Ok(())
+}

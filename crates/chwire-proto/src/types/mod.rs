@@ -1,0 +1,377 @@
+//! ClickHouse data types: a tree parsed once per column header, and printed back in the
+//! server's canonical spelling.
+
+use crate::error::DecodeError;
+use std::fmt;
+
+mod display;
+mod parse;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use display::quoted;
+pub use parse::MAX_TYPE_DEPTH;
+
+/// A ClickHouse data type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DataType {
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Float32,
+    Float64,
+    Bool,
+    String,
+    FixedString(usize),
+    Uuid,
+    Date,
+    /// `DateTime` or `DateTime('tz')`.
+    DateTime(Option<String>),
+    Enum8(Vec<(String, i8)>),
+    Enum16(Vec<(String, i16)>),
+    Nullable(Box<DataType>),
+    Array(Box<DataType>),
+    UInt128,
+    UInt256,
+    Int128,
+    Int256,
+    /// The upper 16 bits of a Float32.
+    BFloat16,
+    /// `Decimal(P, S)`: an integer of value × 10^S, 32/64/128/256 bits by precision.
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    /// Days since 1970-01-01 as Int32.
+    Date32,
+    /// Ticks of 10^-precision seconds since the epoch, as Int64.
+    DateTime64 {
+        precision: u8,
+        tz: Option<String>,
+    },
+    /// Seconds as Int32 (may be negative or above a day).
+    Time,
+    /// Ticks of 10^-precision seconds as Int64.
+    Time64(u8),
+    Ipv4,
+    Ipv6,
+    /// Elements, named (`Tuple(a UInt8, b String)`) or not.
+    Tuple(Vec<(Option<String>, DataType)>),
+    /// Stored as `Array(Tuple(K, V))`.
+    Map(Box<DataType>, Box<DataType>),
+    /// A dictionary of values of the inner type plus one index per row.
+    LowCardinality(Box<DataType>),
+    /// `Nested(a T, b U)` with flatten_nested = 0: stored as `Array(Tuple(a T, b U))`.
+    Nested(Vec<(String, DataType)>),
+    /// Point, Ring, LineString, MultiLineString, Polygon, MultiPolygon.
+    Geo(GeoKind),
+    /// Stored as its value type.
+    SimpleAggregateFunction {
+        function: String,
+        ty: Box<DataType>,
+    },
+    /// `IntervalSecond` etc.: Int64 counts of the unit.
+    Interval(IntervalKind),
+    /// The type of `NULL` and `[]`: one placeholder byte per row.
+    Nothing,
+    /// `Dynamic` or `Dynamic(max_types = N)`: each row holds a value of any type.
+    /// `JSON(...)`: typed paths (`typed`, sorted by path) plus dynamic paths; `args` keeps
+    /// the parameters in the server's order, to print the name back as it was.
+    Json {
+        typed: Vec<(String, DataType)>,
+        args: Vec<JsonArg>,
+    },
+    Dynamic {
+        max_types: Option<u32>,
+    },
+    /// `Variant(T1, ...)`: each row holds a value of one of the types, or NULL. The server
+    /// lists the types sorted by name; a row's discriminator is the index in this list.
+    Variant(Vec<DataType>),
+    /// `AggregateFunction(f, T...)`: one opaque state of `f` per row, kept as bytes.
+    AggregateFunction(Box<AggregateFunctionType>),
+    /// `QBit(element, dimension)`: vectors of BFloat16/Float32/Float64 stored bit-transposed,
+    /// as one `FixedString(ceil(dimension / 8))` bit plane per bit of the element type.
+    QBit {
+        element: Box<DataType>,
+        dimension: usize,
+    },
+    /// `Geometry`: a Variant of the geometry types (see [`GEOMETRY_VARIANTS`]).
+    Geometry,
+    /// Types that parse but have no column codec yet; decoding them is an
+    /// [`DecodeError::UnsupportedType`] naming the type.
+    Unsupported(String),
+}
+
+/// The parts of an `AggregateFunction(...)` type name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AggregateFunctionType {
+    /// The state version, when the name carries one (`AggregateFunction(1, sumMap, ...)`).
+    pub version: Option<u64>,
+    /// The function with its combinators, e.g. `sum`, `uniqExactIf`.
+    pub function: String,
+    /// The function's parameters as the server prints them (`groupArray(10)` has `["10"]`).
+    pub params: Vec<String>,
+    /// The argument types.
+    pub args: Vec<DataType>,
+}
+
+impl fmt::Display for AggregateFunctionType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AggregateFunction(")?;
+        if let Some(v) = self.version {
+            write!(f, "{v}, ")?;
+        }
+        f.write_str(&self.function)?;
+        if !self.params.is_empty() {
+            write!(f, "({})", self.params.join(", "))?;
+        }
+        for a in &self.args {
+            write!(f, ", {a}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// The geometry types of `Geometry`, in the order of its variant discriminators (ClickHouse
+/// 26.9 keeps `MultiPoint`, added later, after the six it had before).
+pub const GEOMETRY_VARIANTS: [GeoKind; 7] = [
+    GeoKind::LineString,
+    GeoKind::MultiLineString,
+    GeoKind::MultiPolygon,
+    GeoKind::Point,
+    GeoKind::Polygon,
+    GeoKind::Ring,
+    GeoKind::MultiPoint,
+];
+
+/// A parameter of a `JSON(...)` type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum JsonArg {
+    /// A typed path: `a.b UInt32`.
+    Path(String, DataType),
+    /// `max_dynamic_paths=N`, `max_dynamic_types=N`.
+    Param(String, String),
+}
+
+/// The geometry types and their storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GeoKind {
+    Point,
+    MultiPoint,
+    Ring,
+    LineString,
+    MultiLineString,
+    Polygon,
+    MultiPolygon,
+}
+
+impl GeoKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            GeoKind::Point => "Point",
+            GeoKind::MultiPoint => "MultiPoint",
+            GeoKind::Ring => "Ring",
+            GeoKind::LineString => "LineString",
+            GeoKind::MultiLineString => "MultiLineString",
+            GeoKind::Polygon => "Polygon",
+            GeoKind::MultiPolygon => "MultiPolygon",
+        }
+    }
+
+    /// The structural type the values are stored as.
+    pub fn storage(self) -> DataType {
+        let point = || DataType::Tuple(vec![(None, DataType::Float64), (None, DataType::Float64)]);
+        let arr = |t: DataType| DataType::Array(Box::new(t));
+        match self {
+            GeoKind::Point => point(),
+            GeoKind::Ring | GeoKind::LineString | GeoKind::MultiPoint => arr(point()),
+            GeoKind::MultiLineString | GeoKind::Polygon => arr(arr(point())),
+            GeoKind::MultiPolygon => arr(arr(arr(point()))),
+        }
+    }
+}
+
+/// Interval units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntervalKind {
+    Nanosecond,
+    Microsecond,
+    Millisecond,
+    Second,
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+const INTERVALS: [(IntervalKind, &str); 11] = [
+    (IntervalKind::Nanosecond, "Nanosecond"),
+    (IntervalKind::Microsecond, "Microsecond"),
+    (IntervalKind::Millisecond, "Millisecond"),
+    (IntervalKind::Second, "Second"),
+    (IntervalKind::Minute, "Minute"),
+    (IntervalKind::Hour, "Hour"),
+    (IntervalKind::Day, "Day"),
+    (IntervalKind::Week, "Week"),
+    (IntervalKind::Month, "Month"),
+    (IntervalKind::Quarter, "Quarter"),
+    (IntervalKind::Year, "Year"),
+];
+
+impl IntervalKind {
+    pub fn name(self) -> &'static str {
+        INTERVALS.iter().find(|(k, _)| *k == self).map(|(_, n)| *n).unwrap_or("Second")
+    }
+
+    /// ClickHouse's number for the unit (its `IntervalKind::Kind`, used in binary type encoding).
+    pub fn code(self) -> u8 {
+        INTERVALS.iter().position(|(k, _)| *k == self).unwrap_or(3) as u8
+    }
+
+    /// The unit of ClickHouse's number `code`.
+    pub fn from_code(code: u8) -> Option<IntervalKind> {
+        INTERVALS.get(usize::from(code)).map(|(k, _)| *k)
+    }
+}
+
+/// The physical layout a type is stored in (aliases resolved).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Physical {
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    F32,
+    F64,
+    /// N bytes per value.
+    Fixed(usize),
+    String,
+    Nullable,
+    Array,
+    Tuple,
+    Map,
+    LowCardinality,
+    Variant,
+    Dynamic,
+    Json,
+    /// One opaque state per row, framed by the function's own serialization.
+    AggregateFunction,
+    /// Stored as another (structural) type: see [`DataType::storage`].
+    Alias,
+    Unsupported,
+}
+
+impl DataType {
+    /// The physical layout of this type.
+    pub fn physical(&self) -> Physical {
+        use DataType as T;
+        use Physical as P;
+        match self {
+            T::UInt8 | T::Bool | T::Nothing => P::U8,
+            T::UInt16 | T::Date | T::BFloat16 => P::U16,
+            T::UInt32 | T::DateTime(_) | T::Ipv4 => P::U32,
+            T::UInt64 => P::U64,
+            T::UInt128 => P::U128,
+            T::Int8 | T::Enum8(_) => P::I8,
+            T::Int16 | T::Enum16(_) => P::I16,
+            T::Int32 | T::Date32 | T::Time => P::I32,
+            T::Int64 | T::DateTime64 { .. } | T::Time64(_) | T::Interval(_) => P::I64,
+            T::Int128 => P::I128,
+            T::Float32 => P::F32,
+            T::Float64 => P::F64,
+            T::Decimal { precision, .. } => match precision {
+                0..=9 => P::I32,
+                10..=18 => P::I64,
+                19..=38 => P::I128,
+                _ => P::Fixed(32),
+            },
+            T::Int256 | T::UInt256 => P::Fixed(32),
+            T::Uuid | T::Ipv6 => P::Fixed(16),
+            T::FixedString(n) => P::Fixed(*n),
+            T::String => P::String,
+            T::Nullable(_) => P::Nullable,
+            T::Array(_) => P::Array,
+            T::Tuple(_) => P::Tuple,
+            T::Map(..) => P::Map,
+            T::LowCardinality(_) => P::LowCardinality,
+            T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry => P::Alias,
+            T::AggregateFunction(_) => P::AggregateFunction,
+            T::Variant(_) => P::Variant,
+            T::Dynamic { .. } => P::Dynamic,
+            T::Json { .. } => P::Json,
+            T::Unsupported(_) => P::Unsupported,
+        }
+    }
+
+    /// For alias types, the structural type they are stored as.
+    pub fn storage(&self) -> Option<DataType> {
+        match self {
+            DataType::Nested(fields) => {
+                Some(DataType::Array(Box::new(DataType::Tuple(fields.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect()))))
+            }
+            DataType::Geo(g) => Some(g.storage()),
+            DataType::SimpleAggregateFunction { ty, .. } => Some((**ty).clone()),
+            DataType::QBit { element, dimension } => {
+                let plane = DataType::FixedString(dimension.div_ceil(8));
+                Some(DataType::Tuple(vec![(None, plane); qbit_bits(element)]))
+            }
+            DataType::Geometry => Some(DataType::Variant(GEOMETRY_VARIANTS.iter().map(|g| DataType::Geo(*g)).collect())),
+            _ => None,
+        }
+    }
+
+    /// Parse a type name as the server prints it.
+    pub fn parse(name: &str) -> Result<DataType, DecodeError> {
+        parse::parse(name)
+    }
+
+    /// Width in bytes of one value for fixed-width types.
+    pub fn fixed_width(&self) -> Option<usize> {
+        use Physical as P;
+        Some(match self.physical() {
+            P::U8 | P::I8 => 1,
+            P::U16 | P::I16 => 2,
+            P::U32 | P::I32 | P::F32 => 4,
+            P::U64 | P::I64 | P::F64 => 8,
+            P::U128 | P::I128 => 16,
+            P::Fixed(n) => n,
+            _ => return None,
+        })
+    }
+
+    pub fn is_nullable(&self) -> bool {
+        matches!(self, DataType::Nullable(_))
+    }
+
+    /// The type without a `Nullable` wrapper.
+    pub fn strip_nullable(&self) -> &DataType {
+        match self {
+            DataType::Nullable(t) => t,
+            t => t,
+        }
+    }
+}
+
+/// Bits per element of a QBit's element type (BFloat16, Float32, Float64).
+pub(crate) fn qbit_bits(element: &DataType) -> usize {
+    match element {
+        DataType::BFloat16 => 16,
+        DataType::Float32 => 32,
+        _ => 64,
+    }
+}

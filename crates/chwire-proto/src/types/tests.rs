@@ -1,0 +1,107 @@
+use super::*;
+
+#[test]
+fn parses_and_prints() {
+    for s in [
+        "UInt8",
+        "Nullable(String)",
+        "Array(Array(Nullable(Int64)))",
+        "FixedString(16)",
+        "DateTime",
+        "DateTime('Europe/Moscow')",
+        "Enum8('b\\'c' = -2, 'a' = 1)",
+        "Enum16('x' = 1000)",
+        "UUID",
+        "Date",
+    ] {
+        let t = DataType::parse(s).unwrap();
+        assert_eq!(t.to_string(), s, "round trip of {s}");
+    }
+}
+
+#[test]
+fn enum_escapes() {
+    let t = DataType::parse(r"Enum8('it\'s' = 1, 'back\\slash' = 2, 'q''q' = 3)").unwrap();
+    assert_eq!(t, DataType::Enum8(vec![("it's".into(), 1), ("back\\slash".into(), 2), ("q'q".into(), 3)]));
+}
+
+#[test]
+fn malformed_names_are_errors() {
+    for s in [
+        "",
+        "Array(",
+        "Array(UInt8",
+        "Nullable()",
+        "FixedString(x)",
+        "FixedString(0)",
+        "Enum8('a' = 300)",
+        "UInt8)",
+        "DateTime(1, 2)",
+        "Array(UInt8, UInt8)",
+    ] {
+        assert!(DataType::parse(s).is_err(), "{s:?} should not parse");
+    }
+}
+
+#[test]
+fn nesting_is_limited() {
+    let ok = format!("{}UInt8{}", "Array(".repeat(MAX_TYPE_DEPTH - 1), ")".repeat(MAX_TYPE_DEPTH - 1));
+    assert!(DataType::parse(&ok).is_ok());
+    let deep = format!("{}UInt8{}", "Array(".repeat(100_000), ")".repeat(100_000));
+    assert!(matches!(DataType::parse(&deep), Err(DecodeError::InvalidTypeName { .. })));
+}
+
+#[test]
+fn unknown_names_parse_as_unsupported() {
+    assert_eq!(DataType::parse("Object('json')").unwrap(), DataType::Unsupported("Object('json')".into()));
+}
+
+#[test]
+fn modern_types_round_trip() {
+    for s in [
+        "Map(String, Tuple(a UInt8, b Decimal(10, 2)))",
+        "Tuple(UInt8, String)",
+        "Tuple(`a b` UInt8, c Array(Nullable(String)))",
+        "LowCardinality(Nullable(String))",
+        "Array(LowCardinality(FixedString(3)))",
+        "Decimal(76, 10)",
+        "DateTime64(3)",
+        "DateTime64(9, 'UTC')",
+        "Time64(6)",
+        "Int256",
+        "UInt128",
+        "BFloat16",
+        "IPv4",
+        "IPv6",
+        "Date32",
+        "Nested(a UInt8, b String)",
+        "MultiPolygon",
+        "SimpleAggregateFunction(sum, UInt64)",
+        "IntervalSecond",
+        "Nullable(Nothing)",
+        "Variant(Array(UInt8), String, UInt64)",
+        "Dynamic",
+        "Dynamic(max_types=10)",
+        "JSON",
+        "JSON(a UInt32, `b.c` String)",
+        "JSON(max_dynamic_paths=10, a Array(String))",
+        "AggregateFunction(sum, UInt64)",
+        "AggregateFunction(count)",
+        "AggregateFunction(groupArray(10), Nullable(String))",
+        "AggregateFunction(1, sumMap, Array(UInt8), Array(UInt64))",
+        "AggregateFunction(sequenceMatch('(?1)(?2)'), DateTime, UInt8, UInt8)",
+        "AggregateFunction(quantiles(0.5, 0.9), Float64)",
+        "QBit(Float32, 3)",
+        "QBit(BFloat16, 1000)",
+        "Geometry",
+        "Array(Geometry)",
+    ] {
+        let t = DataType::parse(s).unwrap();
+        assert!(!matches!(t, DataType::Unsupported(_)), "{s} parsed as unsupported");
+        assert_eq!(t.to_string(), s);
+    }
+    assert_eq!(DataType::parse("Decimal32(4)").unwrap(), DataType::Decimal { precision: 9, scale: 4 });
+    assert_eq!(DataType::parse("Decimal256(4)").unwrap().physical(), Physical::Fixed(32));
+    assert!(DataType::parse("Decimal(5, 6)").is_err());
+    assert!(DataType::parse("DateTime64(10)").is_err());
+}
