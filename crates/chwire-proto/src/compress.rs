@@ -11,7 +11,7 @@ pub const HEADER_SIZE: usize = 9;
 /// Largest uncompressed payload per frame that chwire writes (the server's buffer size).
 pub const MAX_FRAME_PAYLOAD: usize = 1 << 20;
 /// Largest frame (either size) chwire accepts, as the server does.
-pub const MAX_FRAME_SIZE: usize = 1 << 30;
+pub const MAX_FRAME_SIZE: usize = crate::Limits::DEFAULT.max_frame_size;
 
 const METHOD_NONE: u8 = 0x02;
 const METHOD_LZ4: u8 = 0x82;
@@ -121,20 +121,25 @@ pub fn compress(method: Compression, data: &[u8], out: &mut Vec<u8>) {
 /// Decode one frame from the start of `input`, appending its payload to `out`.
 /// Returns the number of input bytes consumed; `Incomplete` if the frame is not all there.
 pub fn decompress_frame(input: &[u8], out: &mut Vec<u8>) -> ReadResult<usize> {
+    decompress_frame_limited(input, out, MAX_FRAME_SIZE)
+}
+
+/// [`decompress_frame`] accepting frames of at most `max_frame_size` bytes (either size;
+/// [`Limits::max_frame_size`](crate::Limits::max_frame_size)).
+pub fn decompress_frame_limited(input: &[u8], out: &mut Vec<u8>, max_frame_size: usize) -> ReadResult<usize> {
     let mut r = Reader::new(input);
     let sum = read_checksum(r.bytes(CHECKSUM_SIZE)?);
-    let header = r.bytes(HEADER_SIZE)?;
-    let method = header[0];
-    let compressed_size = u32::from_le_bytes(header[1..5].try_into().unwrap()) as usize;
-    let decompressed_size = u32::from_le_bytes(header[5..9].try_into().unwrap()) as usize;
+    let method = r.u8()?;
+    let compressed_size = r.u32_le()? as usize;
+    let decompressed_size = r.u32_le()? as usize;
     if compressed_size < HEADER_SIZE {
         return Err(
             DecodeError::malformed("compressed frame", format!("compressed size {compressed_size} is below the header size")).into()
         );
     }
     for (what, size) in [("compressed frame", compressed_size), ("decompressed frame", decompressed_size)] {
-        if size > MAX_FRAME_SIZE {
-            return Err(DecodeError::LimitExceeded { what, size: size as u64, limit: MAX_FRAME_SIZE as u64 }.into());
+        if size > max_frame_size {
+            return Err(DecodeError::LimitExceeded { what, size: size as u64, limit: max_frame_size as u64 }.into());
         }
     }
     let total = CHECKSUM_SIZE + compressed_size;

@@ -13,19 +13,14 @@ use bytes::{Buf, BytesMut};
 
 use crate::block::{Block, BlockInfo};
 use crate::column::{decode_column, skip_or_read_custom_kind, Column};
-use crate::compress::decompress_frame;
+use crate::compress::decompress_frame_limited;
 use crate::error::{DecodeError, ReadError, ReadResult};
+use crate::limits::Limits;
 use crate::packet::server::*;
 use crate::packet::server_code as code;
 use crate::revision::{Revision, CUSTOM_SERIALIZATION};
 use crate::types::DataType;
 use crate::wire::Reader;
-
-/// Most columns a block may declare.
-const MAX_COLUMNS: usize = 1 << 20;
-/// Most rows a block may declare (the row data must still arrive before anything is
-/// allocated for it).
-const MAX_ROWS: usize = 1 << 40;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum BlockKind {
@@ -42,6 +37,8 @@ struct PartialBlock {
     compressed: bool,
     header: Option<(BlockInfo, usize, usize)>,
     columns: Vec<(String, Column)>,
+    /// Bytes of the block decoded so far (after decompression).
+    consumed: usize,
 }
 
 #[derive(Debug)]
@@ -50,18 +47,8 @@ enum State {
     Block(PartialBlock),
 }
 
-/// Limits on what a server may make the client buffer.
-#[derive(Debug, Clone, Copy)]
-pub struct DecoderLimits {
-    /// Largest number of bytes one step (a column, a frame, a small packet) may need.
-    pub max_step_bytes: usize,
-}
-
-impl Default for DecoderLimits {
-    fn default() -> Self {
-        DecoderLimits { max_step_bytes: 2 << 30 }
-    }
-}
+/// The limits a decoder applies (the former name of [`Limits`]).
+pub type DecoderLimits = Limits;
 
 /// Decodes server packets from a receive buffer.
 #[derive(Debug)]
@@ -130,13 +117,13 @@ impl PacketDecoder {
         self.needed = 1;
     }
 
-    fn incomplete(&mut self, needed: usize) -> Result<Option<ServerPacket>, DecodeError> {
-        if needed > self.limits.max_step_bytes {
-            return Err(DecodeError::LimitExceeded {
-                what: "server packet part",
-                size: needed as u64,
-                limit: self.limits.max_step_bytes as u64,
-            });
+    /// More bytes are needed: `needed` from the start of the receive buffer, on top of
+    /// the `consumed` bytes of the current block already decoded.
+    fn incomplete(&mut self, needed: usize, consumed: usize) -> Result<Option<ServerPacket>, DecodeError> {
+        let total = needed.saturating_add(consumed);
+        if total > self.limits.max_block_bytes {
+            let what = if consumed > 0 || self.is_mid_packet() { "block bytes" } else { "server packet bytes" };
+            return Err(DecodeError::LimitExceeded { what, size: total as u64, limit: self.limits.max_block_bytes as u64 });
         }
         self.needed = needed;
         Ok(None)
@@ -147,7 +134,7 @@ impl PacketDecoder {
         loop {
             match &mut self.state {
                 State::Idle => {
-                    let mut r = Reader::new(buf);
+                    let mut r = Reader::with_limits(buf, self.limits);
                     let result = match r.varuint() {
                         Ok(c) => self.start_packet(c, &mut r),
                         Err(e) => Err(e),
@@ -164,7 +151,7 @@ impl PacketDecoder {
                             let used = r.position();
                             buf.advance(used);
                         }
-                        Err(ReadError::Incomplete { needed }) => return self.incomplete(needed),
+                        Err(ReadError::Incomplete { needed }) => return self.incomplete(needed, 0),
                         Err(ReadError::Invalid(e)) => return Err(e),
                     }
                 }
@@ -186,7 +173,7 @@ impl PacketDecoder {
         if let Some(kind) = block_kind {
             r.str_bytes()?; // temporary table name: not used by clients
             let compressed = self.compression && matches!(kind, BlockKind::Data | BlockKind::Totals | BlockKind::Extremes);
-            self.state = State::Block(PartialBlock { kind, compressed, header: None, columns: Vec::new() });
+            self.state = State::Block(PartialBlock { kind, compressed, header: None, columns: Vec::new(), consumed: 0 });
             return Ok(None);
         }
         let packet = match c {
@@ -227,20 +214,23 @@ impl PacketDecoder {
     fn continue_block(&mut self, buf: &mut BytesMut) -> Result<Option<ServerPacket>, DecodeError> {
         let State::Block(pb) = &mut self.state else { unreachable!() };
         let compressed = pb.compressed;
+        let limits = self.limits;
         loop {
             let step = if compressed {
-                let mut r = Reader::new(&self.plain[self.plain_pos..]);
+                let mut r = Reader::with_limits(&self.plain[self.plain_pos..], limits);
                 let res = block_step(pb, &mut r, self.rev);
                 if res.is_ok() {
                     self.plain_pos += r.position();
+                    pb.consumed += r.position();
                 }
                 res
             } else {
-                let mut r = Reader::new(buf);
+                let mut r = Reader::with_limits(buf, limits);
                 let res = block_step(pb, &mut r, self.rev);
                 if res.is_ok() {
                     let used = r.position();
                     buf.advance(used);
+                    pb.consumed += used;
                 }
                 res
             };
@@ -249,8 +239,13 @@ impl PacketDecoder {
                 Ok(false) => break,
                 Err(ReadError::Invalid(e)) => return Err(e),
                 Err(ReadError::Incomplete { needed }) => {
+                    let consumed = pb.consumed;
                     if !compressed {
-                        return self.incomplete(needed);
+                        return self.incomplete(needed, consumed);
+                    }
+                    // The block's decompressed bytes count against the block limit too.
+                    if needed.saturating_add(consumed) > limits.max_block_bytes {
+                        return self.incomplete(needed, consumed);
                     }
                     // Pull frames until the step's bytes are there. Only as many as
                     // needed: after the block's last frame come other packets.
@@ -259,9 +254,9 @@ impl PacketDecoder {
                         self.plain_pos = 0;
                     }
                     loop {
-                        match decompress_frame(buf, &mut self.plain) {
+                        match decompress_frame_limited(buf, &mut self.plain, limits.max_frame_size) {
                             Ok(n) => buf.advance(n),
-                            Err(ReadError::Incomplete { needed }) => return self.incomplete(needed),
+                            Err(ReadError::Incomplete { needed }) => return self.incomplete(needed, 0),
                             Err(ReadError::Invalid(e)) => return Err(e),
                         }
                         if self.plain.len() >= needed {
@@ -301,8 +296,8 @@ impl PacketDecoder {
 fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision) -> ReadResult<bool> {
     let Some((_, ncols, rows)) = pb.header else {
         let info = BlockInfo::decode(r)?;
-        let ncols = r.varuint_len("block columns", MAX_COLUMNS)?;
-        let rows = r.varuint_len("block rows", MAX_ROWS)?;
+        let ncols = r.varuint_len("block columns", r.limits().max_columns)?;
+        let rows = r.varuint_len("block rows", r.limits().max_block_rows)?;
         pb.header = Some((info, ncols, rows));
         pb.columns.reserve_exact(ncols.min(1024));
         return Ok(true);
@@ -319,15 +314,21 @@ fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision) -> ReadR
 pub fn decode_named_column(r: &mut Reader<'_>, rows: usize, rev: Revision) -> ReadResult<(String, Column)> {
     let name = r.string()?;
     let type_name = std::str::from_utf8(r.str_bytes()?).map_err(|_| DecodeError::malformed("column type", "type name is not UTF-8"))?;
-    let ty = DataType::parse(type_name)?;
+    let ty = DataType::parse_limited(type_name, r.limits())?;
     let sparse =
         if rev.has(CUSTOM_SERIALIZATION) { skip_or_read_custom_kind(r, &name)? == crate::column::SerializationKind::Sparse } else { false };
+    let in_column = |e: ReadError| match e {
+        ReadError::Invalid(DecodeError::Malformed { what, detail }) => {
+            ReadError::Invalid(DecodeError::Malformed { what, detail: format!("column {name:?}: {detail}") })
+        }
+        e => e,
+    };
     let data = if rows == 0 {
         crate::column::ColumnData::empty_for(&ty).map_err(|_| DecodeError::UnsupportedType(ty.to_string()))?
     } else if sparse {
-        crate::column::decode_sparse(&ty, rows, r)?
+        crate::column::decode_sparse(&ty, rows, r).map_err(in_column)?
     } else {
-        decode_column(&ty, rows, r)?
+        decode_column(&ty, rows, r).map_err(in_column)?
     };
     Ok((name, Column::from_trusted(ty, data)))
 }

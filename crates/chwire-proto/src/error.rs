@@ -12,7 +12,7 @@
 pub enum DecodeError {
     #[error("malformed {what}: {detail}")]
     Malformed { what: &'static str, detail: String },
-    #[error("{what} of {size} bytes exceeds the limit of {limit} bytes")]
+    #[error("{what}: {size} exceeds the limit of {limit}")]
     LimitExceeded { what: &'static str, size: u64, limit: u64 },
     #[error("unknown server packet type {0}")]
     UnknownPacket(u64),

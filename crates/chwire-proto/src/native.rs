@@ -10,8 +10,8 @@ use crate::wire::{Reader, WriteExt};
 
 /// Decode one Native block from the start of `r`.
 pub fn decode_block(r: &mut Reader<'_>) -> ReadResult<Block> {
-    let ncols = r.varuint_len("block columns", 1 << 20)?;
-    let rows = r.varuint_len("block rows", 1 << 40)?;
+    let ncols = r.varuint_len("block columns", r.limits().max_columns)?;
+    let rows = r.varuint_len("block rows", r.limits().max_block_rows)?;
     let mut columns = Vec::with_capacity(ncols.min(1024));
     for _ in 0..ncols {
         columns.push(decode_named_column(r, rows, Revision(0))?);

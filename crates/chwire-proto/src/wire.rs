@@ -1,9 +1,11 @@
 //! Framing primitives: VarUInt, length-prefixed strings, little-endian fixed-width values.
 
 use crate::error::{DecodeError, ReadError, ReadResult};
+use crate::limits::Limits;
 
-/// Largest string the decoder accepts (the server's own cap).
-pub const MAX_STRING_SIZE: usize = 1 << 30;
+/// Largest string the decoder accepts by default (the server's own cap; see
+/// [`Limits::max_string_len`]).
+pub const MAX_STRING_SIZE: usize = Limits::DEFAULT.max_string_len;
 
 /// A cursor over a byte slice. Every read checks the bounds first; running out of bytes
 /// gives [`ReadError::Incomplete`] with the total number of bytes needed.
@@ -11,11 +13,30 @@ pub const MAX_STRING_SIZE: usize = 1 << 30;
 pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
+    limits: Limits,
 }
 
 impl<'a> Reader<'a> {
+    /// A reader with the default [`Limits`].
     pub fn new(buf: &'a [u8]) -> Self {
-        Reader { buf, pos: 0 }
+        Reader { buf, pos: 0, limits: Limits::DEFAULT }
+    }
+
+    /// A reader applying `limits` to every length it reads (and passing them on to
+    /// [`Reader::sub`] readers).
+    pub fn with_limits(buf: &'a [u8], limits: Limits) -> Self {
+        Reader { buf, pos: 0, limits }
+    }
+
+    /// A reader over another slice with this reader's limits.
+    pub fn sub<'b>(&self, buf: &'b [u8]) -> Reader<'b> {
+        Reader { buf, pos: 0, limits: self.limits }
+    }
+
+    /// The limits this reader applies.
+    #[inline]
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     #[inline]
@@ -125,7 +146,7 @@ impl<'a> Reader<'a> {
 
     /// A length-prefixed byte string.
     pub fn str_bytes(&mut self) -> ReadResult<&'a [u8]> {
-        let n = self.varuint_len("string", MAX_STRING_SIZE)?;
+        let n = self.varuint_len("string bytes", self.limits.max_string_len)?;
         self.bytes(n)
     }
 

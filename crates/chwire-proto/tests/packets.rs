@@ -1103,7 +1103,7 @@ fn assert_waits_without_allocating(what: &str, bytes: &[u8], max_needed: usize) 
 
 #[test]
 fn absurd_row_counts_are_limit_errors_without_allocation() {
-    // 2^40 rows is the decoder's cap: the 8 TiB of a UInt64 column exceed the step limit.
+    // 2^40 rows is above the default row limit (2^27): an error before any column data.
     assert_limit_error("2^40 UInt64 rows", &data_packet(1, 1 << 40, &[("a", "UInt64")]));
     assert_limit_error("2^40 + 1 rows", &data_packet(1, (1 << 40) + 1, &[("a", "UInt64")]));
     assert_limit_error("u64::MAX rows", &data_packet(1, u64::MAX, &[("a", "UInt64")]));
@@ -1111,19 +1111,24 @@ fn absurd_row_counts_are_limit_errors_without_allocation() {
     assert_limit_error("2^40 Array rows", &data_packet(1, 1 << 40, &[("a", "Array(UInt8)")]));
     assert_limit_error("2^40 FixedString(1000) rows", &data_packet(1, 1 << 40, &[("a", "FixedString(1000)")]));
     assert_limit_error("FixedString(2^40)", &data_packet(1, 1, &[("a", "FixedString(1099511627776)")]));
-    assert_limit_error("2^20 + 1 columns", &data_packet((1 << 20) + 1, 0, &[]));
+    assert_limit_error("2^16 + 1 columns", &data_packet((1 << 16) + 1, 0, &[]));
+    // 2^27 UInt64 rows (1 GiB) fit the row limit; a smaller block limit refuses them.
+    let o =
+        decode_absurd(&data_packet(1, 1 << 27, &[("a", "UInt64")]), Some(DecoderLimits { max_block_bytes: 1 << 20, ..Default::default() }));
+    assert!(matches!(o.res, Err(DecodeError::LimitExceeded { .. })), "{:?}", o.res);
+    assert!(o.peak < SMALL);
     // A width times rows that overflows is an error too.
     let o = decode_absurd(&data_packet(1, 2, &[("a", "FixedString(18446744073709551615)")]), None);
     assert!(o.res.is_err(), "{:?}", o.res);
 
     // Strings take at least a byte per row: 2^40 rows of String wait for bytes, allocating
     // only for what arrived.
-    let mut strings = data_packet(1, 1 << 40, &[("a", "String")]);
+    let mut strings = data_packet(1, 1 << 27, &[("a", "String")]);
     strings.extend_from_slice(b"\x01a\x02bc\x00");
-    assert_waits_without_allocating("2^40 String rows", &strings, strings.len() + 16);
-    // Likewise 2^20 declared columns that have not arrived.
-    let cols = data_packet(1 << 20, 0, &[]);
-    assert_waits_without_allocating("2^20 columns", &cols, cols.len() + 16);
+    assert_waits_without_allocating("2^27 String rows", &strings, strings.len() + 16);
+    // Likewise 2^16 declared columns that have not arrived.
+    let cols = data_packet(1 << 16, 0, &[]);
+    assert_waits_without_allocating("2^16 columns", &cols, cols.len() + 16);
 }
 
 #[test]
@@ -1135,7 +1140,7 @@ fn absurd_lengths_wait_or_hit_the_limit_without_allocation() {
     one.extend_from_slice(b"abc");
     let needed = assert_waits_without_allocating("1 GiB string", &one, 1 << 31);
     assert!(needed > 1 << 30);
-    let o = decode_absurd(&one, Some(DecoderLimits { max_step_bytes: 1 << 20 }));
+    let o = decode_absurd(&one, Some(DecoderLimits { max_block_bytes: 1 << 20, ..Default::default() }));
     assert!(matches!(o.res, Err(DecodeError::LimitExceeded { .. })), "{:?}", o.res);
     assert!(o.peak < SMALL);
 
@@ -1158,8 +1163,12 @@ fn absurd_lengths_wait_or_hit_the_limit_without_allocation() {
     assert_limit_error("2^62 array elements", &arr);
     let mut arr = data_packet(1, 1, &[("a", "Array(String)")]);
     arr.extend_from_slice(&(1u64 << 62).to_le_bytes());
+    assert_limit_error("2^62 array strings", &arr);
+    // At the array length limit (2^30) the strings' bytes must arrive first.
+    let mut arr = data_packet(1, 1, &[("a", "Array(String)")]);
+    arr.extend_from_slice(&(1u64 << 30).to_le_bytes());
     arr.extend_from_slice(b"\x01a\x01b");
-    assert_waits_without_allocating("2^62 array strings", &arr, arr.len() + 16);
+    assert_waits_without_allocating("2^30 array strings", &arr, arr.len() + 16);
     // Decreasing offsets are malformed.
     let mut arr = data_packet(1, 2, &[("a", "Array(UInt8)")]);
     arr.extend_from_slice(&5u64.to_le_bytes());

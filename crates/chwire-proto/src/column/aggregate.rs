@@ -252,7 +252,7 @@ fn group_array_width(t: &DataType) -> Option<usize> {
 pub(crate) fn read_states(f: &AggregateFunctionType, rows: usize, r: &mut Reader<'_>, skip_value: SkipValue) -> ReadResult<StringColumn> {
     let format = StateFormat::of(f)?;
     let src = r.rest();
-    let mut sub = Reader::new(src);
+    let mut sub = r.sub(src);
     // Every state takes at least one byte: the offsets are bounded by what was received.
     let mut offsets = Vec::with_capacity(rows.min(src.len()) + 1);
     offsets.push(0u64);

@@ -337,7 +337,12 @@ impl DataType {
 
     /// Parse a type name as the server prints it.
     pub fn parse(name: &str) -> Result<DataType, DecodeError> {
-        parse::parse(name)
+        parse::parse(name, MAX_TYPE_DEPTH)
+    }
+
+    /// [`DataType::parse`] with the nesting depth of `limits` ([`Limits::depth`](crate::Limits::depth)).
+    pub fn parse_limited(name: &str, limits: &crate::Limits) -> Result<DataType, DecodeError> {
+        parse::parse(name, limits.depth())
     }
 
     /// Width in bytes of one value for fixed-width types.

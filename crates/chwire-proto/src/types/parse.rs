@@ -18,13 +18,15 @@ enum Node {
     Named(String, Box<Node>),
 }
 
-/// Deepest nesting of type parameters accepted (ClickHouse's own types stay far below).
-pub const MAX_TYPE_DEPTH: usize = 64;
+/// Deepest nesting of type parameters accepted by default (ClickHouse's own types stay far
+/// below; see [`Limits::max_depth`](crate::Limits::max_depth)).
+pub const MAX_TYPE_DEPTH: usize = crate::Limits::DEFAULT.max_depth;
 
 struct Parser<'a> {
     s: &'a str,
     pos: usize,
     depth: usize,
+    max_depth: usize,
 }
 
 impl Parser<'_> {
@@ -102,8 +104,8 @@ impl Parser<'_> {
 
     fn node(&mut self) -> Result<Node, DecodeError> {
         self.depth += 1;
-        if self.depth > MAX_TYPE_DEPTH {
-            return Err(self.err(&format!("types nested deeper than {MAX_TYPE_DEPTH} levels")));
+        if self.depth > self.max_depth {
+            return Err(self.err(&format!("types nested deeper than {} levels", self.max_depth)));
         }
         let node = self.node_inner();
         self.depth -= 1;
@@ -417,8 +419,8 @@ fn aggregate_function(args: Vec<Node>, full: &str) -> Result<DataType, DecodeErr
 }
 
 /// Parse a whole type name.
-pub(super) fn parse(name: &str) -> Result<DataType, DecodeError> {
-    let mut p = Parser { s: name, pos: 0, depth: 0 };
+pub(super) fn parse(name: &str, max_depth: usize) -> Result<DataType, DecodeError> {
+    let mut p = Parser { s: name, pos: 0, depth: 0, max_depth };
     let node = p.node()?;
     p.skip_ws();
     if p.pos != p.s.len() {

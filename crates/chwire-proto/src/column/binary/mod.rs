@@ -12,6 +12,7 @@ pub(crate) use values::{read_value, skip_value};
 
 use super::{ColumnData, StringColumn, Value};
 use crate::error::{DecodeError, ReadError};
+use crate::limits::Limits;
 use crate::types::DataType;
 use crate::wire::Reader;
 use std::collections::HashMap;
@@ -36,6 +37,11 @@ impl BinaryValues {
 
     /// Decode every value of `encoded` (type + value each; type `Nothing` is NULL).
     pub fn decode(encoded: &StringColumn) -> Result<BinaryValues, DecodeError> {
+        Self::decode_limited(encoded, &Limits::DEFAULT)
+    }
+
+    /// [`BinaryValues::decode`] with the given limits.
+    pub fn decode_limited(encoded: &StringColumn, limits: &Limits) -> Result<BinaryValues, DecodeError> {
         let mut out = BinaryValues::default();
         let mut known: HashMap<DataType, u32> = HashMap::new();
         for (i, v) in encoded.iter().enumerate() {
@@ -43,7 +49,7 @@ impl BinaryValues {
                 ReadError::Incomplete { .. } => DecodeError::malformed("binary-encoded value", format!("value {i} is truncated")),
                 ReadError::Invalid(e) => e,
             };
-            let mut r = Reader::new(v);
+            let mut r = Reader::with_limits(v, *limits);
             let ty = decode_type(&mut r).map_err(complete)?;
             if ty == DataType::Nothing {
                 out.index.push((Self::NULL, 0));

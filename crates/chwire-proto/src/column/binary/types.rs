@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::error::{DecodeError, ReadResult};
-use crate::types::{AggregateFunctionType, DataType, IntervalKind, JsonArg, MAX_TYPE_DEPTH};
+use crate::types::{AggregateFunctionType, DataType, IntervalKind, JsonArg};
 use crate::wire::{Reader, WriteExt};
 
 /// Most elements a count in a type may claim (ClickHouse's own limit when decoding types).
@@ -22,8 +22,9 @@ pub(super) fn utf8(b: &[u8], what: &str) -> ReadResult<String> {
 
 pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<DataType> {
     use DataType as T;
-    if depth >= MAX_TYPE_DEPTH {
-        return Err(malformed(format!("types nested deeper than {MAX_TYPE_DEPTH} levels")));
+    let max = r.limits().depth();
+    if depth >= max {
+        return Err(malformed(format!("types nested deeper than {max} levels")));
     }
     let nested = |r: &mut Reader<'_>| decode_type_at(r, depth + 1);
     let code = r.u8()?;
@@ -124,7 +125,7 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
         }
         0x2C => {
             let name = utf8(r.str_bytes()?, "type name")?;
-            DataType::parse(&name)?
+            DataType::parse_limited(&name, r.limits())?
         }
         0x2D => T::Bool,
         0x2E => {

@@ -4,11 +4,8 @@ use super::super::{ColumnData, DynamicColumn, JsonColumn, LcKeys, LowCardinality
 use super::types::utf8;
 use super::*;
 use crate::error::{DecodeError, ReadResult};
-use crate::types::{DataType, MAX_TYPE_DEPTH};
+use crate::types::DataType;
 use crate::wire::Reader;
-
-/// Deepest nesting of values inside values (Dynamic and JSON values carry their own types).
-pub(super) const MAX_VALUE_DEPTH: usize = 2 * MAX_TYPE_DEPTH;
 
 /// Fewest bytes one binary value of `ty` takes (bounds element counts by the input).
 pub(super) fn min_size(ty: &DataType) -> usize {
@@ -68,8 +65,10 @@ pub(super) fn fixed<const N: usize>(r: &mut Reader<'_>) -> ReadResult<[u8; N]> {
 pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData, depth: usize) -> ReadResult<()> {
     use ColumnData as D;
     use DataType as T;
-    if depth > MAX_VALUE_DEPTH {
-        return Err(malformed(format!("values nested deeper than {MAX_VALUE_DEPTH} levels")));
+    // Dynamic and JSON values carry their own types: twice the type depth.
+    let max = 2 * r.limits().depth();
+    if depth > max {
+        return Err(malformed(format!("values nested deeper than {max} levels")));
     }
     let d = depth + 1;
     match (ty, col) {
@@ -100,6 +99,20 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
         (t, c) if t.physical() == crate::types::Physical::Alias => {
             let storage = t.storage().expect("alias types have storage");
             read_value(&storage, r, c, d)?;
+        }
+        (T::Enum8(items), D::Int8(v)) => {
+            let x = r.u8()?.cast_signed();
+            if !items.iter().any(|(_, e)| *e == x) {
+                return Err(malformed(format!("{x} is not a value of {ty}")));
+            }
+            v.push(x);
+        }
+        (T::Enum16(items), D::Int16(v)) => {
+            let x = i16::from_le_bytes(fixed(r)?);
+            if !items.iter().any(|(_, e)| *e == x) {
+                return Err(malformed(format!("{x} is not a value of {ty}")));
+            }
+            v.push(x);
         }
         (_, D::UInt8(v)) => v.push(r.u8()?),
         (_, D::Int8(v)) => v.push(r.u8()? as i8),

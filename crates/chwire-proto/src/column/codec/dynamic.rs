@@ -14,7 +14,7 @@ pub(super) const SHARED_VARIANT: &str = "SharedVariant";
 
 pub(super) fn read_type_name(r: &mut Reader<'_>) -> ReadResult<DataType> {
     let name = std::str::from_utf8(r.str_bytes()?).map_err(|_| DecodeError::malformed("Dynamic", "type name is not UTF-8"))?;
-    Ok(DataType::parse(name)?)
+    Ok(DataType::parse_limited(name, r.limits())?)
 }
 
 pub(super) fn read_dynamic_prefix(r: &mut Reader<'_>) -> ReadResult<Prefix> {
@@ -39,7 +39,7 @@ pub(super) fn read_dynamic_prefix(r: &mut Reader<'_>) -> ReadResult<Prefix> {
             let shared = names.iter().position(|n| n == SHARED_VARIANT);
             let types = names
                 .iter()
-                .map(|n| if n == SHARED_VARIANT { Ok(DataType::String) } else { DataType::parse(n) })
+                .map(|n| if n == SHARED_VARIANT { Ok(DataType::String) } else { DataType::parse_limited(n, r.limits()) })
                 .collect::<Result<Vec<_>, _>>()?;
             let mode = r.u64_le()?;
             if mode != VARIANT_MODE_BASIC {
@@ -83,7 +83,7 @@ pub(super) fn read_dynamic_body(rows: usize, prefix: &Prefix, r: &mut Reader<'_>
     let values = read_variant_rows("Dynamic", types, |i| prefixes.get(i).unwrap_or(&Prefix::None), discriminators, r)?;
     // SharedVariant: values of types beyond max_types, each its binary type + binary value.
     let shared_values = match shared.and_then(|s| values.variants.get(s)) {
-        Some(ColumnData::String(encoded)) => BinaryValues::decode(encoded)?,
+        Some(ColumnData::String(encoded)) => BinaryValues::decode_limited(encoded, r.limits())?,
         _ => BinaryValues::default(),
     };
     Ok(DynamicColumn { types: types.clone(), shared: *shared, values, version: *version, max_types: *max_types, shared_values })

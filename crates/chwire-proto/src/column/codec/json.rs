@@ -83,7 +83,7 @@ pub(super) fn read_json_body(
                 if paths.iter().any(|p| std::str::from_utf8(p).is_err()) {
                     return Err(DecodeError::malformed("JSON", "a shared data path is not UTF-8").into());
                 }
-                json.shared_values = BinaryValues::decode(values)?;
+                json.shared_values = BinaryValues::decode_limited(values, r.limits())?;
             }
         }
     }

@@ -6,6 +6,7 @@ use crate::types::DataType;
 use crate::wire::{Reader, WriteExt};
 
 mod dynamic;
+mod enums;
 mod fixed;
 mod json;
 mod low_cardinality;
@@ -17,6 +18,7 @@ mod tests;
 pub use sparse::{decode_sparse, skip_or_read_custom_kind, SerializationKind};
 
 use dynamic::{read_dynamic_body, read_dynamic_prefix, read_variant_rows, write_dynamic_body, write_dynamic_prefix};
+use enums::{check_enum, decode_fixed};
 use fixed::{read_offsets, read_vec};
 use json::{read_json_body, read_json_prefix, write_json_body, write_json_prefix};
 use low_cardinality::{read_low_cardinality, write_low_cardinality, LC_KEY_VERSION};
@@ -110,6 +112,11 @@ pub fn decode_column(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResu
 pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'_>) -> ReadResult<ColumnData> {
     use crate::types::Physical as P;
     Ok(match ty.physical() {
+        P::I8 | P::I16 if matches!(ty, DataType::Enum8(_) | DataType::Enum16(_)) => {
+            let values = decode_fixed(ty, rows, r)?;
+            check_enum(ty, &values, None)?;
+            values
+        }
         P::U8 => ColumnData::UInt8(read_vec(r, rows)?),
         P::U16 => ColumnData::UInt16(read_vec(r, rows)?),
         P::U32 => ColumnData::UInt32(read_vec(r, rows)?),
@@ -130,15 +137,32 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
         P::Nullable => {
             let DataType::Nullable(inner) = ty else { unreachable!() };
             let nulls: Vec<u8> = read_vec(r, rows)?;
-            let values = decode_body(inner, rows, sub(prefix, 0), r)?;
+            // An Enum's placeholder under NULL need not be one of its values.
+            let values = match &**inner {
+                DataType::Enum8(_) | DataType::Enum16(_) => {
+                    let values = decode_fixed(inner, rows, r)?;
+                    check_enum(inner, &values, Some(&nulls))?;
+                    values
+                }
+                _ => decode_body(inner, rows, sub(prefix, 0), r)?,
+            };
             ColumnData::Nullable(Box::new(NullableColumn { nulls, values }))
         }
         P::Array | P::Map => {
             let offsets = read_offsets(r, rows)?;
-            if offsets.windows(2).any(|w| w[1] < w[0]) {
-                return Err(DecodeError::malformed("Array offsets", "offsets decrease").into());
+            let max = r.limits().max_array_len as u64;
+            for (row, w) in offsets.windows(2).enumerate() {
+                let (start, end) = (w[0], w[1]);
+                if end < start {
+                    return Err(
+                        DecodeError::malformed("Array offsets", format!("offsets decrease at row {row} ({start} then {end})")).into()
+                    );
+                }
+                if end - start > max {
+                    return Err(DecodeError::LimitExceeded { what: "array elements", size: end - start, limit: max }.into());
+                }
             }
-            let total = *offsets.last().unwrap();
+            let total = offsets.last().copied().unwrap_or(0);
             let total = usize::try_from(total).map_err(|_| DecodeError::malformed("Array offsets", "too many elements"))?;
             let values = match ty {
                 DataType::Array(inner) => decode_body(inner, total, sub(prefix, 0), r)?,
@@ -187,6 +211,7 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
     })
 }
 
+/// Append the state prefix of a column of type `ty` holding `data` (a Dynamic column's
 /// structure depends on its data).
 pub fn write_prefix_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
     use ColumnData as D;

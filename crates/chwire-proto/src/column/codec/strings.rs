@@ -24,8 +24,8 @@ pub(super) fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<String
                 b as usize
             }
             Some(_) => {
-                let mut sub = Reader::new(&src[p..]);
-                let len = sub.varuint_len("string", crate::wire::MAX_STRING_SIZE).map_err(|e| shift(e, r.position() + p))?;
+                let mut sub = r.sub(&src[p..]);
+                let len = sub.varuint_len("string bytes", r.limits().max_string_len).map_err(|e| shift(e, r.position() + p))?;
                 minimal &= sub.position() == crate::wire::varuint_size(len as u64);
                 p += sub.position();
                 len
@@ -44,7 +44,7 @@ pub(super) fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<String
     const SLACK: usize = 16;
     let total = total as usize;
     if !minimal {
-        let mut slow = Reader::new(&src[..p]);
+        let mut slow = r.sub(&src[..p]);
         data.reserve_exact(total);
         for _ in 0..rows {
             data.extend_from_slice(slow.str_bytes()?);

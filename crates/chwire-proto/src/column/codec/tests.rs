@@ -70,9 +70,16 @@ mod basic_tests {
     #[test]
     fn huge_row_counts_do_not_allocate() {
         let ty = DataType::parse("Array(String)").unwrap();
-        // Claims 2^60 elements: must ask for more bytes (the caller caps), not allocate.
+        // Claims 2^60 elements: above the array length limit, an error before allocating.
         let mut wire = Vec::new();
         wire.put_u64_le(1 << 60);
+        match decode_column(&ty, 1, &mut Reader::new(&wire)) {
+            Err(ReadError::Invalid(crate::DecodeError::LimitExceeded { what: "array elements", .. })) => {}
+            other => panic!("{other:?}"),
+        }
+        // 2^30 elements (the limit) must ask for more bytes (the caller caps), not allocate.
+        let mut wire = Vec::new();
+        wire.put_u64_le(1 << 30);
         match decode_column(&ty, 1, &mut Reader::new(&wire)) {
             Err(ReadError::Incomplete { .. }) => {}
             other => panic!("{other:?}"),
