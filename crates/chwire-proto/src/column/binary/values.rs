@@ -101,7 +101,7 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
             read_value(&storage, r, c, d)?;
         }
         (T::Enum8(items), D::Int8(v)) => {
-            let x = r.u8()?.cast_signed();
+            let x = r.u8()? as i8;
             if !items.iter().any(|(_, e)| *e == x) {
                 return Err(malformed(format!("{x} is not a value of {ty}")));
             }

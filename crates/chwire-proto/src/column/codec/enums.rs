@@ -21,7 +21,7 @@ pub(super) fn check_enum(ty: &DataType, data: &ColumnData, nulls: Option<&[u8]>)
     // One bit per possible Int16 value (8 KiB); Enum8 values use the low 256 after the shift.
     let mut known = vec![0u64; 1 << 10];
     let mut mark = |v: i16| {
-        let i = usize::from(v.cast_unsigned());
+        let i = usize::from(v as u16);
         if let Some(word) = known.get_mut(i >> 6) {
             *word |= 1 << (i & 63);
         }
@@ -32,7 +32,7 @@ pub(super) fn check_enum(ty: &DataType, data: &ColumnData, nulls: Option<&[u8]>)
         _ => return Ok(()),
     }
     let has = |v: i16| {
-        let i = usize::from(v.cast_unsigned());
+        let i = usize::from(v as u16);
         known.get(i >> 6).is_some_and(|w| w & (1 << (i & 63)) != 0)
     };
     let bad = match data {
