@@ -144,8 +144,16 @@ impl<'a> Reader<'a> {
         Ok(v as usize)
     }
 
-    /// A length-prefixed byte string.
+    /// A length-prefixed byte string of the protocol (names, messages): at most
+    /// [`MAX_STRING_SIZE`] bytes.
     pub fn str_bytes(&mut self) -> ReadResult<&'a [u8]> {
+        let n = self.varuint_len("string bytes", MAX_STRING_SIZE)?;
+        self.bytes(n)
+    }
+
+    /// A length-prefixed string value of a column: at most
+    /// [`Limits::max_string_len`] bytes.
+    pub fn value_bytes(&mut self) -> ReadResult<&'a [u8]> {
         let n = self.varuint_len("string bytes", self.limits.max_string_len)?;
         self.bytes(n)
     }

@@ -55,7 +55,7 @@ impl Conn {
             rbuf: BytesMut::with_capacity(READ_CHUNK),
             wbuf: Vec::with_capacity(64 * 1024),
             scratch: Vec::new(),
-            decoder: PacketDecoder::new(opts.revision),
+            decoder: PacketDecoder::new(opts.revision).with_limits(opts.limits),
             hello: ServerHello::default(),
             rev: Revision(opts.revision),
             read_timeout: opts.read_timeout,
@@ -150,8 +150,7 @@ impl Conn {
                     return Ok(p);
                 }
             }
-            let want = self.decoder.needed().saturating_sub(self.rbuf.len()).max(READ_CHUNK);
-            self.rbuf.reserve(want);
+            self.rbuf.reserve(reserve_step(self.decoder.needed(), self.rbuf.len()));
             let (stream, rbuf) = (&mut self.stream, &mut self.rbuf);
             let n = with_timeout(self.read_timeout, "read", stream.read_buf(rbuf)).await?;
             if n == 0 {
@@ -171,7 +170,7 @@ impl Conn {
                     return Ok(Some(p));
                 }
             }
-            self.rbuf.reserve(self.decoder.needed().saturating_sub(self.rbuf.len()).max(64 * 1024));
+            self.rbuf.reserve(reserve_step(self.decoder.needed(), self.rbuf.len()));
             let (stream, rbuf) = (&mut self.stream, &mut self.rbuf);
             let spare = rbuf.spare_capacity_mut();
             // SAFETY: `try_read` only writes initialised bytes into the slice and reports
@@ -191,4 +190,11 @@ impl Conn {
     pub(crate) fn try_send_cancel(&mut self) -> bool {
         matches!(self.stream.try_write(&[chwire_proto::packet::client_code::CANCEL as u8]), Ok(1))
     }
+}
+
+/// How much to grow the receive buffer before the next read: what the decoder still needs,
+/// but at most as much again as is buffered (at least [`READ_CHUNK`]). The buffer doubles
+/// as bytes really arrive, so a length claimed by the server reserves nothing up front.
+fn reserve_step(needed: usize, buffered: usize) -> usize {
+    needed.saturating_sub(buffered).clamp(READ_CHUNK, buffered.max(READ_CHUNK))
 }

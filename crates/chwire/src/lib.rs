@@ -28,7 +28,9 @@ mod params;
 pub mod row;
 
 pub use chwire_proto as proto;
-pub use chwire_proto::{Block, Column, ColumnData, Compression, DataType, ProfileInfo, Progress, ServerException, StringColumn, Value};
+pub use chwire_proto::{
+    Block, Column, ColumnData, Compression, DataType, Limits, ProfileInfo, Progress, ServerException, StringColumn, Value,
+};
 pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
 pub use error::{Error, ErrorKind, Result};
 pub use options::{parse_duration, Options};

@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use chwire_proto::packet::client::Setting;
 use chwire_proto::revision::{CLIENT_REVISION, MIN_REVISION};
-use chwire_proto::Compression;
+use chwire_proto::{Compression, Limits};
 use std::fmt;
 use std::time::Duration;
 
@@ -26,6 +26,9 @@ pub struct Options {
     pub quota_key: String,
     /// Settings sent with every query (a query's own settings override them).
     pub settings: Vec<(String, String)>,
+    /// What the server's answers may make the client accept (block rows and bytes, string
+    /// and array lengths, nesting depth, frame size, columns); URL keys of the same names.
+    pub limits: Limits,
 }
 
 impl Default for Options {
@@ -44,6 +47,7 @@ impl Default for Options {
             client_name: "chwire".into(),
             quota_key: String::new(),
             settings: Vec::new(),
+            limits: Limits::DEFAULT,
         }
     }
 }
@@ -58,6 +62,7 @@ impl fmt::Debug for Options {
             .field("database", &self.database)
             .field("compression", &self.compression)
             .field("connect_timeout", &self.connect_timeout)
+            .field("limits", &self.limits)
             .field("read_timeout", &self.read_timeout)
             .field("write_timeout", &self.write_timeout)
             .field("revision", &self.revision)
@@ -149,11 +154,17 @@ impl Options {
             "database" => self.database = value.to_string(),
             "user" => self.user = value.to_string(),
             "password" => self.password = value.to_string(),
+            k if Limits::NAMES.contains(&k) => self.limits.set(k, value).map_err(Error::config)?,
             _ => self.settings.push((key.to_string(), value.to_string())),
         }
         Ok(())
     }
 
+    /// Decoding limits for the server's answers (default [`Limits::DEFAULT`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
     pub fn host(mut self, host: impl Into<String>) -> Self {
         self.host = host.into();
         self

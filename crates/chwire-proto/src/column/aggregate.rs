@@ -131,7 +131,7 @@ impl StateFormat {
                 let n = r.varuint_len("aggregate state", MAX_ELEMENTS)?;
                 // Each element takes at least its length byte, so this ends with the input.
                 for _ in 0..n {
-                    r.str_bytes()?;
+                    r.value_bytes()?;
                 }
             }
             StateFormat::NullFlag(inner) => {

@@ -46,7 +46,7 @@ pub(crate) fn skip_value(ty: &DataType, r: &mut Reader<'_>) -> ReadResult<()> {
             r.bytes(w)?;
         }
         None if *ty == DataType::String => {
-            r.str_bytes()?;
+            r.value_bytes()?;
         }
         None => {
             let mut scratch = ColumnData::empty_for(ty).map_err(|_| DecodeError::UnsupportedType(ty.to_string()))?;
@@ -127,7 +127,7 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
         (_, D::UInt128(v)) => v.push(u128::from_le_bytes(fixed(r)?)),
         (_, D::Int128(v)) => v.push(i128::from_le_bytes(fixed(r)?)),
         (_, D::Fixed { width, data }) => data.extend_from_slice(r.bytes(*width)?),
-        (_, D::String(s)) => s.push(r.str_bytes()?),
+        (_, D::String(s)) => s.push(r.value_bytes()?),
         (T::Nullable(inner), D::Nullable(n)) => {
             if r.u8()? != 0 {
                 n.nulls.push(1);

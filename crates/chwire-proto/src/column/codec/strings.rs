@@ -17,15 +17,16 @@ pub(super) fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<String
     // Pass 2 recomputes where each value starts from its length, which assumes minimal
     // length prefixes (what ClickHouse writes); a longer encoding switches to a slower copy.
     let mut minimal = true;
+    let max_len = r.limits().max_string_len;
     for _ in 0..rows {
         let len = match src.get(p) {
-            Some(&b) if b < 0x80 => {
+            Some(&b) if b < 0x80 && usize::from(b) <= max_len => {
                 p += 1;
                 b as usize
             }
             Some(_) => {
                 let mut sub = r.sub(&src[p..]);
-                let len = sub.varuint_len("string bytes", r.limits().max_string_len).map_err(|e| shift(e, r.position() + p))?;
+                let len = sub.varuint_len("string bytes", max_len).map_err(|e| shift(e, r.position() + p))?;
                 minimal &= sub.position() == crate::wire::varuint_size(len as u64);
                 p += sub.position();
                 len
@@ -47,7 +48,7 @@ pub(super) fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<String
         let mut slow = r.sub(&src[..p]);
         data.reserve_exact(total);
         for _ in 0..rows {
-            data.extend_from_slice(slow.str_bytes()?);
+            data.extend_from_slice(slow.value_bytes()?);
         }
         r.skip(p)?;
         return Ok(col);
