@@ -6,7 +6,7 @@ use bytes::{Buf, BytesMut};
 use chwire::proto::error::ReadError;
 use chwire::proto::native;
 use chwire::proto::wire::Reader;
-use chwire::Block;
+use chwire::{Block, Limits};
 use clap::Args;
 use std::io::{Read, Write};
 
@@ -55,24 +55,36 @@ pub struct NativeBlocks {
     buf: BytesMut,
     eof: bool,
     offset: u64,
+    limits: Limits,
 }
+
+/// Bytes read from the input at a time.
+const READ_CHUNK: usize = 1 << 20;
 
 impl NativeBlocks {
     /// Blocks of the file at `path`, or of stdin.
-    pub fn open(path: Option<&std::path::Path>) -> chwire::Result<NativeBlocks> {
+    pub fn open(path: Option<&std::path::Path>, limits: Limits) -> chwire::Result<NativeBlocks> {
         let input: Box<dyn Read> = match path {
             Some(p) => Box::new(std::fs::File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
             None => Box::new(std::io::stdin().lock()),
         };
-        Ok(NativeBlocks { input, buf: BytesMut::with_capacity(1 << 20), eof: false, offset: 0 })
+        Ok(NativeBlocks { input, buf: BytesMut::with_capacity(READ_CHUNK), eof: false, offset: 0, limits })
     }
 
     /// The next block, or `None` at the end of the input.
     pub fn next_block(&mut self) -> chwire::Result<Option<Block>> {
         loop {
             if !self.buf.is_empty() {
-                let mut r = Reader::new(&self.buf);
+                let mut r = Reader::with_limits(&self.buf, self.limits);
                 match native::decode_block(&mut r) {
+                    Ok(_) if r.position() > self.limits.max_block_bytes => {
+                        return Err(chwire::proto::DecodeError::LimitExceeded {
+                            what: "block bytes",
+                            size: r.position() as u64,
+                            limit: self.limits.max_block_bytes as u64,
+                        }
+                        .into());
+                    }
                     Ok(block) => {
                         let used = r.position();
                         self.offset += used as u64;
@@ -80,10 +92,21 @@ impl NativeBlocks {
                         return Ok(Some(block));
                     }
                     Err(ReadError::Incomplete { needed }) => {
+                        if needed > self.limits.max_block_bytes {
+                            return Err(chwire::proto::DecodeError::LimitExceeded {
+                                what: "block bytes",
+                                size: needed as u64,
+                                limit: self.limits.max_block_bytes as u64,
+                            }
+                            .into());
+                        }
                         if self.eof {
                             return Err(chwire::proto::DecodeError::Truncated(needed - self.buf.len()).into());
                         }
-                        self.buf.reserve(needed.saturating_sub(self.buf.len()));
+                        // Grow with what really arrives (at most doubling per read), not by
+                        // what a length in the input claims.
+                        let want = needed.saturating_sub(self.buf.len()).clamp(READ_CHUNK, self.buf.len().max(READ_CHUNK));
+                        self.buf.reserve(want);
                     }
                     Err(ReadError::Invalid(e)) => {
                         return Err(chwire::proto::DecodeError::Malformed {
@@ -97,7 +120,7 @@ impl NativeBlocks {
             if self.eof {
                 return Ok(None);
             }
-            self.buf.reserve(1 << 20);
+            self.buf.reserve(READ_CHUNK);
             let start = self.buf.len();
             self.buf.resize(self.buf.capacity(), 0);
             let n = self.input.read(&mut self.buf[start..])?;
@@ -107,8 +130,8 @@ impl NativeBlocks {
     }
 }
 
-pub fn run(args: ConvertArgs) -> chwire::Result<()> {
-    let mut blocks = NativeBlocks::open(args.input.as_deref())?;
+pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
+    let mut blocks = NativeBlocks::open(args.input.as_deref(), limits)?;
     let output: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::fs::File::create(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
         None => Box::new(std::io::stdout().lock()),

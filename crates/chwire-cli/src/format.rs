@@ -41,6 +41,9 @@ enum Style {
     Pretty,
 }
 
+/// Rendered bytes are written out in chunks of about this size.
+const CHUNK: usize = 1 << 16;
+
 pub struct Writer {
     format: Format,
     tz: TimeZone,
@@ -55,20 +58,32 @@ impl Writer {
         Writer { format, tz, wrote_header: false, buf: Vec::with_capacity(1 << 16) }
     }
 
-    /// Render a block into the internal buffer and write it out.
+    /// Render a block and write it out, in chunks of about [`CHUNK`] bytes (rows are
+    /// rendered into the internal buffer, which is written out whenever it fills).
     pub fn write_block(&mut self, block: &Block, out: &mut impl Write) -> io::Result<()> {
         self.buf.clear();
         match self.format {
-            Format::Tsv | Format::TsvWithNames => self.delimited(block, b'\t', Style::Tsv, self.format == Format::TsvWithNames),
-            Format::Csv | Format::CsvWithNames => self.delimited(block, b',', Style::Csv, self.format == Format::CsvWithNames),
-            Format::Jsonl => self.jsonl(block),
-            Format::Pretty => self.pretty(block),
+            Format::Tsv | Format::TsvWithNames => self.delimited(block, b'\t', Style::Tsv, self.format == Format::TsvWithNames, out)?,
+            Format::Csv | Format::CsvWithNames => self.delimited(block, b',', Style::Csv, self.format == Format::CsvWithNames, out)?,
+            Format::Jsonl => self.jsonl(block, out)?,
+            Format::Pretty => self.pretty(block, out)?,
             Format::Native => chwire::proto::native::encode_block(block, &mut self.buf),
         }
-        out.write_all(&self.buf)
+        out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
     }
 
-    fn delimited(&mut self, block: &Block, sep: u8, style: Style, names: bool) {
+    /// Write the buffer out once it holds a chunk.
+    fn spill(&mut self, out: &mut impl Write) -> io::Result<()> {
+        if self.buf.len() >= CHUNK {
+            out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn delimited(&mut self, block: &Block, sep: u8, style: Style, names: bool, out: &mut impl Write) -> io::Result<()> {
         if names && !self.wrote_header {
             self.wrote_header = true;
             for (i, n) in block.names().enumerate() {
@@ -103,10 +118,12 @@ impl Writer {
                 }
             }
             self.buf.push(b'\n');
+            self.spill(out)?;
         }
+        Ok(())
     }
 
-    fn jsonl(&mut self, block: &Block) {
+    fn jsonl(&mut self, block: &Block, out: &mut impl Write) -> io::Result<()> {
         let cols = block.columns();
         for row in 0..block.rows() {
             self.buf.push(b'{');
@@ -119,10 +136,12 @@ impl Writer {
                 write_value(&mut self.buf, &c.value(row), Style::Json, &self.tz);
             }
             self.buf.extend_from_slice(b"}\n");
+            self.spill(out)?;
         }
+        Ok(())
     }
 
-    fn pretty(&mut self, block: &Block) {
+    fn pretty(&mut self, block: &Block, out: &mut impl Write) -> io::Result<()> {
         let cols = block.columns();
         let mut cells: Vec<Vec<String>> = Vec::with_capacity(cols.len());
         let mut widths = Vec::with_capacity(cols.len());
@@ -169,8 +188,10 @@ impl Writer {
                 self.buf.extend_from_slice(cell.as_bytes());
             }
             self.buf.push(b'\n');
+            self.spill(out)?;
         }
         line("└", "┴", "┘", &mut self.buf);
+        Ok(())
     }
 }
 

@@ -24,7 +24,7 @@ pub struct InsertArgs {
 
 pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
     let InputFormat::Native = args.format;
-    let mut blocks = NativeBlocks::open(args.input.as_deref())?;
+    let mut blocks = NativeBlocks::open(args.input.as_deref(), opts.limits)?;
     let Some(first) = blocks.next_block()? else {
         eprintln!("No blocks in the input: nothing inserted.");
         return Ok(());

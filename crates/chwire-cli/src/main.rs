@@ -5,6 +5,7 @@ mod convert;
 mod demo;
 mod format;
 mod insert;
+mod limits;
 mod progress;
 
 use chwire::{Client, Compression, Event, Options};
@@ -23,6 +24,8 @@ use std::process::ExitCode;
 struct Cli {
     #[command(flatten)]
     conn: ConnArgs,
+    #[command(flatten)]
+    limits: limits::LimitArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -261,12 +264,15 @@ fn peak_rss_kib() -> Option<u64> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_env("CHWIRE_LOG")).with_writer(std::io::stderr).init();
-    let opts = match cli.conn.options() {
+    let opts = match cli.conn.options().and_then(|mut o| {
+        o.limits = cli.limits.apply(o.limits)?;
+        Ok(o)
+    }) {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
     if let Command::Convert(a) = cli.command {
-        return match convert::run(a) {
+        return match convert::run(a, opts.limits) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(&e),
         };

@@ -234,6 +234,13 @@ impl PacketDecoder {
                 }
                 res
             };
+            if pb.consumed > limits.max_block_bytes {
+                return Err(DecodeError::LimitExceeded {
+                    what: "block bytes",
+                    size: pb.consumed as u64,
+                    limit: limits.max_block_bytes as u64,
+                });
+            }
             match step {
                 Ok(true) => {}
                 Ok(false) => break,

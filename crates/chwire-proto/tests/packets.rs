@@ -1144,6 +1144,13 @@ fn absurd_lengths_wait_or_hit_the_limit_without_allocation() {
     assert!(matches!(o.res, Err(DecodeError::LimitExceeded { .. })), "{:?}", o.res);
     assert!(o.peak < SMALL);
 
+    // A block that is all there but larger than the block limit.
+    let mut whole = data_packet(1, 1000, &[("a", "UInt64")]);
+    whole.extend_from_slice(&[0; 8000]);
+    let o = decode_absurd(&whole, Some(DecoderLimits { max_block_bytes: 1000, ..Default::default() }));
+    assert!(matches!(o.res, Err(DecodeError::LimitExceeded { what: "block bytes", .. })), "{:?}", o.res);
+    assert!(decode_absurd(&whole, None).res.unwrap().is_some());
+
     let mut over = data_packet(1, 1, &[("a", "String")]);
     over.put_varuint((1 << 30) + 1);
     assert_limit_error("string above 1 GiB", &over);
@@ -1276,4 +1283,51 @@ fn child_deep_exception_chain() {
 #[test]
 fn deeply_nested_exception_chain_does_not_crash() {
     run_child("child_deep_exception_chain");
+}
+
+/// A Native block header: columns, rows, then each (name, type).
+fn native_block(rows: u64, columns: &[(&str, &str)]) -> Vec<u8> {
+    let mut w = Vec::new();
+    w.put_varuint(columns.len() as u64);
+    w.put_varuint(rows);
+    for (name, ty) in columns {
+        w.put_str(name);
+        w.put_str(ty);
+    }
+    w
+}
+
+#[test]
+fn native_claims_allocate_nothing_of_their_size() {
+    use chwire_proto::error::ReadError;
+    use chwire_proto::native;
+    let decode = |bytes: &[u8]| peak_allocation(|| native::decode_block(&mut chwire_proto::wire::Reader::new(bytes)));
+    let is_limit = |r: &Result<_, ReadError>| matches!(r, Err(ReadError::Invalid(DecodeError::LimitExceeded { .. })));
+    // 2^40 rows, with and without columns: a limit error, nothing allocated.
+    for cols in [&[("a", "UInt64")][..], &[("s", "String")], &[]] {
+        let mut b = native_block(1 << 40, cols);
+        b.extend_from_slice(&[1; 64]);
+        let (res, peak) = decode(&b);
+        assert!(is_limit(&res), "{cols:?}: {res:?}");
+        assert!(peak < SMALL, "{cols:?}: {peak} bytes");
+    }
+    // A 2^60-byte string.
+    let mut b = native_block(1, &[("s", "String")]);
+    b.put_varuint(1 << 60);
+    b.extend_from_slice(b"abc");
+    let (res, peak) = decode(&b);
+    assert!(is_limit(&res), "{res:?}");
+    assert!(peak < SMALL, "{peak} bytes");
+    // The largest claims within the limits wait for their bytes, allocating nothing.
+    let mut b = native_block(1 << 27, &[("a", "UInt64")]);
+    b.extend_from_slice(&[1; 64]);
+    let (res, peak) = decode(&b);
+    assert!(matches!(res, Err(ReadError::Incomplete { needed }) if needed > 1 << 30), "{res:?}");
+    assert!(peak < SMALL, "{peak} bytes");
+    let mut b = native_block(1, &[("s", "String")]);
+    b.put_varuint(1 << 30);
+    b.extend_from_slice(b"abc");
+    let (res, peak) = decode(&b);
+    assert!(matches!(res, Err(ReadError::Incomplete { needed }) if needed > 1 << 30), "{res:?}");
+    assert!(peak < SMALL, "{peak} bytes");
 }
