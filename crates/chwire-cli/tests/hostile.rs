@@ -122,7 +122,7 @@ fn impossible_values_are_errors_naming_the_column() {
     // A LowCardinality key outside the dictionary.
     let mut b = block(1, &[("lc", "LowCardinality(String)")]);
     b.extend_from_slice(&1u64.to_le_bytes()); // key version
-    b.extend_from_slice(&(0u64 | 1 << 9).to_le_bytes()); // UInt8 keys, additional keys
+    b.extend_from_slice(&(1u64 << 9).to_le_bytes()); // UInt8 keys (code 0), additional keys
     b.extend_from_slice(&1u64.to_le_bytes()); // dictionary of one
     string(&mut b, b"x");
     b.extend_from_slice(&1u64.to_le_bytes()); // one key
