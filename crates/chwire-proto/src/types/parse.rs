@@ -9,6 +9,8 @@ enum Node {
     Type {
         name: String,
         args: Vec<Node>,
+        /// Where the type is spelled in the whole name (an unsupported type keeps its text).
+        span: (usize, usize),
     },
     Str(String),
     Num(String),
@@ -131,7 +133,9 @@ impl Parser<'_> {
             }
             Some(c) if c.is_ascii_digit() || c == b'-' || c == b'+' => Ok(Node::Num(self.number())),
             Some(_) => {
+                let start = self.pos;
                 let name = self.ident().ok_or_else(|| self.err("expected a type name"))?;
+                let ident_end = self.pos;
                 self.skip_ws();
                 match self.peek() {
                     Some(b'(') => {
@@ -140,7 +144,7 @@ impl Parser<'_> {
                         self.skip_ws();
                         if self.peek() == Some(b')') {
                             self.pos += 1;
-                            return Ok(Node::Type { name, args });
+                            return Ok(Node::Type { name, args, span: (start, self.pos) });
                         }
                         loop {
                             args.push(self.node()?);
@@ -154,7 +158,7 @@ impl Parser<'_> {
                                 _ => return Err(self.err("expected ',' or ')'")),
                             }
                         }
-                        Ok(Node::Type { name, args })
+                        Ok(Node::Type { name, args, span: (start, self.pos) })
                     }
                     // `name Type` inside a tuple / nested
                     Some(c) if c.is_ascii_alphabetic() || c == b'`' => Ok(Node::Named(name, Box::new(self.node()?))),
@@ -167,7 +171,7 @@ impl Parser<'_> {
                         }
                         Ok(Node::Param(name, v))
                     }
-                    _ => Ok(Node::Type { name, args: Vec::new() }),
+                    _ => Ok(Node::Type { name, args: Vec::new(), span: (start, ident_end) }),
                 }
             }
             None => Err(self.err("unexpected end of type name")),
@@ -178,9 +182,10 @@ impl Parser<'_> {
 impl Node {
     fn into_type(self, full: &str) -> Result<DataType, DecodeError> {
         let bad = |detail: &str| DecodeError::InvalidTypeName { name: full.to_string(), detail: detail.to_string() };
-        let Node::Type { name, args } = self else {
+        let Node::Type { name, args, span } = self else {
             return Err(bad("expected a type"));
         };
+        let own_text = || full.get(span.0..span.1).unwrap_or(full).to_string();
         let no_args = |t: DataType| if args.is_empty() { Ok(t) } else { Err(bad(&format!("{name} takes no parameters"))) };
         let one_type = |args: Vec<Node>| -> Result<DataType, DecodeError> {
             let mut it = args.into_iter();
@@ -261,7 +266,7 @@ impl Node {
                             jargs.push(JsonArg::Path(path, t));
                         }
                         Node::Param(k, v) if k == "max_dynamic_paths" || k == "max_dynamic_types" => jargs.push(JsonArg::Param(k, v)),
-                        _ => return Ok(T::Unsupported(full.to_string())),
+                        _ => return Ok(T::Unsupported(own_text())),
                     }
                 }
                 typed.sort_by(|a, b| a.0.cmp(&b.0));
@@ -283,7 +288,7 @@ impl Node {
             }
             "AggregateFunction" => aggregate_function(args, full)?,
             "QBit" => match args.as_slice() {
-                [Node::Type { name: e, args: eargs }, Node::Num(n)] if eargs.is_empty() => {
+                [Node::Type { name: e, args: eargs, .. }, Node::Num(n)] if eargs.is_empty() => {
                     let element = match e.as_str() {
                         "BFloat16" => T::BFloat16,
                         "Float32" => T::Float32,
@@ -373,17 +378,17 @@ impl Node {
             "SimpleAggregateFunction" => {
                 let mut it = args.into_iter();
                 match (it.next(), it.next(), it.next()) {
-                    (Some(Node::Type { name: function, args: fargs }), Some(t), None) if fargs.is_empty() => {
+                    (Some(Node::Type { name: function, args: fargs, .. }), Some(t), None) if fargs.is_empty() => {
                         T::SimpleAggregateFunction { function, ty: Box::new(t.into_type(full)?) }
                     }
-                    _ => T::Unsupported(full.to_string()),
+                    _ => T::Unsupported(own_text()),
                 }
             }
             n if n.starts_with("Interval") => match INTERVALS.iter().find(|(_, k)| n == format!("Interval{k}")) {
                 Some((k, _)) => no_args(T::Interval(*k))?,
-                None => T::Unsupported(full.to_string()),
+                None => T::Unsupported(own_text()),
             },
-            _ => T::Unsupported(full.to_string()),
+            _ => T::Unsupported(own_text()),
         })
     }
 }
@@ -401,7 +406,7 @@ fn aggregate_function(args: Vec<Node>, full: &str) -> Result<DataType, DecodeErr
         _ => None,
     };
     let (function, params) = match it.next() {
-        Some(Node::Type { name, args }) => {
+        Some(Node::Type { name, args, .. }) => {
             let params = args
                 .into_iter()
                 .map(|p| match p {

@@ -1,0 +1,155 @@
+"""Writes the fuzz seed corpora (fuzz/corpus/<target>/) from the repository's byte fixtures
+and ClickHouse 26.9's own Native output (chdb, the oracle venv), and the dictionaries.
+
+    build/oracle-venv/bin/python fuzz/seeds.py
+
+The native_column seeds are cut from the Native files by the Rust replay test
+(`cargo test -p chwire-proto --test fuzz_corpus -- --ignored write_column_seeds`).
+"""
+import hashlib
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FUZZ = os.path.join(ROOT, "fuzz")
+sys.path.insert(0, os.path.join(ROOT, "tests", "oracle"))
+
+
+def put(target, data):
+    d = os.path.join(FUZZ, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()[:16]), "wb") as f:
+        f.write(data)
+
+
+def packets():
+    fixtures = os.path.join(ROOT, "crates", "chwire-proto", "tests", "fixtures", "packets")
+    for name in sorted(os.listdir(fixtures)):
+        if not name.endswith(".bin"):
+            continue
+        data = open(os.path.join(fixtures, name), "rb").read()
+        compressed = 4 if ("lz4" in name or "zstd" in name) else 0
+        # Revision 54412 (ClickHouse 18.16, which recorded them), whole and in 1-byte slices.
+        put("packets", bytes([0 | compressed]) + data)
+        put("packets", bytes([0 | compressed | (0 << 3)]) + data[: len(data) // 2])
+        put("packets", bytes([0 | compressed | (2 << 3)]) + data)
+
+
+def native_files():
+    import chdb
+    import cases
+
+    db = chdb.connect(":memory:")
+    n = 0
+    for name, sql in cases.CASES:
+        try:
+            data = db.query(sql, "Native").bytes()
+        except Exception:
+            continue
+        if 0 < len(data) <= 16384:
+            put("native_file", data)
+            n += 1
+    return n
+
+
+def type_names():
+    import cases
+
+    seen = set()
+    for name, sql in cases.CASES:
+        pass
+    names = set()
+    # The types of the oracle's columns come from the Native files (column headers).
+    d = os.path.join(FUZZ, "corpus", "native_file")
+    for f in os.listdir(d):
+        data = open(os.path.join(d, f), "rb").read()
+        names.update(header_types(data))
+    for t in sorted(names):
+        put("type_name", t.encode())
+        # Binary values: a NULL (type Nothing = 0x00) and the empty value list.
+    return sorted(names)
+
+
+def varint(data, pos):
+    x = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        x |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return x, pos
+
+
+def header_types(data):
+    """The type names of the first block's columns (the data is skipped by giving up after
+    the first column: its size depends on the type)."""
+    try:
+        ncols, pos = varint(data, 0)
+        rows, pos = varint(data, pos)
+        if ncols == 0:
+            return []
+        n, pos = varint(data, pos)
+        pos += n
+        n, pos = varint(data, pos)
+        return [data[pos : pos + n].decode()]
+    except (IndexError, UnicodeDecodeError):
+        return []
+
+
+def frames():
+    for sel, payload in [(0, b""), (1, b"hello"), (2, b"a" * 1000), (3, bytes(range(256)) * 4)]:
+        put("frames", bytes([sel]) + payload)
+    fixtures = os.path.join(ROOT, "crates", "chwire-proto", "tests", "fixtures", "packets")
+    # Raw frames: the compressed fixtures hold LZ4/ZSTD frames after their packet headers.
+    for name in ["select_lz4_multiframe.bin", "select_zstd.bin"]:
+        data = open(os.path.join(fixtures, name), "rb").read()
+        put("frames", b"\x00" + data)
+
+
+def binary_values():
+    # (type, value) pairs as ClickHouse 26.9 writes them into Dynamic's SharedVariant.
+    vals = [
+        b"\x00",                      # NULL (Nothing)
+        b"\x01\x07",                  # UInt8 7
+        b"\x15\x03abc",              # String "abc"
+        b"\x1e\x01\x01\x05",          # Array(UInt8) [5]
+        b"\x1f\x02\x01\x15\x2a\x01x",  # Tuple(UInt8, String)
+    ]
+    put("binary_values", b"".join(bytes([len(v)]) + v for v in vals))
+    for v in vals:
+        put("binary_values", bytes([len(v)]) + v)
+
+
+def dictionaries(types):
+    with open(os.path.join(FUZZ, "dict", "types.dict"), "w") as f:
+        words = set(types)
+        for t in types:
+            for w in t.replace("(", " ").replace(")", " ").replace(",", " ").split():
+                words.add(w)
+        for w in ["Nullable(", "Array(", "LowCardinality(", "Map(", "Tuple(", "Variant(", "Dynamic", "JSON(",
+                  "AggregateFunction(", "SimpleAggregateFunction(", "Nested(", "Enum8(", "Enum16(", "DateTime64(",
+                  "Decimal(", "FixedString(", "QBit(", "max_types = ", "max_dynamic_paths = ", "SKIP ", "'UTC'", ")", ", "]:
+            words.add(w)
+        for w in sorted(words):
+            f.write('"' + w.replace("\\", "\\\\").replace('"', '\\"') + '"\n')
+    with open(os.path.join(FUZZ, "dict", "packets.dict"), "w") as f:
+        # Server packet ids (VarUInt), compression methods, block info fields, common types.
+        for i in range(0, 16):
+            f.write(f'"\\x{i:02x}"\n')
+        for m in [0x02, 0x82, 0x90]:
+            f.write(f'"\\x{m:02x}"\n')
+        f.write('"\\x01\\x00\\x02\\xff\\xff\\xff\\xff\\x00"\n')  # BlockInfo
+        for t in ["UInt64", "String", "Nullable(String)", "Array(UInt8)", "LowCardinality(String)", "DateTime"]:
+            f.write('"' + chr(len(t)).encode().decode("latin1").replace("\\", "\\\\") + t + '"\n' if len(t) >= 32 else f'"\\x{len(t):02x}{t}"\n')
+
+
+if __name__ == "__main__":
+    packets()
+    print("native files:", native_files())
+    types = type_names()
+    frames()
+    binary_values()
+    dictionaries(types)
+    for t in sorted(os.listdir(os.path.join(FUZZ, "corpus"))):
+        print(t, len(os.listdir(os.path.join(FUZZ, "corpus", t))))
