@@ -275,8 +275,11 @@ pub fn native_file(data: &[u8]) {
     assert_eq!(once, twice, "Native decode -> encode -> decode is not stable");
 }
 
+/// A fuzz target: any bytes in, a panic only for a bug.
+pub type Target = fn(&[u8]);
+
 /// Every target by name (the corpus replay test and the seed tool use this).
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("packets", packets),
     ("native_column", native_column),
     ("type_name", type_name),

@@ -70,8 +70,11 @@ fn put_checksum(out: &mut [u8], sum: u128) {
 }
 
 fn read_checksum(b: &[u8]) -> u128 {
-    let first = u64::from_le_bytes(b[..8].try_into().unwrap());
-    let second = u64::from_le_bytes(b[8..16].try_into().unwrap());
+    let mut first = [0u8; 8];
+    let mut second = [0u8; 8];
+    first.copy_from_slice(&b[..8]);
+    second.copy_from_slice(&b[8..16]);
+    let (first, second) = (u64::from_le_bytes(first), u64::from_le_bytes(second));
     (u128::from(first) << 64) | u128::from(second)
 }
 
@@ -95,6 +98,7 @@ pub fn compress(method: Compression, data: &[u8], out: &mut Vec<u8>) {
             Compression::Lz4 => {
                 let bound = lz4_flex::block::get_maximum_output_size(chunk.len());
                 out.resize(payload_start + bound, 0);
+                #[allow(clippy::expect_used, reason = "the output is sized by get_maximum_output_size")]
                 let n = lz4_flex::block::compress_into(chunk, &mut out[payload_start..]).expect("output sized by get_maximum_output_size");
                 out.truncate(payload_start + n);
                 METHOD_LZ4
@@ -102,6 +106,7 @@ pub fn compress(method: Compression, data: &[u8], out: &mut Vec<u8>) {
             Compression::Zstd(level) => {
                 let bound = zstd::zstd_safe::compress_bound(chunk.len());
                 out.resize(payload_start + bound, 0);
+                #[allow(clippy::expect_used, reason = "the output is sized by compress_bound")]
                 let n = zstd::bulk::compress_to_buffer(chunk, &mut out[payload_start..], level).expect("output sized by compress_bound");
                 out.truncate(payload_start + n);
                 METHOD_ZSTD

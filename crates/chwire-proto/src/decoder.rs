@@ -202,8 +202,11 @@ impl PacketDecoder {
             code::TABLE_COLUMNS => ServerPacket::TableColumns { table: r.string()?, description: r.string()? },
             code::PART_UUIDS => {
                 let n = r.varuint_len("part UUIDs", 1 << 24)?;
-                let bytes = r.bytes(n * 16)?;
-                ServerPacket::PartUuids(bytes.chunks_exact(16).map(|c| c.try_into().unwrap()).collect())
+                let mut uuids = Vec::new();
+                for _ in 0..n {
+                    uuids.push(r.array::<16>()?);
+                }
+                ServerPacket::PartUuids(uuids)
             }
             code::TIMEZONE_UPDATE => ServerPacket::TimezoneUpdate(r.string()?),
             other => return Err(DecodeError::UnknownPacket(other).into()),
@@ -286,7 +289,9 @@ impl PacketDecoder {
             self.plain_pos = 0;
         }
         self.needed = 1;
-        let (info, _, rows) = pb.header.expect("complete block has a header");
+        let Some((info, _, rows)) = pb.header else {
+            return Err(DecodeError::malformed("block", "ended before its header"));
+        };
         let block = Block::from_parts(info, rows, pb.columns);
         Ok(Some(match pb.kind {
             BlockKind::Data => ServerPacket::Data(block),

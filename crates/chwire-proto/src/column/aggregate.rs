@@ -186,8 +186,14 @@ fn base_format(name: &str, params: &[String], args: &[DataType]) -> Result<State
     };
     Ok(match name {
         "count" => StateFormat::VarUInt,
-        "sum" => StateFormat::Fixed(sum_width(one()?).ok_or_else(|| format!("sum of {} is not supported", one().unwrap()))?),
-        "avg" => StateFormat::Avg(sum_width(one()?).ok_or_else(|| format!("avg of {} is not supported", one().unwrap()))?),
+        "sum" => {
+            let t = one()?;
+            StateFormat::Fixed(sum_width(t).ok_or_else(|| format!("sum of {t} is not supported"))?)
+        }
+        "avg" => {
+            let t = one()?;
+            StateFormat::Avg(sum_width(t).ok_or_else(|| format!("avg of {t} is not supported"))?)
+        }
         "sumWithOverflow" => {
             let t = one()?;
             if sum_width(t).is_none() {
@@ -265,7 +271,7 @@ pub(crate) fn read_states(f: &AggregateFunctionType, rows: usize, r: &mut Reader
     }
     let data = src[..sub.position()].to_vec();
     r.skip(sub.position())?;
-    Ok(StringColumn::try_from_parts(offsets, data).expect("offsets of consecutive states"))
+    StringColumn::try_from_parts(offsets, data).map_err(|e| DecodeError::malformed("aggregate states", e.to_string()).into())
 }
 
 /// Checks that every value of `states` is exactly one state of `f`.

@@ -4,6 +4,7 @@
 //! Row builders (chwire's inserter, dynamic rows) append to the *plain* form of a type
 //! ([`DataType::without_low_cardinality`]) and call [`encode_low_cardinality`] once per
 //! block, so appending stays a push onto a vector and deduplication happens in one pass.
+#![allow(clippy::expect_used, reason = "builders of the caller's own values: their expectations are checked invariants, never input")]
 
 use std::collections::HashMap;
 

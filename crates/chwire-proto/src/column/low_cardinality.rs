@@ -75,6 +75,7 @@ impl LowCardinalityColumn {
         } else {
             ColumnData::String(plain)
         };
+        #[allow(clippy::expect_used, reason = "String dictionaries are always supported")]
         LowCardinalityColumn::from_plain(data, nullable).expect("String dictionaries are supported")
     }
 }

@@ -203,7 +203,10 @@ impl ColumnData {
                 }))
             }
             P::AggregateFunction => ColumnData::AggregateState(StringColumn::with_capacity(rows, 0)),
-            P::Alias => Self::with_capacity_for(&ty.storage().expect("alias types have storage"), rows)?,
+            P::Alias => match ty.storage() {
+                Some(s) => Self::with_capacity_for(&s, rows)?,
+                None => return Err(EncodeError::Invalid(format!("no column storage for type {ty}"))),
+            },
             P::Unsupported => return Err(EncodeError::Invalid(format!("no column storage for type {ty}"))),
         })
     }
@@ -317,7 +320,10 @@ impl ColumnData {
                 }
                 true
             }
-            (P::Alias, _) => return self.check(&ty.storage().expect("alias types have storage")),
+            (P::Alias, _) => match ty.storage() {
+                Some(s) => return self.check(&s),
+                None => false,
+            },
             _ => false,
         };
         if let (DataType::Enum8(items), D::Int8(v)) = (ty, self) {

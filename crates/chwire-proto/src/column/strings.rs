@@ -114,8 +114,9 @@ pub(crate) fn check_offsets(offsets: &[u64], len: usize) -> Result<(), String> {
     if offsets.windows(2).any(|w| w[1] < w[0]) {
         return Err("offsets must not decrease".into());
     }
-    if *offsets.last().unwrap() != len as u64 {
-        return Err(format!("last offset {} does not match the {} inner values", offsets.last().unwrap(), len));
+    let last = offsets.last().copied().unwrap_or(0);
+    if last != len as u64 {
+        return Err(format!("last offset {last} does not match the {len} inner values"));
     }
     Ok(())
 }

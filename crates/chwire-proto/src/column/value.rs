@@ -129,7 +129,9 @@ impl<'a> Value<'a> {
             (_, D::Float64(v)) => Value::Float64(v[i]),
             (T::Uuid, D::Fixed { data, .. }) => Value::Uuid(uuid_from_wire(&data[i * 16..i * 16 + 16])),
             (T::Ipv6, D::Fixed { data, .. }) => {
-                Value::Ipv6(std::net::Ipv6Addr::from(<[u8; 16]>::try_from(&data[i * 16..i * 16 + 16]).expect("16 bytes")))
+                let mut octets = [0u8; 16];
+                octets.copy_from_slice(&data[i * 16..i * 16 + 16]);
+                Value::Ipv6(std::net::Ipv6Addr::from(octets))
             }
             (T::Int256, D::Fixed { data, .. }) => Value::Int256(&data[i * 32..i * 32 + 32]),
             (T::UInt256, D::Fixed { data, .. }) => Value::UInt256(&data[i * 32..i * 32 + 32]),
@@ -233,6 +235,7 @@ impl<'a> Value<'a> {
 /// The storage of `Geometry` (a Variant of the geometry types), built once.
 fn geometry_storage() -> &'static DataType {
     static TYPE: std::sync::OnceLock<DataType> = std::sync::OnceLock::new();
+    #[allow(clippy::expect_used, reason = "Geometry's storage is a constant Variant")]
     TYPE.get_or_init(|| DataType::Geometry.storage().expect("Geometry has storage"))
 }
 
@@ -340,7 +343,9 @@ pub fn decimal256_to_string(le: &[u8], scale: u8) -> String {
 fn int256_magnitude(le: &[u8], signed: bool) -> (bool, [u64; 4]) {
     let mut limbs = [0u64; 4];
     for (i, l) in limbs.iter_mut().enumerate() {
-        *l = u64::from_le_bytes(le[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&le[i * 8..i * 8 + 8]);
+        *l = u64::from_le_bytes(b);
     }
     let neg = signed && limbs[3] >> 63 == 1;
     if neg {

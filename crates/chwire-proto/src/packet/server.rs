@@ -91,7 +91,9 @@ impl ServerException {
                 .into());
             }
         }
-        let mut e = chain.pop().expect("one exception at least");
+        let Some(mut e) = chain.pop() else {
+            return Err(crate::error::DecodeError::malformed("exception", "no exception in the chain").into());
+        };
         while let Some(mut outer) = chain.pop() {
             outer.nested = Some(Box::new(e));
             e = outer;

@@ -97,8 +97,7 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
         }
         (T::Nothing, D::UInt8(v)) => v.push(b'0'),
         (t, c) if t.physical() == crate::types::Physical::Alias => {
-            let storage = t.storage().expect("alias types have storage");
-            read_value(&storage, r, c, d)?;
+            read_value(&alias_storage(t)?, r, c, d)?;
         }
         (T::Enum8(items), D::Int8(v)) => {
             let x = r.u8()? as i8;
@@ -325,7 +324,7 @@ pub(super) fn push_default(ty: &DataType, col: &mut ColumnData) -> ReadResult<()
         }
         (T::AggregateFunction(_), D::AggregateState(s)) => s.push(b""),
         (T::Nothing, D::UInt8(v)) => v.push(b'0'),
-        (t, c) if t.physical() == crate::types::Physical::Alias => push_default(&t.storage().expect("alias storage"), c)?,
+        (t, c) if t.physical() == crate::types::Physical::Alias => push_default(&alias_storage(t)?, c)?,
         (_, D::UInt8(v)) => v.push(0),
         (_, D::Int8(v)) => v.push(0),
         (_, D::UInt16(v)) => v.push(0),
@@ -379,4 +378,9 @@ pub(super) fn push_default(ty: &DataType, col: &mut ColumnData) -> ReadResult<()
         (t, c) => return Err(malformed(format!("storage {} does not fit {t}", c.kind_name()))),
     }
     Ok(())
+}
+
+/// The structural type of an alias type (Nested, geo types, …).
+fn alias_storage(t: &DataType) -> ReadResult<DataType> {
+    t.storage().ok_or_else(|| DecodeError::UnsupportedType(t.to_string()).into())
 }

@@ -24,6 +24,11 @@ use json::{read_json_body, read_json_prefix, write_json_body, write_json_prefix}
 use low_cardinality::{read_low_cardinality, write_low_cardinality, LC_KEY_VERSION};
 use strings::read_strings;
 
+/// The structural type of an alias type (Nested, geo types, …).
+fn alias_storage(t: &DataType) -> ReadResult<DataType> {
+    t.storage().ok_or_else(|| DecodeError::UnsupportedType(t.to_string()).into())
+}
+
 /// Re-base an "incomplete" position from a sub-reader.
 fn shift(e: ReadError, base: usize) -> ReadError {
     match e {
@@ -89,7 +94,7 @@ pub fn read_prefix(ty: &DataType, r: &mut Reader<'_>) -> ReadResult<Prefix> {
             }
             Prefix::LowCardinality
         }
-        t if t.physical() == crate::types::Physical::Alias => read_prefix(&t.storage().expect("alias storage"), r)?,
+        t if t.physical() == crate::types::Physical::Alias => read_prefix(&alias_storage(t)?, r)?,
         _ => Prefix::None,
     })
 }
@@ -206,7 +211,7 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
             let DataType::AggregateFunction(f) = ty else { unreachable!() };
             ColumnData::AggregateState(super::aggregate::read_states(f, rows, r, super::binary::skip_value)?)
         }
-        P::Alias => decode_body(&ty.storage().expect("alias storage"), rows, prefix, r)?,
+        P::Alias => decode_body(&alias_storage(ty)?, rows, prefix, r)?,
         P::Unsupported => return Err(DecodeError::UnsupportedType(ty.to_string()).into()),
     })
 }
@@ -232,7 +237,11 @@ pub fn write_prefix_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
         }
         (DataType::Dynamic { .. }, D::Dynamic(d)) => write_dynamic_prefix(d, out),
         (DataType::Json { typed, .. }, D::Json(j)) => write_json_prefix(typed, j, out),
-        (t, d) if t.physical() == crate::types::Physical::Alias => write_prefix_of(&t.storage().expect("alias storage"), d, out),
+        (t, d) if t.physical() == crate::types::Physical::Alias => {
+            if let Some(s) = t.storage() {
+                write_prefix_of(&s, d, out);
+            }
+        }
         _ => {}
     }
 }
