@@ -53,7 +53,7 @@ pub fn decode_sparse(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResu
         return Err(DecodeError::malformed("sparse offsets", format!("offsets cover {pos} rows, the block has {rows}")).into());
     }
     let values = decode_body(ty, positions.len(), &prefix, r)?;
-    expand_sparse(ty, values, &positions, rows).map_err(ReadError::Invalid)
+    expand_sparse(ty, values, &positions, rows, r.limits().max_block_bytes).map_err(ReadError::Invalid)
 }
 
 fn scatter<T: Copy + Default>(values: Vec<T>, positions: &[usize], rows: usize) -> Vec<T> {
@@ -64,7 +64,9 @@ fn scatter<T: Copy + Default>(values: Vec<T>, positions: &[usize], rows: usize) 
     out
 }
 
-fn expand_sparse(ty: &DataType, values: ColumnData, positions: &[usize], rows: usize) -> Result<ColumnData, DecodeError> {
+/// The defaults are materialized: a column of `rows` rows, at most `max_bytes` of fixed-width
+/// values (the sparse form is small whatever the width of its type).
+fn expand_sparse(ty: &DataType, values: ColumnData, positions: &[usize], rows: usize, max_bytes: usize) -> Result<ColumnData, DecodeError> {
     use ColumnData as D;
     Ok(match values {
         D::UInt8(v) => D::UInt8(scatter(v, positions, rows)),
@@ -78,7 +80,12 @@ fn expand_sparse(ty: &DataType, values: ColumnData, positions: &[usize], rows: u
         D::Float32(v) => D::Float32(scatter(v, positions, rows)),
         D::Float64(v) => D::Float64(scatter(v, positions, rows)),
         D::Fixed { width, data } => {
-            let mut out = vec![0u8; rows * width];
+            let size = rows.checked_mul(width).filter(|&s| s <= max_bytes).ok_or(DecodeError::LimitExceeded {
+                what: "sparse column bytes",
+                size: (rows as u64).saturating_mul(width as u64),
+                limit: max_bytes as u64,
+            })?;
+            let mut out = vec![0u8; size];
             for (i, &p) in positions.iter().enumerate() {
                 out[p * width..(p + 1) * width].copy_from_slice(&data[i * width..(i + 1) * width]);
             }

@@ -387,3 +387,26 @@ mod dynamic_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod sparse_limit_tests {
+    use super::*;
+    use crate::wire::WriteExt;
+
+    #[test]
+    fn sparse_defaults_of_a_huge_fixed_string_are_a_limit_error() {
+        // Found by reading: a sparse FixedString(2^40) column of 1000 rows, all defaults,
+        // takes 9 bytes on the wire and once asked for 1000 * 2^40 bytes of defaults.
+        let ty = DataType::parse("FixedString(1099511627776)").unwrap();
+        let mut wire = Vec::new();
+        wire.put_varuint(1000 | super::super::sparse::END_OF_GRANULE_FLAG);
+        match decode_sparse(&ty, 1000, &mut Reader::new(&wire)) {
+            Err(ReadError::Invalid(crate::DecodeError::LimitExceeded { what: "sparse column bytes", .. })) => {}
+            other => panic!("{other:?}"),
+        }
+        // Within the limit the defaults are there.
+        let ty = DataType::parse("FixedString(2)").unwrap();
+        let got = decode_sparse(&ty, 1000, &mut Reader::new(&wire)).unwrap();
+        assert_eq!(got, ColumnData::Fixed { width: 2, data: vec![0; 2000] });
+    }
+}
