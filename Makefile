@@ -4,7 +4,7 @@ CARGO ?= cargo
 CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
 
-.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke
+.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke fuzz fuzz-smoke
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -19,6 +19,7 @@ test: lint build modernfake
 	CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
 	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
 	$(MAKE) --no-print-directory oracle
+	$(MAKE) --no-print-directory fuzz-smoke
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -29,6 +30,17 @@ oracle: build
 		--built build/oracle-built-rows.native --built build/oracle-built-rows-dynamic.native
 	$(CARGO) build --release -q -p chwire --example rows_oracle
 	build/oracle-venv/bin/python tests/oracle/rows.py --bin target/release/examples/rows_oracle
+
+## Coverage-guided fuzzing of every decoder (docs/FUZZING.md): each target for FUZZ_SECONDS
+## (nightly + AddressSanitizer when a nightly toolchain is installed, else stable).
+FUZZ_SECONDS ?= 300
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+## The slice `make test` runs: each target for a few seconds, on stable Rust (no nightly
+## needed). The seeds and regressions also replay in `cargo test` (chwire-proto's fuzz_corpus).
+fuzz-smoke:
+	scripts/fuzz.sh 5 --stable
 
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
 bench: build

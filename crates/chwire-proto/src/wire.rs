@@ -1,5 +1,7 @@
 //! Framing primitives: VarUInt, length-prefixed strings, little-endian fixed-width values.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::limits::Limits;
 
@@ -46,7 +48,8 @@ impl<'a> Reader<'a> {
 
     #[inline]
     pub fn remaining(&self) -> usize {
-        self.buf.len() - self.pos
+        // `pos` never passes the end: every advance is checked by `need`.
+        self.buf.len().saturating_sub(self.pos)
     }
 
     #[inline]
@@ -66,24 +69,28 @@ impl<'a> Reader<'a> {
     /// The unread bytes (without consuming them).
     #[inline]
     pub fn rest(&self) -> &'a [u8] {
-        &self.buf[self.pos..]
+        self.buf.get(self.pos..).unwrap_or_default()
     }
 
     /// Consume `n` bytes already inspected through [`Reader::rest`].
     #[inline]
     pub fn skip(&mut self, n: usize) -> ReadResult<()> {
         self.need(n)?;
-        self.pos += n;
+        self.pos = self.pos.saturating_add(n);
         Ok(())
     }
 
     /// Take the next `n` bytes.
     #[inline]
     pub fn bytes(&mut self, n: usize) -> ReadResult<&'a [u8]> {
-        self.need(n)?;
-        let s = &self.buf[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
+        let end = self.pos.saturating_add(n);
+        match self.buf.get(self.pos..end) {
+            Some(s) => {
+                self.pos = end;
+                Ok(s)
+            }
+            None => Err(ReadError::Incomplete { needed: end }),
+        }
     }
 
     #[inline]
@@ -96,10 +103,13 @@ impl<'a> Reader<'a> {
 
     #[inline]
     pub fn u8(&mut self) -> ReadResult<u8> {
-        self.need(1)?;
-        let b = self.buf[self.pos];
-        self.pos += 1;
-        Ok(b)
+        match self.buf.get(self.pos) {
+            Some(&b) => {
+                self.pos = self.pos.saturating_add(1);
+                Ok(b)
+            }
+            None => Err(ReadError::Incomplete { needed: self.pos.saturating_add(1) }),
+        }
     }
 
     pub fn bool(&mut self) -> ReadResult<bool> {
@@ -122,12 +132,15 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn varuint(&mut self) -> ReadResult<u64> {
         let mut x: u64 = 0;
+        let mut shift = 0u32;
         for i in 0..10 {
             let b = self.u8()?;
             if i == 9 && b > 1 {
                 return Err(DecodeError::malformed("VarUInt", "value exceeds 64 bits").into());
             }
-            x |= u64::from(b & 0x7f) << (7 * i);
+            // i < 10: the shift stays below 64.
+            x |= u64::from(b & 0x7f).wrapping_shl(shift);
+            shift = shift.wrapping_add(7);
             if b & 0x80 == 0 {
                 return Ok(x);
             }
@@ -206,7 +219,7 @@ impl WriteExt for Vec<u8> {
 
 /// Number of bytes `v` takes as VarUInt.
 pub fn varuint_size(v: u64) -> usize {
-    let bits = 64 - (v | 1).leading_zeros() as usize;
+    let bits = 64usize.saturating_sub((v | 1).leading_zeros() as usize);
     bits.div_ceil(7)
 }
 

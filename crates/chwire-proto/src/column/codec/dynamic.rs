@@ -1,5 +1,7 @@
 //! Variant rows and Dynamic columns (the structure prefix and the union of values).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::super::{BinaryValues, ColumnData, DynamicColumn, VariantColumn};
 use super::fixed::read_vec;
 use super::{decode_body, encode_column, read_prefix, write_prefix_of, Prefix, VARIANT_MODE_BASIC};
@@ -23,7 +25,7 @@ pub(super) fn read_dynamic_prefix(r: &mut Reader<'_>) -> ReadResult<Prefix> {
         DYNAMIC_V1 | DYNAMIC_V2 => {
             let max_types = if version == DYNAMIC_V1 { Some(r.varuint()?) } else { None };
             let n = r.varuint_len("Dynamic types", 1 << 16)?;
-            let mut names = Vec::with_capacity(n + 1);
+            let mut names = Vec::with_capacity(n.saturating_add(1));
             for _ in 0..n {
                 let name = std::str::from_utf8(r.str_bytes()?)
                     .map_err(|_| DecodeError::malformed("Dynamic", "type name is not UTF-8"))?
@@ -65,7 +67,7 @@ pub(super) fn read_dynamic_body(rows: usize, prefix: &Prefix, r: &mut Reader<'_>
     let discriminators: Vec<u8> = if *version == DYNAMIC_FLATTENED {
         // Indexes into `types`, `types.len()` meaning NULL, at the smallest fitting width.
         let n = types.len();
-        let idx: Vec<u64> = match n + 1 {
+        let idx: Vec<u64> = match n.saturating_add(1) {
             0..=0xff => read_vec::<u8>(r, rows)?.into_iter().map(u64::from).collect(),
             0x100..=0xffff => read_vec::<u16>(r, rows)?.into_iter().map(u64::from).collect(),
             _ => read_vec::<u32>(r, rows)?.into_iter().map(u64::from).collect(),
@@ -102,7 +104,7 @@ pub(super) fn read_variant_rows<'p>(
     let mut variants = Vec::with_capacity(types.len());
     for (i, t) in types.iter().enumerate() {
         // decode_body yields exactly the rows asked for, so the layout holds.
-        variants.push(decode_body(t, counts[i] as usize, prefix_of(i), r)?);
+        variants.push(decode_body(t, counts.get(i).copied().unwrap_or(0) as usize, prefix_of(i), r)?);
     }
     Ok(VariantColumn { discriminators, offsets, variants })
 }

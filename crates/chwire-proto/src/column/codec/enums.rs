@@ -1,5 +1,7 @@
 //! Enum columns: Int8/Int16 on the wire, and every value must be one of the type's.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::super::ColumnData;
 use super::fixed::read_vec;
 use crate::error::{DecodeError, ReadResult};

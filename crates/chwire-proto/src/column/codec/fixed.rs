@@ -1,5 +1,7 @@
 //! Fixed-width columns and offsets: one bounds check and one bulk copy.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::wire::Reader;
 
@@ -25,13 +27,15 @@ pub(super) fn read_vec<T: bytemuck::Pod>(r: &mut Reader<'_>, rows: usize) -> Rea
 pub(super) fn read_offsets(r: &mut Reader<'_>, rows: usize) -> ReadResult<Vec<u64>> {
     let size = rows.checked_mul(8).ok_or(ReadError::Invalid(DecodeError::malformed("offsets", "row count overflows")))?;
     let bytes = r.bytes(size)?;
-    let mut v = Vec::<u64>::with_capacity(rows + 1);
+    // `size` fits a usize, so `rows + 1` does.
+    let len = rows.saturating_add(1);
+    let mut v = Vec::<u64>::with_capacity(len);
     v.push(0);
     // SAFETY: capacity is rows + 1 values; one is set, the copy fills the other `rows`
     // (`size` bytes, any bit pattern is a valid u64); the source does not overlap.
     unsafe {
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr().add(1).cast::<u8>(), size);
-        v.set_len(rows + 1);
+        v.set_len(len);
     }
     Ok(v)
 }

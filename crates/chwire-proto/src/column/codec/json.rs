@@ -1,5 +1,7 @@
 //! JSON columns: typed paths, dynamic paths (Dynamic columns) and the shared data.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::super::{BinaryValues, ColumnData, JsonColumn};
 use super::dynamic::{read_dynamic_body, read_dynamic_prefix, write_dynamic_body, write_dynamic_prefix};
 use super::strings::read_strings;

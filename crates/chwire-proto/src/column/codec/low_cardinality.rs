@@ -1,5 +1,7 @@
 //! LowCardinality columns: a dictionary plus one key per row.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::super::{ColumnData, LcKeys, LowCardinalityColumn};
 use super::fixed::read_vec;
 use super::{decode_column, encode_column};
