@@ -29,6 +29,8 @@ oracle: build
 		--built build/oracle-built-rows.native --built build/oracle-built-rows-dynamic.native
 	$(CARGO) build --release -q -p chwire --example rows_oracle
 	build/oracle-venv/bin/python tests/oracle/rows.py --bin target/release/examples/rows_oracle
+	$(CARGO) build --release -q -p chwire-arrow --example arrow_oracle
+	build/oracle-venv/bin/python tests/oracle/arrow.py --bin target/release/examples/arrow_oracle
 
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
 bench: build

@@ -137,18 +137,9 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
                 (false, TimeUnit::Nanosecond) => Arc::new(PrimitiveArray::<Time64NanosecondType>::new(values, nulls)),
             }
         }
-        (T::Interval(kind), D::Int64(v)) => match (interval_unit(*kind), arrow_type(ty, opts)?) {
-            (Some(u), _) => duration(ScalarBuffer::from(v), u, nulls),
-            (None, A::Interval(_)) => {
-                let per = months_per(*kind);
-                let months = v
-                    .iter()
-                    .map(|&x| x.checked_mul(per).and_then(|m| i32::try_from(m).ok()))
-                    .collect::<Option<Vec<i32>>>()
-                    .ok_or_else(|| Error::value("an interval does not fit Arrow's 32-bit month count"))?;
-                prim::<IntervalYearMonthType>(months, nulls)
-            }
-            (None, _) => prim::<Int64Type>(v, nulls),
+        (T::Interval(kind), D::Int64(v)) => match interval_unit(*kind) {
+            Some(u) => duration(ScalarBuffer::from(v), u, nulls),
+            None => prim::<Int64Type>(v, nulls),
         },
         (T::Array(inner), D::Array(a)) => {
             let ArrayColumn { offsets, values } = *a;
@@ -164,7 +155,17 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
             let ArrayColumn { offsets, values } = *a;
             let A::Map(entries_field, sorted) = arrow_type(ty, opts)? else { unreachable!("maps map to maps") };
             let tuple = T::Tuple(vec![(None, (**k).clone()), (None, (**v).clone())]);
-            let entries = struct_of(&tuple, values, None, opts, Some(&entries_field))?;
+            let entries = match (&**k, values) {
+                (T::Nothing, D::Tuple(TupleColumn { elements, .. })) => {
+                    let A::Struct(fields) = entries_field.data_type() else { unreachable!("map entries are structs") };
+                    let mut elements = elements.into_iter();
+                    let keys = elements.next().map_or(0, |k| k.len());
+                    let values = elements.next().ok_or_else(|| Error::value("map entries without values"))?;
+                    let keys: ArrayRef = Arc::new(PrimitiveArray::<UInt8Type>::from(vec![0u8; keys]));
+                    StructArray::try_new(fields.clone(), vec![keys, to_array(v, values, None, opts)?], None)?
+                }
+                (_, values) => struct_of(&tuple, values, None, opts, Some(&entries_field))?,
+            };
             Arc::new(MapArray::try_new(entries_field, small_offsets(offsets)?, entries, nulls, sorted)?)
         }
         (T::Tuple(_), data) => Arc::new(struct_of(ty, data, nulls, opts, None)?),
@@ -347,8 +348,12 @@ fn struct_of(
 /// NULL entry — is null), or in the ClickHouse mapping by default the plain values.
 fn low_cardinality(inner: &DataType, l: LowCardinalityColumn, opts: &ArrowOptions) -> Result<ArrayRef> {
     let LowCardinalityColumn { dictionary, keys } = l;
-    let values = to_array(inner.strip_nullable(), dictionary, None, opts)?;
     let nullable = inner.is_nullable();
+    // Entry 0 of a Nullable dictionary is the NULL entry: null in Arrow too, so that the
+    // values stay distinct (readers such as ClickHouse refuse duplicate dictionary values).
+    let dict_nulls =
+        (nullable && !dictionary.is_empty()).then(|| NullBuffer::new(BooleanBuffer::collect_bool(dictionary.len(), |i| i != 0)));
+    let values = to_array(inner.strip_nullable(), dictionary, dict_nulls, opts)?;
     let keys: Vec<i32> = match keys {
         LcKeys::U8(k) => k.iter().map(|&x| i32::from(x)).collect(),
         LcKeys::U16(k) => k.iter().map(|&x| i32::from(x)).collect(),
