@@ -4,7 +4,7 @@ CARGO ?= cargo
 CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
 
-.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke
+.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke bench-arrow
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -18,6 +18,8 @@ demo: build
 test: lint build modernfake
 	CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
 	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
+	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
 	$(MAKE) --no-print-directory oracle
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
@@ -35,6 +37,11 @@ oracle: build
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
 bench: build
 	python3 bench/run.py --write-docs
+
+## query_arrow against the plain block stream on W1/W2 (printed ratios; docs/BENCHMARKS.md).
+bench-arrow: build
+	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 5'
 
 build:
 	scripts/deps.sh
