@@ -4,7 +4,7 @@ CARGO ?= cargo
 CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
 
-.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke fuzz fuzz-smoke
+.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke fuzz fuzz-smoke bench-arrow
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -18,6 +18,8 @@ demo: build
 test: lint build modernfake
 	CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
 	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
+	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
 	$(MAKE) --no-print-directory oracle
 	$(MAKE) --no-print-directory fuzz-smoke
 
@@ -30,6 +32,8 @@ oracle: build
 		--built build/oracle-built-rows.native --built build/oracle-built-rows-dynamic.native
 	$(CARGO) build --release -q -p chwire --example rows_oracle
 	build/oracle-venv/bin/python tests/oracle/rows.py --bin target/release/examples/rows_oracle
+	$(CARGO) build --release -q -p chwire-arrow --example arrow_oracle
+	build/oracle-venv/bin/python tests/oracle/arrow.py --bin target/release/examples/arrow_oracle
 
 ## Coverage-guided fuzzing of every decoder (docs/FUZZING.md): each target for FUZZ_SECONDS
 ## (nightly + AddressSanitizer when a nightly toolchain is installed, else stable).
@@ -45,6 +49,11 @@ fuzz-smoke:
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
 bench: build
 	python3 bench/run.py --write-docs
+
+## query_arrow against the plain block stream on W1/W2 (printed ratios; docs/BENCHMARKS.md).
+bench-arrow: build
+	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 5'
 
 build:
 	scripts/deps.sh
