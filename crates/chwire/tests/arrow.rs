@@ -251,3 +251,36 @@ async fn refused_batches_name_the_column_and_insert_nothing() {
     assert!(err.to_string().contains("2 rows were sent before it"), "{err}");
     c.execute("DROP TABLE arrow_refused").await.unwrap();
 }
+
+#[tokio::test]
+async fn insert_arrow_reader_and_a_refused_block_mid_stream() {
+    let mut c = client().await;
+    fresh_table(&mut c, "arrow_reader", "n UInt64, s String").await;
+    let batches: Vec<RecordBatch> = c
+        .query("SELECT number AS n, toString(number) AS s FROM system.numbers LIMIT 30000")
+        .setting("max_block_size", "10000")
+        .fetch_arrow(ArrowOptions::clickhouse())
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(batches.len(), 3);
+    let schema = batches[0].schema();
+    let reader = arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+    let summary = c.insert_arrow_reader("arrow_reader", reader).await.unwrap();
+    assert_eq!(summary.rows_sent, 30000);
+    assert_eq!(scalar_u64(&mut c, "SELECT sum(n) + sum(length(s)) FROM arrow_reader").await, 449985000 + 138890);
+    c.execute("DROP TABLE arrow_reader").await.unwrap();
+
+    // A String value that is not UTF-8 (rich mapping: utf8): the batch is refused with the
+    // column and row, the query is abandoned, the connection stays usable.
+    let mut stream = c.query_arrow("SELECT number AS n, if(number = 5, unhex('FF'), 'x') AS s FROM system.numbers LIMIT 10").await.unwrap();
+    let err = stream.next_batch().await.unwrap_err();
+    assert!(err.to_string().contains("column s") && err.to_string().contains("row 5"), "{err}");
+    drop(stream);
+    let mut binary = ArrowOptions::rich();
+    binary.set("output_format_arrow_string_as_string", "0").unwrap();
+    let b = c.query("SELECT unhex('FF') AS s").fetch_arrow(binary).await.unwrap().collect().await.unwrap();
+    assert_eq!(b[0].column(0).as_binary::<i64>().value(0), [0xFF]);
+}
