@@ -130,7 +130,12 @@ pub fn sink(format: Format, out: Output, tz: Option<&str>, files: &options::File
 }
 
 /// The reader of `format` from a file or stdin.
-pub fn source(format: Format, input: Option<&std::path::Path>, files: &options::FileOptions, tz: Option<&str>) -> chwire::Result<Box<dyn Source>> {
+pub fn source(
+    format: Format,
+    input: Option<&std::path::Path>,
+    files: &options::FileOptions,
+    tz: Option<&str>,
+) -> chwire::Result<Box<dyn Source>> {
     Ok(match format {
         Format::Native => Box::new(text_out::NativeSource::open(input)?),
         Format::Arrow | Format::ArrowStream | Format::Parquet => arrow_io::source(format, input, files)?,

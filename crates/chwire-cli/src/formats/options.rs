@@ -24,8 +24,11 @@ pub fn is_format_setting(name: &str) -> bool {
     name.starts_with("output_format_arrow_") || name.starts_with("output_format_parquet_") || name.starts_with("input_format_")
 }
 
+/// `NAME=VALUE` settings.
+pub type Settings = Vec<(String, String)>;
+
 /// Split `--setting`s into the format's (applied here) and the server's.
-pub fn split_settings(settings: Vec<(String, String)>) -> (Vec<(String, String)>, Vec<(String, String)>) {
+pub fn split_settings(settings: Settings) -> (Settings, Settings) {
     settings.into_iter().partition(|(k, _)| is_format_setting(k))
 }
 

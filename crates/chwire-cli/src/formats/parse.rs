@@ -521,7 +521,12 @@ pub fn unescape<'b>(raw: &[u8], bump: &'b Bump) -> &'b [u8] {
                 b'f' => out.push(12),
                 b'a' => out.push(7),
                 b'v' => out.push(11),
-                b'x' if raw.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok()).is_some() => {
+                b'x' if raw
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .is_some() =>
+                {
                     out.push(u8::from_str_radix(std::str::from_utf8(&raw[i + 1..i + 3]).unwrap_or("0"), 16).unwrap_or(0));
                     i += 2;
                 }
@@ -562,7 +567,10 @@ mod tests {
         assert_eq!(parse("Decimal(9, 2)", "-1.5").unwrap(), "Decimal { raw: -150, scale: 2 }");
         assert_eq!(parse("Decimal(9, 2)", "3.100").unwrap(), "Decimal { raw: 310, scale: 2 }");
         assert!(parse("Decimal(9, 2)", "3.101").is_err());
-        assert_eq!(parse("UUID", "61f0c404-5cb3-11e7-907b-a6006ad3dba0").unwrap(), format!("Uuid({:?})", uuid("61f0c4045cb311e7907ba6006ad3dba0").unwrap()));
+        assert_eq!(
+            parse("UUID", "61f0c404-5cb3-11e7-907b-a6006ad3dba0").unwrap(),
+            format!("Uuid({:?})", uuid("61f0c4045cb311e7907ba6006ad3dba0").unwrap())
+        );
         assert_eq!(
             parse("Array(Nullable(String))", r"['a\'b',NULL, 'c']").unwrap(),
             r#"Array([String([97, 39, 98]), Null, String([99])])"#
@@ -581,6 +589,9 @@ mod tests {
         assert_eq!(big_int("57896044618658097711785492504343953926634992332820282019728792003956564819968", true).unwrap()[31], 0x80);
         assert!(big_int("57896044618658097711785492504343953926634992332820282019728792003956564819968", false).is_none());
         assert_eq!(big_int("1", true).unwrap(), [0xff; 32]);
-        assert_eq!(chwire::proto::column::int256_to_string(&big_int("123456789012345678901234567890123456789012", true).unwrap(), true), "-123456789012345678901234567890123456789012");
+        assert_eq!(
+            chwire::proto::column::int256_to_string(&big_int("123456789012345678901234567890123456789012", true).unwrap(), true),
+            "-123456789012345678901234567890123456789012"
+        );
     }
 }

@@ -281,12 +281,16 @@ fn json_value<'b>(ty: &DataType, raw: &'b RawValue, cx: &Ctx<'b>) -> Result<Valu
             if arr.len() != items.len() {
                 return Err(format!("{} tuple elements, the type has {}", arr.len(), items.len()));
             }
-            Ok(Value::Tuple(arr.into_iter().zip(items).map(|(v, (_, t))| json_value(t, v, cx).map(|v| (None, v))).collect::<Result<_, _>>()?))
+            Ok(Value::Tuple(
+                arr.into_iter().zip(items).map(|(v, (_, t))| json_value(t, v, cx).map(|v| (None, v))).collect::<Result<_, _>>()?,
+            ))
         }
         T::Map(k, v) => {
             let obj = object(text, cx)?;
-            let pairs =
-                obj.into_iter().map(|(key, val)| Ok((parse::scalar(k, key.as_bytes(), cx)?, json_value(v, val, cx)?))).collect::<Result<_, String>>()?;
+            let pairs = obj
+                .into_iter()
+                .map(|(key, val)| Ok((parse::scalar(k, key.as_bytes(), cx)?, json_value(v, val, cx)?)))
+                .collect::<Result<_, String>>()?;
             Ok(Value::Map(pairs))
         }
         T::Nested(_) | T::Geo(_) => json_value(&ty.storage().expect("an alias"), raw, cx),
@@ -355,7 +359,13 @@ impl Source for TextSource {
             Some(names) => names
                 .iter()
                 .map(|n| {
-                    target.iter().position(|(t, _)| t == n).ok_or_else(|| chwire::Error::invalid_input(format!("{} input: no column {n:?} in {}", self.format, target.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "))))
+                    target.iter().position(|(t, _)| t == n).ok_or_else(|| {
+                        chwire::Error::invalid_input(format!(
+                            "{} input: no column {n:?} in {}",
+                            self.format,
+                            target.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+                        ))
+                    })
                 })
                 .collect::<chwire::Result<_>>()?,
             None => (0..target.len()).collect(),
@@ -417,7 +427,10 @@ impl TextSource {
         let chwire::ErrorKind::Row(msg) = e.kind() else { return e };
         let Some((n, rest)) = msg.strip_prefix("row ").and_then(|m| m.split_once(": ")) else { return e };
         let Some(span) = n.parse::<usize>().ok().and_then(|r| spans.get(r)) else { return e };
-        let rest = rest.strip_prefix("row mapping: ").unwrap_or(rest).replace(&format!("cannot write a {}: ", std::any::type_name::<Value<'_>>()), "");
+        let rest = rest
+            .strip_prefix("row mapping: ")
+            .unwrap_or(rest)
+            .replace(&format!("cannot write a {}: ", std::any::type_name::<Value<'_>>()), "");
         self.err(span.line, rest)
     }
 
@@ -428,7 +441,8 @@ impl TextSource {
             let text = std::str::from_utf8(text).map_err(|_| "not UTF-8".to_string())?;
             for (key, raw) in object(text.trim(), cx)? {
                 let i = target.iter().position(|(n, _)| n == key).ok_or_else(|| format!("no column {key:?} in the target"))?;
-                let v = json_value(&target[i].1, raw, cx).map_err(|e| format!("column `{key}` ({}): {e}: {}", target[i].1, short(raw.get())))?;
+                let v = json_value(&target[i].1, raw, cx)
+                    .map_err(|e| format!("column `{key}` ({}): {e}: {}", target[i].1, short(raw.get())))?;
                 values[i] = Some(v);
             }
         } else {

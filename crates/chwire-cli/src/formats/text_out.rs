@@ -118,6 +118,7 @@ impl Source for NativeSource {
 pub fn tail_of(block: &Block, from: usize) -> chwire::Result<Block> {
     let columns = super::columns_of(block);
     let cols: Vec<(&str, DataType)> = columns.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
-    let rows: Vec<Vec<chwire::Value<'_>>> = (from..block.rows()).map(|r| block.columns().iter().map(|(_, c)| c.value(r)).collect()).collect();
+    let rows: Vec<Vec<chwire::Value<'_>>> =
+        (from..block.rows()).map(|r| block.columns().iter().map(|(_, c)| c.value(r)).collect()).collect();
     chwire::row::block_from_values(&cols, rows.iter().map(Vec::as_slice))
 }
