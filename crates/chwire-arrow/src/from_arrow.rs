@@ -1,0 +1,600 @@
+//! Arrow arrays → column data of a target ClickHouse type: the types either mapping writes,
+//! plus lossless casts (wider integers, any string/binary flavour, timestamp units where
+//! exact, dictionaries, …). Everything else is a [`Error::Mismatch`].
+
+use crate::schema::{interval_unit, ticks_per_second};
+use crate::to_arrow::months_per;
+use crate::{Error, Result};
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef, PrimitiveArray};
+use arrow_buffer::i256;
+use arrow_cast::{cast_with_options, CastOptions};
+use arrow_schema::{DataType as A, TimeUnit};
+use chwire_proto::column::{uuid_to_wire, ArrayColumn, LcKeys, LowCardinalityColumn, NullableColumn, TupleColumn, VariantColumn};
+use chwire_proto::types::IntervalKind;
+use chwire_proto::{ColumnData, DataType, StringColumn};
+
+fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<String>) -> Error {
+    Error::Mismatch { column: String::new(), arrow: array.data_type().to_string(), clickhouse: ty.to_string(), detail: detail.into() }
+}
+
+/// Converts `array` to the storage of `ty`. NULLs are allowed only where `ty` has them.
+pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
+    use DataType as T;
+    let accepts_nulls =
+        matches!(ty, T::Nullable(_) | T::Nothing | T::Variant(_) | T::Geometry) || matches!(ty, T::LowCardinality(i) if i.is_nullable());
+    if !accepts_nulls && array.logical_null_count() > 0 {
+        return Err(mismatch(array, ty, format!("{} NULLs, but the type is not Nullable", array.logical_null_count())));
+    }
+    if let A::Dictionary(_, value_type) = array.data_type() {
+        if !matches!(ty, T::LowCardinality(_) | T::Enum8(_) | T::Enum16(_))
+            && !matches!(ty, T::Nullable(i) if matches!(**i, T::Enum8(_) | T::Enum16(_)))
+        {
+            let plain = cast_with_options(array, value_type, &strict())?;
+            return to_column(plain.as_ref(), ty);
+        }
+    }
+    Ok(match ty {
+        T::Nullable(inner) => nullable(array, inner)?,
+        // ClickHouse writes each placeholder of Nothing as the character '0'.
+        T::Nothing => ColumnData::UInt8(vec![b'0'; array.len()]),
+        T::UInt8 => ColumnData::UInt8(prim::<UInt8Type>(array, ty)?),
+        T::UInt16 => ColumnData::UInt16(prim::<UInt16Type>(array, ty)?),
+        T::UInt32 => ColumnData::UInt32(prim::<UInt32Type>(array, ty)?),
+        T::UInt64 => ColumnData::UInt64(prim::<UInt64Type>(array, ty)?),
+        T::Int8 => ColumnData::Int8(prim::<Int8Type>(array, ty)?),
+        T::Int16 => ColumnData::Int16(prim::<Int16Type>(array, ty)?),
+        T::Int32 => ColumnData::Int32(prim::<Int32Type>(array, ty)?),
+        T::Int64 => ColumnData::Int64(prim::<Int64Type>(array, ty)?),
+        T::Float32 => ColumnData::Float32(prim::<Float32Type>(array, ty)?),
+        T::Float64 => ColumnData::Float64(prim::<Float64Type>(array, ty)?),
+        T::Ipv4 => ColumnData::UInt32(prim::<UInt32Type>(array, ty)?),
+        T::Bool => ColumnData::UInt8(match array.data_type() {
+            A::Boolean => array.as_boolean().values().iter().map(u8::from).collect(),
+            _ => {
+                let v = prim::<UInt8Type>(array, ty)?;
+                if v.iter().any(|&b| b > 1) {
+                    return Err(mismatch(array, ty, "values other than 0 and 1"));
+                }
+                v
+            }
+        }),
+        T::BFloat16 => ColumnData::UInt16(bfloat16(array, ty)?),
+        T::String => ColumnData::String(strings(array, ty)?),
+        T::AggregateFunction(_) => ColumnData::AggregateState(strings(array, ty)?),
+        T::FixedString(n) => ColumnData::Fixed { width: *n, data: fixed_bytes(array, ty, *n, true)? },
+        T::Ipv6 | T::Int256 | T::UInt256 => {
+            let w = if matches!(ty, T::Ipv6) { 16 } else { 32 };
+            match (ty, array.data_type()) {
+                (T::Int256 | T::UInt256, A::Int8 | A::Int16 | A::Int32 | A::Int64 | A::UInt8 | A::UInt16 | A::UInt32 | A::UInt64) => {
+                    let signed = matches!(ty, T::Int256);
+                    let v = integers_as_i128(array, ty, signed)?;
+                    ColumnData::Fixed { width: 32, data: v.iter().flat_map(|&x| i256::from_i128(x).to_le_bytes()).collect() }
+                }
+                _ => ColumnData::Fixed { width: w, data: fixed_bytes(array, ty, w, false)? },
+            }
+        }
+        T::Uuid => {
+            let data = fixed_bytes(array, ty, 16, false)?;
+            ColumnData::Fixed {
+                width: 16,
+                data: data.chunks_exact(16).flat_map(|c| uuid_to_wire(c.try_into().expect("16 bytes"))).collect(),
+            }
+        }
+        T::Int128 | T::UInt128 => {
+            let signed = matches!(ty, T::Int128);
+            let v: Vec<i128> = match array.data_type() {
+                A::FixedSizeBinary(16) => array
+                    .as_fixed_size_binary()
+                    .values()
+                    .chunks_exact(16)
+                    .map(|c| i128::from_le_bytes(c.try_into().expect("16 bytes")))
+                    .collect(),
+                A::Decimal128(_, 0) => array.as_primitive::<Decimal128Type>().values().to_vec(),
+                _ => integers_as_i128(array, ty, signed)?,
+            };
+            if signed {
+                ColumnData::Int128(v)
+            } else {
+                ColumnData::UInt128(v.into_iter().map(|x| x as u128).collect())
+            }
+        }
+        T::Date => ColumnData::UInt16(match array.data_type() {
+            A::UInt16 => prim::<UInt16Type>(array, ty)?,
+            _ => days(array, ty)?
+                .into_iter()
+                .map(|d| u16::try_from(d).ok())
+                .collect::<Option<_>>()
+                .ok_or_else(|| mismatch(array, ty, "a date outside 1970-01-01..2149-06-06"))?,
+        }),
+        T::Date32 => ColumnData::Int32(days(array, ty)?),
+        T::DateTime(_) => ColumnData::UInt32(match array.data_type() {
+            A::Timestamp(..) => ticks(array, ty, 1)?
+                .into_iter()
+                .map(|s| u32::try_from(s).ok())
+                .collect::<Option<_>>()
+                .ok_or_else(|| mismatch(array, ty, "a time outside 1970-01-01 00:00:00..2106-02-07 06:28:15"))?,
+            _ => prim::<UInt32Type>(array, ty)?,
+        }),
+        T::DateTime64 { precision, .. } => match array.data_type() {
+            A::Timestamp(..) => ColumnData::Int64(ticks(array, ty, 10i64.pow(u32::from(*precision)))?),
+            _ => return Err(mismatch(array, ty, "expected a timestamp")),
+        },
+        T::Time => ColumnData::Int32(
+            ticks(array, ty, 1)?
+                .into_iter()
+                .map(|s| i32::try_from(s).ok())
+                .collect::<Option<_>>()
+                .ok_or_else(|| mismatch(array, ty, "a time outside Int32 seconds"))?,
+        ),
+        T::Time64(p) => ColumnData::Int64(ticks(array, ty, 10i64.pow(u32::from(*p)))?),
+        T::Interval(kind) => ColumnData::Int64(interval(array, ty, *kind)?),
+        T::Enum8(items) => {
+            let names: Vec<(&str, i64)> = items.iter().map(|(n, v)| (n.as_str(), i64::from(*v))).collect();
+            ColumnData::Int8(enum_values(array, ty, &names)?.into_iter().map(|v| v as i8).collect())
+        }
+        T::Enum16(items) => {
+            let names: Vec<(&str, i64)> = items.iter().map(|(n, v)| (n.as_str(), i64::from(*v))).collect();
+            ColumnData::Int16(enum_values(array, ty, &names)?.into_iter().map(|v| v as i16).collect())
+        }
+        T::Decimal { precision, scale } => decimal(array, ty, *precision, *scale)?,
+        T::Array(inner) => {
+            let (offsets, values) = list_parts(array, ty)?;
+            ColumnData::Array(Box::new(ArrayColumn { offsets, values: to_column(values.as_ref(), inner)? }))
+        }
+        T::Map(k, v) => {
+            let (offsets, entries) = list_parts(array, ty)?;
+            let tuple = T::Tuple(vec![(None, (**k).clone()), (None, (**v).clone())]);
+            ColumnData::Array(Box::new(ArrayColumn { offsets, values: to_column(entries.as_ref(), &tuple)? }))
+        }
+        T::Tuple(items) => {
+            let A::Struct(fields) = array.data_type() else { return Err(mismatch(array, ty, "expected a struct")) };
+            if fields.len() != items.len() {
+                return Err(mismatch(array, ty, format!("{} struct members for {} tuple elements", fields.len(), items.len())));
+            }
+            let s = array.as_struct();
+            let elements = items.iter().zip(s.columns()).map(|((_, t), c)| to_column(c.as_ref(), t)).collect::<Result<Vec<_>>>()?;
+            ColumnData::Tuple(TupleColumn { rows: array.len(), elements })
+        }
+        T::LowCardinality(inner) => low_cardinality(array, ty, inner)?,
+        T::Variant(types) => variant(array, ty, types)?,
+        T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry => {
+            to_column(array, &ty.storage().expect("alias types have storage"))?
+        }
+        _ => return Err(Error::UnsupportedType(ty.to_string())),
+    })
+}
+
+fn strict() -> CastOptions<'static> {
+    CastOptions { safe: false, ..Default::default() }
+}
+
+fn nullable(array: &dyn Array, inner: &DataType) -> Result<ColumnData> {
+    let len = array.len();
+    let nulls: Vec<u8> = match array.logical_nulls() {
+        Some(n) => n.iter().map(|valid| u8::from(!valid)).collect(),
+        None => vec![0; len],
+    };
+    if matches!(inner, DataType::Nothing) {
+        if !matches!(array.data_type(), A::Null) && nulls.contains(&0) {
+            return Err(mismatch(array, &DataType::Nullable(Box::new(inner.clone())), "non-NULL values for Nullable(Nothing)"));
+        }
+        return Ok(ColumnData::Nullable(Box::new(NullableColumn { nulls, values: ColumnData::UInt8(vec![b'0'; len]) })));
+    }
+    if matches!(array.data_type(), A::Null) {
+        let mut values = ColumnData::with_capacity_for(inner, len).map_err(|e| Error::value(e.to_string()))?;
+        for _ in 0..len {
+            values.push_default().map_err(|e| Error::value(e.to_string()))?;
+        }
+        return Ok(ColumnData::Nullable(Box::new(NullableColumn { nulls, values })));
+    }
+    // The inner conversion reads the values behind NULLs too; arrays of other writers may
+    // hold anything there, so NULL rows are replaced by a valid placeholder first.
+    let filled;
+    let source: &dyn Array = if array.null_count() > 0 && needs_placeholders(inner) {
+        filled = fill_nulls(array, inner)?;
+        filled.as_ref()
+    } else {
+        array
+    };
+    let values = to_column_ignoring_nulls(source, inner)?;
+    Ok(ColumnData::Nullable(Box::new(NullableColumn { nulls, values })))
+}
+
+/// Types whose conversion checks values, so that arbitrary bytes behind NULLs could fail it.
+fn needs_placeholders(inner: &DataType) -> bool {
+    matches!(inner, DataType::Enum8(_) | DataType::Enum16(_))
+}
+
+/// `array` with the NULL rows' values replaced by the first enum element (dictionary
+/// arrays keep their keys; the enum conversion maps null keys itself).
+fn fill_nulls(array: &dyn Array, inner: &DataType) -> Result<ArrayRef> {
+    let first = match inner {
+        DataType::Enum8(items) => items.first().map(|(_, v)| i64::from(*v)),
+        DataType::Enum16(items) => items.first().map(|(_, v)| i64::from(*v)),
+        _ => None,
+    }
+    .unwrap_or(0);
+    if matches!(array.data_type(), A::Dictionary(..)) || !array.data_type().is_integer() {
+        return Ok(arrow_array::make_array(array.to_data()));
+    }
+    let as_i64 = cast_with_options(array, &A::Int64, &strict())?;
+    let v = as_i64.as_primitive::<Int64Type>();
+    let filled: PrimitiveArray<Int64Type> = (0..v.len()).map(|i| Some(if v.is_null(i) { first } else { v.value(i) })).collect();
+    Ok(std::sync::Arc::new(filled))
+}
+
+/// [`to_column`] on the values of `array` with its validity dropped (the caller keeps it).
+fn to_column_ignoring_nulls(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
+    if array.null_count() == 0 && array.logical_null_count() == 0 {
+        return to_column(array, ty);
+    }
+    if let A::Dictionary(..) = array.data_type() {
+        // Enum conversion handles null keys; other dictionaries are unpacked by to_column.
+        if matches!(ty, DataType::Enum8(_) | DataType::Enum16(_)) {
+            return enum_column(array, ty);
+        }
+        let plain = cast_with_options(array, dict_value_type(array), &strict())?;
+        return to_column_ignoring_nulls(plain.as_ref(), ty);
+    }
+    let data = array.to_data().into_builder().nulls(None).build()?;
+    to_column(arrow_array::make_array(data).as_ref(), ty)
+}
+
+fn dict_value_type(array: &dyn Array) -> &A {
+    match array.data_type() {
+        A::Dictionary(_, v) => v,
+        t => t,
+    }
+}
+
+fn enum_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
+    Ok(match ty {
+        DataType::Enum8(items) => {
+            let names: Vec<(&str, i64)> = items.iter().map(|(n, v)| (n.as_str(), i64::from(*v))).collect();
+            ColumnData::Int8(enum_values(array, ty, &names)?.into_iter().map(|v| v as i8).collect())
+        }
+        DataType::Enum16(items) => {
+            let names: Vec<(&str, i64)> = items.iter().map(|(n, v)| (n.as_str(), i64::from(*v))).collect();
+            ColumnData::Int16(enum_values(array, ty, &names)?.into_iter().map(|v| v as i16).collect())
+        }
+        _ => unreachable!("enum types only"),
+    })
+}
+
+/// Values of a primitive Arrow type, from that type or losslessly cast from a narrower
+/// integer or float (values out of range are an error).
+fn prim<T: ArrowPrimitiveType>(array: &dyn Array, ty: &DataType) -> Result<Vec<T::Native>> {
+    let target = T::DATA_TYPE;
+    let src = array.data_type();
+    if *src == target {
+        return Ok(array.as_primitive::<T>().values().to_vec());
+    }
+    let lossless = (src.is_integer() && target.is_integer())
+        || (matches!(src, A::Float16 | A::Float32) && target == A::Float64)
+        || (*src == A::Float16 && target == A::Float32)
+        || (*src == A::Boolean && target.is_integer());
+    if !lossless {
+        return Err(mismatch(array, ty, format!("expected {target}")));
+    }
+    let cast = cast_with_options(array, &target, &strict()).map_err(|e| mismatch(array, ty, e.to_string()))?;
+    Ok(cast.as_primitive::<T>().values().to_vec())
+}
+
+fn integers_as_i128(array: &dyn Array, ty: &DataType, signed: bool) -> Result<Vec<i128>> {
+    if !array.data_type().is_integer() {
+        return Err(mismatch(array, ty, "expected fixed_size_binary or an integer"));
+    }
+    let v: Vec<i128> = if array.data_type() == &A::UInt64 {
+        array.as_primitive::<UInt64Type>().values().iter().map(|&x| i128::from(x)).collect()
+    } else {
+        prim::<Int64Type>(array, ty)?.into_iter().map(i128::from).collect()
+    };
+    if !signed && v.iter().any(|&x| x < 0) {
+        return Err(mismatch(array, ty, "negative values for an unsigned type"));
+    }
+    Ok(v)
+}
+
+fn bfloat16(array: &dyn Array, ty: &DataType) -> Result<Vec<u16>> {
+    match array.data_type() {
+        A::Binary | A::LargeBinary | A::FixedSizeBinary(2) => {
+            let bytes = fixed_bytes(array, ty, 2, false)?;
+            Ok(bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+        }
+        _ => prim::<Float32Type>(array, ty)?
+            .into_iter()
+            .map(|f| {
+                let bits = f.to_bits();
+                (bits & 0xFFFF == 0).then_some((bits >> 16) as u16)
+            })
+            .collect::<Option<_>>()
+            .ok_or_else(|| mismatch(array, ty, "a Float32 value is not exactly a BFloat16")),
+    }
+}
+
+/// Any string or binary flavour as offsets + bytes (rebased when the array is a slice).
+fn strings(array: &dyn Array, ty: &DataType) -> Result<StringColumn> {
+    let large;
+    let array = match array.data_type() {
+        A::LargeBinary | A::LargeUtf8 => array,
+        A::Utf8 | A::Binary | A::Utf8View | A::BinaryView | A::FixedSizeBinary(_) => {
+            large = cast_with_options(array, &A::LargeBinary, &strict())?;
+            large.as_ref()
+        }
+        _ => return Err(mismatch(array, ty, "expected a string or binary type")),
+    };
+    let (offsets, values) = match array.data_type() {
+        A::LargeUtf8 => {
+            let a = array.as_string::<i64>();
+            (a.value_offsets(), a.values().as_slice())
+        }
+        _ => {
+            let a = array.as_binary::<i64>();
+            (a.value_offsets(), a.values().as_slice())
+        }
+    };
+    let start = offsets[0] as usize;
+    let end = offsets[offsets.len() - 1] as usize;
+    let rebased = offsets.iter().map(|&o| (o as usize - start) as u64).collect();
+    StringColumn::try_from_parts(rebased, values[start..end].to_vec()).map_err(|e| Error::value(e.to_string()))
+}
+
+/// `width` bytes per row: from fixed_size_binary(width), or (with `pad`, as ClickHouse reads
+/// FixedString) any string of at most `width` bytes, zero-padded; with `!pad` each value must
+/// have exactly `width` bytes.
+fn fixed_bytes(array: &dyn Array, ty: &DataType, width: usize, pad: bool) -> Result<Vec<u8>> {
+    if let A::FixedSizeBinary(w) = array.data_type() {
+        if *w as usize == width {
+            let a = array.as_fixed_size_binary();
+            return Ok(a.values()[..a.len() * width].to_vec());
+        }
+        if !pad || *w as usize > width {
+            return Err(mismatch(array, ty, format!("expected fixed_size_binary({width})")));
+        }
+    }
+    let s = strings(array, ty)?;
+    let mut out = Vec::with_capacity(s.len() * width);
+    for (i, v) in s.iter().enumerate() {
+        if v.len() > width || (!pad && v.len() != width) {
+            return Err(mismatch(array, ty, format!("row {i} has {} bytes, expected {width}", v.len())));
+        }
+        out.extend_from_slice(v);
+        out.resize(out.len() + width - v.len(), 0);
+    }
+    Ok(out)
+}
+
+/// Days since the epoch from date32, date64 (whole days) or integers.
+fn days(array: &dyn Array, ty: &DataType) -> Result<Vec<i32>> {
+    match array.data_type() {
+        A::Date32 => Ok(array.as_primitive::<Date32Type>().values().to_vec()),
+        A::Date64 => array
+            .as_primitive::<Date64Type>()
+            .values()
+            .iter()
+            .map(|&ms| (ms % 86_400_000 == 0).then(|| i32::try_from(ms / 86_400_000).ok()).flatten())
+            .collect::<Option<_>>()
+            .ok_or_else(|| mismatch(array, ty, "a date64 value is not a whole day in range")),
+        _ => Err(mismatch(array, ty, "expected date32")),
+    }
+}
+
+/// Values of a timestamp/duration/time array converted to `per_second` ticks, exactly.
+fn ticks(array: &dyn Array, ty: &DataType, per_second: i64) -> Result<Vec<i64>> {
+    let (unit, raw): (TimeUnit, Vec<i64>) = match array.data_type() {
+        A::Timestamp(u, _) | A::Duration(u) => {
+            (*u, cast_with_options(array, &A::Int64, &strict())?.as_primitive::<Int64Type>().values().to_vec())
+        }
+        A::Time32(u) | A::Time64(u) => (*u, cast_with_options(array, &A::Int64, &strict())?.as_primitive::<Int64Type>().values().to_vec()),
+        A::Int64 | A::Int32 | A::Int16 | A::Int8 | A::UInt8 | A::UInt16 | A::UInt32
+            if !matches!(ty, DataType::DateTime64 { .. } | DataType::DateTime(_)) =>
+        {
+            // Raw ticks (e.g. a Time64 written as int64 by another tool): taken as they are.
+            return prim::<Int64Type>(array, ty);
+        }
+        _ => return Err(mismatch(array, ty, "expected a timestamp, duration or time")),
+    };
+    rescale(raw, ticks_per_second(unit), per_second)
+        .ok_or_else(|| mismatch(array, ty, "a value is not exact or out of range at the target precision"))
+}
+
+/// Converts ticks of `from` per second to `to` per second, exactly.
+fn rescale(v: Vec<i64>, from: i64, to: i64) -> Option<Vec<i64>> {
+    if from == to {
+        return Some(v);
+    }
+    if to > from {
+        let m = to / from;
+        v.into_iter().map(|x| x.checked_mul(m)).collect()
+    } else {
+        let d = from / to;
+        v.into_iter().map(|x| (x % d == 0).then_some(x / d)).collect()
+    }
+}
+
+fn interval(array: &dyn Array, ty: &DataType, kind: IntervalKind) -> Result<Vec<i64>> {
+    match (interval_unit(kind), array.data_type()) {
+        (Some(u), A::Duration(_)) => ticks(array, ty, ticks_per_second(u)),
+        (None, A::Interval(arrow_schema::IntervalUnit::YearMonth)) => {
+            let per = months_per(kind) as i32;
+            array
+                .as_primitive::<IntervalYearMonthType>()
+                .values()
+                .iter()
+                .map(|&m| (m % per == 0).then_some(i64::from(m / per)))
+                .collect::<Option<_>>()
+                .ok_or_else(|| mismatch(array, ty, "a month count is not a whole number of the unit"))
+        }
+        (_, t) if t.is_integer() => prim::<Int64Type>(array, ty),
+        _ => Err(mismatch(array, ty, "expected a duration or an integer")),
+    }
+}
+
+/// Enum values from a dictionary or plain array of names, or from integers (checked
+/// against the elements). Null dictionary keys become the first element (a placeholder).
+fn enum_values(array: &dyn Array, ty: &DataType, items: &[(&str, i64)]) -> Result<Vec<i64>> {
+    let by_name = |name: &[u8]| items.iter().find(|(n, _)| n.as_bytes() == name).map(|(_, v)| *v);
+    let first = items.first().map_or(0, |(_, v)| *v);
+    match array.data_type() {
+        A::Dictionary(_, _) => {
+            let dict = array.as_any_dictionary();
+            let names = strings(dict.values().as_ref(), ty)?;
+            let values = names.iter().map(by_name).collect::<Vec<_>>();
+            let keys = cast_with_options(dict.keys(), &A::Int64, &CastOptions::default())?;
+            let keys = keys.as_primitive::<Int64Type>();
+            (0..keys.len())
+                .map(|i| {
+                    if keys.is_null(i) {
+                        return Ok(first);
+                    }
+                    let k = keys.value(i) as usize;
+                    values.get(k).copied().flatten().ok_or_else(|| {
+                        let name = if k < names.len() { String::from_utf8_lossy(names.get(k)).into_owned() } else { format!("key {k}") };
+                        mismatch(array, ty, format!("{name:?} is not an element"))
+                    })
+                })
+                .collect()
+        }
+        A::Utf8 | A::LargeUtf8 | A::Utf8View | A::Binary | A::LargeBinary | A::BinaryView => strings(array, ty)?
+            .iter()
+            .map(|n| by_name(n).ok_or_else(|| mismatch(array, ty, format!("{:?} is not an element", String::from_utf8_lossy(n)))))
+            .collect(),
+        t if t.is_integer() => {
+            let v = prim::<Int64Type>(array, ty)?;
+            if let Some(bad) = v.iter().find(|x| !items.iter().any(|(_, e)| e == *x)) {
+                return Err(mismatch(array, ty, format!("{bad} is not an element")));
+            }
+            Ok(v)
+        }
+        _ => Err(mismatch(array, ty, "expected a dictionary of names, names or integers")),
+    }
+}
+
+fn decimal(array: &dyn Array, ty: &DataType, precision: u8, scale: u8) -> Result<ColumnData> {
+    let (src_scale, v): (i8, Vec<i256>) = match array.data_type() {
+        A::Decimal32(_, s) => (*s, array.as_primitive::<Decimal32Type>().values().iter().map(|&x| i256::from_i128(x.into())).collect()),
+        A::Decimal64(_, s) => (*s, array.as_primitive::<Decimal64Type>().values().iter().map(|&x| i256::from_i128(x.into())).collect()),
+        A::Decimal128(_, s) => (*s, array.as_primitive::<Decimal128Type>().values().iter().map(|&x| i256::from_i128(x)).collect()),
+        A::Decimal256(_, s) => (*s, array.as_primitive::<Decimal256Type>().values().to_vec()),
+        t if t.is_integer() => (0, integers_as_i128(array, ty, true)?.into_iter().map(i256::from_i128).collect()),
+        _ => return Err(mismatch(array, ty, "expected a decimal")),
+    };
+    if src_scale < 0 || src_scale as u8 > scale {
+        return Err(mismatch(array, ty, format!("scale {src_scale} does not fit scale {scale} exactly")));
+    }
+    let mul = i256::from_i128(10).checked_pow(u32::from(scale) - src_scale as u32).expect("scale ≤ 76");
+    let bound = i256::from_i128(10).checked_pow(u32::from(precision)).unwrap_or(i256::MAX);
+    let mut scaled = Vec::with_capacity(v.len());
+    for x in v {
+        let y = x.checked_mul(mul).filter(|y| *y < bound && *y > bound.wrapping_neg());
+        scaled.push(y.ok_or_else(|| mismatch(array, ty, format!("a value does not fit precision {precision}")))?);
+    }
+    Ok(match precision {
+        0..=9 => ColumnData::Int32(scaled.iter().map(|x| x.as_i128() as i32).collect()),
+        10..=18 => ColumnData::Int64(scaled.iter().map(|x| x.as_i128() as i64).collect()),
+        19..=38 => ColumnData::Int128(scaled.iter().map(|x| x.as_i128()).collect()),
+        _ => ColumnData::Fixed { width: 32, data: scaled.iter().flat_map(|x| x.to_le_bytes()).collect() },
+    })
+}
+
+/// Offsets (rebased to 0) and the sliced values of a list of any offset width.
+fn list_parts(array: &dyn Array, ty: &DataType) -> Result<(Vec<u64>, ArrayRef)> {
+    Ok(match array.data_type() {
+        A::List(_) => {
+            let l = array.as_list::<i32>();
+            rebase(l.value_offsets().iter().map(|&x| i64::from(x)), l.values().clone())
+        }
+        A::LargeList(_) => {
+            let l = array.as_list::<i64>();
+            rebase(l.value_offsets().iter().copied(), l.values().clone())
+        }
+        A::FixedSizeList(_, n) => {
+            let l = array.as_fixed_size_list();
+            let n = *n as i64;
+            let start = l.offset() as i64;
+            rebase((0..=l.len() as i64).map(|i| (start + i) * n), l.values().clone())
+        }
+        A::Map(..) => {
+            let m = array.as_map();
+            rebase(m.value_offsets().iter().map(|&x| i64::from(x)), std::sync::Arc::new(m.entries().clone()))
+        }
+        _ => return Err(mismatch(array, ty, "expected a list")),
+    })
+}
+
+fn rebase(offsets: impl Iterator<Item = i64>, values: ArrayRef) -> (Vec<u64>, ArrayRef) {
+    let offsets: Vec<i64> = offsets.collect();
+    let start = offsets.first().copied().unwrap_or(0);
+    let end = offsets.last().copied().unwrap_or(0);
+    let values = values.slice(start as usize, (end - start) as usize);
+    (offsets.iter().map(|&o| (o - start) as u64).collect(), values)
+}
+
+/// LowCardinality from a dictionary array in ClickHouse's layout (for a Nullable inner type,
+/// entry 0 is the NULL entry and null keys point at it), else from the plain values.
+fn low_cardinality(array: &dyn Array, ty: &DataType, inner: &DataType) -> Result<ColumnData> {
+    let nullable = inner.is_nullable();
+    if let A::Dictionary(..) = array.data_type() {
+        let dict = array.as_any_dictionary();
+        let keys = cast_with_options(dict.keys(), &A::UInt64, &CastOptions::default())?;
+        let keys = keys.as_primitive::<UInt64Type>();
+        let values = dict.values();
+        let ch_layout = if nullable {
+            !values.is_empty() && values.null_count() == 0 && (0..keys.len()).all(|i| keys.is_null(i) || keys.value(i) != 0)
+        } else {
+            values.null_count() == 0
+        };
+        if ch_layout {
+            let dictionary = to_column(values.as_ref(), inner.strip_nullable())?;
+            let k: Vec<u64> = (0..keys.len()).map(|i| if keys.is_null(i) { 0 } else { keys.value(i) }).collect();
+            let n = dictionary.len();
+            let keys = if n <= 1 << 8 {
+                LcKeys::U8(k.iter().map(|&x| x as u8).collect())
+            } else if n <= 1 << 16 {
+                LcKeys::U16(k.iter().map(|&x| x as u16).collect())
+            } else if n <= 1 << 32 {
+                LcKeys::U32(k.iter().map(|&x| x as u32).collect())
+            } else {
+                LcKeys::U64(k)
+            };
+            return Ok(ColumnData::LowCardinality(Box::new(LowCardinalityColumn { dictionary, keys })));
+        }
+    }
+    let plain = to_column(array, inner)?;
+    let lc = LowCardinalityColumn::from_plain(plain, nullable).map_err(|e| mismatch(array, ty, e.to_string()))?;
+    Ok(ColumnData::LowCardinality(Box::new(lc)))
+}
+
+/// Variant from a union: member i is type i (by position), members beyond the types (the
+/// "NULL" member) are NULL rows.
+fn variant(array: &dyn Array, ty: &DataType, types: &[DataType]) -> Result<ColumnData> {
+    let A::Union(fields, _) = array.data_type() else { return Err(mismatch(array, ty, "expected a union")) };
+    let u = array.as_union();
+    let ids: Vec<i8> = fields.iter().map(|(id, _)| id).collect();
+    let member = |type_id: i8| ids.iter().position(|&i| i == type_id).expect("union type ids come from its fields");
+    if ids.len() < types.len() {
+        return Err(mismatch(array, ty, format!("{} union members for {} variant types", ids.len(), types.len())));
+    }
+    let mut discriminators = Vec::with_capacity(u.len());
+    let mut rows: Vec<Vec<u32>> = vec![Vec::new(); types.len()];
+    for i in 0..u.len() {
+        let m = member(u.type_id(i));
+        if m < types.len() {
+            discriminators.push(m as u8);
+            rows[m].push(u.value_offset(i) as u32);
+        } else {
+            discriminators.push(VariantColumn::NULL);
+        }
+    }
+    let mut variants = Vec::with_capacity(types.len());
+    for (m, t) in types.iter().enumerate() {
+        let child = u.child(ids[m]);
+        let idx = arrow_array::UInt32Array::from(std::mem::take(&mut rows[m]));
+        let taken = arrow_select::take::take(child.as_ref(), &idx, None)?;
+        variants.push(to_column(taken.as_ref(), t)?);
+    }
+    let v = VariantColumn::try_new(discriminators, variants).map_err(|e| mismatch(array, ty, e))?;
+    Ok(ColumnData::Variant(Box::new(v)))
+}

@@ -1,0 +1,156 @@
+//! # chwire-arrow
+//!
+//! ClickHouse blocks ([`chwire_proto::Block`]) to Apache Arrow record batches and back, for
+//! every type chwire-proto decodes. No IO: the client (`chwire`, feature `arrow`), the CLI and
+//! the Python package build on it.
+//!
+//! * [`block_to_batch`] consumes the block, so that fixed-width values and String/Array
+//!   offsets move into Arrow buffers without a copy (the null map becomes a validity bitmap);
+//! * two mappings ([`Mapping`]): `Rich` (natural Arrow logical types, the default) and
+//!   `ClickHouse` (exactly what ClickHouse 26.9 writes for `FORMAT ArrowStream`);
+//! * every top-level field keeps the ClickHouse type under the metadata key
+//!   [`CLICKHOUSE_TYPE_KEY`], so that [`batch_to_block_inferred`] restores the exact types;
+//! * [`batch_to_block`] converts a batch to a target header (an INSERT's table columns) with
+//!   lossless casts only, checking the whole batch before returning anything.
+//!
+//! The mapping tables are in docs/ARROW.md.
+
+mod from_arrow;
+mod infer;
+mod options;
+mod schema;
+mod to_arrow;
+
+pub use infer::clickhouse_type_for;
+pub use options::{ArrowOptions, Mapping};
+pub use schema::{arrow_type, field_for, CLICKHOUSE_TYPE_KEY};
+
+use arrow_array::{Array, RecordBatch, RecordBatchOptions};
+use arrow_schema::{ArrowError, Schema, SchemaRef};
+use chwire_proto::{Block, Column, DataType};
+use std::sync::Arc;
+
+/// Errors of the conversions.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A ClickHouse type without an Arrow mapping (yet).
+    #[error("ClickHouse type {0} has no Arrow mapping")]
+    UnsupportedType(String),
+    /// An Arrow column does not convert (losslessly) to the ClickHouse type asked for.
+    #[error("column {column}: Arrow type {arrow} does not convert to ClickHouse type {clickhouse}: {detail}")]
+    Mismatch { column: String, arrow: String, clickhouse: String, detail: String },
+    /// A value of a column does not convert.
+    #[error("column {column}: {detail}")]
+    Value { column: String, detail: String },
+    /// The batch lacks a column of the target, or has one the target does not.
+    #[error("{0}")]
+    Columns(String),
+    /// An unknown setting or value in [`ArrowOptions::set`].
+    #[error("{0}")]
+    Setting(String),
+    #[error(transparent)]
+    Arrow(#[from] ArrowError),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// Names the column in errors raised below it.
+    fn in_column(self, name: &str) -> Error {
+        match self {
+            Error::Mismatch { column, arrow, clickhouse, detail } if column.is_empty() => {
+                Error::Mismatch { column: name.to_string(), arrow, clickhouse, detail }
+            }
+            Error::Value { column, detail } if column.is_empty() => Error::Value { column: name.to_string(), detail },
+            Error::UnsupportedType(t) => {
+                Error::Value { column: name.to_string(), detail: format!("ClickHouse type {t} has no Arrow mapping") }
+            }
+            Error::Arrow(e) => Error::Value { column: name.to_string(), detail: e.to_string() },
+            e => e,
+        }
+    }
+
+    pub(crate) fn value(detail: impl Into<String>) -> Error {
+        Error::Value { column: String::new(), detail: detail.into() }
+    }
+}
+
+/// The Arrow schema of a header: one field per (name, ClickHouse type).
+pub fn schema_for(columns: &[(String, DataType)], opts: &ArrowOptions) -> Result<SchemaRef> {
+    let fields = columns.iter().map(|(n, t)| field_for(n, t, opts).map_err(|e| e.in_column(n))).collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+/// The Arrow schema of a block's columns.
+pub fn schema_of_block(block: &Block, opts: &ArrowOptions) -> Result<SchemaRef> {
+    let cols: Vec<(String, DataType)> = block.columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
+    schema_for(&cols, opts)
+}
+
+/// Converts a block to a record batch of `schema` (from [`schema_for`] with the same
+/// options, e.g. for a stream's header). Consumes the block: buffers move without copying
+/// where the layouts agree.
+pub fn block_to_batch(block: Block, schema: &SchemaRef, opts: &ArrowOptions) -> Result<RecordBatch> {
+    let rows = block.rows();
+    if block.num_columns() != schema.fields().len() {
+        return Err(Error::Columns(format!("the block has {} columns, the schema {}", block.num_columns(), schema.fields().len())));
+    }
+    let mut arrays = Vec::with_capacity(block.num_columns());
+    for ((name, col), field) in block.into_columns().into_iter().zip(schema.fields()) {
+        let (ty, data) = col.into_parts();
+        let array = to_arrow::to_array(&ty, data, None, opts).map_err(|e| e.in_column(&name))?;
+        if array.data_type() != field.data_type() {
+            return Err(Error::Value {
+                column: name,
+                detail: format!("converted to {} but the schema has {}", array.data_type(), field.data_type()),
+            });
+        }
+        arrays.push(array);
+    }
+    Ok(RecordBatch::try_new_with_options(schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(rows)))?)
+}
+
+/// Converts a batch to a block of the target header's columns (e.g. an INSERT's table
+/// columns), matched by name, with lossless casts only; anything else is an error naming the
+/// column and both types. The whole batch is converted before anything is returned.
+pub fn batch_to_block(batch: &RecordBatch, target: &[(String, DataType)]) -> Result<Block> {
+    let schema = batch.schema();
+    if let Some(extra) = schema.fields().iter().find(|f| !target.iter().any(|(n, _)| n == f.name())) {
+        let names: Vec<&str> = target.iter().map(|(n, _)| n.as_str()).collect();
+        return Err(Error::Columns(format!(
+            "the batch has a column {} that the target ({}) does not have",
+            extra.name(),
+            names.join(", ")
+        )));
+    }
+    let mut block = Block::new();
+    for (name, ty) in target {
+        let Some(idx) = schema.index_of(name).ok() else {
+            return Err(Error::Columns(format!("the batch has no column {name} (of type {ty})")));
+        };
+        let column = convert_column(batch.column(idx).as_ref(), ty).map_err(|e| e.in_column(name))?;
+        block.push(name.clone(), column).map_err(|e| Error::Value { column: name.clone(), detail: e.to_string() })?;
+    }
+    Ok(block)
+}
+
+/// Converts a batch to a block, each column of the type in its field's
+/// [`CLICKHOUSE_TYPE_KEY`] metadata, or else of the natural ClickHouse type of its Arrow
+/// type ([`clickhouse_type_for`]): for files written by chwire and by others (pyarrow,
+/// chdb, Spark).
+pub fn batch_to_block_inferred(batch: &RecordBatch) -> Result<Block> {
+    let schema = batch.schema();
+    let mut block = Block::new();
+    for (field, array) in schema.fields().iter().zip(batch.columns()) {
+        let ty = clickhouse_type_for(field).map_err(|e| e.in_column(field.name()))?;
+        let column = convert_column(array.as_ref(), &ty).map_err(|e| e.in_column(field.name()))?;
+        block.push(field.name().clone(), column).map_err(|e| Error::Value { column: field.name().clone(), detail: e.to_string() })?;
+    }
+    Ok(block)
+}
+
+fn convert_column(array: &dyn Array, ty: &DataType) -> Result<Column> {
+    let data = from_arrow::to_column(array, ty)?;
+    Column::new(ty.clone(), data).map_err(|e| Error::value(e.to_string()))
+}

@@ -1,0 +1,108 @@
+//! How ClickHouse types map to Arrow types: the mapping and the settings ClickHouse users know.
+
+use crate::{Error, Result};
+
+/// Which Arrow types a block's columns get.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mapping {
+    /// Every value gets its natural Arrow logical type (timestamps, dictionaries, durations…),
+    /// what pandas, Polars, DuckDB and Spark expect. See docs/ARROW.md.
+    #[default]
+    Rich,
+    /// Exactly what ClickHouse 26.9 writes for `FORMAT Arrow`/`ArrowStream` (DateTime as
+    /// uint32, Enum as its integer, LowCardinality plain, …), honouring the
+    /// `output_format_arrow_*` settings below.
+    ClickHouse,
+}
+
+/// Options of the Block → Arrow conversion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArrowOptions {
+    pub mapping: Mapping,
+    /// `output_format_arrow_low_cardinality_as_dictionary` (ClickHouse mapping; the rich
+    /// mapping always writes dictionaries). Default false.
+    pub low_cardinality_as_dictionary: bool,
+    /// `output_format_arrow_string_as_string`: String as utf8 (each value must be valid
+    /// UTF-8, else the conversion is an error naming the row) instead of binary. Default true
+    /// (as in ClickHouse 26.9), in both mappings.
+    pub string_as_string: bool,
+    /// `output_format_arrow_fixed_string_as_fixed_byte_array`: FixedString(N) as
+    /// fixed_size_binary(N) instead of binary. Default true, in both mappings.
+    pub fixed_string_as_fixed_byte_array: bool,
+    /// `output_format_arrow_use_64_bit_indexes_for_string`-like switch of the ClickHouse
+    /// mapping: large_utf8/large_binary instead of 32-bit offsets. Default false.
+    pub use_64_bit_indexes_for_string: bool,
+    /// The zone of `DateTime`/`DateTime64` columns without one (the server's `timezone`;
+    /// the client fills it in from the handshake). `None` = "UTC".
+    pub default_timezone: Option<String>,
+}
+
+impl Default for ArrowOptions {
+    fn default() -> Self {
+        ArrowOptions {
+            mapping: Mapping::Rich,
+            low_cardinality_as_dictionary: false,
+            string_as_string: true,
+            fixed_string_as_fixed_byte_array: true,
+            use_64_bit_indexes_for_string: false,
+            default_timezone: None,
+        }
+    }
+}
+
+impl ArrowOptions {
+    /// The rich mapping with default settings.
+    pub fn rich() -> Self {
+        Self::default()
+    }
+
+    /// ClickHouse 26.9's own mapping with its default settings.
+    pub fn clickhouse() -> Self {
+        ArrowOptions { mapping: Mapping::ClickHouse, ..Self::default() }
+    }
+
+    /// Set a ClickHouse setting by its name (`output_format_arrow_string_as_string`, with or
+    /// without the `output_format_arrow_` prefix) to a value as ClickHouse spells booleans
+    /// (`1`/`0`/`true`/`false`). Unknown settings and values are errors.
+    pub fn set(&mut self, clickhouse_setting: &str, value: &str) -> Result<()> {
+        let name = clickhouse_setting.trim();
+        let short = name.strip_prefix("output_format_arrow_").unwrap_or(name);
+        let flag = match value.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" => true,
+            "0" | "false" => false,
+            _ => return Err(Error::Setting(format!("{name} = {value:?}: expected 0/1/true/false"))),
+        };
+        match short {
+            "low_cardinality_as_dictionary" => self.low_cardinality_as_dictionary = flag,
+            "string_as_string" => self.string_as_string = flag,
+            "fixed_string_as_fixed_byte_array" => self.fixed_string_as_fixed_byte_array = flag,
+            "use_64_bit_indexes_for_string" => self.use_64_bit_indexes_for_string = flag,
+            _ => return Err(Error::Setting(format!("unknown Arrow setting {name}"))),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn rich_mode(&self) -> bool {
+        self.mapping == Mapping::Rich
+    }
+
+    pub(crate) fn timezone_or_default<'a>(&'a self, tz: &'a Option<String>) -> &'a str {
+        tz.as_deref().or(self.default_timezone.as_deref()).unwrap_or("UTC")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_by_clickhouse_name() {
+        let mut o = ArrowOptions::clickhouse();
+        o.set("output_format_arrow_low_cardinality_as_dictionary", "1").unwrap();
+        o.set("string_as_string", "false").unwrap();
+        assert!(o.low_cardinality_as_dictionary);
+        assert!(!o.string_as_string);
+        assert!(o.set("output_format_arrow_nope", "1").is_err());
+        assert!(o.set("string_as_string", "maybe").is_err());
+    }
+}
