@@ -99,8 +99,8 @@ impl NativeBlocks {
 }
 
 pub fn run(args: ConvertArgs) -> chwire::Result<()> {
-    let files = args.files.options(&args.settings)?;
     let tz = Some(args.timezone.as_deref().unwrap_or("UTC"));
+    let files = args.files.options(&args.settings, tz)?;
     let mut source = formats::source(args.from, args.input.as_deref(), &files, tz)?;
     let structure = args.structure.as_deref().map(formats::parse_structure).transpose()?;
     if let Some(columns) = &structure {

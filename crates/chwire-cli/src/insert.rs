@@ -37,9 +37,9 @@ pub struct InsertArgs {
 
 pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
     let (format_settings, settings) = formats::options::split_settings(args.settings);
-    let files = args.files.options(&format_settings)?;
     let mut client = Client::connect(opts).await?;
     let tz = args.timezone.clone().or_else(|| client.server_info().and_then(|i| i.timezone));
+    let files = args.files.options(&format_settings, tz.as_deref())?;
     let mut source = formats::source(args.format, args.input.as_deref(), &files, tz.as_deref())?;
     let names = source.names()?;
     if args.format == Format::Native && names.is_none() {

@@ -178,9 +178,9 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     let stdout_tty = std::io::stdout().is_terminal();
     let fmt = args.format.unwrap_or(if stdout_tty { formats::Format::Pretty } else { formats::Format::Tsv });
     let (format_settings, settings) = formats::options::split_settings(args.settings);
-    let files = args.files.options(&format_settings)?;
     let mut client = Client::connect(opts).await?;
     let tz = client.server_info().and_then(|i| i.timezone);
+    let files = args.files.options(&format_settings, tz.as_deref())?;
     let mut q = client.query(sql);
     for (k, v) in settings {
         q = q.setting(k, v);
@@ -222,12 +222,12 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
                     out.write(block)
                 };
                 if let Err(e) = res {
-                    if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    if formats::is_broken_pipe(&e) {
                         // The reader went away (e.g. `| head`): stop quietly.
                         bar.finish();
                         return Ok(());
                     }
-                    return Err(e.into());
+                    return Err(e);
                 }
             }
             Event::Progress(_) => bar.update(stream.progress()),
@@ -246,7 +246,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         out.begin(&formats::columns_of(h))?;
     }
     if let Err(e) = out.finish() {
-        if !matches!(e.kind(), chwire::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe) {
+        if !formats::is_broken_pipe(&e) {
             return Err(e);
         }
     }

@@ -110,10 +110,15 @@ pub fn input_format(s: &str) -> Result<Format, String> {
 /// no rows) before the first block; `finish` completes the file (footers, flush).
 pub trait Sink {
     fn begin(&mut self, header: &[(String, DataType)]) -> chwire::Result<()>;
-    fn write(&mut self, block: Block) -> std::io::Result<()>;
+    fn write(&mut self, block: Block) -> chwire::Result<()>;
     /// Push what is buffered to the output (for terminals; files flush at `finish`).
-    fn flush(&mut self) -> std::io::Result<()>;
+    fn flush(&mut self) -> chwire::Result<()>;
     fn finish(self: Box<Self>) -> chwire::Result<()>;
+}
+
+/// Whether an error is a write to a closed pipe (the reader went away, e.g. `| head`).
+pub fn is_broken_pipe(e: &chwire::Error) -> bool {
+    matches!(e.kind(), chwire::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// The output: a file or stdout.

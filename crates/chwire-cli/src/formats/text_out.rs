@@ -23,11 +23,11 @@ impl Sink for TextSink {
     fn begin(&mut self, _header: &[(String, DataType)]) -> chwire::Result<()> {
         Ok(())
     }
-    fn write(&mut self, block: Block) -> std::io::Result<()> {
-        self.writer.write_block(&block, &mut self.out)
+    fn write(&mut self, block: Block) -> chwire::Result<()> {
+        Ok(self.writer.write_block(&block, &mut self.out)?)
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
+    fn flush(&mut self) -> chwire::Result<()> {
+        Ok(self.out.flush()?)
     }
     fn finish(mut self: Box<Self>) -> chwire::Result<()> {
         Ok(self.out.flush()?)
@@ -50,13 +50,13 @@ impl Sink for NativeSink {
     fn begin(&mut self, _header: &[(String, DataType)]) -> chwire::Result<()> {
         Ok(())
     }
-    fn write(&mut self, block: Block) -> std::io::Result<()> {
+    fn write(&mut self, block: Block) -> chwire::Result<()> {
         self.encoded.clear();
         chwire::proto::native::encode_block(&block, &mut self.encoded);
-        self.out.write_all(&self.encoded)
+        Ok(self.out.write_all(&self.encoded)?)
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
+    fn flush(&mut self) -> chwire::Result<()> {
+        Ok(self.out.flush()?)
     }
     fn finish(mut self: Box<Self>) -> chwire::Result<()> {
         Ok(self.out.flush()?)
