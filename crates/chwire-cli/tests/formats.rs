@@ -132,6 +132,69 @@ fn text_formats_round_trip_every_type() {
     sql(&format!("DROP TABLE {src}"));
 }
 
+/// query → Parquet/Arrow file → insert: the same contents, for every 18.16 type, in both
+/// Arrow mappings, with several row groups and batches.
+#[test]
+fn parquet_and_arrow_round_trip_every_type() {
+    let src = "chwire_fmt_src_bin";
+    make_source_table(src, 3000);
+    let want = contents(src);
+    for format in ["Parquet", "Arrow", "ArrowStream"] {
+        for types in ["rich", "clickhouse"] {
+            let file = scratch(&format!("all-{types}.{format}"));
+            let mut args = vec!["query", "--format", format, "--arrow-types", types, "--setting", "max_block_size=700"];
+            if format == "Parquet" {
+                args.extend(["--setting", "output_format_parquet_row_group_size=1000", "--file-compression", "zstd:3"]);
+            }
+            let select = format!("SELECT * FROM {src}");
+            args.push(&select);
+            let out = chwire(&args);
+            assert!(out.status.success(), "{format} {types}: {}", String::from_utf8_lossy(&out.stderr));
+            std::fs::write(&file, &out.stdout).unwrap();
+            let dst = format!("chwire_fmt_dst_{}_{types}", format.to_lowercase());
+            sql(&format!("DROP TABLE IF EXISTS {dst}"));
+            sql(&format!("CREATE TABLE {dst} AS {src}"));
+            let o = insert_file(&dst, format, &file, &["--block-rows", "800"]);
+            assert!(o.status.success(), "{format} {types}: {}", String::from_utf8_lossy(&o.stderr));
+            assert_eq!(contents(&dst), want, "{format} {types}");
+            sql(&format!("DROP TABLE {dst}"));
+        }
+    }
+    sql(&format!("DROP TABLE {src}"));
+}
+
+/// A Parquet file whose column does not convert to the table's type: an error naming the
+/// column and both types, nothing inserted; `--skip-rows` slices batches exactly.
+#[test]
+fn parquet_insert_checks_types_and_skips_rows() {
+    let t = "chwire_fmt_pq_skip";
+    let file = scratch("skip.parquet");
+    let out = chwire(&[
+        "query",
+        "--format",
+        "Parquet",
+        "--setting",
+        "max_block_size=300",
+        "SELECT number AS id, toString(number) AS s FROM system.numbers LIMIT 2500",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&file, &out.stdout).unwrap();
+    sql(&format!("DROP TABLE IF EXISTS {t}"));
+    sql(&format!("CREATE TABLE {t} (id UInt64, s UInt8) ENGINE = Memory"));
+    let o = insert_file(t, "parquet", &file, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("s") && err.contains("UInt8") && err.contains("nothing was inserted"), "{err}");
+    sql(&format!("DROP TABLE {t}"));
+    sql(&format!("CREATE TABLE {t} (id UInt64, s String) ENGINE = Memory"));
+    ok(insert_file(t, "Parquet", &file, &["--skip-rows", "1234", "--block-rows", "1000"]));
+    assert_eq!(sql(&format!("SELECT count(), min(id), max(id), countIf(s != toString(id)) FROM {t}")), "1266\t1234\t2499\t0\n");
+    let o = chwire(&["insert", t, "--format", "Parquet"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--input"), "{}", String::from_utf8_lossy(&o.stderr));
+    sql(&format!("DROP TABLE {t}"));
+}
+
 /// Infinities and NaN (which JSON has no numbers for) through TSV and CSV.
 #[test]
 fn non_finite_floats_round_trip_in_tsv_and_csv() {
