@@ -65,9 +65,13 @@ impl Sink for ArrowSink {
             Format::ArrowStream => {
                 Writer::Stream(arrow_ipc::writer::StreamWriter::try_new_with_options(out, &schema, ipc).map_err(arrow_error)?)
             }
-            _ => Writer::Parquet(
-                parquet::arrow::ArrowWriter::try_new(out, schema.clone(), Some(self.files.parquet_properties())).map_err(parquet_error)?,
-            ),
+            _ => {
+                check_parquet_types(&schema)?;
+                Writer::Parquet(
+                    parquet::arrow::ArrowWriter::try_new(out, schema.clone(), Some(self.files.parquet_properties()))
+                        .map_err(parquet_error)?,
+                )
+            }
         });
         self.schema = Some(schema);
         Ok(())
@@ -110,6 +114,31 @@ impl Sink for ArrowSink {
             None => {}
         }
         Ok(())
+    }
+}
+
+/// Parquet has no union type (parquet's writer would panic on one): a Variant column, which
+/// both mappings write as a dense union, cannot go to Parquet (nor can ClickHouse 26.9 write it).
+fn check_parquet_types(schema: &arrow_schema::Schema) -> chwire::Result<()> {
+    use arrow_schema::DataType as A;
+    fn has_union(t: &A) -> bool {
+        match t {
+            A::Union(..) => true,
+            A::List(f) | A::LargeList(f) | A::FixedSizeList(f, _) | A::Map(f, _) | A::ListView(f) | A::LargeListView(f) => {
+                has_union(f.data_type())
+            }
+            A::Struct(fields) => fields.iter().any(|f| has_union(f.data_type())),
+            A::Dictionary(_, v) => has_union(v),
+            _ => false,
+        }
+    }
+    match schema.fields().iter().find(|f| has_union(f.data_type())) {
+        Some(f) => Err(invalid(format!(
+            "column {}: Parquet has no union type for its {} values; write Arrow or Native instead",
+            f.name(),
+            f.metadata().get(chwire_arrow::CLICKHOUSE_TYPE_KEY).map_or("variant", String::as_str)
+        ))),
+        None => Ok(()),
     }
 }
 
