@@ -229,3 +229,23 @@ pub fn arrow_options(mapping: &str, tz: Option<&str>) -> ArrowOptions {
     o.default_timezone = tz.map(str::to_string);
     o
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_schema::{Field, Schema, UnionFields, UnionMode};
+
+    #[test]
+    fn parquet_refuses_unions_anywhere() {
+        let union = arrow_schema::DataType::Union(
+            UnionFields::new(vec![0], vec![Field::new("u", arrow_schema::DataType::UInt64, true)]),
+            UnionMode::Dense,
+        );
+        let nested = arrow_schema::DataType::List(Field::new("item", union.clone(), true).into());
+        for t in [union, nested] {
+            let err = check_parquet_types(&Schema::new(vec![Field::new("v", t, true)])).unwrap_err();
+            assert!(err.to_string().contains("column v: Parquet has no union type"), "{err}");
+        }
+        assert!(check_parquet_types(&Schema::new(vec![Field::new("x", arrow_schema::DataType::Utf8, false)])).is_ok());
+    }
+}
