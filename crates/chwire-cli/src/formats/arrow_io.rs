@@ -238,7 +238,7 @@ mod tests {
     #[test]
     fn parquet_refuses_unions_anywhere() {
         let union = arrow_schema::DataType::Union(
-            UnionFields::new(vec![0], vec![Field::new("u", arrow_schema::DataType::UInt64, true)]),
+            UnionFields::try_new(vec![0], vec![Field::new("u", arrow_schema::DataType::UInt64, true)]).unwrap(),
             UnionMode::Dense,
         );
         let nested = arrow_schema::DataType::List(Field::new("item", union.clone(), true).into());

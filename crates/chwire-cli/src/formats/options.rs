@@ -13,7 +13,7 @@ pub struct FileArgs {
     /// decimals) or `clickhouse` (what ClickHouse itself writes for FORMAT Arrow/Parquet)
     #[arg(long, value_parser = ["rich", "clickhouse"], default_value = "rich")]
     pub arrow_types: String,
-    /// Compression inside Parquet and Arrow files: zstd[:LEVEL] (Parquet's default), lz4,
+    /// Compression inside Parquet and Arrow files: `zstd[:LEVEL]` (Parquet's default), lz4,
     /// snappy, none (Arrow's default; Arrow files have lz4 and zstd, without levels)
     #[arg(long, value_name = "CODEC[:LEVEL]")]
     pub file_compression: Option<String>,
