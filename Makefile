@@ -5,7 +5,7 @@ CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
 
 .PHONY: demo test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
-	bench-parquet bench-zstd
+	bench-arrow bench-parquet bench-zstd
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -19,6 +19,8 @@ demo: build
 test: lint build modernfake
 	CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
 	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
+	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
 	$(MAKE) --no-print-directory oracle
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
@@ -30,6 +32,8 @@ oracle: build
 		--built build/oracle-built-rows.native --built build/oracle-built-rows-dynamic.native
 	$(CARGO) build --release -q -p chwire --example rows_oracle
 	build/oracle-venv/bin/python tests/oracle/rows.py --bin target/release/examples/rows_oracle
+	$(CARGO) build --release -q -p chwire-arrow --example arrow_oracle
+	build/oracle-venv/bin/python tests/oracle/arrow.py --bin target/release/examples/arrow_oracle
 	build/oracle-venv/bin/python tests/oracle/parquet.py --chwire $(CHWIRE) -k $(PARQUET_ORACLE_SMOKE)
 	build/oracle-venv/bin/python bench/parquet_bench.py --chwire $(CHWIRE) --rows 100000 --runs 1 > /dev/null
 
@@ -53,6 +57,11 @@ bench-zstd:
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
 bench: build
 	python3 bench/run.py --write-docs
+
+## query_arrow against the plain block stream on W1/W2 (printed ratios; docs/BENCHMARKS.md).
+bench-arrow: build
+	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 5'
 
 build:
 	scripts/deps.sh

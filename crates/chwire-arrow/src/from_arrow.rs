@@ -22,8 +22,7 @@ fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<String>) -> Erro
 /// Converts `array` to the storage of `ty`. NULLs are allowed only where `ty` has them.
 pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
     use DataType as T;
-    let accepts_nulls =
-        matches!(ty, T::Nullable(_) | T::Nothing | T::Variant(_) | T::Geometry) || matches!(ty, T::LowCardinality(i) if i.is_nullable());
+    let accepts_nulls = crate::schema::is_nullable(ty);
     if !accepts_nulls && array.logical_null_count() > 0 {
         return Err(mismatch(array, ty, format!("{} NULLs, but the type is not Nullable", array.logical_null_count())));
     }
@@ -542,12 +541,15 @@ fn low_cardinality(array: &dyn Array, ty: &DataType, inner: &DataType) -> Result
         let keys = keys.as_primitive::<UInt64Type>();
         let values = dict.values();
         let ch_layout = if nullable {
-            !values.is_empty() && values.null_count() == 0 && (0..keys.len()).all(|i| keys.is_null(i) || keys.value(i) != 0)
+            !values.is_empty()
+                && values.null_count() <= 1
+                && (values.null_count() == 0 || values.is_null(0))
+                && (0..keys.len()).all(|i| keys.is_null(i) || keys.value(i) != 0)
         } else {
             values.null_count() == 0
         };
         if ch_layout {
-            let dictionary = to_column(values.as_ref(), inner.strip_nullable())?;
+            let dictionary = to_column_ignoring_nulls(values.as_ref(), inner.strip_nullable())?;
             let k: Vec<u64> = (0..keys.len()).map(|i| if keys.is_null(i) { 0 } else { keys.value(i) }).collect();
             let n = dictionary.len();
             let keys = if n <= 1 << 8 {

@@ -2,7 +2,7 @@
 
 use crate::options::ArrowOptions;
 use crate::{Error, Result};
-use arrow_schema::{DataType as A, Field, Fields, IntervalUnit, TimeUnit, UnionFields, UnionMode};
+use arrow_schema::{DataType as A, Field, Fields, TimeUnit, UnionFields, UnionMode};
 use chwire_proto::types::IntervalKind;
 use chwire_proto::DataType;
 use std::collections::HashMap;
@@ -44,10 +44,12 @@ pub(crate) fn interval_unit(kind: IntervalKind) -> Option<TimeUnit> {
 }
 
 /// Whether values of `ty` can be NULL in Arrow (Nullable, LowCardinality(Nullable), Nothing).
+/// Variants (and Geometry) have NULL rows too: their union members hold them.
 pub(crate) fn is_nullable(ty: &DataType) -> bool {
     match ty {
-        DataType::Nullable(_) | DataType::Nothing => true,
+        DataType::Nullable(_) | DataType::Nothing | DataType::Variant(_) | DataType::Geometry => true,
         DataType::LowCardinality(inner) => inner.is_nullable(),
+        DataType::SimpleAggregateFunction { ty, .. } => is_nullable(ty),
         _ => false,
     }
 }
@@ -128,9 +130,6 @@ pub fn arrow_type(ty: &DataType, opts: &ArrowOptions) -> Result<A> {
         },
         T::Interval(kind) => match interval_unit(*kind) {
             Some(u) => A::Duration(u),
-            None if rich && matches!(kind, IntervalKind::Month | IntervalKind::Quarter | IntervalKind::Year) => {
-                A::Interval(IntervalUnit::YearMonth)
-            }
             None => A::Int64,
         },
         T::Nullable(inner) => arrow_type(inner, opts)?,
@@ -144,7 +143,13 @@ pub fn arrow_type(ty: &DataType, opts: &ArrowOptions) -> Result<A> {
             }
         }
         T::Map(k, v) => {
-            let key = inner_field("key", k, opts)?;
+            // Arrow map keys cannot be null.
+            let key = match **k {
+                // Map(Nothing, _) (the type of `map()`): Arrow keys cannot be null, and
+                // readers refuse a non-nullable Null type; its keys (there are none) as UInt8.
+                DataType::Nothing => Field::new("key", A::UInt8, false),
+                _ => inner_field("key", k, opts)?.with_nullable(false),
+            };
             let value = inner_field("value", v, opts)?;
             A::Map(Arc::new(Field::new("entries", A::Struct(Fields::from(vec![key, value])), false)), false)
         }
@@ -203,8 +208,13 @@ pub(crate) fn tuple_fields(items: &[(Option<String>, DataType)], opts: &ArrowOpt
 pub(crate) fn variant_fields(types: &[DataType], opts: &ArrowOptions) -> Result<UnionFields> {
     let mut fields = Vec::with_capacity(types.len() + 1);
     for t in types {
-        let full = t.to_string();
-        let name = if opts.rich_mode() { full.clone() } else { full.split('(').next().unwrap_or(&full).to_string() };
+        let name = if opts.rich_mode() {
+            t.to_string()
+        } else {
+            // ClickHouse names members by the family of the type they are stored as.
+            let stored = t.storage().unwrap_or_else(|| t.clone()).to_string();
+            stored.split('(').next().unwrap_or(&stored).to_string()
+        };
         fields.push(inner_field(&name, t, opts)?);
     }
     fields.push(Field::new("NULL", A::Null, true));

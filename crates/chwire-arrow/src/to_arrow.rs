@@ -46,7 +46,7 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
         (T::Float64, D::Float64(v)) => prim::<Float64Type>(v, nulls),
         (T::Bool, D::UInt8(v)) => Arc::new(BooleanArray::new(BooleanBuffer::collect_bool(v.len(), |i| v[i] != 0), nulls)),
         (T::BFloat16, D::UInt16(v)) if rich => {
-            Arc::new(PrimitiveArray::<Float32Type>::new(v.iter().map(|&b| f32::from_bits(u32::from(b) << 16)).collect(), nulls))
+            Arc::new(PrimitiveArray::<Float32Type>::new(widen(&v, |b| f32::from_bits(u32::from(b) << 16)), nulls))
         }
         (T::BFloat16, D::UInt16(v)) => {
             let offsets = (0..=v.len()).map(|i| i as i32 * 2).collect::<Vec<_>>();
@@ -72,10 +72,10 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
         (T::Ipv6 | T::Int256 | T::UInt256, D::Fixed { width, data }) => fixed(width, Buffer::from_vec(data), nulls)?,
         (T::Int128, D::Int128(v)) => fixed(16, Buffer::from_vec(v), nulls)?,
         (T::UInt128, D::UInt128(v)) => fixed(16, Buffer::from_vec(v), nulls)?,
-        (T::Date, D::UInt16(v)) => Arc::new(PrimitiveArray::<Date32Type>::new(v.iter().map(|&d| i32::from(d)).collect(), nulls)),
+        (T::Date, D::UInt16(v)) => Arc::new(PrimitiveArray::<Date32Type>::new(widen(&v, i32::from), nulls)),
         (T::Date32, D::Int32(v)) => prim::<Date32Type>(v, nulls),
         (T::DateTime(tz), D::UInt32(v)) if rich => {
-            let values: ScalarBuffer<i64> = v.iter().map(|&s| i64::from(s)).collect();
+            let values = widen(&v, i64::from);
             Arc::new(PrimitiveArray::<TimestampSecondType>::new(values, nulls).with_timezone(opts.timezone_or_default(tz)))
         }
         (T::DateTime(_), D::UInt32(v)) => prim::<UInt32Type>(v, nulls),
@@ -112,9 +112,7 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
         (T::Enum8(_), D::Int8(v)) => prim::<Int8Type>(v, nulls),
         (T::Enum16(_), D::Int16(v)) => prim::<Int16Type>(v, nulls),
         (T::Decimal { precision, scale }, d) => decimal(*precision, *scale, d, nulls)?,
-        (T::Time, D::Int32(v)) if rich => {
-            Arc::new(PrimitiveArray::<DurationSecondType>::new(v.iter().map(|&s| i64::from(s)).collect(), nulls))
-        }
+        (T::Time, D::Int32(v)) if rich => Arc::new(PrimitiveArray::<DurationSecondType>::new(widen(&v, i64::from), nulls)),
         (T::Time, D::Int32(v)) => prim::<Time32SecondType>(v, nulls),
         (T::Time64(p), D::Int64(v)) => {
             let (unit, mul) = unit_of_scale(*p);
@@ -137,18 +135,9 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
                 (false, TimeUnit::Nanosecond) => Arc::new(PrimitiveArray::<Time64NanosecondType>::new(values, nulls)),
             }
         }
-        (T::Interval(kind), D::Int64(v)) => match (interval_unit(*kind), arrow_type(ty, opts)?) {
-            (Some(u), _) => duration(ScalarBuffer::from(v), u, nulls),
-            (None, A::Interval(_)) => {
-                let per = months_per(*kind);
-                let months = v
-                    .iter()
-                    .map(|&x| x.checked_mul(per).and_then(|m| i32::try_from(m).ok()))
-                    .collect::<Option<Vec<i32>>>()
-                    .ok_or_else(|| Error::value("an interval does not fit Arrow's 32-bit month count"))?;
-                prim::<IntervalYearMonthType>(months, nulls)
-            }
-            (None, _) => prim::<Int64Type>(v, nulls),
+        (T::Interval(kind), D::Int64(v)) => match interval_unit(*kind) {
+            Some(u) => duration(ScalarBuffer::from(v), u, nulls),
+            None => prim::<Int64Type>(v, nulls),
         },
         (T::Array(inner), D::Array(a)) => {
             let ArrayColumn { offsets, values } = *a;
@@ -164,7 +153,17 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
             let ArrayColumn { offsets, values } = *a;
             let A::Map(entries_field, sorted) = arrow_type(ty, opts)? else { unreachable!("maps map to maps") };
             let tuple = T::Tuple(vec![(None, (**k).clone()), (None, (**v).clone())]);
-            let entries = struct_of(&tuple, values, None, opts, Some(&entries_field))?;
+            let entries = match (&**k, values) {
+                (T::Nothing, D::Tuple(TupleColumn { elements, .. })) => {
+                    let A::Struct(fields) = entries_field.data_type() else { unreachable!("map entries are structs") };
+                    let mut elements = elements.into_iter();
+                    let keys = elements.next().map_or(0, |k| k.len());
+                    let values = elements.next().ok_or_else(|| Error::value("map entries without values"))?;
+                    let keys: ArrayRef = Arc::new(PrimitiveArray::<UInt8Type>::from(vec![0u8; keys]));
+                    StructArray::try_new(fields.clone(), vec![keys, to_array(v, values, None, opts)?], None)?
+                }
+                (_, values) => struct_of(&tuple, values, None, opts, Some(&entries_field))?,
+            };
             Arc::new(MapArray::try_new(entries_field, small_offsets(offsets)?, entries, nulls, sorted)?)
         }
         (T::Tuple(_), data) => Arc::new(struct_of(ty, data, nulls, opts, None)?),
@@ -181,6 +180,11 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
 /// The validity bitmap of a null map (1 byte per row, 1 = NULL).
 pub(crate) fn validity_of(map: &[u8]) -> NullBuffer {
     NullBuffer::new(BooleanBuffer::collect_bool(map.len(), |i| map[i] == 0))
+}
+
+/// `v` converted value by value into a buffer of exactly its length (one allocation).
+fn widen<F: Copy, T: ArrowNativeType>(v: &[F], f: impl Fn(F) -> T) -> ScalarBuffer<T> {
+    ScalarBuffer::from(v.iter().map(|&x| f(x)).collect::<Vec<T>>())
 }
 
 fn prim<T: ArrowPrimitiveType>(v: Vec<T::Native>, nulls: Option<NullBuffer>) -> ArrayRef {
@@ -236,7 +240,7 @@ fn small_offsets(offsets: Vec<u64>) -> Result<OffsetBuffer<i32>> {
     if offsets.last().is_some_and(|&l| l > i32::MAX as u64) {
         return Err(Error::value("more than 2^31 - 1 bytes or elements in one block: use 64-bit offsets (the rich mapping)"));
     }
-    Ok(OffsetBuffer::new(offsets.iter().map(|&o| o as i32).collect()))
+    Ok(OffsetBuffer::new(widen(&offsets, |o| o as i32)))
 }
 
 fn binary_array<O: arrow_array::OffsetSizeTrait>(offsets: Vec<O>, data: Buffer, nulls: Option<NullBuffer>, utf8: bool) -> Result<ArrayRef> {
@@ -281,6 +285,10 @@ fn string_array(s: StringColumn, nulls: Option<NullBuffer>, opts: &ArrowOptions)
 /// offset must fall on a character boundary.
 fn first_invalid_utf8(s: &StringColumn) -> Option<usize> {
     let data = s.data();
+    if data.is_ascii() {
+        // Every offset is a character boundary.
+        return None;
+    }
     if std::str::from_utf8(data).is_ok() {
         let bad = s.offsets().iter().position(|&o| data.get(o as usize).is_some_and(|b| (0x80..0xC0).contains(b)));
         return bad.map(|i| i.saturating_sub(1));
@@ -297,8 +305,8 @@ fn enum_dict<K: ArrowDictionaryKeyType>(keys: Vec<K::Native>, names: &[&str], nu
 fn decimal(precision: u8, scale: u8, data: ColumnData, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
     let s = scale as i8;
     let values: ScalarBuffer<i128> = match data {
-        ColumnData::Int32(v) => v.iter().map(|&x| i128::from(x)).collect(),
-        ColumnData::Int64(v) => v.iter().map(|&x| i128::from(x)).collect(),
+        ColumnData::Int32(v) => widen(&v, i128::from),
+        ColumnData::Int64(v) => widen(&v, i128::from),
         ColumnData::Int128(v) => ScalarBuffer::from(v),
         ColumnData::Fixed { width: 32, data } => {
             let values = aligned_i256(data);
@@ -347,8 +355,12 @@ fn struct_of(
 /// NULL entry — is null), or in the ClickHouse mapping by default the plain values.
 fn low_cardinality(inner: &DataType, l: LowCardinalityColumn, opts: &ArrowOptions) -> Result<ArrayRef> {
     let LowCardinalityColumn { dictionary, keys } = l;
-    let values = to_array(inner.strip_nullable(), dictionary, None, opts)?;
     let nullable = inner.is_nullable();
+    // Entry 0 of a Nullable dictionary is the NULL entry: null in Arrow too, so that the
+    // values stay distinct (readers such as ClickHouse refuse duplicate dictionary values).
+    let dict_nulls =
+        (nullable && !dictionary.is_empty()).then(|| NullBuffer::new(BooleanBuffer::collect_bool(dictionary.len(), |i| i != 0)));
+    let values = to_array(inner.strip_nullable(), dictionary, dict_nulls, opts)?;
     let keys: Vec<i32> = match keys {
         LcKeys::U8(k) => k.iter().map(|&x| i32::from(x)).collect(),
         LcKeys::U16(k) => k.iter().map(|&x| i32::from(x)).collect(),

@@ -439,6 +439,12 @@ pub(crate) struct BoundParam {
 }
 
 impl<'c> Query<'c> {
+    /// The server's timezone from the handshake (the Arrow layer's default zone).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn client_timezone(&self) -> Option<String> {
+        self.client.server_info().and_then(|s| s.timezone)
+    }
+
     /// A ClickHouse setting for this query only.
     pub fn setting(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.settings.push((name.into(), value.into()));

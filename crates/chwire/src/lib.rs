@@ -20,6 +20,8 @@
 // `#[derive(Row)]` names `::chwire`; this lets the crate's own tests use it.
 extern crate self as chwire;
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 mod client;
 mod conn;
 mod error;
@@ -27,6 +29,8 @@ mod options;
 mod params;
 pub mod row;
 
+#[cfg(feature = "arrow")]
+pub use arrow::ArrowStream;
 pub use chwire_proto as proto;
 pub use chwire_proto::{Block, Column, ColumnData, Compression, DataType, ProfileInfo, Progress, ServerException, StringColumn, Value};
 pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};

@@ -1,0 +1,69 @@
+//! Arrow → Block for batches chwire did not write: natural types, lossless casts, and the
+//! errors for everything else (naming the column and both types).
+
+use arrow_array::types::Int8Type;
+use arrow_array::{
+    ArrayRef, Date32Array, DictionaryArray, Int32Array, Int64Array, LargeStringArray, RecordBatch, StringArray, TimestampMicrosecondArray,
+};
+use arrow_schema::{Field, Schema};
+use chwire_arrow::{batch_to_block, batch_to_block_inferred, Error};
+use chwire_proto::{DataType, Value};
+use std::sync::Arc;
+
+fn batch(columns: Vec<(&str, ArrayRef, bool)>) -> RecordBatch {
+    let schema = Schema::new(columns.iter().map(|(n, a, nullable)| Field::new(*n, a.data_type().clone(), *nullable)).collect::<Vec<_>>());
+    RecordBatch::try_new(Arc::new(schema), columns.into_iter().map(|(_, a, _)| a).collect()).unwrap()
+}
+
+fn ty(s: &str) -> DataType {
+    DataType::parse(s).unwrap()
+}
+
+#[test]
+fn natural_types_of_foreign_batches() {
+    let b = batch(vec![
+        ("i", Arc::new(Int64Array::from(vec![Some(1), None])), true),
+        ("s", Arc::new(StringArray::from(vec!["a", "b"])), false),
+        ("t", Arc::new(TimestampMicrosecondArray::from(vec![1, 2]).with_timezone("Europe/Berlin")), false),
+        ("d", Arc::new(DictionaryArray::<Int8Type>::from_iter(["x", "y", "x"].into_iter().take(2))), false),
+    ]);
+    let block = batch_to_block_inferred(&b).unwrap();
+    let types: Vec<String> = block.columns().iter().map(|(_, c)| c.data_type().to_string()).collect();
+    assert_eq!(types, ["Nullable(Int64)", "String", "DateTime64(6, 'Europe/Berlin')", "LowCardinality(String)"]);
+    assert_eq!(block.column("i").unwrap().value(1), Value::Null);
+    assert_eq!(block.column("d").unwrap().value(1), Value::String(b"y"));
+}
+
+#[test]
+fn lossless_casts_to_a_target() {
+    let b = batch(vec![
+        ("a", Arc::new(Int32Array::from(vec![-5, 7])), false),
+        ("s", Arc::new(LargeStringArray::from(vec!["é", ""])), false),
+        ("t", Arc::new(TimestampMicrosecondArray::from(vec![1_000_000, 2_500_000])), false),
+        ("d", Arc::new(Date32Array::from(vec![0, 20000])), false),
+    ]);
+    let target =
+        [("a".to_string(), ty("Int128")), ("s".into(), ty("FixedString(4)")), ("t".into(), ty("DateTime64(1)")), ("d".into(), ty("Date"))];
+    let block = batch_to_block(&b, &target).unwrap();
+    assert_eq!(block.column("a").unwrap().as_i128().unwrap(), &[-5, 7]);
+    assert_eq!(block.column("t").unwrap().as_i64().unwrap(), &[10, 25]);
+    assert_eq!(block.column("d").unwrap().as_u16().unwrap(), &[0, 20000]);
+    assert_eq!(block.column("s").unwrap().value(0), Value::FixedString("é\0\0".as_bytes()));
+}
+
+#[test]
+fn lossy_conversions_are_errors_naming_column_and_types() {
+    let b = batch(vec![("a", Arc::new(Int64Array::from(vec![1, 300])), false)]);
+    let cases = [("UInt8", "a"), ("Date", "a"), ("String", "a"), ("Enum8('x' = 1)", "300")];
+    for (target, word) in cases {
+        let err = batch_to_block(&b, &[("a".to_string(), ty(target))]).unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, Error::Mismatch { .. }), "{msg}");
+        assert!(msg.contains("column a") && msg.contains("Int64") && msg.contains(target) && msg.contains(word), "{msg}");
+    }
+    let t = batch(vec![("t", Arc::new(TimestampMicrosecondArray::from(vec![1_000_001])), false)]);
+    let msg = batch_to_block(&t, &[("t".to_string(), ty("DateTime"))]).unwrap_err().to_string();
+    assert!(msg.contains("not exact"), "{msg}");
+    let missing = batch_to_block(&b, &[("b".to_string(), ty("Int64"))]).unwrap_err().to_string();
+    assert!(missing.contains("a") && missing.contains("b"), "{missing}");
+}
