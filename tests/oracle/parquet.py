@@ -114,7 +114,8 @@ def check(db, chwire, tmp, name, sql):
         return c
     expected = chdb_json(db, sql)
     settings = ("SETTINGS schema_inference_use_cache_for_file=0, max_threads=1, input_format_parallel_parsing=0, "
-                "allow_suspicious_fixed_string_types=1, allow_suspicious_variant_types=1, allow_suspicious_low_cardinality_types=1")
+                "allow_suspicious_fixed_string_types=1, allow_suspicious_variant_types=1, allow_suspicious_low_cardinality_types=1, "
+                "flatten_nested=0")
 
     # chwire's files: Parquet in both mappings, Arrow and ArrowStream (rich).
     ours = {}
