@@ -11,6 +11,7 @@
 //! while let Some(batch) = stream.next_batch().await? {
 //!     batches.push(batch);
 //! }
+//! drop(stream); // it borrows the client
 //! client.execute("CREATE TABLE IF NOT EXISTS copy (number UInt64, s String) ENGINE = Memory").await?;
 //! client.insert_arrow("copy", batches).await?;
 //! # Ok(()) }
