@@ -4,7 +4,8 @@ CARGO ?= cargo
 CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
 
-.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke fuzz fuzz-smoke bench-arrow
+.PHONY: demo test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
+	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -34,6 +35,25 @@ oracle: build
 	build/oracle-venv/bin/python tests/oracle/rows.py --bin target/release/examples/rows_oracle
 	$(CARGO) build --release -q -p chwire-arrow --example arrow_oracle
 	build/oracle-venv/bin/python tests/oracle/arrow.py --bin target/release/examples/arrow_oracle
+	build/oracle-venv/bin/python tests/oracle/parquet.py --chwire $(CHWIRE) -k $(PARQUET_ORACLE_SMOKE)
+	build/oracle-venv/bin/python bench/parquet_bench.py --chwire $(CHWIRE) --rows 100000 --runs 1 > /dev/null
+
+## Parquet and Arrow files against chdb and pyarrow, every conformance case (`make oracle`
+## runs the slice PARQUET_ORACLE_SMOKE of it).
+PARQUET_ORACLE_SMOKE ?= stream/
+oracle-parquet: build
+	scripts/oracle-venv.sh
+	build/oracle-venv/bin/python tests/oracle/parquet.py --chwire $(CHWIRE)
+
+## Parquet write/read of W2's 10M rows: chwire vs pyarrow and chdb (printed ratios).
+bench-parquet: build
+	scripts/oracle-venv.sh
+	build/oracle-venv/bin/python bench/parquet_bench.py --chwire $(CHWIRE)
+
+## The zstd layer on the seed report's shapes next to memcpy (criterion), with ratios.
+bench-zstd:
+	$(CARGO) bench -p chwire-proto --bench zstd_shapes
+	python3 bench/zstd_summary.py target
 
 ## Coverage-guided fuzzing of every decoder (docs/FUZZING.md): each target for FUZZ_SECONDS
 ## (nightly + AddressSanitizer when a nightly toolchain is installed, else stable).

@@ -9,7 +9,7 @@ pub struct BenchArgs {
     /// Workload: W1 scan, W2 scan-mixed, W3 select-3, W4 select-10, W5 insert, W6 connect
     #[arg(value_parser = ["W1", "W2", "W3", "W4", "W5", "W6"])]
     workload: String,
-    /// Table for W5 (created by the benchmark runner: ENGINE = Null)
+    /// Table for W5 (`ENGINE = Null`; created when missing)
     #[arg(long, default_value = "chwire_bench_w5")]
     table: String,
 }
@@ -113,6 +113,12 @@ pub async fn run(opts: Options, args: BenchArgs) -> chwire::Result<()> {
         }
         "W5" => {
             let mut client = Client::connect(opts).await?;
+            client
+                .execute(format!(
+                    "CREATE TABLE IF NOT EXISTS {} (id UInt64, name String, value Float64, ts DateTime) ENGINE = Null",
+                    args.table
+                ))
+                .await?;
             let start = Instant::now();
             let (rows, check) = insert_rows(&mut client, &args.table).await?;
             (start.elapsed(), rows, check)

@@ -1,42 +1,24 @@
-//! `chwire convert`: Native-format blocks (as `FORMAT Native` writes them) to another format,
-//! block by block in bounded memory.
+//! `chwire convert`: a file from one format to another (the registry in `formats`), block by
+//! block in bounded memory; and the Native block reader.
 
-use crate::format::{Format, Writer};
+use crate::formats::{self, Format};
 use bytes::{Buf, BytesMut};
 use chwire::proto::error::ReadError;
 use chwire::proto::native;
 use chwire::proto::wire::Reader;
 use chwire::{Block, Limits};
 use clap::Args;
-use std::io::{Read, Write};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum InputFormat {
-    Native,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    /// Native blocks re-encoded by chwire
-    Native,
-    #[value(name = "JSONEachRow", alias = "jsoneachrow", alias = "jsonl")]
-    JsonEachRow,
-    #[value(name = "CSV", alias = "csv")]
-    Csv,
-    #[value(name = "TSV", alias = "tsv")]
-    Tsv,
-    #[value(name = "Pretty", alias = "pretty")]
-    Pretty,
-}
+use std::io::Read;
 
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
-    /// Input format
-    #[arg(long, value_enum, default_value = "native")]
-    from: InputFormat,
-    /// Output format
-    #[arg(long, value_enum)]
-    to: OutputFormat,
+    /// Input format (ClickHouse's names, any case): Native, Arrow, ArrowStream, Parquet, CSV,
+    /// CSVWithNames, TSV, TSVWithNames, JSONEachRow
+    #[arg(long, value_parser = formats::input_format, default_value = "Native")]
+    from: Format,
+    /// Output format: the input formats and Pretty
+    #[arg(long, value_parser = formats::any_format)]
+    to: Format,
     /// Read from this file instead of stdin
     #[arg(long, short = 'i')]
     input: Option<std::path::PathBuf>,
@@ -46,6 +28,15 @@ pub struct ConvertArgs {
     /// Timezone for DateTime columns without their own (default UTC)
     #[arg(long)]
     timezone: Option<String>,
+    /// The columns of text input: `name Type, ...` (as clickhouse-local's --structure);
+    /// Arrow and Parquet input may convert to them too
+    #[arg(long, short = 'S')]
+    structure: Option<String>,
+    /// A format setting (repeatable), e.g. output_format_parquet_compression_method=lz4
+    #[arg(long = "setting", short = 's', value_name = "NAME=VALUE", value_parser = crate::parse_kv)]
+    settings: Vec<(String, String)>,
+    #[command(flatten)]
+    files: formats::options::FileArgs,
 }
 
 /// Native blocks read one at a time from a byte stream: memory holds one block (plus one
@@ -131,31 +122,24 @@ impl NativeBlocks {
 }
 
 pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
-    let mut blocks = NativeBlocks::open(args.input.as_deref(), limits)?;
-    let output: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
-        None => Box::new(std::io::stdout().lock()),
-    };
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, output);
-    let text = match args.to {
-        OutputFormat::Native => None,
-        OutputFormat::JsonEachRow => Some(Format::Jsonl),
-        OutputFormat::Csv => Some(Format::Csv),
-        OutputFormat::Tsv => Some(Format::Tsv),
-        OutputFormat::Pretty => Some(Format::Pretty),
-    };
-    let mut writer = text.map(|f| Writer::new(f, args.timezone.as_deref().or(Some("UTC"))));
-    let mut encoded = Vec::new();
-    while let Some(block) = blocks.next_block()? {
-        match &mut writer {
-            Some(w) => w.write_block(&block, &mut out)?,
-            None => {
-                encoded.clear();
-                native::encode_block(&block, &mut encoded);
-                out.write_all(&encoded)?;
-            }
-        }
+    let tz = Some(args.timezone.as_deref().unwrap_or("UTC"));
+    let files = args.files.options(&args.settings, tz)?;
+    let mut source = formats::source(args.from, args.input.as_deref(), &files, tz, limits)?;
+    let structure = args.structure.as_deref().map(formats::parse_structure).transpose()?;
+    if let Some(columns) = &structure {
+        source.bind(columns)?;
     }
-    out.flush()?;
-    Ok(())
+    let mut sink = formats::sink(args.to, formats::open_output(args.output.as_deref())?, tz, &files)?;
+    let mut begun = false;
+    while let Some(block) = source.next_block()? {
+        if !begun {
+            sink.begin(&formats::columns_of(&block))?;
+            begun = true;
+        }
+        sink.write(block)?;
+    }
+    if let (false, Some(columns)) = (begun, &structure) {
+        sink.begin(columns)?;
+    }
+    sink.finish()
 }

@@ -1,7 +1,8 @@
-//! `chwire insert TABLE`: Native-format blocks from a file or stdin into a table, block by
-//! block in bounded memory.
+//! `chwire insert TABLE`: rows of any input format (a file or stdin) into a table, block by
+//! block in bounded memory. Text is parsed by the table's column types; Arrow and Parquet
+//! convert to them; Native blocks are checked against them.
 
-use crate::convert::{InputFormat, NativeBlocks};
+use crate::formats::{self, Format};
 use chwire::proto::packet::client::quote_identifiers;
 use chwire::{Client, Options};
 use clap::Args;
@@ -10,38 +11,81 @@ use clap::Args;
 pub struct InsertArgs {
     /// The table to insert into: `t`, `db.t` (as SQL)
     table: String,
-    /// Input format: Native blocks, as `FORMAT Native` and `chwire query --format native`
-    /// write them; the columns go to the table's columns of the same names
-    #[arg(long, value_enum, default_value = "native")]
-    format: InputFormat,
+    /// Input format (ClickHouse's names, any case): Native (as `FORMAT Native` and
+    /// `chwire query --format native` write it), Arrow, ArrowStream, Parquet, CSV,
+    /// CSVWithNames, TSV, TSVWithNames, JSONEachRow. Columns with names in the input go to
+    /// the table's columns of the same names; CSV and TSV fill the table's columns in order
+    #[arg(long, short = 'f', value_parser = formats::input_format, default_value = "Native")]
+    format: Format,
     /// Read from this file instead of stdin
     #[arg(long, short = 'i')]
     input: Option<std::path::PathBuf>,
-    /// A ClickHouse setting for the insert (repeatable): --setting max_insert_threads=2
+    /// A ClickHouse setting for the insert (repeatable): --setting max_insert_threads=2.
+    /// Format settings (input_format_*, output_format_arrow_*, ...) apply to the input
     #[arg(long = "setting", short = 's', value_name = "NAME=VALUE", value_parser = crate::parse_kv)]
     settings: Vec<(String, String)>,
+    /// Skip the first N rows of the input: to continue an insert that stopped at a bad
+    /// value, after fixing it (the error says which N)
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    skip_rows: u64,
+    /// Timezone of DateTime text without its own [default: the server's]
+    #[arg(long)]
+    timezone: Option<String>,
+    #[command(flatten)]
+    files: formats::options::FileArgs,
 }
 
 pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
-    let InputFormat::Native = args.format;
-    let mut blocks = NativeBlocks::open(args.input.as_deref(), opts.limits)?;
-    let Some(first) = blocks.next_block()? else {
+    let (format_settings, settings) = formats::options::split_settings(args.settings);
+    let limits = opts.limits;
+    let mut client = Client::connect(opts).await?;
+    let tz = args.timezone.clone().or_else(|| client.server_info().and_then(|i| i.timezone));
+    let files = args.files.options(&format_settings, tz.as_deref())?;
+    let mut source = formats::source(args.format, args.input.as_deref(), &files, tz.as_deref(), limits)?;
+    let names = source.names()?;
+    if args.format == Format::Native && names.is_none() {
         eprintln!("No blocks in the input: nothing inserted.");
         return Ok(());
-    };
-    let columns = quote_identifiers(first.names());
-    let mut client = Client::connect(opts).await?;
-    let mut query = client.query(format!("INSERT INTO {} ({columns}) VALUES", args.table));
-    for (k, v) in args.settings {
+    }
+    let columns = names.map(|n| format!(" ({})", quote_identifiers(n.iter().map(String::as_str)))).unwrap_or_default();
+    let mut query = client.query(format!("INSERT INTO {}{columns} VALUES", args.table));
+    for (k, v) in settings {
         query = query.setting(k, v);
     }
     let mut insert = query.insert().await?;
+    source.bind(&formats::columns_of(insert.header()))?;
+    source.skip_rows(args.skip_rows)?;
     let started = std::time::Instant::now();
-    // Each block is checked against the table's header before it is sent: a column whose
-    // type differs is an error, and the insert is abandoned (nothing of it is committed).
-    insert.send(&first).await?;
-    while let Some(block) = blocks.next_block()? {
-        insert.send(&block).await?;
+    let mut sent = 0u64;
+    loop {
+        // Each block is parsed (or converted, or checked against the table's header) whole
+        // before anything of it is sent.
+        let failed = match source.next_block() {
+            Ok(None) => break,
+            Ok(Some(block)) => match insert.send(&block).await {
+                Ok(()) => {
+                    sent += block.rows() as u64;
+                    continue;
+                }
+                Err(e) if matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)) => e,
+                Err(e) => return Err(e),
+            },
+            Err(e) => e,
+        };
+        // Commit the blocks before the bad one, so that `--skip-rows` continues exactly.
+        insert.end().await?;
+        let next = args.skip_rows + sent;
+        let failed = match failed.kind() {
+            chwire::ErrorKind::InvalidInput(m) | chwire::ErrorKind::Row(m) => m.clone(),
+            _ => failed.to_string(),
+        };
+        let done = match sent {
+            0 => "nothing was inserted".to_string(),
+            n => format!("{n} rows were inserted before it"),
+        };
+        return Err(chwire::Error::invalid_input(format!(
+            "{failed}\n{done} (nothing of the failing block was sent); after fixing the input, continue with --skip-rows {next}"
+        )));
     }
     let summary = insert.end().await?;
     eprintln!("Inserted {} rows into {} in {:.2}s.", summary.rows_sent, args.table, started.elapsed().as_secs_f64());

@@ -4,13 +4,14 @@ mod bench;
 mod convert;
 mod demo;
 mod format;
+mod formats;
 mod insert;
 mod limits;
 mod progress;
 
 use chwire::{Client, Compression, Event, Options};
 use clap::{Args, Parser, Subcommand};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// chwire: a fast ClickHouse client for the native TCP protocol.
@@ -104,9 +105,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Run one benchmark workload (see bench/PEERS.md) and print a RESULT line.
     Bench(bench::BenchArgs),
-    /// Convert a stream of Native-format blocks (e.g. `FORMAT Native` output) to another format.
+    /// Convert a file (or stdin) from one format to another, e.g. Native or CSV to Parquet.
     Convert(convert::ConvertArgs),
-    /// Insert a stream of Native-format blocks (a file or stdin) into a table.
+    /// Insert rows of any input format (a file or stdin) into a table.
     Insert(insert::InsertArgs),
 }
 
@@ -114,10 +115,11 @@ enum Command {
 struct QueryArgs {
     /// The SQL text; `-` reads it from stdin
     sql: String,
-    /// Output format [default: pretty on a terminal, tsv otherwise]; ClickHouse's names
-    /// (TSV, CSV, JSONEachRow, Native, ...) work too
-    #[arg(long, short = 'f', value_enum)]
-    format: Option<format::Format>,
+    /// Output format [default: Pretty on a terminal, TSV otherwise]: ClickHouse's names, any
+    /// case: TSV, TSVWithNames, CSV, CSVWithNames, JSONEachRow (jsonl), Pretty, Native, Arrow,
+    /// ArrowStream, Parquet
+    #[arg(long, short = 'f', value_parser = formats::any_format)]
+    format: Option<formats::Format>,
     /// A ClickHouse setting for this query (repeatable): --setting max_threads=4
     #[arg(long = "setting", short = 's', value_name = "NAME=VALUE", value_parser = parse_kv)]
     settings: Vec<(String, String)>,
@@ -134,6 +136,8 @@ struct QueryArgs {
     /// Print the query's totals (rows, bytes, peak memory) to stderr at the end
     #[arg(long)]
     stats: bool,
+    #[command(flatten)]
+    files: formats::options::FileArgs,
 }
 
 fn parse_kv(s: &str) -> Result<(String, String), String> {
@@ -175,11 +179,13 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         args.sql
     };
     let stdout_tty = std::io::stdout().is_terminal();
-    let fmt = args.format.unwrap_or(if stdout_tty { format::Format::Pretty } else { format::Format::Tsv });
+    let fmt = args.format.unwrap_or(if stdout_tty { formats::Format::Pretty } else { formats::Format::Tsv });
+    let (format_settings, settings) = formats::options::split_settings(args.settings);
     let mut client = Client::connect(opts).await?;
     let tz = client.server_info().and_then(|i| i.timezone);
+    let files = args.files.options(&format_settings, tz.as_deref())?;
     let mut q = client.query(sql);
-    for (k, v) in args.settings {
+    for (k, v) in settings {
         q = q.setting(k, v);
     }
     if let Some(id) = args.query_id {
@@ -189,10 +195,9 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         q = q.param(k, v);
     }
     let mut stream = q.stream().await?;
-    let mut writer = format::Writer::new(fmt, tz.as_deref());
+    let mut out = formats::sink(fmt, Box::new(std::io::stdout()), tz.as_deref(), &files)?;
+    let mut begun = false;
     let bar = progress::Bar::new(args.progress);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
     let interrupted = tokio::signal::ctrl_c();
     tokio::pin!(interrupted);
     loop {
@@ -207,21 +212,25 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
             }
         };
         let Some(ev) = ev else { break };
+        if let (false, Some(h)) = (begun, stream.header()) {
+            out.begin(&formats::columns_of(h))?;
+            begun = true;
+        }
         match ev {
             Event::Data(block) => {
                 bar.update(stream.progress());
                 let res = if bar.is_visible() && stdout_tty {
-                    bar.suspend(|| writer.write_block(&block, &mut out).and_then(|_| out.flush()))
+                    bar.suspend(|| out.write(block).and_then(|_| out.flush()))
                 } else {
-                    writer.write_block(&block, &mut out)
+                    out.write(block)
                 };
                 if let Err(e) = res {
-                    if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    if formats::is_broken_pipe(&e) {
                         // The reader went away (e.g. `| head`): stop quietly.
                         bar.finish();
                         return Ok(());
                     }
-                    return Err(e.into());
+                    return Err(e);
                 }
             }
             Event::Progress(_) => bar.update(stream.progress()),
@@ -236,9 +245,12 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
             _ => {}
         }
     }
-    if let Err(e) = out.flush() {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(e.into());
+    if let (false, Some(h)) = (begun, stream.header()) {
+        out.begin(&formats::columns_of(h))?;
+    }
+    if let Err(e) = out.finish() {
+        if !formats::is_broken_pipe(&e) {
+            return Err(e);
         }
     }
     bar.finish();

@@ -153,3 +153,11 @@ impl From<ServerException> for Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// An [`ErrorKind::InvalidInput`] error: data given to chwire does not fit. For tools
+    /// built on chwire (the CLI's format readers) to report bad input as the client does.
+    pub fn invalid_input(msg: impl Into<String>) -> Self {
+        Error::invalid(msg)
+    }
+}

@@ -1,0 +1,251 @@
+//! Arrow IPC (file and stream) and Parquet files: blocks become record batches through
+//! `chwire-arrow` (which owns every conversion), and the batches go through arrow-ipc's
+//! writers and readers and parquet's `ArrowWriter`/`ParquetRecordBatchReader`. Memory holds
+//! one block (one Parquet row group while writing, one batch while reading).
+
+use super::options::FileOptions;
+use super::{Format, Output, Sink, Source};
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use chwire::{Block, DataType};
+use chwire_arrow::{batch_to_block, batch_to_block_inferred, block_to_batch, schema_for, ArrowOptions};
+use std::io::{BufReader, BufWriter, Write};
+
+fn invalid(e: impl std::fmt::Display) -> chwire::Error {
+    chwire::Error::invalid_input(e.to_string())
+}
+
+fn parquet_error(e: parquet::errors::ParquetError) -> chwire::Error {
+    match e {
+        parquet::errors::ParquetError::External(inner) => match inner.downcast::<std::io::Error>() {
+            Ok(io) => (*io).into(),
+            Err(other) => invalid(format!("Parquet: {other}")),
+        },
+        e => invalid(format!("Parquet: {e}")),
+    }
+}
+
+fn arrow_error(e: arrow_schema::ArrowError) -> chwire::Error {
+    match e {
+        arrow_schema::ArrowError::IoError(_, io) => io.into(),
+        e => invalid(format!("Arrow: {e}")),
+    }
+}
+
+enum Writer {
+    File(arrow_ipc::writer::FileWriter<BufWriter<Output>>),
+    Stream(arrow_ipc::writer::StreamWriter<BufWriter<Output>>),
+    Parquet(parquet::arrow::ArrowWriter<BufWriter<Output>>),
+}
+
+/// Blocks into an Arrow IPC file or stream, or a Parquet file.
+struct ArrowSink {
+    format: Format,
+    out: Option<Output>,
+    files: FileOptions,
+    schema: Option<SchemaRef>,
+    writer: Option<Writer>,
+}
+
+pub fn sink(format: Format, out: Output, files: &FileOptions) -> chwire::Result<Box<dyn Sink>> {
+    Ok(Box::new(ArrowSink { format, out: Some(out), files: files.clone(), schema: None, writer: None }))
+}
+
+impl Sink for ArrowSink {
+    fn begin(&mut self, header: &[(String, DataType)]) -> chwire::Result<()> {
+        let schema = schema_for(header, &self.files.arrow).map_err(invalid)?;
+        let out = BufWriter::with_capacity(1 << 20, self.out.take().ok_or_else(|| invalid("the writer has begun already"))?);
+        let ipc_codec = match (&self.files.ipc_compression, self.format) {
+            (Err(why), Format::Arrow | Format::ArrowStream) => return Err(invalid(why)),
+            (c, _) => c.clone().unwrap_or(None),
+        };
+        let ipc = arrow_ipc::writer::IpcWriteOptions::default().try_with_compression(ipc_codec).map_err(arrow_error)?;
+        self.writer = Some(match self.format {
+            Format::Arrow => Writer::File(arrow_ipc::writer::FileWriter::try_new_with_options(out, &schema, ipc).map_err(arrow_error)?),
+            Format::ArrowStream => {
+                Writer::Stream(arrow_ipc::writer::StreamWriter::try_new_with_options(out, &schema, ipc).map_err(arrow_error)?)
+            }
+            _ => {
+                check_parquet_types(&schema)?;
+                Writer::Parquet(
+                    parquet::arrow::ArrowWriter::try_new(out, schema.clone(), Some(self.files.parquet_properties()))
+                        .map_err(parquet_error)?,
+                )
+            }
+        });
+        self.schema = Some(schema);
+        Ok(())
+    }
+
+    fn write(&mut self, block: Block) -> chwire::Result<()> {
+        let (Some(schema), Some(writer)) = (&self.schema, &mut self.writer) else {
+            return Err(invalid("a block before the header"));
+        };
+        let batch = block_to_batch(block, schema, &self.files.arrow).map_err(invalid)?;
+        match writer {
+            Writer::File(w) => w.write(&batch).map_err(arrow_error),
+            Writer::Stream(w) => w.write(&batch).map_err(arrow_error),
+            // Row groups end at the properties' row and byte limits.
+            Writer::Parquet(w) => w.write(&batch).map_err(parquet_error),
+        }
+    }
+
+    fn flush(&mut self) -> chwire::Result<()> {
+        match &mut self.writer {
+            Some(Writer::Stream(w)) => w.flush().map_err(arrow_error),
+            _ => Ok(()),
+        }
+    }
+
+    fn finish(self: Box<Self>) -> chwire::Result<()> {
+        match self.writer {
+            Some(Writer::File(mut w)) => {
+                w.finish().map_err(arrow_error)?;
+                w.into_inner().map_err(arrow_error)?.flush()?;
+            }
+            Some(Writer::Stream(mut w)) => {
+                w.finish().map_err(arrow_error)?;
+                w.into_inner().map_err(arrow_error)?.flush()?;
+            }
+            Some(Writer::Parquet(w)) => {
+                w.into_inner().map_err(parquet_error)?.flush()?;
+            }
+            // No header (a statement without a result): no file.
+            None => {}
+        }
+        Ok(())
+    }
+}
+
+/// Parquet has no union type (parquet's writer would panic on one): a Variant column, which
+/// both mappings write as a dense union, cannot go to Parquet (nor can ClickHouse 26.9 write it).
+fn check_parquet_types(schema: &arrow_schema::Schema) -> chwire::Result<()> {
+    use arrow_schema::DataType as A;
+    fn has_union(t: &A) -> bool {
+        match t {
+            A::Union(..) => true,
+            A::List(f) | A::LargeList(f) | A::FixedSizeList(f, _) | A::Map(f, _) | A::ListView(f) | A::LargeListView(f) => {
+                has_union(f.data_type())
+            }
+            A::Struct(fields) => fields.iter().any(|f| has_union(f.data_type())),
+            A::Dictionary(_, v) => has_union(v),
+            _ => false,
+        }
+    }
+    match schema.fields().iter().find(|f| has_union(f.data_type())) {
+        Some(f) => Err(invalid(format!(
+            "column {}: Parquet has no union type for its {} values; write Arrow or Native instead",
+            f.name(),
+            f.metadata().get(chwire_arrow::CLICKHOUSE_TYPE_KEY).map_or("variant", String::as_str)
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Record batches of one of the three readers.
+type Batches = Box<dyn Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>>;
+
+/// Blocks from an Arrow IPC file or stream, or a Parquet file.
+struct ArrowSource {
+    schema: SchemaRef,
+    batches: Batches,
+    target: Option<Vec<(String, DataType)>>,
+    skip: u64,
+}
+
+pub fn source(format: Format, input: Option<&std::path::Path>, files: &FileOptions) -> chwire::Result<Box<dyn Source>> {
+    let file = || -> chwire::Result<std::fs::File> {
+        let Some(p) = input else {
+            return Err(invalid(format!(
+                "{format} input is read from a file (--input FILE): its index is at the end; ArrowStream reads stdin"
+            )));
+        };
+        std::fs::File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())).into())
+    };
+    let (schema, batches): (SchemaRef, Batches) = match format {
+        Format::Arrow => {
+            let r = arrow_ipc::reader::FileReader::try_new(BufReader::new(file()?), None).map_err(arrow_error)?;
+            (r.schema(), Box::new(r))
+        }
+        Format::ArrowStream => {
+            let r = arrow_ipc::reader::StreamReader::try_new(BufReader::with_capacity(1 << 20, super::open_input(input)?), None)
+                .map_err(arrow_error)?;
+            (r.schema(), Box::new(r))
+        }
+        _ => {
+            let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file()?).map_err(parquet_error)?;
+            let r = builder.with_batch_size(files.block_limits.rows).build().map_err(parquet_error)?;
+            (arrow_array::RecordBatchReader::schema(&r), Box::new(r))
+        }
+    };
+    Ok(Box::new(ArrowSource { schema, batches, target: None, skip: 0 }))
+}
+
+impl Source for ArrowSource {
+    fn names(&mut self) -> chwire::Result<Option<Vec<String>>> {
+        Ok(Some(self.schema.fields().iter().map(|f| f.name().clone()).collect()))
+    }
+
+    fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()> {
+        self.target = Some(target.to_vec());
+        Ok(())
+    }
+
+    fn skip_rows(&mut self, rows: u64) -> chwire::Result<()> {
+        self.skip = rows;
+        Ok(())
+    }
+
+    fn next_block(&mut self) -> chwire::Result<Option<Block>> {
+        loop {
+            let Some(batch) = self.batches.next().transpose().map_err(arrow_error)? else { return Ok(None) };
+            let rows = batch.num_rows() as u64;
+            let batch = match self.skip {
+                0 => batch,
+                s if s >= rows => {
+                    self.skip -= rows;
+                    continue;
+                }
+                s => {
+                    self.skip = 0;
+                    batch.slice(s as usize, (rows - s) as usize)
+                }
+            };
+            if batch.num_rows() == 0 {
+                continue;
+            }
+            let block = match &self.target {
+                Some(target) => batch_to_block(&batch, target),
+                None => batch_to_block_inferred(&batch),
+            };
+            return block.map(Some).map_err(invalid);
+        }
+    }
+}
+
+/// The Arrow options of `--arrow-types`, and the default zone.
+pub fn arrow_options(mapping: &str, tz: Option<&str>) -> ArrowOptions {
+    let mut o = if mapping == "clickhouse" { ArrowOptions::clickhouse() } else { ArrowOptions::rich() };
+    o.default_timezone = tz.map(str::to_string);
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_schema::{Field, Schema, UnionFields, UnionMode};
+
+    #[test]
+    fn parquet_refuses_unions_anywhere() {
+        let union = arrow_schema::DataType::Union(
+            UnionFields::try_new(vec![0], vec![Field::new("u", arrow_schema::DataType::UInt64, true)]).unwrap(),
+            UnionMode::Dense,
+        );
+        let nested = arrow_schema::DataType::List(Field::new("item", union.clone(), true).into());
+        for t in [union, nested] {
+            let err = check_parquet_types(&Schema::new(vec![Field::new("v", t, true)])).unwrap_err();
+            assert!(err.to_string().contains("column v: Parquet has no union type"), "{err}");
+        }
+        assert!(check_parquet_types(&Schema::new(vec![Field::new("x", arrow_schema::DataType::Utf8, false)])).is_ok());
+    }
+}

@@ -1,0 +1,272 @@
+//! The one format registry of the CLI: `query --format`, `convert --from/--to` and
+//! `insert --format` all name formats here, by ClickHouse's names (case-insensitive).
+//!
+//! The CLI only picks formats: text output is `crate::format::Writer`, text input the parsers
+//! of [`text_in`]/[`parse`], Arrow and Parquet go through `chwire-arrow` ([`arrow_io`]).
+
+pub mod arrow_io;
+pub mod options;
+pub mod parse;
+pub mod text_in;
+pub mod text_out;
+
+use chwire::{Block, DataType};
+use std::fmt;
+use std::str::FromStr;
+
+/// A file or stream format, as ClickHouse names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Native,
+    Arrow,
+    ArrowStream,
+    Parquet,
+    Csv,
+    CsvWithNames,
+    Tsv,
+    TsvWithNames,
+    JsonEachRow,
+    /// Output only.
+    Pretty,
+}
+
+/// Every format with the names it answers to (the first is ClickHouse's own).
+const NAMES: &[(Format, &[&str])] = &[
+    (Format::Native, &["Native"]),
+    (Format::Arrow, &["Arrow", "ArrowFile"]),
+    (Format::ArrowStream, &["ArrowStream"]),
+    (Format::Parquet, &["Parquet"]),
+    (Format::Csv, &["CSV"]),
+    (Format::CsvWithNames, &["CSVWithNames", "csv-with-names"]),
+    (Format::Tsv, &["TSV", "TabSeparated"]),
+    (Format::TsvWithNames, &["TSVWithNames", "TabSeparatedWithNames", "tsv-with-names"]),
+    (Format::JsonEachRow, &["JSONEachRow", "jsonl", "NDJSON", "JSONLines"]),
+    (Format::Pretty, &["Pretty"]),
+];
+
+impl Format {
+    /// ClickHouse's name of the format.
+    pub fn name(self) -> &'static str {
+        NAMES.iter().find(|(f, _)| *f == self).map(|(_, n)| n[0]).unwrap_or("?")
+    }
+
+    /// Whether chwire reads this format (every one but Pretty).
+    pub fn readable(self) -> bool {
+        self != Format::Pretty
+    }
+
+    /// The text writer's format, for the text formats.
+    pub fn text(self) -> Option<crate::format::Format> {
+        use crate::format::Format as T;
+        Some(match self {
+            Format::Csv => T::Csv,
+            Format::CsvWithNames => T::CsvWithNames,
+            Format::Tsv => T::Tsv,
+            Format::TsvWithNames => T::TsvWithNames,
+            Format::JsonEachRow => T::Jsonl,
+            Format::Pretty => T::Pretty,
+            _ => return None,
+        })
+    }
+
+    /// For `--help`: every name, comma-separated.
+    pub fn all_names() -> String {
+        NAMES.iter().map(|(_, n)| n[0]).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Format, String> {
+        NAMES
+            .iter()
+            .find(|(_, names)| names.iter().any(|n| n.eq_ignore_ascii_case(s)))
+            .map(|(f, _)| *f)
+            .ok_or_else(|| format!("unknown format {s:?}; formats: {}", Format::all_names()))
+    }
+}
+
+/// clap value parser: any format.
+pub fn any_format(s: &str) -> Result<Format, String> {
+    s.parse()
+}
+
+/// clap value parser: a format chwire can read.
+pub fn input_format(s: &str) -> Result<Format, String> {
+    let f: Format = s.parse()?;
+    if !f.readable() {
+        return Err(format!("{f} is an output format only"));
+    }
+    Ok(f)
+}
+
+/// Where blocks go: one writer per output format. `begin` gets the header (names and types,
+/// no rows) before the first block; `finish` completes the file (footers, flush).
+pub trait Sink {
+    fn begin(&mut self, header: &[(String, DataType)]) -> chwire::Result<()>;
+    fn write(&mut self, block: Block) -> chwire::Result<()>;
+    /// Push what is buffered to the output (for terminals; files flush at `finish`).
+    fn flush(&mut self) -> chwire::Result<()>;
+    fn finish(self: Box<Self>) -> chwire::Result<()>;
+}
+
+/// Whether an error is a write to a closed pipe (the reader went away, e.g. `| head`).
+pub fn is_broken_pipe(e: &chwire::Error) -> bool {
+    matches!(e.kind(), chwire::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// The output: a file or stdout.
+pub type Output = Box<dyn std::io::Write + Send>;
+
+/// The writer of `format` (not yet begun) into `out`. `tz` is the zone of DateTime columns
+/// without their own (text formats).
+pub fn sink(format: Format, out: Output, tz: Option<&str>, files: &options::FileOptions) -> chwire::Result<Box<dyn Sink>> {
+    Ok(match format {
+        Format::Native => Box::new(text_out::NativeSink::new(out)),
+        Format::Arrow | Format::ArrowStream | Format::Parquet => arrow_io::sink(format, out, files)?,
+        f => Box::new(text_out::TextSink::new(f.text().expect("a text format"), out, tz)),
+    })
+}
+
+/// The reader of `format` from a file or stdin.
+pub fn source(
+    format: Format,
+    input: Option<&std::path::Path>,
+    files: &options::FileOptions,
+    tz: Option<&str>,
+    limits: chwire::Limits,
+) -> chwire::Result<Box<dyn Source>> {
+    Ok(match format {
+        Format::Native => Box::new(text_out::NativeSource::open(input, limits)?),
+        Format::Arrow | Format::ArrowStream | Format::Parquet => arrow_io::source(format, input, files)?,
+        Format::Pretty => return Err(chwire::Error::invalid_input("Pretty is an output format only")),
+        f => Box::new(text_in::TextSource::open(f, input, tz, files.block_limits)?),
+    })
+}
+
+/// Open `path` for reading, or stdin.
+pub fn open_input(path: Option<&std::path::Path>) -> chwire::Result<Box<dyn std::io::Read>> {
+    Ok(match path {
+        Some(p) => Box::new(std::fs::File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
+        None => Box::new(std::io::stdin().lock()),
+    })
+}
+
+/// Create `path` for writing, or stdout.
+pub fn open_output(path: Option<&std::path::Path>) -> chwire::Result<Output> {
+    Ok(match path {
+        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
+        None => Box::new(std::io::stdout()),
+    })
+}
+
+/// Where blocks come from: one reader per input format.
+pub trait Source {
+    /// The column names the input itself declares (Native and Arrow headers, the names line
+    /// of `...WithNames`), or `None` when its values follow the target's columns in order.
+    fn names(&mut self) -> chwire::Result<Option<Vec<String>>>;
+    /// The columns blocks must have (an INSERT's header; `convert --structure`). Text
+    /// formats need it to parse; Arrow inputs convert to it (without it, to the types the
+    /// file itself carries); Native blocks are checked against it by the insert.
+    fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()>;
+    /// Skip the first `rows` data rows of the input (without parsing text ones).
+    fn skip_rows(&mut self, rows: u64) -> chwire::Result<()>;
+    /// The next block, or `None` at the end of the input.
+    fn next_block(&mut self) -> chwire::Result<Option<Block>>;
+}
+
+/// How many rows (and how many bytes of text) a block read from text holds at most.
+#[derive(Debug, Clone, Copy)]
+pub struct BlockLimits {
+    pub rows: usize,
+    pub bytes: usize,
+}
+
+impl Default for BlockLimits {
+    fn default() -> Self {
+        BlockLimits { rows: 65_536, bytes: 16 << 20 }
+    }
+}
+
+/// Names and types of a block's columns.
+pub fn columns_of(block: &Block) -> Vec<(String, DataType)> {
+    block.columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect()
+}
+
+/// `a UInt64, b String` (as clickhouse-local's `--structure`) into columns.
+pub fn parse_structure(s: &str) -> chwire::Result<Vec<(String, DataType)>> {
+    // Split at top-level commas (types nest parentheses and quote enum names).
+    let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, false, 0);
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if quote => i += 1,
+            b'\'' => quote = !quote,
+            b'(' if !quote => depth += 1,
+            b')' if !quote => depth -= 1,
+            b',' if !quote && depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&s[start..]);
+    parts
+        .into_iter()
+        .map(|p| {
+            let p = p.trim();
+            let bad = || chwire::Error::invalid_input(format!("--structure: expected `name Type`, got {p:?}"));
+            let (name, ty) = match p.strip_prefix('`') {
+                Some(rest) => rest.split_once('`').ok_or_else(bad)?,
+                None => p.split_once(char::is_whitespace).ok_or_else(bad)?,
+            };
+            let name = name.to_string();
+            let ty = DataType::parse(ty.trim()).map_err(|e| chwire::Error::invalid_input(format!("--structure: column {name}: {e}")))?;
+            Ok((name, ty))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_case_insensitive_with_aliases() {
+        for (s, f) in [
+            ("native", Format::Native),
+            ("NATIVE", Format::Native),
+            ("parquet", Format::Parquet),
+            ("arrowstream", Format::ArrowStream),
+            ("tabseparated", Format::Tsv),
+            ("TabSeparatedWithNames", Format::TsvWithNames),
+            ("tsv-with-names", Format::TsvWithNames),
+            ("jsonl", Format::JsonEachRow),
+            ("JSONEachRow", Format::JsonEachRow),
+            ("csvwithnames", Format::CsvWithNames),
+            ("pretty", Format::Pretty),
+        ] {
+            assert_eq!(s.parse::<Format>().unwrap(), f, "{s}");
+        }
+        assert!("xml".parse::<Format>().is_err());
+        assert!(input_format("Pretty").is_err());
+        assert_eq!(input_format("csv").unwrap(), Format::Csv);
+    }
+
+    #[test]
+    fn structures_split_at_top_level_commas() {
+        let s = parse_structure("a UInt64, `b c` Map(String, Array(Tuple(UInt8, String))), e Enum8('x,y' = 1, 'z' = 2)").unwrap();
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[1].0, "b c");
+        assert!(parse_structure("a").is_err());
+    }
+}

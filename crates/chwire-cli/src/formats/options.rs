@@ -1,0 +1,176 @@
+//! Options of the file formats: command-line flags and ClickHouse's format settings.
+
+use arrow_ipc::CompressionType;
+use chwire_arrow::ArrowOptions;
+use clap::Args;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::{WriterProperties, WriterVersion};
+
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Formats")]
+pub struct FileArgs {
+    /// Arrow/Parquet types: `rich` (each value's natural Arrow type: timestamps, dictionaries,
+    /// decimals) or `clickhouse` (what ClickHouse itself writes for FORMAT Arrow/Parquet)
+    #[arg(long, value_parser = ["rich", "clickhouse"], default_value = "rich")]
+    pub arrow_types: String,
+    /// Compression inside Parquet and Arrow files: `zstd[:LEVEL]` (Parquet's default), lz4,
+    /// snappy, none (Arrow's default; Arrow files have lz4 and zstd, without levels)
+    #[arg(long, value_name = "CODEC[:LEVEL]")]
+    pub file_compression: Option<String>,
+    /// Rows per block read from text, Arrow and Parquet input
+    #[arg(long, default_value_t = 65_536)]
+    pub block_rows: usize,
+}
+
+/// ClickHouse settings that shape files rather than queries (`output_format_parquet_*`,
+/// `output_format_arrow_*`): applied by chwire, never sent to the server.
+pub fn is_format_setting(name: &str) -> bool {
+    name.starts_with("output_format_arrow_") || name.starts_with("output_format_parquet_")
+}
+
+/// `NAME=VALUE` settings.
+pub type Settings = Vec<(String, String)>;
+
+/// Split `--setting`s into the format's (applied here) and the server's.
+pub fn split_settings(settings: Settings) -> (Settings, Settings) {
+    settings.into_iter().partition(|(k, _)| is_format_setting(k))
+}
+
+/// Everything the format readers and writers need besides their input and output.
+#[derive(Debug, Clone)]
+pub struct FileOptions {
+    pub block_limits: super::BlockLimits,
+    /// Block → Arrow mapping and its `output_format_arrow_*` settings.
+    pub arrow: ArrowOptions,
+    /// Compression of Arrow IPC record batches (`none` by default, as ClickHouse), or why
+    /// `--file-compression` has none for Arrow files.
+    pub ipc_compression: Result<Option<CompressionType>, String>,
+    pub parquet_compression: Compression,
+    /// A Parquet row group ends after this many rows (ClickHouse's default 1,000,000)…
+    pub row_group_rows: usize,
+    /// …or once its encoded data reaches this many bytes (ClickHouse's default 512 MiB).
+    pub row_group_bytes: usize,
+    pub parquet_version: WriterVersion,
+}
+
+impl FileOptions {
+    /// The Parquet writer's properties.
+    pub fn parquet_properties(&self) -> WriterProperties {
+        WriterProperties::builder()
+            .set_compression(self.parquet_compression)
+            .set_max_row_group_row_count(Some(self.row_group_rows))
+            .set_max_row_group_bytes(Some(self.row_group_bytes))
+            .set_writer_version(self.parquet_version)
+            .set_created_by(format!("chwire version {}", env!("CARGO_PKG_VERSION")))
+            .build()
+    }
+}
+
+/// `zstd[:LEVEL]`, `lz4`, `snappy`, `none` as a Parquet codec.
+fn parquet_codec(s: &str) -> chwire::Result<Compression> {
+    let (name, level) = match s.split_once(':') {
+        Some((n, l)) => {
+            (n, Some(l.parse::<i32>().map_err(|_| chwire::Error::invalid_input(format!("compression level {l:?} is not a number")))?))
+        }
+        None => (s, None),
+    };
+    let bad_level = |e: parquet::errors::ParquetError| chwire::Error::invalid_input(format!("{s}: {e}"));
+    let codec = match name.to_ascii_lowercase().as_str() {
+        "zstd" => Compression::ZSTD(match level {
+            Some(l) => ZstdLevel::try_new(l).map_err(bad_level)?,
+            None => ZstdLevel::default(),
+        }),
+        "lz4" | "lz4_raw" if level.is_none() => Compression::LZ4_RAW,
+        "snappy" if level.is_none() => Compression::SNAPPY,
+        "none" | "uncompressed" if level.is_none() => Compression::UNCOMPRESSED,
+        "lz4" | "lz4_raw" | "snappy" | "none" | "uncompressed" => {
+            return Err(chwire::Error::invalid_input(format!("{name} has no compression level")))
+        }
+        _ => return Err(chwire::Error::invalid_input(format!("unknown compression {s:?}: zstd[:LEVEL], lz4, snappy, none"))),
+    };
+    Ok(codec)
+}
+
+/// `lz4`/`lz4_frame`, `zstd`, `none` as an Arrow IPC codec.
+fn ipc_codec(s: &str) -> chwire::Result<Option<CompressionType>> {
+    Ok(match s.to_ascii_lowercase().as_str() {
+        "lz4" | "lz4_frame" => Some(CompressionType::LZ4_FRAME),
+        "zstd" => Some(CompressionType::ZSTD),
+        "none" | "uncompressed" => None,
+        _ => return Err(chwire::Error::invalid_input(format!("Arrow files compress with lz4 or zstd (no levels), not {s:?}"))),
+    })
+}
+
+impl FileArgs {
+    /// The options of these flags and of the format settings among `settings`; `tz` is the
+    /// zone of DateTime columns without their own (the server's, or `--timezone`).
+    pub fn options(&self, settings: &[(String, String)], tz: Option<&str>) -> chwire::Result<FileOptions> {
+        if self.block_rows == 0 {
+            return Err(chwire::Error::invalid_input("--block-rows must be at least 1"));
+        }
+        let mut o = FileOptions {
+            block_limits: super::BlockLimits { rows: self.block_rows, ..Default::default() },
+            arrow: super::arrow_io::arrow_options(&self.arrow_types, tz),
+            ipc_compression: Ok(None),
+            parquet_compression: Compression::ZSTD(ZstdLevel::default()),
+            row_group_rows: 1_000_000,
+            row_group_bytes: 512 << 20,
+            parquet_version: WriterVersion::PARQUET_2_0,
+        };
+        let number = |k: &str, v: &str| {
+            v.parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| chwire::Error::invalid_input(format!("{k} = {v:?}: expected a positive number")))
+        };
+        for (k, v) in settings {
+            let bad = |e: chwire_arrow::Error| chwire::Error::invalid_input(e.to_string());
+            match k.as_str() {
+                "output_format_parquet_compression_method" => o.parquet_compression = parquet_codec(v)?,
+                "output_format_parquet_row_group_size" => o.row_group_rows = number(k, v)?,
+                "output_format_parquet_row_group_size_bytes" => o.row_group_bytes = number(k, v)?,
+                "output_format_parquet_version" => {
+                    o.parquet_version = match v.as_str() {
+                        "1.0" => WriterVersion::PARQUET_1_0,
+                        "2.4" | "2.6" | "2.latest" => WriterVersion::PARQUET_2_0,
+                        _ => return Err(chwire::Error::invalid_input(format!("{k} = {v:?}: expected 1.0, 2.4, 2.6 or 2.latest"))),
+                    }
+                }
+                "output_format_parquet_string_as_string" => o.arrow.set("string_as_string", v).map_err(bad)?,
+                "output_format_parquet_fixed_string_as_fixed_byte_array" => {
+                    o.arrow.set("fixed_string_as_fixed_byte_array", v).map_err(bad)?
+                }
+                "output_format_arrow_compression_method" => o.ipc_compression = Ok(ipc_codec(v)?),
+                k if k.starts_with("output_format_arrow_") => o.arrow.set(k, v).map_err(bad)?,
+                k => return Err(chwire::Error::invalid_input(format!("the format setting {k} is not supported by chwire"))),
+            }
+        }
+        if let Some(c) = &self.file_compression {
+            o.parquet_compression = parquet_codec(c)?;
+            o.ipc_compression = match o.parquet_compression {
+                Compression::ZSTD(_) if !c.contains(':') => Ok(Some(CompressionType::ZSTD)),
+                Compression::LZ4_RAW => Ok(Some(CompressionType::LZ4_FRAME)),
+                Compression::UNCOMPRESSED => Ok(None),
+                _ => Err(format!("Arrow files compress with lz4 or zstd (without a level), not {c}")),
+            };
+        }
+        Ok(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codecs_with_levels() {
+        assert_eq!(parquet_codec("zstd:3").unwrap(), Compression::ZSTD(ZstdLevel::try_new(3).unwrap()));
+        assert_eq!(parquet_codec("ZSTD").unwrap(), Compression::ZSTD(ZstdLevel::default()));
+        assert_eq!(parquet_codec("lz4").unwrap(), Compression::LZ4_RAW);
+        assert_eq!(parquet_codec("none").unwrap(), Compression::UNCOMPRESSED);
+        assert!(parquet_codec("zstd:99").is_err());
+        assert!(parquet_codec("snappy:2").is_err());
+        assert!(parquet_codec("lzma").is_err());
+        assert_eq!(ipc_codec("lz4_frame").unwrap(), Some(CompressionType::LZ4_FRAME));
+    }
+}

@@ -1,0 +1,484 @@
+//! Text input (TSV, CSV, their `WithNames` forms, JSONEachRow) parsed by the target
+//! columns' types into blocks, block by block: memory holds one block's text, its values and
+//! the block being built. A value that does not parse is an error naming the line and the
+//! column; nothing of its block is returned.
+
+use super::parse::{self, Ctx};
+use super::{BlockLimits, Format, Source};
+use bumpalo::Bump;
+use chwire::{Block, DataType, Value};
+use jiff::tz::TimeZone;
+use serde_json::value::RawValue;
+use std::io::Read;
+
+/// A row longer than this is an error (memory stays bounded).
+const MAX_ROW_BYTES: usize = 256 << 20;
+
+pub struct TextSource {
+    format: Format,
+    input: Box<dyn Read>,
+    /// Bytes read and not yet consumed; starts at a row boundary.
+    buf: Vec<u8>,
+    eof: bool,
+    /// The line the next row starts on (1-based).
+    line: u64,
+    /// Data rows to skip before the first block.
+    skip: u64,
+    /// The names line, once read (`...WithNames`).
+    names: Option<Vec<String>>,
+    names_read: bool,
+    target: Option<Vec<(String, DataType)>>,
+    /// For each input field, the target column it goes to.
+    fields: Vec<usize>,
+    tz: TimeZone,
+    limits: BlockLimits,
+    bump: Bump,
+}
+
+/// One row of the input: its bytes in the buffer and the line it starts on.
+struct RowSpan {
+    start: usize,
+    end: usize,
+    line: u64,
+}
+
+impl TextSource {
+    pub fn open(format: Format, input: Option<&std::path::Path>, tz: Option<&str>, limits: BlockLimits) -> chwire::Result<TextSource> {
+        let tz = tz.and_then(|n| TimeZone::get(n).ok()).unwrap_or(TimeZone::UTC);
+        Ok(TextSource {
+            format,
+            input: super::open_input(input)?,
+            buf: Vec::new(),
+            eof: false,
+            line: 1,
+            skip: 0,
+            names: None,
+            names_read: false,
+            target: None,
+            fields: Vec::new(),
+            tz,
+            limits,
+            bump: Bump::new(),
+        })
+    }
+
+    fn csv(&self) -> bool {
+        matches!(self.format, Format::Csv | Format::CsvWithNames)
+    }
+
+    fn err(&self, line: u64, what: impl std::fmt::Display) -> chwire::Error {
+        chwire::Error::invalid_input(format!("{} input, line {line}: {what}", self.format))
+    }
+
+    /// The end of the row starting at `start` (the index of its newline, or the end of the
+    /// input), reading more input as needed; `None` at the end of the input.
+    fn row_end(&mut self, start: usize) -> chwire::Result<Option<usize>> {
+        let (mut from, mut quoted) = (start, false);
+        loop {
+            let hay = &self.buf[from..];
+            let found = if self.csv() {
+                // A newline inside a quoted field belongs to the field.
+                let mut hit = None;
+                for (i, &b) in hay.iter().enumerate() {
+                    match b {
+                        b'"' => quoted = !quoted,
+                        b'\n' if !quoted => {
+                            hit = Some(i);
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                hit
+            } else {
+                memchr::memchr(b'\n', hay)
+            };
+            if let Some(i) = found {
+                return Ok(Some(from + i));
+            }
+            from = self.buf.len();
+            if self.eof {
+                return Ok((start < self.buf.len()).then_some(self.buf.len()));
+            }
+            if self.buf.len() - start > MAX_ROW_BYTES {
+                return Err(self.err(self.line, format!("a row longer than {} MiB", MAX_ROW_BYTES >> 20)));
+            }
+            let old = self.buf.len();
+            self.buf.resize(old + (1 << 20), 0);
+            let n = self.input.read(&mut self.buf[old..])?;
+            self.buf.truncate(old + n);
+            self.eof = n == 0;
+        }
+    }
+
+    /// Up to `max` rows (and about the byte limit) from the start of the buffer, and where
+    /// the next row starts.
+    fn take_rows(&mut self, max: usize) -> chwire::Result<(Vec<RowSpan>, usize)> {
+        let (mut rows, mut pos) = (Vec::new(), 0);
+        while rows.len() < max && pos < self.limits.bytes {
+            let Some(mut end) = self.row_end(pos)? else { break };
+            let line = self.line;
+            self.line += 1 + memchr::memchr_iter(b'\n', &self.buf[pos..end]).count() as u64;
+            let start = pos;
+            pos = (end + 1).min(self.buf.len());
+            if end > start && self.buf[end - 1] == b'\r' {
+                end -= 1;
+            }
+            // Blank lines separate nothing in JSONEachRow; elsewhere they are rows.
+            if self.format == Format::JsonEachRow && self.buf[start..end].iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            rows.push(RowSpan { start, end, line });
+        }
+        Ok((rows, pos))
+    }
+
+    fn read_names(&mut self) -> chwire::Result<()> {
+        if self.names_read {
+            return Ok(());
+        }
+        self.names_read = true;
+        if !matches!(self.format, Format::CsvWithNames | Format::TsvWithNames) {
+            return Ok(());
+        }
+        let (rows, next) = self.take_rows(1)?;
+        let Some(row) = rows.first() else { return Ok(()) };
+        let bump = Bump::new();
+        let names = split_fields(&self.buf[row.start..row.end], self.csv(), &bump)
+            .map_err(|e| self.err(row.line, e))?
+            .into_iter()
+            .map(|f| String::from_utf8_lossy(if self.csv() { f.text } else { parse::unescape(f.text, &bump) }).into_owned())
+            .collect();
+        self.names = Some(names);
+        self.buf.drain(..next);
+        Ok(())
+    }
+}
+
+/// One field of a TSV or CSV row: its text (CSV: unquoted) and whether it was quoted.
+struct Field<'b> {
+    text: &'b [u8],
+    quoted: bool,
+}
+
+/// A row's fields: TSV splits at tabs (escapes stay, for the type's parser); CSV unquotes.
+fn split_fields<'b>(row: &'b [u8], csv: bool, bump: &'b Bump) -> Result<Vec<Field<'b>>, String> {
+    if !csv {
+        return Ok(row.split(|&b| b == b'\t').map(|text| Field { text, quoted: false }).collect());
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    loop {
+        if row.get(i) == Some(&b'"') {
+            let (mut j, mut escaped) = (i + 1, false);
+            loop {
+                match row.get(j) {
+                    None => return Err("a quoted CSV field does not end".into()),
+                    Some(b'"') if row.get(j + 1) == Some(&b'"') => {
+                        escaped = true;
+                        j += 2;
+                    }
+                    Some(b'"') => break,
+                    Some(_) => j += 1,
+                }
+            }
+            let raw = &row[i + 1..j];
+            let text = if escaped {
+                let mut v = bumpalo::collections::Vec::with_capacity_in(raw.len(), bump);
+                let mut k = 0;
+                while k < raw.len() {
+                    v.push(raw[k]);
+                    k += if raw[k] == b'"' { 2 } else { 1 };
+                }
+                v.into_bump_slice()
+            } else {
+                raw
+            };
+            out.push(Field { text, quoted: true });
+            i = j + 1;
+            match row.get(i) {
+                None => return Ok(out),
+                Some(b',') => i += 1,
+                Some(_) => return Err(format!("unexpected text after a quoted field at byte {i}")),
+            }
+        } else {
+            let end = memchr::memchr(b',', &row[i..]).map_or(row.len(), |k| i + k);
+            out.push(Field { text: &row[i..end], quoted: false });
+            if end == row.len() {
+                return Ok(out);
+            }
+            i = end + 1;
+        }
+    }
+}
+
+/// How many CSV fields a column takes: a tuple's elements are fields of their own.
+fn csv_width(ty: &DataType) -> usize {
+    match ty {
+        DataType::Tuple(items) => items.iter().map(|(_, t)| csv_width(t)).sum(),
+        _ => 1,
+    }
+}
+
+/// A value of `ty` from the next fields of a CSV or TSV row.
+fn field_value<'b>(ty: &DataType, fields: &mut std::slice::Iter<'_, Field<'b>>, csv: bool, cx: &Ctx<'b>) -> Result<Value<'b>, String> {
+    if let (true, DataType::Tuple(items)) = (csv, ty) {
+        let values = items.iter().map(|(_, t)| field_value(t, fields, csv, cx).map(|v| (None, v))).collect::<Result<_, _>>()?;
+        return Ok(Value::Tuple(values));
+    }
+    let f = fields.next().ok_or("missing field")?;
+    if !f.quoted && f.text == b"\\N" {
+        return Ok(Value::Null);
+    }
+    if csv {
+        if f.text.is_empty() && !f.quoted && !matches!(ty.strip_nullable(), DataType::String | DataType::FixedString(_)) {
+            return parse::default_value(ty);
+        }
+        return parse::scalar(ty, f.text, cx);
+    }
+    // TSV: composites keep their quoted text; scalars are unescaped first.
+    if parse::is_composite(ty) || !f.text.contains(&b'\\') {
+        parse::scalar(ty, f.text, cx)
+    } else {
+        parse::scalar(ty, parse::unescape(f.text, cx.bump), cx)
+    }
+}
+
+/// A value of `ty` from a JSON value's text.
+fn json_value<'b>(ty: &DataType, raw: &'b RawValue, cx: &Ctx<'b>) -> Result<Value<'b>, String> {
+    use DataType as T;
+    let text = raw.get();
+    let plain = match ty {
+        T::LowCardinality(t) => t,
+        t => t,
+    };
+    if text == "null" {
+        return match plain {
+            T::Nullable(_) | T::Variant(_) | T::Dynamic { .. } => Ok(Value::Null),
+            _ => parse::default_value(ty),
+        };
+    }
+    match plain {
+        T::Nullable(inner) => json_value(inner, raw, cx),
+        T::Json { .. } => Ok(Value::JsonText(text.as_bytes())),
+        T::Array(inner) => {
+            let items: Vec<&'b RawValue> = serde_json::from_str(text).map_err(|e| format!("not a JSON array: {e}"))?;
+            Ok(Value::Array(items.into_iter().map(|v| json_value(inner, v, cx)).collect::<Result<_, _>>()?))
+        }
+        T::Tuple(items) => {
+            if text.starts_with('{') {
+                let obj: Vec<(&'b str, &'b RawValue)> = object(text, cx)?;
+                let values = items
+                    .iter()
+                    .map(|(name, t)| {
+                        let v = obj.iter().find(|(k, _)| Some(*k) == name.as_deref()).ok_or_else(|| format!("no element {name:?}"))?;
+                        json_value(t, v.1, cx).map(|v| (None, v))
+                    })
+                    .collect::<Result<_, _>>()?;
+                return Ok(Value::Tuple(values));
+            }
+            let arr: Vec<&'b RawValue> = serde_json::from_str(text).map_err(|e| format!("not a JSON array: {e}"))?;
+            if arr.len() != items.len() {
+                return Err(format!("{} tuple elements, the type has {}", arr.len(), items.len()));
+            }
+            Ok(Value::Tuple(
+                arr.into_iter().zip(items).map(|(v, (_, t))| json_value(t, v, cx).map(|v| (None, v))).collect::<Result<_, _>>()?,
+            ))
+        }
+        T::Map(k, v) => {
+            let obj = object(text, cx)?;
+            let pairs = obj
+                .into_iter()
+                .map(|(key, val)| Ok((parse::scalar(k, key.as_bytes(), cx)?, json_value(v, val, cx)?)))
+                .collect::<Result<_, String>>()?;
+            Ok(Value::Map(pairs))
+        }
+        T::Nested(_) | T::Geo(_) => json_value(&ty.storage().expect("an alias"), raw, cx),
+        scalar_ty => {
+            if text.starts_with('"') {
+                let s = json_string(text, cx)?;
+                parse::scalar(scalar_ty, s, cx)
+            } else {
+                match text {
+                    "true" if matches!(scalar_ty, T::Bool) => Ok(Value::Bool(true)),
+                    "false" if matches!(scalar_ty, T::Bool) => Ok(Value::Bool(false)),
+                    _ => parse::scalar(scalar_ty, text.as_bytes(), cx),
+                }
+            }
+        }
+    }
+}
+
+/// A JSON string's content (borrowed when it has no escapes).
+fn json_string<'b>(text: &'b str, cx: &Ctx<'b>) -> Result<&'b [u8], String> {
+    if let Ok(s) = serde_json::from_str::<&'b str>(text) {
+        return Ok(s.as_bytes());
+    }
+    let s: String = serde_json::from_str(text).map_err(|e| format!("not a JSON string: {e}"))?;
+    Ok(cx.bump.alloc_slice_copy(s.as_bytes()))
+}
+
+/// A JSON object's members in order, keys unescaped into the arena.
+fn object<'b>(text: &'b str, cx: &Ctx<'b>) -> Result<Vec<(&'b str, &'b RawValue)>, String> {
+    let Members(members) = serde_json::from_str(text).map_err(|e| format!("not a JSON object: {e}"))?;
+    Ok(members.into_iter().map(|(k, v)| (&*cx.bump.alloc_str(&k), v)).collect())
+}
+
+/// A JSON object's members in their order (serde_json's own map would sort them).
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Members<'a>, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
+                    out.push((k, v));
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+impl Source for TextSource {
+    fn names(&mut self) -> chwire::Result<Option<Vec<String>>> {
+        self.read_names()?;
+        Ok(self.names.clone())
+    }
+
+    fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()> {
+        self.read_names()?;
+        self.fields = match &self.names {
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    target.iter().position(|(t, _)| t == n).ok_or_else(|| {
+                        chwire::Error::invalid_input(format!(
+                            "{} input: no column {n:?} in {}",
+                            self.format,
+                            target.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+                        ))
+                    })
+                })
+                .collect::<chwire::Result<_>>()?,
+            None => (0..target.len()).collect(),
+        };
+        self.target = Some(target.to_vec());
+        Ok(())
+    }
+
+    fn skip_rows(&mut self, rows: u64) -> chwire::Result<()> {
+        self.skip = rows;
+        Ok(())
+    }
+
+    fn next_block(&mut self) -> chwire::Result<Option<Block>> {
+        self.read_names()?;
+        let Some(target) = self.target.take() else {
+            return Err(chwire::Error::invalid_input(format!("{} input needs the columns' types (convert: --structure)", self.format)));
+        };
+        let res = self.block(&target);
+        self.target = Some(target);
+        res
+    }
+}
+
+impl TextSource {
+    fn block(&mut self, target: &[(String, DataType)]) -> chwire::Result<Option<Block>> {
+        while self.skip > 0 {
+            let (rows, next) = self.take_rows(usize::try_from(self.skip).unwrap_or(usize::MAX))?;
+            if rows.is_empty() {
+                self.skip = 0;
+                return Ok(None);
+            }
+            self.skip -= rows.len() as u64;
+            self.buf.drain(..next);
+        }
+        self.bump.reset();
+        let (spans, next) = self.take_rows(self.limits.rows)?;
+        if spans.is_empty() {
+            return Ok(None);
+        }
+        let cx = Ctx::new(&self.bump, self.tz.clone());
+        let mut rows: Vec<Vec<Value<'_>>> = Vec::with_capacity(spans.len());
+        for span in &spans {
+            let text = &self.buf[span.start..span.end];
+            let row = self.row(text, target, &cx).map_err(|e| self.err(span.line, e))?;
+            rows.push(row);
+        }
+        let cols: Vec<(&str, DataType)> = target.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+        let block = chwire::row::block_from_values(&cols, rows.iter().map(Vec::as_slice)).map_err(|e| self.value_error(e, &spans))?;
+        drop(rows);
+        self.buf.drain(..next);
+        Ok(Some(block))
+    }
+
+    /// A value that parsed but does not fit its column (a number out of range, an unknown
+    /// enum name): the builders name the row within the block (`row N: column ...`), which
+    /// becomes the row's line.
+    fn value_error(&self, e: chwire::Error, spans: &[RowSpan]) -> chwire::Error {
+        let chwire::ErrorKind::Row(msg) = e.kind() else { return e };
+        let Some((n, rest)) = msg.strip_prefix("row ").and_then(|m| m.split_once(": ")) else { return e };
+        let Some(span) = n.parse::<usize>().ok().and_then(|r| spans.get(r)) else { return e };
+        let rest = rest
+            .strip_prefix("row mapping: ")
+            .unwrap_or(rest)
+            .replace(&format!("cannot write a {}: ", std::any::type_name::<Value<'_>>()), "");
+        self.err(span.line, rest)
+    }
+
+    /// One row's values, in target order.
+    fn row<'b>(&self, text: &'b [u8], target: &[(String, DataType)], cx: &Ctx<'b>) -> Result<Vec<Value<'b>>, String> {
+        let mut values: Vec<Option<Value<'b>>> = vec![None; target.len()];
+        if self.format == Format::JsonEachRow {
+            let text = std::str::from_utf8(text).map_err(|_| "not UTF-8".to_string())?;
+            for (key, raw) in object(text.trim(), cx)? {
+                let i = target.iter().position(|(n, _)| n == key).ok_or_else(|| format!("no column {key:?} in the target"))?;
+                let v = json_value(&target[i].1, raw, cx)
+                    .map_err(|e| format!("column `{key}` ({}): {e}: {}", target[i].1, short(raw.get())))?;
+                values[i] = Some(v);
+            }
+        } else {
+            let fields = split_fields(text, self.csv(), cx.bump)?;
+            let width: usize = if self.csv() { self.fields.iter().map(|&i| csv_width(&target[i].1)).sum() } else { self.fields.len() };
+            if fields.len() != width {
+                return Err(format!("{} fields, expected {width}", fields.len()));
+            }
+            let mut it = fields.iter();
+            for &i in &self.fields {
+                let (name, ty) = &target[i];
+                let before = it.as_slice();
+                let v = field_value(ty, &mut it, self.csv(), cx).map_err(|e| {
+                    let text = before.first().map(|f| String::from_utf8_lossy(f.text).into_owned()).unwrap_or_default();
+                    format!("column `{name}` ({ty}): cannot parse {}: {e}", short(&text))
+                })?;
+                values[i] = Some(v);
+            }
+        }
+        values
+            .into_iter()
+            .zip(target)
+            .map(|(v, (name, ty))| match v {
+                Some(v) => Ok(v),
+                None => parse::default_value(ty).map_err(|e| format!("column `{name}` is missing: {e}")),
+            })
+            .collect()
+    }
+}
+
+/// A value's text for an error message, cut at 80 characters.
+fn short(s: &str) -> String {
+    let cut: String = s.chars().take(80).collect();
+    if cut.len() < s.len() {
+        format!("{cut:?}...")
+    } else {
+        format!("{cut:?}")
+    }
+}

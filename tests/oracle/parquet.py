@@ -1,0 +1,270 @@
+"""Parquet and Arrow files against ClickHouse 26.9 (chdb) and pyarrow, for every conformance case
+of cases.py (chdb writes the case's Native bytes; chwire converts them):
+
+  pq-types   chwire's clickhouse-mode Parquet has the logical column types of chdb's own
+             `FORMAT Parquet` (physical storage and list element names may differ);
+  pq-values  and the same values, both files read by pyarrow;
+  arrow-types, arrow-values  the same for chwire's clickhouse-mode Arrow file and chdb's
+             `FORMAT Arrow` (Arrow types compared exactly);
+  readback   chdb reads chwire's Parquet (both mappings) and Arrow IPC files back into the case's
+             own column types (`file(f, Parquet, structure)`) to the case's rows;
+  self       chwire converts its own Parquet (both mappings), Arrow and ArrowStream files back to
+             the identical Native bytes (Parquet: the same RowBinaryWithNamesAndTypes bytes from
+             chdb, as Parquet readers cut blocks at their batch size, not at the writer's blocks);
+  reverse    Parquet, Arrow and ArrowStream written by chdb, and Parquet written by pyarrow,
+             convert to Native blocks that chdb reads back to what it reads from those files.
+
+Checks a case cannot pass for a known reason (a ClickHouse type without an Arrow mapping, or
+ClickHouse's Parquet writer mapping a type differently from its Arrow writer, which chwire-arrow's
+clickhouse mapping follows) are reported as KNOWN with the reason; anything else is a FAIL and the
+exit status is 1. Prints `parquet oracle: N passed, M failed` (checks), plus the KNOWN count.
+
+    build/oracle-venv/bin/python tests/oracle/parquet.py --chwire target/release/chwire [-k SUBSTRING]
+"""
+import argparse
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
+
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+from chdb import session  # noqa: E402
+
+TIMEOUT = 120
+
+# Where ClickHouse 26.9's Parquet writer differs from its Arrow writer (which the clickhouse
+# mapping of chwire-arrow reproduces), by the chdb Parquet logical type of the column.
+PARQUET_WRITER_DIFFERS = [
+    (re.compile(r"Timestamp\(isAdjustedToUTC=true, timeUnit=milliseconds"), "ClickHouse's Parquet writer stores DateTime as "
+     "timestamp[ms] (output_format_parquet_datetime_as_uint32=0); its Arrow writer, and chwire's clickhouse mapping, as uint32"),
+    (re.compile(r"^Enum$"), "ClickHouse's Parquet writer stores Enum as its names (ENUM byte arrays); its Arrow writer, and "
+     "chwire's clickhouse mapping, as the integer"),
+]
+
+
+def run(args, data=None):
+    try:
+        p = subprocess.run(args, input=data, capture_output=True, timeout=TIMEOUT)
+        return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace").strip()
+    except subprocess.TimeoutExpired:
+        return None, b"", "timeout"
+
+
+def leaves(path):
+    """(column path with list naming normalised, logical type) of a Parquet file's leaves."""
+    out = []
+    for c in pq.ParquetFile(path).schema:
+        p = re.sub(r"\.list\.(item|element)", ".list.element", c.path)
+        p = re.sub(r"\.key_value\.", ".kv.", p)
+        out.append((p, str(c.logical_type)))
+    return out
+
+
+def chdb_json(db, sql):
+    return db.query(sql, "JSONEachRow").bytes()
+
+
+def q(path):
+    return path.replace("\\", "\\\\").replace("'", "\\'")
+
+
+class Case:
+    def __init__(self, name):
+        self.name = name
+        self.results = []  # (check, status, detail): status PASS / FAIL / KNOWN
+
+    def add(self, check, ok, detail="", known=None):
+        if ok:
+            self.results.append((check, "PASS", ""))
+        elif known:
+            self.results.append((check, "KNOWN", known))
+        else:
+            self.results.append((check, "FAIL", detail[:400]))
+
+
+def no_mapping(err):
+    """The reason a conversion cannot exist (types without an Arrow or Parquet mapping)."""
+    if "no Arrow mapping" in err:
+        return "no Arrow mapping: " + re.sub(r"column \S+: ", "", err.splitlines()[-1])[:200]
+    if "Parquet has no union type" in err:
+        return "Parquet has no union type (Variant); ClickHouse 26.9 cannot write Variant to Parquet either"
+    return None
+
+
+def check(db, chwire, tmp, name, sql):
+    c = Case(name)
+    native = db.query(sql, "Native").bytes()
+    if not native:
+        c.add("case", False, known="chdb writes no block for an empty result: no columns, so no file to write")
+        return c
+    nat = os.path.join(tmp, "in.native")
+    with open(nat, "wb") as f:
+        f.write(native)
+    desc = [json.loads(line) for line in db.query(f"DESCRIBE ({sql})", "JSONEachRow").bytes().decode().splitlines() if line]
+    structure = ", ".join("`" + d["name"].replace("\\", "\\\\").replace("`", "\\`") + "` " + d["type"] for d in desc)
+    if len({d["name"] for d in desc}) != len(desc):
+        c.add("case", False, known="duplicate column names: chdb cannot read such a file back (as with Native)")
+        return c
+    expected = chdb_json(db, sql)
+    settings = ("SETTINGS schema_inference_use_cache_for_file=0, max_threads=1, input_format_parallel_parsing=0, "
+                "allow_suspicious_fixed_string_types=1, allow_suspicious_variant_types=1, allow_suspicious_low_cardinality_types=1, "
+                "flatten_nested=0")
+
+    # chwire's files: Parquet in both mappings, Arrow and ArrowStream (rich).
+    ours = {}
+    for fmt, types in [("Parquet", "clickhouse"), ("Parquet", "rich"), ("Arrow", "rich"), ("ArrowStream", "rich"),
+                       ("Arrow", "clickhouse")]:
+        path = os.path.join(tmp, f"ours-{types}.{fmt}")
+        code, _, err = run([chwire, "convert", "--from", "native", "--to", fmt, "--arrow-types", types, "-i", nat, "-o", path])
+        key = f"{fmt}/{types}"
+        if code != 0:
+            c.add(f"write {key}", False, err, known=no_mapping(err))
+            continue
+        ours[key] = path
+
+    # pq-types and pq-values against chdb's own Parquet.
+    theirs_pq = os.path.join(tmp, "theirs.parquet")
+    try:
+        with open(theirs_pq, "wb") as f:
+            f.write(db.query(sql, "Parquet").bytes())
+    except Exception as e:  # ClickHouse cannot write some types to Parquet
+        theirs_pq = None
+        why = re.sub(r"of column '[^']*' ", "", str(e).splitlines()[0]).split("DB::Exception: ")[-1][:160]
+        c.add("pq-types", False, known=f"chdb cannot write this as Parquet: {why}")
+    if theirs_pq and "Parquet/clickhouse" in ours:
+        a, b = leaves(ours["Parquet/clickhouse"]), leaves(theirs_pq)
+        diffs = [(x, y) for x, y in zip(a, b) if x != y] + ([("columns", f"{len(a)} vs {len(b)}")] if len(a) != len(b) else [])
+        known = None
+        if diffs and all(any(p.search(y[1]) for p, _ in PARQUET_WRITER_DIFFERS) for _, y in diffs if isinstance(y, tuple)):
+            known = "; ".join(sorted({why for _, y in diffs for p, why in PARQUET_WRITER_DIFFERS if isinstance(y, tuple) and p.search(y[1])}))
+        c.add("pq-types", not diffs, f"ours vs chdb: {diffs[:3]}", known=known)
+        try:
+            va, vb = pq.read_table(ours["Parquet/clickhouse"]).to_pylist(), pq.read_table(theirs_pq).to_pylist()
+            c.add("pq-values", repr(va) == repr(vb), f"first rows: ours {repr(va)[:150]} chdb {repr(vb)[:150]}", known=known)
+        except Exception as e:
+            c.add("pq-values", False, f"pyarrow: {e}")
+
+    # arrow-types/arrow-values: chwire's clickhouse-mode Arrow file against chdb's FORMAT Arrow.
+    if "Arrow/clickhouse" in ours:
+        try:
+            theirs_arrow = pa.ipc.open_file(io.BytesIO(db.query(sql, "Arrow").bytes())).read_all()
+        except Exception as e:  # noqa: BLE001
+            theirs_arrow = None
+            c.add("arrow-types", False, known=f"chdb cannot write this as Arrow: {str(e).splitlines()[0][:160]}")
+        if theirs_arrow is not None:
+            mine = pa.ipc.open_file(ours["Arrow/clickhouse"]).read_all()
+            ta = [(f.name, str(f.type)) for f in mine.schema]
+            tb = [(f.name, str(f.type)) for f in theirs_arrow.schema]
+            c.add("arrow-types", ta == tb, f"ours {[x for x in ta if x not in tb][:3]} chdb {[x for x in tb if x not in ta][:3]}")
+            va, vb = repr(mine.to_pylist()), repr(theirs_arrow.to_pylist())
+            c.add("arrow-values", va == vb, f"ours {va[:150]} chdb {vb[:150]}")
+
+    # readback: chdb reads chwire's files into the case's own types.
+    for key, path in ours.items():
+        fmt = key.split("/")[0]
+        try:
+            got = chdb_json(db, f"SELECT * FROM file('{q(path)}', {fmt}, '{q(structure)}') {settings}")
+            c.add(f"readback {key}", got == expected, f"chdb read {got[:200]!r}, the case is {expected[:200]!r}")
+        except Exception as e:
+            c.add(f"readback {key}", False, f"chdb: {str(e)[:300]}")
+
+    # self: chwire's own files back to the identical Native bytes (Parquet readers cut blocks
+    # at their batch size, not where the writer's blocks ended: then both streams are compared
+    # as chdb writes them in RowBinaryWithNamesAndTypes, names, types and values byte for byte).
+    def one_block(data):
+        path = os.path.join(tmp, "reblock.native")
+        with open(path, "wb") as f:
+            f.write(data)
+        return db.query(f"SELECT * FROM file('{q(path)}', Native) SETTINGS max_threads = 1, input_format_parallel_parsing = 0, "
+                        "schema_inference_use_cache_for_file = 0", "RowBinaryWithNamesAndTypes").bytes()
+
+    for key, path in ours.items():
+        code, out, err = run([chwire, "convert", "--from", key.split("/")[0], "--to", "native", "-i", path])
+        same = code == 0 and (out == native or (key.startswith("Parquet") and one_block(out) == one_block(native)))
+        c.add(f"self {key}", same, err if code else f"{len(out)} bytes vs {len(native)}, differ")
+
+    # reverse: files written by chdb and pyarrow → chwire → Native → chdb.
+    theirs = {}
+    for fmt in ("Parquet", "Arrow", "ArrowStream"):
+        try:
+            data = db.query(sql, fmt).bytes()
+        except Exception:
+            continue
+        path = os.path.join(tmp, f"theirs.{fmt}")
+        with open(path, "wb") as f:
+            f.write(data)
+        theirs[f"chdb {fmt}"] = (fmt, path)
+    if theirs_pq:
+        path = os.path.join(tmp, "pyarrow.parquet")
+        try:
+            pq.write_table(pq.read_table(theirs_pq), path)
+            theirs["pyarrow Parquet"] = ("Parquet", path)
+        except Exception:
+            pass
+    for key, (fmt, path) in theirs.items():
+        back = os.path.join(tmp, "back.native")
+        code, out, err = run([chwire, "convert", "--from", fmt, "--to", "native", "-i", path, "-o", back])
+        if code != 0:
+            c.add(f"reverse {key}", False, err, known=no_mapping(err))
+            continue
+        try:
+            want = chdb_json(db, f"SELECT * FROM file('{q(path)}', {fmt}) {settings}")
+            got = chdb_json(db, f"SELECT * FROM file('{q(back)}', Native) {settings}")
+            c.add(f"reverse {key}", got == want, f"chdb read {got[:200]!r} from chwire's Native, {want[:200]!r} from the file")
+        except Exception as e:
+            c.add(f"reverse {key}", False, f"chdb: {str(e)[:300]}")
+    return c
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--chwire", default="target/release/chwire")
+    ap.add_argument("-k", default="")
+    ap.add_argument("--summary", help="write the per-check counts as JSON here")
+    a = ap.parse_args()
+    db = session.Session()
+    counts = {"PASS": 0, "FAIL": 0, "KNOWN": 0}
+    known_reasons = {}
+    with tempfile.TemporaryDirectory(prefix="chwire-parquet-") as tmp:
+        for name, sql in cases.CASES:
+            if a.k not in name:
+                continue
+            try:
+                c = check(db, a.chwire, tmp, name, sql)
+            except Exception as e:  # noqa: BLE001 - a broken file or tool: this case fails
+                c = Case(name)
+                c.add("case", False, f"{type(e).__name__}: {e}")
+            fails = [r for r in c.results if r[1] == "FAIL"]
+            for check_name, status, detail in c.results:
+                counts[status] += 1
+                if status == "KNOWN":
+                    known_reasons.setdefault(detail, []).append(f"{name} ({check_name})")
+            if fails:
+                print(f"FAIL {name}")
+                for check_name, _, detail in fails:
+                    print(f"    {check_name}: {detail}")
+            else:
+                print(f"PASS {name}" + (" (known: " + ", ".join(r[0] for r in c.results if r[1] == "KNOWN") + ")"
+                                        if any(r[1] == "KNOWN" for r in c.results) else ""))
+    print()
+    print("Known, with reasons (cannot pass):")
+    for why, where in sorted(known_reasons.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {len(where)} checks: {why}")
+        print(f"      e.g. {', '.join(where[:4])}")
+    print(f"parquet oracle: {counts['PASS']} passed, {counts['FAIL']} failed")
+    print(f"parquet oracle: {counts['KNOWN']} known (listed above)")
+    if a.summary:
+        with open(a.summary, "w") as f:
+            json.dump({"counts": counts, "known": {k: len(v) for k, v in known_reasons.items()}}, f, indent=1)
+    sys.exit(1 if counts["FAIL"] else 0)
+
+
+if __name__ == "__main__":
+    main()
