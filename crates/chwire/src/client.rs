@@ -242,6 +242,40 @@ impl Client {
         crate::row::DynInserter::new(insert, Default::default())
     }
 
+    /// Insert one block with an `insert_deduplication_token`, retried (on the next
+    /// server) after [failover errors](Error::is_failover) even once the block was sent:
+    /// the token makes the server drop a repeat of a block it already stored (MergeTree
+    /// tables with deduplication: replicated ones, or `non_replicated_deduplication_window`).
+    /// Needs ClickHouse 22.2 or later; older servers (18.16) get an `InvalidInput` error and
+    /// nothing is sent. This is the only insert chwire retries after its rows went out.
+    pub async fn insert_deduplicated(&mut self, sql: &str, block: &Block, token: &str) -> Result<QuerySummary> {
+        let mut attempt = 0;
+        loop {
+            self.ready().await?;
+            let v = self.server_info().map(|i| i.version).unwrap_or_default();
+            if v < (22, 2, 0) {
+                return Err(Error::invalid(format!(
+                    "the server ({}.{}.{}) has no insert_deduplication_token (ClickHouse 22.2+): a retried insert could \
+                     store its rows twice, so chwire does not retry it; use insert_blocks and handle the error",
+                    v.0, v.1, v.2
+                )));
+            }
+            let res = async {
+                let mut ins = self.query(sql).setting("insert_deduplication_token", token).insert().await?;
+                ins.send(block).await?;
+                ins.end().await
+            }
+            .await;
+            match res {
+                Err(e) if attempt < self.opts.retries && e.is_failover() => {
+                    attempt += 1;
+                    self.fail_over(&e, attempt).await;
+                }
+                r => return r,
+            }
+        }
+    }
+
     /// Ping the server.
     pub async fn ping(&mut self) -> Result<()> {
         self.ready().await?;

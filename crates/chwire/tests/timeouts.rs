@@ -67,3 +67,17 @@ async fn handshake_timeout() {
     assert!(t.elapsed() < Duration::from_secs(2));
     silent.abort();
 }
+
+/// The opt-in insert retry needs insert_deduplication_token, which 18.16 lacks: refused
+/// before anything is sent.
+#[tokio::test]
+async fn deduplicated_insert_is_refused_on_old_servers() {
+    let mut c = client().await;
+    c.execute("DROP TABLE IF EXISTS chwire_dedup").await.unwrap();
+    c.execute("CREATE TABLE chwire_dedup (x UInt64) ENGINE = Memory").await.unwrap();
+    let block = chwire::Block::new().with("x", chwire::Column::from(vec![1u64, 2])).unwrap();
+    let err = c.insert_deduplicated("INSERT INTO chwire_dedup (x) VALUES", &block, "t1").await.unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::InvalidInput(m) if m.contains("insert_deduplication_token")), "{err}");
+    let (n,): (u64,) = c.query("SELECT count() FROM chwire_dedup").fetch_one().await.unwrap();
+    assert_eq!(n, 0);
+}
