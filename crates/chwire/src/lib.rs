@@ -25,9 +25,12 @@ pub mod arrow;
 mod client;
 mod conn;
 mod error;
+mod hosts;
 mod options;
 mod params;
+mod pool;
 pub mod row;
+mod tls;
 
 #[cfg(feature = "arrow")]
 pub use arrow::ArrowStream;
@@ -37,9 +40,12 @@ pub use chwire_proto::{
 };
 pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
 pub use error::{Error, ErrorKind, Result};
+pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
 pub use options::{parse_duration, Options};
 pub use params::QueryParam;
+pub use pool::{Pool, PoolOptions, PoolStatus, Pooled};
 pub use row::{FromColumn, Row, RowOwned, ToColumn};
+pub use tls::TlsOptions;
 
 pub(crate) const VERSION_MAJOR: u64 = 0;
 pub(crate) const VERSION_MINOR: u64 = 1;
