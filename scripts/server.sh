@@ -4,6 +4,9 @@
 # Runs a private ClickHouse server (Debian's clickhouse-server package) with
 # its own config, data and logs under build/clickhouse/ in the repository.
 # It listens on 127.0.0.1 only and never touches /etc/clickhouse-server.
+# scripts/cluster.sh runs several instances through this script, each with its
+# own CHWIRE_CH_DIR and ports; files in CHWIRE_CH_DIR/config.d/*.xml are left
+# alone here and merged into the config by the server itself.
 #
 # Usage: scripts/server.sh install|start|stop|status|wait|url
 #
@@ -12,10 +15,12 @@
 #   CHWIRE_CH_HTTP_PORT      HTTP port, used for /ping (default 18123)
 #   CHWIRE_CH_START_TIMEOUT  seconds to wait for the server to answer (default 60)
 #   CHWIRE_CH_STOP_TIMEOUT   seconds to wait after SIGTERM before SIGKILL (default 30)
+#   CHWIRE_CH_DIR            instance directory (default build/clickhouse)
+#   CHWIRE_CH_NAME           the instance's name in messages (default server.sh)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CH_DIR="$ROOT/build/clickhouse"
+CH_DIR="${CHWIRE_CH_DIR:-$ROOT/build/clickhouse}"
 CONFIG_FILE="$CH_DIR/config.xml"
 USERS_FILE="$CH_DIR/users.xml"
 PID_FILE="$CH_DIR/clickhouse-server.pid"
@@ -36,7 +41,9 @@ PATH="$PATH:/usr/sbin:/usr/local/sbin"
 SERVER_CMD=()
 CLIENT_CMD=()
 
-log() { printf 'server.sh: %s\n' "$*" >&2; }
+NAME="${CHWIRE_CH_NAME:-server.sh}"
+
+log() { printf '%s: %s\n' "$NAME" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
@@ -195,7 +202,7 @@ wait_ready() {
 # --- config ------------------------------------------------------------------
 
 write_config() {
-    mkdir -p "$CH_DIR"/{data,tmp,user_files,format_schemas} "$LOG_DIR"
+    mkdir -p "$CH_DIR"/{data,tmp,user_files,format_schemas,config.d} "$LOG_DIR"
     # Element names as in 18.16's /etc/clickhouse-server/config.xml (root <yandex>).
     # No <interserver_http_port>: the interserver port stays disabled.
     cat >"$CONFIG_FILE" <<EOF
