@@ -4,7 +4,7 @@ CARGO ?= cargo
 CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
 
-.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke
+.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke faults cluster-start cluster-stop cluster-status
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -19,6 +19,7 @@ test: lint build modernfake
 	CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
 	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
 	$(MAKE) --no-print-directory oracle
+	$(MAKE) --no-print-directory faults
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -33,6 +34,11 @@ oracle: build
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
 bench: build
 	python3 bench/run.py --write-docs
+
+## Faults on the three-server cluster (scripts/cluster.sh, started and stopped here): the
+## toxiproxy and SIGKILL tests.
+faults: build
+	scripts/with-cluster.sh --toxiproxy $(CARGO) test --release -p chwire --test faults -- --ignored
 
 build:
 	scripts/deps.sh
@@ -53,3 +59,10 @@ server-stop:
 	scripts/server.sh stop
 server-status:
 	scripts/server.sh status
+
+cluster-start:
+	scripts/cluster.sh start
+cluster-stop:
+	scripts/cluster.sh stop
+cluster-status:
+	scripts/cluster.sh status
