@@ -7,13 +7,14 @@
 //! that fails the connection is discarded and a new one is opened. The next query never
 //! sees packets of an old one.
 
-use crate::conn::Conn;
+use crate::conn::{Conn, Shared};
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 use chwire_proto::packet::client::quote_identifiers;
 use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
 use chwire_proto::{Block, DataType, ProfileInfo, Progress, Revision, ServerPacket};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// What the server said about itself in the handshake.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +51,11 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// An async ClickHouse client (one connection, reopened when it had to be dropped).
 pub struct Client {
     opts: Options,
+    /// The servers and their health, the TLS configuration (shared with a pool's clients).
+    shared: Arc<Shared>,
     conn: Option<Conn>,
+    /// When the current query must have ended ([`Options::query_timeout`]).
+    deadline: Option<Instant>,
     pending: Pending,
     /// The last query sent settings in the binary form of revisions below 54429: if the
     /// server rejects one, it stops reading the Query packet midway and the rest of it would
@@ -129,8 +134,18 @@ fn new_query_id() -> String {
 impl Client {
     /// Connect with the given options (the handshake is done before this returns).
     pub async fn connect(opts: Options) -> Result<Client> {
-        let conn = Conn::connect(&opts).await?;
-        Ok(Client { opts, conn: Some(conn), pending: Pending::Idle, legacy_settings_sent: false, got_data: false })
+        let shared = Shared::new(&opts)?;
+        Client::connect_shared(opts, shared).await
+    }
+
+    /// A client that connects on its first use.
+    pub(crate) fn disconnected(opts: Options, shared: Arc<Shared>) -> Client {
+        Client { opts, shared, conn: None, deadline: None, pending: Pending::Idle, legacy_settings_sent: false, got_data: false }
+    }
+
+    pub(crate) async fn connect_shared(opts: Options, shared: Arc<Shared>) -> Result<Client> {
+        let conn = Conn::connect(&opts, &shared).await?;
+        Ok(Client { opts, shared, conn: Some(conn), deadline: None, pending: Pending::Idle, legacy_settings_sent: false, got_data: false })
     }
 
     /// Connect to a `tcp://user:password@host:port/database?...` URL.
@@ -140,6 +155,27 @@ impl Client {
 
     pub fn options(&self) -> &Options {
         &self.opts
+    }
+
+    /// The server the current connection goes to.
+    pub fn endpoint(&self) -> Option<&crate::Endpoint> {
+        self.conn.as_ref().map(|c| self.shared.hosts.endpoint(c.endpoint))
+    }
+
+    /// Whether the current connection is encrypted (TLS).
+    pub fn is_tls(&self) -> bool {
+        self.conn.as_ref().is_some_and(|c| c.is_tls())
+    }
+
+    /// Whether the connection is open, idle and in step: no query or insert is running or
+    /// must be drained first (what a [`crate::Pool`] checks before taking it back).
+    pub fn is_idle(&self) -> bool {
+        self.conn.is_some() && self.pending == Pending::Idle
+    }
+
+    /// Whether an abandoned query must be drained before the next one.
+    pub(crate) fn needs_drain(&self) -> bool {
+        self.conn.is_some() && matches!(self.pending, Pending::Drain { .. } | Pending::Resync)
     }
 
     /// What the server reported in the handshake (of the current connection).
@@ -208,7 +244,11 @@ impl Client {
 
     /// Ping the server.
     pub async fn ping(&mut self) -> Result<()> {
-        let conn = self.ready().await?;
+        self.ready().await?;
+        // Until the Pong is read, dropping this future leaves a Pong in flight (or half a
+        // Ping written): the connection is then discarded.
+        self.pending = Pending::Broken;
+        let conn = self.conn.as_mut().expect("connected");
         encode_ping(&mut conn.wbuf);
         let res = async {
             conn.flush().await?;
@@ -222,6 +262,9 @@ impl Client {
             }
         }
         .await;
+        if res.is_ok() {
+            self.pending = Pending::Idle;
+        }
         self.note(res)
     }
 
@@ -233,7 +276,27 @@ impl Client {
     /// Receive a packet of the current query; see `legacy_settings_sent`.
     async fn recv_for_query(&mut self) -> Result<ServerPacket> {
         let conn = self.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
-        let res = conn.recv().await;
+        let res = match self.deadline {
+            None => conn.recv().await,
+            Some(deadline) => {
+                let r = if Instant::now() >= deadline { None } else { tokio::time::timeout_at(deadline.into(), conn.recv()).await.ok() };
+                match r {
+                    Some(r) => r,
+                    None => {
+                        // The query's deadline: cancel it; the next operation drains it
+                        // (or discards the connection if that fails).
+                        let sent = conn.try_send_cancel();
+                        self.pending = if self.pending == Pending::Broken && !self.got_data {
+                            Pending::Broken
+                        } else {
+                            Pending::Drain { cancel_sent: sent }
+                        };
+                        self.deadline = None;
+                        return Err(Error::new(ErrorKind::Timeout("query")));
+                    }
+                }
+            }
+        };
         let first_after_legacy_settings = std::mem::take(&mut self.legacy_settings_sent);
         let packet = self.note(res)?;
         match packet {
@@ -243,6 +306,22 @@ impl Client {
             _ => {}
         }
         Ok(packet)
+    }
+
+    /// After a failover error: mark the server down, drop the connection and wait a little
+    /// before attempt `attempt` (1, 2, ...) goes to the next server.
+    async fn fail_over(&mut self, e: &Error, attempt: u32) {
+        if let Some(conn) = &self.conn {
+            self.shared.hosts.mark_down(conn.endpoint, e);
+        }
+        self.pending = Pending::Broken;
+        self.deadline = None;
+        // Another server is tried at once; the same one after a short, growing pause.
+        if self.shared.hosts.len() == 1 || attempt > 1 {
+            let pause = Duration::from_millis(50).saturating_mul(1 << attempt.min(8)).min(self.opts.host_backoff);
+            tokio::time::sleep(pause).await;
+        }
+        tracing::info!(error = %e, attempt, "retrying on another server");
     }
 
     /// Record the outcome of an operation: connection-breaking errors drop the connection.
@@ -257,7 +336,10 @@ impl Client {
 
     /// The connection, ready for a new query: drains an abandoned query or reconnects.
     async fn ready(&mut self) -> Result<&mut Conn> {
+        self.deadline = None;
         if let Pending::Drain { cancel_sent } = self.pending {
+            // Dropped while draining, the connection is in an unknown state: discard it.
+            self.pending = Pending::Broken;
             let drained = match self.conn.as_mut() {
                 Some(conn) => tokio::time::timeout(DRAIN_TIMEOUT, drain(conn, cancel_sent))
                     .await
@@ -273,6 +355,7 @@ impl Client {
             }
         }
         if self.pending == Pending::Resync {
+            self.pending = Pending::Broken;
             let synced = match self.conn.as_mut() {
                 Some(conn) => tokio::time::timeout(DRAIN_TIMEOUT, resync(conn))
                     .await
@@ -292,7 +375,7 @@ impl Client {
             self.pending = Pending::Idle;
         }
         if self.conn.is_none() {
-            self.conn = Some(Conn::connect(&self.opts).await?);
+            self.conn = Some(Conn::connect(&self.opts, &self.shared).await?);
         }
         Ok(self.conn.as_mut().expect("connected"))
     }
@@ -330,6 +413,7 @@ impl Client {
         self.pending = Pending::Broken;
         self.legacy_settings_sent = !settings.is_empty() && !rev.has(chwire_proto::revision::SETTINGS_SERIALIZED_AS_STRINGS);
         self.got_data = false;
+        self.deadline = self.opts.query_timeout.map(|d| Instant::now() + d);
         let conn = self.conn.as_mut().expect("connected");
         let info = ClientInfo {
             initial_user: String::new(),
@@ -396,8 +480,9 @@ fn hostname() -> String {
 async fn drain(conn: &mut Conn, cancel_sent: bool) -> Result<()> {
     if !cancel_sent {
         encode_cancel(&mut conn.wbuf);
-        conn.flush().await?;
     }
+    // Also pushes out a Cancel that `Drop` handed to TLS but the socket did not take yet.
+    conn.flush().await?;
     loop {
         match conn.recv().await? {
             ServerPacket::EndOfStream | ServerPacket::Exception(_) => return Ok(()),
@@ -418,6 +503,14 @@ async fn resync(conn: &mut Conn) -> Result<()> {
             other => return Err(Error::protocol(format!("unexpected {} packet while resynchronising", other.name()))),
         }
     }
+}
+
+/// What it takes to send a read again (see [`Options::retries`]).
+struct Retry {
+    sql: String,
+    settings: Vec<(String, String)>,
+    parameters: Vec<BoundParam>,
+    attempt: u32,
 }
 
 /// A query being built: settings, query id, parameters.
@@ -473,13 +566,29 @@ impl<'c> Query<'c> {
 
     /// Send the query and return a stream of its results.
     pub async fn stream(self) -> Result<QueryStream<'c>> {
-        let query_id = self.query_id.unwrap_or_else(new_query_id);
-        self.client.start_query(&self.sql, &query_id, &self.settings, &self.parameters).await?;
+        let is_insert = starts_with_insert(&self.sql);
+        let mut query_id = self.query_id.unwrap_or_else(new_query_id);
+        let mut attempt = 0;
+        let retries = if is_insert { 0 } else { self.client.opts.retries };
+        loop {
+            match self.client.start_query(&self.sql, &query_id, &self.settings, &self.parameters).await {
+                Ok(()) => break,
+                Err(e) if attempt < retries && e.is_failover() => {
+                    attempt += 1;
+                    self.client.fail_over(&e, attempt).await;
+                    query_id = new_query_id();
+                }
+                Err(e) => return Err(e),
+            }
+        }
         let client = self.client;
         client.pending = Pending::Drain { cancel_sent: false };
-        let is_insert = starts_with_insert(&self.sql);
+        // A read may be sent again (elsewhere) until it returned rows; an INSERT never.
+        let retry = (!is_insert && attempt < retries)
+            .then(|| Box::new(Retry { sql: self.sql, settings: self.settings, parameters: self.parameters, attempt }));
         Ok(QueryStream {
             is_insert,
+            retry,
             client,
             query_id,
             header: None,
@@ -555,32 +664,70 @@ impl<'c> Query<'c> {
     }
 
     /// Start an INSERT: waits for the server's header block that describes the columns.
+    ///
+    /// Until the header arrives no row has been sent, so nothing can have been inserted: a
+    /// [failover error](Error::is_failover) up to then starts the INSERT again (on the next
+    /// server). Once blocks are sent, an insert is never retried.
     pub async fn insert(self) -> Result<Insert<'c>> {
-        let query_id = self.query_id.unwrap_or_else(new_query_id);
+        let mut query_id = self.query_id.unwrap_or_else(new_query_id);
         let client = self.client;
-        client.start_query(&self.sql, &query_id, &self.settings, &self.parameters).await?;
+        let retries = client.opts.retries;
+        let mut attempt = 0;
         let mut progress = Progress::default();
-        loop {
-            match client.recv_for_query().await? {
-                ServerPacket::Data(header) => return Ok(Insert { client, header, progress, rows_sent: 0, done: false }),
-                ServerPacket::Progress(p) => progress.accumulate(&p),
-                ServerPacket::Log(b) => log_lines(&b),
-                ServerPacket::TableColumns { .. } | ServerPacket::ProfileEvents(_) | ServerPacket::TimezoneUpdate(_) => {}
-                ServerPacket::Exception(e) => {
-                    if !matches!(client.pending, Pending::Broken | Pending::Resync) {
+        'attempts: loop {
+            let mut res = client.start_query(&self.sql, &query_id, &self.settings, &self.parameters).await.map(|()| None);
+            if res.is_ok() {
+                res = match client.recv_for_query().await {
+                    Ok(ServerPacket::Exception(e)) if crate::hosts::FAILOVER_CODES.contains(&e.code) => Err(e.into()),
+                    Ok(p) => Ok(Some(p)),
+                    Err(e) => Err(e),
+                };
+            }
+            let first = match res {
+                Ok(p) => p.expect("a packet"),
+                Err(e) if attempt < retries && e.is_failover() => {
+                    attempt += 1;
+                    client.fail_over(&e, attempt).await;
+                    query_id = new_query_id();
+                    progress = Progress::default();
+                    continue 'attempts;
+                }
+                Err(e) => {
+                    if e.server().is_some() && !matches!(client.pending, Pending::Broken | Pending::Resync) {
                         client.pending = Pending::Idle;
                     }
-                    return Err(e.into());
+                    return Err(e);
                 }
-                ServerPacket::EndOfStream => {
-                    client.pending = Pending::Idle;
-                    return Err(Error::invalid(
-                        "the statement is not an INSERT that takes data (the server ended it without asking for data)",
-                    ));
-                }
-                other => {
-                    client.pending = Pending::Broken;
-                    return Err(Error::protocol(format!("unexpected {} packet while waiting for the insert header", other.name())));
+            };
+            let mut next = Some(first);
+            loop {
+                let packet = match next.take() {
+                    Some(p) => p,
+                    None => client.recv_for_query().await?,
+                };
+                match packet {
+                    ServerPacket::Data(header) => {
+                        return Ok(Insert { client, header, progress, rows_sent: 0, done: false, writing: false })
+                    }
+                    ServerPacket::Progress(p) => progress.accumulate(&p),
+                    ServerPacket::Log(b) => log_lines(&b),
+                    ServerPacket::TableColumns { .. } | ServerPacket::ProfileEvents(_) | ServerPacket::TimezoneUpdate(_) => {}
+                    ServerPacket::Exception(e) => {
+                        if !matches!(client.pending, Pending::Broken | Pending::Resync) {
+                            client.pending = Pending::Idle;
+                        }
+                        return Err(e.into());
+                    }
+                    ServerPacket::EndOfStream => {
+                        client.pending = Pending::Idle;
+                        return Err(Error::invalid(
+                            "the statement is not an INSERT that takes data (the server ended it without asking for data)",
+                        ));
+                    }
+                    other => {
+                        client.pending = Pending::Broken;
+                        return Err(Error::protocol(format!("unexpected {} packet while waiting for the insert header", other.name())));
+                    }
                 }
             }
         }
@@ -590,6 +737,8 @@ impl<'c> Query<'c> {
 /// The results of a running query. Drop it to abandon the query (see [`Client`]).
 pub struct QueryStream<'c> {
     client: &'c mut Client,
+    /// Set while the query may still be sent again after a failover error.
+    retry: Option<Box<Retry>>,
     /// An INSERT: if the server asks for data blocks, this stream cannot give them.
     is_insert: bool,
     query_id: String,
@@ -658,7 +807,18 @@ impl QueryStream<'_> {
             if self.done {
                 return Ok(None);
             }
-            let packet = self.recv().await?;
+            let packet = match self.recv().await {
+                Ok(ServerPacket::Exception(e)) if self.retry.is_some() && crate::hosts::FAILOVER_CODES.contains(&e.code) => {
+                    self.send_again(Error::from(e)).await?;
+                    continue;
+                }
+                Ok(p) => p,
+                Err(e) if self.retry.is_some() && e.is_failover() => {
+                    self.send_again(e).await?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let event = match packet {
                 ServerPacket::Data(b) => {
                     if self.header.is_none() && self.is_insert && b.rows() == 0 {
@@ -678,6 +838,7 @@ impl QueryStream<'_> {
                     if b.rows() == 0 {
                         continue;
                     }
+                    self.retry = None;
                     Event::Data(b)
                 }
                 ServerPacket::Progress(p) => {
@@ -689,10 +850,12 @@ impl QueryStream<'_> {
                     Event::ProfileInfo(p)
                 }
                 ServerPacket::Totals(b) => {
+                    self.retry = None;
                     self.totals = Some(b.clone());
                     Event::Totals(b)
                 }
                 ServerPacket::Extremes(b) => {
+                    self.retry = None;
                     self.extremes = Some(b.clone());
                     Event::Extremes(b)
                 }
@@ -715,6 +878,39 @@ impl QueryStream<'_> {
                 other => return Err(self.unexpected(&other)),
             };
             return Ok(Some(event));
+        }
+    }
+
+    /// A read failed with a failover error before it returned rows: send it again (on the
+    /// next server), or return the error once the retries are used up.
+    async fn send_again(&mut self, mut err: Error) -> Result<()> {
+        loop {
+            let Some(retry) = self.retry.as_mut() else { return Err(err) };
+            if retry.attempt >= self.client.opts.retries {
+                self.retry = None;
+                return Err(err);
+            }
+            retry.attempt += 1;
+            let attempt = retry.attempt;
+            self.client.fail_over(&err, attempt).await;
+            let retry = self.retry.as_ref().expect("checked");
+            self.query_id = new_query_id();
+            self.header = None;
+            self.progress = Progress::default();
+            self.profile = None;
+            self.done = true; // until the query is out again
+            match self.client.start_query(&retry.sql, &self.query_id, &retry.settings, &retry.parameters).await {
+                Ok(()) => {
+                    self.client.pending = Pending::Drain { cancel_sent: false };
+                    self.done = false;
+                    return Ok(());
+                }
+                Err(e) if e.is_failover() => err = e,
+                Err(e) => {
+                    self.retry = None;
+                    return Err(e);
+                }
+            }
         }
     }
 
@@ -801,9 +997,26 @@ pub struct Insert<'c> {
     progress: Progress,
     rows_sent: u64,
     done: bool,
+    /// A block is being written: if `send` is dropped midway, this stays set and the insert
+    /// is over (the block may be half on the wire; it can neither be taken back nor
+    /// completed without the caller knowing whether it went out).
+    writing: bool,
 }
 
 impl Insert<'_> {
+    /// The error for any use of an insert whose `send` was dropped while writing.
+    fn check_not_interrupted(&mut self) -> Result<()> {
+        if self.writing {
+            self.done = true;
+            self.client.pending = Pending::Broken;
+            return Err(Error::invalid(
+                "a previous send() was cancelled while writing its block: the insert is aborted \
+                 (its connection is closed, nothing of it is committed); start a new insert",
+            ));
+        }
+        Ok(())
+    }
+
     /// The table's columns as the server expects them (names, types; no rows).
     pub fn header(&self) -> &Block {
         &self.header
@@ -838,7 +1051,14 @@ impl Insert<'_> {
     }
 
     /// Check and send one block. Empty blocks are skipped (an empty block would end the insert).
+    ///
+    /// Cancel safety: if this future is dropped before it completes, the insert is aborted
+    /// (the next `send` or `end` returns an error, and nothing of the insert is committed).
     pub async fn send(&mut self, block: &Block) -> Result<()> {
+        self.check_not_interrupted()?;
+        if self.done {
+            return Err(Error::invalid("the insert has already ended with an error"));
+        }
         self.check(block)?;
         if block.rows() == 0 {
             return Ok(());
@@ -849,7 +1069,9 @@ impl Insert<'_> {
         let rev: Revision = conn.rev;
         let Conn { wbuf, scratch, .. } = conn;
         encode_data(block, rev, compression, scratch, wbuf);
+        self.writing = true;
         let res = conn.flush().await;
+        self.writing = false;
         if res.is_err() {
             self.done = true;
         }
@@ -893,6 +1115,10 @@ impl Insert<'_> {
 
     /// Finish the insert and wait for the server to confirm it.
     pub async fn end(mut self) -> Result<QuerySummary> {
+        self.check_not_interrupted()?;
+        if self.done {
+            return Err(Error::invalid("the insert has already ended with an error"));
+        }
         let compression = self.client.opts.compression;
         let res = async {
             let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;

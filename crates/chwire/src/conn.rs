@@ -1,28 +1,58 @@
-//! One TCP connection: the socket, the receive buffer and the packet decoder.
+//! One connection: the socket (plain TCP or TLS), the receive buffer and the packet decoder;
+//! connecting to one of several servers.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::hosts::{Endpoint, Hosts};
 use crate::options::Options;
+use crate::tls::Stream;
 use bytes::BytesMut;
 use chwire_proto::packet::client::{encode_addendum, ClientHello};
 use chwire_proto::{PacketDecoder, Revision, ServerHello, ServerPacket};
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
 
 /// How much room to make in the receive buffer before each read.
 const READ_CHUNK: usize = 1 << 20;
 
+/// What the connections of one [`crate::Client`] or [`crate::Pool`] share: the servers and
+/// their health, and the TLS configuration (files read once).
+pub(crate) struct Shared {
+    pub(crate) hosts: Hosts,
+    tls: Option<TlsConnector>,
+}
+
+impl Shared {
+    pub(crate) fn new(opts: &Options) -> Result<Arc<Shared>> {
+        opts.validate()?;
+        let tls = match &opts.tls {
+            Some(t) => Some(t.connector()?),
+            None => None,
+        };
+        Ok(Arc::new(Shared { hosts: Hosts::new(opts.endpoints(), opts.load_balancing, opts.host_backoff), tls }))
+    }
+}
+
 pub(crate) struct Conn {
-    stream: TcpStream,
+    stream: Stream,
     rbuf: BytesMut,
     pub(crate) wbuf: Vec<u8>,
+    /// How much of `wbuf` is already written: kept here, not in `flush`, so that a flush
+    /// dropped midway and called again never writes a byte twice.
+    wpos: usize,
     pub(crate) scratch: Vec<u8>,
     decoder: PacketDecoder,
     pub(crate) hello: ServerHello,
     pub(crate) rev: Revision,
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
+    /// Which server of the list this connection goes to.
+    pub(crate) endpoint: usize,
 }
 
 async fn with_timeout<T>(d: Option<Duration>, what: &'static str, f: impl Future<Output = std::io::Result<T>>) -> Result<T> {
@@ -35,31 +65,111 @@ async fn with_timeout<T>(d: Option<Duration>, what: &'static str, f: impl Future
     }
 }
 
+/// Read what `stream` has into `rbuf` (at most its spare room after reserving `room`).
+fn poll_read_into(stream: &mut Stream, rbuf: &mut BytesMut, room: usize, cx: &mut Context<'_>) -> Poll<std::io::Result<usize>> {
+    rbuf.reserve(room);
+    let mut rb = ReadBuf::uninit(rbuf.spare_capacity_mut());
+    match Pin::new(stream).poll_read(cx, &mut rb) {
+        Poll::Ready(Ok(())) => {
+            let n = rb.filled().len();
+            // SAFETY: `poll_read` initialised the first `n` spare bytes.
+            unsafe { rbuf.set_len(rbuf.len() + n) };
+            Poll::Ready(Ok(n))
+        }
+        Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+        Poll::Pending => Poll::Pending,
+    }
+}
+
+fn eof() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the server closed the connection")
+}
+
 impl Conn {
-    pub(crate) async fn connect(opts: &Options) -> Result<Conn> {
-        opts.validate()?;
-        let addr = (opts.host.as_str(), opts.port);
-        let stream = match tokio::time::timeout(opts.connect_timeout, TcpStream::connect(addr)).await {
+    /// Connect to one of the servers (in the order of the load-balancing strategy, servers
+    /// in back-off last) and do the handshake.
+    pub(crate) async fn connect(opts: &Options, shared: &Shared) -> Result<Conn> {
+        let order = shared.hosts.order();
+        let mut failures = Vec::new();
+        for i in order {
+            match Conn::connect_to(opts, shared, i).await {
+                Ok(c) => {
+                    shared.hosts.mark_up(i);
+                    return Ok(c);
+                }
+                Err(e) if e.is_failover() && shared.hosts.len() > 1 => {
+                    shared.hosts.mark_down(i, &e);
+                    failures.push(format!("{}: {e}", shared.hosts.endpoint(i)));
+                    if failures.len() == shared.hosts.len() {
+                        let kind = match e.kind() {
+                            ErrorKind::Io(io) => io.kind(),
+                            _ => std::io::ErrorKind::Other,
+                        };
+                        return Err(Error::new(ErrorKind::Io(std::io::Error::new(
+                            kind,
+                            format!("no server could be reached: {}", failures.join("; ")),
+                        ))));
+                    }
+                }
+                Err(e) => {
+                    if e.is_failover() {
+                        shared.hosts.mark_down(i, &e);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        unreachable!("the host list is never empty")
+    }
+
+    async fn connect_to(opts: &Options, shared: &Shared, endpoint: usize) -> Result<Conn> {
+        let Endpoint { host, port } = shared.hosts.endpoint(endpoint);
+        let port = *port;
+        let tcp = match tokio::time::timeout(opts.connect_timeout, TcpStream::connect((host.as_str(), port))).await {
             Ok(Ok(s)) => s,
             Ok(Err(e)) => {
-                return Err(Error::new(ErrorKind::Io(std::io::Error::new(
-                    e.kind(),
-                    format!("cannot connect to {}:{}: {e}", opts.host, opts.port),
-                ))))
+                return Err(Error::new(ErrorKind::Io(std::io::Error::new(e.kind(), format!("cannot connect to {host}:{port}: {e}")))))
             }
             Err(_) => return Err(Error::new(ErrorKind::Timeout("connect"))),
         };
-        stream.set_nodelay(true)?;
+        tcp.set_nodelay(true)?;
+        if let Some(idle) = opts.tcp_keepalive {
+            let ka = socket2::TcpKeepalive::new().with_time(idle).with_interval(idle.min(Duration::from_secs(10)));
+            socket2::SockRef::from(&tcp).set_tcp_keepalive(&ka)?;
+        }
+        let handshake = async {
+            let stream = match &shared.tls {
+                None => Stream::Plain(tcp),
+                Some(connector) => {
+                    let tls_opts = opts.tls.as_ref().expect("TLS options with a connector");
+                    let name = tls_opts.server_name_for(host)?;
+                    match connector.connect(name.clone(), tcp).await {
+                        Ok(s) => Stream::Tls(Box::new(s)),
+                        Err(e) => return Err(crate::tls::handshake_error(e, host, port, &name)),
+                    }
+                }
+            };
+            Conn::hello(opts, stream, endpoint).await
+        };
+        match tokio::time::timeout(opts.handshake_timeout, handshake).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::new(ErrorKind::Timeout("handshake"))),
+        }
+    }
+
+    async fn hello(opts: &Options, stream: Stream, endpoint: usize) -> Result<Conn> {
         let mut conn = Conn {
             stream,
             rbuf: BytesMut::with_capacity(READ_CHUNK),
             wbuf: Vec::with_capacity(64 * 1024),
+            wpos: 0,
             scratch: Vec::new(),
             decoder: PacketDecoder::new(opts.revision),
             hello: ServerHello::default(),
             rev: Revision(opts.revision),
             read_timeout: opts.read_timeout,
             write_timeout: opts.write_timeout,
+            endpoint,
         };
         let hello = ClientHello {
             client_name: opts.client_name.clone(),
@@ -72,12 +182,7 @@ impl Conn {
         };
         hello.encode(&mut conn.wbuf);
         conn.flush().await?;
-        let connect_deadline = opts.connect_timeout;
-        let packet = match tokio::time::timeout(connect_deadline, conn.recv()).await {
-            Ok(p) => p?,
-            Err(_) => return Err(Error::new(ErrorKind::Timeout("handshake"))),
-        };
-        match packet {
+        match conn.recv().await? {
             ServerPacket::Hello(h) => {
                 conn.rev = h.negotiated(opts.revision);
                 conn.hello = h;
@@ -89,7 +194,7 @@ impl Conn {
         if !conn.wbuf.is_empty() {
             conn.flush().await?;
         }
-        tracing::debug!(server = %conn.hello.name, revision = %conn.rev, "connected");
+        tracing::debug!(server = %conn.hello.name, revision = %conn.rev, tls = matches!(conn.stream, Stream::Tls(_)), "connected");
         Ok(conn)
     }
 
@@ -104,41 +209,38 @@ impl Conn {
     /// (ProfileEvents, Progress, Log), and if neither side read while writing, both could
     /// block on full socket buffers.
     pub(crate) async fn flush(&mut self) -> Result<()> {
-        let Conn { stream, wbuf, rbuf, write_timeout, .. } = self;
-        let duplex = async {
-            let mut written = 0;
-            while written < wbuf.len() {
-                tokio::select! {
-                    biased;
-                    r = stream.writable() => {
-                        r?;
-                        match stream.try_write(&wbuf[written..]) {
-                            Ok(n) => written += n,
-                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                            Err(e) => return Err(e),
-                        }
-                    }
-                    r = stream.readable() => {
-                        r?;
-                        rbuf.reserve(64 * 1024);
-                        match stream.try_read_buf(rbuf) {
-                            Ok(0) => return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the server closed the connection")),
-                            Ok(_) => {}
-                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                            Err(e) => return Err(e),
-                        }
-                    }
-                }
+        let Conn { stream, wbuf, wpos, rbuf, write_timeout, .. } = self;
+        let duplex = std::future::poll_fn(|cx| loop {
+            let step = if *wpos < wbuf.len() {
+                Pin::new(&mut *stream).poll_write(cx, &wbuf[*wpos..]).map_ok(|n| {
+                    *wpos += n;
+                    n
+                })
+            } else {
+                // TLS keeps records until flushed; plain TCP is done at once.
+                Pin::new(&mut *stream).poll_flush(cx).map_ok(|()| usize::MAX)
+            };
+            match step {
+                Poll::Ready(Ok(usize::MAX)) => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::Error::from(std::io::ErrorKind::WriteZero))),
+                Poll::Ready(Ok(_)) => continue,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => match poll_read_into(stream, rbuf, 64 * 1024, cx) {
+                    Poll::Ready(Ok(0)) => return Poll::Ready(Err(eof())),
+                    Poll::Ready(Ok(_)) => continue,
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
+                },
             }
-            Ok(())
-        };
-        match with_timeout(*write_timeout, "write", duplex).await {
+        });
+        match with_timeout(*write_timeout, "send", duplex).await {
             Err(e) if matches!(e.kind(), ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof) => {
                 return Err(Error::new(ErrorKind::Closed))
             }
             r => r?,
         }
         self.wbuf.clear();
+        self.wpos = 0;
         Ok(())
     }
 
@@ -153,7 +255,7 @@ impl Conn {
             let want = self.decoder.needed().saturating_sub(self.rbuf.len()).max(READ_CHUNK);
             self.rbuf.reserve(want);
             let (stream, rbuf) = (&mut self.stream, &mut self.rbuf);
-            let n = with_timeout(self.read_timeout, "read", stream.read_buf(rbuf)).await?;
+            let n = with_timeout(self.read_timeout, "receive", stream.read_buf(rbuf)).await?;
             if n == 0 {
                 return Err(Error::new(ErrorKind::Closed));
             }
@@ -165,30 +267,39 @@ impl Conn {
     /// sends ProfileEvents/Progress/Log after each block and would otherwise block on a
     /// full socket while the client blocks sending the next block.
     pub(crate) fn try_recv(&mut self) -> Result<Option<ServerPacket>> {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
         loop {
             if self.rbuf.len() >= self.decoder.needed() {
                 if let Some(p) = self.decoder.decode(&mut self.rbuf)? {
                     return Ok(Some(p));
                 }
             }
-            self.rbuf.reserve(self.decoder.needed().saturating_sub(self.rbuf.len()).max(64 * 1024));
-            let (stream, rbuf) = (&mut self.stream, &mut self.rbuf);
-            let spare = rbuf.spare_capacity_mut();
-            // SAFETY: `try_read` only writes initialised bytes into the slice and reports
-            // how many; MaybeUninit<u8> and u8 have the same layout.
-            let dst = unsafe { &mut *(spare as *mut [std::mem::MaybeUninit<u8>] as *mut [u8]) };
-            match stream.try_read(dst) {
-                Ok(0) => return Err(Error::new(ErrorKind::Closed)),
-                // SAFETY: the first `n` spare bytes were just written by `try_read`.
-                Ok(n) => unsafe { rbuf.set_len(rbuf.len() + n) },
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(None),
-                Err(e) => return Err(e.into()),
+            let room = self.decoder.needed().saturating_sub(self.rbuf.len()).max(64 * 1024);
+            match poll_read_into(&mut self.stream, &mut self.rbuf, room, &mut cx) {
+                Poll::Ready(Ok(0)) => return Err(Error::new(ErrorKind::Closed)),
+                Poll::Ready(Ok(_)) => {}
+                Poll::Ready(Err(e)) => return Err(e.into()),
+                Poll::Pending => return Ok(None),
             }
         }
     }
 
-    /// Send Cancel without waiting (used from `Drop`); false if the socket is not writable now.
+    /// Send Cancel without waiting (used from `Drop`); false if it could not be handed to
+    /// the socket now (or other bytes are still unwritten).
     pub(crate) fn try_send_cancel(&mut self) -> bool {
-        matches!(self.stream.try_write(&[chwire_proto::packet::client_code::CANCEL as u8]), Ok(1))
+        if self.wpos != 0 || !self.wbuf.is_empty() {
+            return false;
+        }
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let byte = [chwire_proto::packet::client_code::CANCEL as u8];
+        let sent = matches!(Pin::new(&mut self.stream).poll_write(&mut cx, &byte), Poll::Ready(Ok(1)));
+        // TLS: push the record out if the socket takes it now; otherwise the next flush does.
+        let _ = Pin::new(&mut self.stream).poll_flush(&mut cx);
+        sent
+    }
+
+    /// Whether this connection is encrypted.
+    pub(crate) fn is_tls(&self) -> bool {
+        matches!(self.stream, Stream::Tls(_))
     }
 }

@@ -19,6 +19,9 @@ pub enum ErrorKind {
     Timeout(&'static str),
     /// The server closed the connection.
     Closed,
+    /// TLS failed: the server's certificate was refused (unknown issuer, expired, wrong
+    /// name, ...), the handshake failed, or the TLS files could not be read.
+    Tls(String),
     /// Data given to chwire does not fit (a block that does not match the table, a bad
     /// column); nothing was sent.
     InvalidInput(String),
@@ -75,7 +78,15 @@ impl Error {
 
     /// Whether the connection that produced this error had to be dropped.
     pub fn breaks_connection(&self) -> bool {
-        matches!(*self.kind, ErrorKind::Decode(_) | ErrorKind::Protocol(_) | ErrorKind::Io(_) | ErrorKind::Timeout(_) | ErrorKind::Closed)
+        matches!(
+            *self.kind,
+            ErrorKind::Decode(_)
+                | ErrorKind::Protocol(_)
+                | ErrorKind::Io(_)
+                | ErrorKind::Timeout(_)
+                | ErrorKind::Closed
+                | ErrorKind::Tls(_)
+        )
     }
 
     pub(crate) fn new(kind: ErrorKind) -> Self {
@@ -104,6 +115,7 @@ impl fmt::Display for Error {
             ErrorKind::Io(e) => write!(f, "connection error: {e}"),
             ErrorKind::Timeout(what) => write!(f, "{what} timed out"),
             ErrorKind::Closed => f.write_str("the server closed the connection"),
+            ErrorKind::Tls(m) => write!(f, "TLS: {m}"),
             ErrorKind::InvalidInput(m) => write!(f, "invalid input: {m}"),
             ErrorKind::Config(m) => write!(f, "invalid configuration: {m}"),
             ErrorKind::Row(m) => write!(f, "row mapping: {m}"),

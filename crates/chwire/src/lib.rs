@@ -23,17 +23,23 @@ extern crate self as chwire;
 mod client;
 mod conn;
 mod error;
+mod hosts;
 mod options;
 mod params;
+mod pool;
 pub mod row;
+mod tls;
 
 pub use chwire_proto as proto;
 pub use chwire_proto::{Block, Column, ColumnData, Compression, DataType, ProfileInfo, Progress, ServerException, StringColumn, Value};
 pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
 pub use error::{Error, ErrorKind, Result};
+pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
 pub use options::{parse_duration, Options};
 pub use params::QueryParam;
+pub use pool::{Pool, PoolOptions, PoolStatus, Pooled};
 pub use row::{FromColumn, Row, RowOwned, ToColumn};
+pub use tls::TlsOptions;
 
 pub(crate) const VERSION_MAJOR: u64 = 0;
 pub(crate) const VERSION_MINOR: u64 = 1;

@@ -1,6 +1,8 @@
 //! Connection options: from a URL or a builder.
 
 use crate::error::{Error, Result};
+use crate::hosts::{Endpoint, LoadBalancing};
+use crate::tls::TlsOptions;
 use chwire_proto::packet::client::Setting;
 use chwire_proto::revision::{CLIENT_REVISION, MIN_REVISION};
 use chwire_proto::Compression;
@@ -26,6 +28,28 @@ pub struct Options {
     pub quota_key: String,
     /// Settings sent with every query (a query's own settings override them).
     pub settings: Vec<(String, String)>,
+
+    // Production connections (TLS, several servers, timeouts; see tls.rs and hosts.rs).
+    /// TLS settings; `None` is plain TCP.
+    pub tls: Option<TlsOptions>,
+    /// More servers besides `host:port` (see [`Options::endpoints`]).
+    pub alt_hosts: Vec<Endpoint>,
+    /// Which server a new connection tries first.
+    pub load_balancing: LoadBalancing,
+    /// How long a failed server is skipped at first (doubled per failure in a row, at
+    /// most 60 s); afterwards it is probed again.
+    pub host_backoff: Duration,
+    /// How often a read that failed with a [failover error](crate::Error::is_failover)
+    /// before returning any rows is retried (on another server where there is one).
+    /// Inserts are never retried.
+    pub retries: u32,
+    /// Longest time for the TLS and ClickHouse handshakes after the TCP connect.
+    pub handshake_timeout: Duration,
+    /// Deadline of a whole query, from sending it to its last packet (`None`: none). On
+    /// expiry the query is cancelled and its connection drained before the next query.
+    pub query_timeout: Option<Duration>,
+    /// TCP keepalive: idle time before the first probe (`None`: off).
+    pub tcp_keepalive: Option<Duration>,
 }
 
 impl Default for Options {
@@ -44,6 +68,14 @@ impl Default for Options {
             client_name: "chwire".into(),
             quota_key: String::new(),
             settings: Vec::new(),
+            tls: None,
+            alt_hosts: Vec::new(),
+            load_balancing: LoadBalancing::InOrder,
+            host_backoff: Duration::from_secs(1),
+            retries: 2,
+            handshake_timeout: Duration::from_secs(10),
+            query_timeout: None,
+            tcp_keepalive: Some(Duration::from_secs(60)),
         }
     }
 }
@@ -63,6 +95,11 @@ impl fmt::Debug for Options {
             .field("revision", &self.revision)
             .field("client_name", &self.client_name)
             .field("settings", &self.settings)
+            .field("tls", &self.tls)
+            .field("alt_hosts", &self.alt_hosts)
+            .field("load_balancing", &self.load_balancing)
+            .field("handshake_timeout", &self.handshake_timeout)
+            .field("query_timeout", &self.query_timeout)
             .finish()
     }
 }
@@ -94,8 +131,15 @@ impl Options {
     /// Known query keys: `compression` (none, lz4, zstd, zstd:LEVEL), `connect_timeout`,
     /// `read_timeout`, `write_timeout` (`0` disables), `revision`, `client_name`,
     /// `quota_key`. Any other key is sent as a ClickHouse setting with every query.
+    ///
+    /// Several servers: `tcp://user@a:9000,b:9001/db` (or `?hosts=b:9001,c`). TLS:
+    /// `secure=true`, `ca_file`, `cert_file`, `key_file`, `server_name`, `system_roots`
+    /// (any of the file keys turns TLS on). Timeouts: `send_timeout`, `receive_timeout`
+    /// (= write/read), `handshake_timeout`, `query_timeout`, `tcp_keepalive`. Servers:
+    /// `load_balancing` (in_order, round_robin, random), `host_backoff`, `retries`.
     pub fn from_url(url: &str) -> Result<Options> {
-        let parsed = url::Url::parse(url).map_err(|e| Error::config(format!("invalid URL: {e}")))?;
+        let (url, alt_hosts) = crate::hosts::split_url_hosts(url)?;
+        let parsed = url::Url::parse(&url).map_err(|e| Error::config(format!("invalid URL: {e}")))?;
         match parsed.scheme() {
             "tcp" | "clickhouse" | "chwire" => {}
             s => return Err(Error::config(format!("unsupported URL scheme {s:?} (use tcp://)"))),
@@ -123,6 +167,9 @@ impl Options {
         if !db.is_empty() {
             o.database = decode(db)?;
         }
+        for h in alt_hosts {
+            o.alt_hosts.push(Endpoint::parse(&h, 9000)?);
+        }
         for (k, v) in parsed.query_pairs() {
             o.set(&k, &v)?;
         }
@@ -139,7 +186,25 @@ impl Options {
             "compression" => self.compression = value.parse().map_err(Error::config)?,
             "connect_timeout" => self.connect_timeout = parse_duration(value)?,
             "read_timeout" => self.read_timeout = timeout(value)?,
-            "write_timeout" => self.write_timeout = timeout(value)?,
+            "write_timeout" | "send_timeout" => self.write_timeout = timeout(value)?,
+            "receive_timeout" => self.read_timeout = timeout(value)?,
+            "handshake_timeout" => self.handshake_timeout = parse_duration(value)?,
+            "query_timeout" => self.query_timeout = timeout(value)?,
+            "tcp_keepalive" => self.tcp_keepalive = timeout(value)?,
+            "secure" => match value {
+                "true" | "1" | "yes" => drop(self.tls.get_or_insert_with(TlsOptions::default)),
+                "false" | "0" | "no" => self.tls = None,
+                _ => return Err(Error::config(format!("invalid secure={value:?} (use true or false)"))),
+            },
+            "ca_file" => self.tls.get_or_insert_with(TlsOptions::default).ca_file = Some(value.into()),
+            "cert_file" | "cert" => self.tls.get_or_insert_with(TlsOptions::default).cert_file = Some(value.into()),
+            "key_file" | "key" => self.tls.get_or_insert_with(TlsOptions::default).key_file = Some(value.into()),
+            "server_name" | "tls_server_name" => self.tls.get_or_insert_with(TlsOptions::default).server_name = Some(value.into()),
+            "system_roots" => self.tls.get_or_insert_with(TlsOptions::default).system_roots = matches!(value, "true" | "1" | "yes"),
+            "hosts" | "alt_hosts" => self.alt_hosts.extend(Endpoint::parse_list(value, 9000)?),
+            "load_balancing" => self.load_balancing = value.parse().map_err(Error::config)?,
+            "host_backoff" => self.host_backoff = parse_duration(value)?,
+            "retries" => self.retries = value.parse().map_err(|_| Error::config(format!("invalid retries {value:?}")))?,
             "revision" => {
                 let r: u64 = value.parse().map_err(|_| Error::config(format!("invalid revision {value:?}")))?;
                 self.revision = r;
@@ -197,6 +262,61 @@ impl Options {
     }
     pub fn setting(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.settings.push((name.into(), value.into()));
+        self
+    }
+
+    /// Every server: `host:port`, then `alt_hosts`.
+    pub fn endpoints(&self) -> Vec<Endpoint> {
+        let mut v = Vec::with_capacity(1 + self.alt_hosts.len());
+        v.push(Endpoint::new(self.host.clone(), self.port));
+        v.extend(self.alt_hosts.iter().cloned());
+        v
+    }
+    /// Set the list of servers (the first becomes `host:port`, the rest `alt_hosts`).
+    /// Panics on an empty list.
+    pub fn hosts(mut self, list: impl IntoIterator<Item = Endpoint>) -> Self {
+        let mut it = list.into_iter();
+        let first = it.next().expect("at least one server");
+        self.host = first.host;
+        self.port = first.port;
+        self.alt_hosts = it.collect();
+        self
+    }
+    pub fn load_balancing(mut self, lb: LoadBalancing) -> Self {
+        self.load_balancing = lb;
+        self
+    }
+    pub fn host_backoff(mut self, d: Duration) -> Self {
+        self.host_backoff = d;
+        self
+    }
+    pub fn retries(mut self, n: u32) -> Self {
+        self.retries = n;
+        self
+    }
+    /// Connect over TLS with these settings.
+    pub fn tls(mut self, tls: TlsOptions) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+    pub fn handshake_timeout(mut self, d: Duration) -> Self {
+        self.handshake_timeout = d;
+        self
+    }
+    /// Same as [`Options::write_timeout`] (clickhouse-client's name).
+    pub fn send_timeout(self, d: Option<Duration>) -> Self {
+        self.write_timeout(d)
+    }
+    /// Same as [`Options::read_timeout`] (clickhouse-client's name).
+    pub fn receive_timeout(self, d: Option<Duration>) -> Self {
+        self.read_timeout(d)
+    }
+    pub fn query_timeout(mut self, d: Option<Duration>) -> Self {
+        self.query_timeout = d;
+        self
+    }
+    pub fn tcp_keepalive(mut self, d: Option<Duration>) -> Self {
+        self.tcp_keepalive = d;
         self
     }
 
