@@ -3,8 +3,10 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
+LOAD_SECS ?= 60
+LOAD_TASKS ?= 16
 
-.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke faults cluster-start cluster-stop cluster-status
+.PHONY: demo test build lint oracle server-start server-stop server-status modernfake bench bench-smoke faults load cluster-start cluster-stop cluster-status
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -36,9 +38,15 @@ bench: build
 	python3 bench/run.py --write-docs
 
 ## Faults on the three-server cluster (scripts/cluster.sh, started and stopped here): the
-## toxiproxy and SIGKILL tests.
+## toxiproxy and SIGKILL tests, then a 15 s slice of the load test with one kill.
 faults: build
-	scripts/with-cluster.sh --toxiproxy $(CARGO) test --release -p chwire --test faults -- --ignored
+	scripts/with-cluster.sh --toxiproxy bash -c '$(CARGO) test --release -p chwire --test faults -- --ignored && \
+		$(CARGO) run --release -q -p chwire --example load -- --duration 15 --tasks 8 --kills 1 --down 3'
+
+## The load test: 16 tasks for 60 s through one pool over the cluster while a server is
+## SIGKILLed and restarted twice (figures in docs/FAULTS.md).
+load: build
+	scripts/with-cluster.sh $(CARGO) run --release -q -p chwire --example load -- --duration $(LOAD_SECS) --tasks $(LOAD_TASKS) --kills 2
 
 build:
 	scripts/deps.sh

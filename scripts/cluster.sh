@@ -131,6 +131,9 @@ maxClientCnxns=0
 admin.enableServer=false
 4lw.commands.whitelist=ruok,srvr
 autopurge.purgeInterval=1
+# A test rig: no fsync per transaction (a crashed ZooKeeper process loses nothing, only the
+# machine could); with it, every insert and every part dropped waits for the disk.
+forceSync=no
 EOF
         log "starting ZooKeeper on $HOST:$ZK_PORT"
         # The jar's manifest names its dependencies; slf4j-simple logs to stderr.

@@ -14,7 +14,7 @@ mod faults {
     pub mod toxiproxy;
 }
 
-use chwire::{Client, Compression, Error, ErrorKind, Options};
+use chwire::{Client, Compression, Error, ErrorKind, LoadBalancing, Options, Pool, PoolOptions};
 use faults::cluster;
 use faults::toxiproxy::{Proxy, Stream, Toxiproxy};
 use std::time::{Duration, Instant};
@@ -59,6 +59,9 @@ fn assert_network_error(e: &Error, what: &str) {
     assert!(e.breaks_connection(), "{what}: {e:?}");
 }
 
+/// Held by the tests that kill node 3, one at a time.
+static NODE3: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The client is healthy: its next queries (on a new connection if needed) are correct.
 async fn assert_recovers(c: &mut Client) {
     check_numbers(c, 10_000).await.expect("the query after the fault");
@@ -91,7 +94,10 @@ async fn slicer_single_bytes_gives_the_correct_result() {
     let down = p.add_toxic("slicer", Stream::Downstream, r#""average_size":1,"size_variation":0,"delay":0"#).await;
     let up = p.add_toxic("slicer", Stream::Upstream, r#""average_size":1,"size_variation":0,"delay":0"#).await;
     for compression in [Compression::None, Compression::Lz4, Compression::Zstd(1)] {
-        let mut c = Client::connect(options_via(&p).compression(compression)).await.unwrap();
+        // One write per byte keeps toxiproxy busy: generous timeouts on a loaded machine.
+        let slow = Some(Duration::from_secs(20));
+        let opts = options_via(&p).compression(compression).read_timeout(slow).write_timeout(slow);
+        let mut c = Client::connect(opts.connect_timeout(Duration::from_secs(20))).await.unwrap();
         check_numbers(&mut c, 20_000).await.unwrap();
         // An insert's blocks go up sliced too.
         let table = format!("faults_slicer_{}_{}", std::process::id(), compression_name(compression));
@@ -255,6 +261,7 @@ async fn disabled_proxy_is_connection_refused_then_recovers() {
 #[tokio::test]
 #[ignore = "needs the cluster rig and toxiproxy (scripts/with-cluster.sh --toxiproxy)"]
 async fn killed_server_mid_query_then_restarted() {
+    let _node3 = NODE3.lock().await;
     let opts = Options::from_url(&cluster::node_url(3)).unwrap().connect_timeout(Duration::from_secs(2));
     let mut c = Client::connect(opts.clone()).await.unwrap();
     check_numbers(&mut c, 10).await.unwrap();
@@ -274,4 +281,163 @@ async fn killed_server_mid_query_then_restarted() {
     assert_network_error(&e, "query while the server is down");
     cluster::start(3).await;
     assert_recovers(&mut c).await;
+}
+
+// --- the pool and several servers ---------------------------------------------------------
+
+/// Runs `check_numbers(n)` on `k` pooled connections at once; each result is correct or
+/// a network error.
+async fn pool_round(pool: &Pool, k: usize, n: u64, toxic: &str) -> Vec<chwire::Result<()>> {
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..k {
+        let pool = pool.clone();
+        set.spawn(async move {
+            let mut c = pool.get().await?;
+            check_numbers(&mut c, n).await
+        });
+    }
+    let mut out = Vec::new();
+    while let Some(r) = set.join_next().await {
+        let r = r.expect("task panicked");
+        if let Err(e) = &r {
+            assert_network_error(e, toxic);
+        }
+        out.push(r);
+    }
+    out
+}
+
+/// The pool is back to normal: nothing in use or waiting, within its size, and all its
+/// connections answer correctly.
+async fn assert_pool_healthy(pool: &Pool, max: usize) {
+    // A connection dropped mid-query is drained in the background (10 s at most) before it
+    // goes back, holding its slot meanwhile; a broken one is discarded.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut st = pool.status();
+    while (st.in_use, st.waiting) != (0, 0) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        st = pool.status();
+    }
+    assert_eq!((st.in_use, st.waiting), (0, 0), "{st:?}");
+    assert!(st.size <= max, "{st:?}");
+    for r in pool_round(pool, max, 10_000, "after the toxic").await {
+        r.expect("a query on a healthy pool");
+    }
+    let st = pool.status();
+    assert_eq!((st.in_use, st.waiting), (0, 0), "{st:?}");
+    assert!(st.size <= max && st.idle == st.size, "{st:?}");
+}
+
+#[tokio::test]
+#[ignore = "needs the cluster rig and toxiproxy (scripts/with-cluster.sh --toxiproxy)"]
+async fn pool_is_healthy_after_every_toxic() {
+    let p = proxy("pool", 7).await;
+    const MAX: usize = 4;
+    let opts = options_via(&p).read_timeout(Some(Duration::from_secs(1))).retries(0);
+    let pool = Pool::new(opts, PoolOptions::new().max_size(MAX).acquire_timeout(Some(Duration::from_secs(10)))).unwrap();
+    assert_pool_healthy(&pool, MAX).await;
+    // (kind, stream, attributes, rows to read, whether every query must still succeed)
+    let toxics: [(&str, Stream, &str, u64, bool); 8] = [
+        ("latency", Stream::Downstream, r#""latency":200"#, 50_000, true),
+        ("slicer", Stream::Downstream, r#""average_size":1,"size_variation":0,"delay":0"#, 5_000, true),
+        ("reset_peer", Stream::Upstream, r#""timeout":0"#, 50_000, false),
+        ("limit_data", Stream::Downstream, r#""bytes":30000"#, 50_000, false),
+        ("limit_data", Stream::Upstream, r#""bytes":100"#, 50_000, false),
+        ("timeout", Stream::Downstream, r#""timeout":0"#, 50_000, false),
+        ("timeout", Stream::Upstream, r#""timeout":200"#, 50_000, false),
+        // Slow but moving. (Rate 0 is in the plain client's test: with the pool, whose broken
+        // connections close at once, toxiproxy 2.12 cannot remove a rate-0 toxic — its
+        // DELETE answers 503 after 10 s. The stalled network is the timeout toxic above.)
+        ("bandwidth", Stream::Downstream, r#""rate":200"#, 20_000, true),
+    ];
+    for (kind, stream, attrs, rows, must_succeed) in toxics {
+        let what = format!("{kind} {stream:?} {attrs}");
+        let toxic = p.add_toxic(kind, stream, attrs).await;
+        let results = pool_round(&pool, MAX, rows, &what).await;
+        let failed = results.iter().filter(|r| r.is_err()).count();
+        if must_succeed {
+            assert_eq!(failed, 0, "{what}: {results:?}");
+        } else {
+            assert!(failed > 0, "{what}: every query succeeded through the toxic");
+        }
+        p.remove_toxic(&toxic).await;
+        assert_pool_healthy(&pool, MAX).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the cluster rig and toxiproxy (scripts/with-cluster.sh --toxiproxy)"]
+async fn query_deadline_under_a_slow_network_then_the_pool_recovers() {
+    let p = proxy("deadline", 8).await;
+    let opts = options_via(&p).read_timeout(Some(Duration::from_secs(30))).query_timeout(Some(Duration::from_secs(1)));
+    let pool = Pool::new(opts, PoolOptions::new().max_size(2)).unwrap();
+    assert_pool_healthy(&pool, 2).await;
+    // 10 KB/s: bytes keep coming (no read timeout), but the whole query takes far too long.
+    let toxic = p.add_toxic("bandwidth", Stream::Downstream, r#""rate":10"#).await;
+    let t = Instant::now();
+    let e = {
+        let mut c = pool.get().await.unwrap();
+        check_numbers(&mut c, 200_000).await.unwrap_err()
+    };
+    assert!(matches!(e.kind(), ErrorKind::Timeout("query")), "{e:?}");
+    assert!(!e.is_failover(), "a query's own deadline is not the server's fault");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    p.remove_toxic(&toxic).await;
+    assert_pool_healthy(&pool, 2).await;
+}
+
+/// Several servers, node 3 first: node 3 is SIGKILLed during a read, which is answered by
+/// node 1 instead; while node 3 is down new connections go to node 1; once it is back and its
+/// back-off is over, it is probed and used again.
+#[tokio::test]
+#[ignore = "needs the cluster rig and toxiproxy (scripts/with-cluster.sh --toxiproxy)"]
+async fn killed_server_fails_over_and_is_used_again_after_restart() {
+    let _node3 = NODE3.lock().await;
+    let (n3, n1) = (cluster::node(3), cluster::node(1));
+    let opts = Options::from_url(&format!("tcp://default@{n3},{n1}/default"))
+        .unwrap()
+        .load_balancing(LoadBalancing::InOrder)
+        .host_backoff(Duration::from_millis(300))
+        .connect_timeout(Duration::from_secs(2));
+    let pool = Pool::new(opts, PoolOptions::new().max_size(2)).unwrap();
+    let seed = "SELECT count(), sum(id) FROM default.replicated";
+    let mut c = pool.get().await.unwrap();
+    assert_eq!(c.endpoint().map(|e| e.to_string()), Some(n3.clone()));
+    let _: (u64, u64) = c.query(seed).fetch_one().await.unwrap();
+    // A read that holds node 3 for about two seconds (sleep per block) ...
+    let killer = tokio::spawn(async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        cluster::kill(3).await;
+    });
+    let t = Instant::now();
+    let got: (u64, u64) = c.query(format!("{seed} WHERE sleep(0.5) = 0")).fetch_one().await.unwrap();
+    killer.await.unwrap();
+    // ... is answered in full by node 1 after the kill.
+    assert_eq!(got, (30_000, 449_985_000));
+    assert_eq!(c.endpoint().map(|e| e.to_string()), Some(n1.clone()));
+    assert!(t.elapsed() >= Duration::from_millis(500));
+    drop(c);
+    // While node 3 is down, new connections go to node 1.
+    for _ in 0..3 {
+        drop(pool.get().await.unwrap().detach()); // a new connection next time
+        let mut c = pool.get().await.unwrap();
+        assert_eq!(c.endpoint().map(|e| e.to_string()), Some(n1.clone()));
+        let got: (u64, u64) = c.query(seed).fetch_one().await.unwrap();
+        assert_eq!(got, (30_000, 449_985_000));
+    }
+    cluster::start(3).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut c = pool.get().await.unwrap();
+        if c.endpoint().map(|e| e.to_string()) == Some(n3.clone()) {
+            let got: (u64, u64) = c.query(seed).fetch_one().await.unwrap();
+            assert_eq!(got, (30_000, 449_985_000));
+            break;
+        }
+        assert!(Instant::now() < deadline, "node 3 was not used again within 30 s of its restart");
+        drop(c.detach());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let st = pool.status();
+    assert_eq!((st.in_use, st.waiting), (0, 0), "{st:?}");
 }
