@@ -17,9 +17,10 @@
 #        scripts/cluster.sh node N start|stop|kill|status|url|pid
 #
 # Environment (ports of node N = base + N):
-#   CHWIRE_CLUSTER_TCP_BASE    native ports base (default 19610: nodes on 19611-19613)
+#   CHWIRE_CLUSTER_TCP_BASE    native ports base (default 19610: nodes on 19611-19613; native
+#                              over TLS on base + 20 + N: 19631-19633)
 #   CHWIRE_CLUSTER_HTTP_BASE   HTTP ports base (default 18710: 18711-18713; interserver
-#                              replication ports base + 10: 18721-18723)
+#                              replication ports base + 10: 18721-18723; HTTPS base + 20 + N)
 #   CHWIRE_CLUSTER_ZK_PORT     ZooKeeper client port (default 19619)
 #   CHWIRE_CLUSTER_DIR         directory of the rig (default build/cluster)
 set -euo pipefail
@@ -49,6 +50,8 @@ usage() {
 tcp_port() { echo $((TCP_BASE + $1)); }
 http_port() { echo $((HTTP_BASE + $1)); }
 interserver_port() { echo $((HTTP_BASE + 10 + $1)); }
+tls_port() { echo $((TCP_BASE + 20 + $1)); }
+https_port() { echo $((HTTP_BASE + 20 + $1)); }
 
 # Runs scripts/server.sh for node $1 with that node's directory and ports.
 node_server() {
@@ -56,6 +59,7 @@ node_server() {
     shift
     CHWIRE_CH_DIR="$DIR/node$n" CHWIRE_CH_NAME="cluster.sh node$n" \
         CHWIRE_CH_TCP_PORT="$(tcp_port "$n")" CHWIRE_CH_HTTP_PORT="$(http_port "$n")" \
+        CHWIRE_CH_TLS_PORT="$(tls_port "$n")" CHWIRE_CH_HTTPS_PORT="$(https_port "$n")" \
         "$SERVER" "$@"
 }
 
@@ -287,7 +291,10 @@ cmd_url() {
 cmd_env() {
     local n
     echo "CHWIRE_CLUSTER_URL=$(cmd_url)"
-    for n in "${NODES[@]}"; do echo "CHWIRE_CLUSTER_NODE$n=$HOST:$(tcp_port "$n")"; done
+    for n in "${NODES[@]}"; do
+        echo "CHWIRE_CLUSTER_NODE$n=$HOST:$(tcp_port "$n")"
+        echo "CHWIRE_CLUSTER_TLS_NODE$n=$HOST:$(tls_port "$n")"
+    done
     echo "CHWIRE_CLUSTER_SCRIPT=$ROOT/scripts/cluster.sh"
 }
 

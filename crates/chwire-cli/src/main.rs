@@ -33,9 +33,10 @@ struct ConnArgs {
     /// Server URL: tcp://user:password@host:port/database?compression=lz4&setting=value
     #[arg(long, env = "CHWIRE_URL", global = true)]
     url: Option<String>,
-    /// Server host name or address [default: 127.0.0.1]
+    /// Server host name or address, or several: a:9000,b:9000 (repeatable; the others are
+    /// failover servers, see --load-balancing) [default: 127.0.0.1]
     #[arg(long, short = 'H', env = "CHWIRE_HOST", global = true)]
-    host: Option<String>,
+    host: Vec<String>,
     /// Native protocol TCP port [default: 9000]
     #[arg(long, env = "CHWIRE_PORT", global = true)]
     port: Option<u16>,
@@ -54,6 +55,33 @@ struct ConnArgs {
     /// Connect timeout, e.g. 5s or 500ms [default: 10s]
     #[arg(long, global = true)]
     connect_timeout: Option<String>,
+    /// Longest wait for the socket to take data (0: none) [default: 300s]
+    #[arg(long, global = true)]
+    send_timeout: Option<String>,
+    /// Longest wait for the server's next bytes (0: none) [default: 300s]
+    #[arg(long, global = true)]
+    receive_timeout: Option<String>,
+    /// Deadline of the whole query; on expiry it is cancelled [default: none]
+    #[arg(long, global = true)]
+    query_timeout: Option<String>,
+    /// Which of several servers to try first: in_order, round_robin or random [default: in_order]
+    #[arg(long, global = true)]
+    load_balancing: Option<chwire::LoadBalancing>,
+    /// Connect over TLS (the server's tcp_port_secure); the certificate is verified
+    #[arg(long, global = true)]
+    secure: bool,
+    /// PEM file of the CA to trust (implies --secure) [default: the system's roots]
+    #[arg(long, global = true, value_name = "PATH")]
+    ca_file: Option<std::path::PathBuf>,
+    /// Client certificate (PEM) for mutual TLS (implies --secure; needs --key)
+    #[arg(long, global = true, value_name = "PATH", requires = "key")]
+    cert: Option<std::path::PathBuf>,
+    /// Private key (PEM) of --cert
+    #[arg(long, global = true, value_name = "PATH", requires = "cert")]
+    key: Option<std::path::PathBuf>,
+    /// Name to verify the server's certificate against (and send as SNI) [default: the host]
+    #[arg(long, global = true, value_name = "NAME")]
+    tls_server_name: Option<String>,
     /// Protocol revision to announce (lower than chwire's own, for testing old servers)
     #[arg(long, global = true)]
     revision: Option<u64>,
@@ -65,11 +93,17 @@ impl ConnArgs {
             Some(u) => Options::from_url(u)?,
             None => Options::default(),
         };
-        if let Some(h) = &self.host {
-            o.host = h.clone();
-        }
         if let Some(p) = self.port {
             o.port = p;
+        }
+        if !self.host.is_empty() {
+            let mut list = Vec::new();
+            for h in &self.host {
+                list.extend(chwire::Endpoint::parse_list(h, o.port)?);
+            }
+            if !list.is_empty() {
+                o = o.hosts(list);
+            }
         }
         if let Some(u) = &self.user {
             o.user = u.clone();
@@ -88,6 +122,29 @@ impl ConnArgs {
         }
         if let Some(r) = self.revision {
             o.revision = r;
+        }
+        for (key, value) in
+            [("send_timeout", &self.send_timeout), ("receive_timeout", &self.receive_timeout), ("query_timeout", &self.query_timeout)]
+        {
+            if let Some(v) = value {
+                o.set(key, v)?;
+            }
+        }
+        if let Some(lb) = self.load_balancing {
+            o.load_balancing = lb;
+        }
+        if self.secure || self.ca_file.is_some() || self.cert.is_some() || self.tls_server_name.is_some() {
+            let tls = o.tls.get_or_insert_with(chwire::TlsOptions::default);
+            if let Some(ca) = &self.ca_file {
+                tls.ca_file = Some(ca.clone());
+            }
+            if let (Some(c), Some(k)) = (&self.cert, &self.key) {
+                tls.cert_file = Some(c.clone());
+                tls.key_file = Some(k.clone());
+            }
+            if let Some(n) = &self.tls_server_name {
+                tls.server_name = Some(n.clone());
+            }
         }
         Ok(o)
     }

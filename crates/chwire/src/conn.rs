@@ -58,10 +58,10 @@ pub(crate) struct Conn {
 async fn with_timeout<T>(d: Option<Duration>, what: &'static str, f: impl Future<Output = std::io::Result<T>>) -> Result<T> {
     match d {
         Some(d) => match tokio::time::timeout(d, f).await {
-            Ok(r) => r.map_err(Error::from),
+            Ok(r) => r.map_err(crate::tls::io_error),
             Err(_) => Err(Error::new(ErrorKind::Timeout(what))),
         },
-        None => f.await.map_err(Error::from),
+        None => f.await.map_err(crate::tls::io_error),
     }
 }
 

@@ -126,6 +126,15 @@ pub(crate) fn handshake_error(e: io::Error, host: &str, port: u16, name: &Server
     Error::new(ErrorKind::Tls(format!("TLS handshake with {host}:{port} (server name {name:?}) failed: {why}")))
 }
 
+/// A socket error; TLS errors (e.g. the server's alert refusing our client certificate,
+/// which TLS 1.3 delivers after the handshake) become [`ErrorKind::Tls`].
+pub(crate) fn io_error(e: io::Error) -> Error {
+    match e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
+        Some(t) => Error::new(ErrorKind::Tls(format!("the TLS connection failed: {t}"))),
+        None => Error::from(e),
+    }
+}
+
 /// Plain TCP or TLS over TCP.
 pub(crate) enum Stream {
     Plain(TcpStream),
