@@ -208,6 +208,9 @@ write_node_config() {
     <merge_tree>
         <!-- Retried inserts (same block) stay deduplicated over a whole load test. -->
         <replicated_deduplication_window>100000</replicated_deduplication_window>
+        <!-- Load tests insert many small parts; a replica back from a crash fetches them all. -->
+        <parts_to_delay_insert>1500</parts_to_delay_insert>
+        <parts_to_throw_insert>3000</parts_to_throw_insert>
     </merge_tree>
 </yandex>
 EOF

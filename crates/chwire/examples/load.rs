@@ -21,7 +21,7 @@
 //! `--max-ops N` (bound on operations, 1,000,000), `--url URL` (default `CHWIRE_CLUSTER_URL`),
 //! `--keep` (keep the table instead of dropping it).
 
-use chwire::{Client, Options, Pool, PoolOptions, Row};
+use chwire::{Client, Endpoint, Options, Pool, PoolOptions, Row};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -104,11 +104,22 @@ struct Stats {
     slow_read_latency: Mutex<Vec<Duration>>,
     insert_latency: Mutex<Vec<Duration>>,
     confirmed: Mutex<BTreeSet<u64>>,
+    /// The killed server, and when it answered queries (since the start of the run).
+    killed: Option<Endpoint>,
+    start: Option<Instant>,
+    served_by_killed: Mutex<Vec<Duration>>,
     given_up: Mutex<BTreeSet<u64>>,
     errors: Mutex<BTreeMap<String, u64>>,
 }
 
 impl Stats {
+    fn served(&self, server: Option<Endpoint>, at: Instant) {
+        if server.is_some() && server == self.killed {
+            let since = at.duration_since(self.start.expect("set with killed"));
+            self.served_by_killed.lock().unwrap().push(since);
+        }
+    }
+
     fn error(&self, what: &str, e: &chwire::Error) {
         // Group by kind of error (messages carry addresses and ids).
         let text = format!("{what}: {e}");
@@ -119,20 +130,21 @@ impl Stats {
 
 /// Every other read holds the server for a moment (sleep per block), so that kills land in
 /// the middle of reads too.
-async fn read(pool: &Pool, slow: bool) -> chwire::Result<(u64, u64)> {
+async fn read(pool: &Pool, slow: bool) -> chwire::Result<((u64, u64), Option<Endpoint>)> {
     let mut c = pool.get().await?;
     let filter = if slow { " WHERE sleep(0.02) = 0" } else { "" };
-    c.query(format!("SELECT count(), sum(id) FROM default.replicated{filter}")).fetch_one().await
+    let got = c.query(format!("SELECT count(), sum(id) FROM default.replicated{filter}")).fetch_one().await?;
+    Ok((got, c.endpoint().cloned()))
 }
 
-async fn insert(pool: &Pool, table: &str, batch: u64, rows: u32) -> chwire::Result<()> {
+async fn insert(pool: &Pool, table: &str, batch: u64, rows: u32) -> chwire::Result<Option<Endpoint>> {
     let mut c = pool.get().await?;
     let mut ins = c.insert::<LoadRow>(table).await?;
     for i in 0..rows {
         ins.write(&LoadRow { batch, i, payload: format!("batch {batch} row {i}") }).await?;
     }
     ins.end().await?;
-    Ok(())
+    Ok(c.endpoint().cloned())
 }
 
 /// One task: reads and inserts (3 : 1) until the deadline or its share of `max_ops`.
@@ -147,7 +159,8 @@ async fn task(id: u64, pool: Pool, table: Arc<str>, stats: Arc<Stats>, deadline:
             loop {
                 let t = Instant::now();
                 match insert(&pool, &table, batch, rows).await {
-                    Ok(()) => {
+                    Ok(server) => {
+                        stats.served(server, t);
                         stats.insert_latency.lock().unwrap().push(t.elapsed());
                         stats.inserts.fetch_add(1, Ordering::Relaxed);
                         stats.confirmed.lock().unwrap().insert(batch);
@@ -171,7 +184,8 @@ async fn task(id: u64, pool: Pool, table: Arc<str>, stats: Arc<Stats>, deadline:
             let res = read(&pool, slow).await;
             stats.reads.fetch_add(1, Ordering::Relaxed);
             match res {
-                Ok(got) => {
+                Ok((got, server)) => {
+                    stats.served(server, t);
                     let latency = if slow { &stats.slow_read_latency } else { &stats.read_latency };
                     latency.lock().unwrap().push(t.elapsed());
                     if got != SEED {
@@ -297,11 +311,15 @@ async fn main() {
         .connect_timeout(Duration::from_secs(1))
         .read_timeout(Some(Duration::from_secs(10)))
         .write_timeout(Some(Duration::from_secs(10)));
-    let pool = Pool::new(opts, PoolOptions::new().max_size(args.tasks).acquire_timeout(Some(Duration::from_secs(30))))
-        .unwrap_or_else(|e| die(&format!("pool: {e}")));
+    // Connections are renewed every few seconds, so that a restarted server gets its share again.
+    let popts =
+        PoolOptions::new().max_size(args.tasks).acquire_timeout(Some(Duration::from_secs(30))).max_lifetime(Some(Duration::from_secs(3)));
+    let pool = Pool::new(opts.clone(), popts).unwrap_or_else(|e| die(&format!("pool: {e}")));
 
-    let stats = Arc::new(Stats::default());
     let start = Instant::now();
+    let killed = opts.endpoints().get(args.node.wrapping_sub(1)).cloned();
+    let killed = Some(killed.unwrap_or_else(|| die(&format!("the URL has no server {}", args.node))));
+    let stats = Arc::new(Stats { killed, start: Some(start), ..Stats::default() });
     let deadline = start + args.duration;
     let per_task = args.max_ops.div_ceil(args.tasks as u64);
     let killer = tokio::spawn(killer(args.node, args.kills, args.down, args.duration, start));
@@ -358,8 +376,22 @@ async fn main() {
         kills.len(),
         args.down.as_secs()
     );
+    let served = s.served_by_killed.lock().unwrap().clone();
     for (k, (killed, back)) in kills.iter().enumerate() {
-        println!("  kill {}: SIGKILL at {:.1} s, answering again at {:.1} s", k + 1, killed.as_secs_f64(), back.as_secs_f64());
+        let until = kills.get(k + 1).map_or(elapsed, |next| next.0);
+        let (before, after) = (
+            served.iter().filter(|t| **t < *killed && (k == 0 || **t > kills[k - 1].1)).count(),
+            served.iter().filter(|t| **t > *back && **t < until).count(),
+        );
+        println!(
+            "  kill {}: SIGKILL at {:.1} s, answering again at {:.1} s; queries it served before: {before}, after: {after}",
+            k + 1,
+            killed.as_secs_f64(),
+            back.as_secs_f64()
+        );
+        if after == 0 {
+            problems.push(format!("node{} served no query after its restart {}", args.node, k + 1));
+        }
     }
     println!("| queries | reads (failed / wrong) | inserts confirmed | insert errors reported (re-sent) | failovers: reads retried / servers marked down | read p50 / p99 | slow read p50 / p99 | insert p50 / p99 | queries/s |");
     println!("|---|---|---|---|---|---|---|---|---|");
