@@ -305,7 +305,13 @@ EOF
 write_tls_config() {
     rm -f "$CH_DIR/config.d/tls.xml"
     [[ $TLS_PORT != off ]] || return 0
-    command -v openssl >/dev/null 2>&1 || die "openssl is needed for the TLS test certificates (apt-get install openssl)"
+    if ! command -v openssl >/dev/null 2>&1; then
+        log "installing openssl (for the TLS test certificates) with apt-get"
+        local sudo=()
+        [[ $EUID -eq 0 ]] || sudo=(sudo)
+        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends openssl </dev/null ||
+            die "openssl is needed for the TLS test certificates (apt-get install openssl)"
+    fi
     "$ROOT/scripts/tls-certs.sh" "$TLS_DIR"
     cat >"$CH_DIR/config.d/tls.xml" <<EOF
 <?xml version="1.0"?>
