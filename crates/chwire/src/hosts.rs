@@ -248,6 +248,33 @@ mod tests {
     }
 
     #[test]
+    fn options_from_urls() {
+        use crate::Options;
+        let o = Options::from_url(
+            "tcp://u:p@a:9001,b,[::1]:9003/db?load_balancing=round_robin&host_backoff=2s&retries=5&secure=true\
+             &ca_file=/ca.pem&cert_file=/c.pem&key_file=/k.pem&server_name=ch.example&handshake_timeout=3s&tcp_keepalive=0",
+        )
+        .unwrap();
+        assert_eq!(o.endpoints(), vec![Endpoint::new("a", 9001), Endpoint::new("b", 9000), Endpoint::new("::1", 9003)]);
+        assert_eq!((o.user.as_str(), o.database.as_str()), ("u", "db"));
+        assert_eq!((o.load_balancing, o.host_backoff, o.retries), (LoadBalancing::RoundRobin, Duration::from_secs(2), 5));
+        let tls = o.tls.as_ref().unwrap();
+        assert_eq!(tls.ca_file.as_deref(), Some(std::path::Path::new("/ca.pem")));
+        assert_eq!((tls.cert_file.is_some(), tls.key_file.is_some()), (true, true));
+        assert_eq!(tls.server_name.as_deref(), Some("ch.example"));
+        assert_eq!((o.handshake_timeout, o.tcp_keepalive), (Duration::from_secs(3), None));
+        assert!(o.settings.is_empty(), "{:?}", o.settings);
+        assert!(Options::from_url("tcp://a?secure=maybe").is_err());
+        assert!(Options::from_url("tcp://a?load_balancing=nearest").is_err());
+        assert!(Options::from_url("tcp://a:1,b:x/db").is_err());
+        assert!(Options::from_url("tcp://a?secure=true&secure=false").unwrap().tls.is_none());
+        let o = Options::from_url("tcp://a/db?hosts=b:2,c:3").unwrap();
+        assert_eq!(o.endpoints().len(), 3);
+        let o = Options::new().hosts(vec![Endpoint::new("x", 1), Endpoint::new("y", 2)]);
+        assert_eq!((o.host.as_str(), o.port, o.alt_hosts.len()), ("x", 1, 1));
+    }
+
+    #[test]
     fn strategies_and_backoff() {
         let eps = vec![Endpoint::new("a", 1), Endpoint::new("b", 2), Endpoint::new("c", 3)];
         let h = Hosts::new(eps.clone(), LoadBalancing::InOrder, Duration::from_secs(5));

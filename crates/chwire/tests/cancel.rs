@@ -67,10 +67,8 @@ macro_rules! every_cut {
         loop {
             let out = cut(async { $op }, k).await;
             let done = out.is_some();
-            if let Some(r) = out {
-                if let Err(e) = r {
-                    panic!("{} failed after {k} polls: {e}", $name);
-                }
+            if let Some(Err(e)) = out {
+                panic!("{} failed after {k} polls: {e}", $name);
             }
             verify(&mut $c, k as u64).await;
             ($after)(k as u64, done).await;

@@ -1,0 +1,69 @@
+//! Timeouts against the rig's server: the whole-query deadline (also while rows keep
+//! arriving), the receive timeout, and the handshake timeout (a local listener that accepts
+//! and never answers). Timeouts against a frozen server are in tests/failover.rs.
+
+mod common;
+
+use chwire::{Client, ErrorKind};
+use common::*;
+use std::time::{Duration, Instant};
+
+async fn check(c: &mut Client) {
+    let (s,): (u64,) = c.query("SELECT sum(number) FROM numbers(1000)").fetch_one().await.expect("query after a timeout");
+    assert_eq!(s, 499500);
+}
+
+#[tokio::test]
+async fn query_deadline_cancels_and_the_connection_is_drained() {
+    let mut c = client_with(options().query_timeout(Some(Duration::from_millis(300)))).await;
+    // A query that sends nothing for a long time.
+    let t = Instant::now();
+    let err = c.query("SELECT count() FROM system.numbers").fetch_blocks().await.unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Timeout("query")), "{err:?}");
+    assert!(!err.is_failover(), "a query's own deadline is not a reason to try another server");
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    check(&mut c).await;
+    assert!(t.elapsed() < Duration::from_secs(5), "drained quickly: {:?}", t.elapsed());
+    // A query whose rows keep arriving: the deadline holds all the same.
+    let t = Instant::now();
+    let mut s = c.query("SELECT number FROM system.numbers").stream().await.unwrap();
+    let err = loop {
+        match s.next_block().await {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("an endless query ended"),
+            Err(e) => break e,
+        }
+    };
+    drop(s);
+    assert!(matches!(err.kind(), ErrorKind::Timeout("query")), "{err:?}");
+    assert!(t.elapsed() < Duration::from_secs(2));
+    check(&mut c).await;
+    // From the URL, and turned off with 0.
+    let o = chwire::Options::from_url(&format!("{}?query_timeout=250ms&receive_timeout=0&send_timeout=7s", url())).unwrap();
+    assert_eq!((o.query_timeout, o.read_timeout, o.write_timeout), (Some(Duration::from_millis(250)), None, Some(Duration::from_secs(7))));
+}
+
+#[tokio::test]
+async fn receive_timeout_discards_the_connection() {
+    let url = format!("{}?receive_timeout=300ms", url());
+    let mut c = Client::connect_url(&url).await.unwrap();
+    let err = c.query("SELECT sleep(1)").fetch_blocks().await.unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Timeout("receive")), "{err:?}");
+    assert!(!c.is_connected());
+    check(&mut c).await;
+}
+
+#[tokio::test]
+async fn handshake_timeout() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let silent = tokio::spawn(async move {
+        let (_sock, _) = listener.accept().await.unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    let t = Instant::now();
+    let err = Client::connect(options().port(port).handshake_timeout(Duration::from_millis(300))).await.unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Timeout("handshake")), "{err:?}");
+    assert!(t.elapsed() < Duration::from_secs(2));
+    silent.abort();
+}
