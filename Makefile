@@ -3,9 +3,12 @@ SHELL := /bin/bash
 CARGO ?= cargo
 CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
+LOAD_SECS ?= 60
+LOAD_TASKS ?= 16
 
 .PHONY: demo test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
-	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke
+	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke \
+	faults load cluster-start cluster-stop cluster-status
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -23,6 +26,7 @@ test: lint build modernfake
 	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
 	$(MAKE) --no-print-directory oracle
 	$(MAKE) --no-print-directory fuzz-smoke
+	$(MAKE) --no-print-directory faults
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -74,6 +78,16 @@ bench: build
 bench-arrow: build
 	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
 	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 5'
+## Faults on the three-server cluster (scripts/cluster.sh, started and stopped here): the
+## toxiproxy and SIGKILL tests, then a 15 s slice of the load test with one kill.
+faults: build
+	scripts/with-cluster.sh --toxiproxy bash -c '$(CARGO) test --release -p chwire --test faults -- --ignored && \
+		$(CARGO) run --release -q -p chwire --example load -- --duration 15 --tasks 8 --kills 1 --down 3'
+
+## The load test: 16 tasks for 60 s through one pool over the cluster while a server is
+## SIGKILLed and restarted twice (figures in docs/FAULTS.md).
+load: build
+	scripts/with-cluster.sh $(CARGO) run --release -q -p chwire --example load -- --duration $(LOAD_SECS) --tasks $(LOAD_TASKS) --kills 2
 
 build:
 	scripts/deps.sh
@@ -94,3 +108,10 @@ server-stop:
 	scripts/server.sh stop
 server-status:
 	scripts/server.sh status
+
+cluster-start:
+	scripts/cluster.sh start
+cluster-stop:
+	scripts/cluster.sh stop
+cluster-status:
+	scripts/cluster.sh status

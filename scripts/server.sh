@@ -4,6 +4,9 @@
 # Runs a private ClickHouse server (Debian's clickhouse-server package) with
 # its own config, data and logs under build/clickhouse/ in the repository.
 # It listens on 127.0.0.1 only and never touches /etc/clickhouse-server.
+# scripts/cluster.sh runs several instances through this script, each with its
+# own CHWIRE_CH_DIR and ports; files in CHWIRE_CH_DIR/config.d/*.xml are left
+# alone here and merged into the config by the server itself.
 #
 # Usage: scripts/server.sh install|start|stop|status|wait|url
 #
@@ -13,6 +16,7 @@
 #   CHWIRE_CH_START_TIMEOUT  seconds to wait for the server to answer (default 60)
 #   CHWIRE_CH_STOP_TIMEOUT   seconds to wait after SIGTERM before SIGKILL (default 30)
 #   CHWIRE_CH_DIR            instance directory (default build/clickhouse)
+#   CHWIRE_CH_NAME           the instance's name in messages (default server.sh)
 #   CHWIRE_CH_TLS_PORT       native protocol over TLS, tcp_port_secure (default: TCP port + 40;
 #                            "off" disables TLS)
 #   CHWIRE_CH_HTTPS_PORT     HTTPS port (default: HTTP port + 40)
@@ -47,7 +51,9 @@ PATH="$PATH:/usr/sbin:/usr/local/sbin"
 SERVER_CMD=()
 CLIENT_CMD=()
 
-log() { printf 'server.sh: %s\n' "$*" >&2; }
+NAME="${CHWIRE_CH_NAME:-server.sh}"
+
+log() { printf '%s: %s\n' "$NAME" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
