@@ -121,6 +121,11 @@ def binary_values():
         put("binary_values", bytes([len(v)]) + v)
 
 
+def dict_escape(b):
+    """A libFuzzer dictionary entry: printable ASCII as is, other bytes as \\xNN."""
+    return "".join(chr(c) if 32 <= c < 127 and c not in (34, 92) else f"\\x{c:02x}" for c in b)
+
+
 def dictionaries(types):
     with open(os.path.join(FUZZ, "dict", "types.dict"), "w") as f:
         words = set(types)
@@ -132,7 +137,7 @@ def dictionaries(types):
                   "Decimal(", "FixedString(", "QBit(", "max_types = ", "max_dynamic_paths = ", "SKIP ", "'UTC'", ")", ", "]:
             words.add(w)
         for w in sorted(words):
-            f.write('"' + w.replace("\\", "\\\\").replace('"', '\\"') + '"\n')
+            f.write('"' + dict_escape(w.encode()) + '"\n')
     with open(os.path.join(FUZZ, "dict", "packets.dict"), "w") as f:
         # Server packet ids (VarUInt), compression methods, block info fields, common types.
         for i in range(0, 16):

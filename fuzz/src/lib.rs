@@ -65,7 +65,12 @@ pub fn packets(data: &[u8]) {
     let Some((&sel, input)) = data.split_first() else { return };
     let rev = REVISIONS[usize::from(sel & 3)];
     let compressed = sel & 4 != 0;
-    let slice = [1, 3, 16, 256][usize::from(sel >> 3) & 3];
+    // Byte-by-byte delivery re-parses the current step once per byte: kept for short
+    // streams, larger slices for long ones, so that executions stay fast.
+    let slice = match [1, 3, 16, 256][usize::from(sel >> 3) & 3] {
+        s if s < 16 && input.len() > 512 => 16,
+        s => s,
+    };
     let whole = decode_stream(input, rev, compressed, usize::MAX);
     let sliced = decode_stream(input, rev, compressed, slice);
     // A stream that failed may fail at a different point when sliced (a limit on what is

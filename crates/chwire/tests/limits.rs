@@ -104,3 +104,27 @@ async fn limits_refuse_what_the_server_sends_beyond_them() {
     let (what, _, limit) = limit_error(&err).unwrap_or_else(|| panic!("{err}"));
     assert!(what.contains("frame") && limit == 1 << 12, "{err}");
 }
+
+#[derive(chwire::Row, Debug)]
+struct Text {
+    s: String,
+}
+
+#[derive(chwire::Row, Debug)]
+struct Bytes {
+    s: Vec<u8>,
+}
+
+/// Where the caller asked for text, bytes that are not UTF-8 are an error naming the
+/// column; asked for bytes, they arrive unchanged.
+#[tokio::test]
+async fn invalid_utf8_is_an_error_where_text_was_asked_for() {
+    let mut client = common::client().await;
+    let mut rows = client.query("SELECT unhex('61FF62') AS s").fetch::<Text>().await.unwrap();
+    let err = rows.next().await.expect_err("0xFF is not UTF-8");
+    let msg = err.to_string();
+    assert!(msg.contains("not UTF-8") && msg.contains('s'), "{msg}");
+    drop(rows);
+    let mut rows = client.query("SELECT unhex('61FF62') AS s").fetch::<Bytes>().await.unwrap();
+    assert_eq!(rows.next().await.unwrap().unwrap().s, b"a\xffb");
+}

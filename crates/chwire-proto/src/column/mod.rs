@@ -243,7 +243,22 @@ impl ColumnData {
                 if inner.is_nullable() {
                     return Err("Nullable(Nullable(..)) is not a valid type".into());
                 }
-                n.values.check(inner)?;
+                match (&**inner, &n.values) {
+                    // The placeholder under NULL need not be one of an Enum's values.
+                    (DataType::Enum8(items), D::Int8(v)) => {
+                        let bad = v.iter().zip(&n.nulls).find(|&(x, &null)| null == 0 && !items.iter().any(|(_, e)| e == x));
+                        if let Some((bad, _)) = bad {
+                            return Err(format!("value {bad} is not an element of {inner}"));
+                        }
+                    }
+                    (DataType::Enum16(items), D::Int16(v)) => {
+                        let bad = v.iter().zip(&n.nulls).find(|&(x, &null)| null == 0 && !items.iter().any(|(_, e)| e == x));
+                        if let Some((bad, _)) = bad {
+                            return Err(format!("value {bad} is not an element of {inner}"));
+                        }
+                    }
+                    _ => n.values.check(inner)?,
+                }
                 if n.nulls.len() != n.values.len() {
                     return Err(format!("null map has {} rows but the values have {}", n.nulls.len(), n.values.len()));
                 }
@@ -412,5 +427,11 @@ mod tests {
         assert!(Column::new(DataType::FixedString(3), ColumnData::Fixed { width: 3, data: vec![0; 7] }).is_err());
         assert!(Column::new(DataType::FixedString(3), ColumnData::Fixed { width: 2, data: vec![0; 6] }).is_err());
         assert!(Column::new(DataType::Uuid, ColumnData::Fixed { width: 16, data: vec![0; 32] }).is_ok());
+        // Found by fuzzing (native_column): the placeholder under a NULL of Nullable(Enum)
+        // need not be a value of the Enum, as the decoder accepts it.
+        let ty = DataType::parse("Nullable(Enum8('a' = 0))").unwrap();
+        let nullable = |nulls: Vec<u8>| ColumnData::Nullable(Box::new(NullableColumn { nulls, values: ColumnData::Int8(vec![2, 0]) }));
+        assert!(Column::new(ty.clone(), nullable(vec![1, 0])).is_ok());
+        assert!(Column::new(ty, nullable(vec![0, 0])).is_err());
     }
 }

@@ -210,6 +210,9 @@ mod tests {
             &[0x30, 0, 0, 32, 0, 0, 0, 2, 1, b'a', 0x01, 1, 1, b'a', 0x01, 2], // a JSON path twice
             &[0x1e, 0x00, 0x80, 0x80, 0x40],                                   // 2^20 values of Nothing
             &[0x1e, 0x1f, 0, 0xff, 0xff, 0x7f],                                // 2^21 empty tuples in 3 bytes
+            // Found by fuzzing: an AggregateFunction named "2" with a NULL parameter, which
+            // no type name can spell.
+            &[0x1f, 0x02, 0x1f, 0x00, 0x25, 0x02, 0x00, 0x01, 0x00, 0x01, 0x01, 0x20, 0x01, 0x31, 0x00, 0x00],
         ] {
             assert!(one(bytes).is_err(), "{bytes:?}");
         }

@@ -108,7 +108,18 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
         0x25 => {
             let version = r.varuint()?;
             let (function, params, args) = aggregate_function(r, depth)?;
-            T::AggregateFunction(Box::new(AggregateFunctionType { version: (version != 0).then_some(version), function, params, args }))
+            let t = T::AggregateFunction(Box::new(AggregateFunctionType {
+                version: (version != 0).then_some(version),
+                function,
+                params,
+                args,
+            }));
+            // The function name and parameters are free text here: they must make a type
+            // name that reads back as this type (it is re-encoded as that name).
+            if DataType::parse_limited(&t.to_string(), r.limits()).ok().as_ref() != Some(&t) {
+                return Err(malformed(format!("aggregate function type {t} does not read back")));
+            }
+            t
         }
         0x26 => T::LowCardinality(Box::new(nested(r)?)),
         0x27 => T::Map(Box::new(nested(r)?), Box::new(nested(r)?)),
@@ -131,7 +142,13 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
         0x2E => {
             let (function, params, mut args) = aggregate_function(r, depth)?;
             match (params.is_empty(), args.len()) {
-                (true, 1) => T::SimpleAggregateFunction { function, ty: Box::new(args.remove(0)) },
+                (true, 1) => {
+                    let t = T::SimpleAggregateFunction { function, ty: Box::new(args.remove(0)) };
+                    if DataType::parse_limited(&t.to_string(), r.limits()).ok().as_ref() != Some(&t) {
+                        return Err(malformed(format!("aggregate function type {t} does not read back")));
+                    }
+                    t
+                }
                 _ => return Err(DecodeError::UnsupportedType(format!("SimpleAggregateFunction({function}, ...) with parameters")).into()),
             }
         }
