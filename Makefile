@@ -8,7 +8,8 @@ LOAD_TASKS ?= 16
 
 .PHONY: demo test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke \
-	faults load cluster-start cluster-stop cluster-status
+	faults load cluster-start cluster-stop cluster-status \
+	python-test python-bench
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -27,6 +28,7 @@ test: lint build modernfake
 	$(MAKE) --no-print-directory oracle
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory faults
+	$(MAKE) --no-print-directory python-test
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -69,6 +71,26 @@ fuzz:
 ## needed). The seeds and regressions also replay in `cargo test` (chwire-proto's fuzz_corpus).
 fuzz-smoke:
 	scripts/fuzz.sh 5 --stable
+
+## The Python package (python/): builds the abi3 wheel (release, stripped) into build/py-wheels,
+## installs it into build/py-venv with the pinned test dependencies and runs its pytest suite
+## against the live server (and chdb, from build/oracle-venv).
+PY_VENV := build/py-venv
+PY_PINS := maturin==1.16.0 pyarrow==26.0.1 pandas==3.1.1 polars==2.1.0 numpy==2.4.6 pytest==9.2.0 duckdb==2.0.1
+python-test:
+	scripts/oracle-venv.sh
+	test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
+	$(PY_VENV)/bin/pip install -q $(PY_PINS)
+	rm -rf build/py-wheels
+	$(PY_VENV)/bin/maturin build -q --release --strip -m python/Cargo.toml -i $(PY_VENV)/bin/python -o build/py-wheels
+	$(PY_VENV)/bin/pip install -q --force-reinstall --no-deps build/py-wheels/chwire-*.whl
+	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+## Python benchmarks against clickhouse-connect 1.6.0 and clickhouse-driver 0.2.11 (printed ratios).
+python-bench: python-test
+	$(PY_VENV)/bin/pip install -q clickhouse-connect==1.6.0 clickhouse-driver[numpy]==0.2.11
+	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	scripts/with-server.sh sh -c 'CHWIRE_CH_HTTP_PORT=$${CHWIRE_CH_HTTP_PORT:-18123} $(PY_VENV)/bin/python bench/python/bench.py'
 
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
 bench: build

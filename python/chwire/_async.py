@@ -1,0 +1,134 @@
+"""The asyncio client: ``await chwire.connect_async(...)`` → ``AsyncClient``.
+
+Each call runs the blocking client's method in a worker thread (``loop.run_in_executor``).
+That is not a workaround: the Rust client already runs every query on its own tokio runtime
+and releases the GIL while waiting, so the worker thread only parks on a channel, while the
+event loop stays free. Bridging tokio futures into asyncio directly (pyo3-async-runtimes)
+would save one thread hop per call, not per row, and would tie the package to that crate's
+PyO3 version. Cancelling the awaiting task (``asyncio.wait_for`` timeouts, ``task.cancel()``)
+cancels the query on the server; the client stays usable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Dict, Optional, Sequence
+
+from ._client import Client, Parameters, Progress, QueryResult, Settings, connect
+
+
+class AsyncClient:
+    """The methods of ``chwire.Client``, as coroutines. One query at a time per client."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        # One thread per client: its calls are serial anyway, and a query never waits behind
+        # another client's in a shared pool.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chwire-async")
+
+    @property
+    def client(self) -> Client:
+        """The underlying blocking client."""
+        return self._client
+
+    async def _run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        try:
+            return await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            self._client.cancel()
+            try:
+                await fut
+            except Exception:
+                pass
+            raise
+
+    async def query_arrow(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                          query_id: Optional[str] = None, progress: Progress = None) -> Any:
+        return await self._run(self._client.query_arrow, query, parameters, settings, query_id, progress)
+
+    async def query_df(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                       query_id: Optional[str] = None, progress: Progress = None) -> Any:
+        return await self._run(self._client.query_df, query, parameters, settings, query_id, progress)
+
+    async def query_pl(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                       query_id: Optional[str] = None, progress: Progress = None) -> Any:
+        return await self._run(self._client.query_pl, query, parameters, settings, query_id, progress)
+
+    async def query_np(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                       query_id: Optional[str] = None, progress: Progress = None) -> Dict[str, Any]:
+        return await self._run(self._client.query_np, query, parameters, settings, query_id, progress)
+
+    async def query(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                    query_id: Optional[str] = None, progress: Progress = None) -> QueryResult:
+        return await self._run(self._client.query, query, parameters, settings, query_id, progress)
+
+    async def command(self, cmd: str, parameters: Parameters = None, settings: Settings = None,
+                      query_id: Optional[str] = None) -> Any:
+        return await self._run(self._client.command, cmd, parameters, settings, query_id)
+
+    async def query_arrow_stream(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                                 query_id: Optional[str] = None, progress: Progress = None) -> "AsyncQueryStream":
+        stream = await self._run(self._client.query_arrow_stream, query, parameters, settings, query_id, progress)
+        return AsyncQueryStream(self, stream)
+
+    async def insert_arrow(self, table: str, data: Any, settings: Settings = None,
+                           query_id: Optional[str] = None) -> int:
+        return await self._run(self._client.insert_arrow, table, data, settings, query_id)
+
+    async def insert_df(self, table: str, df: Any, settings: Settings = None, query_id: Optional[str] = None) -> int:
+        return await self._run(self._client.insert_df, table, df, settings, query_id)
+
+    async def insert(self, table: str, data: Sequence[Sequence[Any]], column_names: Optional[Sequence[str]] = None,
+                     settings: Settings = None, query_id: Optional[str] = None) -> int:
+        return await self._run(self._client.insert, table, data, column_names, settings, query_id)
+
+    async def close(self) -> None:
+        await self._run(self._client.close)
+        self._executor.shutdown(wait=False)
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+
+class AsyncQueryStream:
+    """``async for batch in stream`` over a query's record batches."""
+
+    def __init__(self, client: AsyncClient, stream: Any) -> None:
+        self._client = client
+        self._stream = stream
+
+    @property
+    def schema(self) -> Any:
+        return self._stream.schema
+
+    def __aiter__(self) -> "AsyncQueryStream":
+        return self
+
+    async def __anext__(self) -> Any:
+        batch = await self._client._run(next, self._stream, None)
+        if batch is None:
+            raise StopAsyncIteration
+        return batch
+
+    async def close(self) -> None:
+        self._stream.close_stream()
+
+    async def __aenter__(self) -> "AsyncQueryStream":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+
+async def connect_async(url: Optional[str] = None, **kwargs: Any) -> AsyncClient:
+    """``chwire.connect`` for asyncio (same arguments)."""
+    loop = asyncio.get_running_loop()
+    client = await loop.run_in_executor(None, functools.partial(connect, url, **kwargs))
+    return AsyncClient(client)

@@ -1,0 +1,302 @@
+"""The synchronous client: ``chwire.connect(...)`` → ``Client``."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal as _decimal
+import ipaddress as _ipaddress
+import uuid as _uuid
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
+
+from . import _types
+from ._chwire import QueryStream, RawClient
+from ._errors import DataError
+
+CLICKHOUSE_TYPE = "clickhouse.type"
+
+Parameters = Optional[Mapping[str, Any]]
+Settings = Optional[Mapping[str, Any]]
+Progress = Optional[Callable[[Dict[str, int]], Any]]
+
+
+def _param_value(v: Any) -> Any:
+    """Python values the Rust layer binds directly, or their ClickHouse text."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_param_value(x) for x in v]
+    if isinstance(v, _dt.datetime):
+        if v.tzinfo is not None:
+            v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        return v.isoformat(sep=" ")
+    if isinstance(v, (_dt.date, _decimal.Decimal, _uuid.UUID, _ipaddress.IPv4Address, _ipaddress.IPv6Address)):
+        return str(v)
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "surrogateescape")
+    raise TypeError(f"cannot bind a {type(v).__name__} as a query parameter")
+
+
+def _params(parameters: Parameters) -> Optional[Dict[str, Any]]:
+    if not parameters:
+        return None
+    return {k: _param_value(v) for k, v in parameters.items()}
+
+
+class QueryResult:
+    """Rows of a query as Python values (``Client.query``)."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+        self.column_names: List[str] = list(table.schema.names)
+        self.column_types: List[str] = [
+            (f.metadata or {}).get(CLICKHOUSE_TYPE.encode(), b"").decode() for f in table.schema
+        ]
+        self._rows: Optional[List[tuple]] = None
+        self._columns: Optional[List[list]] = None
+
+    @property
+    def arrow_table(self) -> Any:
+        """The result as the ``pyarrow.Table`` it was built from."""
+        return self._table
+
+    @property
+    def result_columns(self) -> List[list]:
+        """One list of Python values per column."""
+        if self._columns is None:
+            cols = []
+            for col, t in zip(self._table.columns, self.column_types):
+                values = col.to_pylist()
+                conv = _types.to_python(_types.parse_type(t)) if t else None
+                cols.append([conv(v) for v in values] if conv else values)
+            self._columns = cols
+        return self._columns
+
+    @property
+    def result_rows(self) -> List[tuple]:
+        """The rows as tuples of Python values (datetime with zone, Decimal, UUID, ipaddress, dict
+        for Map, tuple for Tuple, ...)."""
+        if self._rows is None:
+            self._rows = list(zip(*self.result_columns)) if self.column_names else []
+        return self._rows
+
+    result_set = result_rows
+
+    @property
+    def row_count(self) -> int:
+        return self._table.num_rows
+
+    @property
+    def first_row(self) -> Optional[tuple]:
+        return self.result_rows[0] if self.row_count else None
+
+    @property
+    def first_item(self) -> Optional[Dict[str, Any]]:
+        row = self.first_row
+        return dict(zip(self.column_names, row)) if row is not None else None
+
+    def named_results(self) -> Iterable[Dict[str, Any]]:
+        for row in self.result_rows:
+            yield dict(zip(self.column_names, row))
+
+    def __len__(self) -> int:
+        return self.row_count
+
+    def __repr__(self) -> str:
+        return f"QueryResult({self.row_count} rows, columns={self.column_names})"
+
+
+class Client:
+    """One connection to ClickHouse. Also a context manager (closes the connection).
+
+    A client runs one query at a time; use one client per thread (the GIL is released while a
+    query waits on the network or decodes, so clients in different threads run in parallel).
+    """
+
+    def __init__(self, raw: RawClient) -> None:
+        self._raw = raw
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def query_arrow_stream(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                           query_id: Optional[str] = None, progress: Progress = None) -> QueryStream:
+        """Stream the result as ``pyarrow.RecordBatch`` es (one per block) in bounded memory. The
+        stream is an iterator and context manager and implements ``__arrow_c_stream__``."""
+        return self._raw.query_stream(query, _params(parameters), settings, query_id, progress)
+
+    def query_arrow(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                    query_id: Optional[str] = None, progress: Progress = None) -> Any:
+        """Run a query; its result as a ``pyarrow.Table``."""
+        return self._raw.query_arrow(query, _params(parameters), settings, query_id, progress)
+
+    def query_df(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                 query_id: Optional[str] = None, progress: Progress = None) -> Any:
+        """Run a query; its result as a ``pandas.DataFrame``."""
+        return self.query_arrow(query, parameters, settings, query_id, progress).to_pandas()
+
+    def query_pl(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                 query_id: Optional[str] = None, progress: Progress = None) -> Any:
+        """Run a query; its result as a ``polars.DataFrame`` (Arrow buffers handed over, not copied)."""
+        import polars
+
+        return polars.DataFrame(self.query_arrow_stream(query, parameters, settings, query_id, progress))
+
+    def query_np(self, query: str, parameters: Parameters = None, settings: Settings = None,
+                 query_id: Optional[str] = None, progress: Progress = None) -> Dict[str, Any]:
+        """Run a query; its result as ``{column: numpy.ndarray}``."""
+        table = self.query_arrow(query, parameters, settings, query_id, progress)
+        return {name: col.to_numpy() for name, col in zip(table.column_names, table.columns)}
+
+    def query(self, query: str, parameters: Parameters = None, settings: Settings = None,
+              query_id: Optional[str] = None, progress: Progress = None) -> QueryResult:
+        """Run a query; its rows as Python values (``.result_rows``, ``.column_names``, ...)."""
+        return QueryResult(self.query_arrow(query, parameters, settings, query_id, progress))
+
+    def command(self, cmd: str, parameters: Parameters = None, settings: Settings = None,
+                query_id: Optional[str] = None) -> Any:
+        """Run a statement (DDL, ALTER, ...). Returns its single value if it produced one row of
+        one column, its row as a list for several columns, otherwise None."""
+        result = self.query(cmd, parameters, settings, query_id)
+        if not result.column_names or result.row_count == 0:
+            return None
+        row = result.result_rows[0]
+        return row[0] if len(row) == 1 else list(row)
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def insert_arrow(self, table: str, data: Any, settings: Settings = None,
+                     query_id: Optional[str] = None) -> int:
+        """Insert Arrow data: a ``pyarrow.Table``/``RecordBatch``/``RecordBatchReader`` or any
+        object with ``__arrow_c_stream__``/``__arrow_c_array__``. Columns are matched by name;
+        returns the number of rows sent. ``table`` is an SQL name (``db.table`` allowed)."""
+        return self._raw.insert_arrow(table, data, settings, query_id)
+
+    def insert_df(self, table: str, df: Any, settings: Settings = None,
+                  query_id: Optional[str] = None) -> int:
+        """Insert a pandas or Polars DataFrame (by column name)."""
+        if hasattr(df, "to_arrow") and not hasattr(df, "to_pandas") or type(df).__module__.startswith("polars"):
+            data = df.to_arrow()
+        else:
+            import pyarrow
+
+            data = pyarrow.Table.from_pandas(df, preserve_index=False)
+        data = self._fit_timestamps(table, data)
+        return self.insert_arrow(table, data, settings, query_id)
+
+    def insert(self, table: str, data: Sequence[Sequence[Any]], column_names: Optional[Sequence[str]] = None,
+               settings: Settings = None, query_id: Optional[str] = None) -> int:
+        """Insert Python rows (sequences of values in ``column_names`` order, by default the
+        table's columns)."""
+        import pyarrow
+
+        schema = self._table_schema(table, column_names)
+        columns: List[list] = [[] for _ in schema]
+        width = len(columns)
+        for row in data:
+            if len(row) != width:
+                raise DataError(f"a row has {len(row)} values, the insert has {width} columns")
+            for i, v in enumerate(row):
+                columns[i].append(v)
+        arrays = []
+        for field, values in zip(schema, columns):
+            t = (field.metadata or {}).get(CLICKHOUSE_TYPE.encode(), b"").decode()
+            conv = _types.to_arrow(_types.parse_type(t)) if t else None
+            if conv is not None:
+                values = [conv(v) for v in values]
+            try:
+                arrays.append(pyarrow.array(values, type=field.type))
+            except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
+                raise DataError(f"column {field.name!r} ({t}): {e}") from e
+        return self.insert_arrow(table, pyarrow.Table.from_arrays(arrays, schema=schema), settings, query_id)
+
+    def _table_schema(self, table: str, column_names: Optional[Sequence[str]]) -> Any:
+        cols = "*" if not column_names else ", ".join(_quote(c) for c in column_names)
+        return self.query_arrow(f"SELECT {cols} FROM {table} LIMIT 0").schema
+
+    def _fit_timestamps(self, table: str, data: Any) -> Any:
+        """pandas and Polars keep times in ns or µs: cast them (checked, never truncating) to
+        the unit of the table's DateTime/DateTime64 columns."""
+        import pyarrow
+        import pyarrow.types as pat
+
+        if not any(pat.is_timestamp(f.type) for f in data.schema):
+            return data
+        target = self._table_schema(table, [f.name for f in data.schema if pat.is_timestamp(f.type)])
+        for f in target:
+            i = data.schema.get_field_index(f.name)
+            if pat.is_timestamp(f.type) and data.schema.field(i).type != f.type:
+                try:
+                    col = data.column(i).cast(f.type, safe=True)
+                except pyarrow.ArrowInvalid as e:
+                    raise DataError(f"column {f.name!r}: {e}") from e
+                data = data.set_column(i, data.schema.field(i).with_type(f.type), col)
+        return data
+
+    # -- the connection -----------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Cancel the running query from another thread; it raises ``OperationalError``."""
+        self._raw.cancel()
+
+    @property
+    def server_info(self) -> Dict[str, Any]:
+        return self._raw.server_info()
+
+    @property
+    def server_version(self) -> str:
+        return self._raw.server_info().get("version", "")
+
+    def close(self) -> None:
+        self._raw.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+
+
+def _options(host: Optional[str], port: Optional[int], user: Optional[str], password: Optional[str],
+             database: Optional[str], compression: Any, connect_timeout: Any, send_receive_timeout: Any,
+             extra: Mapping[str, Any]) -> List[tuple]:
+    opts: Dict[str, Any] = {}
+    if host is not None:
+        opts["host"] = host
+    if port is not None:
+        opts["port"] = port
+    if user is not None:
+        opts["user"] = user
+    if password is not None:
+        opts["password"] = password
+    if database is not None:
+        opts["database"] = database
+    if compression is not None:
+        opts["compression"] = {True: "lz4", False: "none"}.get(compression, compression)
+    if connect_timeout is not None:
+        opts["connect_timeout"] = connect_timeout
+    if send_receive_timeout is not None:
+        opts["read_timeout"] = send_receive_timeout
+        opts["write_timeout"] = send_receive_timeout
+    opts.update(extra)
+    return [(k, str(v) if not isinstance(v, str) else v) for k, v in opts.items()]
+
+
+def connect(url: Optional[str] = None, *, host: Optional[str] = None, port: Optional[int] = None,
+            user: Optional[str] = None, username: Optional[str] = None, password: Optional[str] = None,
+            database: Optional[str] = None, compression: Any = None, settings: Settings = None,
+            connect_timeout: Any = None, send_receive_timeout: Any = None, arrow_mapping: str = "rich",
+            **options: Any) -> Client:
+    """Connect to ClickHouse over the native protocol.
+
+    ``url`` is ``tcp://user:password@host:port/database?compression=lz4&...`` (as the Rust
+    client and the ``chwire`` CLI take it); keyword options override its parts. ``compression``
+    is ``"lz4"``, ``"zstd"``, ``"none"`` or a bool. ``settings`` are sent with every query.
+    Other keywords are URL options (``read_timeout="30s"``, ``client_name=...``).
+    """
+    opts = _options(host, port, user if user is not None else username, password, database, compression,
+                    connect_timeout, send_receive_timeout, options)
+    sets = [(k, ("1" if v else "0") if isinstance(v, bool) else str(v)) for k, v in (settings or {}).items()]
+    return Client(RawClient.connect(url, opts, sets, arrow_mapping))

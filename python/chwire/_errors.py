@@ -1,0 +1,141 @@
+"""chwire's exceptions: one tree that is also the PEP 249 (DB-API 2.0) hierarchy.
+
+``chwire.Error`` is ``chwire.dbapi.Error``; a server exception is a ``ServerError`` (with the
+server's ``code`` and ``name``) and, by its code, also a ``ProgrammingError``,
+``OperationalError``, ``DataError`` or ``NotSupportedError``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class Warning(Exception):  # noqa: A001 - the PEP 249 name
+    """PEP 249 ``Warning`` (chwire raises none; present for the DB-API)."""
+
+
+class Error(Exception):
+    """Base of every chwire error (PEP 249 ``Error``)."""
+
+
+class InterfaceError(Error):
+    """Misuse of chwire itself: bad connection options, a closed client."""
+
+
+class DatabaseError(Error):
+    """An error related to the database (PEP 249 ``DatabaseError``)."""
+
+
+class DataError(DatabaseError):
+    """Data that does not fit: a value or Arrow column that does not convert to the table's type."""
+
+
+class OperationalError(DatabaseError):
+    """The connection or the server's operation failed."""
+
+
+class IntegrityError(DatabaseError):
+    """PEP 249 ``IntegrityError`` (ClickHouse has no constraints that raise it)."""
+
+
+class InternalError(DatabaseError):
+    """PEP 249 ``InternalError``."""
+
+
+class ProgrammingError(DatabaseError):
+    """A bad statement: syntax, unknown table or column, wrong parameters."""
+
+
+class NotSupportedError(DatabaseError):
+    """Something the server or chwire does not support."""
+
+
+class ConnectionError(OperationalError):  # noqa: A001 - chwire.ConnectionError
+    """Connecting, reading or writing failed, or the server closed the connection."""
+
+
+class TimeoutError(OperationalError):  # noqa: A001 - chwire.TimeoutError
+    """A connect, read or write timeout expired (the connection was closed)."""
+
+
+class ProtocolError(OperationalError):
+    """The server sent something chwire cannot decode (the connection was closed)."""
+
+
+class ServerError(DatabaseError):
+    """An exception the server reported: ``code`` (e.g. 60), ``name`` (e.g. ``UNKNOWN_TABLE``),
+    ``message`` and the server's ``stack_trace``. The connection stays usable."""
+
+    def __init__(self, message: str, code: int = 0, name: str = "", server_message: str = "",
+                 stack_trace: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.name = name
+        self.message = server_message or message
+        self.stack_trace = stack_trace
+
+
+class ServerProgrammingError(ServerError, ProgrammingError):
+    """A server error caused by the statement (syntax, unknown identifiers, types)."""
+
+
+class ServerOperationalError(ServerError, OperationalError):
+    """A server error caused by the server's state (limits, timeouts, access)."""
+
+
+class ServerDataError(ServerError, DataError):
+    """A server error caused by the data (parse errors, out-of-range values)."""
+
+
+class ServerNotSupportedError(ServerError, NotSupportedError):
+    """The server does not implement what was asked."""
+
+
+_PROGRAMMING = {16, 36, 42, 43, 44, 46, 47, 49, 50, 51, 53, 57, 60, 62, 81, 82, 107, 115, 179, 184,
+                215, 352, 456, 457}
+_OPERATIONAL = {159, 160, 164, 192, 193, 194, 202, 209, 210, 241, 242, 252, 394, 497, 516}
+_DATA = {6, 26, 27, 32, 38, 41, 69, 70, 72, 153, 190, 321}
+_NOT_SUPPORTED = {1, 48}
+
+
+# ClickHouse's names of its error codes (ErrorCodes.cpp), for servers that send only
+# "DB::Exception" as the name (18.16 does).
+ERROR_NAMES = {
+    1: "UNSUPPORTED_METHOD", 2: "UNSUPPORTED_PARAMETER", 6: "CANNOT_PARSE_TEXT", 8: "THERE_IS_NO_COLUMN",
+    9: "SIZES_OF_COLUMNS_DOESNT_MATCH", 10: "NOT_FOUND_COLUMN_IN_BLOCK", 16: "NO_SUCH_COLUMN_IN_TABLE",
+    20: "NUMBER_OF_COLUMNS_DOESNT_MATCH", 25: "CANNOT_PARSE_ESCAPE_SEQUENCE", 26: "CANNOT_PARSE_QUOTED_STRING",
+    27: "CANNOT_PARSE_INPUT_ASSERTION_FAILED", 32: "ATTEMPT_TO_READ_AFTER_EOF", 33: "CANNOT_READ_ALL_DATA",
+    36: "BAD_ARGUMENTS", 38: "CANNOT_PARSE_DATE", 41: "CANNOT_PARSE_DATETIME",
+    42: "NUMBER_OF_ARGUMENTS_DOESNT_MATCH", 43: "ILLEGAL_TYPE_OF_ARGUMENT", 44: "ILLEGAL_COLUMN",
+    46: "UNKNOWN_FUNCTION", 47: "UNKNOWN_IDENTIFIER", 48: "NOT_IMPLEMENTED", 49: "LOGICAL_ERROR",
+    50: "UNKNOWN_TYPE", 53: "TYPE_MISMATCH", 57: "TABLE_ALREADY_EXISTS", 60: "UNKNOWN_TABLE",
+    62: "SYNTAX_ERROR", 69: "ARGUMENT_OUT_OF_BOUND", 70: "CANNOT_CONVERT_TYPE", 72: "CANNOT_PARSE_NUMBER",
+    73: "UNKNOWN_FORMAT", 81: "UNKNOWN_DATABASE", 82: "DATABASE_ALREADY_EXISTS", 107: "FILE_DOESNT_EXIST",
+    115: "UNKNOWN_SETTING", 117: "INCORRECT_DATA", 153: "ILLEGAL_DIVISION", 158: "TOO_MANY_ROWS",
+    159: "TIMEOUT_EXCEEDED", 160: "TOO_SLOW", 164: "READONLY", 179: "MULTIPLE_EXPRESSIONS_FOR_ALIAS",
+    184: "ILLEGAL_AGGREGATION", 190: "SIZES_OF_ARRAYS_DOESNT_MATCH", 192: "UNKNOWN_USER",
+    193: "WRONG_PASSWORD", 194: "REQUIRED_PASSWORD", 202: "TOO_MANY_SIMULTANEOUS_QUERIES",
+    209: "SOCKET_TIMEOUT", 210: "NETWORK_ERROR", 215: "NOT_AN_AGGREGATE", 241: "MEMORY_LIMIT_EXCEEDED",
+    242: "TABLE_IS_READ_ONLY", 252: "TOO_MANY_PARTS", 321: "VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE",
+    352: "AMBIGUOUS_COLUMN_NAME", 394: "QUERY_WAS_CANCELLED", 395: "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO",
+    456: "UNKNOWN_QUERY_PARAMETER", 457: "BAD_QUERY_PARAMETER", 497: "ACCESS_DENIED",
+    516: "AUTHENTICATION_FAILED",
+}
+
+
+def _server_error(code: int, name: str, message: str, stack_trace: str,
+                  text: Optional[str] = None) -> ServerError:
+    """Build the exception for a server error code (called by the compiled module)."""
+    if code in _PROGRAMMING:
+        cls = ServerProgrammingError
+    elif code in _OPERATIONAL:
+        cls = ServerOperationalError
+    elif code in _DATA:
+        cls = ServerDataError
+    elif code in _NOT_SUPPORTED:
+        cls = ServerNotSupportedError
+    else:
+        cls = ServerError
+    if not name or name == "DB::Exception":
+        name = ERROR_NAMES.get(code, name)
+    return cls(text or f"Code: {code}. {name}: {message}", code, name, message, stack_trace)

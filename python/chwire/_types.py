@@ -1,0 +1,150 @@
+"""ClickHouse type names → converters between Arrow's Python values and chwire's row values.
+
+``query()`` builds its rows from Arrow (``to_pylist``) and fixes up what Arrow alone cannot
+tell: IP addresses, 128/256-bit integers, UUIDs, Maps as dicts and Tuples as tuples.
+``insert()`` does the reverse before building Arrow arrays of the table's types.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import uuid
+from typing import Any, Callable, List, Optional, Tuple
+
+Conv = Optional[Callable[[Any], Any]]
+Node = Tuple[str, list]
+
+
+def parse_type(text: str) -> Node:
+    """Parse a ClickHouse type name into ``(name, args)``; args are nodes or literal strings."""
+    node, pos = _parse(text, 0)
+    return node
+
+
+def _skip(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] == " ":
+        pos += 1
+    return pos
+
+
+def _parse(text: str, pos: int) -> Tuple[Node, int]:
+    pos = _skip(text, pos)
+    start = pos
+    if pos < len(text) and text[pos] in "'-0123456789":
+        # A literal argument (Enum values, numbers, time zones).
+        if text[pos] == "'":
+            pos += 1
+            while pos < len(text) and text[pos] != "'":
+                pos += 2 if text[pos] == "\\" else 1
+            pos += 1
+        while pos < len(text) and text[pos] not in ",)":
+            pos += 1
+        return (text[start:pos].strip(), []), pos
+    while pos < len(text) and (text[pos].isalnum() or text[pos] in "_."):
+        pos += 1
+    name = text[start:pos]
+    pos = _skip(text, pos)
+    # A named tuple element: `name Type`.
+    if pos < len(text) and text[pos] not in ",()" and name:
+        inner, pos = _parse(text, pos)
+        return ("__named__", [name, inner]), pos
+    args: list = []
+    if pos < len(text) and text[pos] == "(":
+        pos += 1
+        while True:
+            pos = _skip(text, pos)
+            if pos < len(text) and text[pos] == ")":
+                pos += 1
+                break
+            arg, pos = _parse(text, pos)
+            args.append(arg)
+            pos = _skip(text, pos)
+            if pos < len(text) and text[pos] == ",":
+                pos += 1
+    return (name, args), pos
+
+
+def _unnamed(node: Node) -> Node:
+    return node[1][1] if node[0] == "__named__" else node
+
+
+_INT_BYTES = {"Int128": (16, True), "UInt128": (16, False), "Int256": (32, True), "UInt256": (32, False)}
+
+
+def _on_values(f: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda v: None if v is None else f(v)
+
+
+def to_python(node: Node) -> Conv:
+    """A converter from ``to_pylist`` values of this type to row values (None: identity)."""
+    name, args = _unnamed(node)
+    if name in ("Nullable", "LowCardinality", "SimpleAggregateFunction"):
+        return to_python(args[-1])
+    if name == "IPv4":
+        return _on_values(ipaddress.IPv4Address)
+    if name == "IPv6":
+        return _on_values(lambda b: ipaddress.IPv6Address(bytes(b)))
+    if name == "UUID":
+        return _on_values(lambda b: b if isinstance(b, uuid.UUID) else uuid.UUID(bytes=bytes(b)))
+    if name in _INT_BYTES:
+        signed = _INT_BYTES[name][1]
+        return _on_values(lambda b: int.from_bytes(bytes(b), "little", signed=signed))
+    if name in ("Array", "Nested"):
+        if name == "Nested":
+            inner = to_python(("Tuple", args))
+        else:
+            inner = to_python(args[0])
+        if inner is None:
+            return None
+        return _on_values(lambda xs: [inner(x) for x in xs])
+    if name == "Map":
+        ck = to_python(args[0]) or (lambda x: x)
+        cv = to_python(args[1]) or (lambda x: x)
+        return _on_values(lambda kvs: {ck(k): cv(v) for k, v in kvs})
+    if name in ("Tuple", "Point", "Ring", "Polygon", "MultiPolygon", "LineString", "MultiLineString"):
+        if name != "Tuple":
+            return None
+        convs = [to_python(a) or (lambda x: x) for a in args]
+
+        def tup(d: Any) -> Any:
+            values = list(d.values()) if isinstance(d, dict) else list(d)
+            return tuple(c(v) for c, v in zip(convs, values))
+
+        return _on_values(tup)
+    return None
+
+
+def to_arrow(node: Node, field_names: Optional[List[str]] = None) -> Conv:
+    """A converter from row values to values pyarrow builds arrays of this type from."""
+    name, args = _unnamed(node)
+    if name in ("Nullable", "LowCardinality", "SimpleAggregateFunction"):
+        return to_arrow(args[-1])
+    if name == "IPv4":
+        return _on_values(lambda v: int(ipaddress.IPv4Address(v)))
+    if name == "IPv6":
+        return _on_values(lambda v: ipaddress.IPv6Address(v).packed)
+    if name == "UUID":
+        return _on_values(lambda v: (v if isinstance(v, uuid.UUID) else uuid.UUID(str(v))).bytes)
+    if name in _INT_BYTES:
+        width, signed = _INT_BYTES[name]
+        return _on_values(lambda v: int(v).to_bytes(width, "little", signed=signed))
+    if name == "Array":
+        inner = to_arrow(args[0])
+        if inner is None:
+            return None
+        return _on_values(lambda xs: [inner(x) for x in xs])
+    if name == "Map":
+        ck = to_arrow(args[0]) or (lambda x: x)
+        cv = to_arrow(args[1]) or (lambda x: x)
+        return _on_values(lambda m: [(ck(k), cv(v)) for k, v in (m.items() if isinstance(m, dict) else m)])
+    if name == "Tuple":
+        names = [a[1][0] if a[0] == "__named__" else str(i + 1) for i, a in enumerate(args)]
+        convs = [to_arrow(a) or (lambda x: x) for a in args]
+
+        def struct(v: Any) -> Any:
+            if isinstance(v, dict):
+                return {n: c(v.get(n)) for n, c in zip(names, convs)}
+            return {n: c(x) for n, c, x in zip(names, convs, v)}
+
+        return _on_values(struct)
+    return None

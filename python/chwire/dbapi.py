@@ -1,0 +1,296 @@
+"""PEP 249 (DB-API 2.0) over chwire, with ADBC's Arrow fetch methods.
+
+    from chwire import dbapi
+    with dbapi.connect("tcp://default@localhost:9000/default") as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT number FROM system.numbers WHERE number < %(n)s", {"n": 10})
+        cur.fetchall()
+        cur.fetch_arrow_table()      # the rest as a pyarrow.Table (ADBC's name)
+
+``polars.read_database(sql, conn)`` and ``pandas.read_sql(sql, conn)`` accept the connection.
+
+Parameters: ``%(name)s`` / ``%s`` placeholders (paramstyle ``pyformat``) are bound as typed
+server-side parameters (``{name:Type}``, typed by their Python values), never spliced into
+the SQL text; ClickHouse's own ``{name:Type}`` placeholders work too with a mapping.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal as _decimal
+import ipaddress as _ipaddress
+import re
+import uuid as _uuid
+from typing import Any, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+from ._client import Client, QueryResult, connect as _connect
+from ._errors import (  # noqa: F401 - the PEP 249 names live here
+    DatabaseError,
+    DataError,
+    Error,
+    IntegrityError,
+    InterfaceError,
+    InternalError,
+    NotSupportedError,
+    OperationalError,
+    ProgrammingError,
+    Warning,
+)
+
+apilevel = "2.0"
+threadsafety = 1  # threads may share the module, not connections
+paramstyle = "pyformat"
+
+STRING = "String"
+BINARY = "FixedString"
+NUMBER = "Number"
+DATETIME = "DateTime"
+ROWID = "UInt64"
+
+
+def connect(url: Optional[str] = None, **kwargs: Any) -> "Connection":
+    """Open a connection (the arguments of ``chwire.connect``)."""
+    return Connection(_connect(url, **kwargs))
+
+
+def _type_of(v: Any) -> str:
+    """The ClickHouse type a Python parameter value is bound as."""
+    if v is None:
+        return "Nullable(String)"
+    if isinstance(v, bool):
+        return "UInt8"
+    if isinstance(v, int):
+        if v >= 2**63:
+            return "UInt64" if v < 2**64 else "UInt256"
+        return "Int64" if v >= -(2**63) else "Int256"
+    if isinstance(v, float):
+        return "Float64"
+    if isinstance(v, _dt.datetime):
+        if v.tzinfo is not None:
+            return "DateTime64(6, 'UTC')" if v.microsecond else "DateTime('UTC')"
+        return "DateTime64(6)" if v.microsecond else "DateTime"
+    if isinstance(v, _dt.date):
+        return "Date"
+    if isinstance(v, _decimal.Decimal):
+        exp = v.as_tuple().exponent
+        scale = -exp if isinstance(exp, int) and exp < 0 else 0
+        return f"Decimal(38, {min(scale, 38)})"
+    if isinstance(v, _uuid.UUID):
+        return "UUID"
+    if isinstance(v, _ipaddress.IPv4Address):
+        return "IPv4"
+    if isinstance(v, _ipaddress.IPv6Address):
+        return "IPv6"
+    if isinstance(v, (list, tuple)):
+        inner = [_type_of(x) for x in v if x is not None]
+        return f"Array({inner[0] if inner else 'String'})"
+    return "String"
+
+
+_PYFORMAT = re.compile(r"%\((\w+)\)s|%s|%%")
+
+
+def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, Any]]]:
+    """``%(name)s``/``%s`` → ``{name:Type}`` placeholders and their values."""
+    if parameters is None:
+        return operation, None
+    positional = not isinstance(parameters, Mapping)
+    values = list(parameters) if positional else parameters
+    bound: dict = {}
+    counter = iter(range(len(values) if positional else 0))
+    used_pyformat = False
+
+    def sub(m: "re.Match[str]") -> str:
+        nonlocal used_pyformat
+        if m.group(0) == "%%":
+            return "%"
+        used_pyformat = True
+        if m.group(1) is not None:
+            if positional:
+                raise ProgrammingError("%(name)s placeholders need a mapping of parameters")
+            name = m.group(1)
+            if name not in values:
+                raise ProgrammingError(f"no value for parameter {name!r}")
+        else:
+            if not positional:
+                raise ProgrammingError("%s placeholders need a sequence of parameters")
+            try:
+                i = next(counter)
+            except StopIteration:
+                raise ProgrammingError("more %s placeholders than parameters") from None
+            name = f"_p{i}"
+            bound[name] = values[i]
+        value = values[name] if not positional else bound[name]
+        bound[name] = value
+        return "{" + name + ":" + _type_of(value) + "}"
+
+    sql = _PYFORMAT.sub(sub, operation)
+    if not used_pyformat:
+        # ClickHouse's own {name:Type} placeholders: the values as given.
+        if positional:
+            if values:
+                raise ProgrammingError("positional parameters need %s placeholders")
+            return operation, None
+        return operation, parameters
+    return sql, bound
+
+
+_INSERT = re.compile(r"^\s*INSERT\s+INTO\s+([^\s(]+)\s*(?:\(([^)]*)\))?\s*VALUES\s*(?:\(.*\))?\s*;?\s*$",
+                     re.IGNORECASE | re.DOTALL)
+
+
+class Cursor:
+    """A DB-API cursor. ``fetch_arrow_table()``/``fetch_record_batch()`` give the (rest of
+    the) result as Arrow without building Python rows."""
+
+    arraysize = 1
+
+    def __init__(self, connection: "Connection") -> None:
+        self.connection = connection
+        self._result: Optional[QueryResult] = None
+        self._pos = 0
+        self.rowcount = -1
+        self.description: Optional[List[tuple]] = None
+        self._closed = False
+
+    @property
+    def _client(self) -> Client:
+        if self._closed:
+            raise InterfaceError("the cursor is closed")
+        return self.connection._get_client()
+
+    def execute(self, operation: str, parameters: Any = None) -> "Cursor":
+        sql, params = _bind(operation, parameters)
+        table = self._client.query_arrow(sql, params)
+        self._result = QueryResult(table)
+        self._pos = 0
+        self.rowcount = table.num_rows
+        if table.num_columns:
+            self.description = [
+                (name, ctype, None, None, None, None, field.nullable)
+                for name, ctype, field in zip(self._result.column_names, self._result.column_types, table.schema)
+            ]
+        else:
+            self.description = None
+        return self
+
+    def executemany(self, operation: str, seq_of_parameters: Sequence[Any]) -> "Cursor":
+        """``INSERT INTO t (a, b) VALUES`` with rows of values is one block insert; other
+        statements run once per parameter set."""
+        m = _INSERT.match(operation)
+        rows = list(seq_of_parameters)
+        if m:
+            cols = [c.strip().strip("`\"") for c in m.group(2).split(",")] if m.group(2) else None
+            plain = [list(r.values()) if isinstance(r, Mapping) else list(r) for r in rows]
+            self.rowcount = self._client.insert(m.group(1), plain, cols)
+            self._result, self.description = None, None
+            return self
+        total = 0
+        for p in rows:
+            self.execute(operation, p)
+            total += max(self.rowcount, 0)
+        self.rowcount = total
+        return self
+
+    def _need_result(self) -> QueryResult:
+        if self._result is None:
+            raise ProgrammingError("no result: execute a query first")
+        return self._result
+
+    def fetchone(self) -> Optional[tuple]:
+        rows = self._need_result().result_rows
+        if self._pos >= len(rows):
+            return None
+        self._pos += 1
+        return rows[self._pos - 1]
+
+    def fetchmany(self, size: Optional[int] = None) -> List[tuple]:
+        rows = self._need_result().result_rows
+        n = self.arraysize if size is None else size
+        out = rows[self._pos:self._pos + n]
+        self._pos += len(out)
+        return out
+
+    def fetchall(self) -> List[tuple]:
+        rows = self._need_result().result_rows
+        out = rows[self._pos:]
+        self._pos = len(rows)
+        return out
+
+    def fetch_arrow_table(self) -> Any:
+        """The remaining rows as a ``pyarrow.Table`` (ADBC)."""
+        table = self._need_result().arrow_table.slice(self._pos)
+        self._pos = self._need_result().row_count
+        return table
+
+    def fetch_record_batch(self) -> Any:
+        """The remaining rows as a ``pyarrow.RecordBatchReader`` (ADBC)."""
+        import pyarrow
+
+        table = self.fetch_arrow_table()
+        return pyarrow.RecordBatchReader.from_batches(table.schema, table.to_batches())
+
+    def fetch_df(self) -> Any:
+        return self.fetch_arrow_table().to_pandas()
+
+    def __iter__(self) -> Iterator[tuple]:
+        while True:
+            row = self.fetchone()
+            if row is None:
+                return
+            yield row
+
+    def setinputsizes(self, sizes: Any) -> None:
+        pass
+
+    def setoutputsize(self, size: Any, column: Any = None) -> None:
+        pass
+
+    def close(self) -> None:
+        self._closed = True
+        self._result = None
+
+    def __enter__(self) -> "Cursor":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class Connection:
+    """A DB-API connection (one chwire client). ClickHouse has no transactions: ``commit``
+    does nothing, ``rollback`` raises ``NotSupportedError``."""
+
+    def __init__(self, client: Client) -> None:
+        self._client: Optional[Client] = client
+
+    def _get_client(self) -> Client:
+        if self._client is None:
+            raise InterfaceError("the connection is closed")
+        return self._client
+
+    @property
+    def client(self) -> Client:
+        """The chwire client behind this connection."""
+        return self._get_client()
+
+    def cursor(self) -> Cursor:
+        self._get_client()
+        return Cursor(self)
+
+    def commit(self) -> None:
+        self._get_client()
+
+    def rollback(self) -> None:
+        raise NotSupportedError("ClickHouse has no transactions to roll back")
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

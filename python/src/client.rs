@@ -1,0 +1,252 @@
+//! `chwire._chwire.RawClient`: one connection; the Python `chwire.Client` wraps it.
+
+use crate::errors::{Error, IntoPyResult};
+use crate::params;
+use crate::runtime::run;
+use crate::stream::{QueryStream, Shared, Spec};
+use chwire::{DataType, Options};
+use chwire_arrow::ArrowOptions;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use pyo3_arrow::input::AnyRecordBatch;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Largest block an Arrow batch is cut into for an INSERT (slicing is free; the block is a copy).
+const INSERT_BLOCK_ROWS: usize = 1 << 20;
+
+pub fn arrow_options(mapping: &str) -> Result<ArrowOptions, Error> {
+    match mapping {
+        "rich" => Ok(ArrowOptions::rich()),
+        "clickhouse" => Ok(ArrowOptions::clickhouse()),
+        m => Err(Error::Data(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
+    }
+}
+
+/// Marks the client busy while one of its queries is running or streaming: a second query
+/// on the same client while a stream is open would wait for it forever.
+#[derive(Clone, Debug, Default)]
+pub struct Busy(Arc<AtomicBool>);
+
+impl Busy {
+    fn acquire(&self) -> Result<BusyGuard, Error> {
+        self.0
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .map(|_| BusyGuard(Some(self.0.clone())))
+            .map_err(|_| Error::Busy)
+    }
+}
+
+/// Releases the client when dropped (a finished or closed stream, a finished call).
+#[derive(Debug)]
+pub struct BusyGuard(Option<Arc<AtomicBool>>);
+
+impl BusyGuard {
+    pub fn released() -> BusyGuard {
+        BusyGuard(None)
+    }
+
+    pub fn release(&mut self) {
+        if let Some(b) = self.0.take() {
+            b.store(false, Ordering::Release);
+        }
+    }
+}
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+#[pyclass(module = "chwire._chwire", name = "RawClient", frozen)]
+pub struct RawClient {
+    client: Shared,
+    arrow: ArrowOptions,
+    busy: Busy,
+    /// The running task of this client, for `cancel()` from another thread.
+    running: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
+    server: Option<chwire::ServerInfo>,
+}
+
+fn quote_ident(name: &str) -> String {
+    let mut s = String::with_capacity(name.len() + 2);
+    s.push('`');
+    for c in name.chars() {
+        match c {
+            '`' => s.push_str("\\`"),
+            '\\' => s.push_str("\\\\"),
+            c => s.push(c),
+        }
+    }
+    s.push('`');
+    s
+}
+
+impl RawClient {
+    fn spec(
+        sql: String,
+        parameters: Option<&Bound<'_, PyAny>>,
+        settings: Option<&Bound<'_, PyAny>>,
+        query_id: Option<String>,
+    ) -> PyResult<Spec> {
+        Ok(Spec { sql, params: params::extract(parameters)?, settings: params::settings(settings)?, query_id })
+    }
+
+    fn track(&self, h: tokio::task::AbortHandle) {
+        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
+    }
+}
+
+#[pymethods]
+impl RawClient {
+    /// Connect: `url` (tcp://user:password@host:port/database?compression=lz4&...) and/or
+    /// options by their URL key (host, port, user, password, database, compression,
+    /// connect_timeout, read_timeout, ...), plus settings sent with every query.
+    #[staticmethod]
+    #[pyo3(signature = (url=None, options=Vec::new(), settings=Vec::new(), mapping="rich"))]
+    fn connect(
+        py: Python<'_>,
+        url: Option<String>,
+        options: Vec<(String, String)>,
+        settings: Vec<(String, String)>,
+        mapping: &str,
+    ) -> PyResult<RawClient> {
+        let mut o = match url {
+            Some(u) => Options::from_url(&u).py_err(py)?,
+            None => Options::default(),
+        };
+        for (k, v) in options {
+            match k.as_str() {
+                "host" => o.host = v,
+                "port" => o.port = v.parse().map_err(|_| Error::Data(format!("invalid port {v:?}"))).py_err(py)?,
+                _ => o.set(&k, &v).py_err(py)?,
+            }
+        }
+        o.settings.extend(settings);
+        let arrow = arrow_options(mapping).py_err(py)?;
+        let client = run(py, async move { Ok(chwire::Client::connect(o).await?) })?;
+        let server = client.server_info();
+        Ok(RawClient {
+            client: Arc::new(tokio::sync::Mutex::new(Some(client))),
+            arrow,
+            busy: Busy::default(),
+            running: Default::default(),
+            server,
+        })
+    }
+
+    /// Run a query and stream its result as Arrow record batches.
+    #[pyo3(signature = (sql, parameters=None, settings=None, query_id=None, progress=None))]
+    fn query_stream(
+        &self,
+        py: Python<'_>,
+        sql: String,
+        parameters: Option<&Bound<'_, PyAny>>,
+        settings: Option<&Bound<'_, PyAny>>,
+        query_id: Option<String>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<QueryStream> {
+        let spec = Self::spec(sql, parameters, settings, query_id)?;
+        let guard = self.busy.acquire().py_err(py)?;
+        let s = QueryStream::open(py, self.client.clone(), spec, self.arrow.clone(), progress, guard)?;
+        if let Some(h) = s.abort_handle() {
+            self.track(h);
+        }
+        Ok(s)
+    }
+
+    /// Run a query and return its whole result as a `pyarrow.Table`.
+    #[pyo3(signature = (sql, parameters=None, settings=None, query_id=None, progress=None))]
+    fn query_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        sql: String,
+        parameters: Option<&Bound<'py, PyAny>>,
+        settings: Option<&Bound<'py, PyAny>>,
+        query_id: Option<String>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut s = self.query_stream(py, sql, parameters, settings, query_id, progress)?;
+        s.read_table(py)
+    }
+
+    /// Insert Arrow data (anything with `__arrow_c_stream__` or `__arrow_c_array__`) into
+    /// `table`; columns are matched by name against the table's and converted losslessly.
+    /// Returns the number of rows sent.
+    #[pyo3(signature = (table, data, settings=None, query_id=None))]
+    fn insert_arrow(
+        &self,
+        py: Python<'_>,
+        table: String,
+        data: AnyRecordBatch,
+        settings: Option<&Bound<'_, PyAny>>,
+        query_id: Option<String>,
+    ) -> PyResult<u64> {
+        let reader = data.into_reader()?;
+        let schema = reader.schema();
+        if schema.fields().is_empty() {
+            return Err(Error::Data("the data to insert has no columns".into()).into_py(py));
+        }
+        let cols: Vec<String> = schema.fields().iter().map(|f| quote_ident(f.name())).collect();
+        let sql = format!("INSERT INTO {table} ({}) VALUES", cols.join(", "));
+        let spec = Self::spec(sql, None, settings, query_id)?;
+        let client = self.client.clone();
+        let _guard = self.busy.acquire().py_err(py)?;
+        let task = async move {
+            let mut lock = client.lock().await;
+            let c = lock.as_mut().ok_or(Error::Closed)?;
+            let mut ins = spec.apply(c).insert().await?;
+            let target: Vec<(String, DataType)> = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
+            let mut rows = 0u64;
+            for batch in reader {
+                let batch = batch.map_err(|e| Error::Data(format!("reading the Arrow data: {e}")))?;
+                let mut offset = 0;
+                while offset < batch.num_rows() {
+                    let len = INSERT_BLOCK_ROWS.min(batch.num_rows() - offset);
+                    let block = chwire_arrow::batch_to_block(&batch.slice(offset, len), &target)?;
+                    ins.send(&block).await?;
+                    offset += len;
+                    rows += len as u64;
+                }
+            }
+            ins.end().await?;
+            Ok(rows)
+        };
+        let handle = crate::runtime::runtime().spawn(task);
+        self.track(handle.abort_handle());
+        crate::runtime::wait(py, handle)
+    }
+
+    /// Cancel this client's running query or insert (from another thread or an asyncio
+    /// task): it ends with an OperationalError, the connection stays usable.
+    fn cancel(&self) {
+        if let Some(h) = self.running.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            h.abort();
+        }
+    }
+
+    /// The server's name, version, revision and timezone.
+    fn server_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        if let Some(s) = &self.server {
+            d.set_item("name", &s.name)?;
+            d.set_item("version", format!("{}.{}.{}", s.version.0, s.version.1, s.version.2))?;
+            d.set_item("revision", s.revision)?;
+            d.set_item("negotiated_revision", s.negotiated_revision)?;
+            d.set_item("timezone", s.timezone.clone())?;
+            d.set_item("display_name", s.display_name.clone())?;
+        }
+        Ok(d)
+    }
+
+    /// Close the connection (waits for a query that is still ending).
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.cancel();
+        let client = self.client.clone();
+        run(py, async move {
+            client.lock().await.take();
+            Ok(())
+        })
+    }
+}

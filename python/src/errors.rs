@@ -1,0 +1,105 @@
+//! Rust errors → the Python exceptions of `chwire._errors` (which are also the PEP 249 tree).
+
+use chwire::ErrorKind;
+use pyo3::prelude::*;
+
+const BUSY: &str = "another query of this client is still running or streaming: read or close its stream first \
+                    (a client runs one query at a time; use one client per thread)";
+
+/// Everything that can fail below the Python surface.
+#[derive(Debug)]
+pub enum Error {
+    Client(chwire::Error),
+    Arrow(chwire_arrow::Error),
+    /// A value or argument chwire cannot use (nothing was sent).
+    Data(String),
+    /// The Python client was closed.
+    Closed,
+    /// Another query of the same client is still running or streaming.
+    Busy,
+    /// `Client.cancel()` (or a cancelled asyncio task) stopped the query.
+    Cancelled,
+}
+
+impl From<chwire::Error> for Error {
+    fn from(e: chwire::Error) -> Self {
+        Error::Client(e)
+    }
+}
+
+impl From<chwire_arrow::Error> for Error {
+    fn from(e: chwire_arrow::Error) -> Self {
+        Error::Arrow(e)
+    }
+}
+
+impl From<chwire::proto::DecodeError> for Error {
+    fn from(e: chwire::proto::DecodeError) -> Self {
+        Error::Client(e.into())
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Client(e) => e.fmt(f),
+            Error::Arrow(e) => write!(f, "Arrow conversion: {e}"),
+            Error::Data(m) => f.write_str(m),
+            Error::Closed => f.write_str("the client is closed"),
+            Error::Busy => f.write_str(BUSY),
+            Error::Cancelled => f.write_str("the query was cancelled"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Raise `chwire._errors.<class>(message)`.
+fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
+    let made = py.import("chwire._errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((message.clone(),))).map(PyErr::from_value);
+    made.unwrap_or_else(|e| e)
+}
+
+impl Error {
+    pub fn into_py(self, py: Python<'_>) -> PyErr {
+        match self {
+            Error::Client(e) => client_error(py, e),
+            Error::Arrow(e) => raise(py, "DataError", format!("Arrow conversion: {e}")),
+            Error::Data(m) => raise(py, "DataError", m),
+            Error::Closed => raise(py, "InterfaceError", "the client is closed".into()),
+            Error::Busy => raise(py, "ProgrammingError", BUSY.into()),
+            Error::Cancelled => raise(py, "OperationalError", "the query was cancelled".into()),
+        }
+    }
+}
+
+fn client_error(py: Python<'_>, e: chwire::Error) -> PyErr {
+    let text = e.to_string();
+    let class = match e.kind() {
+        ErrorKind::Server(s) => {
+            let args = (s.code, s.name.clone(), s.message.clone(), s.stack_trace.clone(), text);
+            let made =
+                py.import("chwire._errors").and_then(|m| m.getattr("_server_error")).and_then(|f| f.call1(args)).map(PyErr::from_value);
+            return made.unwrap_or_else(|e| e);
+        }
+        ErrorKind::Timeout(_) => "TimeoutError",
+        ErrorKind::Io(_) | ErrorKind::Closed => "ConnectionError",
+        ErrorKind::Decode(_) | ErrorKind::Protocol(_) => "ProtocolError",
+        ErrorKind::Config(_) => "InterfaceError",
+        ErrorKind::InvalidInput(_) | ErrorKind::Row(_) => "DataError",
+        ErrorKind::NoRows => "ProgrammingError",
+        _ => "DatabaseError",
+    };
+    raise(py, class, text)
+}
+
+/// Map a Rust result into a Python one (needs the interpreter to build the exception).
+pub trait IntoPyResult<T> {
+    fn py_err(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T, E: Into<Error>> IntoPyResult<T> for Result<T, E> {
+    fn py_err(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| e.into().into_py(py))
+    }
+}

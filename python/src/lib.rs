@@ -1,0 +1,22 @@
+//! The compiled part of the `chwire` Python package (`chwire._chwire`).
+//!
+//! Data crosses into Python as Arrow buffers (the Arrow C data interface via `pyo3-arrow`),
+//! never as per-value objects; the Python layer (python/chwire) adds pandas, Polars, NumPy,
+//! rows, asyncio and the DB-API on top.
+
+mod client;
+mod errors;
+mod params;
+mod runtime;
+mod stream;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _chwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<client::RawClient>()?;
+    m.add_class::<stream::QueryStream>()?;
+    m.add_function(wrap_pyfunction!(stream::read_native, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,377 @@
+//! A running SELECT as a stream of Arrow record batches.
+//!
+//! A task on the runtime owns the client (its lock) for the query's duration: it reads blocks,
+//! turns each into a `RecordBatch` (`chwire_arrow::block_to_batch`, moving the buffers) and
+//! hands it to a channel of [`BUFFERED`] batches, so memory stays bounded whatever the result's
+//! size. Dropping the consumer end cancels the query (the task sees the channel close, drops
+//! the Rust stream, and chwire sends Cancel and drains it before the client's next query).
+
+use crate::client::BusyGuard;
+use crate::errors::{Error, IntoPyResult};
+use crate::params::Param;
+use crate::runtime::{runtime, SIGNAL_CHECK};
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, Schema, SchemaRef};
+use chwire::{Event, Progress};
+use chwire_arrow::ArrowOptions;
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyDict};
+use pyo3_arrow::{PyRecordBatch, PyRecordBatchReader, PySchema, PyTable};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// Batches decoded ahead of the consumer.
+const BUFFERED: usize = 2;
+
+/// The client shared by a Python `Client` and its running task (`None` once closed).
+pub type Shared = Arc<tokio::sync::Mutex<Option<chwire::Client>>>;
+
+/// A statement with what goes with it.
+#[derive(Debug, Clone, Default)]
+pub struct Spec {
+    pub sql: String,
+    pub params: Vec<(String, Param)>,
+    pub settings: Vec<(String, String)>,
+    pub query_id: Option<String>,
+}
+
+impl Spec {
+    pub fn apply<'c>(self, client: &'c mut chwire::Client) -> chwire::Query<'c> {
+        let mut q = client.query(self.sql);
+        for (k, v) in self.settings {
+            q = q.setting(k, v);
+        }
+        for (k, p) in self.params {
+            q = q.param(k, p);
+        }
+        if let Some(id) = self.query_id {
+            q = q.query_id(id);
+        }
+        q
+    }
+}
+
+pub enum Msg {
+    Schema(SchemaRef),
+    Batch(RecordBatch),
+    Progress(Progress),
+}
+
+type Tx = mpsc::Sender<Result<Msg, Error>>;
+type Rx = mpsc::Receiver<Result<Msg, Error>>;
+
+pub fn closed_client() -> Error {
+    Error::Closed
+}
+
+async fn query_task(client: Shared, spec: Spec, opts: ArrowOptions, progress: bool, tx: Tx) {
+    let mut guard = client.lock().await;
+    let res = match guard.as_mut() {
+        Some(c) => run_query(c, spec, &opts, progress, &tx).await,
+        None => Err(closed_client()),
+    };
+    if let Err(e) = res {
+        let _ = tx.send(Err(e)).await;
+    }
+}
+
+/// `false` when the consumer is gone.
+async fn send(tx: &Tx, m: Msg) -> bool {
+    tx.send(Ok(m)).await.is_ok()
+}
+
+async fn run_query(client: &mut chwire::Client, spec: Spec, opts: &ArrowOptions, progress: bool, tx: &Tx) -> Result<(), Error> {
+    let mut stream = spec.apply(client).stream().await?;
+    let mut schema: Option<SchemaRef> = None;
+    loop {
+        let ev = tokio::select! {
+            biased;
+            _ = tx.closed() => return Ok(()),
+            ev = stream.next_event() => ev?,
+        };
+        if schema.is_none() {
+            if let Some(h) = stream.header() {
+                let s = chwire_arrow::schema_of_block(h, opts)?;
+                if !send(tx, Msg::Schema(s.clone())).await {
+                    return Ok(());
+                }
+                schema = Some(s);
+            }
+        }
+        let m = match ev {
+            None => break,
+            Some(Event::Data(b)) => {
+                let s = schema.as_ref().ok_or_else(|| Error::Data("a data block arrived before the header".into()))?;
+                Msg::Batch(chwire_arrow::block_to_batch(b, s, opts)?)
+            }
+            Some(Event::Progress(p)) if progress => Msg::Progress(p),
+            Some(_) => continue,
+        };
+        if !send(tx, m).await {
+            return Ok(());
+        }
+    }
+    if schema.is_none() {
+        // A statement without a result (DDL): an empty schema.
+        send(tx, Msg::Schema(Arc::new(Schema::empty()))).await;
+    }
+    Ok(())
+}
+
+/// A query's results as Arrow record batches: iterate it (``pyarrow.RecordBatch`` each), call
+/// ``read_all()``, or hand it to anything that reads the Arrow PyCapsule stream interface
+/// (``pyarrow.table``, ``polars.from_arrow``, DuckDB) without copying.
+#[pyclass(module = "chwire._chwire", name = "QueryStream")]
+pub struct QueryStream {
+    rx: Option<Rx>,
+    handle: Option<JoinHandle<()>>,
+    schema: SchemaRef,
+    callback: Option<Py<PyAny>>,
+    progress: Progress,
+    busy: BusyGuard,
+}
+
+impl QueryStream {
+    /// Start the query; returns once the server has described the result (or failed).
+    pub fn open(
+        py: Python<'_>,
+        client: Shared,
+        spec: Spec,
+        opts: ArrowOptions,
+        callback: Option<Py<PyAny>>,
+        busy: BusyGuard,
+    ) -> PyResult<QueryStream> {
+        let (tx, rx) = mpsc::channel(BUFFERED);
+        let handle = runtime().spawn(query_task(client, spec, opts, callback.is_some(), tx));
+        let mut s = QueryStream {
+            rx: Some(rx),
+            handle: Some(handle),
+            schema: Arc::new(Schema::empty()),
+            callback,
+            progress: Progress::default(),
+            busy,
+        };
+        loop {
+            match s.recv(py)? {
+                Some(Msg::Schema(schema)) => {
+                    s.schema = schema;
+                    return Ok(s);
+                }
+                Some(Msg::Progress(p)) => s.report(py, p)?,
+                Some(Msg::Batch(_)) => unreachable!("the schema comes first"),
+                None => return Err(Error::Data("the query ended without describing its result".into()).into_py(py)),
+            }
+        }
+    }
+
+    /// The next message, with the GIL released while waiting; `None` at the end. A server
+    /// error is raised; a signal (Ctrl-C) aborts the query.
+    fn recv(&mut self, py: Python<'_>) -> PyResult<Option<Msg>> {
+        let Some(rx) = self.rx.as_mut() else { return Ok(None) };
+        loop {
+            let r = py.detach(|| runtime().block_on(async { tokio::time::timeout(SIGNAL_CHECK, rx.recv()).await }));
+            match r {
+                Ok(Some(Ok(m))) => return Ok(Some(m)),
+                Ok(Some(Err(e))) => {
+                    self.close();
+                    return Err(e.into_py(py));
+                }
+                Ok(None) => {
+                    // The task ended: normally, or aborted by `Client.cancel()`.
+                    let handle = self.handle.take();
+                    self.close();
+                    if let Some(h) = handle {
+                        if let Err(join) = py.detach(|| runtime().block_on(h)) {
+                            return Err(crate::runtime::join_error(py, join));
+                        }
+                    }
+                    return Ok(None);
+                }
+                Err(_elapsed) => {
+                    if let Err(e) = py.check_signals() {
+                        if let Some(h) = &self.handle {
+                            h.abort();
+                        }
+                        self.close();
+                        return Err(e);
+                    }
+                }
+            }
+        }
+    }
+
+    fn report(&mut self, py: Python<'_>, p: Progress) -> PyResult<()> {
+        self.progress.accumulate(&p);
+        if let Some(cb) = &self.callback {
+            let d = PyDict::new(py);
+            d.set_item("read_rows", self.progress.read_rows)?;
+            d.set_item("read_bytes", self.progress.read_bytes)?;
+            d.set_item("total_rows_to_read", self.progress.total_rows_to_read)?;
+            d.set_item("written_rows", self.progress.written_rows)?;
+            d.set_item("written_bytes", self.progress.written_bytes)?;
+            d.set_item("elapsed_ns", self.progress.elapsed_ns)?;
+            cb.call1(py, (d,))?;
+        }
+        Ok(())
+    }
+
+    /// The next batch (as Rust), reporting progress on the way.
+    fn next_batch(&mut self, py: Python<'_>) -> PyResult<Option<RecordBatch>> {
+        loop {
+            match self.recv(py)? {
+                Some(Msg::Batch(b)) => return Ok(Some(b)),
+                Some(Msg::Progress(p)) => self.report(py, p)?,
+                Some(Msg::Schema(_)) => {}
+                None => return Ok(None),
+            }
+        }
+    }
+
+    /// Every remaining batch as a pyarrow.Table.
+    pub fn read_table<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut batches = Vec::new();
+        while let Some(b) = self.next_batch(py)? {
+            batches.push(b);
+        }
+        PyTable::try_new(batches, self.schema.clone())?.into_pyarrow(py)
+    }
+
+    fn close(&mut self) {
+        // Dropping the receiver makes the task cancel the query.
+        self.rx = None;
+        self.handle = None;
+        self.busy.release();
+    }
+
+    pub fn abort_handle(&self) -> Option<tokio::task::AbortHandle> {
+        self.handle.as_ref().map(|h| h.abort_handle())
+    }
+}
+
+/// The remaining batches as a Rust reader (for the Arrow C stream export).
+struct ChannelReader {
+    rx: Rx,
+    schema: SchemaRef,
+    /// The client stays busy until the consumer has dropped the stream.
+    busy: BusyGuard,
+}
+
+impl Iterator for ChannelReader {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            return match runtime().block_on(self.rx.recv()) {
+                Some(Ok(Msg::Batch(b))) => Some(Ok(b)),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => Some(Err(ArrowError::ExternalError(Box::new(e)))),
+                None => {
+                    // The query has ended: the client is free even if the consumer keeps
+                    // the (exhausted) stream.
+                    self.busy.release();
+                    None
+                }
+            };
+        }
+    }
+}
+
+impl RecordBatchReader for ChannelReader {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+#[pymethods]
+impl QueryStream {
+    /// The result's ``pyarrow.Schema``.
+    #[getter]
+    fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        PySchema::new(self.schema.clone()).into_pyarrow(py)
+    }
+
+    /// Progress so far: rows and bytes read, the server's estimate of the total.
+    #[getter]
+    fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("read_rows", self.progress.read_rows)?;
+        d.set_item("read_bytes", self.progress.read_bytes)?;
+        d.set_item("total_rows_to_read", self.progress.total_rows_to_read)?;
+        Ok(d)
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self.next_batch(py)? {
+            Some(b) => Ok(Some(PyRecordBatch::new(b).into_pyarrow(py)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The remaining batches as one ``pyarrow.Table``.
+    fn read_all<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.read_table(py)
+    }
+
+    /// Stop reading: the query is cancelled on the server; the client stays usable.
+    fn close_stream(&mut self) {
+        self.close();
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&mut self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close();
+        false
+    }
+
+    /// The Arrow PyCapsule stream interface: the remaining batches, without copying. The
+    /// stream is consumed by it.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(&mut self, py: Python<'py>, requested_schema: Option<Bound<'py, PyCapsule>>) -> PyResult<Bound<'py, PyAny>> {
+        let rx = match self.rx.take() {
+            Some(rx) => rx,
+            None => {
+                // Finished or closed: an empty stream of the same schema.
+                let (_tx, rx) = mpsc::channel(1);
+                rx
+            }
+        };
+        self.handle = None;
+        let reader = ChannelReader { rx, schema: self.schema.clone(), busy: std::mem::replace(&mut self.busy, BusyGuard::released()) };
+        let py_reader = Bound::new(py, PyRecordBatchReader::new(Box::new(reader)))?;
+        py_reader.call_method1("__arrow_c_stream__", (requested_schema,))
+    }
+}
+
+/// Decode a ClickHouse Native-format byte string (e.g. from chdb or ``clickhouse-client
+/// --format Native``) into a ``pyarrow.Table`` with chwire's Arrow mapping.
+#[pyfunction]
+#[pyo3(signature = (data, mapping="rich"))]
+pub fn read_native<'py>(py: Python<'py>, data: &[u8], mapping: &str) -> PyResult<Bound<'py, PyAny>> {
+    let opts = crate::client::arrow_options(mapping).py_err(py)?;
+    let blocks = chwire::proto::native::decode_all(data).py_err(py)?;
+    let mut schema = None;
+    let mut batches = Vec::new();
+    for b in blocks {
+        let s = match &schema {
+            Some(s) => Arc::clone(s),
+            None => {
+                let s = chwire_arrow::schema_of_block(&b, &opts).py_err(py)?;
+                schema = Some(s.clone());
+                s
+            }
+        };
+        if b.rows() > 0 {
+            batches.push(chwire_arrow::block_to_batch(b, &s, &opts).py_err(py)?);
+        }
+    }
+    PyTable::try_new(batches, schema.unwrap_or_else(|| Arc::new(Schema::empty())))?.into_pyarrow(py)
+}

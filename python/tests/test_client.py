@@ -1,0 +1,157 @@
+"""Connecting, reading, errors, parameters, settings, query ids and progress against the live
+server (CHWIRE_TEST_URL)."""
+
+import datetime as dt
+import decimal
+import socket
+import threading
+import time
+import uuid
+
+import pyarrow as pa
+import pytest
+
+import chwire
+from chwire import dbapi
+
+
+def test_connect_url_kwargs_and_context_manager(url):
+    with chwire.connect(url) as c:
+        assert c.command("SELECT 1") == 1
+        assert c.server_info["name"] == "ClickHouse"
+    host, port = url.split("@")[1].split("/")[0].rsplit(":", 1)
+    with chwire.connect(host=host, port=int(port), user="default", database="system", compression=True) as c:
+        assert c.command("SELECT currentDatabase()") == "system"
+    with chwire.connect(host=host, port=int(port), user="chwire_test", password="s3cret", compression="zstd") as c:
+        assert c.command("SELECT 'auth ok'") == "auth ok"
+
+
+def test_connection_refused_and_auth_errors(url):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    with pytest.raises(chwire.ConnectionError) as e:
+        chwire.connect(host="127.0.0.1", port=port)
+    assert isinstance(e.value, dbapi.OperationalError)
+    host, p = url.split("@")[1].split("/")[0].rsplit(":", 1)
+    with pytest.raises(chwire.ServerError) as e:
+        chwire.connect(host=host, port=int(p), user="chwire_test", password="wrong")
+    assert e.value.code in (192, 193, 516)
+    assert isinstance(e.value, dbapi.OperationalError)
+    with pytest.raises(chwire.InterfaceError):
+        chwire.connect("http://localhost/")
+
+
+def test_server_error_code_name_and_pep249(client):
+    with pytest.raises(chwire.ServerError) as e:
+        client.query_arrow("SELECT * FROM no_such_table_here")
+    assert e.value.code == 60 and e.value.name == "UNKNOWN_TABLE"
+    assert isinstance(e.value, dbapi.ProgrammingError) and isinstance(e.value, dbapi.DatabaseError)
+    assert isinstance(e.value, dbapi.Error) and chwire.Error is dbapi.Error
+    with pytest.raises(dbapi.ProgrammingError) as e:
+        client.command("SELEC 1")
+    assert e.value.code == 62 and e.value.name == "SYNTAX_ERROR"
+    # The connection stays usable after server errors.
+    assert client.command("SELECT 2") == 2
+
+
+def test_query_arrow_types_and_rows(client):
+    t = client.query_arrow(
+        "SELECT number AS n, toString(number) AS s, toFloat64(number) / 2 AS f, toDateTime(number, 'Asia/Tokyo') AS t, "
+        "toDate(number) AS d, [number, number] AS a, toNullable(number) AS nn "
+        "FROM system.numbers LIMIT 3")
+    assert t.schema.field("n").type == pa.uint64()
+    assert t.schema.field("s").type == pa.large_string()
+    assert t.schema.field("t").type == pa.timestamp("s", tz="Asia/Tokyo")
+    assert t.schema.field("d").type == pa.date32()
+    assert t.schema.field("n").metadata[b"clickhouse.type"] == b"UInt64"
+    assert t.column("n").to_pylist() == [0, 1, 2]
+    assert t.column("s").to_pylist() == ["0", "1", "2"]
+    assert t.column("a").to_pylist() == [[0, 0], [1, 1], [2, 2]]
+    r = client.query(
+        "SELECT toDateTime(1600000000, 'Europe/Berlin') t, toDecimal64('12.345', 3) d, "
+        "toUUID('61f0c404-5cb3-11e7-907b-a6006ad3dba0') u, (1, 'x') tu, [1, 2] a, "
+        "CAST(NULL AS Nullable(String)) nul, toFixedString('ab', 3) fs, CAST('b' AS Enum8('a' = 1, 'b' = 2)) e, "
+        "toInt64(-5) i, toDate('2020-02-29') dd")
+    assert r.column_names == ["t", "d", "u", "tu", "a", "nul", "fs", "e", "i", "dd"]
+    assert r.column_types[0] == "DateTime('Europe/Berlin')" and r.column_types[1] == "Decimal(18, 3)"
+    row = r.result_rows[0]
+    assert row[0] == dt.datetime(2020, 9, 13, 12, 26, 40, tzinfo=dt.timezone.utc)
+    assert row[0].utcoffset() == dt.timedelta(hours=2)
+    assert row[1] == decimal.Decimal("12.345")
+    assert row[2] == uuid.UUID("61f0c404-5cb3-11e7-907b-a6006ad3dba0")
+    assert row[3] == (1, "x") and row[4] == [1, 2] and row[5] is None
+    assert row[6] == b"ab\x00" and row[7] == "b" and row[8] == -5 and row[9] == dt.date(2020, 2, 29)
+    assert r.first_item["i"] == -5
+
+
+def test_empty_result_keeps_schema(client):
+    t = client.query_arrow("SELECT number, toString(number) s FROM system.numbers LIMIT 0")
+    assert t.num_rows == 0 and t.column_names == ["number", "s"]
+    assert client.command("CREATE TEMPORARY TABLE IF NOT EXISTS tmp_x (a UInt8)") is None
+
+
+def test_parameters_are_data_never_sql(client):
+    t = client.query_arrow("SELECT {a:UInt64} + 1 AS x, {s:String} AS s, {l:Array(Int32)} AS l, {n:Nullable(Int8)} AS n",
+                           parameters={"a": 41, "s": "it's a \\ 'test'; DROP TABLE x", "l": [1, -2], "n": None})
+    assert t.to_pylist() == [{"x": 42, "s": "it's a \\ 'test'; DROP TABLE x", "l": [1, -2], "n": None}]
+    d = client.query("SELECT {d:Date} AS d, {t:DateTime} AS t, {u:UUID} AS u, {dec:Decimal(10, 2)} AS dec",
+                     parameters={"d": dt.date(2021, 5, 6), "t": dt.datetime(2021, 5, 6, 7, 8, 9),
+                                 "u": uuid.UUID(int=1), "dec": decimal.Decimal("3.14")}).result_rows[0]
+    assert d[0] == dt.date(2021, 5, 6) and d[1].replace(tzinfo=None) == dt.datetime(2021, 5, 6, 7, 8, 9)
+    assert d[2] == uuid.UUID(int=1) and d[3] == decimal.Decimal("3.14")
+    with pytest.raises(chwire.Error):
+        client.query_arrow("SELECT {missing:UInt8}", parameters={"other": 1})
+
+
+def test_settings_shape_blocks(client, url):
+    s = client.query_arrow_stream("SELECT number FROM system.numbers LIMIT 1000", settings={"max_block_size": 100})
+    batches = list(s)
+    assert len(batches) == 10 and all(b.num_rows == 100 for b in batches)
+    with chwire.connect(url, settings={"max_block_size": 250}) as c:
+        assert len(list(c.query_arrow_stream("SELECT number FROM system.numbers LIMIT 1000"))) == 4
+
+
+def test_query_id_is_sent(client, url):
+    qid = "py-" + uuid.uuid4().hex
+    seen = []
+    with chwire.connect(url) as other:
+        def watch():
+            for _ in range(100):
+                n = other.command("SELECT count() FROM system.processes WHERE query_id = {q:String}", parameters={"q": qid})
+                if n:
+                    seen.append(n)
+                    return
+                time.sleep(0.02)
+        th = threading.Thread(target=watch)
+        th.start()
+        client.query_arrow("SELECT sleep(1)", query_id=qid)
+        th.join()
+    assert seen == [1]
+
+
+def test_progress_callback(client):
+    calls = []
+    t = client.query_arrow("SELECT count() FROM numbers(3000000)", settings={"max_block_size": 100000},
+                           progress=calls.append)
+    assert t.column(0).to_pylist() == [3000000]
+    assert calls, "no progress reported"
+    rows = [c["read_rows"] for c in calls]
+    assert rows == sorted(rows) and rows[-1] == 3000000
+
+
+def test_numpy_pandas_polars(client):
+    sql = "SELECT number AS n, toString(number) AS s, toFloat64(number) AS f FROM system.numbers LIMIT 1000"
+    np_cols = client.query_np(sql)
+    assert np_cols["n"].dtype.name == "uint64" and np_cols["n"].sum() == 499500
+    assert np_cols["f"][-1] == 999.0
+    df = client.query_df(sql)
+    assert list(df.columns) == ["n", "s", "f"] and df["n"].sum() == 499500 and df["s"].iloc[7] == "7"
+    pl = client.query_pl(sql)
+    assert pl.shape == (1000, 3) and pl["n"].sum() == 499500
+
+
+def test_command_returns_values(client):
+    assert client.command("SELECT 1, 'a'") == [1, "a"]
+    assert client.command("SELECT 1 WHERE 0") is None

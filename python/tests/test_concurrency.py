@@ -1,0 +1,113 @@
+"""The GIL is released while queries wait: two threads on two clients run in parallel;
+Ctrl-C (KeyboardInterrupt) and Client.cancel() stop a running query and leave the client
+usable; the asyncio client."""
+
+import asyncio
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import chwire
+
+SLEEP = "SELECT sleep(1)"
+LONG = "SELECT sum(number) FROM numbers(100000000000)"
+
+
+def timed(fn):
+    t = time.monotonic()
+    fn()
+    return time.monotonic() - t
+
+
+def test_two_threads_two_clients_run_in_parallel(url):
+    a, b = chwire.connect(url), chwire.connect(url)
+    serial = timed(lambda: (a.query_arrow(SLEEP), b.query_arrow(SLEEP)))
+
+    def parallel():
+        th = [threading.Thread(target=c.query_arrow, args=(SLEEP,)) for c in (a, b)]
+        for t in th:
+            t.start()
+        for t in th:
+            t.join()
+
+    par = timed(parallel)
+    # Each query sleeps 1 s on the server: serial ≈ 2 s, parallel ≈ 1 s (if the GIL were held
+    # while waiting, the threads would take turns and need ≈ 2 s too).
+    assert serial >= 1.9
+    assert par < 1.6, (serial, par)
+    a.close()
+    b.close()
+
+
+def test_gil_is_released_while_waiting(client):
+    ticks = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.01)
+
+    th = threading.Thread(target=ticker)
+    th.start()
+    client.query_arrow(SLEEP)
+    stop.set()
+    th.join()
+    assert len(ticks) > 30  # the other Python thread ran during the 1 s wait
+
+
+def test_keyboard_interrupt_cancels_and_client_stays_usable(client):
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        client.query_arrow(LONG)
+    assert time.monotonic() - t < 5
+    assert client.command("SELECT 7") == 7
+
+
+def test_keyboard_interrupt_while_streaming(client):
+    timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
+    with pytest.raises(KeyboardInterrupt):
+        # The interrupt lands in the loop's own Python code or while waiting for a batch;
+        # either way the with block closes the stream (cancelling the query).
+        with client.query_arrow_stream("SELECT number FROM system.numbers", settings={"max_block_size": 1000}) as s:
+            timer.start()
+            for _ in s:
+                time.sleep(0.001)
+    assert client.command("SELECT 8") == 8
+
+
+def test_cancel_from_another_thread(client):
+    threading.Timer(0.3, client.cancel).start()
+    with pytest.raises(chwire.OperationalError, match="cancelled"):
+        client.query_arrow(LONG)
+    assert client.command("SELECT 9") == 9
+
+
+def test_asyncio_client(url):
+    async def main():
+        async with await chwire.connect_async(url) as a, await chwire.connect_async(url) as b:
+            t = await a.query_arrow("SELECT number FROM system.numbers LIMIT 10")
+            assert t.num_rows == 10
+            assert await a.command("SELECT 1") == 1
+            assert (await a.query("SELECT 'x' AS c")).result_rows == [("x",)]
+            start = time.monotonic()
+            await asyncio.gather(a.query_arrow(SLEEP), b.query_arrow(SLEEP))
+            assert time.monotonic() - start < 1.6
+            # A cancelled task cancels its query; the client goes on.
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(a.query_arrow(LONG), 0.3)
+            assert await a.command("SELECT 2") == 2
+            total = 0
+            async with await b.query_arrow_stream("SELECT number FROM system.numbers LIMIT 1000",
+                                                  settings={"max_block_size": 100}) as s:
+                async for batch in s:
+                    total += batch.num_rows
+            assert total == 1000
+            with pytest.raises(chwire.ServerError):
+                await b.query_df("SELECT * FROM nope_nope")
+    asyncio.run(main())

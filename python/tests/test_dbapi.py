@@ -1,0 +1,65 @@
+"""chwire.dbapi: PEP 249 plus ADBC's Arrow fetches; pandas and Polars read through it."""
+
+import datetime as dt
+
+import pandas as pd
+import polars as pl
+import pytest
+
+import chwire
+from chwire import dbapi
+
+
+def test_module_globals():
+    assert dbapi.apilevel == "2.0" and dbapi.paramstyle == "pyformat" and dbapi.threadsafety == 1
+    for name in ("Error", "Warning", "InterfaceError", "DatabaseError", "DataError", "OperationalError",
+                 "IntegrityError", "InternalError", "ProgrammingError", "NotSupportedError"):
+        assert issubclass(getattr(dbapi, name), Exception)
+    assert issubclass(dbapi.ProgrammingError, dbapi.DatabaseError) and issubclass(dbapi.DatabaseError, dbapi.Error)
+
+
+def test_cursor_fetch(url):
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT number AS n, toString(number) AS s FROM numbers(10) WHERE number < %(lim)s", {"lim": 5})
+        assert [d[0] for d in cur.description] == ["n", "s"] and cur.description[0][1] == "UInt64"
+        assert cur.rowcount == 5
+        assert cur.fetchone() == (0, "0")
+        assert cur.fetchmany(2) == [(1, "1"), (2, "2")]
+        assert cur.fetchall() == [(3, "3"), (4, "4")]
+        assert cur.fetchone() is None
+        cur.execute("SELECT %s + 1 AS x, %s AS s, %s AS d, %s AS nul", (41, "it's", dt.date(2020, 1, 2), None))
+        assert cur.fetchall() == [(42, "it's", dt.date(2020, 1, 2), None)]
+        cur.execute("SELECT {v:String} AS v", {"v": "native placeholder"})
+        assert cur.fetchone() == ("native placeholder",)
+        cur.execute("SELECT number FROM system.numbers LIMIT 10")
+        cur.fetchone()
+        t = cur.fetch_arrow_table()
+        assert t.num_rows == 9 and t.column(0).to_pylist()[0] == 1
+        cur.execute("SELECT number FROM system.numbers LIMIT 10")
+        assert cur.fetch_record_batch().read_all().num_rows == 10
+        with pytest.raises(dbapi.ProgrammingError):
+            cur.execute("SELECT * FROM nope_nope")
+        with pytest.raises(dbapi.NotSupportedError):
+            conn.rollback()
+    with pytest.raises(dbapi.InterfaceError):
+        conn.cursor()
+
+
+def test_executemany_insert(url, table):
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute(f"CREATE TABLE {table} (a UInt32, b String) ENGINE = Memory")
+        cur.executemany(f"INSERT INTO {table} (a, b) VALUES", [(1, "x"), (2, "y")])
+        assert cur.rowcount == 2
+        cur.execute(f"SELECT * FROM {table} ORDER BY a")
+        assert cur.fetchall() == [(1, "x"), (2, "y")]
+
+
+def test_polars_and_pandas_read_through_dbapi(url):
+    with dbapi.connect(url) as conn:
+        df = pl.read_database("SELECT number AS n FROM system.numbers LIMIT 100", conn)
+        assert df.shape == (100, 1) and df["n"].sum() == 4950
+        with pytest.warns(UserWarning):  # pandas warns about non-SQLAlchemy connections, then reads
+            pdf = pd.read_sql("SELECT number AS n, toString(number) AS s FROM system.numbers LIMIT 100", conn)
+        assert list(pdf.columns) == ["n", "s"] and pdf["n"].sum() == 4950
