@@ -861,10 +861,11 @@ impl QueryStream<'_> {
             };
             let event = match packet {
                 ServerPacket::Data(b) => {
-                    if self.header.is_none() && self.is_insert && b.rows() == 0 {
+                    if self.header.is_none() && self.is_insert && b.rows() == 0 && b.num_columns() > 0 {
                         // The server waits for the rows as blocks (it does not read inline
                         // VALUES over this protocol): close the connection, which aborts the
-                        // insert, rather than commit an empty one.
+                        // insert, rather than commit an empty one. (`INSERT ... SELECT` sends
+                        // a header without columns and runs on its own.)
                         self.done = true;
                         self.client.pending = Pending::Broken;
                         return Err(Error::invalid(

@@ -684,6 +684,10 @@ async fn parameters_are_data_never_sql() {
     let e = c.execute("INSERT INTO chwire_params VALUES (1, 'alice')").await.unwrap_err();
     assert!(matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)), "{e}");
     assert_eq!(scalar_u64(&mut c, "SELECT count() FROM chwire_params").await, 0);
+    // INSERT ... SELECT needs no blocks from the client: it runs on the server.
+    c.execute("INSERT INTO chwire_params SELECT number, toString(number) FROM system.numbers LIMIT 3").await.unwrap();
+    assert_eq!(scalar_u64(&mut c, "SELECT sum(id) FROM chwire_params").await, 3);
+    c.execute("TRUNCATE TABLE chwire_params").await.unwrap();
     let mut ins = c.insert_blocks("INSERT INTO chwire_params VALUES").await.unwrap();
     ins.send(&Block::new().with("id", Column::from(vec![1u64])).unwrap().with("name", Column::from(vec!["alice"])).unwrap()).await.unwrap();
     ins.end().await.unwrap();
