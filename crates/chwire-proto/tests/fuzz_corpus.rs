@@ -6,6 +6,8 @@
 #[allow(dead_code)]
 mod targets;
 
+mod rng;
+use rng::Rng;
 use std::path::{Path, PathBuf};
 
 fn fuzz_dir() -> PathBuf {
@@ -18,21 +20,6 @@ fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect();
     out.sort();
     out
-}
-
-/// xorshift64*: deterministic mutations without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// A seed with a few bytes flipped, set to interesting values, inserted, removed or cut.

@@ -10,6 +10,8 @@
 //! `needed()` asks for), that no prefix of a stream is an error, and how corrupt, truncated,
 //! unknown and absurd input is handled.
 
+mod rng;
+use rng::Rng;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::ops::Range;
@@ -209,22 +211,6 @@ fn frames(bytes: &[u8], span: &Range<usize>) -> Vec<Frame> {
     }
     assert_eq!(pos, span.end, "frames do not end with the packet");
     out
-}
-
-/// Deterministic pseudo-random numbers (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// Feed `bytes` in the chunk sizes `chunk` returns, calling `decode` after every chunk until
