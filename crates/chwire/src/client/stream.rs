@@ -1,0 +1,260 @@
+//! The results of a running query ([`QueryStream`]): events, blocks, cancellation.
+
+use super::*;
+
+/// The results of a running query. Drop it to abandon the query (see [`Client`]).
+pub struct QueryStream<'c> {
+    pub(super) client: &'c mut Client,
+    /// Set while the query may still be sent again after a failover error.
+    pub(super) retry: Option<Box<Retry>>,
+    /// An INSERT: if the server asks for data blocks, this stream cannot give them.
+    pub(super) is_insert: bool,
+    pub(super) query_id: String,
+    pub(super) header: Option<Block>,
+    pub(super) progress: Progress,
+    pub(super) profile: Option<ProfileInfo>,
+    pub(super) totals: Option<Block>,
+    pub(super) extremes: Option<Block>,
+    pub(super) done: bool,
+}
+
+impl QueryStream<'_> {
+    pub fn query_id(&self) -> &str {
+        &self.query_id
+    }
+
+    /// The result's columns (names and types, no rows), once the server has sent them.
+    pub fn header(&self) -> Option<&Block> {
+        self.header.as_ref()
+    }
+
+    /// Progress accumulated so far.
+    pub fn progress(&self) -> &Progress {
+        &self.progress
+    }
+
+    pub fn profile_info(&self) -> Option<&ProfileInfo> {
+        self.profile.as_ref()
+    }
+
+    pub fn totals(&self) -> Option<&Block> {
+        self.totals.as_ref()
+    }
+
+    pub fn extremes(&self) -> Option<&Block> {
+        self.extremes.as_ref()
+    }
+
+    /// Whether the server has ended the query.
+    pub fn is_finished(&self) -> bool {
+        self.done
+    }
+
+    pub fn summary(&self) -> QuerySummary {
+        QuerySummary { progress: self.progress, profile: self.profile, rows_sent: 0 }
+    }
+
+    async fn recv(&mut self) -> Result<ServerPacket> {
+        let res = self.client.recv_for_query().await;
+        if res.is_err() {
+            self.done = true;
+        }
+        res
+    }
+
+    fn unexpected(&mut self, p: &ServerPacket) -> Error {
+        self.done = true;
+        self.client.pending = Pending::Broken;
+        Error::protocol(format!("unexpected {} packet during a query", p.name()))
+    }
+
+    /// The next event of the query, or `None` once the server has sent EndOfStream.
+    /// A server exception ends the query and is returned as an error.
+    pub async fn next_event(&mut self) -> Result<Option<Event>> {
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            let packet = match self.recv().await {
+                Ok(ServerPacket::Exception(e)) if self.retry.is_some() && crate::hosts::FAILOVER_CODES.contains(&e.code) => {
+                    self.send_again(Error::from(e)).await?;
+                    continue;
+                }
+                Ok(p) => p,
+                Err(e) if self.retry.is_some() && e.is_failover() => {
+                    self.send_again(e).await?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let event = match packet {
+                ServerPacket::Data(b) => {
+                    if self.header.is_none() && self.is_insert && b.rows() == 0 && b.num_columns() > 0 {
+                        // The server waits for the rows as blocks (it does not read inline
+                        // VALUES over this protocol): close the connection, which aborts the
+                        // insert, rather than commit an empty one. (`INSERT ... SELECT` sends
+                        // a header without columns and runs on its own.)
+                        self.done = true;
+                        self.client.pending = Pending::Broken;
+                        return Err(Error::invalid(
+                            "the server expects this INSERT's rows as data blocks: use Client::insert and Insert::send \
+                             (inline VALUES are not read by this server over the native protocol); nothing was inserted",
+                        ));
+                    }
+                    if self.header.is_none() {
+                        self.header = Some(header_of(&b));
+                    }
+                    if b.rows() == 0 {
+                        continue;
+                    }
+                    self.retry = None;
+                    Event::Data(b)
+                }
+                ServerPacket::Progress(p) => {
+                    self.progress.accumulate(&p);
+                    Event::Progress(p)
+                }
+                ServerPacket::ProfileInfo(p) => {
+                    self.profile = Some(p);
+                    Event::ProfileInfo(p)
+                }
+                ServerPacket::Totals(b) => {
+                    self.retry = None;
+                    self.totals = Some(b.clone());
+                    Event::Totals(b)
+                }
+                ServerPacket::Extremes(b) => {
+                    self.retry = None;
+                    self.extremes = Some(b.clone());
+                    Event::Extremes(b)
+                }
+                ServerPacket::Log(b) => Event::Log(b),
+                ServerPacket::ProfileEvents(b) => Event::ProfileEvents(b),
+                ServerPacket::TableColumns { table, description } => Event::TableColumns { table, description },
+                ServerPacket::TimezoneUpdate(tz) => Event::TimezoneUpdate(tz),
+                ServerPacket::EndOfStream => {
+                    self.done = true;
+                    self.client.pending = Pending::Idle;
+                    return Ok(None);
+                }
+                ServerPacket::Exception(e) => {
+                    self.done = true;
+                    if !matches!(self.client.pending, Pending::Broken | Pending::Resync) {
+                        self.client.pending = Pending::Idle;
+                    }
+                    return Err(e.into());
+                }
+                other => return Err(self.unexpected(&other)),
+            };
+            return Ok(Some(event));
+        }
+    }
+
+    /// A read failed with a failover error before it returned rows: send it again (on the
+    /// next server), or return the error once the retries are used up.
+    async fn send_again(&mut self, mut err: Error) -> Result<()> {
+        loop {
+            let Some(retry) = self.retry.as_mut() else { return Err(err) };
+            if retry.attempt >= self.client.opts.retries {
+                self.retry = None;
+                return Err(err);
+            }
+            retry.attempt += 1;
+            let attempt = retry.attempt;
+            self.client.fail_over(&err, attempt).await;
+            let retry = self.retry.as_ref().expect("checked");
+            self.query_id = new_query_id();
+            self.header = None;
+            self.progress = Progress::default();
+            self.profile = None;
+            self.done = true; // until the query is out again
+            match self.client.start_query(&retry.sql, &self.query_id, &retry.settings, &retry.parameters).await {
+                Ok(()) => {
+                    self.client.pending = Pending::Drain { cancel_sent: false };
+                    self.done = false;
+                    return Ok(());
+                }
+                Err(e) if e.is_failover() => err = e,
+                Err(e) => {
+                    self.retry = None;
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// The next non-empty block of rows, or `None` at the end. Other events update the
+    /// stream's progress, profile info, totals and extremes; log lines go to `tracing`.
+    pub async fn next_block(&mut self) -> Result<Option<Block>> {
+        while let Some(ev) = self.next_event().await? {
+            match ev {
+                Event::Data(b) => return Ok(Some(b)),
+                Event::Log(b) => log_lines(&b),
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+
+    /// Cancel the query now and wait until the server has ended it.
+    pub async fn cancel(mut self) -> Result<()> {
+        if self.done {
+            return Ok(());
+        }
+        self.done = true;
+        let client = &mut *self.client;
+        client.pending = Pending::Drain { cancel_sent: false };
+        client.ready().await.map(|_| ())
+    }
+}
+
+impl Drop for QueryStream<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let sent = self.client.conn.as_mut().is_some_and(|c| c.try_send_cancel());
+        if self.client.pending != Pending::Broken {
+            self.client.pending = Pending::Drain { cancel_sent: sent };
+        }
+    }
+}
+
+fn header_of(b: &Block) -> Block {
+    let mut h = Block::new();
+    for (name, col) in b.columns() {
+        let empty = chwire_proto::ColumnData::empty_for(col.data_type()).expect("decoded types have storage");
+        h.push(name.clone(), chwire_proto::Column::new(col.data_type().clone(), empty).expect("empty column fits its type"))
+            .expect("empty columns");
+    }
+    h
+}
+
+pub(super) fn log_lines(b: &Block) {
+    let text = b.column("text");
+    let prio = b.column("priority").and_then(|c| c.as_i8());
+    for i in 0..b.rows() {
+        let t = text.map(|c| c.value(i));
+        let line = match t {
+            Some(chwire_proto::Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
+            _ => continue,
+        };
+        match prio.map(|p| p[i]).unwrap_or(6) {
+            1..=3 => tracing::error!(target: "chwire::server", "{line}"),
+            4 => tracing::warn!(target: "chwire::server", "{line}"),
+            5 | 6 => tracing::info!(target: "chwire::server", "{line}"),
+            7 => tracing::debug!(target: "chwire::server", "{line}"),
+            _ => tracing::trace!(target: "chwire::server", "{line}"),
+        }
+    }
+}
+
+impl std::fmt::Debug for QueryStream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryStream")
+            .field("query_id", &self.query_id)
+            .field("progress", &self.progress)
+            .field("finished", &self.done)
+            .finish()
+    }
+}
