@@ -1,0 +1,146 @@
+"""The writer: each task attempt inserts into its own staging table; the driver's commit moves
+the staged rows into the target.
+
+* `writer()` (driver) picks the server (the first host of the URL that answers) and a job id;
+* `write()` (one per task attempt) creates `<db>.chwire_stage_<job>_<partition>_<attempt>`
+  (`CREATE TABLE ... AS target ENGINE = Log`) on that server and inserts the task's Arrow
+  batches into it in blocks of `blockRows` rows; it returns the table's name and row count;
+* `commit()` (driver, after every task succeeded) runs, per message, `INSERT INTO target
+  SELECT ... FROM stage` on the server (synchronously for a Distributed target) and drops the
+  staging table, then drops every other staging table of the job (attempts that failed or were
+  killed, whose messages never reached the driver);
+* `abort()` drops every staging table of the job.
+
+A task killed mid-write or retried leaves only a staging table that is never moved: the
+target gets each row of each partition exactly once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Iterator, List, Optional
+
+from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
+
+from ._options import Options, url_with_hosts, sql_string
+from ._plan import split_table
+from ._types import quote_ident
+
+STAGE_PREFIX = "chwire_stage_"
+
+
+class StagedPartition(WriterCommitMessage):
+    def __init__(self, table: str, rows: int) -> None:
+        self.table = table
+        self.rows = rows
+
+
+def _first_answering(opts: Options) -> str:
+    from urllib.parse import urlsplit
+
+    netloc = urlsplit(opts.url).netloc
+    hosts = netloc.rpartition("@")[2].split(",")
+    last: Optional[Exception] = None
+    for h in hosts:
+        host, _, port = h.rpartition(":") if h.count(":") == 1 or h.startswith("[") else (h, "", "9000")
+        url = url_with_hosts(opts.url, [(host.strip("[]"), int(port or 9000))])
+        try:
+            with opts.client(url) as c:
+                c.command("SELECT 1")
+            return url
+        except Exception as e:  # noqa: BLE001 - try the next host
+            last = e
+    raise last if last else ValueError("no host in url")
+
+
+class ChwireWriter(DataSourceArrowWriter):
+    def __init__(self, opts: Options, schema: Any, overwrite: bool) -> None:
+        if overwrite:
+            raise ValueError("the chwire data source appends only: use mode('append')")
+        if not opts.table:
+            raise ValueError("writing with the chwire data source needs option 'table'")
+        self.opts = opts
+        self.url = _first_answering(opts)
+        self.job = uuid.uuid4().hex[:16]
+        self.names = list(schema.names)
+        with opts.client(self.url) as c:
+            db, name = split_table(opts.table)
+            self.db = db or c.command("SELECT currentDatabase()")
+            self.target = f"{quote_ident(self.db)}.{quote_ident(name)}"
+            self.distributed = c.command(
+                "SELECT engine FROM system.tables WHERE database = {d:String} AND name = {n:String}",
+                parameters={"d": self.db, "n": name}) == "Distributed"
+            have = c.query_arrow(f"SELECT * FROM {self.target} LIMIT 0").schema.names
+        missing = [n for n in self.names if n not in have]
+        if missing:
+            raise ValueError(f"columns {missing} of the DataFrame are not in {opts.table}")
+
+    def _stage_name(self) -> str:
+        try:
+            from pyspark import TaskContext
+
+            ctx = TaskContext.get()
+            tag = f"{ctx.partitionId()}_{ctx.attemptNumber()}_{ctx.taskAttemptId()}" if ctx else uuid.uuid4().hex[:8]
+        except Exception:  # noqa: BLE001 - no task context: any unique name does
+            tag = uuid.uuid4().hex[:8]
+        return f"{quote_ident(self.db)}.{quote_ident(STAGE_PREFIX + self.job + '_' + tag)}"
+
+    def write(self, iterator: Iterator[Any]) -> StagedPartition:
+        import pyarrow as pa
+
+        stage = self._stage_name()
+        cols = ", ".join(quote_ident(n) for n in self.names)
+        rows = 0
+        with self.opts.client(self.url) as c:
+            c.command(f"CREATE TABLE {stage} ENGINE = Log AS SELECT {cols} FROM {self.target} LIMIT 0")
+            target = c.query_arrow(f"SELECT {cols} FROM {stage} LIMIT 0").schema
+            pending: List[Any] = []
+            n = 0
+            for batch in iterator:
+                pending.append(batch)
+                n += batch.num_rows
+                if n >= self.opts.block_rows:
+                    rows += self._insert(c, stage, pending, target)
+                    pending, n = [], 0
+            if pending:
+                rows += self._insert(c, stage, pending, target)
+        del pa
+        return StagedPartition(stage, rows)
+
+    def _insert(self, c: Any, stage: str, batches: List[Any], target: Any) -> int:
+        import pyarrow as pa
+
+        table = pa.Table.from_batches(batches).select(target.names)
+        arrays = []
+        for field, col in zip(target, table.columns):
+            if col.type != field.type:
+                try:
+                    col = col.cast(field.type, safe=True)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                    raise ValueError(f"column {field.name!r}: {col.type} does not fit {field.type}: {e}") from e
+            arrays.append(col)
+        data = pa.Table.from_arrays(arrays, names=target.names).combine_chunks()
+        return c.insert_arrow(stage, data)
+
+    def commit(self, messages: List[Optional[WriterCommitMessage]]) -> None:
+        cols = ", ".join(quote_ident(n) for n in self.names)
+        settings = {"insert_distributed_sync": 1} if self.distributed else None
+        with self.opts.client(self.url) as c:
+            for m in messages:
+                if isinstance(m, StagedPartition):
+                    c.command(f"INSERT INTO {self.target} ({cols}) SELECT {cols} FROM {m.table}", settings=settings)
+                    c.command(f"DROP TABLE IF EXISTS {m.table}")
+            self._drop_job_tables(c)
+
+    def abort(self, messages: List[Optional[WriterCommitMessage]]) -> None:
+        with self.opts.client(self.url) as c:
+            self._drop_job_tables(c)
+
+    def _drop_job_tables(self, c: Any) -> None:
+        for (name,) in c.query(
+                "SELECT name FROM system.tables WHERE database = {d:String} AND startsWith(name, {p:String})",
+                parameters={"d": self.db, "p": STAGE_PREFIX + self.job + "_"}).result_rows:
+            c.command(f"DROP TABLE IF EXISTS {quote_ident(self.db)}.{quote_ident(name)}")
+
+
+__all__ = ["ChwireWriter", "StagedPartition", "sql_string"]
