@@ -9,7 +9,8 @@ the staged rows into the target.
   SELECT ... FROM stage` on the server (synchronously for a Distributed target) and drops the
   staging table, then drops every other staging table of the job (attempts that failed or were
   killed, whose messages never reached the driver);
-* `abort()` drops every staging table of the job.
+* `abort()` creates the (empty) table `chwire_aborted_<job>`, then drops every staging table
+  of the job; a task still running then drops its own table when it sees the marker.
 
 A task killed mid-write or retried leaves only a staging table that is never moved: the
 target gets each row of each partition exactly once.
@@ -27,6 +28,7 @@ from ._plan import split_table
 from ._types import quote_ident
 
 STAGE_PREFIX = "chwire_stage_"
+ABORT_PREFIX = "chwire_aborted_"
 
 
 class StagedPartition(WriterCommitMessage):
@@ -86,26 +88,36 @@ class ChwireWriter(DataSourceArrowWriter):
         return f"{quote_ident(self.db)}.{quote_ident(STAGE_PREFIX + self.job + '_' + tag)}"
 
     def write(self, iterator: Iterator[Any]) -> StagedPartition:
-        import pyarrow as pa
-
         stage = self._stage_name()
         cols = ", ".join(quote_ident(n) for n in self.names)
         rows = 0
         with self.opts.client(self.url) as c:
             c.command(f"CREATE TABLE {stage} ENGINE = Log AS SELECT {cols} FROM {self.target} LIMIT 0")
-            target = c.query_arrow(f"SELECT {cols} FROM {stage} LIMIT 0").schema
-            pending: List[Any] = []
-            n = 0
-            for batch in iterator:
-                pending.append(batch)
-                n += batch.num_rows
-                if n >= self.opts.block_rows:
+            try:
+                target = c.query_arrow(f"SELECT {cols} FROM {stage} LIMIT 0").schema
+                pending: List[Any] = []
+                n = 0
+                for batch in iterator:
+                    pending.append(batch)
+                    n += batch.num_rows
+                    if n >= self.opts.block_rows:
+                        rows += self._insert(c, stage, pending, target)
+                        pending, n = [], 0
+                if pending:
                     rows += self._insert(c, stage, pending, target)
-                    pending, n = [], 0
-            if pending:
-                rows += self._insert(c, stage, pending, target)
-        del pa
+                # A task still running when the job was aborted (its abort() has already
+                # swept the staging tables) removes its own.
+                if c.command(f"EXISTS TABLE {self._abort_marker()}"):
+                    raise RuntimeError(f"the write job {self.job} was aborted")
+            except BaseException:
+                try:
+                    c.command(f"DROP TABLE IF EXISTS {stage}")
+                finally:
+                    raise
         return StagedPartition(stage, rows)
+
+    def _abort_marker(self) -> str:
+        return f"{quote_ident(self.db)}.{quote_ident(ABORT_PREFIX + self.job)}"
 
     def _insert(self, c: Any, stage: str, batches: List[Any], target: Any) -> int:
         import pyarrow as pa
@@ -134,6 +146,9 @@ class ChwireWriter(DataSourceArrowWriter):
 
     def abort(self, messages: List[Optional[WriterCommitMessage]]) -> None:
         with self.opts.client(self.url) as c:
+            # The marker first, then the sweep: a task that finishes after the marker drops
+            # its own table; one that finished before it is swept.
+            c.command(f"CREATE TABLE IF NOT EXISTS {self._abort_marker()} (job String) ENGINE = Log")
             self._drop_job_tables(c)
 
     def _drop_job_tables(self, c: Any) -> None:
