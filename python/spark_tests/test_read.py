@@ -167,3 +167,16 @@ def test_conformance_types_map_or_are_refused_by_name():
     for t in refused:
         with pytest.raises(UnsupportedType, match=r"column 'c' of type"):
             Column("c", t)
+
+
+def test_uint64_as_long_is_checked(spark, ch, nodes):
+    ch.command("DROP TABLE IF EXISTS default.spark_u64")
+    ch.command("CREATE TABLE default.spark_u64 (u UInt64) ENGINE = Memory")
+    ch.insert("default.spark_u64", [(5,), (2**63 - 1,)])
+    df = read(spark, nodes[0], table="default.spark_u64", uint64="long")
+    assert df.schema.simpleString() == "struct<u:bigint>"
+    assert sorted(r.u for r in df.collect()) == [5, 2**63 - 1]
+    ch.insert("default.spark_u64", [(2**63,)])
+    with pytest.raises(Exception, match=r"column 'u'"):
+        read(spark, nodes[0], table="default.spark_u64", uint64="long").collect()
+    ch.command("DROP TABLE default.spark_u64")

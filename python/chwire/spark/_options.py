@@ -45,6 +45,10 @@ class Options:
         self.lower_bound: Optional[str] = opts.get("lowerbound")
         self.upper_bound: Optional[str] = opts.get("upperbound")
         self.push_filters: bool = opts.get("pushfilters", "false").lower() in ("true", "1", "yes")
+        u64 = opts.get("uint64", "decimal").lower()
+        if u64 not in ("decimal", "long"):
+            raise ValueError("option uint64 is 'decimal' (DecimalType(20, 0), the default) or 'long'")
+        self.uint64_long: bool = u64 == "long"
         self.block_rows: int = int(opts.get("blockrows", "1048576"))
         self.settings: Dict[str, str] = _settings(opts.get("settings"))
         for k, v in opts.items():

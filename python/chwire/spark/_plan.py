@@ -100,7 +100,7 @@ class Plan:
                 if missing:
                     raise ValueError(f"columns {missing} are not in {opts.table or 'the query'}")
                 cols = [(c, by_name[c]) for c in opts.columns]
-            self.columns = [Column(n, t) for n, t in cols]
+            self.columns = [Column(n, t, opts.uint64_long) for n, t in cols]
             self.types = dict(cols)
             self.partitions = self._partitions(client)
 

@@ -23,7 +23,9 @@ _INTS = {
     "UInt16": "integer",
     "UInt32": "long",
 }
-# Spark has no unsigned 64-bit integer: UInt64 becomes DecimalType(20, 0), which holds every value.
+# Spark has no unsigned 64-bit integer: UInt64 becomes DecimalType(20, 0), which holds every value,
+# or with the option uint64=long LongType (a value above 2^63 - 1 is then an error, checked by
+# the cast of each batch).
 _TEXT_ON_SERVER = {"UUID", "IPv4", "IPv6"}
 
 
@@ -41,7 +43,7 @@ def _unnamed(node: Node) -> Tuple[str, Node]:
     return "", node
 
 
-def _spark(node: Node, tz_ok: bool = True) -> Tuple[Any, bool, bool]:
+def _spark(node: Node, u64_long: bool = False) -> Tuple[Any, bool, bool]:
     """(Spark DataType, nullable, needs a server-side conversion) of a parsed type."""
     from pyspark.sql import types as T
 
@@ -49,7 +51,7 @@ def _spark(node: Node, tz_ok: bool = True) -> Tuple[Any, bool, bool]:
     if name in _INTS:
         return getattr(T, _INTS[name].capitalize() + "Type")(), False, False
     if name == "UInt64":
-        return T.DecimalType(20, 0), False, False
+        return (T.LongType() if u64_long else T.DecimalType(20, 0)), False, False
     if name in ("Float32",):
         return T.FloatType(), False, False
     if name in ("Float64",):
@@ -78,25 +80,25 @@ def _spark(node: Node, tz_ok: bool = True) -> Tuple[Any, bool, bool]:
     if name in _TEXT_ON_SERVER:
         return T.StringType(), False, True
     if name == "Nullable":
-        t, _, conv = _spark(args[0])
+        t, _, conv = _spark(args[0], u64_long)
         return t, True, conv
     if name == "LowCardinality":
-        return _spark(args[0])
+        return _spark(args[0], u64_long)
     if name == "Array":
-        t, nullable, conv = _spark(args[0])
+        t, nullable, conv = _spark(args[0], u64_long)
         return T.ArrayType(t, nullable), False, conv
     if name == "Tuple":
         fields = []
         for i, arg in enumerate(args):
             label, inner = _unnamed(arg)
-            t, nullable, conv = _spark(inner)
+            t, nullable, conv = _spark(inner, u64_long)
             if conv:
                 raise UnsupportedType("a Tuple element of type UUID/IPv4/IPv6 (read it with a query and toString)")
             fields.append(T.StructField(label or str(i + 1), t, nullable))
         return T.StructType(fields), False, False
     if name == "Map":
-        k, _, kconv = _spark(args[0])
-        v, vnull, vconv = _spark(args[1])
+        k, _, kconv = _spark(args[0], u64_long)
+        v, vnull, vconv = _spark(args[1], u64_long)
         if kconv or vconv:
             raise UnsupportedType("a Map of UUID/IPv4/IPv6 (read it with a query and toString)")
         return T.MapType(k, v, vnull), False, False
@@ -120,14 +122,14 @@ def _expr(node: Node, ref: str) -> str:
 class Column:
     """One column: its name, ClickHouse type, Spark field and SELECT expression."""
 
-    def __init__(self, name: str, ch_type: str) -> None:
+    def __init__(self, name: str, ch_type: str, u64_long: bool = False) -> None:
         from pyspark.sql import types as T
 
         self.name = name
         self.ch_type = ch_type
         node = parse_type(ch_type)
         try:
-            t, nullable, conv = _spark(node)
+            t, nullable, conv = _spark(node, u64_long)
         except (UnsupportedType, IndexError, ValueError) as e:
             raise UnsupportedType(
                 f"column {name!r} of type {ch_type} cannot be read into Spark: {e}; "

@@ -5,8 +5,11 @@ the staged rows into the target.
 * `write()` (one per task attempt) creates `<db>.chwire_stage_<job>_<partition>_<attempt>`
   (`CREATE TABLE ... AS target ENGINE = Log`) on that server and inserts the task's Arrow
   batches into it in blocks of `blockRows` rows; it returns the table's name and row count;
-* `commit()` (driver, after every task succeeded) runs, per message, `INSERT INTO target
-  SELECT ... FROM stage` on the server (synchronously for a Distributed target) and drops the
+* a plain `MergeTree` target gets staging tables `AS target` (same engine, key and partition
+  key) and `commit()` attaches their parts (`ALTER TABLE target ATTACH PARTITION ID ... FROM
+  stage`: hard links, no rows copied);
+* any other target: `commit()` (driver, after every task succeeded) runs, per message,
+  `INSERT INTO target SELECT ... FROM stage` on the server (synchronously for a Distributed target) and drops the
   staging table, then drops every other staging table of the job (attempts that failed or were
   killed, whose messages never reached the driver);
 * `abort()` creates the (empty) table `chwire_aborted_<job>`, then drops every staging table
@@ -69,9 +72,13 @@ class ChwireWriter(DataSourceArrowWriter):
             db, name = split_table(opts.table)
             self.db = db or c.command("SELECT currentDatabase()")
             self.target = f"{quote_ident(self.db)}.{quote_ident(name)}"
-            self.distributed = c.command(
+            engine = c.command(
                 "SELECT engine FROM system.tables WHERE database = {d:String} AND name = {n:String}",
-                parameters={"d": self.db, "n": name}) == "Distributed"
+                parameters={"d": self.db, "n": name})
+            self.distributed = engine == "Distributed"
+            # A plain MergeTree target: staging tables of the same structure whose parts the
+            # commit attaches (hard links, no rows copied).
+            self.attach_parts = engine == "MergeTree"
             have = c.query_arrow(f"SELECT * FROM {self.target} LIMIT 0").schema.names
         missing = [n for n in self.names if n not in have]
         if missing:
@@ -92,7 +99,10 @@ class ChwireWriter(DataSourceArrowWriter):
         cols = ", ".join(quote_ident(n) for n in self.names)
         rows = 0
         with self.opts.client(self.url) as c:
-            c.command(f"CREATE TABLE {stage} ENGINE = Log AS SELECT {cols} FROM {self.target} LIMIT 0")
+            if self.attach_parts:
+                c.command(f"CREATE TABLE {stage} AS {self.target}")
+            else:
+                c.command(f"CREATE TABLE {stage} ENGINE = Log AS SELECT {cols} FROM {self.target} LIMIT 0")
             try:
                 target = c.query_arrow(f"SELECT {cols} FROM {stage} LIMIT 0").schema
                 pending: List[Any] = []
@@ -139,9 +149,17 @@ class ChwireWriter(DataSourceArrowWriter):
         settings = {"insert_distributed_sync": 1} if self.distributed else None
         with self.opts.client(self.url) as c:
             for m in messages:
-                if isinstance(m, StagedPartition):
+                if not isinstance(m, StagedPartition):
+                    continue
+                if self.attach_parts:
+                    db, name = split_table(m.table)
+                    for (pid,) in c.query(
+                            "SELECT DISTINCT partition_id FROM system.parts WHERE database = {d:String} "
+                            "AND table = {n:String} AND active", parameters={"d": db, "n": name}).result_rows:
+                        c.command(f"ALTER TABLE {self.target} ATTACH PARTITION ID {sql_string(pid)} FROM {m.table}")
+                else:
                     c.command(f"INSERT INTO {self.target} ({cols}) SELECT {cols} FROM {m.table}", settings=settings)
-                    c.command(f"DROP TABLE IF EXISTS {m.table}")
+                c.command(f"DROP TABLE IF EXISTS {m.table}")
             self._drop_job_tables(c)
 
     def abort(self, messages: List[Optional[WriterCommitMessage]]) -> None:
