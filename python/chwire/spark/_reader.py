@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Iterator, List
 
 from pyspark.sql.datasource import DataSourceReader, InputPartition
@@ -11,7 +10,6 @@ from ._filters import to_sql
 from ._plan import Plan
 from ._types import arrow_schema, spark_schema
 
-log = logging.getLogger("chwire.spark")
 
 
 class ChwirePartition(InputPartition):
