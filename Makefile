@@ -9,7 +9,7 @@ LOAD_TASKS ?= 16
 .PHONY: demo test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke \
 	faults load cluster-start cluster-stop cluster-status \
-	python-test python-bench
+	python-test python-bench spark-venv spark-test bench-spark
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -29,6 +29,7 @@ test: lint build modernfake
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory faults
 	$(MAKE) --no-print-directory python-test
+	$(MAKE) --no-print-directory spark-test
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -85,6 +86,27 @@ python-test:
 	$(PY_VENV)/bin/maturin build -q --release --strip -m python/Cargo.toml -i $(PY_VENV)/bin/python -o build/py-wheels
 	$(PY_VENV)/bin/pip install -q --force-reinstall --no-deps build/py-wheels/chwire-*.whl
 	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+## The Spark data source (python/chwire/spark): pyspark 4.3 + the wheel in build/spark-venv, a
+## local[2] Spark against the cluster rig (started and stopped by scripts/with-cluster.sh);
+## needs Java 17. docs/SPARK.md.
+SPARK_VENV := build/spark-venv
+SPARK_PINS := pyspark==4.3.0 pyarrow==26.0.1 pandas==3.1.1 numpy==2.4.6 pytest==9.2.0 maturin==1.16.0
+spark-venv:
+	test -x $(SPARK_VENV)/bin/python || python3 -m venv $(SPARK_VENV)
+	$(SPARK_VENV)/bin/pip install -q $(SPARK_PINS)
+	rm -rf build/spark-wheels
+	$(SPARK_VENV)/bin/maturin build -q --release --strip -m python/Cargo.toml -i $(SPARK_VENV)/bin/python -o build/spark-wheels
+	$(SPARK_VENV)/bin/pip install -q --force-reinstall --no-deps build/spark-wheels/chwire-*.whl
+
+spark-test: spark-venv
+	scripts/with-cluster.sh $(SPARK_VENV)/bin/python -m pytest -q -p no:cacheprovider python/spark_tests
+
+## chwire source vs Spark's JDBC source (clickhouse-jdbc from Maven) on W2's columns over the
+## rig's 3-shard table; SPARK_BENCH_ROWS rows (docs/BENCHMARKS.md).
+SPARK_BENCH_ROWS ?= 10000000
+bench-spark: spark-venv
+	scripts/with-cluster.sh $(SPARK_VENV)/bin/python bench/spark/bench.py --rows $(SPARK_BENCH_ROWS)
 
 ## Python benchmarks against clickhouse-connect 1.6.0 and clickhouse-driver 0.2.11 (printed ratios).
 python-bench: python-test

@@ -1,0 +1,74 @@
+"""The reader: each Spark partition streams chwire's Arrow batches, cast to Spark's schema."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, List
+
+from pyspark.sql.datasource import DataSourceReader, InputPartition
+
+from ._filters import to_sql
+from ._plan import Plan
+from ._types import arrow_schema, spark_schema
+
+
+
+class ChwirePartition(InputPartition):
+    def __init__(self, index: int, part: dict) -> None:
+        super().__init__(index)
+        self.part = part
+
+
+class ChwireReader(DataSourceReader):
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.schema = spark_schema(plan.columns)
+
+    def partitions(self) -> List[InputPartition]:
+        return [ChwirePartition(i, p) for i, p in enumerate(self.plan.partitions)]
+
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        import pyarrow as pa
+
+        target = arrow_schema(self.schema)
+        part = partition.part  # type: ignore[attr-defined]
+        sql = self.plan.sql(part)
+        names = target.names
+        with self.plan.opts.client(part["url"]) as client:
+            # A replica that fails before the first batch is skipped by the connect/retry of
+            # chwire's multi-host URL; one that fails after it fails the task, which Spark
+            # retries (a task's partial output is never kept).
+            with client.query_arrow_stream(sql) as stream:
+                for batch in stream:
+                    if batch.num_rows == 0:
+                        continue
+                    try:
+                        yield batch.cast(target) if batch.schema.names == names else \
+                            pa.RecordBatch.from_arrays(
+                                [batch.column(n) for n in names], names=names).cast(target)
+                    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                        raise ValueError(_cast_error(batch, target, e)) from e
+
+
+def _cast_error(batch: Any, target: Any, e: Exception) -> str:
+    """Name the column whose values do not fit Spark's type."""
+    for field in target:
+        col = batch.column(field.name)
+        try:
+            col.cast(field.type)
+        except Exception as inner:  # noqa: BLE001 - only to name the column
+            return f"column {field.name!r}: its values do not fit Spark's {field.type}: {inner}"
+    return str(e)
+
+
+class ChwirePushdownReader(ChwireReader):
+    """The reader with `pushFilters`: Spark refuses a reader that has it unless
+    spark.sql.python.filterPushdown.enabled is true, so it is used only with the option
+    pushFilters=true."""
+
+    def pushFilters(self, filters: List[Any]) -> Iterator[Any]:
+        for f in filters:
+            cond = to_sql(f, {c.name: c.ch_type for c in self.plan.columns if not c.converted})
+            if cond is None:
+                yield f
+            else:
+                self.plan.where.append(cond)
