@@ -115,10 +115,10 @@ def comparable(t):
         return pa.int64()
     if pa.types.is_timestamp(t) and t.tz:
         return pa.timestamp(t.unit, "UTC")
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
+    if (pa.types.is_list(t) or pa.types.is_large_list(t)) and comparable(t.value_type) != t.value_type:
         make = pa.list_ if pa.types.is_list(t) else pa.large_list
         return make(pa.field(t.value_field.name, comparable(t.value_type), t.value_field.nullable))
-    if pa.types.is_struct(t):
+    if pa.types.is_struct(t) and any(comparable(f.type) != f.type for f in t):
         return pa.struct([pa.field(f.name, comparable(f.type), f.nullable) for f in t])
     return t
 
