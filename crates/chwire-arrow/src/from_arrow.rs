@@ -191,7 +191,7 @@ fn nullable(array: &dyn Array, inner: &DataType) -> Result<ColumnData> {
     // The inner conversion reads the values behind NULLs too; arrays of other writers may
     // hold anything there, so NULL rows are replaced by a valid placeholder first.
     let filled;
-    let source: &dyn Array = if array.null_count() > 0 && needs_placeholders(inner) {
+    let source: &dyn Array = if array.null_count() > 0 && needs_placeholders(array, inner) {
         filled = fill_nulls(array, inner)?;
         filled.as_ref()
     } else {
@@ -202,8 +202,9 @@ fn nullable(array: &dyn Array, inner: &DataType) -> Result<ColumnData> {
 }
 
 /// Types whose conversion checks values, so that arbitrary bytes behind NULLs could fail it.
-fn needs_placeholders(inner: &DataType) -> bool {
+fn needs_placeholders(array: &dyn Array, inner: &DataType) -> bool {
     matches!(inner, DataType::Enum8(_) | DataType::Enum16(_))
+        || (inner.fixed_width().is_some() && matches!(array.data_type(), A::Binary | A::LargeBinary))
 }
 
 /// `array` with the NULL rows' values replaced by the first enum element (dictionary
@@ -215,6 +216,16 @@ fn fill_nulls(array: &dyn Array, inner: &DataType) -> Result<ArrayRef> {
         _ => None,
     }
     .unwrap_or(0);
+    // Fixed-width values read from (large) binary: a NULL row's slot may be empty
+    // (ClickHouse writes none for a NULL BFloat16), so it becomes zero bytes of the width.
+    if let (Some(width), A::Binary | A::LargeBinary) = (inner.fixed_width(), array.data_type()) {
+        let b = cast_with_options(array, &A::LargeBinary, &strict())?;
+        let b = b.as_binary::<i64>();
+        let zeros = vec![0u8; width];
+        let filled: arrow_array::LargeBinaryArray =
+            (0..b.len()).map(|i| Some(if b.is_null(i) { zeros.as_slice() } else { b.value(i) })).collect();
+        return Ok(std::sync::Arc::new(filled));
+    }
     if matches!(array.data_type(), A::Dictionary(..)) || !array.data_type().is_integer() {
         return Ok(arrow_array::make_array(array.to_data()));
     }

@@ -80,15 +80,9 @@ fn plain(field: &Field) -> Result<DataType> {
             A::Struct(kv) if kv.len() == 2 => T::Map(Box::new(plain(&kv[0])?), Box::new(natural(&kv[1])?)),
             _ => return Err(unsupported(field)),
         },
-        A::Struct(fields) => {
-            let numbered = fields.iter().enumerate().all(|(i, f)| *f.name() == (i + 1).to_string());
-            T::Tuple(
-                fields
-                    .iter()
-                    .map(|f| Ok((if numbered { None } else { Some(f.name().clone()) }, natural(f)?)))
-                    .collect::<Result<Vec<_>>>()?,
-            )
-        }
+        // Named by the members, "1", "2", … included, as ClickHouse 26.9 infers a struct
+        // (chwire's own files restore unnamed tuples from their `clickhouse.type`).
+        A::Struct(fields) => T::Tuple(fields.iter().map(|f| Ok((Some(f.name().clone()), natural(f)?))).collect::<Result<Vec<_>>>()?),
         A::Dictionary(_, values) => {
             let inner = plain(&Field::new(field.name(), (**values).clone(), false))?;
             let inner = if field.is_nullable() { nullable(inner) } else { inner };

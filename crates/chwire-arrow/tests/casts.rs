@@ -67,3 +67,27 @@ fn lossy_conversions_are_errors_naming_column_and_types() {
     let missing = batch_to_block(&b, &[("b".to_string(), ty("Int64"))]).unwrap_err().to_string();
     assert!(missing.contains("a") && missing.contains("b"), "{missing}");
 }
+
+/// Structs of other writers become named tuples, "1", "2", … included, as ClickHouse 26.9
+/// infers them (its own Arrow and Parquet files name unnamed tuple members so).
+#[test]
+fn structs_infer_as_named_tuples() {
+    use arrow_array::{StructArray, UInt8Array};
+    let members = vec![
+        (Arc::new(Field::new("1", arrow_schema::DataType::UInt8, false)), Arc::new(UInt8Array::from(vec![1])) as ArrayRef),
+        (Arc::new(Field::new("2", arrow_schema::DataType::Utf8, false)), Arc::new(StringArray::from(vec!["a"])) as ArrayRef),
+    ];
+    let b = batch(vec![("t", Arc::new(StructArray::from(members)), false)]);
+    let block = batch_to_block_inferred(&b).unwrap();
+    assert_eq!(block.column("t").unwrap().data_type().to_string(), "Tuple(`1` UInt8, `2` String)");
+}
+
+/// A NULL BFloat16 stored as binary may have an empty slot (ClickHouse writes none).
+#[test]
+fn bfloat16_nulls_with_empty_slots() {
+    use arrow_array::BinaryArray;
+    let b = batch(vec![("v", Arc::new(BinaryArray::from(vec![None, Some(&[0xc0u8, 0x3f][..])])), true)]);
+    let block = batch_to_block(&b, &[("v".to_string(), ty("Nullable(BFloat16)"))]).unwrap();
+    assert_eq!(block.column("v").unwrap().value(0), Value::Null);
+    assert_eq!(block.column("v").unwrap().value(1), Value::BFloat16(0x3fc0)); // 1.5
+}

@@ -30,6 +30,27 @@ fn zstd_shapes(c: &mut Criterion) {
                 black_box((used, out.len()))
             })
         });
+        // What every frame cost before the contexts were kept per thread: the same steps as
+        // `compress`/`decompress_frame` (zeroed output, checksum) with a new ZSTD context per
+        // call (`zstd::bulk`).
+        let payload = &frame[25..];
+        g.bench_function(BenchmarkId::new("compress_new_context", label), |b| {
+            b.iter(|| {
+                out.clear();
+                out.resize(25 + zstd::zstd_safe::compress_bound(n), 0);
+                let m = zstd::bulk::compress_to_buffer(black_box(&data), &mut out[25..], 1).expect("sized by compress_bound");
+                out.truncate(25 + m);
+                black_box(chwire_proto::compress::checksum(&out[16..]))
+            })
+        });
+        g.bench_function(BenchmarkId::new("decompress_new_context", label), |b| {
+            b.iter(|| {
+                let sum = chwire_proto::compress::checksum(black_box(&frame[16..]));
+                out.clear();
+                out.resize(n, 0);
+                black_box((sum, zstd::bulk::decompress_to_buffer(black_box(payload), &mut out).expect("a whole frame")))
+            })
+        });
         g.bench_function(BenchmarkId::new("memcpy", label), |b| {
             b.iter(|| {
                 out.clear();

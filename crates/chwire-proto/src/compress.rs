@@ -6,6 +6,8 @@
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::wire::Reader;
 
+mod contexts;
+
 pub const CHECKSUM_SIZE: usize = 16;
 pub const HEADER_SIZE: usize = 9;
 /// Largest uncompressed payload per frame that chwire writes (the server's buffer size).
@@ -107,7 +109,7 @@ pub fn compress(method: Compression, data: &[u8], out: &mut Vec<u8>) {
                 let bound = zstd::zstd_safe::compress_bound(chunk.len());
                 out.resize(payload_start + bound, 0);
                 #[allow(clippy::expect_used, reason = "the output is sized by compress_bound")]
-                let n = zstd::bulk::compress_to_buffer(chunk, &mut out[payload_start..], level).expect("output sized by compress_bound");
+                let n = contexts::compress(chunk, &mut out[payload_start..], level).expect("output sized by compress_bound");
                 out.truncate(payload_start + n);
                 METHOD_ZSTD
             }
@@ -190,8 +192,7 @@ pub fn decompress_frame_limited(input: &[u8], out: &mut Vec<u8>, max_frame_size:
         }
         METHOD_ZSTD => {
             out.resize(start + decompressed_size, 0);
-            let n = zstd::bulk::decompress_to_buffer(payload, &mut out[start..])
-                .map_err(|e| DecodeError::Decompression(format!("ZSTD: {e}")))?;
+            let n = contexts::decompress(payload, &mut out[start..]).map_err(|e| DecodeError::Decompression(format!("ZSTD: {e}")))?;
             if n != decompressed_size {
                 return Err(DecodeError::Decompression(format!("ZSTD frame produced {n} bytes, header says {decompressed_size}")).into());
             }

@@ -248,4 +248,29 @@ mod tests {
         }
         assert!(check_parquet_types(&Schema::new(vec![Field::new("x", arrow_schema::DataType::Utf8, false)])).is_ok());
     }
+
+    /// UUID columns carry Parquet's UUID logical type and come back as UUID (as from
+    /// ClickHouse's own Parquet files), which needs parquet's canonical extension types.
+    #[test]
+    fn uuid_columns_have_the_parquet_logical_type() {
+        use arrow_array::{ArrayRef, FixedSizeBinaryArray};
+        let opts = ArrowOptions::rich();
+        let schema = schema_for(&[("u".to_string(), DataType::Uuid)], &opts).unwrap();
+        let column: ArrayRef = std::sync::Arc::new(FixedSizeBinaryArray::try_from_iter([[7u8; 16]].into_iter()).unwrap());
+        let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+        // A file as ClickHouse writes it: no Arrow schema, only the Parquet types.
+        let props = parquet::file::properties::WriterProperties::builder().build();
+        let mut w = parquet::arrow::ArrowWriter::try_new(Vec::new(), schema, Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        let bytes = bytes::Bytes::from(w.into_inner().unwrap());
+        let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new_with_options(
+            bytes,
+            parquet::arrow::arrow_reader::ArrowReaderOptions::new().with_skip_arrow_metadata(true),
+        )
+        .unwrap();
+        let column = builder.parquet_schema().column(0);
+        assert_eq!(column.logical_type_ref(), Some(&parquet::basic::LogicalType::Uuid));
+        let read = builder.build().unwrap().next().unwrap().unwrap();
+        assert_eq!(batch_to_block_inferred(&read).unwrap().column("u").unwrap().data_type(), &DataType::Uuid);
+    }
 }

@@ -3,7 +3,7 @@
 use arrow_ipc::CompressionType;
 use chwire_arrow::ArrowOptions;
 use clap::Args;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
 #[derive(Args, Debug, Clone)]
@@ -54,10 +54,14 @@ pub struct FileOptions {
 }
 
 impl FileOptions {
-    /// The Parquet writer's properties.
+    /// The Parquet writer's properties: dictionary pages with PLAIN pages once a column's
+    /// dictionary outgrows its 1 MiB (as pyarrow and ClickHouse write; parquet-rs would fall
+    /// back to the DELTA encodings with the 2.x format, which cost a third of the write time
+    /// for smaller files), statistics per column chunk and page index, 1 MiB pages.
     pub fn parquet_properties(&self) -> WriterProperties {
         WriterProperties::builder()
             .set_compression(self.parquet_compression)
+            .set_encoding(Encoding::PLAIN)
             .set_max_row_group_row_count(Some(self.row_group_rows))
             .set_max_row_group_bytes(Some(self.row_group_bytes))
             .set_writer_version(self.parquet_version)
@@ -172,5 +176,33 @@ mod tests {
         assert!(parquet_codec("snappy:2").is_err());
         assert!(parquet_codec("lzma").is_err());
         assert_eq!(ipc_codec("lz4_frame").unwrap(), Some(CompressionType::LZ4_FRAME));
+    }
+
+    /// Columns whose dictionary overflows (unique strings, counters) continue in PLAIN pages,
+    /// not in the slower DELTA encodings parquet-rs picks for the 2.x format by default.
+    #[test]
+    fn dictionary_then_plain_pages() {
+        use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt64Array};
+        use std::sync::Arc;
+        let o =
+            FileArgs { arrow_types: "rich".into(), file_compression: Some("none".into()), block_rows: 65_536 }.options(&[], None).unwrap();
+        let n = 200_000u64;
+        let batch = RecordBatch::try_from_iter([
+            ("n", Arc::new(UInt64Array::from_iter_values(0..n)) as ArrayRef),
+            ("s", Arc::new(StringArray::from_iter_values((0..n).map(|i| i.to_string()))) as ArrayRef),
+        ])
+        .unwrap();
+        let mut w = parquet::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), Some(o.parquet_properties())).unwrap();
+        w.write(&batch).unwrap();
+        let bytes = bytes::Bytes::from(w.into_inner().unwrap());
+        let meta =
+            parquet::file::reader::FileReader::metadata(&parquet::file::serialized_reader::SerializedFileReader::new(bytes).unwrap())
+                .clone();
+        for c in meta.row_group(0).columns() {
+            let encodings: Vec<Encoding> = c.encodings().collect();
+            assert!(encodings.contains(&Encoding::PLAIN), "{}: {encodings:?}", c.column_path());
+            assert!(encodings.contains(&Encoding::RLE_DICTIONARY), "{}: {encodings:?}", c.column_path());
+            assert!(!encodings.iter().any(|e| matches!(e, Encoding::DELTA_BINARY_PACKED | Encoding::DELTA_BYTE_ARRAY)), "{encodings:?}");
+        }
     }
 }
