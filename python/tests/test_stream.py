@@ -75,3 +75,15 @@ def test_error_in_the_middle_of_a_stream(client):
             pass
     assert e.value.code == 395
     assert client.command("SELECT 44") == 44
+
+
+def test_progress_through_the_c_stream(client):
+    """The progress callback keeps firing while pyarrow/Polars read the exported stream."""
+    sql = "SELECT number FROM numbers(3000000)"
+    for consume in (pa.table, pl.DataFrame):
+        calls = []
+        s = client.query_arrow_stream(sql, settings={"max_block_size": 100000}, progress=calls.append)
+        before = len(calls)
+        assert len(consume(s)) == 3000000
+        assert len(calls) > before, "no progress reported while the consumer read the stream"
+        assert calls[-1]["read_rows"] == 3000000
