@@ -23,8 +23,14 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-/// Batches decoded ahead of the consumer.
+/// Batches decoded ahead of a streaming consumer.
 const BUFFERED: usize = 2;
+/// Batches decoded ahead of `read_table`, which keeps them all anyway: the decoding task
+/// rarely waits for the Python thread, and the thread takes queued batches without waking.
+const BUFFERED_TABLE: usize = 64;
+/// `read_table` joins consecutive batches smaller than this (a result of many small blocks)
+/// before handing them to pyarrow: one import per joined batch instead of one per block.
+const COALESCE_ROWS: usize = 65_536;
 
 /// The client shared by a Python `Client` and its running task (`None` once closed).
 pub type Shared = Arc<tokio::sync::Mutex<Option<chwire::Client>>>;
@@ -137,6 +143,10 @@ impl Feed {
     /// error is raised; a signal (Ctrl-C) aborts the query.
     fn recv(&mut self, py: Python<'_>) -> PyResult<Option<Msg>> {
         let Some(rx) = self.rx.as_mut() else { return Ok(None) };
+        // A message already queued is taken without a timer or a trip through the runtime.
+        if let Ok(Ok(m)) = rx.try_recv() {
+            return Ok(Some(m));
+        }
         loop {
             let r = py.detach(|| runtime().block_on(async { tokio::time::timeout(SIGNAL_CHECK, rx.recv()).await }));
             match r {
@@ -227,8 +237,9 @@ impl QueryStream {
         opts: ArrowOptions,
         callback: Option<Py<PyAny>>,
         busy: BusyGuard,
+        whole_table: bool,
     ) -> PyResult<QueryStream> {
-        let (tx, rx) = mpsc::channel(BUFFERED);
+        let (tx, rx) = mpsc::channel(if whole_table { BUFFERED_TABLE } else { BUFFERED });
         let handle = runtime().spawn(query_task(client, spec, opts, callback.is_some(), tx));
         let feed = Feed { rx: Some(rx), handle: Some(handle), callback, progress: Progress::default(), busy };
         let mut s = QueryStream { feed, schema: Arc::new(Schema::empty()) };
@@ -246,17 +257,43 @@ impl QueryStream {
     }
 
     /// Every remaining batch as a pyarrow.Table: each batch is handed to pyarrow as it
-    /// arrives (`RecordBatch._import_from_c`, no copy) and the table is assembled from them
-    /// with `Table.from_batches`. (Exporting the collected batches as one C stream instead,
-    /// `PyTable::into_pyarrow`, cost 3–4× the CPU of the whole query on W1.)
+    /// arrives (`RecordBatch._import_from_c`, no copy; runs of small batches are joined first)
+    /// and the table is assembled from them with `Table.from_batches`. (Exporting the collected
+    /// batches as one C stream instead, `PyTable::into_pyarrow`, cost 3–4× the CPU of the whole
+    /// query on W1.)
     pub fn read_table<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut batches = Vec::new();
+        let mut out = Vec::new();
+        let mut small: Vec<RecordBatch> = Vec::new();
+        let mut small_rows = 0;
+        let flush = |small: &mut Vec<RecordBatch>, out: &mut Vec<Bound<'py, PyAny>>| -> PyResult<()> {
+            let b = match small.len() {
+                0 => return Ok(()),
+                1 => small.pop().expect("one batch"),
+                _ => arrow_select::concat::concat_batches(&self.schema, small.iter())
+                    .map_err(|e| Error::Data(format!("joining small batches: {e}")).into_py(py))?,
+            };
+            small.clear();
+            out.push(PyRecordBatch::new(b).into_pyarrow(py)?);
+            Ok(())
+        };
         while let Some(b) = self.feed.next_batch(py)? {
-            batches.push(PyRecordBatch::new(b).into_pyarrow(py)?);
+            if b.num_rows() >= COALESCE_ROWS {
+                flush(&mut small, &mut out)?;
+                small_rows = 0;
+                out.push(PyRecordBatch::new(b).into_pyarrow(py)?);
+                continue;
+            }
+            small_rows += b.num_rows();
+            small.push(b);
+            if small_rows >= COALESCE_ROWS {
+                flush(&mut small, &mut out)?;
+                small_rows = 0;
+            }
         }
+        flush(&mut small, &mut out)?;
         let schema = PySchema::new(self.schema.clone()).into_pyarrow(py)?;
         let table = py.import(intern!(py, "pyarrow"))?.getattr(intern!(py, "Table"))?;
-        table.call_method1(intern!(py, "from_batches"), (batches, schema))
+        table.call_method1(intern!(py, "from_batches"), (out, schema))
     }
 
     fn close(&mut self) {
