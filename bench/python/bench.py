@@ -149,6 +149,24 @@ def rust_query_arrow(scale):
     return res
 
 
+def polars_nocopy():
+    """Which of W2's columns Polars takes over without copying: the data buffer's address in
+    the batch chwire produced against the one in Polars' frame (read back without a copy)."""
+    import chwire
+    import polars as pl
+
+    c = chwire.connect(URL)
+    sql = sqls(1)["W2"].replace("LIMIT 10000000", "LIMIT 1000000") + " SETTINGS max_block_size = 1000000"
+    b = next(iter(c.query_arrow_stream(sql)))
+    df = pl.from_arrow(b)
+    out = []
+    for name in b.schema.names:
+        data = 2 if "string" in str(b.column(name).type) else -1
+        same = b.column(name).buffers()[data].address == df[name].to_arrow().buffers()[data].address
+        out.append(f"{name} ({b.column(name).type}): {'same buffer' if same else 'copied by Polars'}")
+    return "; ".join(out)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--one", nargs=2)
@@ -191,6 +209,7 @@ def main():
                 print(f"  {case} {cl:15} wall x{r['wall'] / base['wall']:.2f}  cpu x{r['cpu'] / base['cpu']:.2f}")
         if case in rust:
             print(f"  {case} chwire / rust query_arrow wall x{base['wall'] / rust[case]['wall']:.2f}")
+    print("  W2 into Polars:", polars_nocopy())
     arr, sca = results.get(("ARRAY", "chwire")), results.get(("SCALAR", "chwire"))
     if arr and sca and "error" not in arr and "error" not in sca:
         print(f"  Array(UInt64) 1M rows x 8 vs 8M scalar UInt64: x{arr['wall'] / sca['wall']:.2f} wall")
