@@ -144,8 +144,13 @@ impl Feed {
     fn recv(&mut self, py: Python<'_>) -> PyResult<Option<Msg>> {
         let Some(rx) = self.rx.as_mut() else { return Ok(None) };
         // A message already queued is taken without a timer or a trip through the runtime.
-        if let Ok(Ok(m)) = rx.try_recv() {
-            return Ok(Some(m));
+        match rx.try_recv() {
+            Ok(Ok(m)) => return Ok(Some(m)),
+            Ok(Err(e)) => {
+                self.close();
+                return Err(e.into_py(py));
+            }
+            Err(_) => {} // empty or ended: the waiting path below sorts it out
         }
         loop {
             let r = py.detach(|| runtime().block_on(async { tokio::time::timeout(SIGNAL_CHECK, rx.recv()).await }));
