@@ -70,6 +70,9 @@ def one(client, case, scale):
         c = Client(host=HOST, port=int(PORT), settings={"use_numpy": True})
     if case == "W5" and client.startswith("chwire"):
         c.command("CREATE TABLE IF NOT EXISTS chwire_bench_w5 (id UInt64, name String, value Float64, ts DateTime) ENGINE = Null")
+    if case == "W5":  # the data is built before the clock starts (only the insert is timed)
+        data = w5_data(scale)
+        frame = data.to_pandas() if client != "chwire" else None
     t0, c0 = time.monotonic(), cpu()
     check = None
     if case in ("W1", "W2", "ARRAY", "SCALAR", "SMALL", "LARGE"):
@@ -86,7 +89,10 @@ def one(client, case, scale):
         elif client == "chwire-polars":
             import polars as pl
 
-            t = pl.DataFrame(c.query_arrow_stream(sql)).to_arrow()
+            # No .to_arrow(): the figures are Polars' own frame (its peak RSS, beside the Table's,
+            # shows that the buffers were taken over, not copied).
+            df = pl.DataFrame(c.query_arrow_stream(sql))
+            check, t = df.get_column(df.columns[0]).sum(), None
         elif client == "connect":  # its fastest modes on a server without Arrow output
             t = pa.Table.from_pandas(c.query_df(sql))
         elif client == "connect-pandas":
@@ -103,15 +109,14 @@ def one(client, case, scale):
             check = pa.compute.sum(col if not pa.types.is_list(col.type) and not pa.types.is_large_list(col.type)
                                    else pa.compute.list_flatten(col)).as_py()
     elif case == "W5":
-        data = w5_data(scale)
         if client == "chwire":
             c.insert_arrow("chwire_bench_w5", data)
         elif client == "chwire-pandas":
-            c.insert_df("chwire_bench_w5", data.to_pandas())
+            c.insert_df("chwire_bench_w5", frame)
         elif client == "connect":
-            c.insert_df("chwire_bench_w5", data.to_pandas())
+            c.insert_df("chwire_bench_w5", frame)
         elif client == "driver":
-            c.insert_dataframe("INSERT INTO chwire_bench_w5 (id, name, value, ts) VALUES", data.to_pandas())
+            c.insert_dataframe("INSERT INTO chwire_bench_w5 (id, name, value, ts) VALUES", frame)
         check = data.num_rows
     wall, cpu_s = time.monotonic() - t0, cpu() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -144,11 +149,30 @@ def rust_query_arrow(scale):
     return res
 
 
+def polars_nocopy():
+    """Which of W2's columns Polars takes over without copying: the data buffer's address in
+    the batch chwire produced against the one in Polars' frame (read back without a copy)."""
+    import chwire
+    import polars as pl
+
+    c = chwire.connect(URL)
+    sql = sqls(1)["W2"].replace("LIMIT 10000000", "LIMIT 1000000") + " SETTINGS max_block_size = 1000000"
+    b = next(iter(c.query_arrow_stream(sql)))
+    df = pl.from_arrow(b)
+    out = []
+    for name in b.schema.names:
+        data = 2 if "string" in str(b.column(name).type) else -1
+        same = b.column(name).buffers()[data].address == df[name].to_arrow().buffers()[data].address
+        out.append(f"{name} ({b.column(name).type}): {'same buffer' if same else 'copied by Polars'}")
+    return "; ".join(out)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--one", nargs=2)
     p.add_argument("--scale", type=int, default=1)
     p.add_argument("--runs", type=int, default=2)
+    p.add_argument("--cases", help="comma-separated subset, e.g. W5,SMALL,LARGE")
     a = p.parse_args()
     if a.one:
         print(json.dumps(one(a.one[0], a.one[1], a.scale)))
@@ -160,7 +184,10 @@ def main():
         ("ARRAY", ["chwire"]), ("SCALAR", ["chwire"]), ("SMALL", ["chwire"]), ("LARGE", ["chwire"]),
     ]
     results = {}
+    print("load average before:", " ".join(f"{x:.2f}" for x in os.getloadavg()))
     for case, clients in plan:
+        if a.cases and case not in a.cases.split(","):
+            continue
         for cl in clients:
             r = measure(cl, case, a.scale, a.runs)
             results[(case, cl)] = r
@@ -168,6 +195,7 @@ def main():
                 print(f"{case:6} {cl:15} error: {r['error']}")
             else:
                 print(f"{case:6} {cl:15} wall {r['wall']:7.3f}s  cpu {r['cpu']:7.3f}s  peak RSS {r['rss_mib']:7.1f} MiB  check {r['check']}")
+    print("load average after:", " ".join(f"{x:.2f}" for x in os.getloadavg()))
     rust = rust_query_arrow(a.scale)
     for w, r in rust.items():
         print(f"{w:6} {'rust query_arrow':15} wall {r['wall']:7.3f}s  cpu {r['cpu']:7.3f}s")
@@ -181,6 +209,7 @@ def main():
                 print(f"  {case} {cl:15} wall x{r['wall'] / base['wall']:.2f}  cpu x{r['cpu'] / base['cpu']:.2f}")
         if case in rust:
             print(f"  {case} chwire / rust query_arrow wall x{base['wall'] / rust[case]['wall']:.2f}")
+    print("  W2 into Polars:", polars_nocopy())
     arr, sca = results.get(("ARRAY", "chwire")), results.get(("SCALAR", "chwire"))
     if arr and sca and "error" not in arr and "error" not in sca:
         print(f"  Array(UInt64) 1M rows x 8 vs 8M scalar UInt64: x{arr['wall'] / sca['wall']:.2f} wall")

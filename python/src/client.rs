@@ -96,6 +96,28 @@ impl RawClient {
     fn track(&self, h: tokio::task::AbortHandle) {
         *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
     }
+
+    /// Start a query; `whole_table` when the caller collects the whole result anyway (a
+    /// deeper buffer, see `QueryStream::open`).
+    #[allow(clippy::too_many_arguments)]
+    fn open_stream(
+        &self,
+        py: Python<'_>,
+        sql: String,
+        parameters: Option<&Bound<'_, PyAny>>,
+        settings: Option<&Bound<'_, PyAny>>,
+        query_id: Option<String>,
+        progress: Option<Py<PyAny>>,
+        whole_table: bool,
+    ) -> PyResult<QueryStream> {
+        let spec = Self::spec(sql, parameters, settings, query_id)?;
+        let guard = self.busy.acquire().py_err(py)?;
+        let s = QueryStream::open(py, self.client.clone(), spec, self.arrow.clone(), progress, guard, whole_table)?;
+        if let Some(h) = s.abort_handle() {
+            self.track(h);
+        }
+        Ok(s)
+    }
 }
 
 #[pymethods]
@@ -147,13 +169,7 @@ impl RawClient {
         query_id: Option<String>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<QueryStream> {
-        let spec = Self::spec(sql, parameters, settings, query_id)?;
-        let guard = self.busy.acquire().py_err(py)?;
-        let s = QueryStream::open(py, self.client.clone(), spec, self.arrow.clone(), progress, guard)?;
-        if let Some(h) = s.abort_handle() {
-            self.track(h);
-        }
-        Ok(s)
+        self.open_stream(py, sql, parameters, settings, query_id, progress, false)
     }
 
     /// Run a query and return its whole result as a `pyarrow.Table`.
@@ -167,7 +183,7 @@ impl RawClient {
         query_id: Option<String>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mut s = self.query_stream(py, sql, parameters, settings, query_id, progress)?;
+        let mut s = self.open_stream(py, sql, parameters, settings, query_id, progress, true)?;
         s.read_table(py)
     }
 

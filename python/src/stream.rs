@@ -14,6 +14,8 @@ use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 use chwire::{Event, Progress};
 use chwire_arrow::ArrowOptions;
+use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
 use pyo3_arrow::{PyRecordBatch, PyRecordBatchReader, PySchema, PyTable};
@@ -21,8 +23,14 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-/// Batches decoded ahead of the consumer.
+/// Batches decoded ahead of a streaming consumer.
 const BUFFERED: usize = 2;
+/// Batches decoded ahead of `read_table`, which keeps them all anyway: the decoding task
+/// rarely waits for the Python thread, and the thread takes queued batches without waking.
+const BUFFERED_TABLE: usize = 64;
+/// `read_table` joins consecutive batches smaller than this (a result of many small blocks)
+/// before handing them to pyarrow: one import per joined batch instead of one per block.
+const COALESCE_ROWS: usize = 65_536;
 
 /// The client shared by a Python `Client` and its running task (`None` once closed).
 pub type Shared = Arc<tokio::sync::Mutex<Option<chwire::Client>>>;
@@ -119,56 +127,31 @@ async fn run_query(client: &mut chwire::Client, spec: Spec, opts: &ArrowOptions,
     Ok(())
 }
 
-/// A query's results as Arrow record batches: iterate it (``pyarrow.RecordBatch`` each), call
-/// ``read_all()``, or hand it to anything that reads the Arrow PyCapsule stream interface
-/// (``pyarrow.table``, ``polars.from_arrow``, DuckDB) without copying.
-#[pyclass(module = "chwire._chwire", name = "QueryStream")]
-pub struct QueryStream {
+/// The consumer end of a running query: the next batch, progress reports to the callback,
+/// Ctrl-C. Used by `QueryStream` itself and, once exported through `__arrow_c_stream__`, by
+/// the C stream's reader, so both report progress and can be interrupted alike.
+struct Feed {
     rx: Option<Rx>,
     handle: Option<JoinHandle<()>>,
-    schema: SchemaRef,
     callback: Option<Py<PyAny>>,
     progress: Progress,
     busy: BusyGuard,
 }
 
-impl QueryStream {
-    /// Start the query; returns once the server has described the result (or failed).
-    pub fn open(
-        py: Python<'_>,
-        client: Shared,
-        spec: Spec,
-        opts: ArrowOptions,
-        callback: Option<Py<PyAny>>,
-        busy: BusyGuard,
-    ) -> PyResult<QueryStream> {
-        let (tx, rx) = mpsc::channel(BUFFERED);
-        let handle = runtime().spawn(query_task(client, spec, opts, callback.is_some(), tx));
-        let mut s = QueryStream {
-            rx: Some(rx),
-            handle: Some(handle),
-            schema: Arc::new(Schema::empty()),
-            callback,
-            progress: Progress::default(),
-            busy,
-        };
-        loop {
-            match s.recv(py)? {
-                Some(Msg::Schema(schema)) => {
-                    s.schema = schema;
-                    return Ok(s);
-                }
-                Some(Msg::Progress(p)) => s.report(py, p)?,
-                Some(Msg::Batch(_)) => unreachable!("the schema comes first"),
-                None => return Err(Error::Data("the query ended without describing its result".into()).into_py(py)),
-            }
-        }
-    }
-
+impl Feed {
     /// The next message, with the GIL released while waiting; `None` at the end. A server
     /// error is raised; a signal (Ctrl-C) aborts the query.
     fn recv(&mut self, py: Python<'_>) -> PyResult<Option<Msg>> {
         let Some(rx) = self.rx.as_mut() else { return Ok(None) };
+        // A message already queued is taken without a timer or a trip through the runtime.
+        match rx.try_recv() {
+            Ok(Ok(m)) => return Ok(Some(m)),
+            Ok(Err(e)) => {
+                self.close();
+                return Err(e.into_py(py));
+            }
+            Err(_) => {} // empty or ended: the waiting path below sorts it out
+        }
         loop {
             let r = py.detach(|| runtime().block_on(async { tokio::time::timeout(SIGNAL_CHECK, rx.recv()).await }));
             match r {
@@ -228,15 +211,6 @@ impl QueryStream {
         }
     }
 
-    /// Every remaining batch as a pyarrow.Table.
-    pub fn read_table<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut batches = Vec::new();
-        while let Some(b) = self.next_batch(py)? {
-            batches.push(b);
-        }
-        PyTable::try_new(batches, self.schema.clone())?.into_pyarrow(py)
-    }
-
     fn close(&mut self) {
         // Dropping the receiver makes the task cancel the query.
         self.rx = None;
@@ -244,36 +218,122 @@ impl QueryStream {
         self.busy.release();
     }
 
-    pub fn abort_handle(&self) -> Option<tokio::task::AbortHandle> {
-        self.handle.as_ref().map(|h| h.abort_handle())
+    /// An empty, finished feed.
+    fn done() -> Feed {
+        Feed { rx: None, handle: None, callback: None, progress: Progress::default(), busy: BusyGuard::released() }
     }
 }
 
-/// The remaining batches as a Rust reader (for the Arrow C stream export).
-struct ChannelReader {
-    rx: Rx,
+/// A query's results as Arrow record batches: iterate it (``pyarrow.RecordBatch`` each), call
+/// ``read_all()``, or hand it to anything that reads the Arrow PyCapsule stream interface
+/// (``pyarrow.table``, ``polars.from_arrow``, DuckDB) without copying.
+#[pyclass(module = "chwire._chwire", name = "QueryStream")]
+pub struct QueryStream {
+    feed: Feed,
     schema: SchemaRef,
-    /// The client stays busy until the consumer has dropped the stream.
-    busy: BusyGuard,
+}
+
+impl QueryStream {
+    /// Start the query; returns once the server has described the result (or failed).
+    pub fn open(
+        py: Python<'_>,
+        client: Shared,
+        spec: Spec,
+        opts: ArrowOptions,
+        callback: Option<Py<PyAny>>,
+        busy: BusyGuard,
+        whole_table: bool,
+    ) -> PyResult<QueryStream> {
+        let (tx, rx) = mpsc::channel(if whole_table { BUFFERED_TABLE } else { BUFFERED });
+        let handle = runtime().spawn(query_task(client, spec, opts, callback.is_some(), tx));
+        let feed = Feed { rx: Some(rx), handle: Some(handle), callback, progress: Progress::default(), busy };
+        let mut s = QueryStream { feed, schema: Arc::new(Schema::empty()) };
+        loop {
+            match s.feed.recv(py)? {
+                Some(Msg::Schema(schema)) => {
+                    s.schema = schema;
+                    return Ok(s);
+                }
+                Some(Msg::Progress(p)) => s.feed.report(py, p)?,
+                Some(Msg::Batch(_)) => unreachable!("the schema comes first"),
+                None => return Err(Error::Data("the query ended without describing its result".into()).into_py(py)),
+            }
+        }
+    }
+
+    /// Every remaining batch as a pyarrow.Table: each batch is handed to pyarrow as it
+    /// arrives (`RecordBatch._import_from_c`, no copy; runs of small batches are joined first)
+    /// and the table is assembled from them with `Table.from_batches`. (Exporting the collected
+    /// batches as one C stream instead, `PyTable::into_pyarrow`, cost 3–4× the CPU of the whole
+    /// query on W1.)
+    pub fn read_table<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut out = Vec::new();
+        let mut small: Vec<RecordBatch> = Vec::new();
+        let mut small_rows = 0;
+        let flush = |small: &mut Vec<RecordBatch>, out: &mut Vec<Bound<'py, PyAny>>| -> PyResult<()> {
+            let b = match small.len() {
+                0 => return Ok(()),
+                1 => small.pop().expect("one batch"),
+                _ => arrow_select::concat::concat_batches(&self.schema, small.iter())
+                    .map_err(|e| Error::Data(format!("joining small batches: {e}")).into_py(py))?,
+            };
+            small.clear();
+            out.push(PyRecordBatch::new(b).into_pyarrow(py)?);
+            Ok(())
+        };
+        while let Some(b) = self.feed.next_batch(py)? {
+            if b.num_rows() >= COALESCE_ROWS {
+                flush(&mut small, &mut out)?;
+                small_rows = 0;
+                out.push(PyRecordBatch::new(b).into_pyarrow(py)?);
+                continue;
+            }
+            small_rows += b.num_rows();
+            small.push(b);
+            if small_rows >= COALESCE_ROWS {
+                flush(&mut small, &mut out)?;
+                small_rows = 0;
+            }
+        }
+        flush(&mut small, &mut out)?;
+        let schema = PySchema::new(self.schema.clone()).into_pyarrow(py)?;
+        let table = py.import(intern!(py, "pyarrow"))?.getattr(intern!(py, "Table"))?;
+        table.call_method1(intern!(py, "from_batches"), (out, schema))
+    }
+
+    fn close(&mut self) {
+        self.feed.close();
+    }
+
+    pub fn abort_handle(&self) -> Option<tokio::task::AbortHandle> {
+        self.feed.handle.as_ref().map(|h| h.abort_handle())
+    }
+}
+
+/// The remaining batches as a Rust reader (for the Arrow C stream export). Each `next` takes
+/// the GIL for the moment it reports progress or looks at signals; it waits without it.
+struct ChannelReader {
+    feed: Feed,
+    schema: SchemaRef,
 }
 
 impl Iterator for ChannelReader {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            return match runtime().block_on(self.rx.recv()) {
-                Some(Ok(Msg::Batch(b))) => Some(Ok(b)),
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => Some(Err(ArrowError::ExternalError(Box::new(e)))),
-                None => {
-                    // The query has ended: the client is free even if the consumer keeps
-                    // the (exhausted) stream.
-                    self.busy.release();
-                    None
-                }
-            };
-        }
+        Python::attach(|py| match self.feed.next_batch(py) {
+            Ok(b) => b.map(Ok),
+            Err(e) if e.is_instance_of::<PyKeyboardInterrupt>(py) => {
+                // The consumer (pyarrow, Polars, DuckDB) turns a stream error into its own
+                // exception; Ctrl-C is also raised again so that Python sees KeyboardInterrupt
+                // as soon as it runs code that checks signals. The query is already cancelled.
+                // SAFETY: called with the GIL held; it only marks a SIGINT as pending.
+                unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+                Some(Err(ArrowError::ExternalError("KeyboardInterrupt: the query was cancelled".into())))
+            }
+            // Rendered here, with the GIL (the consumer may print it without).
+            Err(e) => Some(Err(ArrowError::ExternalError(e.to_string().into()))),
+        })
     }
 }
 
@@ -295,9 +355,9 @@ impl QueryStream {
     #[getter]
     fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("read_rows", self.progress.read_rows)?;
-        d.set_item("read_bytes", self.progress.read_bytes)?;
-        d.set_item("total_rows_to_read", self.progress.total_rows_to_read)?;
+        d.set_item("read_rows", self.feed.progress.read_rows)?;
+        d.set_item("read_bytes", self.feed.progress.read_bytes)?;
+        d.set_item("total_rows_to_read", self.feed.progress.total_rows_to_read)?;
         Ok(d)
     }
 
@@ -306,7 +366,7 @@ impl QueryStream {
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        match self.next_batch(py)? {
+        match self.feed.next_batch(py)? {
             Some(b) => Ok(Some(PyRecordBatch::new(b).into_pyarrow(py)?)),
             None => Ok(None),
         }
@@ -333,19 +393,12 @@ impl QueryStream {
     }
 
     /// The Arrow PyCapsule stream interface: the remaining batches, without copying. The
-    /// stream is consumed by it.
+    /// stream is consumed by it (a finished or closed one exports an empty stream of the same
+    /// schema). The exported stream reports progress and is interrupted by Ctrl-C as well.
     #[pyo3(signature = (requested_schema=None))]
     fn __arrow_c_stream__<'py>(&mut self, py: Python<'py>, requested_schema: Option<Bound<'py, PyCapsule>>) -> PyResult<Bound<'py, PyAny>> {
-        let rx = match self.rx.take() {
-            Some(rx) => rx,
-            None => {
-                // Finished or closed: an empty stream of the same schema.
-                let (_tx, rx) = mpsc::channel(1);
-                rx
-            }
-        };
-        self.handle = None;
-        let reader = ChannelReader { rx, schema: self.schema.clone(), busy: std::mem::replace(&mut self.busy, BusyGuard::released()) };
+        let feed = std::mem::replace(&mut self.feed, Feed::done());
+        let reader = ChannelReader { feed, schema: self.schema.clone() };
         let py_reader = Bound::new(py, PyRecordBatchReader::new(Box::new(reader)))?;
         py_reader.call_method1("__arrow_c_stream__", (requested_schema,))
     }

@@ -81,6 +81,29 @@ def test_keyboard_interrupt_while_streaming(client):
     assert client.command("SELECT 8") == 8
 
 
+def test_keyboard_interrupt_through_the_c_stream(client):
+    """A stream handed to Polars through __arrow_c_stream__ is read by Polars' own code; Ctrl-C
+    still cancels the query: the read fails within the signal check, the interrupt is raised
+    again for Python, and the client is usable."""
+    import polars as pl
+
+    s = client.query_arrow_stream(LONG)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t = time.monotonic()
+    with pytest.raises(BaseException) as e:  # noqa: PT011 - Polars wraps the stream's error
+        try:
+            pl.DataFrame(s)
+        except KeyboardInterrupt:
+            raise
+        except Exception:
+            time.sleep(0.5)  # a re-raised interrupt lands here unless Polars swallowed it
+            raise
+    assert isinstance(e.value, KeyboardInterrupt) or "KeyboardInterrupt: the query was cancelled" in str(e.value)
+    assert time.monotonic() - t < 5
+    assert client.command("SELECT 10") == 10
+
+
 def test_cancel_from_another_thread(client):
     threading.Timer(0.3, client.cancel).start()
     with pytest.raises(chwire.OperationalError, match="cancelled"):

@@ -75,3 +75,41 @@ def test_error_in_the_middle_of_a_stream(client):
             pass
     assert e.value.code == 395
     assert client.command("SELECT 44") == 44
+
+
+def test_progress_through_the_c_stream(client):
+    """The progress callback keeps firing while pyarrow/Polars read the exported stream."""
+    sql = "SELECT number FROM numbers(3000000)"
+    for consume in (pa.table, pl.DataFrame):
+        calls = []
+        s = client.query_arrow_stream(sql, settings={"max_block_size": 100000}, progress=calls.append)
+        before = len(calls)
+        assert len(consume(s)) == 3000000
+        assert len(calls) > before, "no progress reported while the consumer read the stream"
+        assert calls[-1]["read_rows"] == 3000000
+
+
+def test_query_arrow_joins_small_blocks(client):
+    """A result of many small blocks becomes a Table of few chunks (runs of small batches are
+    joined before the pyarrow import), with every row in order; a large block stays whole."""
+    t = client.query_arrow("SELECT number AS n, toString(number) AS s FROM numbers(200000)",
+                           settings={"max_block_size": 1000})
+    assert t.num_rows == 200000
+    assert t.column("n").num_chunks <= 4, t.column("n").num_chunks
+    assert t.column("n").to_pylist() == list(range(200000))
+    assert t.column("s").to_pylist()[-3:] == ["199997", "199998", "199999"]
+    big = client.query_arrow("SELECT number AS n FROM numbers(300000)", settings={"max_block_size": 100000})
+    assert big.num_rows == 300000 and big.column("n").num_chunks == 3
+    empty = client.query_arrow("SELECT number AS n FROM numbers(10) WHERE n > 100")
+    assert empty.num_rows == 0 and empty.schema.names == ["n"]
+
+
+def test_error_after_queued_batches_is_raised_by_query_arrow(client):
+    """A server error that arrives behind batches already queued is raised, never dropped
+    (which would return a silently truncated table)."""
+    for _ in range(5):
+        with pytest.raises(chwire.ServerError) as e:
+            client.query_arrow("SELECT throwIf(number = 150000) AS x FROM system.numbers LIMIT 200000",
+                               settings={"max_block_size": 1000})
+        assert e.value.code == 395
+        assert client.command("SELECT 45") == 45
