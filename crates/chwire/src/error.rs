@@ -112,7 +112,7 @@ impl fmt::Display for Error {
             ErrorKind::Server(e) => write!(f, "server error: {e}"),
             ErrorKind::Decode(e) => write!(f, "cannot decode the data: {e}"),
             ErrorKind::Protocol(m) => write!(f, "protocol error: {m}"),
-            ErrorKind::Io(e) => write!(f, "connection error: {e}"),
+            ErrorKind::Io(e) => write!(f, "I/O error: {e}"),
             ErrorKind::Timeout(what) => write!(f, "{what} timed out"),
             ErrorKind::Closed => f.write_str("the server closed the connection"),
             ErrorKind::Tls(m) => write!(f, "TLS: {m}"),

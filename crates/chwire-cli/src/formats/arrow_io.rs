@@ -3,13 +3,14 @@
 //! writers and readers and parquet's `ArrowWriter`/`ParquetRecordBatchReader`. Memory holds
 //! one block (one Parquet row group while writing, one batch while reading).
 
+use super::ipc_guard::{check_file, guarded, CheckedStream};
 use super::options::FileOptions;
 use super::{Format, Output, Sink, Source};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use chwire::{Block, DataType};
 use chwire_arrow::{batch_to_block, batch_to_block_inferred, block_to_batch, schema_for, ArrowOptions};
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Seek, Write};
 
 fn invalid(e: impl std::fmt::Display) -> chwire::Error {
     chwire::Error::invalid_input(e.to_string())
@@ -164,12 +165,17 @@ pub fn source(format: Format, input: Option<&std::path::Path>, files: &FileOptio
     };
     let (schema, batches): (SchemaRef, Batches) = match format {
         Format::Arrow => {
-            let r = arrow_ipc::reader::FileReader::try_new(BufReader::new(file()?), None).map_err(arrow_error)?;
+            let mut f = file()?;
+            check_file(&mut f)?;
+            f.rewind()?;
+            let r = guarded(|| arrow_ipc::reader::FileReader::try_new(BufReader::new(f), None).map_err(arrow_error))?;
             (r.schema(), Box::new(r))
         }
         Format::ArrowStream => {
-            let r = arrow_ipc::reader::StreamReader::try_new(BufReader::with_capacity(1 << 20, super::open_input(input)?), None)
-                .map_err(arrow_error)?;
+            let max_body = chwire_proto::Limits::default().max_block_bytes as u64;
+            let input = CheckedStream::new(super::open_input(input)?, max_body);
+            let r =
+                guarded(|| arrow_ipc::reader::StreamReader::try_new(BufReader::with_capacity(1 << 20, input), None).map_err(arrow_error))?;
             (r.schema(), Box::new(r))
         }
         _ => {
@@ -198,7 +204,8 @@ impl Source for ArrowSource {
 
     fn next_block(&mut self) -> chwire::Result<Option<Block>> {
         loop {
-            let Some(batch) = self.batches.next().transpose().map_err(arrow_error)? else { return Ok(None) };
+            let batches = &mut self.batches;
+            let Some(batch) = guarded(|| batches.next().transpose().map_err(arrow_error))? else { return Ok(None) };
             let rows = batch.num_rows() as u64;
             let batch = match self.skip {
                 0 => batch,

@@ -5,6 +5,7 @@
 //! of [`text_in`]/[`parse`], Arrow and Parquet go through `chwire-arrow` ([`arrow_io`]).
 
 pub mod arrow_io;
+mod ipc_guard;
 pub mod options;
 pub mod parse;
 pub mod text_in;
