@@ -41,3 +41,46 @@ pub fn encode_block(block: &Block, out: &mut Vec<u8>) {
         }
     }
 }
+
+/// Recognise the exception ClickHouse writes over HTTP when a query fails after some of the result
+/// was sent: the status is already 200, so the server appends the text (`Code: 395,
+/// e.displayText() = DB::Exception: …` on 18.16, `Code: 395. DB::Exception: …` later) after the
+/// last complete block. `rest` is the body from a block boundary on; returns the code and the
+/// whole text when it starts such an exception. A real block starting with the bytes `Code: <digits>`
+/// would need 67 columns, 111 rows and a 100-byte column name made of that text, so the prefix plus
+/// digits plus `,`/`.` is taken as the exception.
+pub fn http_exception(rest: &[u8]) -> Option<(i32, String)> {
+    let tail = rest.strip_prefix(b"Code: ")?;
+    let digits = tail.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 9 || !matches!(tail.get(digits), Some(b',' | b'.')) {
+        return None;
+    }
+    let code = std::str::from_utf8(&tail[..digits]).ok()?.parse().ok()?;
+    Some((code, String::from_utf8_lossy(rest).trim_end().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::http_exception;
+
+    #[test]
+    fn http_exception_as_18_16_sends_it() {
+        // The tail of `SELECT number, throwIf(number = 300000) FROM numbers(1000000)
+        // SETTINGS max_block_size=10000 FORMAT Native` over HTTP on the 18.16 rig.
+        let body =
+            b"Code: 395, e.displayText() = DB::Exception: Value passed to 'throwIf' function is non zero, e.what() = DB::Exception\n";
+        let (code, text) = http_exception(body).unwrap();
+        assert_eq!(code, 395);
+        assert!(text.ends_with("e.what() = DB::Exception"), "{text}");
+        assert_eq!(http_exception(b"Code: 60. DB::Exception: Table x doesn't exist").unwrap().0, 60);
+    }
+
+    #[test]
+    fn http_exception_rejects_blocks_and_partial_text() {
+        assert_eq!(http_exception(b"\x02\x03\x06number"), None);
+        assert_eq!(http_exception(b"Code: "), None);
+        assert_eq!(http_exception(b"Code: x, "), None);
+        assert_eq!(http_exception(b"Code: 12"), None);
+        assert_eq!(http_exception(b"Code: 1234567890, x"), None);
+    }
+}
