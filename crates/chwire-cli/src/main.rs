@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-/// chwire: a fast ClickHouse client for the native TCP protocol.
+/// chwire: a fast ClickHouse client for the native TCP protocol and the HTTP interface.
 ///
 /// Connection options may come from a URL (--url or CHWIRE_URL), from the individual
 /// flags, or both (flags override the URL). Exit codes: 0 success, 1 the server reported
@@ -35,13 +35,14 @@ struct Cli {
 #[command(next_help_heading = "Connection (query, insert, demo, bench)")]
 struct ConnArgs {
     /// Server URL: tcp://user:password@host:port/database?compression=lz4&setting=value
+    /// (http:// or https:// for the HTTP interface)
     #[arg(long, env = "CHWIRE_URL", global = true)]
     url: Option<String>,
     /// Server host name or address, or several: a:9000,b:9000 (repeatable; the others are
     /// failover servers, see --load-balancing) [default: 127.0.0.1]
     #[arg(long, short = 'H', env = "CHWIRE_HOST", global = true)]
     host: Vec<String>,
-    /// Native protocol TCP port [default: 9000]
+    /// Server port [default: 9000 native, 8123 http, 8443 https]
     #[arg(long, env = "CHWIRE_PORT", global = true)]
     port: Option<u16>,
     /// User name [default: default]
@@ -89,6 +90,22 @@ struct ConnArgs {
     /// Protocol revision to announce (lower than chwire's own, for testing old servers)
     #[arg(long, global = true)]
     revision: Option<u64>,
+    /// native (TCP protocol) or http (ClickHouse's HTTP interface, https with --secure);
+    /// http:// and https:// URLs choose http [default: native]
+    #[arg(long, global = true, value_name = "native|http")]
+    transport: Option<chwire::Transport>,
+    /// HTTP: run the queries in this server session (temporary tables, SET)
+    #[arg(long, global = true, value_name = "ID")]
+    session_id: Option<String>,
+}
+
+/// Whether a URL names its (first) server's port.
+fn url_has_port(url: &str) -> bool {
+    let authority = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = authority.split(['/', '?']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let first = host.split(',').next().unwrap_or("");
+    first.rsplit_once(':').is_some_and(|(_, p)| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 impl ConnArgs {
@@ -97,17 +114,12 @@ impl ConnArgs {
             Some(u) => Options::from_url(u)?,
             None => Options::default(),
         };
-        if let Some(p) = self.port {
-            o.port = p;
+        let default_port = o.default_port();
+        if let Some(t) = self.transport {
+            o.transport = t;
         }
-        if !self.host.is_empty() {
-            let mut list = Vec::new();
-            for h in &self.host {
-                list.extend(chwire::Endpoint::parse_list(h, o.port)?);
-            }
-            if !list.is_empty() {
-                o = o.hosts(list);
-            }
+        if let Some(id) = &self.session_id {
+            o.session_id = Some(id.clone());
         }
         if let Some(u) = &self.user {
             o.user = u.clone();
@@ -148,6 +160,22 @@ impl ConnArgs {
             }
             if let Some(n) = &self.tls_server_name {
                 tls.server_name = Some(n.clone());
+            }
+        }
+        // Without a port of its own, the port follows the transport (and TLS) chosen by flags.
+        if o.port == default_port && !self.url.as_deref().is_some_and(url_has_port) {
+            o.port = o.default_port();
+        }
+        if let Some(p) = self.port {
+            o.port = p;
+        }
+        if !self.host.is_empty() {
+            let mut list = Vec::new();
+            for h in &self.host {
+                list.extend(chwire::Endpoint::parse_list(h, o.port)?);
+            }
+            if !list.is_empty() {
+                o = o.hosts(list);
             }
         }
         Ok(o)

@@ -61,6 +61,9 @@ pub struct PacketDecoder {
     plain_pos: usize,
     needed: usize,
     limits: DecoderLimits,
+    /// A bare Native stream (`FORMAT Native` over HTTP, files): blocks without packet codes
+    /// or BlockInfo, at revision 0.
+    bare: bool,
 }
 
 impl PacketDecoder {
@@ -76,7 +79,16 @@ impl PacketDecoder {
             plain_pos: 0,
             needed: 1,
             limits: DecoderLimits::default(),
+            bare: false,
         }
+    }
+
+    /// A decoder of a bare Native stream, as `FORMAT Native` writes it (over HTTP, in files):
+    /// every "packet" is a [`ServerPacket::Data`] block without BlockInfo, decoded at revision 0.
+    /// The caller tells the end of the stream (and a server exception appended to it, see
+    /// [`crate::native::http_exception`]) from the bytes between blocks.
+    pub fn native_stream() -> Self {
+        PacketDecoder { bare: true, ..PacketDecoder::new(0) }
     }
 
     pub fn with_limits(mut self, limits: DecoderLimits) -> Self {
@@ -133,6 +145,18 @@ impl PacketDecoder {
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<ServerPacket>, DecodeError> {
         loop {
             match &mut self.state {
+                State::Idle if self.bare => {
+                    if buf.is_empty() {
+                        return self.incomplete(1, 0);
+                    }
+                    self.state = State::Block(PartialBlock {
+                        kind: BlockKind::Data,
+                        compressed: false,
+                        header: None,
+                        columns: Vec::new(),
+                        consumed: 0,
+                    });
+                }
                 State::Idle => {
                     let mut r = Reader::with_limits(buf, self.limits);
                     let result = match r.varuint() {
@@ -221,7 +245,7 @@ impl PacketDecoder {
         loop {
             let step = if compressed {
                 let mut r = Reader::with_limits(&self.plain[self.plain_pos..], limits);
-                let res = block_step(pb, &mut r, self.rev);
+                let res = block_step(pb, &mut r, self.rev, self.bare);
                 if res.is_ok() {
                     self.plain_pos += r.position();
                     pb.consumed += r.position();
@@ -229,7 +253,7 @@ impl PacketDecoder {
                 res
             } else {
                 let mut r = Reader::with_limits(buf, limits);
-                let res = block_step(pb, &mut r, self.rev);
+                let res = block_step(pb, &mut r, self.rev, self.bare);
                 if res.is_ok() {
                     let used = r.position();
                     buf.advance(used);
@@ -305,9 +329,9 @@ impl PacketDecoder {
 
 /// One step of block decoding: the header or one column. Returns `Ok(false)` when the
 /// block is complete. The caller consumes the reader's bytes only when a step succeeds.
-fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision) -> ReadResult<bool> {
+fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision, bare: bool) -> ReadResult<bool> {
     let Some((_, ncols, rows)) = pb.header else {
-        let info = BlockInfo::decode(r)?;
+        let info = if bare { BlockInfo::default() } else { BlockInfo::decode(r)? };
         let ncols = r.varuint_len("block columns", r.limits().max_columns)?;
         let rows = r.varuint_len("block rows", r.limits().max_block_rows)?;
         pb.header = Some((info, ncols, rows));

@@ -83,4 +83,32 @@ mod tests {
         assert_eq!(http_exception(b"Code: 12"), None);
         assert_eq!(http_exception(b"Code: 1234567890, x"), None);
     }
+
+    #[test]
+    fn native_stream_decoder_reads_blocks_split_anywhere() {
+        use crate::{Block, Column, ColumnData, DataType, PacketDecoder, ServerPacket};
+        let mut bytes = Vec::new();
+        for n in [3u64, 0, 5] {
+            let mut b = Block::new();
+            let nums: Vec<u64> = (0..n).collect();
+            b.push("n", Column::new(DataType::UInt64, ColumnData::UInt64(nums)).unwrap()).unwrap();
+            super::encode_block(&b, &mut bytes);
+        }
+        let want = super::decode_all(&bytes).unwrap();
+        assert_eq!(want.len(), 3);
+        for step in [1, 2, 7, bytes.len()] {
+            let mut dec = PacketDecoder::native_stream();
+            let mut buf = bytes::BytesMut::new();
+            let mut got = Vec::new();
+            for chunk in bytes.chunks(step) {
+                buf.extend_from_slice(chunk);
+                while let Some(p) = dec.decode(&mut buf).unwrap() {
+                    let ServerPacket::Data(b) = p else { panic!("{p:?}") };
+                    got.push(b);
+                }
+            }
+            assert!(buf.is_empty() && !dec.is_mid_packet());
+            assert_eq!(got, want, "chunks of {step}");
+        }
+    }
 }

@@ -9,6 +9,7 @@
 
 use crate::conn::{Conn, Shared};
 use crate::error::{Error, ErrorKind, Result};
+use crate::link::Link;
 use crate::options::Options;
 use chwire_proto::packet::client::quote_identifiers;
 use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
@@ -16,6 +17,7 @@ use chwire_proto::{Block, DataType, ProfileInfo, Progress, Revision, ServerPacke
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod http_insert;
 mod insert;
 mod query;
 mod stream;
@@ -54,6 +56,10 @@ enum Pending {
     Broken,
 }
 
+/// The first server version taken to read server-side parameters over HTTP (`param_x`;
+/// 18.16 refuses them): older ones get typed SQL literals, like native revisions before 54459.
+const HTTP_PARAMETERS_VERSION: (u64, u64, u64) = (19, 15, 0);
+
 /// How long to wait for an abandoned query to end before discarding the connection.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -62,7 +68,7 @@ pub struct Client {
     opts: Options,
     /// The servers and their health, the TLS configuration (shared with a pool's clients).
     shared: Arc<Shared>,
-    conn: Option<Conn>,
+    conn: Option<Link>,
     /// When the current query must have ended ([`Options::query_timeout`]).
     deadline: Option<Instant>,
     pending: Pending,
@@ -153,7 +159,7 @@ impl Client {
     }
 
     pub(crate) async fn connect_shared(opts: Options, shared: Arc<Shared>) -> Result<Client> {
-        let conn = Conn::connect(&opts, &shared).await?;
+        let conn = Link::connect(&opts, &shared).await?;
         Ok(Client { opts, shared, conn: Some(conn), deadline: None, pending: Pending::Idle, legacy_settings_sent: false, got_data: false })
     }
 
@@ -168,7 +174,7 @@ impl Client {
 
     /// The server the current connection goes to.
     pub fn endpoint(&self) -> Option<&crate::Endpoint> {
-        self.conn.as_ref().map(|c| self.shared.hosts.endpoint(c.endpoint))
+        self.conn.as_ref().map(|c| self.shared.hosts.endpoint(c.endpoint()))
     }
 
     /// Whether the current connection is encrypted (TLS).
@@ -189,13 +195,16 @@ impl Client {
 
     /// What the server reported in the handshake (of the current connection).
     pub fn server_info(&self) -> Option<ServerInfo> {
-        self.conn.as_ref().map(|c| ServerInfo {
-            name: c.hello.name.clone(),
-            version: (c.hello.version_major, c.hello.version_minor, c.hello.version_patch),
-            revision: c.hello.revision,
-            negotiated_revision: c.rev.0,
-            timezone: c.hello.timezone.clone(),
-            display_name: c.hello.display_name.clone(),
+        self.conn.as_ref().map(|c| {
+            let hello = c.hello();
+            ServerInfo {
+                name: hello.name.clone(),
+                version: (hello.version_major, hello.version_minor, hello.version_patch),
+                revision: hello.revision,
+                negotiated_revision: c.revision(),
+                timezone: hello.timezone.clone(),
+                display_name: hello.display_name.clone(),
+            }
         })
     }
 
@@ -291,7 +300,16 @@ impl Client {
         // Until the Pong is read, dropping this future leaves a Pong in flight (or half a
         // Ping written): the connection is then discarded.
         self.pending = Pending::Broken;
-        let conn = self.conn.as_mut().expect("connected");
+        let conn = match self.conn.as_mut().expect("connected") {
+            Link::Native(c) => c,
+            Link::Http(h) => {
+                let res = h.ping(&self.opts).await;
+                if res.is_ok() {
+                    self.pending = Pending::Idle;
+                }
+                return self.note(res);
+            }
+        };
         encode_ping(&mut conn.wbuf);
         let res = async {
             conn.flush().await?;
@@ -355,7 +373,7 @@ impl Client {
     /// before attempt `attempt` (1, 2, ...) goes to the next server.
     async fn fail_over(&mut self, e: &Error, attempt: u32) {
         if let Some(conn) = &self.conn {
-            self.shared.hosts.mark_down(conn.endpoint, e);
+            self.shared.hosts.mark_down(conn.endpoint(), e);
         }
         self.pending = Pending::Broken;
         self.deadline = None;
@@ -378,17 +396,27 @@ impl Client {
     }
 
     /// The connection, ready for a new query: drains an abandoned query or reconnects.
-    async fn ready(&mut self) -> Result<&mut Conn> {
+    async fn ready(&mut self) -> Result<&mut Link> {
         self.deadline = None;
+        if let Some(Link::Http(h)) = &self.conn {
+            // HTTP: an abandoned response is cancelled by closing its connection (the server
+            // stops the query); exceptions leave nothing to resynchronise; a connection idle
+            // beyond the server's keep-alive timeout is replaced.
+            self.pending = match self.pending {
+                Pending::Drain { .. } | Pending::Broken => Pending::Broken,
+                Pending::Idle | Pending::Resync if !h.is_reusable() => Pending::Broken,
+                Pending::Idle | Pending::Resync => Pending::Idle,
+            };
+        }
         if let Pending::Drain { cancel_sent } = self.pending {
             // Dropped while draining, the connection is in an unknown state: discard it.
             self.pending = Pending::Broken;
             let drained = match self.conn.as_mut() {
-                Some(conn) => tokio::time::timeout(DRAIN_TIMEOUT, drain(conn, cancel_sent))
+                Some(Link::Native(conn)) => tokio::time::timeout(DRAIN_TIMEOUT, drain(conn, cancel_sent))
                     .await
                     .map_err(|_| Error::new(ErrorKind::Timeout("drain")))
                     .and_then(|r| r),
-                None => Ok(()),
+                _ => Ok(()),
             };
             if let Err(e) = drained {
                 tracing::debug!(error = %e, "discarding the connection of an abandoned query");
@@ -400,11 +428,11 @@ impl Client {
         if self.pending == Pending::Resync {
             self.pending = Pending::Broken;
             let synced = match self.conn.as_mut() {
-                Some(conn) => tokio::time::timeout(DRAIN_TIMEOUT, resync(conn))
+                Some(Link::Native(conn)) => tokio::time::timeout(DRAIN_TIMEOUT, resync(conn))
                     .await
                     .map_err(|_| Error::new(ErrorKind::Timeout("resync")))
                     .and_then(|r| r),
-                None => Ok(()),
+                _ => Ok(()),
             };
             self.pending = if let Err(e) = synced {
                 tracing::debug!(error = %e, "discarding a connection that could not be resynchronised");
@@ -418,7 +446,7 @@ impl Client {
             self.pending = Pending::Idle;
         }
         if self.conn.is_none() {
-            self.conn = Some(Conn::connect(&self.opts, &self.shared).await?);
+            self.conn = Some(Link::connect(&self.opts, &self.shared).await?);
         }
         Ok(self.conn.as_mut().expect("connected"))
     }
@@ -429,8 +457,10 @@ impl Client {
         let revision = self.opts.revision;
         let client_name = self.opts.client_name.clone();
         let quota_key = self.opts.quota_key.clone();
-        let rev = self.ready().await?.rev;
-        let server_side = rev.has(chwire_proto::revision::PARAMETERS);
+        let (rev, server_side) = match self.ready().await? {
+            Link::Native(c) => (c.rev, c.rev.has(chwire_proto::revision::PARAMETERS)),
+            Link::Http(h) => (Revision(0), h.version() >= HTTP_PARAMETERS_VERSION),
+        };
         let bound_sql;
         let (sql, parameters): (&str, Vec<(String, String)>) = if server_side {
             (sql, parameters.iter().map(|p| (p.name.clone(), p.text.clone())).collect())
@@ -457,7 +487,21 @@ impl Client {
         self.legacy_settings_sent = !settings.is_empty() && !rev.has(chwire_proto::revision::SETTINGS_SERIALIZED_AS_STRINGS);
         self.got_data = false;
         self.deadline = self.opts.query_timeout.map(|d| Instant::now() + d);
-        let conn = self.conn.as_mut().expect("connected");
+        let conn = match self.conn.as_mut().expect("connected") {
+            Link::Native(c) => c,
+            Link::Http(h) => {
+                self.legacy_settings_sent = false;
+                let mut req = crate::http::QueryRequest::new(&self.opts, sql, query_id);
+                for s in &settings {
+                    req.setting(&s.name, &s.value);
+                }
+                for (k, v) in &parameters {
+                    req.param(k, v);
+                }
+                let res = h.start_query(&self.opts, req, sql);
+                return self.note(res);
+            }
+        };
         let info = ClientInfo {
             initial_user: String::new(),
             initial_query_id: String::new(),

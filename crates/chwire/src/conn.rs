@@ -24,7 +24,7 @@ const READ_CHUNK: usize = 1 << 20;
 /// their health, and the TLS configuration (files read once).
 pub(crate) struct Shared {
     pub(crate) hosts: Hosts,
-    tls: Option<TlsConnector>,
+    pub(crate) tls: Option<TlsConnector>,
 }
 
 impl Shared {
@@ -86,69 +86,10 @@ fn eof() -> std::io::Error {
 }
 
 impl Conn {
-    /// Connect to one of the servers (in the order of the load-balancing strategy, servers
-    /// in back-off last) and do the handshake.
-    pub(crate) async fn connect(opts: &Options, shared: &Shared) -> Result<Conn> {
-        let order = shared.hosts.order();
-        let mut failures = Vec::new();
-        for i in order {
-            match Conn::connect_to(opts, shared, i).await {
-                Ok(c) => {
-                    shared.hosts.mark_up(i);
-                    return Ok(c);
-                }
-                Err(e) if e.is_failover() && shared.hosts.len() > 1 => {
-                    shared.hosts.mark_down(i, &e);
-                    failures.push(format!("{}: {e}", shared.hosts.endpoint(i)));
-                    if failures.len() == shared.hosts.len() {
-                        let kind = match e.kind() {
-                            ErrorKind::Io(io) => io.kind(),
-                            _ => std::io::ErrorKind::Other,
-                        };
-                        return Err(Error::new(ErrorKind::Io(std::io::Error::new(
-                            kind,
-                            format!("no server could be reached: {}", failures.join("; ")),
-                        ))));
-                    }
-                }
-                Err(e) => {
-                    if e.is_failover() {
-                        shared.hosts.mark_down(i, &e);
-                    }
-                    return Err(e);
-                }
-            }
-        }
-        unreachable!("the host list is never empty")
-    }
-
-    async fn connect_to(opts: &Options, shared: &Shared, endpoint: usize) -> Result<Conn> {
-        let Endpoint { host, port } = shared.hosts.endpoint(endpoint);
-        let port = *port;
-        let tcp = match tokio::time::timeout(opts.connect_timeout, TcpStream::connect((host.as_str(), port))).await {
-            Ok(Ok(s)) => s,
-            Ok(Err(e)) => {
-                return Err(Error::new(ErrorKind::Io(std::io::Error::new(e.kind(), format!("cannot connect to {host}:{port}: {e}")))))
-            }
-            Err(_) => return Err(Error::new(ErrorKind::Timeout("connect"))),
-        };
-        tcp.set_nodelay(true)?;
-        if let Some(idle) = opts.tcp_keepalive {
-            let ka = socket2::TcpKeepalive::new().with_time(idle).with_interval(idle.min(Duration::from_secs(10)));
-            socket2::SockRef::from(&tcp).set_tcp_keepalive(&ka)?;
-        }
+    /// Connect to server `endpoint` and do the handshake.
+    pub(crate) async fn connect_to(opts: &Options, shared: &Shared, endpoint: usize) -> Result<Conn> {
         let handshake = async {
-            let stream = match &shared.tls {
-                None => Stream::Plain(tcp),
-                Some(connector) => {
-                    let tls_opts = opts.tls.as_ref().expect("TLS options with a connector");
-                    let name = tls_opts.server_name_for(host)?;
-                    match connector.connect(name.clone(), tcp).await {
-                        Ok(s) => Stream::Tls(Box::new(s)),
-                        Err(e) => return Err(crate::tls::handshake_error(e, host, port, &name)),
-                    }
-                }
-            };
+            let stream = open_stream(opts, shared, endpoint).await?;
             Conn::hello(opts, stream, endpoint).await
         };
         match tokio::time::timeout(opts.handshake_timeout, handshake).await {
@@ -308,4 +249,34 @@ impl Conn {
 /// as bytes really arrive, so a length claimed by the server reserves nothing up front.
 fn reserve_step(needed: usize, buffered: usize) -> usize {
     needed.saturating_sub(buffered).clamp(READ_CHUNK, buffered.max(READ_CHUNK))
+}
+
+/// Open the socket to server `endpoint`: TCP (connect timeout, no delay, keepalive), then TLS
+/// when configured. The caller bounds the TLS part with the handshake timeout.
+pub(crate) async fn open_stream(opts: &Options, shared: &Shared, endpoint: usize) -> Result<Stream> {
+    let Endpoint { host, port } = shared.hosts.endpoint(endpoint);
+    let port = *port;
+    let tcp = match tokio::time::timeout(opts.connect_timeout, TcpStream::connect((host.as_str(), port))).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
+            return Err(Error::new(ErrorKind::Io(std::io::Error::new(e.kind(), format!("cannot connect to {host}:{port}: {e}")))))
+        }
+        Err(_) => return Err(Error::new(ErrorKind::Timeout("connect"))),
+    };
+    tcp.set_nodelay(true)?;
+    if let Some(idle) = opts.tcp_keepalive {
+        let ka = socket2::TcpKeepalive::new().with_time(idle).with_interval(idle.min(Duration::from_secs(10)));
+        socket2::SockRef::from(&tcp).set_tcp_keepalive(&ka)?;
+    }
+    match &shared.tls {
+        None => Ok(Stream::Plain(tcp)),
+        Some(connector) => {
+            let tls_opts = opts.tls.as_ref().expect("TLS options with a connector");
+            let name = tls_opts.server_name_for(host)?;
+            match connector.connect(name.clone(), tcp).await {
+                Ok(s) => Ok(Stream::Tls(Box::new(s))),
+                Err(e) => Err(crate::tls::handshake_error(e, host, port, &name)),
+            }
+        }
+    }
 }

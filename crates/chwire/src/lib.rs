@@ -26,6 +26,8 @@ mod client;
 mod conn;
 mod error;
 mod hosts;
+mod http;
+mod link;
 mod options;
 mod params;
 mod pool;
@@ -41,7 +43,7 @@ pub use chwire_proto::{
 pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
 pub use error::{Error, ErrorKind, Result};
 pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
-pub use options::{parse_duration, Options};
+pub use options::{parse_duration, Options, Transport};
 pub use params::QueryParam;
 pub use pool::{Pool, PoolOptions, PoolStatus, Pooled};
 pub use row::{FromColumn, Row, RowOwned, ToColumn};

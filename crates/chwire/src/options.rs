@@ -53,6 +53,34 @@ pub struct Options {
     pub query_timeout: Option<Duration>,
     /// TCP keepalive: idle time before the first probe (`None`: off).
     pub tcp_keepalive: Option<Duration>,
+    /// The native TCP protocol (default) or ClickHouse's HTTP interface (`http://` and
+    /// `https://` URLs); everything above the transport is the same.
+    pub transport: Transport,
+    /// HTTP only: the server-side session (`session_id`) every query of this client runs in,
+    /// so that temporary tables and `SET` last across queries (a native connection is a
+    /// session by itself).
+    pub session_id: Option<String>,
+}
+
+/// How queries reach the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transport {
+    /// The native TCP protocol (port 9000, 9440 with TLS).
+    #[default]
+    Native,
+    /// The HTTP interface with `FORMAT Native` bodies (port 8123, 8443 with TLS).
+    Http,
+}
+
+impl std::str::FromStr for Transport {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "native" | "tcp" => Ok(Transport::Native),
+            "http" => Ok(Transport::Http),
+            _ => Err(format!("unknown transport {s:?} (use native or http)")),
+        }
+    }
 }
 
 impl Default for Options {
@@ -80,6 +108,8 @@ impl Default for Options {
             handshake_timeout: Duration::from_secs(10),
             query_timeout: None,
             tcp_keepalive: Some(Duration::from_secs(60)),
+            transport: Transport::Native,
+            session_id: None,
         }
     }
 }
@@ -105,6 +135,8 @@ impl fmt::Debug for Options {
             .field("load_balancing", &self.load_balancing)
             .field("handshake_timeout", &self.handshake_timeout)
             .field("query_timeout", &self.query_timeout)
+            .field("transport", &self.transport)
+            .field("session_id", &self.session_id)
             .finish()
     }
 }
@@ -133,6 +165,9 @@ impl Options {
 
     /// Parse `tcp://user:password@host:port/database?compression=lz4&connect_timeout=5s&...`.
     ///
+    /// `http://` and `https://` URLs select the HTTP transport (default ports 8123 and 8443;
+    /// `tcp://` defaults to 9000). Key `session_id` (HTTP) runs the queries in a server session.
+    ///
     /// Known query keys: `compression` (none, lz4, zstd, zstd:LEVEL), `connect_timeout`,
     /// `read_timeout`, `write_timeout` (`0` disables), `revision`, `client_name`,
     /// `quota_key`. Any other key is sent as a ClickHouse setting with every query.
@@ -145,11 +180,21 @@ impl Options {
     pub fn from_url(url: &str) -> Result<Options> {
         let (url, alt_hosts) = crate::hosts::split_url_hosts(url)?;
         let parsed = url::Url::parse(&url).map_err(|e| Error::config(format!("invalid URL: {e}")))?;
+        let mut o = Options::default();
         match parsed.scheme() {
             "tcp" | "clickhouse" | "chwire" => {}
-            s => return Err(Error::config(format!("unsupported URL scheme {s:?} (use tcp://)"))),
+            "http" => {
+                o.transport = Transport::Http;
+                o.port = 8123;
+            }
+            "https" => {
+                o.transport = Transport::Http;
+                o.port = 8443;
+                o.tls = Some(TlsOptions::default());
+            }
+            s => return Err(Error::config(format!("unsupported URL scheme {s:?} (use tcp://, http:// or https://)"))),
         }
-        let mut o = Options::default();
+        let default_port = o.default_port();
         let decode = |s: &str| {
             percent_encoding::percent_decode_str(s)
                 .decode_utf8()
@@ -173,12 +218,21 @@ impl Options {
             o.database = decode(db)?;
         }
         for h in alt_hosts {
-            o.alt_hosts.push(Endpoint::parse(&h, 9000)?);
+            o.alt_hosts.push(Endpoint::parse(&h, default_port)?);
         }
         for (k, v) in parsed.query_pairs() {
             o.set(&k, &v)?;
         }
         Ok(o)
+    }
+
+    /// The port a host without one gets: 9000 (native), 8123 (HTTP) or 8443 (HTTPS).
+    pub fn default_port(&self) -> u16 {
+        match (self.transport, self.tls.is_some()) {
+            (Transport::Native, _) => 9000,
+            (Transport::Http, false) => 8123,
+            (Transport::Http, true) => 8443,
+        }
     }
 
     /// Set one option by its URL key (unknown keys become settings).
@@ -206,7 +260,7 @@ impl Options {
             "key_file" | "key" => self.tls.get_or_insert_with(TlsOptions::default).key_file = Some(value.into()),
             "server_name" | "tls_server_name" => self.tls.get_or_insert_with(TlsOptions::default).server_name = Some(value.into()),
             "system_roots" => self.tls.get_or_insert_with(TlsOptions::default).system_roots = matches!(value, "true" | "1" | "yes"),
-            "hosts" | "alt_hosts" => self.alt_hosts.extend(Endpoint::parse_list(value, 9000)?),
+            "hosts" | "alt_hosts" => self.alt_hosts.extend(Endpoint::parse_list(value, self.default_port())?),
             "load_balancing" => self.load_balancing = value.parse().map_err(Error::config)?,
             "host_backoff" => self.host_backoff = parse_duration(value)?,
             "retries" => self.retries = value.parse().map_err(|_| Error::config(format!("invalid retries {value:?}")))?,
@@ -215,6 +269,8 @@ impl Options {
                 self.revision = r;
             }
             "client_name" => self.client_name = value.to_string(),
+            "transport" => self.transport = value.parse().map_err(Error::config)?,
+            "session_id" => self.session_id = Some(value.to_string()),
             "quota_key" => self.quota_key = value.to_string(),
             "database" => self.database = value.to_string(),
             "user" => self.user = value.to_string(),
@@ -382,7 +438,15 @@ mod tests {
     fn url_defaults_and_errors() {
         let o = Options::from_url("tcp://localhost").unwrap();
         assert_eq!((o.port, o.user.as_str(), o.database.as_str()), (9000, "default", "default"));
-        assert!(Options::from_url("http://localhost").is_err());
+        assert!(Options::from_url("ftp://localhost").is_err());
+        let o = Options::from_url("http://localhost?session_id=s1").unwrap();
+        assert_eq!((o.transport, o.port, o.tls.is_some(), o.session_id.as_deref()), (Transport::Http, 8123, false, Some("s1")));
+        let o = Options::from_url("https://a,b:8444").unwrap();
+        assert_eq!((o.transport, o.port, o.tls.is_some()), (Transport::Http, 8443, true));
+        assert_eq!(o.endpoints()[1].port, 8444);
+        let o = Options::from_url("http://a?hosts=b").unwrap();
+        assert_eq!(o.endpoints()[1].port, 8123);
+        assert_eq!(Options::from_url("tcp://a?transport=http").unwrap().transport, Transport::Http);
         assert!(Options::from_url("tcp://h?compression=gzip").is_err());
         assert!(Options::from_url("tcp://h?connect_timeout=soon").is_err());
         assert!(Options::from_url("tcp://[::1]:9000").unwrap().host == "::1");

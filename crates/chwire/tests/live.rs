@@ -11,8 +11,13 @@ async fn handshake_reports_server_and_negotiated_revision() {
     let c = client().await;
     let info = c.server_info().unwrap();
     assert_eq!(info.name, "ClickHouse");
-    assert!(info.revision >= 54000, "{info:?}");
-    assert_eq!(info.negotiated_revision, info.revision.min(chwire::proto::revision::CLIENT_REVISION));
+    if common::is_http() {
+        // HTTP has no handshake and no revision: version and timezone come from a query.
+        assert_eq!((info.revision, info.negotiated_revision), (0, 0), "{info:?}");
+    } else {
+        assert!(info.revision >= 54000, "{info:?}");
+        assert_eq!(info.negotiated_revision, info.revision.min(chwire::proto::revision::CLIENT_REVISION));
+    }
     assert!(info.timezone.is_some());
     let version = client().await.query("SELECT version()").fetch_blocks().await.unwrap();
     let v = match version[0].column_at(0).unwrap().value(0) {
@@ -24,6 +29,9 @@ async fn handshake_reports_server_and_negotiated_revision() {
 
 #[tokio::test]
 async fn lower_announced_revision_is_negotiated() {
+    if common::is_http() {
+        return; // a native-protocol handshake
+    }
     let mut c = client_with(options().revision(54405)).await;
     assert_eq!(c.server_info().unwrap().negotiated_revision, 54405);
     let b = c.query("SELECT toUInt8(7)").fetch_blocks().await.unwrap();
@@ -84,7 +92,10 @@ async fn select_every_type_matches_the_server() {
     assert_eq!(b.rows(), 1);
     for (i, (expr, ty)) in exprs.iter().enumerate() {
         let col = b.column(&format!("c{i}")).unwrap();
-        assert_eq!(col.data_type(), &DataType::parse(ty).unwrap(), "{expr}");
+        assert_eq!(col.data_type(), &DataType::parse(&common::as_reported(ty)).unwrap(), "{expr}");
+        if common::as_reported(ty) != *ty {
+            continue; // rendered in another zone than the server's text
+        }
         let server_text = match b.column(&format!("s{i}")).unwrap().value(0) {
             Value::String(s) => String::from_utf8_lossy(s).into_owned(),
             Value::Null => "NULL".to_string(),
@@ -253,7 +264,8 @@ async fn insert_select_round_trip_every_type_and_compression() {
         assert_eq!(back.len(), 1, "{compression:?}");
         for ((name, want), (gname, got)) in block.columns().iter().zip(back[0].columns()) {
             assert_eq!(name, gname);
-            assert_eq!(got, want, "{compression:?}: column {name}");
+            assert_eq!(got.data(), want.data(), "{compression:?}: column {name}");
+            assert_eq!(got.data_type().to_string(), common::as_reported(&want.data_type().to_string()), "column {name}");
         }
 
         // The server sees the same values: compare against SQL literals.
@@ -308,6 +320,11 @@ async fn many_blocks_and_empty_results() {
 
         let mut s = c.query("SELECT number AS n, 'x' AS s FROM system.numbers WHERE 0 LIMIT 1").stream().await.unwrap();
         assert!(s.next_block().await.unwrap().is_none());
+        if common::is_http() {
+            // 18.16 sends an empty body for an empty Native result over HTTP: no header.
+            assert!(s.is_finished());
+            continue;
+        }
         let header = s.header().expect("header block");
         assert_eq!(header.names().collect::<Vec<_>>(), ["n", "s"]);
         assert_eq!(header.column_at(0).unwrap().data_type(), &DataType::UInt64);
@@ -341,7 +358,8 @@ async fn server_exceptions_keep_the_connection_usable() {
         }
     };
     assert_eq!(err.code(), Some(395), "{err}");
-    assert!(got > 0);
+    // Over HTTP the server buffers the first MiB: this error comes as the status instead.
+    assert!(got > 0 || common::is_http());
     drop(s);
     assert_eq!(scalar_u64(&mut c, "SELECT 5").await, 5);
 }
@@ -379,6 +397,9 @@ async fn settings_reach_the_server() {
 
 #[tokio::test]
 async fn progress_events_on_a_long_query() {
+    if common::is_http() {
+        return; // 18.16 sends no progress over HTTP (docs/HTTP.md)
+    }
     let mut c = client().await;
     let mut s = c.query("SELECT sum(number) FROM (SELECT number FROM system.numbers LIMIT 200000000)").stream().await.unwrap();
     let mut progress_events = 0;
@@ -399,6 +420,9 @@ async fn progress_events_on_a_long_query() {
 
 #[tokio::test]
 async fn totals_extremes_and_server_logs() {
+    if common::is_http() {
+        return; // FORMAT Native over HTTP carries neither totals, extremes nor logs
+    }
     let mut c = client().await;
     let mut s = c
         .query("SELECT number % 3 AS k, count() AS n FROM (SELECT number FROM system.numbers LIMIT 10) GROUP BY k WITH TOTALS ORDER BY k")
@@ -681,9 +705,13 @@ async fn parameters_are_data_never_sql() {
     c.execute("DROP TABLE IF EXISTS chwire_params").await.unwrap();
     c.execute("CREATE TABLE chwire_params (id UInt64, name String) ENGINE = Memory").await.unwrap();
     // Inline VALUES: 18.16 waits for blocks instead; chwire says so (and inserts nothing).
-    let e = c.execute("INSERT INTO chwire_params VALUES (1, 'alice')").await.unwrap_err();
-    assert!(matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)), "{e}");
-    assert_eq!(scalar_u64(&mut c, "SELECT count() FROM chwire_params").await, 0);
+    // Over HTTP the server parses inline VALUES from the request itself: they work.
+    match c.execute("INSERT INTO chwire_params VALUES (1, 'alice')").await {
+        Err(e) => assert!(matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)) && !common::is_http(), "{e}"),
+        Ok(_) => assert!(common::is_http()),
+    }
+    assert_eq!(scalar_u64(&mut c, "SELECT count() FROM chwire_params").await, common::is_http() as u64);
+    c.execute("TRUNCATE TABLE chwire_params").await.unwrap();
     // INSERT ... SELECT needs no blocks from the client: it runs on the server.
     c.execute("INSERT INTO chwire_params SELECT number, toString(number) FROM system.numbers LIMIT 3").await.unwrap();
     assert_eq!(scalar_u64(&mut c, "SELECT sum(id) FROM chwire_params").await, 3);

@@ -246,7 +246,12 @@ async fn mismatches_fail_before_the_first_row_and_keep_the_connection() {
     assert!(m.contains("`name`") && m.contains("Int32") && m.contains("String"), "{m}");
     c.execute("CREATE TABLE IF NOT EXISTS chwire_rows_wrong2 (id UInt64) ENGINE = Memory").await.unwrap();
     let e = c.insert::<Wrong>("chwire_rows_wrong2").await.unwrap_err();
-    assert_eq!(e.code(), Some(16), "no such column: {e}");
+    if common::is_http() {
+        // Over HTTP chwire reads the columns itself (DESCRIBE TABLE) and names the missing one.
+        assert!(matches!(e.kind(), ErrorKind::InvalidInput(m) if m.contains("\"name\"")), "{e}");
+    } else {
+        assert_eq!(e.code(), Some(16), "no such column: {e}");
+    }
     assert_eq!(count(&mut c, "SELECT count() FROM chwire_rows_wrong").await, 0);
     c.execute("DROP TABLE chwire_rows_wrong").await.unwrap();
     c.execute("DROP TABLE chwire_rows_wrong2").await.unwrap();

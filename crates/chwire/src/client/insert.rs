@@ -85,9 +85,12 @@ impl Insert<'_> {
         if block.rows() == 0 {
             return Ok(());
         }
+        if matches!(self.client.conn, Some(Link::Http(_))) {
+            return self.send_http(block).await;
+        }
         self.take_arrived_packets()?;
         let compression = self.client.opts.compression;
-        let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
+        let Some(Link::Native(conn)) = self.client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
         let rev: Revision = conn.rev;
         let Conn { wbuf, scratch, .. } = conn;
         encode_data(block, rev, compression, scratch, wbuf);
@@ -102,11 +105,44 @@ impl Insert<'_> {
         Ok(())
     }
 
+    /// HTTP: encode the block (Native format; ClickHouse frames with compression, sent with
+    /// `decompress=1`) and hand it to the request body.
+    async fn send_http(&mut self, block: &Block) -> Result<()> {
+        let compression = self.client.opts.compression;
+        let Some(Link::Http(h)) = self.client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
+        if h.answered_early() {
+            // The server stopped reading: it rejected the insert. Its answer is the error.
+            self.done = true;
+            let res = h.end_insert().await.and_then(|()| Err(Error::protocol("the server ended the insert before its end")));
+            self.client.pending = Pending::Broken;
+            return self.client.note(res);
+        }
+        let mut plain = Vec::new();
+        chwire_proto::native::encode_block(block, &mut plain);
+        let bytes = if compression.is_enabled() {
+            let mut framed = Vec::with_capacity(plain.len() / 2);
+            chwire_proto::compress::compress(compression, &plain, &mut framed);
+            framed
+        } else {
+            plain
+        };
+        self.writing = true;
+        let res = h.send_body(bytes.into()).await;
+        self.writing = false;
+        if res.is_err() {
+            self.done = true;
+            self.client.pending = Pending::Broken;
+        }
+        self.client.note(res)?;
+        self.rows_sent += block.rows() as u64;
+        Ok(())
+    }
+
     /// Handle what the server sent since the last block (ProfileEvents, Progress, Log; an
     /// exception if it rejected a block) without waiting.
     fn take_arrived_packets(&mut self) -> Result<()> {
         loop {
-            let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
+            let Some(Link::Native(conn)) = self.client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
             let res = conn.try_recv();
             let packet = match self.client.note(res) {
                 Ok(Some(p)) => p,
@@ -142,8 +178,21 @@ impl Insert<'_> {
             return Err(Error::invalid("the insert has already ended with an error"));
         }
         let compression = self.client.opts.compression;
+        if let Some(Link::Http(h)) = self.client.conn.as_mut() {
+            let res = h.end_insert().await;
+            self.done = true;
+            let res = self.client.note(res);
+            if res.is_ok() {
+                self.client.pending = Pending::Idle;
+            } else if self.client.pending != Pending::Broken {
+                // The connection may still be busy with the rejected body: a new one is opened.
+                self.client.pending = Pending::Broken;
+            }
+            res?;
+            return Ok(QuerySummary { progress: self.progress, profile: None, rows_sent: self.rows_sent });
+        }
         let res = async {
-            let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
+            let Some(Link::Native(conn)) = self.client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
             let rev = conn.rev;
             let Conn { wbuf, scratch, .. } = conn;
             encode_data(&Block::new(), rev, compression, scratch, wbuf);
@@ -193,6 +242,9 @@ impl Drop for Insert<'_> {
             // The server is waiting for blocks: closing the connection aborts the insert
             // without committing what an empty block would.
             self.client.pending = Pending::Broken;
+            if let Some(Link::Http(h)) = self.client.conn.as_mut() {
+                h.abandon_insert();
+            }
         }
     }
 }

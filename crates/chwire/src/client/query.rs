@@ -173,6 +173,9 @@ impl<'c> Query<'c> {
     /// [failover error](Error::is_failover) up to then starts the INSERT again (on the next
     /// server). Once blocks are sent, an insert is never retried.
     pub async fn insert(self) -> Result<Insert<'c>> {
+        if self.client.opts.transport == crate::options::Transport::Http {
+            return self.insert_http().await;
+        }
         let mut query_id = self.query_id.unwrap_or_else(new_query_id);
         let client = self.client;
         let retries = client.opts.retries;

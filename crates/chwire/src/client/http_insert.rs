@@ -1,0 +1,62 @@
+//! [`Query::insert`] over HTTP: the table's columns come from `DESCRIBE TABLE` (the native
+//! protocol's server sends them as the insert's header), then the rows go out as the streamed
+//! body of `INSERT INTO t (…) FORMAT Native`.
+
+use super::*;
+use crate::http::{split_insert, QueryRequest};
+
+impl<'c> Query<'c> {
+    pub(super) async fn insert_http(self) -> Result<Insert<'c>> {
+        let target = split_insert(&self.sql)?
+            .ok_or_else(|| Error::invalid("the statement is not an INSERT that takes data (INSERT … SELECT runs with execute)"))?;
+        let client = self.client;
+        let described = client.query(format!("DESCRIBE TABLE {}", target.table)).fetch_blocks().await?;
+        let mut table_columns = Vec::new();
+        for b in &described {
+            let text = |name: &str, i: usize| match b.column(name).map(|c| c.value(i)) {
+                Some(chwire_proto::Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
+                _ => String::new(),
+            };
+            for i in 0..b.rows() {
+                table_columns.push((text("name", i), text("type", i), text("default_type", i)));
+            }
+        }
+        let chosen: Vec<&(String, String, String)> = match &target.columns {
+            Some((_, names)) => names
+                .iter()
+                .map(|n| {
+                    table_columns
+                        .iter()
+                        .find(|(c, _, _)| c == n)
+                        .ok_or_else(|| Error::invalid(format!("table {} has no column {n:?}", target.table)))
+                })
+                .collect::<Result<_>>()?,
+            None => table_columns.iter().filter(|(_, _, kind)| !matches!(kind.as_str(), "MATERIALIZED" | "ALIAS")).collect(),
+        };
+        let mut header = Block::new();
+        for (name, ty, _) in chosen {
+            let dt = DataType::parse(ty).map_err(|e| Error::protocol(format!("column {name:?} has type {ty:?}: {e}")))?;
+            let empty = chwire_proto::ColumnData::empty_for(&dt).map_err(|e| Error::protocol(format!("column {name:?}: {e}")))?;
+            let col = chwire_proto::Column::new(dt, empty).map_err(|e| Error::protocol(format!("column {name:?}: {e}")))?;
+            header.push(name.clone(), col).map_err(|e| Error::protocol(e.to_string()))?;
+        }
+        let columns = target.columns.as_ref().map_or(String::new(), |(written, _)| format!(" {written}"));
+        let statement = format!("INSERT INTO {}{columns} FORMAT Native", target.table);
+        let query_id = self.query_id.unwrap_or_else(new_query_id);
+        client.ready().await?;
+        let mut req = QueryRequest::new(&client.opts, &statement, &query_id);
+        for s in client.opts.settings_list(&self.settings) {
+            req.setting(&s.name, &s.value);
+        }
+        if client.opts.compression.is_enabled() {
+            req.setting("decompress", "1");
+        }
+        req.query(&statement);
+        // Until `end` confirms it, an interrupted insert leaves the connection unusable.
+        client.pending = Pending::Broken;
+        let Some(Link::Http(h)) = client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
+        let res = h.start_insert(&client.opts, req);
+        client.note(res)?;
+        Ok(Insert { client, header, progress: Progress::default(), rows_sent: 0, done: false, writing: false })
+    }
+}

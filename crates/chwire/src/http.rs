@@ -1,0 +1,534 @@
+//! The HTTP transport: one HTTP/1.1 keep-alive connection (hyper) to ClickHouse's HTTP
+//! interface, whose `FORMAT Native` responses are decoded by the same streaming block decoder
+//! as native Data packets and handed to the client as [`ServerPacket`]s.
+//!
+//! Facts of the server this is built on are in docs/HTTP.md: a response is a bare Native
+//! stream (no BlockInfo); an error before the first byte is a non-200 status with the
+//! exception as text; an error after it is appended as text at a block boundary of a 200 body;
+//! inserts are a POSTed Native body; GET is read-only; 18.16 closes idle connections after
+//! `Keep-Alive: timeout=3`.
+
+mod body;
+mod request;
+
+use crate::conn::{open_stream, Shared};
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use body::{BodyMsg, ReqBody};
+use bytes::{Bytes, BytesMut};
+use chwire_proto::native::http_exception;
+use chwire_proto::{PacketDecoder, Progress, ServerException, ServerHello, ServerPacket};
+use hyper::body::{Body as _, Incoming};
+use hyper::client::conn::http1::SendRequest;
+use hyper::Response;
+pub(crate) use request::{split_insert, QueryRequest};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// The longest exception text or error body read (a server's text is far shorter).
+const MAX_ERROR_BODY: usize = 1 << 20;
+
+type ResponseFuture = Pin<Box<dyn Future<Output = hyper::Result<Response<Incoming>>> + Send>>;
+
+enum State {
+    /// No request in flight.
+    Idle,
+    /// A request is sent (or being sent); the response head has not arrived.
+    Waiting(ResponseFuture),
+    /// The response head has arrived and is not handled yet.
+    Head(Response<Incoming>),
+    /// The response body of a query is being read.
+    Body(Incoming),
+}
+
+pub(crate) struct HttpConn {
+    sender: SendRequest<ReqBody>,
+    /// `host:port` for the Host header.
+    authority: String,
+    tls: bool,
+    pub(crate) endpoint: usize,
+    /// Name, version and timezone of the server (from `SELECT version(), timezone()`).
+    pub(crate) hello: ServerHello,
+    state: State,
+    rbuf: BytesMut,
+    decoder: PacketDecoder,
+    /// The body of the current response has ended.
+    eof: bool,
+    /// The running insert's body (blocks go out through it).
+    insert_tx: Option<mpsc::Sender<BodyMsg>>,
+    /// A Progress packet to hand out before the body (from the response's headers).
+    head_progress: Option<Progress>,
+    read_timeout: Option<Duration>,
+    write_timeout: Option<Duration>,
+    /// The server's `Keep-Alive: timeout=N`: an idle connection older than that is closed
+    /// by the server, so the next request opens a new one.
+    keep_alive: Option<Duration>,
+    last_used: Instant,
+    /// Why the running request failed while nobody waited for it (see `answered_early`).
+    failure: Option<Error>,
+}
+
+fn hyper_error(e: hyper::Error) -> Error {
+    let kind = if e.is_incomplete_message() || e.is_canceled() || e.is_closed() {
+        std::io::ErrorKind::ConnectionReset
+    } else {
+        std::io::ErrorKind::Other
+    };
+    let mut msg = e.to_string();
+    let mut src = std::error::Error::source(&e);
+    while let Some(s) = src {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        src = s.source();
+    }
+    Error::new(ErrorKind::Io(std::io::Error::new(kind, format!("HTTP: {msg}"))))
+}
+
+async fn timed<T>(d: Option<Duration>, what: &'static str, f: impl Future<Output = T>) -> Result<T> {
+    match d {
+        Some(d) => tokio::time::timeout(d, f).await.map_err(|_| Error::new(ErrorKind::Timeout(what))),
+        None => Ok(f.await),
+    }
+}
+
+/// The exception in a ClickHouse error text (`Code: 60, e.displayText() = DB::Exception: …,
+/// e.what() = DB::Exception` on 18.16, `Code: 60. DB::Exception: … (UNKNOWN_TABLE)` later).
+pub(crate) fn parse_exception(text: &str, status: Option<u16>) -> ServerException {
+    let text = text.trim_end();
+    let (code, rest) = match http_exception(text.as_bytes()) {
+        Some((code, _)) => {
+            let after = text["Code: ".len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+            (code, after.trim_start_matches([',', '.']).trim_start())
+        }
+        None => (0, text),
+    };
+    let rest = rest.strip_prefix("e.displayText() = ").unwrap_or(rest);
+    let rest = rest.rsplit_once(", e.what() = ").map_or(rest, |(m, _)| m);
+    let message = match (code, status) {
+        (0, Some(s)) => format!("HTTP status {s}: {rest}"),
+        _ => rest.to_string(),
+    };
+    ServerException { code, name: "DB::Exception".into(), message, stack_trace: String::new(), nested: None }
+}
+
+/// `X-ClickHouse-Summary` / `X-ClickHouse-Progress`: `{"read_rows":"1","read_bytes":"8",…}`.
+pub(crate) fn parse_progress(v: &str) -> Option<Progress> {
+    let mut p = Progress::default();
+    let mut any = false;
+    for part in v.trim().trim_start_matches('{').trim_end_matches('}').split(',') {
+        let Some((k, val)) = part.split_once(':') else { continue };
+        let Ok(n) = val.trim().trim_matches('"').parse::<u64>() else { continue };
+        let slot = match k.trim().trim_matches('"') {
+            "read_rows" => &mut p.read_rows,
+            "read_bytes" => &mut p.read_bytes,
+            "total_rows_to_read" => &mut p.total_rows_to_read,
+            "written_rows" => &mut p.written_rows,
+            "written_bytes" => &mut p.written_bytes,
+            "elapsed_ns" => &mut p.elapsed_ns,
+            _ => continue,
+        };
+        *slot = n;
+        any = true;
+    }
+    any.then_some(p)
+}
+
+impl HttpConn {
+    /// Open a connection to server `endpoint` and ask it for its version and timezone.
+    pub(crate) async fn connect(opts: &Options, shared: &Shared, endpoint: usize) -> Result<HttpConn> {
+        let ep = shared.hosts.endpoint(endpoint);
+        let authority = if ep.host.contains(':') { format!("[{}]:{}", ep.host, ep.port) } else { format!("{}:{}", ep.host, ep.port) };
+        let handshake = async {
+            let stream = open_stream(opts, shared, endpoint).await?;
+            let (sender, conn) =
+                hyper::client::conn::http1::Builder::new().handshake(hyper_util::rt::TokioIo::new(stream)).await.map_err(hyper_error)?;
+            tokio::spawn(async move {
+                if let Err(e) = conn.await {
+                    tracing::debug!(error = %e, "HTTP connection ended");
+                }
+            });
+            let mut c = HttpConn {
+                sender,
+                authority,
+                tls: shared.tls.is_some(),
+                endpoint,
+                hello: ServerHello { name: "ClickHouse".into(), ..Default::default() },
+                state: State::Idle,
+                rbuf: BytesMut::new(),
+                decoder: PacketDecoder::native_stream().with_limits(opts.limits),
+                eof: true,
+                insert_tx: None,
+                head_progress: None,
+                read_timeout: opts.read_timeout,
+                write_timeout: opts.write_timeout,
+                keep_alive: None,
+                last_used: Instant::now(),
+                failure: None,
+            };
+            c.hello_query(opts).await?;
+            Ok(c)
+        };
+        match tokio::time::timeout(opts.handshake_timeout, handshake).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::new(ErrorKind::Timeout("handshake"))),
+        }
+    }
+
+    /// `SELECT version(), timezone()`: what the native handshake tells (parameters need
+    /// the version; the Arrow layer the timezone).
+    async fn hello_query(&mut self, opts: &Options) -> Result<()> {
+        let req = QueryRequest::new(opts, "SELECT version(), timezone()", "");
+        self.send(req.build(&self.authority, opts, Bytes::from_static(b"SELECT version(), timezone()")))?;
+        let mut version = None;
+        let mut tz = None;
+        loop {
+            match self.recv().await? {
+                ServerPacket::Data(b) => {
+                    let text = |i: usize| match b.column_at(i).map(|c| c.value(0)) {
+                        Some(chwire_proto::Value::String(s)) => Some(String::from_utf8_lossy(s).into_owned()),
+                        _ => None,
+                    };
+                    if b.rows() > 0 {
+                        version = text(0);
+                        tz = text(1);
+                    }
+                }
+                ServerPacket::Exception(e) => return Err(e.into()),
+                ServerPacket::EndOfStream => break,
+                _ => {}
+            }
+        }
+        let version = version.ok_or_else(|| Error::protocol("the server did not answer SELECT version()"))?;
+        let mut parts = version.split('.').map(|p| p.parse::<u64>().unwrap_or(0));
+        self.hello.version_major = parts.next().unwrap_or(0);
+        self.hello.version_minor = parts.next().unwrap_or(0);
+        self.hello.version_patch = parts.next().unwrap_or(0);
+        self.hello.timezone = tz.filter(|t| !t.is_empty());
+        tracing::debug!(server = %version, tls = self.tls, "connected over HTTP");
+        Ok(())
+    }
+
+    pub(crate) fn is_tls(&self) -> bool {
+        self.tls
+    }
+
+    /// The server's version as (major, minor, patch).
+    pub(crate) fn version(&self) -> (u64, u64, u64) {
+        (self.hello.version_major, self.hello.version_minor, self.hello.version_patch)
+    }
+
+    /// Whether the connection can take a new request: open, nothing in flight, and not idle
+    /// for longer than the server keeps idle connections.
+    pub(crate) fn is_reusable(&self) -> bool {
+        let fresh = self.keep_alive.is_none_or(|ka| self.last_used.elapsed() + Duration::from_millis(500) < ka);
+        matches!(self.state, State::Idle) && self.insert_tx.is_none() && !self.sender.is_closed() && fresh
+    }
+
+    /// Send a request; its response is read by [`HttpConn::recv`] (or the insert's end).
+    pub(crate) fn send(&mut self, req: hyper::Request<ReqBody>) -> Result<()> {
+        if !matches!(self.state, State::Idle) {
+            return Err(Error::protocol("an HTTP request is already running on this connection"));
+        }
+        self.rbuf.clear();
+        self.decoder.reset();
+        self.eof = false;
+        self.head_progress = None;
+        self.failure = None;
+        self.state = State::Waiting(Box::pin(self.sender.send_request(req)));
+        Ok(())
+    }
+
+    /// Start a query: its results arrive through [`HttpConn::recv`].
+    pub(crate) fn start_query(&mut self, opts: &Options, req: QueryRequest, sql: &str) -> Result<()> {
+        let r = req.build(&self.authority, opts, Bytes::copy_from_slice(sql.as_bytes()));
+        self.send(r)
+    }
+
+    /// Start an insert whose Native body is sent block by block with [`HttpConn::send_body`].
+    pub(crate) fn start_insert(&mut self, opts: &Options, req: QueryRequest) -> Result<()> {
+        let (tx, body) = ReqBody::channel();
+        let r = req.build_streaming(&self.authority, opts, body);
+        self.send(r)?;
+        self.insert_tx = Some(tx);
+        Ok(())
+    }
+
+    /// Hand one encoded part of the insert body to the connection (waits while the body's
+    /// buffer is full). If the server has already answered (it rejected the insert), that
+    /// answer is the error.
+    pub(crate) async fn send_body(&mut self, bytes: Bytes) -> Result<()> {
+        let tx = self.insert_tx.as_ref().ok_or_else(|| Error::protocol("no HTTP insert is running"))?;
+        let sent = timed(self.write_timeout, "send", tx.send(BodyMsg::Data(bytes))).await?;
+        if sent.is_err() {
+            // hyper dropped the body: the server answered early or the connection failed.
+            self.insert_tx = None;
+            return Err(self.finish_insert().await.err().unwrap_or_else(|| Error::protocol("the server ended the insert before its end")));
+        }
+        self.last_used = Instant::now();
+        Ok(())
+    }
+
+    /// Whether the server has already answered the running insert (it stopped reading the
+    /// body: it rejected it), without waiting. The answer is then read by [`HttpConn::end_insert`].
+    pub(crate) fn answered_early(&mut self) -> bool {
+        let State::Waiting(fut) = &mut self.state else { return !matches!(self.state, State::Idle) };
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        match fut.as_mut().poll(&mut cx) {
+            Poll::Pending => false,
+            Poll::Ready(Ok(resp)) => {
+                self.state = State::Head(resp);
+                self.insert_tx = None;
+                true
+            }
+            Poll::Ready(Err(e)) => {
+                self.failure = Some(hyper_error(e));
+                self.state = State::Idle;
+                self.insert_tx = None;
+                true
+            }
+        }
+    }
+
+    /// End the insert body and wait for the server's answer.
+    pub(crate) async fn end_insert(&mut self) -> Result<()> {
+        if let Some(tx) = self.insert_tx.take() {
+            if timed(self.write_timeout, "send", tx.send(BodyMsg::End)).await?.is_err() {
+                tracing::debug!("the insert body was dropped before its end");
+            }
+        }
+        self.finish_insert().await
+    }
+
+    /// Read the insert's response to its end: Ok for 200, the server's exception otherwise.
+    async fn finish_insert(&mut self) -> Result<()> {
+        loop {
+            match self.recv().await? {
+                ServerPacket::EndOfStream => return Ok(()),
+                ServerPacket::Exception(e) => return Err(e.into()),
+                _ => {}
+            }
+        }
+    }
+
+    /// Abandon the running request: dropping an unfinished response makes hyper close the
+    /// connection (an abandoned insert body ends with its poison block, see body.rs).
+    pub(crate) fn abort(&mut self) {
+        self.state = State::Idle;
+        self.insert_tx = None;
+    }
+
+    /// Abandon the running insert (its `Insert` was dropped without `end`): its body ends with
+    /// the poison block (body.rs), and the connection stays open, in a task of its own, until
+    /// the server has read it and refused the insert — closed earlier, 18.16 would commit the
+    /// rows it received.
+    pub(crate) fn abandon_insert(&mut self) {
+        let tx = self.insert_tx.take();
+        let State::Waiting(fut) = std::mem::replace(&mut self.state, State::Idle) else { return };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
+        rt.spawn(async move {
+            drop(tx);
+            match tokio::time::timeout(Duration::from_secs(30), fut).await {
+                Ok(Ok(resp)) => tracing::debug!(status = %resp.status(), "abandoned HTTP insert refused"),
+                Ok(Err(e)) => tracing::debug!(error = %e, "abandoned HTTP insert"),
+                Err(_) => tracing::debug!("abandoned HTTP insert: no answer"),
+            }
+        });
+    }
+
+    /// GET /ping.
+    pub(crate) async fn ping(&mut self, opts: &Options) -> Result<()> {
+        let req = QueryRequest::ping(&self.authority, opts);
+        self.send(req)?;
+        let State::Waiting(fut) = std::mem::replace(&mut self.state, State::Idle) else { unreachable!() };
+        let resp = timed(self.read_timeout, "receive", fut).await?.map_err(hyper_error)?;
+        let status = resp.status();
+        let mut body = resp.into_body();
+        let text = read_to_end(&mut body, self.read_timeout).await?;
+        self.last_used = Instant::now();
+        if status != hyper::StatusCode::OK {
+            return Err(parse_exception(&String::from_utf8_lossy(&text), Some(status.as_u16())).into());
+        }
+        Ok(())
+    }
+
+    /// The next packet of the running request: blocks of the body, then EndOfStream; an
+    /// exception for an error status or for an exception text at a block boundary.
+    pub(crate) async fn recv(&mut self) -> Result<ServerPacket> {
+        loop {
+            match &mut self.state {
+                State::Idle => return Err(self.failure.take().unwrap_or_else(|| Error::protocol("no HTTP request is running"))),
+                State::Waiting(fut) => {
+                    let resp = timed(self.read_timeout, "receive", fut.as_mut()).await?.map_err(|e| {
+                        self.state = State::Idle;
+                        hyper_error(e)
+                    })?;
+                    self.state = State::Head(resp);
+                }
+                State::Head(_) => {
+                    let State::Head(resp) = std::mem::replace(&mut self.state, State::Idle) else { unreachable!() };
+                    self.read_head(&resp);
+                    let status = resp.status();
+                    let mut body = resp.into_body();
+                    if status != hyper::StatusCode::OK {
+                        let text = read_to_end(&mut body, self.read_timeout).await;
+                        self.insert_tx = None;
+                        self.last_used = Instant::now();
+                        let text = text?;
+                        return Ok(ServerPacket::Exception(parse_exception(&String::from_utf8_lossy(&text), Some(status.as_u16()))));
+                    }
+                    self.state = State::Body(body);
+                    if let Some(p) = self.head_progress.take() {
+                        return Ok(ServerPacket::Progress(p));
+                    }
+                }
+                State::Body(_) => {
+                    if let Some(p) = self.next_from_body().await? {
+                        return Ok(p);
+                    }
+                }
+            }
+        }
+    }
+
+    fn read_head(&mut self, resp: &Response<Incoming>) {
+        let h = resp.headers();
+        self.keep_alive = h
+            .get(hyper::header::HeaderName::from_static("keep-alive"))
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').find_map(|p| p.trim().strip_prefix("timeout=")?.parse::<u64>().ok()))
+            .map(Duration::from_secs);
+        if let Some(name) = h.get("x-clickhouse-server-display-name").and_then(|v| v.to_str().ok()) {
+            self.hello.display_name = Some(name.to_string());
+        }
+        let summary = h.get("x-clickhouse-summary").or_else(|| h.get_all("x-clickhouse-progress").iter().next_back());
+        self.head_progress = summary.and_then(|v| v.to_str().ok()).and_then(parse_progress);
+    }
+
+    /// Decode what the body holds, reading more of it when needed. `None`: go on.
+    async fn next_from_body(&mut self) -> Result<Option<ServerPacket>> {
+        let at_boundary = !self.decoder.is_mid_packet();
+        if at_boundary {
+            if self.rbuf.is_empty() && self.eof {
+                self.state = State::Idle;
+                self.last_used = Instant::now();
+                return Ok(Some(ServerPacket::EndOfStream));
+            }
+            // An exception text appended after the last block (`Code: `...): wait for
+            // enough bytes to tell it from a block, then read it whole.
+            if self.rbuf.first() == Some(&b'C') && self.rbuf.len() < 16 && !self.eof {
+                self.read_more().await?;
+                return Ok(None);
+            }
+            if http_exception(&self.rbuf).is_some() {
+                while !self.eof {
+                    self.read_more().await?;
+                    if self.rbuf.len() > MAX_ERROR_BODY {
+                        break;
+                    }
+                }
+                let text = String::from_utf8_lossy(&self.rbuf).into_owned();
+                self.rbuf.clear();
+                self.drop_body();
+                return Ok(Some(ServerPacket::Exception(parse_exception(&text, None))));
+            }
+        }
+        if self.rbuf.len() >= self.decoder.needed() {
+            if let Some(p) = self.decoder.decode(&mut self.rbuf)? {
+                return Ok(Some(p));
+            }
+        }
+        if self.eof {
+            self.drop_body();
+            return Err(Error::protocol(format!(
+                "the HTTP response ended in the middle of a block ({} bytes of it received)",
+                self.rbuf.len()
+            )));
+        }
+        self.read_more().await?;
+        Ok(None)
+    }
+
+    /// Forget the response body: the connection is reusable only if the body was read to
+    /// its end; otherwise the client discards it.
+    fn drop_body(&mut self) {
+        if self.eof {
+            self.state = State::Idle;
+            self.last_used = Instant::now();
+        }
+    }
+
+    /// Append the next data frame of the body to the receive buffer (or note its end).
+    async fn read_more(&mut self) -> Result<()> {
+        let State::Body(body) = &mut self.state else { return Err(Error::protocol("no HTTP response body")) };
+        loop {
+            let frame = timed(self.read_timeout, "receive", std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx))).await?;
+            match frame {
+                None => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Some(Ok(f)) => {
+                    if let Ok(data) = f.into_data() {
+                        if data.is_empty() {
+                            continue;
+                        }
+                        self.rbuf.extend_from_slice(&data);
+                        return Ok(());
+                    }
+                }
+                Some(Err(e)) => return Err(hyper_error(e)),
+            }
+        }
+    }
+}
+
+/// Read a whole (small) body: error texts and /ping's answer.
+async fn read_to_end(body: &mut Incoming, timeout: Option<Duration>) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let frame = timed(timeout, "receive", std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx))).await?;
+        match frame {
+            None => return Ok(out),
+            Some(Ok(f)) => {
+                if let Ok(d) = f.into_data() {
+                    if out.len() + d.len() > MAX_ERROR_BODY {
+                        return Err(Error::protocol(format!("the server's error text is longer than {MAX_ERROR_BODY} bytes")));
+                    }
+                    out.extend_from_slice(&d);
+                }
+            }
+            Some(Err(e)) => return Err(hyper_error(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exceptions_of_18_16_and_later() {
+        let e = parse_exception(
+            "Code: 60, e.displayText() = DB::Exception: Table default.nosuch doesn't exist., e.what() = DB::Exception\n",
+            Some(404),
+        );
+        assert_eq!(e.code, 60);
+        assert_eq!(e.message, "DB::Exception: Table default.nosuch doesn't exist.");
+        let e = parse_exception("Code: 60. DB::Exception: Table default.x does not exist. (UNKNOWN_TABLE) (version 24.3.1.1)", None);
+        assert_eq!(e.code, 60);
+        assert!(e.message.starts_with("DB::Exception: Table default.x"), "{}", e.message);
+        let e = parse_exception("Bad Gateway", Some(502));
+        assert_eq!((e.code, e.message.as_str()), (0, "HTTP status 502: Bad Gateway"));
+    }
+
+    #[test]
+    fn progress_headers() {
+        let p = parse_progress(r#"{"read_rows":"10","read_bytes":"80","written_rows":"0","written_bytes":"0","total_rows_to_read":"10"}"#)
+            .unwrap();
+        assert_eq!((p.read_rows, p.read_bytes, p.total_rows_to_read), (10, 80, 10));
+        assert_eq!(parse_progress("nonsense"), None);
+    }
+}

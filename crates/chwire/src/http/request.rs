@@ -1,0 +1,221 @@
+//! Building requests: URL parameters (database, query id, session, settings, query
+//! parameters, `default_format=Native`), credentials in headers (never in the URL), and the
+//! statement of an insert.
+
+use super::body::ReqBody;
+use crate::error::{Error, Result};
+use crate::options::Options;
+use bytes::Bytes;
+use hyper::header::{HeaderValue, CONTENT_TYPE, HOST};
+use hyper::{Method, Request};
+
+/// The URL parameters of one request.
+pub(crate) struct QueryRequest {
+    params: Vec<(String, String)>,
+}
+
+impl QueryRequest {
+    /// A query with the connection's database and session, answered in Native format.
+    pub(crate) fn new(opts: &Options, _sql: &str, query_id: &str) -> QueryRequest {
+        let mut params = vec![("database".to_string(), opts.database.clone()), ("default_format".to_string(), "Native".to_string())];
+        if !query_id.is_empty() {
+            params.push(("query_id".into(), query_id.into()));
+        }
+        if let Some(s) = &opts.session_id {
+            params.push(("session_id".into(), s.clone()));
+        }
+        QueryRequest { params }
+    }
+
+    pub(crate) fn setting(&mut self, name: &str, value: &str) {
+        self.params.push((name.into(), value.into()));
+    }
+
+    /// A server-side query parameter (`{name:Type}`).
+    pub(crate) fn param(&mut self, name: &str, value: &str) {
+        self.params.push((format!("param_{name}"), value.into()));
+    }
+
+    /// The statement in the URL (inserts, whose body is the data).
+    pub(crate) fn query(&mut self, sql: &str) {
+        self.params.push(("query".into(), sql.into()));
+    }
+
+    fn uri(&self, path: &str) -> String {
+        let mut s = url::form_urlencoded::Serializer::new(String::new());
+        for (k, v) in &self.params {
+            s.append_pair(k, v);
+        }
+        format!("{path}?{}", s.finish())
+    }
+
+    fn request(&self, method: Method, path: &str, authority: &str, opts: &Options) -> hyper::http::request::Builder {
+        let mut b = Request::builder().method(method).uri(self.uri(path)).header(HOST, authority);
+        if let Ok(v) = HeaderValue::from_str(&opts.user) {
+            b = b.header("X-ClickHouse-User", v);
+        }
+        if !opts.password.is_empty() {
+            if let Ok(mut v) = HeaderValue::from_str(&opts.password) {
+                v.set_sensitive(true);
+                b = b.header("X-ClickHouse-Key", v);
+            }
+        }
+        if !opts.quota_key.is_empty() {
+            if let Ok(v) = HeaderValue::from_str(&opts.quota_key) {
+                b = b.header("X-ClickHouse-Quota", v);
+            }
+        }
+        b
+    }
+
+    /// POST with the SQL as the body.
+    pub(crate) fn build(&self, authority: &str, opts: &Options, sql: Bytes) -> Request<ReqBody> {
+        self.request(Method::POST, "/", authority, opts)
+            .header(CONTENT_TYPE, "text/plain; charset=UTF-8")
+            .body(ReqBody::full(sql))
+            .expect("valid request parts")
+    }
+
+    /// POST with a streamed body (chunked): an insert's data.
+    pub(crate) fn build_streaming(&self, authority: &str, opts: &Options, body: ReqBody) -> Request<ReqBody> {
+        self.request(Method::POST, "/", authority, opts)
+            .header(CONTENT_TYPE, "application/octet-stream")
+            .body(body)
+            .expect("valid request parts")
+    }
+
+    /// GET /ping.
+    pub(crate) fn ping(authority: &str, opts: &Options) -> Request<ReqBody> {
+        QueryRequest { params: Vec::new() }
+            .request(Method::GET, "/ping", authority, opts)
+            .uri("/ping")
+            .body(ReqBody::full(Bytes::new()))
+            .expect("valid request parts")
+    }
+}
+
+/// Skip whitespace and SQL comments.
+fn skip_space(mut s: &str) -> &str {
+    loop {
+        s = s.trim_start();
+        if let Some(rest) = s.strip_prefix("--") {
+            s = rest.split_once('\n').map_or("", |(_, r)| r);
+        } else if let Some(rest) = s.strip_prefix("/*") {
+            s = rest.split_once("*/").map_or("", |(_, r)| r);
+        } else {
+            return s;
+        }
+    }
+}
+
+fn keyword<'a>(s: &'a str, kw: &str) -> Option<&'a str> {
+    let s = skip_space(s);
+    let head = s.get(..kw.len())?;
+    let rest = &s[kw.len()..];
+    (head.eq_ignore_ascii_case(kw) && !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')).then_some(rest)
+}
+
+/// An identifier (plain, `backquoted` or "double-quoted"), returned as written and unquoted.
+fn identifier(s: &str) -> Option<(&str, String, &str)> {
+    let s = skip_space(s);
+    let q = s.chars().next()?;
+    if q == '`' || q == '"' {
+        let mut out = String::new();
+        let mut it = s.char_indices().skip(1).peekable();
+        while let Some((i, c)) = it.next() {
+            if c == '\\' {
+                if let Some((_, n)) = it.next() {
+                    out.push(n);
+                }
+            } else if c == q {
+                if it.peek().map(|p| p.1) == Some(q) {
+                    out.push(q);
+                    it.next();
+                } else {
+                    return Some((&s[..=i], out, &s[i + 1..]));
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        None
+    } else {
+        let end = s.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).unwrap_or(s.len());
+        (end > 0).then(|| (&s[..end], s[..end].to_string(), &s[end..]))
+    }
+}
+
+/// An insert statement taken apart: `INSERT INTO [TABLE] t [(a, b)] VALUES|FORMAT …`.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct InsertTarget {
+    /// The table as written (`db.t`, `` `my t` ``).
+    pub(crate) table: String,
+    /// The column list as written (with its parentheses), and its names unquoted.
+    pub(crate) columns: Option<(String, Vec<String>)>,
+}
+
+/// Take apart an insert that takes data; `Ok(None)` for `INSERT … SELECT` (no data to send).
+pub(crate) fn split_insert(sql: &str) -> Result<Option<InsertTarget>> {
+    let bad = || Error::invalid(format!("cannot read the table of this INSERT statement: {sql:?}"));
+    let s = keyword(sql, "INSERT").and_then(|s| keyword(s, "INTO")).ok_or_else(bad)?;
+    let s = keyword(s, "TABLE").unwrap_or(s);
+    let (first, _, mut rest) = identifier(s).ok_or_else(bad)?;
+    let mut table = first.to_string();
+    if let Some(r) = rest.strip_prefix('.') {
+        let (second, _, r) = identifier(r).ok_or_else(bad)?;
+        table = format!("{table}.{second}");
+        rest = r;
+    }
+    let mut columns = None;
+    let r = skip_space(rest);
+    if let Some(mut inner) = r.strip_prefix('(') {
+        let mut names = Vec::new();
+        loop {
+            let (_, name, r) = identifier(inner).ok_or_else(bad)?;
+            names.push(name);
+            let r = skip_space(r);
+            if let Some(r) = r.strip_prefix(',') {
+                inner = r;
+            } else if let Some(r) = r.strip_prefix(')') {
+                let written = &rest[..rest.len() - r.len()];
+                columns = Some((written.trim().to_string(), names));
+                rest = r;
+                break;
+            } else {
+                return Err(bad());
+            }
+        }
+    }
+    let tail = skip_space(rest);
+    if keyword(tail, "SELECT").is_some() || keyword(tail, "WITH").is_some() || tail.starts_with('(') {
+        return Ok(None);
+    }
+    let is_values = keyword(tail, "VALUES").is_some_and(|r| skip_space(r).is_empty());
+    let is_format = keyword(tail, "FORMAT").is_some();
+    if !(tail.is_empty() || is_values || is_format) {
+        return Err(Error::invalid(format!(
+            "over HTTP, chwire sends an insert's rows as Native blocks: end the statement with VALUES or FORMAT Native \
+             (or run INSERT … VALUES (…) with execute): {sql:?}"
+        )));
+    }
+    Ok(Some(InsertTarget { table, columns }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserts_taken_apart() {
+        let t = split_insert("insert into db.t (a, `b c`, \"d\") VALUES").unwrap().unwrap();
+        assert_eq!(t.table, "db.t");
+        let (written, names) = t.columns.unwrap();
+        assert_eq!(written, "(a, `b c`, \"d\")");
+        assert_eq!(names, ["a", "b c", "d"]);
+        let t = split_insert(" -- c\n INSERT INTO TABLE `my t` FORMAT Native").unwrap().unwrap();
+        assert_eq!((t.table.as_str(), t.columns), ("`my t`", None));
+        assert_eq!(split_insert("INSERT INTO t SELECT 1").unwrap(), None);
+        assert!(split_insert("INSERT INTO t VALUES (1)").is_err());
+        assert!(split_insert("SELECT 1").is_err());
+    }
+}

@@ -1,0 +1,258 @@
+//! The HTTP transport against the 18.16 rig (and, with CHWIRE_TEST_PROXY_URL, through a real
+//! nginx reverse proxy): what only HTTP has — errors in the status and mid-body, streamed and
+//! abandoned inserts, cancellation by closing, keep-alive expiry, sessions, credentials in
+//! headers, HTTPS. The shared live suites (live, rows, rows_ext, arrow) also run over HTTP
+//! (`make http-test`).
+
+mod common;
+
+use chwire::proto::{Block, Column};
+use chwire::{Client, ErrorKind, Options, TlsOptions, Transport};
+use std::time::{Duration, Instant};
+
+/// The rig's HTTP interface (scripts/server.sh), or CHWIRE_TEST_HTTP_URL.
+fn http_url() -> String {
+    std::env::var("CHWIRE_TEST_HTTP_URL").unwrap_or_else(|_| "http://default@127.0.0.1:18123/default".to_string())
+}
+
+async fn http_client(url: &str) -> Client {
+    Client::connect_url(url).await.unwrap_or_else(|e| panic!("cannot reach {url}: {e}"))
+}
+
+async fn scalar(c: &mut Client, sql: &str) -> u64 {
+    let b = c.query(sql).fetch_blocks().await.unwrap();
+    b[0].column_at(0).unwrap().as_u64().unwrap()[0]
+}
+
+/// Rows received before the error of a query that fails after 2.7 MB of results.
+async fn fails_mid_body(c: &mut Client) -> (usize, chwire::Error) {
+    let mut s =
+        c.query("SELECT number, throwIf(number = 300000) FROM numbers(1000000)").setting("max_block_size", "10000").stream().await.unwrap();
+    let mut rows = 0;
+    loop {
+        match s.next_block().await {
+            Ok(Some(b)) => rows += b.rows(),
+            Ok(None) => panic!("the result ended without the error after {rows} rows (a truncated result)"),
+            Err(e) => return (rows, e),
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_url_selects_http_and_results_stream_as_blocks() {
+    let mut c = http_client(&http_url()).await;
+    assert_eq!(c.options().transport, Transport::Http);
+    let info = c.server_info().unwrap();
+    assert_eq!((info.version.0, info.version.1), (18, 16));
+    assert!(info.timezone.is_some());
+    let mut s = c.query("SELECT number FROM system.numbers LIMIT 1000000").setting("max_block_size", "65536").stream().await.unwrap();
+    let (mut blocks, mut sum) = (0, 0u64);
+    while let Some(b) = s.next_block().await.unwrap() {
+        blocks += 1;
+        sum += b.column_at(0).unwrap().as_u64().unwrap().iter().sum::<u64>();
+    }
+    assert_eq!(sum, 499_999_500_000);
+    assert!(blocks >= 15, "{blocks} blocks: decoded as they arrive");
+    drop(s);
+    // 18.16 drops the timezone of DateTime columns over HTTP; the instant is unchanged.
+    let b = c.query("SELECT toDateTime('2021-02-03 04:05:06', 'Asia/Tokyo') AS t").fetch_blocks().await.unwrap();
+    assert_eq!(b[0].column_at(0).unwrap().data_type().to_string(), "DateTime");
+    assert_eq!(b[0].column_at(0).unwrap().as_u32().unwrap()[0], 1_612_292_706);
+}
+
+#[tokio::test]
+async fn errors_in_the_status_and_mid_body_are_server_errors() {
+    let mut c = http_client(&http_url()).await;
+    let e = c.query("SELECT * FROM chwire_http_no_such_table").fetch_blocks().await.unwrap_err();
+    assert_eq!(e.code(), Some(60), "{e}");
+    assert!(e.server().unwrap().message.contains("chwire_http_no_such_table"), "{e}");
+    assert!(!e.breaks_connection());
+    let (rows, e) = fails_mid_body(&mut c).await;
+    assert_eq!(e.code(), Some(395), "{e}");
+    assert!(rows > 0 && rows <= 300_000, "{rows} rows came before the error");
+    assert_eq!(scalar(&mut c, "SELECT toUInt64(7)").await, 7);
+}
+
+#[tokio::test]
+async fn inserts_stream_blocks_with_and_without_compression() {
+    let mut c = http_client(&http_url()).await;
+    c.execute("DROP TABLE IF EXISTS chwire_http_ins").await.unwrap();
+    c.execute("CREATE TABLE chwire_http_ins (n UInt64, s String, m UInt64 MATERIALIZED n * 2) ENGINE = Memory").await.unwrap();
+    for compression in common::COMPRESSIONS {
+        let mut c = Client::connect(Options::from_url(&http_url()).unwrap().compression(compression)).await.unwrap();
+        c.execute("TRUNCATE TABLE chwire_http_ins").await.unwrap();
+        let mut ins = c.insert_blocks("INSERT INTO chwire_http_ins VALUES").await.unwrap();
+        assert_eq!(ins.header().names().collect::<Vec<_>>(), ["n", "s"], "MATERIALIZED columns take no data");
+        for part in 0..20u64 {
+            let n: Vec<u64> = (part * 50_000..(part + 1) * 50_000).collect();
+            let s: Vec<String> = n.iter().map(|x| x.to_string()).collect();
+            let block = Block::new().with("n", Column::from(n)).unwrap().with("s", Column::from(s)).unwrap();
+            ins.send(&block).await.unwrap();
+        }
+        assert_eq!(ins.end().await.unwrap().rows_sent, 1_000_000);
+        assert_eq!(scalar(&mut c, "SELECT count() FROM chwire_http_ins").await, 1_000_000, "{compression:?}");
+        assert_eq!(scalar(&mut c, "SELECT sum(m) + sum(toUInt64(s)) FROM chwire_http_ins").await, 3 * 499_999_500_000);
+        // A column list picks and orders the columns.
+        let mut ins = c.insert_blocks("INSERT INTO chwire_http_ins (s, n) VALUES").await.unwrap();
+        assert_eq!(ins.header().names().collect::<Vec<_>>(), ["s", "n"]);
+        ins.send(&Block::new().with("s", Column::from(vec!["x"])).unwrap().with("n", Column::from(vec![7u64])).unwrap()).await.unwrap();
+        ins.end().await.unwrap();
+        assert_eq!(scalar(&mut c, "SELECT count() FROM chwire_http_ins WHERE s = 'x' AND n = 7").await, 1);
+    }
+    // A block that does not fit is refused before it is sent; the insert goes on.
+    let mut ins = c.insert_blocks("INSERT INTO chwire_http_ins VALUES").await.unwrap();
+    let e = ins.send(&Block::new().with("n", Column::from(vec![1u32])).unwrap().with("s", Column::from(vec!["a"])).unwrap()).await;
+    assert!(matches!(e.unwrap_err().kind(), ErrorKind::InvalidInput(_)));
+    ins.end().await.unwrap();
+    let e = c.insert_blocks("INSERT INTO chwire_http_no_such_table VALUES").await.unwrap_err();
+    assert_eq!(e.code(), Some(60), "{e}");
+    c.execute("DROP TABLE chwire_http_ins").await.unwrap();
+}
+
+#[tokio::test]
+async fn an_abandoned_insert_commits_nothing() {
+    let mut c = http_client(&http_url()).await;
+    c.execute("DROP TABLE IF EXISTS chwire_http_abandon").await.unwrap();
+    c.execute("CREATE TABLE chwire_http_abandon (n UInt64) ENGINE = Memory").await.unwrap();
+    {
+        let mut ins = c.insert_blocks("INSERT INTO chwire_http_abandon VALUES").await.unwrap();
+        for _ in 0..3 {
+            ins.send(&Block::new().with("n", Column::from(vec![1u64, 2, 3])).unwrap()).await.unwrap();
+        }
+        // Dropped without end(): the body never gets its final chunk.
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(scalar(&mut c, "SELECT count() FROM chwire_http_abandon").await, 0);
+    c.execute("DROP TABLE chwire_http_abandon").await.unwrap();
+}
+
+#[tokio::test]
+async fn dropping_a_stream_cancels_the_query_on_the_server() {
+    let mut c = http_client(&http_url()).await;
+    let id = format!("chwire-http-cancel-{}", std::process::id());
+    {
+        let mut s = c.query("SELECT number FROM system.numbers").query_id(id.clone()).stream().await.unwrap();
+        assert!(s.next_block().await.unwrap().is_some());
+    }
+    let mut other = http_client(&http_url()).await;
+    let start = Instant::now();
+    loop {
+        let running = scalar(&mut other, &format!("SELECT count() FROM system.processes WHERE query_id = '{id}'")).await;
+        if running == 0 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "the abandoned query still runs");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(scalar(&mut c, "SELECT toUInt64(8)").await, 8);
+}
+
+#[tokio::test]
+async fn idle_connections_past_the_keep_alive_are_replaced() {
+    let mut c = http_client(&http_url()).await;
+    assert_eq!(scalar(&mut c, "SELECT toUInt64(1)").await, 1);
+    // 18.16 closes idle connections after `Keep-Alive: timeout=3`.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    assert_eq!(scalar(&mut c, "SELECT toUInt64(2)").await, 2);
+    c.ping().await.unwrap();
+}
+
+#[tokio::test]
+async fn sessions_credentials_settings_and_parameters() {
+    let url = http_url();
+    let opts = Options::from_url(&url).unwrap();
+    let mut session = opts.clone();
+    session.session_id = Some(format!("chwire-http-{}", std::process::id()));
+    let mut c = Client::connect(session).await.unwrap();
+    c.execute("CREATE TEMPORARY TABLE chwire_tmp (n UInt64)").await.unwrap();
+    c.execute("INSERT INTO chwire_tmp VALUES (5)").await.unwrap();
+    assert_eq!(scalar(&mut c, "SELECT sum(n) FROM chwire_tmp").await, 5);
+
+    let mut user = opts.clone();
+    user.user = "chwire_test".into();
+    user.password = "s3cret".into();
+    let mut c = Client::connect(user.clone()).await.unwrap();
+    let b = c.query("SELECT any(user) FROM system.processes WHERE query LIKE '%chwire_whoami%'").fetch_blocks().await.unwrap();
+    assert_eq!(b[0].column_at(0).unwrap().value(0), chwire::proto::Value::String(b"chwire_test"));
+    user.password = "wrong".into();
+    let e = Client::connect(user).await.unwrap_err();
+    assert!(e.is_authentication(), "{e}");
+
+    let mut c = http_client(&url).await;
+    let v = c
+        .query("SELECT toUInt64(value) FROM system.settings WHERE name = 'max_threads'")
+        .setting("max_threads", "3")
+        .fetch_blocks()
+        .await
+        .unwrap();
+    assert_eq!(v[0].column_at(0).unwrap().as_u64().unwrap()[0], 3);
+    // 18.16 has no server-side parameters: typed literals, hostile text stays data.
+    let hostile = "'); DROP TABLE x; --";
+    let b = c.query("SELECT {s:String} AS s, {n:UInt64} AS n").param("s", hostile).param("n", 42u64).fetch_blocks().await.unwrap();
+    assert_eq!(b[0].column("s").unwrap().value(0), chwire::proto::Value::String(hostile.as_bytes()));
+    assert_eq!(b[0].column("n").unwrap().as_u64().unwrap()[0], 42);
+}
+
+#[tokio::test]
+async fn https_with_the_rigs_certificates() {
+    let port: u16 = std::env::var("CHWIRE_CH_HTTP_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(18123) + 40;
+    let ca = concat!(env!("CARGO_MANIFEST_DIR"), "/../../build/clickhouse/tls/ca.pem");
+    let opts = Options::from_url(&format!("https://default@localhost:{port}/default")).unwrap().tls(TlsOptions::new().ca_file(ca));
+    let mut c = Client::connect(opts.clone()).await.unwrap();
+    assert!(c.is_tls());
+    assert_eq!(scalar(&mut c, "SELECT count() FROM numbers(1000)").await, 1000);
+    let other = concat!(env!("CARGO_MANIFEST_DIR"), "/../../build/clickhouse/tls/other-ca.pem");
+    let e = Client::connect(opts.tls(TlsOptions::new().ca_file(other))).await.unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Tls(_)), "{e}");
+}
+
+/// Through nginx (scripts/nginx.sh; `make http-test` sets CHWIRE_TEST_PROXY_URL): queries,
+/// inserts, an error after the first blocks, and a response the proxy cuts off.
+#[tokio::test]
+async fn through_a_reverse_proxy() {
+    let Ok(proxy) = std::env::var("CHWIRE_TEST_PROXY_URL") else {
+        eprintln!("CHWIRE_TEST_PROXY_URL is not set: the proxy test runs in `make http-test`");
+        return;
+    };
+    let mut c = http_client(&proxy).await;
+    assert_eq!(scalar(&mut c, "SELECT count() FROM numbers(123456)").await, 123456);
+    c.execute("DROP TABLE IF EXISTS chwire_http_proxy").await.unwrap();
+    c.execute("CREATE TABLE chwire_http_proxy (n UInt64) ENGINE = Memory").await.unwrap();
+    let mut ins = c.insert_blocks("INSERT INTO chwire_http_proxy VALUES").await.unwrap();
+    for part in 0..10u64 {
+        ins.send(&Block::new().with("n", Column::from((part * 100_000..(part + 1) * 100_000).collect::<Vec<u64>>())).unwrap())
+            .await
+            .unwrap();
+    }
+    ins.end().await.unwrap();
+    assert_eq!(scalar(&mut c, "SELECT sum(n) FROM chwire_http_proxy").await, 499_999_500_000);
+    c.execute("DROP TABLE chwire_http_proxy").await.unwrap();
+    let (rows, e) = fails_mid_body(&mut c).await;
+    assert_eq!(e.code(), Some(395), "{e}");
+    assert!(rows > 0, "the error came after {rows} rows");
+    assert_eq!(scalar(&mut c, "SELECT toUInt64(9)").await, 9);
+
+    // The second listener gives up on the server after 1 s without bytes: a response cut in
+    // the middle must be an error, never a shorter result.
+    let cutting = std::env::var("CHWIRE_TEST_PROXY_CUT_URL").expect("CHWIRE_TEST_PROXY_CUT_URL with CHWIRE_TEST_PROXY_URL");
+    let mut c = http_client(&cutting).await;
+    // 2.7 MB of strings at once, then a branch that sleeps 3 s: nginx passes the first 2 MiB
+    // and gives up (curl: "transfer closed with outstanding read data remaining").
+    let mut s = c
+        .query("SELECT toString(number) AS s FROM numbers(400000) UNION ALL SELECT toString(sleep(3)) FROM numbers(1)")
+        .stream()
+        .await
+        .unwrap();
+    let mut rows = 0;
+    let e = loop {
+        match s.next_block().await {
+            Ok(Some(b)) => rows += b.rows(),
+            Ok(None) => panic!("a cut response was taken for a complete result of {rows} rows"),
+            Err(e) => break e,
+        }
+    };
+    assert!(rows > 0, "the cut came after the first blocks");
+    assert!(e.breaks_connection(), "{e}");
+    drop(s);
+    assert_eq!(scalar(&mut c, "SELECT toUInt64(10)").await, 10);
+}
