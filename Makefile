@@ -6,7 +6,7 @@ DEMO_ROWS ?= 5000000
 LOAD_SECS ?= 60
 LOAD_TASKS ?= 16
 
-.PHONY: demo test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
+.PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke \
 	faults load cluster-start cluster-stop cluster-status \
 	python-test python-bench spark-venv spark-test bench-spark
@@ -28,6 +28,7 @@ test: lint build modernfake
 	$(MAKE) --no-print-directory oracle
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory faults
+	$(MAKE) --no-print-directory http-test
 	$(MAKE) --no-print-directory python-test
 	$(MAKE) --no-print-directory spark-test
 
@@ -127,6 +128,16 @@ bench-arrow: build
 faults: build
 	scripts/with-cluster.sh --toxiproxy bash -c '$(CARGO) test --release -p chwire --test faults -- --ignored && \
 		$(CARGO) run --release -q -p chwire --example load -- --duration 15 --tasks 8 --kills 1 --down 3'
+
+## The HTTP transport: the live suites (types, rows, Arrow, CLI) again over http://, and the
+## HTTP tests through nginx (scripts/nginx.sh, started and stopped here) in front of the rig.
+HTTP_SUITES := -p chwire --test http --test live --test rows --test rows_ext --test arrow --test pool
+http-test: build
+	scripts/with-server.sh bash -c 'scripts/nginx.sh start && trap "scripts/nginx.sh stop" EXIT && \
+		export CHWIRE_TEST_URL=http://default@127.0.0.1:$${CHWIRE_CH_HTTP_PORT:-18123}/default \
+			CHWIRE_TEST_PROXY_URL=$$(scripts/nginx.sh url) CHWIRE_TEST_PROXY_CUT_URL=$$(scripts/nginx.sh cut-url) && \
+		$(CARGO) test --release $(HTTP_SUITES) && \
+		$(CARGO) test --release -p chwire-cli --test cli --test formats'
 
 ## The load test: 16 tasks for 60 s through one pool over the cluster while a server is
 ## SIGKILLed and restarted twice (figures in docs/FAULTS.md).

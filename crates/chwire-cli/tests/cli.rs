@@ -6,6 +6,15 @@ fn url() -> String {
     std::env::var("CHWIRE_TEST_URL").unwrap_or_else(|_| "tcp://default@127.0.0.1:19000/default".to_string())
 }
 
+/// The rig's native port for clickhouse-client, also when the suite runs over HTTP.
+fn native_port() -> String {
+    let o = chwire::Options::from_url(&url()).unwrap();
+    if o.transport == chwire::Transport::Http {
+        return std::env::var("CHWIRE_CH_TCP_PORT").unwrap_or_else(|_| "19000".into());
+    }
+    o.port.to_string()
+}
+
 fn chwire(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_chwire")).arg("--url").arg(url()).args(args).env_remove("CHWIRE_URL").output().expect("run chwire")
 }
@@ -41,7 +50,7 @@ fn output_matches_clickhouse_client_tsv() {
                toDate(17000 + number) AS d, [number, 1] AS a, if(number % 3 = 0, NULL, number) AS n, 'q\\'\\\\\\t' AS e \
                FROM system.numbers LIMIT 2000";
     let ours = stdout(&chwire(&["query", "--format", "tsv", sql]));
-    let port = chwire::Options::from_url(&url()).unwrap().port.to_string();
+    let port = native_port();
     let theirs = Command::new("clickhouse-client")
         .args(["--host", "127.0.0.1", "--port", &port, "--format", "TSV", "--query", sql])
         .stdin(std::process::Stdio::null())
@@ -92,7 +101,7 @@ fn connection_and_usage_errors() {
     let o =
         Command::new(env!("CARGO_BIN_EXE_chwire")).args(["--port", "1", "query", "SELECT 1"]).env_remove("CHWIRE_URL").output().unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = Command::new(env!("CARGO_BIN_EXE_chwire")).args(["--url", "http://x", "query", "SELECT 1"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_chwire")).args(["--url", "ftp://x", "query", "SELECT 1"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     let o = Command::new(env!("CARGO_BIN_EXE_chwire")).args(["query", "--format", "xml", "SELECT 1"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));

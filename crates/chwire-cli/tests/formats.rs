@@ -10,6 +10,15 @@ fn url() -> String {
     std::env::var("CHWIRE_TEST_URL").unwrap_or_else(|_| "tcp://default@127.0.0.1:19000/default".to_string())
 }
 
+/// The rig's native port for clickhouse-client, also when the suite runs over HTTP.
+fn native_port() -> String {
+    let o = chwire::Options::from_url(&url()).unwrap();
+    if o.transport == chwire::Transport::Http {
+        return std::env::var("CHWIRE_CH_TCP_PORT").unwrap_or_else(|_| "19000".into());
+    }
+    o.port.to_string()
+}
+
 fn chwire(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_chwire")).arg("--url").arg(url()).args(args).env_remove("CHWIRE_URL").output().expect("run chwire")
 }
@@ -26,7 +35,7 @@ fn sql(q: &str) -> String {
 /// `INSERT ... SELECT` through ClickHouse's own client (chwire's query path takes an INSERT
 /// without rows for one that waits for data blocks).
 fn server_insert_select(q: &str) {
-    let port = chwire::Options::from_url(&url()).unwrap().port.to_string();
+    let port = native_port();
     let o = Command::new("clickhouse-client")
         .args(["--host", "127.0.0.1", "--port", &port, "--query", q])
         .stdin(std::process::Stdio::null())

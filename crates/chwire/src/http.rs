@@ -10,6 +10,7 @@
 
 mod body;
 mod request;
+mod zones;
 
 use crate::conn::{open_stream, Shared};
 use crate::error::{Error, ErrorKind, Result};
@@ -69,6 +70,11 @@ pub(crate) struct HttpConn {
     last_used: Instant,
     /// Why the running request failed while nobody waited for it (see `answered_early`).
     failure: Option<Error>,
+    /// The running query's SQL and its DateTime timezones (see zones.rs).
+    zones: zones::ZoneFix,
+    /// What it takes to open the side connection that asks for them.
+    opts: Options,
+    shared: std::sync::Arc<Shared>,
 }
 
 fn hyper_error(e: hyper::Error) -> Error {
@@ -138,7 +144,7 @@ pub(crate) fn parse_progress(v: &str) -> Option<Progress> {
 
 impl HttpConn {
     /// Open a connection to server `endpoint` and ask it for its version and timezone.
-    pub(crate) async fn connect(opts: &Options, shared: &Shared, endpoint: usize) -> Result<HttpConn> {
+    pub(crate) async fn connect(opts: &Options, shared: &std::sync::Arc<Shared>, endpoint: usize) -> Result<HttpConn> {
         let ep = shared.hosts.endpoint(endpoint);
         let authority = if ep.host.contains(':') { format!("[{}]:{}", ep.host, ep.port) } else { format!("{}:{}", ep.host, ep.port) };
         let handshake = async {
@@ -167,6 +173,9 @@ impl HttpConn {
                 keep_alive: None,
                 last_used: Instant::now(),
                 failure: None,
+                zones: zones::ZoneFix::default(),
+                opts: opts.clone(),
+                shared: shared.clone(),
             };
             c.hello_query(opts).await?;
             Ok(c)
@@ -244,7 +253,9 @@ impl HttpConn {
     /// Start a query: its results arrive through [`HttpConn::recv`].
     pub(crate) fn start_query(&mut self, opts: &Options, req: QueryRequest, sql: &str) -> Result<()> {
         let r = req.build(&self.authority, opts, Bytes::copy_from_slice(sql.as_bytes()));
-        self.send(r)
+        self.send(r)?;
+        self.zones = zones::ZoneFix::for_query(sql);
+        Ok(())
     }
 
     /// Start an insert whose Native body is sent block by block with [`HttpConn::send_body`].
@@ -393,6 +404,48 @@ impl HttpConn {
         }
     }
 
+    /// Give the block's DateTime columns the timezones the server left out (zones.rs); the
+    /// first such block of a query asks the server for them on a side connection.
+    async fn with_zones(&mut self, b: chwire_proto::Block) -> chwire_proto::Block {
+        if self.zones.is_unresolved() && zones::has_plain_datetime(&b) {
+            let sql = self.zones.sql().to_string();
+            let described = self.describe(&sql).await;
+            self.zones.resolve(&b, described);
+        }
+        self.zones.apply(b)
+    }
+
+    /// `DESCRIBE TABLE (<sql>)` on another connection to the same server (this one is busy
+    /// with the response); `None` if the statement cannot be described.
+    async fn describe(&mut self, sql: &str) -> Option<Vec<String>> {
+        let mut opts = self.opts.clone();
+        // A session serves one request at a time: describe outside it.
+        opts.session_id = None;
+        let mut side = Box::pin(HttpConn::connect(&opts, &self.shared, self.endpoint)).await.ok()?;
+        let q = format!("DESCRIBE TABLE ({sql})");
+        side.start_query(&opts, QueryRequest::new(&opts, &q, ""), &q).ok()?;
+        let mut types = Vec::new();
+        loop {
+            match Box::pin(side.recv()).await.ok()? {
+                ServerPacket::Data(d) => {
+                    let col = d.column("type")?;
+                    for i in 0..d.rows() {
+                        match col.value(i) {
+                            chwire_proto::Value::String(t) => types.push(String::from_utf8_lossy(t).into_owned()),
+                            _ => return None,
+                        }
+                    }
+                }
+                ServerPacket::EndOfStream => return Some(types),
+                ServerPacket::Exception(e) => {
+                    tracing::debug!(error = %e, "cannot describe the query: DateTime columns keep the server's zone");
+                    return None;
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn read_head(&mut self, resp: &Response<Incoming>) {
         let h = resp.headers();
         self.keep_alive = h
@@ -437,7 +490,10 @@ impl HttpConn {
         }
         if self.rbuf.len() >= self.decoder.needed() {
             if let Some(p) = self.decoder.decode(&mut self.rbuf)? {
-                return Ok(Some(p));
+                return Ok(Some(match p {
+                    ServerPacket::Data(b) => ServerPacket::Data(self.with_zones(b).await),
+                    p => p,
+                }));
             }
         }
         if self.eof {

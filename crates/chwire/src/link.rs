@@ -17,7 +17,7 @@ pub(crate) enum Link {
 impl Link {
     /// Connect to one of the servers (in the order of the load-balancing strategy, servers
     /// in back-off last).
-    pub(crate) async fn connect(opts: &Options, shared: &Shared) -> Result<Link> {
+    pub(crate) async fn connect(opts: &Options, shared: &std::sync::Arc<Shared>) -> Result<Link> {
         let order = shared.hosts.order();
         let mut failures = Vec::new();
         for i in order {

@@ -33,22 +33,3 @@ pub const COMPRESSIONS: [Compression; 3] = [Compression::None, Compression::Lz4,
 pub fn is_http() -> bool {
     url().starts_with("http")
 }
-
-/// A type as the server reports it over the suite's transport: over HTTP, ClickHouse 18.16
-/// writes Native results for a client of revision 0, and so names `DateTime('zone')` columns
-/// plain `DateTime` (the values, seconds since the epoch, are the same). See docs/HTTP.md.
-pub fn as_reported(ty: &str) -> String {
-    if !is_http() {
-        return ty.to_string();
-    }
-    let mut out = String::new();
-    let mut rest = ty;
-    while let Some(i) = rest.find("DateTime('") {
-        out.push_str(&rest[..i + "DateTime".len()]);
-        let after = &rest[i + "DateTime('".len()..];
-        let end = after.find("')").map_or(after.len(), |e| e + 2);
-        rest = &after[end..];
-    }
-    out.push_str(rest);
-    out
-}

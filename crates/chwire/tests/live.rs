@@ -92,10 +92,7 @@ async fn select_every_type_matches_the_server() {
     assert_eq!(b.rows(), 1);
     for (i, (expr, ty)) in exprs.iter().enumerate() {
         let col = b.column(&format!("c{i}")).unwrap();
-        assert_eq!(col.data_type(), &DataType::parse(&common::as_reported(ty)).unwrap(), "{expr}");
-        if common::as_reported(ty) != *ty {
-            continue; // rendered in another zone than the server's text
-        }
+        assert_eq!(col.data_type(), &DataType::parse(ty).unwrap(), "{expr}");
         let server_text = match b.column(&format!("s{i}")).unwrap().value(0) {
             Value::String(s) => String::from_utf8_lossy(s).into_owned(),
             Value::Null => "NULL".to_string(),
@@ -264,8 +261,7 @@ async fn insert_select_round_trip_every_type_and_compression() {
         assert_eq!(back.len(), 1, "{compression:?}");
         for ((name, want), (gname, got)) in block.columns().iter().zip(back[0].columns()) {
             assert_eq!(name, gname);
-            assert_eq!(got.data(), want.data(), "{compression:?}: column {name}");
-            assert_eq!(got.data_type().to_string(), common::as_reported(&want.data_type().to_string()), "column {name}");
+            assert_eq!(got, want, "{compression:?}: column {name}");
         }
 
         // The server sees the same values: compare against SQL literals.
