@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6"]
 EXPECTED = {"W1": 4999999950000000, "W2": 50000063888890, "W3": 2997000000, "W4": 99000000, "W5": 49999995000000, "W6": 200}
-CLIENTS = ["chwire", "ch-go", "clickhouse-go", "clickhouse-rs", "klickhouse", "clickhouse-driver", "clickhouse-connect"]
+CLIENTS = ["chwire", "chwire-http", "ch-go", "clickhouse-go", "clickhouse-rs", "klickhouse", "clickhouse-driver", "clickhouse-connect"]
 # Baselines, not peers: raw-socket programs (bench/floor) that do the least client work the
 # protocol allows, to show what the server and the protocol cost by themselves. They run only
 # on the (workload, compression) pairs listed here and are left out of the ratio chart.
@@ -47,6 +47,9 @@ def client_command(client, port, http_port):
     common = ["--port", str(port)]
     if client == "chwire":
         return [os.path.join(ROOT, "target/release/chwire"), "--host", "127.0.0.1"] + common + ["bench"]
+    if client == "chwire-http":
+        # The same binary over ClickHouse's HTTP interface (docs/HTTP.md).
+        return [os.path.join(ROOT, "target/release/chwire"), "--host", "127.0.0.1", "--port", str(http_port), "--transport", "http", "bench"]
     peer_args = ["--client", client, "--host", "127.0.0.1", "--port", str(port), "--http-port", str(http_port)]
     if client in ("ch-go", "clickhouse-go"):
         return [os.path.join(BUILD, "peers/go-peer")] + peer_args
@@ -58,7 +61,7 @@ def client_command(client, port, http_port):
 
 
 def argv_for(client, base, workload, compression):
-    if client == "chwire":
+    if client in ("chwire", "chwire-http"):
         # chwire's connection options come before the subcommand.
         return base[:-1] + ["--compression", compression, "bench", workload]
     return base + ["--workload", workload, "--compression", compression]

@@ -58,6 +58,8 @@ pub(crate) struct HttpConn {
     decoder: PacketDecoder,
     /// The body of the current response has ended.
     eof: bool,
+    /// The current response is gzip-encoded (`enable_http_compression`).
+    gzip: Option<flate2::write::GzDecoder<Vec<u8>>>,
     /// The running insert's body (blocks go out through it).
     insert_tx: Option<mpsc::Sender<BodyMsg>>,
     /// A Progress packet to hand out before the body (from the response's headers).
@@ -91,6 +93,10 @@ fn hyper_error(e: hyper::Error) -> Error {
         src = s.source();
     }
     Error::new(ErrorKind::Io(std::io::Error::new(kind, format!("HTTP: {msg}"))))
+}
+
+fn gzip_error(e: std::io::Error) -> Error {
+    Error::protocol(format!("the server's gzip-encoded response is corrupt: {e}"))
 }
 
 async fn timed<T>(d: Option<Duration>, what: &'static str, f: impl Future<Output = T>) -> Result<T> {
@@ -166,6 +172,7 @@ impl HttpConn {
                 rbuf: BytesMut::new(),
                 decoder: PacketDecoder::native_stream().with_limits(opts.limits),
                 eof: true,
+                gzip: None,
                 insert_tx: None,
                 head_progress: None,
                 read_timeout: opts.read_timeout,
@@ -244,6 +251,7 @@ impl HttpConn {
         self.rbuf.clear();
         self.decoder.reset();
         self.eof = false;
+        self.gzip = None;
         self.head_progress = None;
         self.failure = None;
         self.state = State::Waiting(Box::pin(self.sender.send_request(req)));
@@ -387,7 +395,16 @@ impl HttpConn {
                         let text = read_to_end(&mut body, self.read_timeout).await;
                         self.insert_tx = None;
                         self.last_used = Instant::now();
-                        let text = text?;
+                        let mut text = text?;
+                        if self.gzip.take().is_some() {
+                            use std::io::Read;
+                            let mut plain = Vec::new();
+                            flate2::read::GzDecoder::new(&text[..])
+                                .take(MAX_ERROR_BODY as u64)
+                                .read_to_end(&mut plain)
+                                .map_err(gzip_error)?;
+                            text = plain;
+                        }
                         return Ok(ServerPacket::Exception(parse_exception(&String::from_utf8_lossy(&text), Some(status.as_u16()))));
                     }
                     self.state = State::Body(body);
@@ -453,6 +470,8 @@ impl HttpConn {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split(',').find_map(|p| p.trim().strip_prefix("timeout=")?.parse::<u64>().ok()))
             .map(Duration::from_secs);
+        let gzip = h.get(hyper::header::CONTENT_ENCODING).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"gzip"));
+        self.gzip = gzip.then(|| flate2::write::GzDecoder::new(Vec::new()));
         if let Some(name) = h.get("x-clickhouse-server-display-name").and_then(|v| v.to_str().ok()) {
             self.hello.display_name = Some(name.to_string());
         }
@@ -524,6 +543,11 @@ impl HttpConn {
             match frame {
                 None => {
                     self.eof = true;
+                    if let Some(gz) = self.gzip.as_mut() {
+                        gz.try_finish().map_err(gzip_error)?;
+                        self.rbuf.extend_from_slice(gz.get_ref());
+                        gz.get_mut().clear();
+                    }
                     return Ok(());
                 }
                 Some(Ok(f)) => {
@@ -531,7 +555,15 @@ impl HttpConn {
                         if data.is_empty() {
                             continue;
                         }
-                        self.rbuf.extend_from_slice(&data);
+                        match self.gzip.as_mut() {
+                            None => self.rbuf.extend_from_slice(&data),
+                            Some(gz) => {
+                                use std::io::Write;
+                                gz.write_all(&data).map_err(gzip_error)?;
+                                self.rbuf.extend_from_slice(gz.get_ref());
+                                gz.get_mut().clear();
+                            }
+                        }
                         return Ok(());
                     }
                 }

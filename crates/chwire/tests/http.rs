@@ -67,15 +67,23 @@ async fn the_url_selects_http_and_results_stream_as_blocks() {
 
 #[tokio::test]
 async fn errors_in_the_status_and_mid_body_are_server_errors() {
-    let mut c = http_client(&http_url()).await;
+    // Also with compression: the response is gzip-encoded, the error inside the encoding.
+    for compression in common::COMPRESSIONS {
+        let mut c = Client::connect(Options::from_url(&http_url()).unwrap().compression(compression)).await.unwrap();
+        status_and_mid_body_errors(&mut c).await;
+    }
+}
+
+async fn status_and_mid_body_errors(c: &mut Client) {
     let e = c.query("SELECT * FROM chwire_http_no_such_table").fetch_blocks().await.unwrap_err();
     assert_eq!(e.code(), Some(60), "{e}");
     assert!(e.server().unwrap().message.contains("chwire_http_no_such_table"), "{e}");
     assert!(!e.breaks_connection());
-    let (rows, e) = fails_mid_body(&mut c).await;
+    let (rows, e) = fails_mid_body(c).await;
     assert_eq!(e.code(), Some(395), "{e}");
     assert!(rows > 0 && rows <= 300_000, "{rows} rows came before the error");
-    assert_eq!(scalar(&mut c, "SELECT toUInt64(7)").await, 7);
+    assert_eq!(scalar(c, "SELECT toUInt64(7)").await, 7);
+    assert_eq!(scalar(c, "SELECT sum(number) FROM (SELECT number FROM system.numbers LIMIT 1000000)").await, 499_999_500_000);
 }
 
 #[tokio::test]

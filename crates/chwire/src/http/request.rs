@@ -24,6 +24,10 @@ impl QueryRequest {
         if let Some(s) = &opts.session_id {
             params.push(("session_id".into(), s.clone()));
         }
+        if opts.compression.is_enabled() {
+            // HTTP-level compression of the response (see docs/HTTP.md for compress=1).
+            params.push(("enable_http_compression".into(), "1".into()));
+        }
         QueryRequest { params }
     }
 
@@ -51,6 +55,9 @@ impl QueryRequest {
 
     fn request(&self, method: Method, path: &str, authority: &str, opts: &Options) -> hyper::http::request::Builder {
         let mut b = Request::builder().method(method).uri(self.uri(path)).header(HOST, authority);
+        if opts.compression.is_enabled() {
+            b = b.header(hyper::header::ACCEPT_ENCODING, "gzip");
+        }
         if let Ok(v) = HeaderValue::from_str(&opts.user) {
             b = b.header("X-ClickHouse-User", v);
         }
