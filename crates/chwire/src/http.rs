@@ -29,6 +29,12 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
+/// How much of the body is taken in before decoding is tried again (when that much is there).
+const READ_BATCH: usize = 1 << 20;
+
+/// The longest a block that may be complete waits for more bytes before it is decoded.
+const RETRY_AFTER: Duration = Duration::from_millis(20);
+
 /// The longest exception text or error body read (a server's text is far shorter).
 const MAX_ERROR_BODY: usize = 1 << 20;
 
@@ -72,6 +78,8 @@ pub(crate) struct HttpConn {
     last_used: Instant,
     /// Why the running request failed while nobody waited for it (see `answered_early`).
     failure: Option<Error>,
+    /// Decoding is tried again once the receive buffer holds this much (see `next_from_body`).
+    retry_at: usize,
     /// The running query's SQL and its DateTime timezones (see zones.rs).
     zones: zones::ZoneFix,
     /// What it takes to open the side connection that asks for them.
@@ -148,13 +156,32 @@ pub(crate) fn parse_progress(v: &str) -> Option<Progress> {
     any.then_some(p)
 }
 
+/// What `SELECT version(), timezone()` answered, per server (`host:port`) and user, for this
+/// process: HTTP has no handshake, and asking on every new connection would double the cost of
+/// a connect-and-query (workload W6). An entry is forgotten when the server cannot be reached
+/// (it may come back upgraded). Credentials are therefore checked by the first query, not by
+/// `connect`, as with other HTTP clients.
+fn known_servers() -> &'static std::sync::Mutex<std::collections::HashMap<(String, String), ServerHello>> {
+    static KNOWN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<(String, String), ServerHello>>> =
+        std::sync::OnceLock::new();
+    KNOWN.get_or_init(Default::default)
+}
+
 impl HttpConn {
-    /// Open a connection to server `endpoint` and ask it for its version and timezone.
+    /// Open a connection to server `endpoint` and ask it for its version and timezone (once
+    /// per server and user in a process, see [`known_servers`]).
     pub(crate) async fn connect(opts: &Options, shared: &std::sync::Arc<Shared>, endpoint: usize) -> Result<HttpConn> {
         let ep = shared.hosts.endpoint(endpoint);
         let authority = if ep.host.contains(':') { format!("[{}]:{}", ep.host, ep.port) } else { format!("{}:{}", ep.host, ep.port) };
+        let key = (authority.clone(), opts.user.clone());
         let handshake = async {
-            let stream = open_stream(opts, shared, endpoint).await?;
+            let stream = match open_stream(opts, shared, endpoint).await {
+                Ok(s) => s,
+                Err(e) => {
+                    known_servers().lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
+                    return Err(e);
+                }
+            };
             let (sender, conn) =
                 hyper::client::conn::http1::Builder::new().handshake(hyper_util::rt::TokioIo::new(stream)).await.map_err(hyper_error)?;
             tokio::spawn(async move {
@@ -180,11 +207,19 @@ impl HttpConn {
                 keep_alive: None,
                 last_used: Instant::now(),
                 failure: None,
+                retry_at: 0,
                 zones: zones::ZoneFix::default(),
                 opts: opts.clone(),
                 shared: shared.clone(),
             };
-            c.hello_query(opts).await?;
+            let known = known_servers().lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
+            match known {
+                Some(hello) => c.hello = hello,
+                None => {
+                    c.hello_query(opts).await?;
+                    known_servers().lock().unwrap_or_else(|p| p.into_inner()).insert(key.clone(), c.hello.clone());
+                }
+            }
             Ok(c)
         };
         match tokio::time::timeout(opts.handshake_timeout, handshake).await {
@@ -252,6 +287,7 @@ impl HttpConn {
         self.decoder.reset();
         self.eof = false;
         self.gzip = None;
+        self.retry_at = 0;
         self.head_progress = None;
         self.failure = None;
         self.state = State::Waiting(Box::pin(self.sender.send_request(req)));
@@ -507,8 +543,16 @@ impl HttpConn {
                 return Ok(Some(ServerPacket::Exception(parse_exception(&text, None))));
             }
         }
-        if self.rbuf.len() >= self.decoder.needed() {
-            if let Some(p) = self.decoder.decode(&mut self.rbuf)? {
+        let could = self.rbuf.len() >= self.decoder.needed();
+        if could && (self.rbuf.len() >= self.retry_at || self.eof) {
+            let Some(p) = self.decoder.decode(&mut self.rbuf)? else {
+                // Incomplete: a column whose size is not known up front (strings) is decoded
+                // from its start again on the next try, so wait for the buffer to double.
+                self.retry_at = self.rbuf.len().saturating_mul(2).max(self.rbuf.len() + 64 * 1024);
+                return self.read_more_or_wait(false).await.map(|()| None);
+            };
+            self.retry_at = 0;
+            {
                 return Ok(Some(match p {
                     ServerPacket::Data(b) => ServerPacket::Data(self.with_zones(b).await),
                     p => p,
@@ -522,8 +566,25 @@ impl HttpConn {
                 self.rbuf.len()
             )));
         }
-        self.read_more().await?;
+        self.read_more_or_wait(could).await?;
         Ok(None)
+    }
+
+    /// Read more of the body. `could_decode`: the buffer may already hold the block (only
+    /// the doubling rule holds decoding back): then wait for the next bytes at most
+    /// [`RETRY_AFTER`], so that a complete block is never held back while the server computes
+    /// the next one.
+    async fn read_more_or_wait(&mut self, could_decode: bool) -> Result<()> {
+        if !could_decode {
+            return self.read_more().await;
+        }
+        match tokio::time::timeout(RETRY_AFTER, self.read_more()).await {
+            Ok(r) => r,
+            Err(_) => {
+                self.retry_at = 0;
+                Ok(())
+            }
+        }
     }
 
     /// Forget the response body: the connection is reusable only if the body was read to
@@ -535,40 +596,58 @@ impl HttpConn {
         }
     }
 
-    /// Append the next data frame of the body to the receive buffer (or note its end).
+    /// Append the body's next data to the receive buffer (or note its end): waits for one
+    /// frame, then takes the frames already there, up to [`READ_BATCH`] bytes. Decoding is
+    /// retried only after that: hyper hands out a few KiB per frame, and a block decoder
+    /// retried per frame would rescan a large string column again and again.
     async fn read_more(&mut self) -> Result<()> {
+        let start = self.rbuf.len();
         let State::Body(body) = &mut self.state else { return Err(Error::protocol("no HTTP response body")) };
-        loop {
-            let frame = timed(self.read_timeout, "receive", std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx))).await?;
-            match frame {
-                None => {
-                    self.eof = true;
-                    if let Some(gz) = self.gzip.as_mut() {
-                        gz.try_finish().map_err(gzip_error)?;
-                        self.rbuf.extend_from_slice(gz.get_ref());
-                        gz.get_mut().clear();
-                    }
-                    return Ok(());
-                }
-                Some(Ok(f)) => {
-                    if let Ok(data) = f.into_data() {
-                        if data.is_empty() {
-                            continue;
-                        }
-                        match self.gzip.as_mut() {
-                            None => self.rbuf.extend_from_slice(&data),
-                            Some(gz) => {
-                                use std::io::Write;
-                                gz.write_all(&data).map_err(gzip_error)?;
-                                self.rbuf.extend_from_slice(gz.get_ref());
-                                gz.get_mut().clear();
-                            }
-                        }
-                        return Ok(());
-                    }
-                }
-                Some(Err(e)) => return Err(hyper_error(e)),
+        // A frame that is already there needs no timer.
+        let ready = Pin::new(&mut *body).poll_frame(&mut Context::from_waker(std::task::Waker::noop()));
+        let frame = match ready {
+            Poll::Ready(frame) => frame,
+            Poll::Pending => timed(self.read_timeout, "receive", std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx))).await?,
+        };
+        let mut more = self.take_frame(frame)?;
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        while more && self.rbuf.len() - start < READ_BATCH {
+            let State::Body(body) = &mut self.state else { break };
+            match Pin::new(&mut *body).poll_frame(&mut cx) {
+                Poll::Ready(frame) => more = self.take_frame(frame)?,
+                Poll::Pending => break,
             }
+        }
+        Ok(())
+    }
+
+    /// One frame of the body into the receive buffer (gunzipped if need be); false at the end.
+    fn take_frame(&mut self, frame: Option<std::result::Result<hyper::body::Frame<Bytes>, hyper::Error>>) -> Result<bool> {
+        match frame {
+            None => {
+                self.eof = true;
+                if let Some(gz) = self.gzip.as_mut() {
+                    gz.try_finish().map_err(gzip_error)?;
+                    self.rbuf.extend_from_slice(gz.get_ref());
+                    gz.get_mut().clear();
+                }
+                Ok(false)
+            }
+            Some(Ok(f)) => {
+                if let Ok(data) = f.into_data() {
+                    match self.gzip.as_mut() {
+                        None => self.rbuf.extend_from_slice(&data),
+                        Some(gz) => {
+                            use std::io::Write;
+                            gz.write_all(&data).map_err(gzip_error)?;
+                            self.rbuf.extend_from_slice(gz.get_ref());
+                            gz.get_mut().clear();
+                        }
+                    }
+                }
+                Ok(true)
+            }
+            Some(Err(e)) => Err(hyper_error(e)),
         }
     }
 }

@@ -187,8 +187,13 @@ async fn sessions_credentials_settings_and_parameters() {
     let mut c = Client::connect(user.clone()).await.unwrap();
     let b = c.query("SELECT any(user) FROM system.processes WHERE query LIKE '%chwire_whoami%'").fetch_blocks().await.unwrap();
     assert_eq!(b[0].column_at(0).unwrap().value(0), chwire::proto::Value::String(b"chwire_test"));
+    // Over HTTP, credentials are checked by the first query (the server's version is known
+    // from the first connection of this process).
     user.password = "wrong".into();
-    let e = Client::connect(user).await.unwrap_err();
+    let e = match Client::connect(user).await {
+        Err(e) => e,
+        Ok(mut c) => c.query("SELECT 1").fetch_blocks().await.unwrap_err(),
+    };
     assert!(e.is_authentication(), "{e}");
 
     let mut c = http_client(&url).await;
@@ -268,4 +273,28 @@ async fn through_a_reverse_proxy() {
     assert!(e.breaks_connection(), "{e}");
     drop(s);
     assert_eq!(scalar(&mut c, "SELECT toUInt64(10)").await, 10);
+}
+
+/// Blocks are handed out as they arrive: a complete block is not held back while the server
+/// still computes (here: sleeps 3 s before its last block). The server sends its output in
+/// 1 MiB flushes, so the first 2 MiB of strings (four blocks of 65536) are on the wire at once and must all be handed out then.
+#[tokio::test]
+async fn blocks_arrive_while_the_server_still_works() {
+    let mut c = http_client(&http_url()).await;
+    let mut s = c
+        .query("SELECT toString(number) AS s FROM numbers(400000) UNION ALL SELECT toString(sleep(3)) FROM numbers(1)")
+        .setting("max_block_size", "65536")
+        .stream()
+        .await
+        .unwrap();
+    let mut arrivals = Vec::new();
+    let mut rows = 0;
+    while let Some(b) = s.next_block().await.unwrap() {
+        rows += b.rows();
+        arrivals.push((rows, Instant::now()));
+    }
+    let end = Instant::now();
+    assert_eq!(rows, 400_001);
+    let early = arrivals.iter().filter(|(_, at)| end - *at > Duration::from_secs(1)).map(|(r, _)| *r).max().unwrap_or(0);
+    assert!(early >= 4 * 65536, "only {early} rows were handed out before the server's pause");
 }

@@ -1,0 +1,41 @@
+"""The Python package over the HTTP transport (an http:// URL): Arrow in and out, pandas,
+errors. The same Rust client underneath; docs/HTTP.md."""
+import os
+
+import pyarrow as pa
+import pytest
+
+import chwire
+
+HTTP_URL = os.environ.get(
+    "CHWIRE_TEST_HTTP_URL", "http://default@127.0.0.1:%s/default" % os.environ.get("CHWIRE_CH_HTTP_PORT", "18123")
+)
+
+
+@pytest.fixture
+def http_client():
+    with chwire.connect(HTTP_URL) as c:
+        yield c
+
+
+def test_query_arrow_over_http_keeps_types_and_zones(http_client):
+    t = http_client.query_arrow(
+        "SELECT number AS n, toString(number) AS s, toDateTime(number, 'Asia/Tokyo') AS t "
+        "FROM system.numbers LIMIT 300000"
+    )
+    assert t.num_rows == 300000
+    assert t.schema.field("n").type == pa.uint64()
+    assert t.schema.field("t").type == pa.timestamp("s", tz="Asia/Tokyo")
+    assert t.column("n").to_pylist()[-1] == 299999
+    assert t.column("s")[12345].as_py() == "12345"
+
+
+def test_insert_arrow_and_errors_over_http(http_client, table):
+    http_client.command(f"CREATE TABLE {table} (id UInt64, name String) ENGINE = Memory")
+    data = pa.table({"id": pa.array(range(100000), pa.uint64()), "name": [str(i) for i in range(100000)]})
+    http_client.insert_arrow(table, data)
+    back = http_client.query_df(f"SELECT sum(id) AS s, count() AS c FROM {table}")
+    assert int(back["s"][0]) == sum(range(100000)) and int(back["c"][0]) == 100000
+    with pytest.raises(chwire.ServerError) as e:
+        http_client.query_arrow("SELECT * FROM chwire_py_http_no_such_table")
+    assert e.value.code == 60
