@@ -25,8 +25,15 @@ impl QueryRequest {
             params.push(("session_id".into(), s.clone()));
         }
         if opts.compression.is_enabled() {
-            // HTTP-level compression of the response (see docs/HTTP.md for compress=1).
+            // HTTP-level compression of the response (see docs/HTTP.md for compress=1): gzip,
+            // at level 1 for lz4 (the server's gzip is the bottleneck: 1.5x faster than its
+            // default 3), at zstd's level for zstd.
             params.push(("enable_http_compression".into(), "1".into()));
+            let level = match opts.compression {
+                chwire_proto::Compression::Zstd(l) => l.clamp(1, 9),
+                _ => 1,
+            };
+            params.push(("http_zlib_compression_level".into(), level.to_string()));
         }
         QueryRequest { params }
     }
@@ -211,6 +218,28 @@ pub(crate) fn split_insert(sql: &str) -> Result<Option<InsertTarget>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameters_settings_and_credentials_go_where_they_belong() {
+        let mut opts = Options::from_url("http://alice:s%40cret@h:8123/db1?session_id=s%201").unwrap();
+        opts.quota_key = "q".into();
+        let mut req = QueryRequest::new(&opts, "SELECT {x:String}", "id-1");
+        req.setting("max_threads", "2");
+        req.param("x", "a&b=c\td");
+        let r = req.build("h:8123", &opts, Bytes::from_static(b"SELECT {x:String}"));
+        let uri = r.uri().to_string();
+        assert_eq!(uri, "/?database=db1&default_format=Native&query_id=id-1&session_id=s+1&max_threads=2&param_x=a%26b%3Dc%09d");
+        assert!(!uri.contains("cret"), "the password never goes into the URL");
+        assert_eq!(r.headers()["X-ClickHouse-User"], "alice");
+        assert_eq!(r.headers()["X-ClickHouse-Key"], "s@cret");
+        assert!(r.headers()["X-ClickHouse-Key"].is_sensitive());
+        assert_eq!(r.headers()["X-ClickHouse-Quota"], "q");
+        assert!(r.headers().get(hyper::header::ACCEPT_ENCODING).is_none());
+        let gz = Options::from_url("http://h?compression=lz4").unwrap();
+        let r = QueryRequest::new(&gz, "", "").build("h:8123", &gz, Bytes::new());
+        assert!(r.uri().to_string().contains("enable_http_compression=1&http_zlib_compression_level=1"), "{}", r.uri());
+        assert_eq!(r.headers()[hyper::header::ACCEPT_ENCODING], "gzip");
+    }
 
     #[test]
     fn inserts_taken_apart() {
