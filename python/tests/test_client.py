@@ -40,7 +40,7 @@ def test_connection_refused_and_auth_errors(url):
     assert e.value.code in (192, 193, 516)
     assert isinstance(e.value, dbapi.OperationalError)
     with pytest.raises(chwire.InterfaceError):
-        chwire.connect("http://localhost/")
+        chwire.connect("ftp://localhost/")
 
 
 def test_server_error_code_name_and_pep249(client):
