@@ -491,7 +491,7 @@ impl Client {
             Link::Native(c) => c,
             Link::Http(h) => {
                 self.legacy_settings_sent = false;
-                let mut req = crate::http::QueryRequest::new(&self.opts, sql, query_id);
+                let mut req = crate::http::QueryRequest::new(&self.opts, query_id);
                 for s in &settings {
                     req.setting(&s.name, &s.value);
                 }

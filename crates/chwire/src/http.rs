@@ -82,8 +82,10 @@ pub(crate) struct HttpConn {
     retry_at: usize,
     /// The running query's SQL and its DateTime timezones (see zones.rs).
     zones: zones::ZoneFix,
-    /// What it takes to open the side connection that asks for them.
+    /// What it takes to open the side connection that asks for them, and that connection
+    /// (kept for the next query that needs it).
     opts: Options,
+    side: Option<Box<HttpConn>>,
     shared: std::sync::Arc<Shared>,
 }
 
@@ -210,6 +212,7 @@ impl HttpConn {
                 retry_at: 0,
                 zones: zones::ZoneFix::default(),
                 opts: opts.clone(),
+                side: None,
                 shared: shared.clone(),
             };
             let known = known_servers().lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
@@ -231,7 +234,7 @@ impl HttpConn {
     /// `SELECT version(), timezone()`: what the native handshake tells (parameters need
     /// the version; the Arrow layer the timezone).
     async fn hello_query(&mut self, opts: &Options) -> Result<()> {
-        let req = QueryRequest::new(opts, "SELECT version(), timezone()", "");
+        let req = QueryRequest::new(opts, "");
         self.send(req.build(&self.authority, opts, Bytes::from_static(b"SELECT version(), timezone()")))?;
         let mut version = None;
         let mut tz = None;
@@ -474,9 +477,12 @@ impl HttpConn {
         let mut opts = self.opts.clone();
         // A session serves one request at a time: describe outside it.
         opts.session_id = None;
-        let mut side = Box::pin(HttpConn::connect(&opts, &self.shared, self.endpoint)).await.ok()?;
+        let mut side = match self.side.take() {
+            Some(side) if side.is_reusable() => side,
+            _ => Box::new(Box::pin(HttpConn::connect(&opts, &self.shared, self.endpoint)).await.ok()?),
+        };
         let q = format!("DESCRIBE TABLE ({sql})");
-        side.start_query(&opts, QueryRequest::new(&opts, &q, ""), &q).ok()?;
+        side.start_query(&opts, QueryRequest::new(&opts, ""), &q).ok()?;
         let mut types = Vec::new();
         loop {
             match Box::pin(side.recv()).await.ok()? {
@@ -489,7 +495,10 @@ impl HttpConn {
                         }
                     }
                 }
-                ServerPacket::EndOfStream => return Some(types),
+                ServerPacket::EndOfStream => {
+                    self.side = Some(side);
+                    return Some(types);
+                }
                 ServerPacket::Exception(e) => {
                     tracing::debug!(error = %e, "cannot describe the query: DateTime columns keep the server's zone");
                     return None;

@@ -44,7 +44,7 @@ impl<'c> Query<'c> {
         let statement = format!("INSERT INTO {}{columns} FORMAT Native", target.table);
         let query_id = self.query_id.unwrap_or_else(new_query_id);
         client.ready().await?;
-        let mut req = QueryRequest::new(&client.opts, &statement, &query_id);
+        let mut req = QueryRequest::new(&client.opts, &query_id);
         for s in client.opts.settings_list(&self.settings) {
             req.setting(&s.name, &s.value);
         }

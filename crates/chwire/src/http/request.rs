@@ -16,7 +16,7 @@ pub(crate) struct QueryRequest {
 
 impl QueryRequest {
     /// A query with the connection's database and session, answered in Native format.
-    pub(crate) fn new(opts: &Options, _sql: &str, query_id: &str) -> QueryRequest {
+    pub(crate) fn new(opts: &Options, query_id: &str) -> QueryRequest {
         let mut params = vec![("database".to_string(), opts.database.clone()), ("default_format".to_string(), "Native".to_string())];
         if !query_id.is_empty() {
             params.push(("query_id".into(), query_id.into()));
@@ -223,7 +223,7 @@ mod tests {
     fn parameters_settings_and_credentials_go_where_they_belong() {
         let mut opts = Options::from_url("http://alice:s%40cret@h:8123/db1?session_id=s%201").unwrap();
         opts.quota_key = "q".into();
-        let mut req = QueryRequest::new(&opts, "SELECT {x:String}", "id-1");
+        let mut req = QueryRequest::new(&opts, "id-1");
         req.setting("max_threads", "2");
         req.param("x", "a&b=c\td");
         let r = req.build("h:8123", &opts, Bytes::from_static(b"SELECT {x:String}"));
@@ -236,7 +236,7 @@ mod tests {
         assert_eq!(r.headers()["X-ClickHouse-Quota"], "q");
         assert!(r.headers().get(hyper::header::ACCEPT_ENCODING).is_none());
         let gz = Options::from_url("http://h?compression=lz4").unwrap();
-        let r = QueryRequest::new(&gz, "", "").build("h:8123", &gz, Bytes::new());
+        let r = QueryRequest::new(&gz, "").build("h:8123", &gz, Bytes::new());
         assert!(r.uri().to_string().contains("enable_http_compression=1&http_zlib_compression_level=1"), "{}", r.uri());
         assert_eq!(r.headers()[hyper::header::ACCEPT_ENCODING], "gzip");
     }
