@@ -398,14 +398,14 @@ impl Client {
     /// The connection, ready for a new query: drains an abandoned query or reconnects.
     async fn ready(&mut self) -> Result<&mut Link> {
         self.deadline = None;
-        if let Some(Link::Http(h)) = &self.conn {
+        if let Some(Link::Http(h)) = &mut self.conn {
             // HTTP: an abandoned response is cancelled by closing its connection (the server
             // stops the query); exceptions leave nothing to resynchronise; a connection idle
-            // beyond the server's keep-alive timeout is replaced.
+            // beyond the server's keep-alive timeout, or closed by the server, is replaced.
             self.pending = match self.pending {
                 Pending::Drain { .. } | Pending::Broken => Pending::Broken,
-                Pending::Idle | Pending::Resync if !h.is_reusable() => Pending::Broken,
-                Pending::Idle | Pending::Resync => Pending::Idle,
+                Pending::Idle | Pending::Resync if h.ready_for_request().await => Pending::Idle,
+                Pending::Idle | Pending::Resync => Pending::Broken,
             };
         }
         if let Pending::Drain { cancel_sent } = self.pending {
@@ -498,7 +498,7 @@ impl Client {
                 for (k, v) in &parameters {
                     req.param(k, v);
                 }
-                let res = h.start_query(&self.opts, req, sql);
+                let res = h.start_query(&self.opts, req, sql).await;
                 return self.note(res);
             }
         };

@@ -37,6 +37,9 @@ const RETRY_AFTER: Duration = Duration::from_millis(20);
 
 /// The longest exception text or error body read (a server's text is far shorter).
 const MAX_ERROR_BODY: usize = 1 << 20;
+/// How long a kept-alive connection may take to be ready for the next request (hyper's
+/// connection task finishes the previous exchange; this is microseconds unless it failed).
+const READY_WAIT: Duration = Duration::from_secs(5);
 
 type ResponseFuture = Pin<Box<dyn Future<Output = hyper::Result<Response<Incoming>>> + Send>>;
 
@@ -235,7 +238,7 @@ impl HttpConn {
     /// the version; the Arrow layer the timezone).
     async fn hello_query(&mut self, opts: &Options) -> Result<()> {
         let req = QueryRequest::new(opts, "");
-        self.send(req.build(&self.authority, opts, Bytes::from_static(b"SELECT version(), timezone()")))?;
+        self.send(req.build(&self.authority, opts, Bytes::from_static(b"SELECT version(), timezone()"))).await?;
         let mut version = None;
         let mut tz = None;
         loop {
@@ -281,11 +284,22 @@ impl HttpConn {
         matches!(self.state, State::Idle) && self.insert_tx.is_none() && !self.sender.is_closed() && fresh
     }
 
+    /// Whether a new request can go out now: [`HttpConn::is_reusable`], and hyper's side of
+    /// the connection has finished the previous exchange (right after a response is read, its
+    /// task may not have yet; a connection the server closed fails here, before anything is sent).
+    pub(crate) async fn ready_for_request(&mut self) -> bool {
+        if !self.is_reusable() {
+            return false;
+        }
+        matches!(tokio::time::timeout(READY_WAIT, self.sender.ready()).await, Ok(Ok(())))
+    }
+
     /// Send a request; its response is read by [`HttpConn::recv`] (or the insert's end).
-    pub(crate) fn send(&mut self, req: hyper::Request<ReqBody>) -> Result<()> {
+    async fn send(&mut self, req: hyper::Request<ReqBody>) -> Result<()> {
         if !matches!(self.state, State::Idle) {
             return Err(Error::protocol("an HTTP request is already running on this connection"));
         }
+        timed(Some(self.write_timeout.unwrap_or(READY_WAIT)), "send", self.sender.ready()).await?.map_err(hyper_error)?;
         self.rbuf.clear();
         self.decoder.reset();
         self.eof = false;
@@ -298,18 +312,18 @@ impl HttpConn {
     }
 
     /// Start a query: its results arrive through [`HttpConn::recv`].
-    pub(crate) fn start_query(&mut self, opts: &Options, req: QueryRequest, sql: &str) -> Result<()> {
+    pub(crate) async fn start_query(&mut self, opts: &Options, req: QueryRequest, sql: &str) -> Result<()> {
         let r = req.build(&self.authority, opts, Bytes::copy_from_slice(sql.as_bytes()));
-        self.send(r)?;
+        self.send(r).await?;
         self.zones = zones::ZoneFix::for_query(sql);
         Ok(())
     }
 
     /// Start an insert whose Native body is sent block by block with [`HttpConn::send_body`].
-    pub(crate) fn start_insert(&mut self, opts: &Options, req: QueryRequest) -> Result<()> {
+    pub(crate) async fn start_insert(&mut self, opts: &Options, req: QueryRequest) -> Result<()> {
         let (tx, body) = ReqBody::channel();
         let r = req.build_streaming(&self.authority, opts, body);
-        self.send(r)?;
+        self.send(r).await?;
         self.insert_tx = Some(tx);
         Ok(())
     }
@@ -399,7 +413,7 @@ impl HttpConn {
     /// GET /ping.
     pub(crate) async fn ping(&mut self, opts: &Options) -> Result<()> {
         let req = QueryRequest::ping(&self.authority, opts);
-        self.send(req)?;
+        self.send(req).await?;
         let State::Waiting(fut) = std::mem::replace(&mut self.state, State::Idle) else { unreachable!() };
         let resp = timed(self.read_timeout, "receive", fut).await?.map_err(hyper_error)?;
         let status = resp.status();
@@ -477,12 +491,18 @@ impl HttpConn {
         let mut opts = self.opts.clone();
         // A session serves one request at a time: describe outside it.
         opts.session_id = None;
-        let mut side = match self.side.take() {
-            Some(side) if side.is_reusable() => side,
-            _ => Box::new(Box::pin(HttpConn::connect(&opts, &self.shared, self.endpoint)).await.ok()?),
+        let mut kept = self.side.take();
+        if let Some(side) = kept.as_mut() {
+            if !side.ready_for_request().await {
+                kept = None;
+            }
+        }
+        let mut side = match kept {
+            Some(side) => side,
+            None => Box::new(Box::pin(HttpConn::connect(&opts, &self.shared, self.endpoint)).await.ok()?),
         };
         let q = format!("DESCRIBE TABLE ({sql})");
-        side.start_query(&opts, QueryRequest::new(&opts, ""), &q).ok()?;
+        side.start_query(&opts, QueryRequest::new(&opts, ""), &q).await.ok()?;
         let mut types = Vec::new();
         loop {
             match Box::pin(side.recv()).await.ok()? {

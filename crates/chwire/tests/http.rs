@@ -170,6 +170,38 @@ async fn idle_connections_past_the_keep_alive_are_replaced() {
     c.ping().await.unwrap();
 }
 
+/// Requests back to back on one kept-alive connection, on a busy two-thread runtime: the next
+/// request waits until hyper's connection task has finished the previous exchange (sent
+/// earlier, it failed with "connection was not ready" under CI's load).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn back_to_back_requests_wait_for_the_connection() {
+    let busy: Vec<_> = (0..4)
+        .map(|_| {
+            tokio::spawn(async {
+                let end = Instant::now() + Duration::from_secs(2);
+                while Instant::now() < end {
+                    std::hint::black_box((0..10_000u64).sum::<u64>());
+                    tokio::task::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    let mut c = http_client(&http_url()).await;
+    c.execute("DROP TABLE IF EXISTS chwire_http_b2b").await.unwrap();
+    c.execute("CREATE TABLE chwire_http_b2b (i UInt64) ENGINE = Memory").await.unwrap();
+    for i in 0..300u64 {
+        c.ping().await.unwrap();
+        assert_eq!(scalar(&mut c, &format!("SELECT toUInt64({i})")).await, i);
+        let mut ins = c.insert_blocks("INSERT INTO chwire_http_b2b (i) VALUES").await.unwrap();
+        ins.send(&Block::new().with("i", Column::from(vec![i])).unwrap()).await.unwrap();
+        ins.end().await.unwrap();
+    }
+    assert_eq!(scalar(&mut c, "SELECT count() FROM chwire_http_b2b").await, 300);
+    for b in busy {
+        b.await.unwrap();
+    }
+}
+
 #[tokio::test]
 async fn sessions_credentials_settings_and_parameters() {
     let url = http_url();

@@ -55,7 +55,7 @@ impl<'c> Query<'c> {
         // Until `end` confirms it, an interrupted insert leaves the connection unusable.
         client.pending = Pending::Broken;
         let Some(Link::Http(h)) = client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
-        let res = h.start_insert(&client.opts, req);
+        let res = h.start_insert(&client.opts, req).await;
         client.note(res)?;
         Ok(Insert { client, header, progress: Progress::default(), rows_sent: 0, done: false, writing: false })
     }
