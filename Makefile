@@ -7,7 +7,7 @@ LOAD_SECS ?= 60
 LOAD_TASKS ?= 16
 
 .PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
-	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke \
+	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
 	python-test python-bench spark-venv spark-test bench-spark
 
@@ -73,6 +73,11 @@ fuzz:
 ## needed). The seeds and regressions also replay in `cargo test` (chwire-proto's fuzz_corpus).
 fuzz-smoke:
 	scripts/fuzz.sh 5 --stable
+
+## The decoders' unsafe code under Miri (nightly with the miri component; not part of
+## `make test`: only stable Rust is guaranteed). docs/FUZZING.md.
+miri:
+	$(CARGO) +nightly miri test -p chwire-proto --test unsafe_paths
 
 ## The Python package (python/): builds the abi3 wheel (release, stripped) into build/py-wheels,
 ## installs it into build/py-venv with the pinned test dependencies and runs its pytest suite

@@ -1,7 +1,7 @@
 """Writes the fuzz seed corpora (fuzz/corpus/<target>/) from the repository's byte fixtures
 and ClickHouse 26.9's own Native output (chdb, the oracle venv), and the dictionaries.
 
-    build/oracle-venv/bin/python fuzz/seeds.py
+    build/oracle-venv/bin/python fuzz/seeds.py [proto|formats]
 
 The native_column seeds are cut from the Native files by the Rust replay test
 (`cargo test -p chwire-proto --test fuzz_corpus -- --ignored write_column_seeds`).
@@ -149,12 +149,60 @@ def dictionaries(types):
             f.write('"' + chr(len(t)).encode().decode("latin1").replace("\\", "\\\\") + t + '"\n' if len(t) >= 32 else f'"\\x{len(t):02x}{t}"\n')
 
 
+# The text_input target's formats and structures (fuzz/src/formats.rs: TEXT_FORMATS, STRUCTURES).
+TEXT_FORMATS = ["CSV", "CSVWithNames", "TSV", "TSVWithNames", "JSONEachRow"]
+STRUCTURES = [
+    "a UInt64, b String",
+    "n Nullable(Int32), f Float64, d Date",
+    "t DateTime('UTC'), t64 DateTime64(3, 'Asia/Tokyo'), e Enum8('a' = 1, 'b' = 2)",
+    "arr Array(Nullable(String)), m Map(String, UInt16)",
+    "tu Tuple(UInt8, String), lc LowCardinality(String), u UUID",
+    "ip IPv4, ip6 IPv6, dec Decimal(18, 4), b Bool",
+    "fs FixedString(4), i128 Int128, f32 Float32, d32 Date32",
+    "nested Array(Tuple(a Int8, b Array(Nullable(Float64)))), lcn LowCardinality(Nullable(String))",
+]
+
+
+def file_formats():
+    """ClickHouse 26.9's own CSV/TSV/JSONEachRow and Arrow/ArrowStream/Parquet output of random
+    rows of each structure (generateRandom), framed for text_input and arrow_input, and the
+    native_column seeds again for arrow_round_trip (both mappings)."""
+    import chdb
+
+    db = chdb.connect(":memory:")
+    for si, structure in enumerate(STRUCTURES):
+        for rows, seed in [(3, 1), (12, 2)]:
+            quoted = structure.replace("'", "\\'")
+            q = f"SELECT * FROM generateRandom('{quoted}', {seed}, 8, 3) LIMIT {rows}"
+            for fi, fmt in enumerate(TEXT_FORMATS):
+                put("text_input", bytes([fi, si]) + db.query(q, fmt).bytes())
+            for ai, fmt in enumerate(["Arrow", "ArrowStream", "Parquet"]):
+                try:
+                    data = db.query(q, fmt).bytes()
+                except Exception:
+                    continue
+                if len(data) <= 65536:
+                    put("arrow_input", bytes([ai]) + data)
+    d = os.path.join(FUZZ, "corpus", "native_column")
+    for n, name in enumerate(sorted(os.listdir(d))):
+        data = open(os.path.join(d, name), "rb").read()
+        # The type byte (an index into TYPES), rows (2 bytes), flags; bit 1 of the flags
+        # picks the ClickHouse mapping (every other seed).
+        if data[0] >= 0x80 or not 4 <= len(data) <= 4096:
+            continue
+        put("arrow_round_trip", data[:3] + bytes([2 * (n % 2)]) + data[4:])
+
+
 if __name__ == "__main__":
-    packets()
-    print("native files:", native_files())
-    types = type_names()
-    frames()
-    binary_values()
-    dictionaries(types)
+    only = sys.argv[1:]
+    if not only or "proto" in only:
+        packets()
+        print("native files:", native_files())
+        types = type_names()
+        frames()
+        binary_values()
+        dictionaries(types)
+    if not only or "formats" in only:
+        file_formats()
     for t in sorted(os.listdir(os.path.join(FUZZ, "corpus"))):
         print(t, len(os.listdir(os.path.join(FUZZ, "corpus", t))))

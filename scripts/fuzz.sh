@@ -22,7 +22,7 @@ if [[ "${1:-}" == "--stable" ]]; then
 fi
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-    TARGETS=(packets native_column type_name frames binary_values native_file)
+    TARGETS=(packets native_column type_name frames binary_values native_file text_input arrow_input arrow_round_trip)
 fi
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
@@ -42,12 +42,16 @@ fi
 
 dict_of() {
     case "$1" in
-        type_name | native_column) echo fuzz/dict/types.dict ;;
+        type_name | native_column | arrow_round_trip) echo fuzz/dict/types.dict ;;
+        text_input | arrow_input) echo fuzz/dict/files.dict ;;
         *) echo fuzz/dict/packets.dict ;;
     esac
 }
 
 mkdir -p build/fuzz
+# The fuzz crate is a workspace of its own: start from the main lockfile, so that it builds
+# the dependency versions the tests ran with.
+[[ -f fuzz/Cargo.lock ]] || cp Cargo.lock fuzz/Cargo.lock
 "${FUZZ[@]}" build -O "${MODE[@]}" >&2
 status=0
 for t in "${TARGETS[@]}"; do

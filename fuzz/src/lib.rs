@@ -35,6 +35,16 @@ fn decode_stream(input: &[u8], rev: u64, compressed: bool, slice: usize) -> (Vec
     let mut d = PacketDecoder::new(CLIENT_REVISION).with_limits(LIMITS);
     d.set_revision(Revision(rev));
     d.set_compression(compressed);
+    decode_with(d, input, slice, false)
+}
+
+/// An HTTP response body (`FORMAT Native`): blocks, then possibly the exception text the
+/// server appends after the last whole block (as the HTTP transport reads it).
+fn decode_http_body(input: &[u8], slice: usize) -> (Vec<String>, bool) {
+    decode_with(PacketDecoder::native_stream().with_limits(LIMITS), input, slice, true)
+}
+
+fn decode_with(mut d: PacketDecoder, input: &[u8], slice: usize, http: bool) -> (Vec<String>, bool) {
     let mut buf = BytesMut::new();
     let mut packets = Vec::new();
     let mut pos = 0;
@@ -43,6 +53,14 @@ fn decode_stream(input: &[u8], rev: u64, compressed: bool, slice: usize) -> (Vec
         buf.extend_from_slice(&input[pos..pos + take]);
         pos += take;
         loop {
+            if http && !d.is_mid_packet() && pos == input.len() {
+                // At a block boundary with the whole body there: the rest is an exception or a block.
+                if let Some((code, text)) = native::http_exception(&buf) {
+                    assert!(text.starts_with("Code: "), "exception {code} recognised in {text:?}");
+                    packets.push(format!("exception {code}"));
+                    return (packets, true);
+                }
+            }
             match d.decode(&mut buf) {
                 Ok(Some(p)) => packets.push(format!("{p:?}")),
                 Ok(None) => {
@@ -59,8 +77,8 @@ fn decode_stream(input: &[u8], rev: u64, compressed: bool, slice: usize) -> (Vec
 }
 
 /// The server packet decoder over a byte stream: the first byte picks the revision, the
-/// compression flag and the slice size of the delivery; the packets must not depend on
-/// how the bytes were sliced.
+/// compression flag, the slice size of the delivery and (bit 5) the bare Native stream of an
+/// HTTP response body; the packets must not depend on how the bytes were sliced.
 pub fn packets(data: &[u8]) {
     let Some((&sel, input)) = data.split_first() else { return };
     let rev = REVISIONS[usize::from(sel & 3)];
@@ -71,8 +89,10 @@ pub fn packets(data: &[u8]) {
         s if s < 16 && input.len() > 512 => 16,
         s => s,
     };
-    let whole = decode_stream(input, rev, compressed, usize::MAX);
-    let sliced = decode_stream(input, rev, compressed, slice);
+    // Bit 5: the input is an HTTP response body (bare Native blocks, maybe an exception).
+    let decode = |slice| if sel & 32 != 0 { decode_http_body(input, slice) } else { decode_stream(input, rev, compressed, slice) };
+    let whole = decode(usize::MAX);
+    let sliced = decode(slice);
     // A stream that failed may fail at a different point when sliced (a limit on what is
     // still needed is hit before the bytes arrive); packets before the failure agree.
     let n = whole.0.len().min(sliced.0.len());
@@ -148,7 +168,7 @@ pub const TYPES: &[&str] = &[
 
 /// The type for a column: the first byte indexes [`TYPES`]; a larger value `n` means
 /// the next `n - TYPES.len()` bytes spell the name.
-fn pick_type(data: &[u8]) -> Option<(DataType, &[u8])> {
+pub fn pick_type(data: &[u8]) -> Option<(DataType, &[u8])> {
     let (&i, rest) = data.split_first()?;
     let i = usize::from(i);
     let (name, rest) = match TYPES.get(i) {

@@ -78,7 +78,8 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
             let data = fixed_bytes(array, ty, 16, false)?;
             ColumnData::Fixed {
                 width: 16,
-                data: data.chunks_exact(16).flat_map(|c| uuid_to_wire(c.try_into().expect("16 bytes"))).collect(),
+                // chunks_exact(16): every chunk converts.
+                data: data.chunks_exact(16).flat_map(|c| uuid_to_wire(&c.try_into().unwrap_or_default())).collect(),
             }
         }
         T::Int128 | T::UInt128 => {
@@ -88,7 +89,7 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
                     .as_fixed_size_binary()
                     .values()
                     .chunks_exact(16)
-                    .map(|c| i128::from_le_bytes(c.try_into().expect("16 bytes")))
+                    .map(|c| i128::from_le_bytes(c.try_into().unwrap_or_default())) // chunks_exact(16)
                     .collect(),
                 A::Decimal128(_, 0) => array.as_primitive::<Decimal128Type>().values().to_vec(),
                 _ => integers_as_i128(array, ty, signed)?,
@@ -159,7 +160,7 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
         T::LowCardinality(inner) => low_cardinality(array, ty, inner)?,
         T::Variant(types) => variant(array, ty, types)?,
         T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry => {
-            to_column(array, &ty.storage().expect("alias types have storage"))?
+            to_column(array, &ty.storage().ok_or_else(|| Error::UnsupportedType(ty.to_string()))?)?
         }
         _ => return Err(Error::UnsupportedType(ty.to_string())),
     })
@@ -494,7 +495,9 @@ fn decimal(array: &dyn Array, ty: &DataType, precision: u8, scale: u8) -> Result
     if src_scale < 0 || src_scale as u8 > scale {
         return Err(mismatch(array, ty, format!("scale {src_scale} does not fit scale {scale} exactly")));
     }
-    let mul = i256::from_i128(10).checked_pow(u32::from(scale) - src_scale as u32).expect("scale ≤ 76");
+    let mul = i256::from_i128(10)
+        .checked_pow(u32::from(scale) - src_scale as u32)
+        .ok_or_else(|| mismatch(array, ty, format!("scale {scale} is beyond Decimal256's")))?;
     let bound = i256::from_i128(10).checked_pow(u32::from(precision)).unwrap_or(i256::MAX);
     let mut scaled = Vec::with_capacity(v.len());
     for x in v {
@@ -586,14 +589,16 @@ fn variant(array: &dyn Array, ty: &DataType, types: &[DataType]) -> Result<Colum
     let A::Union(fields, _) = array.data_type() else { return Err(mismatch(array, ty, "expected a union")) };
     let u = array.as_union();
     let ids: Vec<i8> = fields.iter().map(|(id, _)| id).collect();
-    let member = |type_id: i8| ids.iter().position(|&i| i == type_id).expect("union type ids come from its fields");
+    let member = |type_id: i8| ids.iter().position(|&i| i == type_id);
     if ids.len() < types.len() {
         return Err(mismatch(array, ty, format!("{} union members for {} variant types", ids.len(), types.len())));
     }
     let mut discriminators = Vec::with_capacity(u.len());
     let mut rows: Vec<Vec<u32>> = vec![Vec::new(); types.len()];
     for i in 0..u.len() {
-        let m = member(u.type_id(i));
+        let Some(m) = member(u.type_id(i)) else {
+            return Err(mismatch(array, ty, format!("row {i} has union type id {}, which no member has", u.type_id(i))));
+        };
         if m < types.len() {
             discriminators.push(m as u8);
             rows[m].push(u.value_offset(i) as u32);

@@ -58,7 +58,8 @@ fn plain(field: &Field) -> Result<DataType> {
         A::Float64 => T::Float64,
         A::Utf8 | A::LargeUtf8 | A::Utf8View | A::Binary | A::LargeBinary | A::BinaryView => T::String,
         A::FixedSizeBinary(16) if ext == Some("arrow.uuid") => T::Uuid,
-        A::FixedSizeBinary(n) => T::FixedString(*n as usize),
+        // FixedString(0) is no ClickHouse type (and a negative width no Arrow one).
+        A::FixedSizeBinary(n) if *n > 0 => T::FixedString(*n as usize),
         A::Date32 | A::Date64 => T::Date32,
         A::Timestamp(unit, tz) => T::DateTime64 { precision: scale_of(*unit), tz: tz.as_ref().map(|t| t.to_string()) },
         A::Time32(TimeUnit::Second) => T::Time,

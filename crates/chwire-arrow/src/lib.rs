@@ -15,6 +15,9 @@
 //!
 //! The mapping tables are in docs/ARROW.md.
 
+// Batches come from files and other programs: no unwrap or expect outside tests.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod from_arrow;
 mod infer;
 mod options;
@@ -116,6 +119,11 @@ pub fn block_to_batch(block: Block, schema: &SchemaRef, opts: &ArrowOptions) -> 
 /// column and both types. The whole batch is converted before anything is returned.
 pub fn batch_to_block(batch: &RecordBatch, target: &[(String, DataType)]) -> Result<Block> {
     let schema = batch.schema();
+    let fields = schema.fields();
+    if let Some((i, f)) = fields.iter().enumerate().find(|(i, f)| fields[..*i].iter().any(|g| g.name() == f.name())) {
+        // Matched by name, one of them would be dropped.
+        return Err(Error::Columns(format!("the batch has two columns named {} (the second at position {})", f.name(), i + 1)));
+    }
     if let Some(extra) = schema.fields().iter().find(|f| !target.iter().any(|(n, _)| n == f.name())) {
         let names: Vec<&str> = target.iter().map(|(n, _)| n.as_str()).collect();
         return Err(Error::Columns(format!(

@@ -165,7 +165,7 @@ pub fn arrow_type(ty: &DataType, opts: &ArrowOptions) -> Result<A> {
         T::Variant(types) => A::Union(variant_fields(types, opts)?, UnionMode::Dense),
         T::AggregateFunction(_) => binary_type(opts),
         T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry => {
-            arrow_type(&ty.storage().expect("alias types have storage"), opts)?
+            arrow_type(&ty.storage().ok_or_else(|| Error::UnsupportedType(ty.to_string()))?, opts)?
         }
         T::Dynamic { .. } | T::Json { .. } | T::Unsupported(_) => return Err(Error::UnsupportedType(ty.to_string())),
         _ => return Err(Error::UnsupportedType(ty.to_string())),

@@ -170,7 +170,7 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
         (T::LowCardinality(inner), D::LowCardinality(l)) => low_cardinality(inner, *l, opts)?,
         (T::Variant(types), D::Variant(v)) => variant(types, *v, opts)?,
         (T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry, d) => {
-            to_array(&ty.storage().expect("alias types have storage"), d, nulls, opts)?
+            to_array(&ty.storage().ok_or_else(|| Error::UnsupportedType(ty.to_string()))?, d, nulls, opts)?
         }
         (T::Dynamic { .. } | T::Json { .. } | T::Unsupported(_), _) => return Err(Error::UnsupportedType(ty.to_string())),
         (_, d) => return Err(unexpected(&d)),
@@ -325,7 +325,8 @@ fn aligned_i256(data: Vec<u8>) -> ScalarBuffer<i256> {
     if buffer.as_ptr().align_offset(std::mem::align_of::<i256>()) == 0 {
         ScalarBuffer::new(buffer, 0, len)
     } else {
-        buffer.chunks_exact(32).map(|c| i256::from_le_bytes(c.try_into().expect("32 bytes"))).collect()
+        buffer.chunks_exact(32).map(|c| i256::from_le_bytes(c.try_into().unwrap_or_default())).collect()
+        // chunks_exact(32)
     }
 }
 

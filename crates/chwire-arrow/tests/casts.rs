@@ -68,6 +68,15 @@ fn lossy_conversions_are_errors_naming_column_and_types() {
     assert!(missing.contains("a") && missing.contains("b"), "{missing}");
 }
 
+/// Found by the arrow_input fuzz target: of a file's two columns named `x`, matching by
+/// name took the first and dropped the second.
+#[test]
+fn two_columns_of_one_name_are_an_error() {
+    let b = batch(vec![("x", Arc::new(Int64Array::from(vec![1])), false), ("x", Arc::new(Int64Array::from(vec![2])), false)]);
+    let err = batch_to_block(&b, &[("x".to_string(), ty("Int64"))]).unwrap_err().to_string();
+    assert!(err.contains("two columns named x"), "{err}");
+}
+
 /// Structs of other writers become named tuples, "1", "2", … included, as ClickHouse 26.9
 /// infers them (its own Arrow and Parquet files name unnamed tuple members so).
 #[test]
@@ -90,4 +99,17 @@ fn bfloat16_nulls_with_empty_slots() {
     let block = batch_to_block(&b, &[("v".to_string(), ty("Nullable(BFloat16)"))]).unwrap();
     assert_eq!(block.column("v").unwrap().value(0), Value::Null);
     assert_eq!(block.column("v").unwrap().value(1), Value::BFloat16(0x3fc0)); // 1.5
+}
+
+/// Found by the arrow_input fuzz target: a fixed_size_binary(0) column became FixedString(0),
+/// and checking its storage divided by zero.
+#[test]
+fn fixed_size_binary_of_width_zero_is_an_error() {
+    use arrow_array::FixedSizeBinaryArray;
+    let b = batch(vec![("f", Arc::new(FixedSizeBinaryArray::new_null(0, 3)), true)]);
+    let err = batch_to_block_inferred(&b).unwrap_err().to_string();
+    assert!(err.contains("f"), "{err}");
+    let target = DataType::Nullable(Box::new(DataType::FixedString(0)));
+    let err = batch_to_block(&b, &[("f".to_string(), target)]).unwrap_err().to_string();
+    assert!(err.contains("positive"), "{err}");
 }

@@ -53,13 +53,9 @@ pub struct NativeBlocks {
 const READ_CHUNK: usize = 1 << 20;
 
 impl NativeBlocks {
-    /// Blocks of the file at `path`, or of stdin.
-    pub fn open(path: Option<&std::path::Path>, limits: Limits) -> chwire::Result<NativeBlocks> {
-        let input: Box<dyn Read> = match path {
-            Some(p) => Box::new(std::fs::File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
-            None => Box::new(std::io::stdin().lock()),
-        };
-        Ok(NativeBlocks { input, buf: BytesMut::with_capacity(READ_CHUNK), eof: false, offset: 0, limits })
+    /// Blocks of a byte stream.
+    pub fn new(input: Box<dyn Read>, limits: Limits) -> NativeBlocks {
+        NativeBlocks { input, buf: BytesMut::with_capacity(READ_CHUNK), eof: false, offset: 0, limits }
     }
 
     /// The next block, or `None` at the end of the input.

@@ -1,15 +1,7 @@
 //! `chwire`: the command-line client.
 
-mod bench;
-mod convert;
-mod demo;
-mod format;
-mod formats;
-mod insert;
-mod limits;
-mod progress;
-
 use chwire::{Client, Compression, Event, Options};
+use chwire_cli::{bench, convert, demo, formats, insert, limits, parse_kv, progress};
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -223,14 +215,6 @@ struct QueryArgs {
     stats: bool,
     #[command(flatten)]
     files: formats::options::FileArgs,
-}
-
-fn parse_kv(s: &str) -> Result<(String, String), String> {
-    let (k, v) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, got {s:?}"))?;
-    if k.trim().is_empty() {
-        return Err(format!("empty setting name in {s:?}"));
-    }
-    Ok((k.trim().to_string(), v.to_string()))
 }
 
 /// Report an error the way the exit codes promise.

@@ -5,7 +5,7 @@
 
 use super::ipc_guard::{check_file, guarded, CheckedStream};
 use super::options::FileOptions;
-use super::{Format, Output, Sink, Source};
+use super::{Format, Input, Output, Sink, Source};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use chwire::{Block, DataType};
@@ -154,37 +154,57 @@ struct ArrowSource {
     skip: u64,
 }
 
-pub fn source(format: Format, input: Option<&std::path::Path>, files: &FileOptions) -> chwire::Result<Box<dyn Source>> {
-    let file = || -> chwire::Result<std::fs::File> {
-        let Some(p) = input else {
-            return Err(invalid(format!(
-                "{format} input is read from a file (--input FILE): its index is at the end; ArrowStream reads stdin"
-            )));
-        };
-        std::fs::File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())).into())
+/// A file these formats seek in: on disk, or in memory.
+enum SeekFile {
+    Disk(std::fs::File),
+    Memory(bytes::Bytes),
+}
+
+/// The reader of an Arrow IPC file or stream or a Parquet file. A message body, and the
+/// decompressed buffers of an Arrow message, may not exceed `limits.max_block_bytes`.
+pub fn source(format: Format, input: Input, files: &FileOptions, limits: chwire::Limits) -> chwire::Result<Box<dyn Source>> {
+    let max_body = limits.max_block_bytes as u64;
+    let file = |input: Input| -> chwire::Result<SeekFile> {
+        match input {
+            Input::File(p) => {
+                Ok(SeekFile::Disk(std::fs::File::open(&p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?))
+            }
+            Input::Bytes(b) => Ok(SeekFile::Memory(b)),
+            Input::Stdin => {
+                Err(invalid(format!("{format} input is read from a file (--input FILE): its index is at the end; ArrowStream reads stdin")))
+            }
+        }
     };
     let (schema, batches): (SchemaRef, Batches) = match format {
-        Format::Arrow => {
-            let mut f = file()?;
-            check_file(&mut f)?;
-            f.rewind()?;
-            let r = guarded(|| arrow_ipc::reader::FileReader::try_new(BufReader::new(f), None).map_err(arrow_error))?;
-            (r.schema(), Box::new(r))
-        }
+        Format::Arrow => match file(input)? {
+            SeekFile::Disk(f) => arrow_file(f, max_body)?,
+            SeekFile::Memory(b) => arrow_file(std::io::Cursor::new(b), max_body)?,
+        },
         Format::ArrowStream => {
-            let max_body = chwire_proto::Limits::default().max_block_bytes as u64;
             let input = CheckedStream::new(super::open_input(input)?, max_body);
             let r =
                 guarded(|| arrow_ipc::reader::StreamReader::try_new(BufReader::with_capacity(1 << 20, input), None).map_err(arrow_error))?;
             (r.schema(), Box::new(r))
         }
-        _ => {
-            let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file()?).map_err(parquet_error)?;
-            let r = builder.with_batch_size(files.block_limits.rows).build().map_err(parquet_error)?;
-            (arrow_array::RecordBatchReader::schema(&r), Box::new(r))
-        }
+        _ => match file(input)? {
+            SeekFile::Disk(f) => parquet_file(f, files)?,
+            SeekFile::Memory(b) => parquet_file(b, files)?,
+        },
     };
     Ok(Box::new(ArrowSource { schema, batches, target: None, skip: 0 }))
+}
+
+fn arrow_file<F: std::io::Read + Seek + 'static>(mut f: F, max_body: u64) -> chwire::Result<(SchemaRef, Batches)> {
+    check_file(&mut f, max_body)?;
+    f.rewind()?;
+    let r = guarded(|| arrow_ipc::reader::FileReader::try_new(BufReader::new(f), None).map_err(arrow_error))?;
+    Ok((r.schema(), Box::new(r)))
+}
+
+fn parquet_file<F: parquet::file::reader::ChunkReader + 'static>(f: F, files: &FileOptions) -> chwire::Result<(SchemaRef, Batches)> {
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).map_err(parquet_error)?;
+    let r = builder.with_batch_size(files.block_limits.rows).build().map_err(parquet_error)?;
+    Ok((arrow_array::RecordBatchReader::schema(&r), Box::new(r)))
 }
 
 impl Source for ArrowSource {

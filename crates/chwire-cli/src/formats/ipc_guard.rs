@@ -25,6 +25,32 @@ fn malformed(what: impl std::fmt::Display) -> chwire::Error {
     chwire::Error::invalid_input(format!("malformed Arrow input: {what}"))
 }
 
+/// The body offsets of a compressed record batch's (or dictionary batch's) buffers: each
+/// starts with its decompressed length (an i64; -1 = stored uncompressed), which arrow-ipc
+/// allocates before decompressing. Empty for uncompressed messages.
+fn compressed_buffers(message: &arrow_ipc::Message<'_>) -> Vec<u64> {
+    let batch = message.header_as_record_batch().or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()));
+    let Some(batch) = batch.filter(|b| b.compression().is_some()) else { return Vec::new() };
+    let mut offsets: Vec<u64> =
+        batch.buffers().into_iter().flatten().filter(|b| b.length() >= 8).filter_map(|b| u64::try_from(b.offset()).ok()).collect();
+    offsets.sort_unstable();
+    offsets
+}
+
+/// Adds one buffer's decompressed length to a message's total, which may not exceed `max`.
+fn add_decompressed(total: &mut u64, prefix: [u8; 8], max: u64) -> Result<(), String> {
+    let len = i64::from_le_bytes(prefix);
+    if len == -1 {
+        return Ok(());
+    }
+    *total = u64::try_from(len)
+        .ok()
+        .and_then(|l| total.checked_add(l))
+        .filter(|&t| t <= max)
+        .ok_or_else(|| format!("a compressed buffer claims {len} bytes decompressed (at most {max} per message)"))?;
+    Ok(())
+}
+
 thread_local! {
     static QUIET: Cell<bool> = const { Cell::new(false) };
 }
@@ -55,9 +81,10 @@ pub fn guarded<T>(f: impl FnOnce() -> chwire::Result<T>) -> chwire::Result<T> {
 }
 
 /// Check an Arrow IPC file's footer: every record batch and dictionary block must lie inside
-/// the file. Leaves the file's position unspecified.
-pub fn check_file(file: &mut std::fs::File) -> chwire::Result<()> {
-    let size = file.metadata()?.len();
+/// the file, and the buffers of compressed ones may not claim more than `max_decompressed`
+/// bytes per block. Leaves the file's position unspecified.
+pub fn check_file<F: Read + Seek>(file: &mut F, max_decompressed: u64) -> chwire::Result<()> {
+    let size = file.seek(SeekFrom::End(0))?;
     if size < 10 {
         return Err(malformed("the file is too short for an Arrow file"));
     }
@@ -81,6 +108,31 @@ pub fn check_file(file: &mut std::fs::File) -> chwire::Result<()> {
                 "a block (offset {offset}, metadata {meta} bytes, body {body} bytes) lies outside the {size}-byte file"
             )));
         }
+        check_block_buffers(file, offset as u64, meta as u64, body as u64, max_decompressed)?;
+    }
+    Ok(())
+}
+
+/// The decompressed lengths of a file block's compressed buffers (see [`compressed_buffers`]).
+fn check_block_buffers<F: Read + Seek>(file: &mut F, offset: u64, meta: u64, body: u64, max: u64) -> chwire::Result<()> {
+    if meta < 8 || meta > MAX_METADATA as u64 {
+        return Ok(()); // the reader reports it
+    }
+    let mut head = vec![0u8; meta as usize];
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(&mut head)?;
+    // The continuation marker (0xFFFFFFFF) and the metadata length, then the flatbuffer.
+    let skip = if head[..4] == [0xff; 4] { 8 } else { 4 };
+    let Ok(message) = arrow_ipc::root_as_message(&head[skip..]) else { return Ok(()) };
+    let mut total = 0;
+    for at in compressed_buffers(&message) {
+        if at + 8 > body {
+            continue; // outside the body: the reader reports it
+        }
+        let mut prefix = [0u8; 8];
+        file.seek(SeekFrom::Start(offset + meta + at))?;
+        file.read_exact(&mut prefix)?;
+        add_decompressed(&mut total, prefix, max).map_err(malformed)?;
     }
     Ok(())
 }
@@ -89,7 +141,7 @@ pub fn check_file(file: &mut std::fs::File) -> chwire::Result<()> {
 enum State {
     /// At a message's start: the continuation marker and the metadata length come next.
     Start,
-    /// Inside a message body: this many bytes pass unchecked.
+    /// Inside a message body: this many bytes pass (the buffers' decompressed lengths checked).
     Body(u64),
     /// After the end-of-stream marker or the input's end.
     Done,
@@ -104,11 +156,57 @@ pub struct CheckedStream<R> {
     pending: Vec<u8>,
     at: usize,
     max_body: u64,
+    /// The current body: its length, the offsets of its compressed buffers (sorted), the
+    /// prefix being collected and the decompressed total so far.
+    body_len: u64,
+    buffers: Vec<u64>,
+    prefix: ([u8; 8], usize),
+    decompressed: u64,
 }
 
 impl<R: Read> CheckedStream<R> {
     pub fn new(inner: R, max_body: u64) -> Self {
-        CheckedStream { inner, state: State::Start, pending: Vec::new(), at: 0, max_body }
+        CheckedStream {
+            inner,
+            state: State::Start,
+            pending: Vec::new(),
+            at: 0,
+            max_body,
+            body_len: 0,
+            buffers: Vec::new(),
+            prefix: ([0; 8], 0),
+            decompressed: 0,
+        }
+    }
+
+    /// Look at body bytes `data` (starting at body offset `pos`) for the decompressed
+    /// lengths of compressed buffers; an error once they add up to more than `max_body`.
+    fn watch_body(&mut self, pos: u64, data: &[u8]) -> std::io::Result<()> {
+        let end = pos + data.len() as u64;
+        while let Some(&start) = self.buffers.first() {
+            let (prefix, filled) = &mut self.prefix;
+            let want = start + *filled as u64;
+            if want >= end {
+                break;
+            }
+            if want < pos {
+                self.buffers.remove(0); // overlapping buffers: the reader judges them
+                *filled = 0;
+                continue;
+            }
+            let from = (want - pos) as usize;
+            let n = (8 - *filled).min(data.len() - from);
+            prefix[*filled..*filled + n].copy_from_slice(&data[from..from + n]);
+            *filled += n;
+            if *filled == 8 {
+                let p = *prefix;
+                *filled = 0;
+                self.buffers.remove(0);
+                add_decompressed(&mut self.decompressed, p, self.max_body)
+                    .map_err(|m| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("malformed Arrow input: {m}")))?;
+            }
+        }
+        Ok(())
     }
 
     /// Read the next message's prefix and metadata into `pending`, checking its lengths.
@@ -152,6 +250,11 @@ impl<R: Read> CheckedStream<R> {
             .ok()
             .filter(|&b| b <= self.max_body)
             .ok_or_else(|| bad(format!("a message claims a body of {} bytes (at most {})", message.bodyLength(), self.max_body)))?;
+        self.buffers = compressed_buffers(&message);
+        self.buffers.dedup();
+        self.prefix = ([0; 8], 0);
+        self.decompressed = 0;
+        self.body_len = body;
         self.state = State::Body(body);
         Ok(())
     }
@@ -190,11 +293,66 @@ impl<R: Read> Read for CheckedStream<R> {
                     if n == 0 {
                         self.state = State::Done;
                     } else {
+                        self.watch_body(self.body_len - left, &buf[..n])?;
                         self.state = State::Body(left - n as u64);
                     }
                     return Ok(n);
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Int64Array, RecordBatch};
+    use arrow_ipc::writer::{FileWriter, IpcWriteOptions, StreamWriter};
+    use std::sync::Arc;
+
+    /// An LZ4-compressed Arrow stream or file of 100 Int64s whose data buffer claims
+    /// `claimed` bytes decompressed (the real 800 patched).
+    fn compressed(file: bool, claimed: i64) -> Vec<u8> {
+        let batch = RecordBatch::try_from_iter([("a", Arc::new(Int64Array::from_iter_values(0..100)) as _)]).unwrap();
+        let opts = IpcWriteOptions::default().try_with_compression(Some(arrow_ipc::CompressionType::LZ4_FRAME)).unwrap();
+        let mut out = Vec::new();
+        if file {
+            let mut w = FileWriter::try_new_with_options(&mut out, &batch.schema(), opts).unwrap();
+            w.write(&batch).unwrap();
+            w.finish().unwrap();
+        } else {
+            let mut w = StreamWriter::try_new_with_options(&mut out, &batch.schema(), opts).unwrap();
+            w.write(&batch).unwrap();
+            w.finish().unwrap();
+        }
+        let real = 800i64.to_le_bytes();
+        let at = out.windows(8).position(|w| w == real).expect("the buffer's length prefix");
+        out[at..at + 8].copy_from_slice(&claimed.to_le_bytes());
+        out
+    }
+
+    fn read_stream(bytes: Vec<u8>) -> Result<usize, String> {
+        let input = CheckedStream::new(std::io::Cursor::new(bytes), 1 << 20);
+        let r = arrow_ipc::reader::StreamReader::try_new(input, None).map_err(|e| e.to_string())?;
+        r.map(|b| b.map(|b| b.num_rows()).map_err(|e| e.to_string())).sum()
+    }
+
+    /// Found by the arrow_input fuzz target: a compressed buffer claiming 2^58 bytes
+    /// decompressed aborted the process in arrow-ipc (a failed allocation).
+    #[test]
+    fn decompressed_lengths_are_checked_before_arrow_allocates_them() {
+        assert_eq!(read_stream(compressed(false, 800)), Ok(100));
+        let err = read_stream(compressed(false, 1 << 58)).unwrap_err();
+        assert!(err.contains("claims 288230376151711744 bytes decompressed"), "{err}");
+        assert!(read_stream(compressed(false, -5)).unwrap_err().contains("decompressed"));
+
+        let mut ok = std::io::Cursor::new(compressed(true, 800));
+        check_file(&mut ok, 1 << 20).unwrap();
+        let mut bad = std::io::Cursor::new(compressed(true, 1 << 58));
+        let err = check_file(&mut bad, 1 << 20).unwrap_err().to_string();
+        assert!(err.contains("claims 288230376151711744 bytes decompressed"), "{err}");
+        // Within the limit and the same in total: accepted.
+        check_file(&mut std::io::Cursor::new(compressed(true, 800)), 800).unwrap();
+        assert!(check_file(&mut std::io::Cursor::new(compressed(true, 800)), 799).is_err());
     }
 }

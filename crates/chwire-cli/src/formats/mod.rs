@@ -4,6 +4,9 @@
 //! The CLI only picks formats: text output is `crate::format::Writer`, text input the parsers
 //! of [`text_in`]/[`parse`], Arrow and Parquet go through `chwire-arrow` ([`arrow_io`]).
 
+// Every reader here takes input from files and pipes: no unwrap or expect outside tests.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod arrow_io;
 mod ipc_guard;
 pub mod options;
@@ -131,7 +134,10 @@ pub fn sink(format: Format, out: Output, tz: Option<&str>, files: &options::File
     Ok(match format {
         Format::Native => Box::new(text_out::NativeSink::new(out)),
         Format::Arrow | Format::ArrowStream | Format::Parquet => arrow_io::sink(format, out, files)?,
-        f => Box::new(text_out::TextSink::new(f.text().expect("a text format"), out, tz)),
+        f => match f.text() {
+            Some(text) => Box::new(text_out::TextSink::new(text, out, tz)),
+            None => return Err(chwire::Error::invalid_input(format!("{f} is not an output format"))),
+        },
     })
 }
 
@@ -143,19 +149,43 @@ pub fn source(
     tz: Option<&str>,
     limits: chwire::Limits,
 ) -> chwire::Result<Box<dyn Source>> {
+    let input = match input {
+        Some(p) => Input::File(p.to_path_buf()),
+        None => Input::Stdin,
+    };
+    source_of(format, input, files, tz, limits)
+}
+
+/// Where a [`Source`] reads from.
+pub enum Input {
+    File(std::path::PathBuf),
+    Stdin,
+    /// Bytes already in memory (the fuzz targets read through this).
+    Bytes(bytes::Bytes),
+}
+
+/// The reader of `format` from `input`.
+pub fn source_of(
+    format: Format,
+    input: Input,
+    files: &options::FileOptions,
+    tz: Option<&str>,
+    limits: chwire::Limits,
+) -> chwire::Result<Box<dyn Source>> {
     Ok(match format {
-        Format::Native => Box::new(text_out::NativeSource::open(input, limits)?),
-        Format::Arrow | Format::ArrowStream | Format::Parquet => arrow_io::source(format, input, files)?,
+        Format::Native => Box::new(text_out::NativeSource::new(open_input(input)?, limits)),
+        Format::Arrow | Format::ArrowStream | Format::Parquet => arrow_io::source(format, input, files, limits)?,
         Format::Pretty => return Err(chwire::Error::invalid_input("Pretty is an output format only")),
-        f => Box::new(text_in::TextSource::open(f, input, tz, files.block_limits)?),
+        f => Box::new(text_in::TextSource::new(f, open_input(input)?, tz, files.block_limits)),
     })
 }
 
-/// Open `path` for reading, or stdin.
-pub fn open_input(path: Option<&std::path::Path>) -> chwire::Result<Box<dyn std::io::Read>> {
-    Ok(match path {
-        Some(p) => Box::new(std::fs::File::open(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
-        None => Box::new(std::io::stdin().lock()),
+/// Open `input` as a byte stream.
+pub fn open_input(input: Input) -> chwire::Result<Box<dyn std::io::Read>> {
+    Ok(match input {
+        Input::File(p) => Box::new(std::fs::File::open(&p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
+        Input::Stdin => Box::new(std::io::stdin().lock()),
+        Input::Bytes(b) => Box::new(std::io::Cursor::new(b)),
     })
 }
 

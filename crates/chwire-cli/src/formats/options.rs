@@ -53,6 +53,22 @@ pub struct FileOptions {
     pub parquet_version: WriterVersion,
 }
 
+/// What no flag or setting changes: the rich Arrow mapping in UTC, uncompressed Arrow files,
+/// zstd Parquet, ClickHouse's row group sizes.
+impl Default for FileOptions {
+    fn default() -> Self {
+        FileOptions {
+            block_limits: super::BlockLimits::default(),
+            arrow: super::arrow_io::arrow_options("rich", None),
+            ipc_compression: Ok(None),
+            parquet_compression: Compression::ZSTD(ZstdLevel::default()),
+            row_group_rows: 1_000_000,
+            row_group_bytes: 512 << 20,
+            parquet_version: WriterVersion::PARQUET_2_0,
+        }
+    }
+}
+
 impl FileOptions {
     /// The Parquet writer's properties: dictionary pages with PLAIN pages once a column's
     /// dictionary outgrows its 1 MiB (as pyarrow and ClickHouse write; parquet-rs would fall
@@ -115,11 +131,7 @@ impl FileArgs {
         let mut o = FileOptions {
             block_limits: super::BlockLimits { rows: self.block_rows, ..Default::default() },
             arrow: super::arrow_io::arrow_options(&self.arrow_types, tz),
-            ipc_compression: Ok(None),
-            parquet_compression: Compression::ZSTD(ZstdLevel::default()),
-            row_group_rows: 1_000_000,
-            row_group_bytes: 512 << 20,
-            parquet_version: WriterVersion::PARQUET_2_0,
+            ..FileOptions::default()
         };
         let number = |k: &str, v: &str| {
             v.parse::<usize>()

@@ -290,7 +290,8 @@ fn date_time(s: &str, tz: &TimeZone, precision: u8) -> Result<(i64, i64), String
         return Err("not a date and time (YYYY-MM-DD hh:mm:ss)".into());
     }
     let num = |r: std::ops::Range<usize>| time[r].parse::<i8>().map_err(|_| "not a time (hh:mm:ss)");
-    let dt = date.at(num(0..2)?, num(3..5)?, num(6..8)?, 0);
+    let t = jiff::civil::Time::new(num(0..2)?, num(3..5)?, num(6..8)?, 0).map_err(|e| format!("not a time of day: {e}"))?;
+    let dt = date.to_datetime(t);
     let zoned = dt.to_zoned(tz.clone()).map_err(|e| e.to_string())?;
     Ok((zoned.timestamp().as_second(), ticks))
 }
@@ -319,8 +320,14 @@ fn time(s: &str, precision: u8) -> Result<i64, String> {
     let parts: Vec<&str> = whole.split(':').collect();
     let [h, m, sec] = parts.as_slice() else { return Err("not a time (h:mm:ss)".into()) };
     let n = |x: &str| x.parse::<i64>().map_err(|_| "not a time (h:mm:ss)".to_string());
-    let secs = n(h)? * 3600 + n(m)? * 60 + n(sec)?;
-    let ticks = secs.checked_mul(10i64.pow(u32::from(precision))).ok_or("out of range")? + fraction(frac, precision)?;
+    let (h, m, sec) = (n(h)?, n(m)?, n(sec)?);
+    if !(0..60).contains(&m) || !(0..60).contains(&sec) || h < 0 {
+        return Err("not a time (h:mm:ss with minutes and seconds below 60)".into());
+    }
+    let out_of_range = || "out of range".to_string();
+    let secs = h.checked_mul(3600).and_then(|s| s.checked_add(m * 60 + sec)).ok_or_else(out_of_range)?;
+    let frac_ticks = fraction(frac, precision)?;
+    let ticks = secs.checked_mul(10i64.pow(u32::from(precision))).and_then(|t| t.checked_add(frac_ticks)).ok_or_else(out_of_range)?;
     Ok(if neg { -ticks } else { ticks })
 }
 
@@ -580,6 +587,18 @@ mod tests {
         assert!(parse("Tuple(UInt8, String)", "(1)").is_err());
         assert!(parse("Array(UInt8)", "[1,2").is_err());
         assert!(parse("Array(UInt8)", "[1] x").is_err());
+    }
+
+    /// Found by the text_input fuzz target: `23:69:42` panicked in jiff; an hour beyond i64
+    /// wrapped around.
+    #[test]
+    fn times_out_of_range_are_errors() {
+        assert!(parse("DateTime('UTC')", "1988-10-20 23:69:42").unwrap_err().contains("not a time of day"));
+        assert!(parse("DateTime64(3, 'UTC')", "1988-10-20 24:00:00.5").is_err());
+        assert_eq!(parse("Time", "-1:02:03").unwrap(), "Time(-3723)");
+        assert!(parse("Time", "1:60:00").is_err());
+        assert!(parse("Time64(9)", "9223372036854775807:00:00").unwrap_err().contains("out of range"));
+        assert!(parse("Time64(9)", "2562047:47:17").is_err());
     }
 
     #[test]

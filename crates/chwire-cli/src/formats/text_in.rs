@@ -43,11 +43,11 @@ struct RowSpan {
 }
 
 impl TextSource {
-    pub fn open(format: Format, input: Option<&std::path::Path>, tz: Option<&str>, limits: BlockLimits) -> chwire::Result<TextSource> {
+    pub fn new(format: Format, input: Box<dyn Read>, tz: Option<&str>, limits: BlockLimits) -> TextSource {
         let tz = tz.and_then(|n| TimeZone::get(n).ok()).unwrap_or(TimeZone::UTC);
-        Ok(TextSource {
+        TextSource {
             format,
-            input: super::open_input(input)?,
+            input,
             buf: Vec::new(),
             eof: false,
             line: 1,
@@ -59,7 +59,7 @@ impl TextSource {
             tz,
             limits,
             bump: Bump::new(),
-        })
+        }
     }
 
     fn csv(&self) -> bool {
@@ -293,7 +293,7 @@ fn json_value<'b>(ty: &DataType, raw: &'b RawValue, cx: &Ctx<'b>) -> Result<Valu
                 .collect::<Result<_, String>>()?;
             Ok(Value::Map(pairs))
         }
-        T::Nested(_) | T::Geo(_) => json_value(&ty.storage().expect("an alias"), raw, cx),
+        T::Nested(_) | T::Geo(_) => json_value(&ty.storage().ok_or_else(|| format!("no storage type for {ty}"))?, raw, cx),
         scalar_ty => {
             if text.starts_with('"') {
                 let s = json_string(text, cx)?;

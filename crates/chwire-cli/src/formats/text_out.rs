@@ -71,8 +71,8 @@ pub struct NativeSource {
 }
 
 impl NativeSource {
-    pub fn open(input: Option<&std::path::Path>, limits: chwire::Limits) -> chwire::Result<NativeSource> {
-        Ok(NativeSource { blocks: NativeBlocks::open(input, limits)?, peeked: None, skip: 0 })
+    pub fn new(input: Box<dyn std::io::Read>, limits: chwire::Limits) -> NativeSource {
+        NativeSource { blocks: NativeBlocks::new(input, limits), peeked: None, skip: 0 }
     }
 }
 

@@ -233,6 +233,9 @@ impl ColumnData {
                 if *width != n {
                     return Err(format!("storage width {width} does not fit type {ty}"));
                 }
+                if n == 0 {
+                    return Err(format!("{ty}: a fixed width must be positive"));
+                }
                 if data.len() % n != 0 {
                     return Err(format!("{} bytes is not a multiple of the width {width}", data.len()));
                 }
