@@ -136,7 +136,14 @@ pub fn text_input(data: &[u8]) {
             })
             .collect::<Vec<Vec<String>>>()
     };
-    assert_eq!(by_column(&blocks), by_column(&again), "{format}: read -> write -> read changed values");
+    let first = by_column(&blocks);
+    // JSON has no infinities or NaN: they are written as null (as ClickHouse does) and read
+    // back as NULL or the default.
+    let non_finite = |v: &String| ["(inf)", "(-inf)", "(NaN)"].iter().any(|x| v.contains(x));
+    if format == Format::JsonEachRow && first.iter().flatten().any(non_finite) {
+        return;
+    }
+    assert_eq!(first, by_column(&again), "{format}: read -> write -> read changed values");
 }
 
 const ARROW_FORMATS: [Format; 3] = [Format::Arrow, Format::ArrowStream, Format::Parquet];
