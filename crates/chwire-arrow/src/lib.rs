@@ -23,10 +23,12 @@ mod infer;
 mod options;
 mod schema;
 mod to_arrow;
+mod unify;
 
 pub use infer::clickhouse_type_for;
 pub use options::{ArrowOptions, Mapping};
 pub use schema::{arrow_type, field_for, CLICKHOUSE_TYPE_KEY};
+pub use unify::DictionaryUnifier;
 
 use arrow_array::{Array, RecordBatch, RecordBatchOptions};
 use arrow_schema::{ArrowError, Schema, SchemaRef};

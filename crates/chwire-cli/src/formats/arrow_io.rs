@@ -9,7 +9,7 @@ use super::{Format, Input, Output, Sink, Source};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use chwire::{Block, DataType};
-use chwire_arrow::{batch_to_block, batch_to_block_inferred, block_to_batch, schema_for, ArrowOptions};
+use chwire_arrow::{batch_to_block, batch_to_block_inferred, block_to_batch, schema_for, ArrowOptions, DictionaryUnifier};
 use std::io::{BufReader, BufWriter, Seek, Write};
 
 fn invalid(e: impl std::fmt::Display) -> chwire::Error {
@@ -46,10 +46,19 @@ struct ArrowSink {
     files: FileOptions,
     schema: Option<SchemaRef>,
     writer: Option<Writer>,
+    /// Arrow files: one dictionary per LowCardinality column across blocks (written as deltas).
+    dictionaries: DictionaryUnifier,
 }
 
 pub fn sink(format: Format, out: Output, files: &FileOptions) -> chwire::Result<Box<dyn Sink>> {
-    Ok(Box::new(ArrowSink { format, out: Some(out), files: files.clone(), schema: None, writer: None }))
+    Ok(Box::new(ArrowSink {
+        format,
+        out: Some(out),
+        files: files.clone(),
+        schema: None,
+        writer: None,
+        dictionaries: DictionaryUnifier::new(),
+    }))
 }
 
 impl Sink for ArrowSink {
@@ -60,7 +69,11 @@ impl Sink for ArrowSink {
             (Err(why), Format::Arrow | Format::ArrowStream) => return Err(invalid(why)),
             (c, _) => c.clone().unwrap_or(None),
         };
-        let ipc = arrow_ipc::writer::IpcWriteOptions::default().try_with_compression(ipc_codec).map_err(arrow_error)?;
+        // A file takes one dictionary per field, grown by deltas (see `DictionaryUnifier`).
+        let ipc = arrow_ipc::writer::IpcWriteOptions::default()
+            .try_with_compression(ipc_codec)
+            .map_err(arrow_error)?
+            .with_dictionary_handling(arrow_ipc::writer::DictionaryHandling::Delta);
         self.writer = Some(match self.format {
             Format::Arrow => Writer::File(arrow_ipc::writer::FileWriter::try_new_with_options(out, &schema, ipc).map_err(arrow_error)?),
             Format::ArrowStream => {
@@ -84,7 +97,7 @@ impl Sink for ArrowSink {
         };
         let batch = block_to_batch(block, schema, &self.files.arrow).map_err(invalid)?;
         match writer {
-            Writer::File(w) => w.write(&batch).map_err(arrow_error),
+            Writer::File(w) => w.write(&self.dictionaries.unify(batch).map_err(invalid)?).map_err(arrow_error),
             Writer::Stream(w) => w.write(&batch).map_err(arrow_error),
             // Row groups end at the properties' row and byte limits.
             Writer::Parquet(w) => w.write(&batch).map_err(parquet_error),
@@ -274,6 +287,55 @@ mod tests {
             assert!(err.to_string().contains("column v: Parquet has no union type"), "{err}");
         }
         assert!(check_parquet_types(&Schema::new(vec![Field::new("x", arrow_schema::DataType::Utf8, false)])).is_ok());
+    }
+
+    /// Blocks of a LowCardinality column with different dictionaries go to one Arrow file
+    /// (one dictionary per field, grown by deltas) and read back to the same values.
+    #[test]
+    fn arrow_files_take_blocks_with_different_dictionaries() {
+        #[derive(Clone, Default)]
+        struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let csv = "a,x\nb,\\N\nc,y\na,\\N\nd,z\nb,x\n";
+        let header = super::super::parse_structure("lc LowCardinality(String), n LowCardinality(Nullable(String))").unwrap();
+        let files = FileOptions { block_limits: super::super::BlockLimits { rows: 2, bytes: 1 << 20 }, ..FileOptions::default() };
+        let read = |format: Format, data: Vec<u8>| -> Vec<String> {
+            let mut src = super::super::source_of(format, Input::Bytes(data.into()), &files, None, chwire::Limits::default()).unwrap();
+            src.bind(&header).unwrap();
+            let mut out = Vec::new();
+            while let Some(b) = src.next_block().unwrap() {
+                for r in 0..b.rows() {
+                    out.push(format!("{:?} {:?}", b.column_at(0).unwrap().value(r), b.column_at(1).unwrap().value(r)));
+                }
+            }
+            out
+        };
+        let mut blocks = Vec::new();
+        let mut src =
+            super::super::source_of(Format::Csv, Input::Bytes(csv.as_bytes().to_vec().into()), &files, None, chwire::Limits::default())
+                .unwrap();
+        src.bind(&header).unwrap();
+        while let Some(b) = src.next_block().unwrap() {
+            blocks.push(b);
+        }
+        assert_eq!(blocks.len(), 3);
+        let out = Shared::default();
+        let mut sink = sink(Format::Arrow, Box::new(out.clone()), &files).unwrap();
+        sink.begin(&header).unwrap();
+        for b in blocks {
+            sink.write(b).unwrap();
+        }
+        sink.finish().unwrap();
+        let file = out.0.lock().unwrap().clone();
+        assert_eq!(read(Format::Arrow, file), read(Format::Csv, csv.as_bytes().to_vec()));
     }
 
     /// UUID columns carry Parquet's UUID logical type and come back as UUID (as from

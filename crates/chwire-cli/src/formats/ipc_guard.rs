@@ -115,15 +115,17 @@ pub fn check_file<F: Read + Seek>(file: &mut F, max_decompressed: u64) -> chwire
 
 /// The decompressed lengths of a file block's compressed buffers (see [`compressed_buffers`]).
 fn check_block_buffers<F: Read + Seek>(file: &mut F, offset: u64, meta: u64, body: u64, max: u64) -> chwire::Result<()> {
-    if meta < 8 || meta > MAX_METADATA as u64 {
-        return Ok(()); // the reader reports it
+    if !(8..=MAX_METADATA as u64).contains(&meta) {
+        return Err(malformed(format!("a block claims {meta} bytes of metadata")));
     }
     let mut head = vec![0u8; meta as usize];
     file.seek(SeekFrom::Start(offset))?;
     file.read_exact(&mut head)?;
-    // The continuation marker (0xFFFFFFFF) and the metadata length, then the flatbuffer.
+    // The continuation marker (0xFFFFFFFF) and the metadata length, then the flatbuffer. It
+    // must lie within the block's metadata: arrow-ipc parses it from the metadata and the body
+    // together, so a message that reaches into the body would escape this check.
     let skip = if head[..4] == [0xff; 4] { 8 } else { 4 };
-    let Ok(message) = arrow_ipc::root_as_message(&head[skip..]) else { return Ok(()) };
+    let message = arrow_ipc::root_as_message(&head[skip..]).map_err(|e| malformed(format!("a block's message header: {e}")))?;
     let mut total = 0;
     for at in compressed_buffers(&message) {
         if at + 8 > body {
