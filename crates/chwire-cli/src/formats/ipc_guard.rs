@@ -158,11 +158,10 @@ pub struct CheckedStream<R> {
     pending: Vec<u8>,
     at: usize,
     max_body: u64,
-    /// The current body: its length, the offsets of its compressed buffers (sorted), the
-    /// prefix being collected and the decompressed total so far.
+    /// The current body: its length, its compressed buffers (offset, the length prefix
+    /// collected so far, how many of its bytes) and the decompressed total so far.
     body_len: u64,
-    buffers: Vec<u64>,
-    prefix: ([u8; 8], usize),
+    buffers: Vec<(u64, [u8; 8], usize)>,
     decompressed: u64,
 }
 
@@ -176,35 +175,27 @@ impl<R: Read> CheckedStream<R> {
             max_body,
             body_len: 0,
             buffers: Vec::new(),
-            prefix: ([0; 8], 0),
             decompressed: 0,
         }
     }
 
     /// Look at body bytes `data` (starting at body offset `pos`) for the decompressed
     /// lengths of compressed buffers; an error once they add up to more than `max_body`.
+    /// Buffers may overlap: every buffer's 8-byte prefix is collected from the bytes as they
+    /// pass, whichever other buffers those bytes belong to.
     fn watch_body(&mut self, pos: u64, data: &[u8]) -> std::io::Result<()> {
         let end = pos + data.len() as u64;
-        while let Some(&start) = self.buffers.first() {
-            let (prefix, filled) = &mut self.prefix;
-            let want = start + *filled as u64;
-            if want >= end {
-                break;
-            }
-            if want < pos {
-                self.buffers.remove(0); // overlapping buffers: the reader judges them
-                *filled = 0;
+        for (start, prefix, filled) in &mut self.buffers {
+            let (from, to) = ((*start).max(pos), (*start + 8).min(end));
+            if from >= to || *filled == 8 {
                 continue;
             }
-            let from = (want - pos) as usize;
-            let n = (8 - *filled).min(data.len() - from);
-            prefix[*filled..*filled + n].copy_from_slice(&data[from..from + n]);
+            let (src, dst) = ((from - pos) as usize, (from - *start) as usize);
+            let n = (to - from) as usize;
+            prefix[dst..dst + n].copy_from_slice(&data[src..src + n]);
             *filled += n;
             if *filled == 8 {
-                let p = *prefix;
-                *filled = 0;
-                self.buffers.remove(0);
-                add_decompressed(&mut self.decompressed, p, self.max_body)
+                add_decompressed(&mut self.decompressed, *prefix, self.max_body)
                     .map_err(|m| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("malformed Arrow input: {m}")))?;
             }
         }
@@ -252,9 +243,9 @@ impl<R: Read> CheckedStream<R> {
             .ok()
             .filter(|&b| b <= self.max_body)
             .ok_or_else(|| bad(format!("a message claims a body of {} bytes (at most {})", message.bodyLength(), self.max_body)))?;
-        self.buffers = compressed_buffers(&message);
-        self.buffers.dedup();
-        self.prefix = ([0; 8], 0);
+        let mut offsets = compressed_buffers(&message);
+        offsets.dedup();
+        self.buffers = offsets.into_iter().map(|o| (o, [0; 8], 0)).collect();
         self.decompressed = 0;
         self.body_len = body;
         self.state = State::Body(body);
@@ -337,6 +328,22 @@ mod tests {
         let input = CheckedStream::new(std::io::Cursor::new(bytes), 1 << 20);
         let r = arrow_ipc::reader::StreamReader::try_new(input, None).map_err(|e| e.to_string())?;
         r.map(|b| b.map(|b| b.num_rows()).map_err(|e| e.to_string())).sum()
+    }
+
+    /// Overlapping buffers (offsets 0 and 4): the second's prefix is read from bytes that
+    /// also belong to the first, in whatever pieces the body passes.
+    #[test]
+    fn overlapping_buffers_are_each_checked() {
+        // Buffer 0's prefix (bytes 0..8) is -1, "stored uncompressed"; buffer 4's (bytes
+        // 4..12) is 0x04000000_ffffffff.
+        let mut body = vec![0xff; 8];
+        body.extend_from_slice(&0x0400_0000u32.to_le_bytes());
+        for piece in [1, 3, 5, 64] {
+            let mut s = CheckedStream::new(std::io::empty(), 1 << 20);
+            s.buffers = vec![(0, [0; 8], 0), (4, [0; 8], 0)];
+            let res = body.chunks(piece).enumerate().try_for_each(|(i, c)| s.watch_body((i * piece) as u64, c));
+            assert!(res.unwrap_err().to_string().contains("claims 288230380446679039 bytes"), "pieces of {piece}");
+        }
     }
 
     /// Found by the arrow_input fuzz target: a compressed buffer claiming 2^58 bytes
