@@ -75,7 +75,7 @@ impl Writer {
         Writer { format, tz, wrote_header: false, buf: Vec::with_capacity(1 << 16) }
     }
 
-    /// Render a block and write it out, in chunks of about [`CHUNK`] bytes (rows are
+    /// Render a block and write it out, in chunks of about `CHUNK` bytes (rows are
     /// rendered into the internal buffer, which is written out whenever it fills).
     pub fn write_block(&mut self, block: &Block, out: &mut impl Write) -> io::Result<()> {
         self.buf.clear();
