@@ -8,30 +8,13 @@ mod formats;
 #[allow(dead_code)]
 mod fuzz_lib;
 
-use std::path::{Path, PathBuf};
+#[path = "../../../fuzz/src/replay.rs"]
+mod replay;
+#[path = "../../chwire-proto/tests/rng/mod.rs"]
+mod rng;
 
-fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut out: Vec<(PathBuf, Vec<u8>)> =
-        entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect();
-    out.sort();
-    out
-}
-
-/// xorshift64*: mutations that are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use rng::Rng;
+use std::path::Path;
 
 fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
     let mut v = seed.to_vec();
@@ -53,25 +36,9 @@ fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
 #[test]
 fn corpora_and_regressions_replay_without_panics() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
-    let mutations: usize = std::env::var("CHWIRE_FUZZ_MUTATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let mutations = replay::mutations(1000);
     for (name, target) in formats::TARGETS {
-        let seeds = files(&dir.join("corpus").join(name));
-        let regressions = files(&dir.join("regressions").join(name));
-        assert!(!seeds.is_empty(), "no seeds for {name}: run fuzz/seeds.py");
-        for (path, data) in seeds.iter().chain(&regressions) {
-            if let Err(e) = std::panic::catch_unwind(|| target(data)) {
-                panic!("{name}: {} panics: {e:?}", path.display());
-            }
-        }
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
-        for i in 0..mutations {
-            let (path, seed) = &seeds[i % seeds.len()];
-            let input = mutate(seed, &mut rng);
-            if let Err(e) = std::panic::catch_unwind(|| target(&input)) {
-                let out = std::env::temp_dir().join(format!("chwire-fuzz-{name}-{i}"));
-                std::fs::write(&out, &input).unwrap();
-                panic!("{name}: mutation {i} of {} panics (input saved to {}): {e:?}", path.display(), out.display());
-            }
-        }
+        replay::replay(&dir, name, target, mutations, |seed| mutate(seed, &mut rng));
     }
 }

@@ -6,20 +6,15 @@
 #[allow(dead_code)]
 mod targets;
 
+#[path = "../../../fuzz/src/replay.rs"]
+mod replay;
 mod rng;
+use replay::files;
 use rng::Rng;
 use std::path::{Path, PathBuf};
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
-}
-
-fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut out: Vec<(PathBuf, Vec<u8>)> =
-        entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect();
-    out.sort();
-    out
 }
 
 /// A seed with a few bytes flipped, set to interesting values, inserted, removed or cut.
@@ -44,26 +39,10 @@ fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
 
 #[test]
 fn corpora_and_regressions_replay_without_panics() {
-    let mutations: usize = std::env::var("CHWIRE_FUZZ_MUTATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(2000);
+    let mutations = replay::mutations(2000);
     for (name, target) in targets::TARGETS {
-        let seeds = files(&fuzz_dir().join("corpus").join(name));
-        let regressions = files(&fuzz_dir().join("regressions").join(name));
-        assert!(!seeds.is_empty(), "no seeds for {name}: run fuzz/seeds.py");
-        for (path, data) in seeds.iter().chain(&regressions) {
-            if let Err(e) = std::panic::catch_unwind(|| target(data)) {
-                panic!("{name}: {} panics: {e:?}", path.display());
-            }
-        }
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
-        for i in 0..mutations {
-            let (path, seed) = &seeds[i % seeds.len()];
-            let input = mutate(seed, &mut rng);
-            if let Err(e) = std::panic::catch_unwind(|| target(&input)) {
-                let out = std::env::temp_dir().join(format!("chwire-fuzz-{name}-{i}"));
-                std::fs::write(&out, &input).unwrap();
-                panic!("{name}: a mutation of {} panics ({e:?}); input saved as {}", path.display(), out.display());
-            }
-        }
+        replay::replay(&fuzz_dir(), name, target, mutations, |seed| mutate(seed, &mut rng));
     }
 }
 
