@@ -33,6 +33,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases  # noqa: E402
+from arrow import json_text_back  # noqa: E402
 
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
@@ -92,7 +93,13 @@ EXPECTED = [
     (r"^lowcardinality/FixedString$", r"^readback Parquet/rich$", r"Incorrect dictionary page size",
      "ClickHouse's Parquet reader refuses arrow-rs' dictionary page of fixed_len_byte_array values (pyarrow reads the file: the self check)"),
     (r"^json", r"^reverse (chdb|pyarrow) Parquet$", r"",
-     "ClickHouse writes JSON to Parquet as JSON text and reads it back as JSON; chwire has no JSON mapping yet and reads it as String"),
+     "ClickHouse writes JSON to Parquet as JSON text and reads it back as JSON; chwire infers String for JSON text that lacks its "
+     "clickhouse.type metadata (as ClickHouse infers for Arrow files, where Dynamic is JSON text too)"),
+    (r"^json_shared/(many_types_max_dynamic_paths_1|max_dynamic_paths_0)$", r"^readback ", r"",
+     "ClickHouse 26.9 parses the JSON text -0 as 0 (its own Arrow output read back loses the sign too)"),
+    (r"^dynamic", r"^readback ", r"",
+     "ClickHouse 26.9 reads JSON text into Dynamic as String values holding that text (its own Arrow output too); chwire "
+     "infers the values' types (the self check)"),
     (r"^map/basic$", r"", r"",
      "Map(Nothing, Nothing): documented uint8 keys; chdb cannot infer its own map<null, null> file"),
 ]
@@ -199,6 +206,7 @@ def check(db, chwire, tmp, name, sql):
         c.add("case", False, known="duplicate column names: chdb cannot read such a file back (as with Native)")
         return c
     expected = chdb_json(db, sql)
+    as_json_text = any(t in d["type"] for d in desc for t in ("Dynamic", "JSON"))
     tz = json.loads(chdb_json(db, "SELECT timezone() AS tz"))["tz"]  # the zone of DateTime without one, as a server's
     settings = ("SETTINGS schema_inference_use_cache_for_file=0, max_threads=1, input_format_parallel_parsing=0, "
                 "allow_suspicious_fixed_string_types=1, allow_suspicious_variant_types=1, allow_suspicious_low_cardinality_types=1, "
@@ -278,6 +286,14 @@ def check(db, chwire, tmp, name, sql):
     for key, path in ours.items():
         code, out, err = run([chwire, "convert", "--from", key.split("/")[0], "--to", "native", "-i", path])
         same = code == 0 and (out == native or (key.startswith(("Parquet", "Arrow/")) and one_block(out) == one_block(native)))
+        if code == 0 and not same and as_json_text:
+            # Dynamic and JSON travel as JSON text: their values come back, not their bytes.
+            back = os.path.join(tmp, "self.native")
+            with open(back, "wb") as f:
+                f.write(out)
+            diff = json_text_back(db, back, structure, expected)
+            c.add(f"self {key}", diff is None, f"Dynamic/JSON converted back: {diff}")
+            continue
         c.add(f"self {key}", same, err if code else f"{len(out)} bytes vs {len(native)}, differ")
 
     # reverse: files written by chdb and pyarrow → chwire → Native → chdb.

@@ -22,7 +22,8 @@ fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<String>) -> Erro
 /// Converts `array` to the storage of `ty`. NULLs are allowed only where `ty` has them.
 pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
     use DataType as T;
-    let accepts_nulls = crate::schema::is_nullable(ty);
+    // A Dynamic value can be NULL (written as JSON `null`, as ClickHouse does).
+    let accepts_nulls = crate::schema::is_nullable(ty) || matches!(ty, T::Dynamic { .. });
     if !accepts_nulls && array.logical_null_count() > 0 {
         return Err(mismatch(array, ty, format!("{} NULLs, but the type is not Nullable", array.logical_null_count())));
     }
@@ -159,6 +160,8 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
         }
         T::LowCardinality(inner) => low_cardinality(array, ty, inner)?,
         T::Variant(types) => variant(array, ty, types)?,
+        T::Json { .. } => crate::json_text::json_from_text(array, ty, crate::json_text::text_of(array, ty)?)?,
+        T::Dynamic { .. } => crate::json_text::dynamic_from_text(array, ty, &crate::json_text::text_of(array, ty)?)?,
         T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry => {
             to_column(array, &ty.storage().ok_or_else(|| Error::UnsupportedType(ty.to_string()))?)?
         }

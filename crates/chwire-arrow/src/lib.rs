@@ -20,6 +20,7 @@
 
 mod from_arrow;
 mod infer;
+mod json_text;
 mod options;
 mod schema;
 mod to_arrow;

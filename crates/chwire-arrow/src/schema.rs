@@ -82,6 +82,10 @@ pub(crate) fn inner_field(name: &str, ty: &DataType, opts: &ArrowOptions) -> Res
             }
             f.with_metadata(md)
         }
+        DataType::Dynamic { .. } | DataType::Json { .. } => f.with_metadata(HashMap::from([
+            ("ARROW:extension:name".to_string(), crate::json_text::JSON_EXTENSION.to_string()),
+            ("ARROW:extension:metadata".to_string(), String::new()),
+        ])),
         _ => f,
     })
 }
@@ -167,7 +171,9 @@ pub fn arrow_type(ty: &DataType, opts: &ArrowOptions) -> Result<A> {
         T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry => {
             arrow_type(&ty.storage().ok_or_else(|| Error::UnsupportedType(ty.to_string()))?, opts)?
         }
-        T::Dynamic { .. } | T::Json { .. } | T::Unsupported(_) => return Err(Error::UnsupportedType(ty.to_string())),
+        // JSON text (extension `arrow.json`, set by `inner_field`), as ClickHouse writes them.
+        T::Dynamic { .. } | T::Json { .. } if rich || opts.use_64_bit_indexes_for_string => A::LargeUtf8,
+        T::Dynamic { .. } | T::Json { .. } => A::Utf8,
         _ => return Err(Error::UnsupportedType(ty.to_string())),
     })
 }

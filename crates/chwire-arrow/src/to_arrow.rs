@@ -172,7 +172,11 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
         (T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry, d) => {
             to_array(&ty.storage().ok_or_else(|| Error::UnsupportedType(ty.to_string()))?, d, nulls, opts)?
         }
-        (T::Dynamic { .. } | T::Json { .. } | T::Unsupported(_), _) => return Err(Error::UnsupportedType(ty.to_string())),
+        (T::Dynamic { .. } | T::Json { .. }, d) => {
+            let text = crate::json_text::to_json_text(ty, d, opts)?;
+            string_array(text, nulls, &ArrowOptions { string_as_string: true, ..opts.clone() })?
+        }
+        (T::Unsupported(_), _) => return Err(Error::UnsupportedType(ty.to_string())),
         (_, d) => return Err(unexpected(&d)),
     })
 }

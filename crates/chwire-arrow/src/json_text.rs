@@ -1,0 +1,220 @@
+//! Dynamic and JSON columns as JSON text, as ClickHouse 26.9 writes them to Arrow (a utf8
+//! array with the canonical `arrow.json` extension; each row is the value as JSONEachRow
+//! prints it, `null` for a NULL Dynamic row), and back.
+//!
+//! Back into a JSON column the text is kept as it is (the column's STRING serialization:
+//! ClickHouse parses it on insert) after checking that each row is a JSON object. Back into a
+//! Dynamic column each row's type is inferred from its JSON text: integers as Int64 (UInt64
+//! above Int64's range), other numbers as Float64, `true`/`false` as Bool, strings as String,
+//! `null` as NULL, and arrays and objects as String holding their JSON text; types beyond the
+//! column's `max_types` go to its shared variant. (ClickHouse 26.9 reads every value back as
+//! a String of its JSON text.)
+
+use crate::options::ArrowOptions;
+use crate::{Error, Result};
+use arrow_array::cast::AsArray;
+use arrow_array::Array;
+use chwire_proto::column::{encode_binary_type, finish_dynamic, BinaryValues, DynamicColumn, VariantColumn};
+use chwire_proto::wire::WriteExt;
+use chwire_proto::{Column, ColumnData, DataType, StringColumn};
+use chwire_text::{write_value, Style, TimeZone};
+
+/// The extension name of JSON text arrays.
+pub(crate) const JSON_EXTENSION: &str = "arrow.json";
+
+/// Renders each row of a Dynamic or JSON column as JSON text.
+pub(crate) fn to_json_text(ty: &DataType, data: ColumnData, opts: &ArrowOptions) -> Result<StringColumn> {
+    let column = Column::new(ty.clone(), data).map_err(|e| Error::value(e.to_string()))?;
+    let tz = TimeZone::get(opts.timezone_or_default(&None)).unwrap_or(TimeZone::UTC);
+    let mut text = StringColumn::with_capacity(column.len(), column.len() * 8);
+    let mut buf = Vec::new();
+    for row in 0..column.len() {
+        buf.clear();
+        write_value(&mut buf, &column.value(row), Style::Json, &tz);
+        text.push(&buf);
+    }
+    Ok(text)
+}
+
+/// A JSON column from JSON text (one object per row), sent in the STRING serialization.
+pub(crate) fn json_from_text(array: &dyn Array, ty: &DataType, text: StringColumn) -> Result<ColumnData> {
+    for (row, value) in text.iter().enumerate() {
+        check_object(value).map_err(|e| mismatch(array, ty, format!("row {row}: {e}")))?;
+    }
+    let mut data = ColumnData::empty_for(ty).map_err(|e| Error::value(e.to_string()))?;
+    let ColumnData::Json(j) = &mut data else { return Err(mismatch(array, ty, "not a JSON type")) };
+    j.version = 1;
+    j.rows = text.len();
+    j.text = Some(text);
+    Ok(data)
+}
+
+/// A Dynamic column from JSON text, each row's type inferred (see the module docs). Types
+/// beyond the column's `max_types` (in first-seen order) go to its shared variant,
+/// binary-encoded, as ClickHouse keeps them.
+pub(crate) fn dynamic_from_text(array: &dyn Array, ty: &DataType, text: &StringColumn) -> Result<ColumnData> {
+    let max_types = match ty {
+        DataType::Dynamic { max_types } => max_types.map_or(32, |m| m as usize),
+        _ => return Err(mismatch(array, ty, "not a Dynamic type")),
+    };
+    let scalars = text
+        .iter()
+        .enumerate()
+        .map(|(row, value)| {
+            if array.is_null(row) { Ok(Scalar::Null) } else { Scalar::parse(value) }
+                .map_err(|e| mismatch(array, ty, format!("row {row}: {e}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut types: Vec<DataType> = Vec::new();
+    let mut variants: Vec<ColumnData> = Vec::new();
+    let (mut discriminators, mut offsets) = (Vec::with_capacity(scalars.len()), Vec::with_capacity(scalars.len()));
+    let mut shared = StringColumn::new();
+    let mut encoded = Vec::new();
+    for v in &scalars {
+        let Some(vt) = v.data_type() else {
+            discriminators.push(VariantColumn::NULL);
+            offsets.push(0);
+            continue;
+        };
+        let i = match types.iter().position(|t| *t == vt) {
+            Some(i) => Some(i),
+            None if types.len() < max_types => {
+                variants.push(ColumnData::empty_for(&vt).map_err(|e| Error::value(e.to_string()))?);
+                types.push(vt.clone());
+                Some(types.len() - 1)
+            }
+            None => None,
+        };
+        let (i, column) = match i {
+            Some(i) => (i, &mut variants[i]),
+            None => {
+                encoded.clear();
+                encode_binary_type(&vt, &mut encoded);
+                v.encode(&mut encoded);
+                shared.push(&encoded);
+                // The shared variant's index is fixed after the loop: mark it for now.
+                discriminators.push(u8::MAX - 1);
+                offsets.push(u32::try_from(shared.len() - 1).map_err(|_| Error::value("more than 2^32 Dynamic values"))?);
+                continue;
+            }
+        };
+        offsets.push(u32::try_from(column.len()).map_err(|_| Error::value("more than 2^32 Dynamic values"))?);
+        discriminators.push(i as u8);
+        v.push_to(column)?;
+    }
+    let shared_values = BinaryValues::decode(&shared).map_err(|e| Error::value(e.to_string()))?;
+    let shared_at = types.len();
+    for d in &mut discriminators {
+        if *d == u8::MAX - 1 {
+            *d = shared_at as u8;
+        }
+    }
+    types.push(DataType::String);
+    variants.push(ColumnData::String(shared));
+    let mut data = ColumnData::Dynamic(Box::new(DynamicColumn {
+        types,
+        shared: Some(shared_at),
+        values: VariantColumn { discriminators, offsets, variants },
+        version: 2,
+        max_types: None,
+        shared_values,
+    }));
+    finish_dynamic(&mut data);
+    Ok(data)
+}
+
+/// The text of a string-typed array (utf8, large_utf8, utf8_view, or binary holding text).
+pub(crate) fn text_of(array: &dyn Array, ty: &DataType) -> Result<StringColumn> {
+    use arrow_schema::DataType as A;
+    let mut s = StringColumn::with_capacity(array.len(), 0);
+    let mut push = |v: Option<&[u8]>| s.push(v.unwrap_or(b"null"));
+    match array.data_type() {
+        A::Utf8 => array.as_string::<i32>().iter().for_each(|v| push(v.map(str::as_bytes))),
+        A::LargeUtf8 => array.as_string::<i64>().iter().for_each(|v| push(v.map(str::as_bytes))),
+        A::Utf8View => array.as_string_view().iter().for_each(|v| push(v.map(str::as_bytes))),
+        A::Binary => array.as_binary::<i32>().iter().for_each(push),
+        A::LargeBinary => array.as_binary::<i64>().iter().for_each(push),
+        _ => return Err(mismatch(array, ty, "expected JSON text (a utf8 array)")),
+    }
+    Ok(s)
+}
+
+fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<String>) -> Error {
+    Error::Mismatch { column: String::new(), arrow: array.data_type().to_string(), clickhouse: ty.to_string(), detail: detail.into() }
+}
+
+fn check_object(text: &[u8]) -> std::result::Result<(), String> {
+    serde_json::from_slice::<serde::de::IgnoredAny>(text).map_err(|e| format!("not JSON: {e}"))?;
+    match text.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Ok(()),
+        _ => Err("a JSON column's value must be a JSON object".into()),
+    }
+}
+
+/// One JSON value as a Dynamic value.
+enum Scalar {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    /// A string's content, or an array's or object's JSON text.
+    Str(String),
+}
+
+impl Scalar {
+    fn parse(text: &[u8]) -> std::result::Result<Scalar, String> {
+        let s = std::str::from_utf8(text).map_err(|_| "not UTF-8".to_string())?.trim();
+        Ok(match s {
+            "null" => Scalar::Null,
+            "true" => Scalar::Bool(true),
+            "false" => Scalar::Bool(false),
+            _ if s.starts_with('"') => Scalar::Str(serde_json::from_str(s).map_err(|e| format!("not a JSON string: {e}"))?),
+            _ if s.starts_with(['[', '{']) => {
+                serde_json::from_str::<serde::de::IgnoredAny>(s).map_err(|e| format!("not JSON: {e}"))?;
+                Scalar::Str(s.to_string())
+            }
+            _ => match (s.parse::<i64>(), s.parse::<u64>()) {
+                (Ok(i), _) => Scalar::Int(i),
+                (_, Ok(u)) => Scalar::UInt(u),
+                // A JSON number (serde_json's grammar; Rust's float parser accepts more).
+                _ => Scalar::Float(serde_json::from_str(s).map_err(|e| format!("not a JSON value: {e}"))?),
+            },
+        })
+    }
+
+    fn data_type(&self) -> Option<DataType> {
+        Some(match self {
+            Scalar::Null => return None,
+            Scalar::Bool(_) => DataType::Bool,
+            Scalar::Int(_) => DataType::Int64,
+            Scalar::UInt(_) => DataType::UInt64,
+            Scalar::Float(_) => DataType::Float64,
+            Scalar::Str(_) => DataType::String,
+        })
+    }
+
+    /// The value's binary encoding (after its type's), as in a shared variant.
+    fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            Scalar::Null => {}
+            Scalar::Bool(b) => out.put_u8(u8::from(*b)),
+            Scalar::Int(i) => out.put_u64_le(*i as u64),
+            Scalar::UInt(u) => out.put_u64_le(*u),
+            Scalar::Float(f) => out.put_u64_le(f.to_bits()),
+            Scalar::Str(s) => out.put_str(s),
+        }
+    }
+
+    fn push_to(&self, column: &mut ColumnData) -> Result<()> {
+        match (self, column) {
+            (Scalar::Bool(b), ColumnData::UInt8(c)) => c.push(u8::from(*b)),
+            (Scalar::Int(i), ColumnData::Int64(c)) => c.push(*i),
+            (Scalar::UInt(u), ColumnData::UInt64(c)) => c.push(*u),
+            (Scalar::Float(f), ColumnData::Float64(c)) => c.push(*f),
+            (Scalar::Str(s), ColumnData::String(c)) => c.push(s),
+            _ => return Err(Error::value("inconsistent Dynamic variant")),
+        }
+        Ok(())
+    }
+}

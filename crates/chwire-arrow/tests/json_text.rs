@@ -1,0 +1,98 @@
+//! Dynamic and JSON columns as JSON text (`arrow.json`), as ClickHouse 26.9 writes them, and
+//! back: JSON columns keep the text, Dynamic values get their types inferred. (The oracle,
+//! tests/oracle/arrow.py, compares both with chdb for every conformance case.)
+
+use arrow_array::{Array, ArrayRef, LargeStringArray, RecordBatch, StringArray};
+use arrow_schema::{Field, Schema};
+use chwire_arrow::{batch_to_block, block_to_batch, schema_of_block, ArrowOptions, Mapping};
+use chwire_proto::{Block, DataType, Value};
+use std::sync::Arc;
+
+fn batch(name: &str, array: ArrayRef) -> RecordBatch {
+    let schema = Schema::new(vec![Field::new(name, array.data_type().clone(), true)]);
+    RecordBatch::try_new(Arc::new(schema), vec![array]).unwrap()
+}
+
+fn ty(s: &str) -> DataType {
+    DataType::parse(s).unwrap()
+}
+
+/// The block as JSON text again, in both mappings: the field has the `arrow.json` extension.
+fn texts(block: &Block) -> Vec<String> {
+    let mut out = Vec::new();
+    for mapping in [Mapping::Rich, Mapping::ClickHouse] {
+        let opts = ArrowOptions { mapping, ..Default::default() };
+        let schema = schema_of_block(block, &opts).unwrap();
+        let field = schema.field(0);
+        assert_eq!(field.metadata().get("ARROW:extension:name").map(String::as_str), Some("arrow.json"));
+        let b = block_to_batch(block.clone(), &schema, &opts).unwrap();
+        let col = b.column(0);
+        let values: Vec<String> = match mapping {
+            Mapping::Rich => col.as_any().downcast_ref::<LargeStringArray>().unwrap().iter().map(|v| v.unwrap().to_string()).collect(),
+            _ => col.as_any().downcast_ref::<StringArray>().unwrap().iter().map(|v| v.unwrap().to_string()).collect(),
+        };
+        if out.is_empty() {
+            out = values;
+        } else {
+            assert_eq!(out, values);
+        }
+    }
+    out
+}
+
+#[test]
+fn dynamic_values_get_their_types_inferred() {
+    let text = ["1", "\"x\"", "null", "[1, 2]", "1.5", "true", "18446744073709551615", "-7", "{\"a\":1}"];
+    let array: ArrayRef = Arc::new(StringArray::from(text.to_vec()));
+    let block = batch_to_block(&batch("d", array), &[("d".to_string(), ty("Dynamic"))]).unwrap();
+    let d = block.column("d").unwrap();
+    let want = [
+        Value::Int(1),
+        Value::String(b"x"),
+        Value::Null,
+        Value::String(b"[1, 2]"),
+        Value::Float64(1.5),
+        Value::Bool(true),
+        Value::UInt(u64::MAX),
+        Value::Int(-7),
+        Value::String(b"{\"a\":1}"),
+    ];
+    for (row, w) in want.iter().enumerate() {
+        assert_eq!(&d.value(row), w, "row {row}");
+    }
+    // Back to JSON text as ClickHouse renders those values (arrays and objects are Strings now).
+    assert_eq!(texts(&block), ["1", "\"x\"", "null", "\"[1, 2]\"", "1.5", "true", "18446744073709551615", "-7", "\"{\\\"a\\\":1}\""]);
+}
+
+#[test]
+fn dynamic_types_beyond_max_types_go_to_the_shared_variant() {
+    let array: ArrayRef = Arc::new(StringArray::from(vec![Some("1"), Some("\"x\""), None, Some("2.5"), Some("2")]));
+    for target in ["Dynamic(max_types=1)", "Dynamic(max_types=0)"] {
+        let block = batch_to_block(&batch("d", array.clone()), &[("d".to_string(), ty(target))]).unwrap();
+        let d = block.column("d").unwrap();
+        let got: Vec<Value> = (0..5).map(|r| d.value(r)).collect();
+        assert_eq!(got, [Value::Int(1), Value::String(b"x"), Value::Null, Value::Float64(2.5), Value::Int(2)], "{target}");
+        // The block encodes and decodes as ClickHouse's Native (shared values included).
+        let mut wire = Vec::new();
+        chwire_proto::native::encode_block(&block, &mut wire);
+        let again = chwire_proto::native::decode_block(&mut chwire_proto::wire::Reader::new(&wire)).unwrap();
+        assert_eq!(again.column("d").unwrap().value(3), Value::Float64(2.5));
+        assert_eq!(texts(&block), ["1", "\"x\"", "null", "2.5", "2"]);
+    }
+}
+
+#[test]
+fn json_columns_keep_their_text_and_must_be_objects() {
+    let array: ArrayRef = Arc::new(StringArray::from(vec!["{\"a\":{\"b\":[1,2]}}", " {} "]));
+    let block = batch_to_block(&batch("j", array), &[("j".to_string(), ty("JSON"))]).unwrap();
+    assert_eq!(block.column("j").unwrap().value(0), Value::JsonText(b"{\"a\":{\"b\":[1,2]}}"));
+    assert_eq!(texts(&block), ["{\"a\":{\"b\":[1,2]}}", " {} "]);
+    for bad in ["[1]", "{\"a\":", "1"] {
+        let array: ArrayRef = Arc::new(StringArray::from(vec!["{}", bad]));
+        let err = batch_to_block(&batch("j", array), &[("j".to_string(), ty("JSON"))]).unwrap_err().to_string();
+        assert!(err.contains("column j") && err.contains("row 1"), "{bad}: {err}");
+    }
+    let array: ArrayRef = Arc::new(StringArray::from(vec!["1", "nope"]));
+    let err = batch_to_block(&batch("d", array), &[("d".to_string(), ty("Dynamic"))]).unwrap_err().to_string();
+    assert!(err.contains("column d") && err.contains("row 1"), "{err}");
+}
