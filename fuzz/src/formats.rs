@@ -190,6 +190,16 @@ fn round_trip(block: Block, opts: &ArrowOptions) {
         Err(e) if e.to_string().contains("does not fit precision") => return,
         Err(e) => panic!("{header:?}: a batch chwire made does not convert back: {e}"),
     };
+    if header.iter().any(|(_, t)| {
+        let name = t.to_string();
+        name.contains("Dynamic") || name.contains("JSON")
+    }) {
+        // Dynamic and JSON travel as JSON text and come back as the values of that text
+        // (Dynamic's types inferred): converting again gives the same batch.
+        let again = block_to_batch(back, &schema, opts).unwrap_or_else(|e| panic!("{header:?}: converted back, not to Arrow again: {e}"));
+        assert!(again == batch, "block -> Arrow ({:?}) -> block -> Arrow changed the JSON text", opts.mapping);
+        return;
+    }
     assert_eq!(before, values(&back), "block -> Arrow ({:?}) -> block changed values", opts.mapping);
 }
 
