@@ -30,6 +30,23 @@ pub enum Format {
     Native,
 }
 
+/// The CSV field names of a column: a Tuple's elements are fields of their own, named
+/// `column.element` (by name, or 1-based position), nested tuples further; a Nullable(Tuple)
+/// is one field (as ClickHouse 26.9 writes CSVWithNames).
+pub fn csv_names(name: &str, ty: &chwire::DataType) -> Vec<String> {
+    match ty {
+        chwire::DataType::Tuple(items) => items
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (el, t))| {
+                let sub = el.clone().unwrap_or_else(|| (i + 1).to_string());
+                csv_names(&format!("{name}.{sub}"), t)
+            })
+            .collect(),
+        _ => vec![name.to_string()],
+    }
+}
+
 /// Rendered bytes are written out in chunks of about this size.
 const CHUNK: usize = 1 << 16;
 
@@ -75,11 +92,17 @@ impl Writer {
     fn delimited(&mut self, block: &Block, sep: u8, style: Style, names: bool, out: &mut impl Write) -> io::Result<()> {
         if names && !self.wrote_header {
             self.wrote_header = true;
-            for (i, n) in block.names().enumerate() {
-                if i > 0 {
-                    self.buf.push(sep);
+            let mut first = true;
+            for (n, c) in block.columns() {
+                // CSV: a tuple's elements are fields of their own, named as ClickHouse does.
+                let names = if style == Style::Csv { csv_names(n, c.data_type()) } else { vec![n.clone()] };
+                for n in names {
+                    if !first {
+                        self.buf.push(sep);
+                    }
+                    first = false;
+                    write_string(&mut self.buf, n.as_bytes(), style);
                 }
-                write_string(&mut self.buf, n.as_bytes(), style);
             }
             self.buf.push(b'\n');
         }

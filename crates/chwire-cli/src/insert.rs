@@ -4,7 +4,8 @@
 
 use crate::formats::{self, Format};
 use chwire::proto::packet::client::quote_identifiers;
-use chwire::{Client, Options};
+use chwire::proto::Value;
+use chwire::{Client, DataType, Options};
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -47,6 +48,13 @@ pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
         eprintln!("No blocks in the input: nothing inserted.");
         return Ok(());
     }
+    let names = match names {
+        // CSVWithNames names a tuple's elements (`t.a`, `t.b`): list the table's columns.
+        Some(n) if args.format == Format::CsvWithNames && n.iter().any(|x| x.contains('.')) => {
+            Some(csv_columns(&mut client, &args.table, n).await?)
+        }
+        n => n,
+    };
     let columns = names.map(|n| format!(" ({})", quote_identifiers(n.iter().map(String::as_str)))).unwrap_or_default();
     let mut query = client.query(format!("INSERT INTO {}{columns} VALUES", args.table));
     for (k, v) in settings {
@@ -90,4 +98,25 @@ pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
     let summary = insert.end().await?;
     eprintln!("Inserted {} rows into {} in {:.2}s.", summary.rows_sent, args.table, started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The table's columns a CSVWithNames names line names, in order: a Tuple column for the
+/// names of its elements (`t.a`, `t.b` or `t.1`, `t.2`, as ClickHouse writes them), other
+/// columns (Nested `n.x` included) by their own names.
+async fn csv_columns(client: &mut Client, table: &str, names: Vec<String>) -> chwire::Result<Vec<String>> {
+    let mut target = Vec::new();
+    for b in client.query(format!("DESCRIBE TABLE {table}")).fetch_blocks().await? {
+        let (Some(n), Some(t)) = (b.column("name"), b.column("type")) else { continue };
+        for row in 0..b.rows() {
+            if let (Value::String(n), Value::String(t)) = (n.value(row), t.value(row)) {
+                let ty = DataType::parse(&String::from_utf8_lossy(t)).map_err(|e| chwire::Error::invalid_input(e.to_string()))?;
+                target.push((String::from_utf8_lossy(n).into_owned(), ty));
+            }
+        }
+    }
+    let mut columns: Vec<String> = Vec::new();
+    for c in formats::text_in::columns_of_names(Format::CsvWithNames, &names, &target)? {
+        columns.push(target[c].0.clone());
+    }
+    Ok(columns)
 }

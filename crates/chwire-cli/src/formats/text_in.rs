@@ -356,18 +356,7 @@ impl Source for TextSource {
     fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()> {
         self.read_names()?;
         self.fields = match &self.names {
-            Some(names) => names
-                .iter()
-                .map(|n| {
-                    target.iter().position(|(t, _)| t == n).ok_or_else(|| {
-                        chwire::Error::invalid_input(format!(
-                            "{} input: no column {n:?} in {}",
-                            self.format,
-                            target.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
-                        ))
-                    })
-                })
-                .collect::<chwire::Result<_>>()?,
+            Some(names) => columns_of_names(self.format, names, target)?,
             None => (0..target.len()).collect(),
         };
         self.target = Some(target.to_vec());
@@ -480,5 +469,67 @@ fn short(s: &str) -> String {
         format!("{cut:?}...")
     } else {
         format!("{cut:?}")
+    }
+}
+
+/// The target column of each column a names line names. In CSV a Tuple column spans several
+/// names (`t.1`, `t.2` or `t.a`, `t.b`: [`crate::format::csv_names`]), as ClickHouse 26.9
+/// writes CSVWithNames.
+pub fn columns_of_names(format: Format, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<usize>> {
+    let csv = matches!(format, Format::Csv | Format::CsvWithNames);
+    let mut columns = Vec::new();
+    let mut i = 0;
+    while let Some(n) = names.get(i) {
+        let spans = target.iter().enumerate().find_map(|(c, (t, ty))| {
+            if t == n {
+                return Some((c, 1));
+            }
+            let parts = if csv { crate::format::csv_names(t, ty) } else { return None };
+            // (An empty tuple has no fields: it cannot be named.)
+            let tuple = matches!(ty, DataType::Tuple(_)) && !parts.is_empty();
+            (tuple && names.get(i..i + parts.len()) == Some(&parts[..])).then_some((c, parts.len()))
+        });
+        let Some((c, width)) = spans else {
+            return Err(chwire::Error::invalid_input(format!(
+                "{format} input: no column {n:?} in {}",
+                target.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+            )));
+        };
+        columns.push(c);
+        i += width;
+    }
+    Ok(columns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ClickHouse 26.9's CSVWithNames of `CAST((1, 'a') AS Tuple(a UInt8, b String)) AS tu,
+    /// ((1, 2), 3) AS n, 2 AS x` (chdb): a tuple's elements are named fields of their own.
+    #[test]
+    fn csv_names_of_tuple_elements_bind_to_the_tuple() {
+        let text = b"\"tu.a\",\"tu.b\",\"n.1.1\",\"n.1.2\",\"n.2\",\"x\"\n1,\"a\",1,2,3,2\n".to_vec();
+        let target = super::super::parse_structure("x UInt8, n Tuple(Tuple(UInt8, UInt8), UInt8), tu Tuple(a UInt8, b String)").unwrap();
+        let mut s = TextSource::new(Format::CsvWithNames, Box::new(std::io::Cursor::new(text)), None, BlockLimits::default());
+        s.bind(&target).unwrap();
+        let b = s.next_block().unwrap().unwrap();
+        let row: Vec<String> = b.columns().iter().map(|(_, c)| format!("{:?}", c.value(0))).collect();
+        assert_eq!(row[0], "UInt(2)");
+        assert!(row[2].contains("UInt(1)") && row[2].contains("String([97])"), "{row:?}");
+        // Written back with the names ClickHouse gives the elements.
+        let mut out = Vec::new();
+        let mut w = crate::format::Writer::new(crate::format::Format::CsvWithNames, None);
+        w.write_block(&b, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "\"x\",\"n.1.1\",\"n.1.2\",\"n.2\",\"tu.a\",\"tu.b\"\n2,1,2,3,1,\"a\"\n");
+        // A name that is neither a column nor a whole tuple's elements is an error.
+        let partial = b"\"tu.a\",\"x\"\n1,2\n".to_vec();
+        let mut s = TextSource::new(Format::CsvWithNames, Box::new(std::io::Cursor::new(partial)), None, BlockLimits::default());
+        assert!(s.bind(&target).unwrap_err().to_string().contains("no column \"tu.a\""));
+        // Nested columns of a table are named `n.x` themselves: they bind by their own names.
+        let table = super::super::parse_structure("`n.x` Array(UInt8), `n.y` Array(String), t Tuple(x UInt8)").unwrap();
+        let names: Vec<String> = ["t.x", "n.y", "n.x"].map(String::from).to_vec();
+        assert_eq!(columns_of_names(Format::CsvWithNames, &names, &table).unwrap(), [2, 1, 0]);
+        assert!(columns_of_names(Format::TsvWithNames, &names, &table).is_err(), "TSV writes a tuple as one field");
     }
 }
