@@ -4,8 +4,9 @@
 //!
 //! Back into a JSON column the text is kept as it is (the column's STRING serialization:
 //! ClickHouse parses it on insert) after checking that each row is a JSON object. Back into a
-//! Dynamic column each row's type is inferred from its JSON text: integers as Int64 (UInt64
-//! above Int64's range), other numbers as Float64, `true`/`false` as Bool, strings as String,
+//! Dynamic column each row's type is inferred from its JSON text: integers as Int64 (UInt64,
+//! Int128, UInt128 beyond Int64's range; wider ones as String of their digits), other
+//! numbers as Float64 (`-0` included; beyond its range as String), `true`/`false` as Bool, strings as String,
 //! `null` as NULL, and arrays and objects as String holding their JSON text; types beyond the
 //! column's `max_types` go to its shared variant. (ClickHouse 26.9 reads every value back as
 //! a String of its JSON text.)
@@ -31,6 +32,10 @@ pub(crate) fn to_json_text(ty: &DataType, data: ColumnData, opts: &ArrowOptions)
     for row in 0..column.len() {
         buf.clear();
         write_value(&mut buf, &column.value(row), Style::Json, &tz);
+        if std::str::from_utf8(&buf).is_err() {
+            // ClickHouse writes such bytes as they are; an Arrow utf8 array cannot hold them.
+            return Err(Error::value(format!("row {row}: the value's JSON text is not valid UTF-8 (a String inside it is not)")));
+        }
         text.push(&buf);
     }
     Ok(text)
@@ -157,6 +162,8 @@ enum Scalar {
     Bool(bool),
     Int(i64),
     UInt(u64),
+    Int128(i128),
+    UInt128(u128),
     Float(f64),
     /// A string's content, or an array's or object's JSON text.
     Str(String),
@@ -164,7 +171,7 @@ enum Scalar {
 
 impl Scalar {
     fn parse(text: &[u8]) -> std::result::Result<Scalar, String> {
-        let s = std::str::from_utf8(text).map_err(|_| "not UTF-8".to_string())?.trim();
+        let s = std::str::from_utf8(text).map_err(|_| "not UTF-8".to_string())?.trim_matches(|c: char| c.is_ascii_whitespace());
         Ok(match s {
             "null" => Scalar::Null,
             "true" => Scalar::Bool(true),
@@ -174,12 +181,30 @@ impl Scalar {
                 serde_json::from_str::<serde::de::IgnoredAny>(s).map_err(|e| format!("not JSON: {e}"))?;
                 Scalar::Str(s.to_string())
             }
-            _ => match (s.parse::<i64>(), s.parse::<u64>()) {
-                (Ok(i), _) => Scalar::Int(i),
-                (_, Ok(u)) => Scalar::UInt(u),
-                // A JSON number (serde_json's grammar; Rust's float parser accepts more).
-                _ => Scalar::Float(serde_json::from_str(s).map_err(|e| format!("not a JSON value: {e}"))?),
-            },
+            _ => {
+                // A JSON number: serde_json checks the grammar (no `+1`, `007`, `.5`, ...).
+                serde_json::from_str::<serde::de::IgnoredAny>(s).map_err(|e| format!("not a JSON value: {e}"))?;
+                if s.contains(['.', 'e', 'E']) {
+                    match s.parse::<f64>() {
+                        Ok(f) if f.is_finite() => Scalar::Float(f),
+                        // Beyond Float64's range: the number's text, exactly.
+                        _ => Scalar::Str(s.to_string()),
+                    }
+                } else if s.starts_with('-') && s.trim_start_matches(['-', '0']).is_empty() {
+                    Scalar::Float(-0.0)
+                } else if let Ok(i) = s.parse::<i64>() {
+                    Scalar::Int(i)
+                } else if let Ok(u) = s.parse::<u64>() {
+                    Scalar::UInt(u)
+                } else if let Ok(i) = s.parse::<i128>() {
+                    Scalar::Int128(i)
+                } else if let Ok(u) = s.parse::<u128>() {
+                    Scalar::UInt128(u)
+                } else {
+                    // Beyond 128 bits: the digits, exactly (not rounded to a Float64).
+                    Scalar::Str(s.to_string())
+                }
+            }
         })
     }
 
@@ -189,6 +214,8 @@ impl Scalar {
             Scalar::Bool(_) => DataType::Bool,
             Scalar::Int(_) => DataType::Int64,
             Scalar::UInt(_) => DataType::UInt64,
+            Scalar::Int128(_) => DataType::Int128,
+            Scalar::UInt128(_) => DataType::UInt128,
             Scalar::Float(_) => DataType::Float64,
             Scalar::Str(_) => DataType::String,
         })
@@ -201,6 +228,8 @@ impl Scalar {
             Scalar::Bool(b) => out.put_u8(u8::from(*b)),
             Scalar::Int(i) => out.put_u64_le(*i as u64),
             Scalar::UInt(u) => out.put_u64_le(*u),
+            Scalar::Int128(i) => out.extend_from_slice(&i.to_le_bytes()),
+            Scalar::UInt128(u) => out.extend_from_slice(&u.to_le_bytes()),
             Scalar::Float(f) => out.put_u64_le(f.to_bits()),
             Scalar::Str(s) => out.put_str(s),
         }
@@ -211,6 +240,8 @@ impl Scalar {
             (Scalar::Bool(b), ColumnData::UInt8(c)) => c.push(u8::from(*b)),
             (Scalar::Int(i), ColumnData::Int64(c)) => c.push(*i),
             (Scalar::UInt(u), ColumnData::UInt64(c)) => c.push(*u),
+            (Scalar::Int128(i), ColumnData::Int128(c)) => c.push(*i),
+            (Scalar::UInt128(u), ColumnData::UInt128(c)) => c.push(*u),
             (Scalar::Float(f), ColumnData::Float64(c)) => c.push(*f),
             (Scalar::Str(s), ColumnData::String(c)) => c.push(s),
             _ => return Err(Error::value("inconsistent Dynamic variant")),

@@ -65,6 +65,25 @@ fn dynamic_values_get_their_types_inferred() {
 }
 
 #[test]
+fn dynamic_numbers_keep_every_digit_and_sign() {
+    let text =
+        ["-0", "-9223372036854775809", "340282366920938463463374607431768211455", "1e400", "123456789012345678901234567890123456789012"];
+    let array: ArrayRef = Arc::new(StringArray::from(text.to_vec()));
+    let block = batch_to_block(&batch("d", array), &[("d".to_string(), ty("Dynamic(max_types=2)"))]).unwrap();
+    let d = block.column("d").unwrap();
+    assert!(matches!(d.value(0), Value::Float64(f) if f == 0.0 && f.is_sign_negative()));
+    assert_eq!(d.value(1), Value::Int128(-9223372036854775809));
+    // Beyond max_types: in the shared variant, binary-encoded, decoded back exactly.
+    assert_eq!(d.value(2), Value::UInt128(u128::MAX));
+    assert_eq!(d.value(3), Value::String(b"1e400"));
+    assert_eq!(d.value(4), Value::String(b"123456789012345678901234567890123456789012"));
+    for bad in ["+1", "007", ".5", "1.", "0x10", "\u{a0}1"] {
+        let array: ArrayRef = Arc::new(StringArray::from(vec![bad]));
+        assert!(batch_to_block(&batch("d", array), &[("d".to_string(), ty("Dynamic"))]).is_err(), "{bad}");
+    }
+}
+
+#[test]
 fn dynamic_types_beyond_max_types_go_to_the_shared_variant() {
     let array: ArrayRef = Arc::new(StringArray::from(vec![Some("1"), Some("\"x\""), None, Some("2.5"), Some("2")]));
     for target in ["Dynamic(max_types=1)", "Dynamic(max_types=0)"] {

@@ -32,10 +32,10 @@ pub enum Format {
 
 /// The CSV field names of a column: a Tuple's elements are fields of their own, named
 /// `column.element` (by name, or 1-based position), nested tuples further; a Nullable(Tuple)
-/// is one field (as ClickHouse 26.9 writes CSVWithNames).
+/// and an empty tuple are one field (as ClickHouse 26.9 writes CSVWithNames).
 pub fn csv_names(name: &str, ty: &chwire::DataType) -> Vec<String> {
     match ty {
-        chwire::DataType::Tuple(items) => items
+        chwire::DataType::Tuple(items) if !items.is_empty() => items
             .iter()
             .enumerate()
             .flat_map(|(i, (el, t))| {
@@ -107,26 +107,14 @@ impl Writer {
             self.buf.push(b'\n');
         }
         let cols = block.columns();
-        // CSV writes a tuple's elements as separate fields, but a Nullable(Tuple) as one.
-        let one_field: Vec<bool> = cols
-            .iter()
-            .map(|(_, c)| {
-                style == Style::Csv && matches!(c.data_type(), chwire::DataType::Nullable(t) if matches!(**t, chwire::DataType::Tuple(_)))
-            })
-            .collect();
-        let mut tmp = Vec::new();
         for row in 0..block.rows() {
             for (i, (_, c)) in cols.iter().enumerate() {
                 if i > 0 {
                     self.buf.push(sep);
                 }
-                match c.value(row) {
-                    v @ Value::Tuple(_) if one_field[i] => {
-                        tmp.clear();
-                        write_value(&mut tmp, &v, Style::Tsv, &self.tz);
-                        write_string(&mut self.buf, &tmp, Style::Csv);
-                    }
-                    v => write_value(&mut self.buf, &v, style, &self.tz),
+                match style {
+                    Style::Csv => write_csv(&mut self.buf, &c.value(row), c.data_type(), &self.tz),
+                    _ => write_value(&mut self.buf, &c.value(row), style, &self.tz),
                 }
             }
             self.buf.push(b'\n');
@@ -204,6 +192,29 @@ impl Writer {
         }
         line("└", "┴", "┘", &mut self.buf);
         Ok(())
+    }
+}
+
+/// A value in CSV as ClickHouse 26.9 writes it: a (non-empty) tuple's elements are fields of
+/// their own, nested tuples further (named by [`csv_names`]); a Nullable(Tuple), at any depth,
+/// is one field holding its TSV text.
+fn write_csv(out: &mut Vec<u8>, v: &Value<'_>, ty: &chwire::DataType, tz: &TimeZone) {
+    use chwire::DataType as T;
+    match (ty, v) {
+        (T::Tuple(items), Value::Tuple(values)) if !items.is_empty() => {
+            for (i, ((_, t), (_, v))) in items.iter().zip(values).enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_csv(out, v, t, tz);
+            }
+        }
+        (T::Nullable(t), Value::Tuple(_)) if matches!(**t, T::Tuple(_)) => {
+            let mut text = Vec::new();
+            write_value(&mut text, v, Style::Tsv, tz);
+            write_string(out, &text, Style::Csv);
+        }
+        _ => write_value(out, v, Style::Csv, tz),
     }
 }
 

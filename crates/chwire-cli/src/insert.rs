@@ -103,11 +103,26 @@ pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
 /// The table's columns a CSVWithNames names line names, in order: a Tuple column for the
 /// names of its elements (`t.a`, `t.b` or `t.1`, `t.2`, as ClickHouse writes them), other
 /// columns (Nested `n.x` included) by their own names.
+/// (A target DESCRIBE cannot describe, e.g. `FUNCTION …`, keeps the names as they are.)
 async fn csv_columns(client: &mut Client, table: &str, names: Vec<String>) -> chwire::Result<Vec<String>> {
+    let blocks = match client.query(format!("DESCRIBE TABLE {table}")).fetch_blocks().await {
+        Ok(blocks) => blocks,
+        Err(e) if e.code().is_some() => return Ok(names),
+        Err(e) => return Err(e),
+    };
     let mut target = Vec::new();
-    for b in client.query(format!("DESCRIBE TABLE {table}")).fetch_blocks().await? {
+    for b in blocks {
         let (Some(n), Some(t)) = (b.column("name"), b.column("type")) else { continue };
+        let text = |column: &str, row: usize| match b.column(column).map(|c| c.value(row)) {
+            Some(Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
+            Some(Value::UInt(v)) => v.to_string(),
+            _ => String::new(),
+        };
         for row in 0..b.rows() {
+            // Columns an INSERT cannot name, and subcolumns (describe_include_subcolumns).
+            if matches!(text("default_type", row).as_str(), "MATERIALIZED" | "ALIAS") || text("is_subcolumn", row) == "1" {
+                continue;
+            }
             if let (Value::String(n), Value::String(t)) = (n.value(row), t.value(row)) {
                 let ty = DataType::parse(&String::from_utf8_lossy(t)).map_err(|e| chwire::Error::invalid_input(e.to_string()))?;
                 target.push((String::from_utf8_lossy(n).into_owned(), ty));

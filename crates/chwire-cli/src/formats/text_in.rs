@@ -215,7 +215,8 @@ fn split_fields<'b>(row: &'b [u8], csv: bool, bump: &'b Bump) -> Result<Vec<Fiel
 /// How many CSV fields a column takes: a tuple's elements are fields of their own.
 fn csv_width(ty: &DataType) -> usize {
     match ty {
-        DataType::Tuple(items) => items.iter().map(|(_, t)| csv_width(t)).sum(),
+        // An empty tuple is one (empty) field, as ClickHouse writes it.
+        DataType::Tuple(items) if !items.is_empty() => items.iter().map(|(_, t)| csv_width(t)).sum(),
         _ => 1,
     }
 }
@@ -223,6 +224,13 @@ fn csv_width(ty: &DataType) -> usize {
 /// A value of `ty` from the next fields of a CSV or TSV row.
 fn field_value<'b>(ty: &DataType, fields: &mut std::slice::Iter<'_, Field<'b>>, csv: bool, cx: &Ctx<'b>) -> Result<Value<'b>, String> {
     if let (true, DataType::Tuple(items)) = (csv, ty) {
+        if items.is_empty() {
+            let f = fields.next().ok_or("missing field")?;
+            if !f.text.is_empty() {
+                return Err("an empty tuple's field must be empty".into());
+            }
+            return Ok(Value::Tuple(Vec::new()));
+        }
         let values = items.iter().map(|(_, t)| field_value(t, fields, csv, cx).map(|v| (None, v))).collect::<Result<_, _>>()?;
         return Ok(Value::Tuple(values));
     }
@@ -480,14 +488,15 @@ pub fn columns_of_names(format: Format, names: &[String], target: &[(String, Dat
     let mut columns = Vec::new();
     let mut i = 0;
     while let Some(n) = names.get(i) {
-        let spans = target.iter().enumerate().find_map(|(c, (t, ty))| {
-            if t == n {
-                return Some((c, 1));
-            }
-            let parts = if csv { crate::format::csv_names(t, ty) } else { return None };
-            // (An empty tuple has no fields: it cannot be named.)
-            let tuple = matches!(ty, DataType::Tuple(_)) && !parts.is_empty();
-            (tuple && names.get(i..i + parts.len()) == Some(&parts[..])).then_some((c, parts.len()))
+        // A column of exactly this name first, then a tuple whose element fields start here.
+        let exact = target.iter().position(|(t, _)| t == n).map(|c| (c, 1));
+        let spans = exact.or_else(|| {
+            target.iter().enumerate().find_map(|(c, (t, ty))| {
+                let parts = if csv { crate::format::csv_names(t, ty) } else { return None };
+                // (An empty tuple has no fields: it cannot be named.)
+                let tuple = matches!(ty, DataType::Tuple(_)) && !parts.is_empty();
+                (tuple && names.get(i..i + parts.len()) == Some(&parts[..])).then_some((c, parts.len()))
+            })
         });
         let Some((c, width)) = spans else {
             return Err(chwire::Error::invalid_input(format!(
@@ -526,6 +535,25 @@ mod tests {
         let partial = b"\"tu.a\",\"x\"\n1,2\n".to_vec();
         let mut s = TextSource::new(Format::CsvWithNames, Box::new(std::io::Cursor::new(partial)), None, BlockLimits::default());
         assert!(s.bind(&target).unwrap_err().to_string().contains("no column \"tu.a\""));
+        // ClickHouse 26.9's CSVWithNames of an empty tuple and of a Nullable(Tuple) inside a
+        // tuple (chdb): one field each; read and written back byte for byte.
+        for (structure, text) in [
+            ("t Tuple(), x UInt8", "\"t\",\"x\"\n,1\n"),
+            ("t Tuple(UInt8, Nullable(Tuple(UInt8, UInt8))), x UInt8", "\"t.1\",\"t.2\",\"x\"\n1,\"(2,3)\",1\n1,\\N,1\n"),
+        ] {
+            let target = super::super::parse_structure(structure).unwrap();
+            let mut s = TextSource::new(
+                Format::CsvWithNames,
+                Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+                None,
+                BlockLimits::default(),
+            );
+            s.bind(&target).unwrap();
+            let b = s.next_block().unwrap().unwrap();
+            let mut out = Vec::new();
+            crate::format::Writer::new(crate::format::Format::CsvWithNames, None).write_block(&b, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), text, "{structure}");
+        }
         // Nested columns of a table are named `n.x` themselves: they bind by their own names.
         let table = super::super::parse_structure("`n.x` Array(UInt8), `n.y` Array(String), t Tuple(x UInt8)").unwrap();
         let names: Vec<String> = ["t.x", "n.y", "n.x"].map(String::from).to_vec();
