@@ -36,6 +36,13 @@ pub(crate) fn to_json_text(ty: &DataType, data: ColumnData, opts: &ArrowOptions)
             // ClickHouse writes such bytes as they are; an Arrow utf8 array cannot hold them.
             return Err(Error::value(format!("row {row}: the value's JSON text is not valid UTF-8 (a String inside it is not)")));
         }
+        // A JSON column in its STRING serialization (or one inside a Dynamic or an Array)
+        // carries text as it arrived: an `arrow.json` array holds only JSON.
+        let valid = match ty {
+            DataType::Json { .. } => check_object(&buf),
+            _ => serde_json::from_slice::<serde::de::IgnoredAny>(&buf).map(drop).map_err(|e| format!("not JSON: {e}")),
+        };
+        valid.map_err(|e| Error::value(format!("row {row}: the column's text is not JSON text: {e}")))?;
         text.push(&buf);
     }
     Ok(text)

@@ -115,3 +115,23 @@ fn json_columns_keep_their_text_and_must_be_objects() {
     let err = batch_to_block(&batch("d", array), &[("d".to_string(), ty("Dynamic"))]).unwrap_err().to_string();
     assert!(err.contains("column d") && err.contains("row 1"), "{err}");
 }
+
+/// Found by the `arrow_round_trip` fuzz target (CI's smoke slice): a Native JSON column in its
+/// STRING serialization holding text that is not JSON went into the `arrow.json` array as it
+/// was, and chwire could not read its own batch back. It is an error naming the row now.
+#[test]
+fn json_text_that_is_not_json_is_an_error_on_the_way_out() {
+    use chwire_proto::column::decode_column;
+    use chwire_proto::wire::Reader;
+    let json = ty("JSON");
+    // Version 1 (STRING serialization), then two rows of text: `{}` and an empty string.
+    let wire = b"\x01\0\0\0\0\0\0\0\x02{}\x00";
+    let data = decode_column(&json, 2, &mut Reader::new(wire)).unwrap();
+    let block = Block::new().with("j", chwire_proto::Column::new(json, data).unwrap()).unwrap();
+    for mapping in [Mapping::Rich, Mapping::ClickHouse] {
+        let opts = ArrowOptions { mapping, ..Default::default() };
+        let schema = schema_of_block(&block, &opts).unwrap();
+        let err = block_to_batch(block.clone(), &schema, &opts).unwrap_err().to_string();
+        assert!(err.contains("column j") && err.contains("row 1") && err.contains("not JSON"), "{err}");
+    }
+}
