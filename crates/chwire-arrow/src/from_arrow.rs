@@ -15,7 +15,7 @@ use chwire_proto::column::{uuid_to_wire, ArrayColumn, LcKeys, LowCardinalityColu
 use chwire_proto::types::IntervalKind;
 use chwire_proto::{ColumnData, DataType, StringColumn};
 
-fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<String>) -> Error {
+pub(crate) fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<String>) -> Error {
     Error::Mismatch { column: String::new(), arrow: array.data_type().to_string(), clickhouse: ty.to_string(), detail: detail.into() }
 }
 
@@ -160,8 +160,8 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
         }
         T::LowCardinality(inner) => low_cardinality(array, ty, inner)?,
         T::Variant(types) => variant(array, ty, types)?,
-        T::Json { .. } => crate::json_text::json_from_text(array, ty, crate::json_text::text_of(array, ty)?)?,
-        T::Dynamic { .. } => crate::json_text::dynamic_from_text(array, ty, &crate::json_text::text_of(array, ty)?)?,
+        T::Json { .. } => crate::json_text::json_from_text(array, ty, strings(array, ty)?)?,
+        T::Dynamic { .. } => crate::json_text::dynamic_from_text(array, ty, &strings(array, ty)?)?,
         T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry => {
             to_column(array, &ty.storage().ok_or_else(|| Error::UnsupportedType(ty.to_string()))?)?
         }
@@ -329,7 +329,7 @@ fn bfloat16(array: &dyn Array, ty: &DataType) -> Result<Vec<u16>> {
 }
 
 /// Any string or binary flavour as offsets + bytes (rebased when the array is a slice).
-fn strings(array: &dyn Array, ty: &DataType) -> Result<StringColumn> {
+pub(crate) fn strings(array: &dyn Array, ty: &DataType) -> Result<StringColumn> {
     let large;
     let array = match array.data_type() {
         A::LargeBinary | A::LargeUtf8 => array,

@@ -11,9 +11,9 @@
 //! column's `max_types` go to its shared variant. (ClickHouse 26.9 reads every value back as
 //! a String of its JSON text.)
 
+use crate::from_arrow::mismatch;
 use crate::options::ArrowOptions;
 use crate::{Error, Result};
-use arrow_array::cast::AsArray;
 use arrow_array::Array;
 use chwire_proto::column::{encode_binary_type, finish_dynamic, BinaryValues, DynamicColumn, VariantColumn};
 use chwire_proto::wire::WriteExt;
@@ -133,26 +133,6 @@ pub(crate) fn dynamic_from_text(array: &dyn Array, ty: &DataType, text: &StringC
     }));
     finish_dynamic(&mut data);
     Ok(data)
-}
-
-/// The text of a string-typed array (utf8, large_utf8, utf8_view, or binary holding text).
-pub(crate) fn text_of(array: &dyn Array, ty: &DataType) -> Result<StringColumn> {
-    use arrow_schema::DataType as A;
-    let mut s = StringColumn::with_capacity(array.len(), 0);
-    let mut push = |v: Option<&[u8]>| s.push(v.unwrap_or(b"null"));
-    match array.data_type() {
-        A::Utf8 => array.as_string::<i32>().iter().for_each(|v| push(v.map(str::as_bytes))),
-        A::LargeUtf8 => array.as_string::<i64>().iter().for_each(|v| push(v.map(str::as_bytes))),
-        A::Utf8View => array.as_string_view().iter().for_each(|v| push(v.map(str::as_bytes))),
-        A::Binary => array.as_binary::<i32>().iter().for_each(push),
-        A::LargeBinary => array.as_binary::<i64>().iter().for_each(push),
-        _ => return Err(mismatch(array, ty, "expected JSON text (a utf8 array)")),
-    }
-    Ok(s)
-}
-
-fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<String>) -> Error {
-    Error::Mismatch { column: String::new(), arrow: array.data_type().to_string(), clickhouse: ty.to_string(), detail: detail.into() }
 }
 
 fn check_object(text: &[u8]) -> std::result::Result<(), String> {

@@ -50,15 +50,22 @@ impl DataType {
 
     /// Whether `LowCardinality` occurs anywhere in this type.
     pub fn has_low_cardinality(&self) -> bool {
-        match self.structural() {
-            DataType::LowCardinality(_) => true,
-            DataType::Nested(fields) => fields.iter().any(|(_, t)| t.has_low_cardinality()),
-            DataType::Nullable(t) | DataType::Array(t) => t.has_low_cardinality(),
-            DataType::Map(k, v) => k.has_low_cardinality() || v.has_low_cardinality(),
-            DataType::Tuple(items) => items.iter().any(|(_, t)| t.has_low_cardinality()),
-            DataType::Variant(types) => types.iter().any(DataType::has_low_cardinality),
-            _ => false,
-        }
+        self.contains(&|t| matches!(t, DataType::LowCardinality(_)))
+    }
+
+    /// Whether `pred` holds for this type or any type inside it (element, key, value,
+    /// member and variant types; aliases as their structural types).
+    pub fn contains(&self, pred: &dyn Fn(&DataType) -> bool) -> bool {
+        let ty = self.structural();
+        pred(ty)
+            || match ty {
+                DataType::Nullable(t) | DataType::Array(t) | DataType::LowCardinality(t) => t.contains(pred),
+                DataType::Map(k, v) => k.contains(pred) || v.contains(pred),
+                DataType::Tuple(items) => items.iter().any(|(_, t)| t.contains(pred)),
+                DataType::Nested(fields) => fields.iter().any(|(_, t)| t.contains(pred)),
+                DataType::Variant(types) => types.iter().any(|t| t.contains(pred)),
+                _ => false,
+            }
     }
 }
 

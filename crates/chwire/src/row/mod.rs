@@ -256,7 +256,7 @@ impl Builders {
     pub(crate) fn reuse(&mut self, block: Block) {
         for (i, (_, c)) in block.into_columns().into_iter().enumerate() {
             let ty = &self.table_types[i];
-            if !ty.has_low_cardinality() && !has_dynamic(ty) {
+            if !ty.has_low_cardinality() && !ty.contains(&|t| matches!(t, DataType::Dynamic { .. })) {
                 let (_, mut data) = c.into_parts();
                 if data.truncate(0).is_ok() {
                     self.cols[i] = data;
@@ -268,19 +268,6 @@ impl Builders {
     /// Roughly how many bytes the builders hold.
     pub(crate) fn approx_bytes(&self) -> usize {
         self.cols.iter().map(approx_bytes).sum()
-    }
-}
-
-/// Whether a Dynamic column occurs anywhere in `ty`.
-fn has_dynamic(ty: &DataType) -> bool {
-    match ty.structural() {
-        DataType::Dynamic { .. } => true,
-        DataType::Nullable(t) | DataType::Array(t) | DataType::LowCardinality(t) => has_dynamic(t),
-        DataType::Map(k, v) => has_dynamic(k) || has_dynamic(v),
-        DataType::Tuple(items) => items.iter().any(|(_, t)| has_dynamic(t)),
-        DataType::Nested(fields) => fields.iter().any(|(_, t)| has_dynamic(t)),
-        DataType::Variant(types) => types.iter().any(has_dynamic),
-        _ => false,
     }
 }
 
