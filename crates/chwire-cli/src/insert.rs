@@ -112,7 +112,6 @@ async fn csv_columns(client: &mut Client, table: &str, names: Vec<String>) -> ch
     };
     let mut target = Vec::new();
     for b in blocks {
-        let (Some(n), Some(t)) = (b.column("name"), b.column("type")) else { continue };
         let text = |column: &str, row: usize| match b.column(column).map(|c| c.value(row)) {
             Some(Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
             Some(Value::UInt(v)) => v.to_string(),
@@ -123,15 +122,10 @@ async fn csv_columns(client: &mut Client, table: &str, names: Vec<String>) -> ch
             if matches!(text("default_type", row).as_str(), "MATERIALIZED" | "ALIAS") || text("is_subcolumn", row) == "1" {
                 continue;
             }
-            if let (Value::String(n), Value::String(t)) = (n.value(row), t.value(row)) {
-                let ty = DataType::parse(&String::from_utf8_lossy(t)).map_err(|e| chwire::Error::invalid_input(e.to_string()))?;
-                target.push((String::from_utf8_lossy(n).into_owned(), ty));
-            }
+            let ty = DataType::parse(&text("type", row)).map_err(|e| chwire::Error::invalid_input(e.to_string()))?;
+            target.push((text("name", row), ty));
         }
     }
-    let mut columns: Vec<String> = Vec::new();
-    for c in formats::text_in::columns_of_names(Format::CsvWithNames, &names, &target)? {
-        columns.push(target[c].0.clone());
-    }
-    Ok(columns)
+    let columns = formats::text_in::columns_of_names(Format::CsvWithNames, &names, &target)?;
+    Ok(columns.into_iter().map(|c| target[c].0.clone()).collect())
 }
