@@ -9,6 +9,8 @@
 # AddressSanitizer; with --stable (or without nightly) they are built on stable Rust
 # without a sanitizer (`cargo fuzz -s none`), which still finds panics, aborts, hangs and
 # leaks of memory limits. A crash stops the run: its input is in build/fuzz/artifacts/T/.
+# FUZZ_RUNS=N also stops a target after N executions (whichever comes first), e.g.
+# `FUZZ_RUNS=10000000 scripts/fuzz.sh 3600 --stable` for the 10M-per-target goal.
 # Prints one line per target: runs, coverage, features, corpus size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,13 +55,15 @@ mkdir -p build/fuzz
 # the dependency versions the tests ran with.
 [[ -f fuzz/Cargo.lock ]] || cp Cargo.lock fuzz/Cargo.lock
 "${FUZZ[@]}" build -O "${MODE[@]}" >&2
+RUNS=()
+[[ -n "${FUZZ_RUNS:-}" ]] && RUNS=(-runs="$FUZZ_RUNS")
 status=0
 for t in "${TARGETS[@]}"; do
     mkdir -p "build/fuzz/corpus/$t" "build/fuzz/artifacts/$t" fuzz/regressions/"$t"
     log="build/fuzz/$t.log"
     if "${FUZZ[@]}" run -O "${MODE[@]}" "$t" "build/fuzz/corpus/$t" "fuzz/corpus/$t" "fuzz/regressions/$t" -- \
         -max_total_time="$SECONDS_PER_TARGET" -dict="$(dict_of "$t")" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-        -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$t/" >"$log" 2>&1; then
+        -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$t/" "${RUNS[@]}" >"$log" 2>&1; then
         result=ok
     else
         result="CRASH (see $log and build/fuzz/artifacts/$t/)"

@@ -9,6 +9,8 @@
 See docs/PYTHON.md for the API, the type mapping and notes for clickhouse-connect users.
 """
 
+from typing import TYPE_CHECKING
+
 from ._chwire import QueryStream, __version__, read_native
 from ._errors import (
     ConnectionError,
@@ -27,7 +29,25 @@ from ._errors import (
     Warning,
 )
 from ._client import Client, QueryResult, connect
-from ._async import AsyncClient, connect_async
+
+# The asyncio client is imported on first use: asyncio (with ssl, subprocess, logging) adds
+# about 6 MiB to every process that imports chwire, most of which never use it.
+_LAZY = {"AsyncClient", "connect_async"}
+if TYPE_CHECKING:
+    from ._async import AsyncClient, connect_async
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from . import _async
+
+        return getattr(_async, name)
+    raise AttributeError(f"module 'chwire' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY)
+
 
 __all__ = [
     "AsyncClient",

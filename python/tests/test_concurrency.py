@@ -138,3 +138,15 @@ def test_asyncio_client(url):
             with pytest.raises(chwire.ServerError):
                 await b.query_df("SELECT * FROM nope_nope")
     asyncio.run(main())
+
+
+def test_asyncio_is_imported_only_when_used():
+    """`import chwire` leaves asyncio out (about 6 MiB of a process's memory, with ssl and
+    subprocess); chwire.AsyncClient and connect_async import it on first use."""
+    import subprocess
+    import sys
+
+    code = ("import sys, chwire; assert 'asyncio' not in sys.modules, 'asyncio imported'; "
+            "assert chwire.AsyncClient.__name__ == 'AsyncClient'; assert 'asyncio' in sys.modules; "
+            "from chwire import connect_async; assert 'connect_async' in dir(chwire)")
+    subprocess.run([sys.executable, "-c", code], check=True)
