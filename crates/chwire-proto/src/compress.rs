@@ -71,13 +71,12 @@ fn put_checksum(out: &mut [u8], sum: u128) {
     out[8..16].copy_from_slice(&(sum as u64).to_le_bytes());
 }
 
-fn read_checksum(b: &[u8]) -> u128 {
-    let mut first = [0u8; 8];
-    let mut second = [0u8; 8];
-    first.copy_from_slice(&b[..8]);
-    second.copy_from_slice(&b[8..16]);
-    let (first, second) = (u64::from_le_bytes(first), u64::from_le_bytes(second));
-    (u128::from(first) << 64) | u128::from(second)
+/// The frame's 16 checksum bytes: two little-endian u64, the high half first.
+#[cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+fn read_checksum(b: &[u8; CHECKSUM_SIZE]) -> u128 {
+    let (first, second) = b.split_at(8);
+    let half = |h: &[u8]| <[u8; 8]>::try_from(h).map_or(0, u64::from_le_bytes);
+    (u128::from(half(first)) << 64) | u128::from(half(second))
 }
 
 /// Compress `data` into frames of at most [`MAX_FRAME_PAYLOAD`] input bytes each, appended to
@@ -133,9 +132,10 @@ pub fn decompress_frame(input: &[u8], out: &mut Vec<u8>) -> ReadResult<usize> {
 
 /// [`decompress_frame`] accepting frames of at most `max_frame_size` bytes (either size;
 /// [`Limits::max_frame_size`](crate::Limits::max_frame_size)).
+#[cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 pub fn decompress_frame_limited(input: &[u8], out: &mut Vec<u8>, max_frame_size: usize) -> ReadResult<usize> {
     let mut r = Reader::new(input);
-    let sum = read_checksum(r.bytes(CHECKSUM_SIZE)?);
+    let sum = read_checksum(&r.array::<CHECKSUM_SIZE>()?);
     let method = r.u8()?;
     let compressed_size = r.u32_le()? as usize;
     let decompressed_size = r.u32_le()? as usize;
@@ -149,15 +149,15 @@ pub fn decompress_frame_limited(input: &[u8], out: &mut Vec<u8>, max_frame_size:
             return Err(DecodeError::LimitExceeded { what, size: size as u64, limit: max_frame_size as u64 }.into());
         }
     }
-    let total = CHECKSUM_SIZE + compressed_size;
-    if input.len() < total {
+    // Both sizes are at most `max_frame_size`, and the compressed size at least the header's.
+    let total = CHECKSUM_SIZE.saturating_add(compressed_size);
+    let (Some(framed), Some(payload)) = (input.get(CHECKSUM_SIZE..total), input.get(CHECKSUM_SIZE + HEADER_SIZE..total)) else {
         return Err(ReadError::Incomplete { needed: total });
-    }
-    let actual = checksum(&input[CHECKSUM_SIZE..total]);
+    };
+    let actual = checksum(framed);
     if actual != sum {
         return Err(DecodeError::ChecksumMismatch { expected: sum, actual }.into());
     }
-    let payload = &input[CHECKSUM_SIZE + HEADER_SIZE..total];
     // Allocate only what the payload can really produce: LZ4 expands at most ~255x, and a
     // ZSTD frame states its content size, which must agree with the header.
     match method {
@@ -183,16 +183,17 @@ pub fn decompress_frame_limited(input: &[u8], out: &mut Vec<u8>, max_frame_size:
             out.extend_from_slice(payload);
         }
         METHOD_LZ4 => {
-            out.resize(start + decompressed_size, 0);
-            let n = lz4_flex::block::decompress_into(payload, &mut out[start..])
+            out.resize(start.saturating_add(decompressed_size), 0);
+            let n = lz4_flex::block::decompress_into(payload, out.get_mut(start..).unwrap_or_default())
                 .map_err(|e| DecodeError::Decompression(format!("LZ4: {e}")))?;
             if n != decompressed_size {
                 return Err(DecodeError::Decompression(format!("LZ4 frame produced {n} bytes, header says {decompressed_size}")).into());
             }
         }
         METHOD_ZSTD => {
-            out.resize(start + decompressed_size, 0);
-            let n = contexts::decompress(payload, &mut out[start..]).map_err(|e| DecodeError::Decompression(format!("ZSTD: {e}")))?;
+            out.resize(start.saturating_add(decompressed_size), 0);
+            let n = contexts::decompress(payload, out.get_mut(start..).unwrap_or_default())
+                .map_err(|e| DecodeError::Decompression(format!("ZSTD: {e}")))?;
             if n != decompressed_size {
                 return Err(DecodeError::Decompression(format!("ZSTD frame produced {n} bytes, header says {decompressed_size}")).into());
             }
@@ -207,7 +208,7 @@ pub fn decompress_all(mut input: &[u8]) -> Result<Vec<u8>, DecodeError> {
     let mut out = Vec::new();
     while !input.is_empty() {
         let n = decompress_frame(input, &mut out).map_err(|e| e.into_complete(input.len()))?;
-        input = &input[n..];
+        input = input.get(n..).unwrap_or_default();
     }
     Ok(out)
 }

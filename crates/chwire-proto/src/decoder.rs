@@ -9,6 +9,8 @@
 //! compression on, the block part of Data/Totals/Extremes packets is read from a stream of
 //! compressed frames, which are decompressed into an internal buffer as they arrive.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use bytes::{Buf, BytesMut};
 
 use crate::block::{Block, BlockInfo};
@@ -244,11 +246,13 @@ impl PacketDecoder {
         let limits = self.limits;
         loop {
             let step = if compressed {
-                let mut r = Reader::with_limits(&self.plain[self.plain_pos..], limits);
+                let plain = self.plain.get(self.plain_pos..).unwrap_or_default();
+                let mut r = Reader::with_limits(plain, limits);
                 let res = block_step(pb, &mut r, self.rev, self.bare);
                 if res.is_ok() {
-                    self.plain_pos += r.position();
-                    pb.consumed += r.position();
+                    // A reader's position never passes the end of its slice.
+                    self.plain_pos = self.plain_pos.saturating_add(r.position());
+                    pb.consumed = pb.consumed.saturating_add(r.position());
                 }
                 res
             } else {
@@ -257,7 +261,7 @@ impl PacketDecoder {
                 if res.is_ok() {
                     let used = r.position();
                     buf.advance(used);
-                    pb.consumed += used;
+                    pb.consumed = pb.consumed.saturating_add(used);
                 }
                 res
             };
@@ -306,7 +310,7 @@ impl PacketDecoder {
             if self.plain_pos != self.plain.len() {
                 return Err(DecodeError::malformed(
                     "compressed block",
-                    format!("{} bytes follow the block inside its frames", self.plain.len() - self.plain_pos),
+                    format!("{} bytes follow the block inside its frames", self.plain.len().saturating_sub(self.plain_pos)),
                 ));
             }
             self.plain.clear();

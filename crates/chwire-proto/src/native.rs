@@ -1,6 +1,8 @@
 //! The Native format (as `FORMAT Native` writes it): a sequence of blocks without packet
 //! framing, at revision 0 semantics — no BlockInfo, no custom-serialization byte.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use crate::block::{Block, BlockInfo};
 use crate::column::encode_column_of;
 use crate::decoder::decode_named_column;
@@ -55,7 +57,7 @@ pub fn http_exception(rest: &[u8]) -> Option<(i32, String)> {
     if digits == 0 || digits > 9 || !matches!(tail.get(digits), Some(b',' | b'.')) {
         return None;
     }
-    let code = std::str::from_utf8(&tail[..digits]).ok()?.parse().ok()?;
+    let code = std::str::from_utf8(tail.get(..digits)?).ok()?.parse().ok()?;
     Some((code, String::from_utf8_lossy(rest).trim_end().to_string()))
 }
 

@@ -19,6 +19,8 @@
 //! `Nullable` arguments (a flag byte, then the state if the flag is set — except `count`,
 //! which counts non-NULLs itself, and `groupArray`, whose state has no flag).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::StringColumn;
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::types::{AggregateFunctionType, DataType};
@@ -121,7 +123,7 @@ impl StateFormat {
             StateFormat::Uniq => {
                 r.u8()?;
                 let n = r.varuint_len("uniq state", MAX_UNIQ_HASHES)?;
-                r.bytes(n * 4)?;
+                r.bytes(n.saturating_mul(4))?; // n <= MAX_UNIQ_HASHES
             }
             StateFormat::HashSet(w) | StateFormat::GroupArray(Some(w)) => {
                 let n = r.varuint_len("aggregate state", MAX_ELEMENTS)?;
@@ -260,16 +262,16 @@ pub(crate) fn read_states(f: &AggregateFunctionType, rows: usize, r: &mut Reader
     let src = r.rest();
     let mut sub = r.sub(src);
     // Every state takes at least one byte: the offsets are bounded by what was received.
-    let mut offsets = Vec::with_capacity(rows.min(src.len()) + 1);
+    let mut offsets = Vec::with_capacity(rows.min(src.len()).saturating_add(1));
     offsets.push(0u64);
     for _ in 0..rows {
         format.skip(&mut sub, skip_value).map_err(|e| match e {
-            ReadError::Incomplete { needed } => ReadError::Incomplete { needed: r.position() + needed },
+            ReadError::Incomplete { needed } => ReadError::Incomplete { needed: r.position().saturating_add(needed) },
             e => e,
         })?;
         offsets.push(sub.position() as u64);
     }
-    let data = src[..sub.position()].to_vec();
+    let data = src.get(..sub.position()).unwrap_or_default().to_vec(); // a reader stays within its input
     r.skip(sub.position())?;
     StringColumn::try_from_parts(offsets, data).map_err(|e| DecodeError::malformed("aggregate states", e.to_string()).into())
 }

@@ -1,5 +1,7 @@
 //! Server → client packets (bodies). Decoding happens in [`crate::decoder`].
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use crate::block::Block;
 use crate::error::ReadResult;
 use crate::revision::*;
@@ -85,7 +87,7 @@ impl ServerException {
             if chain.len() >= MAX_EXCEPTION_CHAIN {
                 return Err(crate::error::DecodeError::LimitExceeded {
                     what: "exception chain",
-                    size: chain.len() as u64 + 1,
+                    size: (chain.len() as u64).saturating_add(1),
                     limit: MAX_EXCEPTION_CHAIN as u64,
                 }
                 .into());

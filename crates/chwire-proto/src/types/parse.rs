@@ -1,5 +1,7 @@
 //! Type names parsed into [`DataType`]: a generic parse tree first, then the type.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::*;
 
 /// A generic parse tree: `Name(arg, arg, ...)` where an argument is a nested node, a
@@ -38,8 +40,13 @@ impl Parser<'_> {
 
     fn skip_ws(&mut self) {
         while self.peek().is_some_and(|c| c.is_ascii_whitespace()) {
-            self.pos += 1;
+            self.bump();
         }
+    }
+
+    /// Past one byte (the parser's position never passes the name's end by more than one).
+    fn bump(&mut self) {
+        self.pos = self.pos.saturating_add(1);
     }
 
     fn peek(&self) -> Option<u8> {
@@ -53,22 +60,22 @@ impl Parser<'_> {
         }
         let start = self.pos;
         while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
-            self.pos += 1;
+            self.bump();
         }
-        (self.pos > start).then(|| self.s[start..self.pos].to_string())
+        (self.pos > start).then(|| self.s.get(start..self.pos).unwrap_or_default().to_string())
     }
 
     fn quoted(&mut self, q: u8) -> Result<String, DecodeError> {
         // opening quote
-        self.pos += 1;
+        self.bump();
         let mut out = Vec::new();
         let b = self.s.as_bytes();
         loop {
             let Some(&c) = b.get(self.pos) else { return Err(self.err("unterminated quoted string")) };
-            self.pos += 1;
+            self.bump();
             if c == b'\\' {
                 let Some(&e) = b.get(self.pos) else { return Err(self.err("unterminated escape")) };
-                self.pos += 1;
+                self.bump();
                 out.push(match e {
                     b'n' => b'\n',
                     b't' => b'\t',
@@ -82,7 +89,7 @@ impl Parser<'_> {
                 if b.get(self.pos) == Some(&q) {
                     // doubled quote
                     out.push(q);
-                    self.pos += 1;
+                    self.bump();
                 } else {
                     break;
                 }
@@ -96,21 +103,21 @@ impl Parser<'_> {
     fn number(&mut self) -> String {
         let start = self.pos;
         if self.peek() == Some(b'-') || self.peek() == Some(b'+') {
-            self.pos += 1;
+            self.bump();
         }
         while self.peek().is_some_and(|c| c.is_ascii_digit() || c == b'.' || c == b'e' || c == b'E') {
-            self.pos += 1;
+            self.bump();
         }
-        self.s[start..self.pos].to_string()
+        self.s.get(start..self.pos).unwrap_or_default().to_string()
     }
 
     fn node(&mut self) -> Result<Node, DecodeError> {
-        self.depth += 1;
+        self.depth = self.depth.saturating_add(1);
         if self.depth > self.max_depth {
             return Err(self.err(&format!("types nested deeper than {} levels", self.max_depth)));
         }
         let node = self.node_inner();
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
         node
     }
 
@@ -121,7 +128,7 @@ impl Parser<'_> {
                 let s = self.quoted(b'\'')?;
                 self.skip_ws();
                 if self.peek() == Some(b'=') {
-                    self.pos += 1;
+                    self.bump();
                     self.skip_ws();
                     let v = self.number();
                     if v.is_empty() {
@@ -139,20 +146,20 @@ impl Parser<'_> {
                 self.skip_ws();
                 match self.peek() {
                     Some(b'(') => {
-                        self.pos += 1;
+                        self.bump();
                         let mut args = Vec::new();
                         self.skip_ws();
                         if self.peek() == Some(b')') {
-                            self.pos += 1;
+                            self.bump();
                             return Ok(Node::Type { name, args, span: (start, self.pos) });
                         }
                         loop {
                             args.push(self.node()?);
                             self.skip_ws();
                             match self.peek() {
-                                Some(b',') => self.pos += 1,
+                                Some(b',') => self.bump(),
                                 Some(b')') => {
-                                    self.pos += 1;
+                                    self.bump();
                                     break;
                                 }
                                 _ => return Err(self.err("expected ',' or ')'")),
@@ -163,7 +170,7 @@ impl Parser<'_> {
                     // `name Type` inside a tuple / nested
                     Some(c) if c.is_ascii_alphabetic() || c == b'`' => Ok(Node::Named(name, Box::new(self.node()?))),
                     Some(b'=') => {
-                        self.pos += 1;
+                        self.bump();
                         self.skip_ws();
                         let v = self.number();
                         if v.is_empty() {

@@ -41,6 +41,7 @@ impl BinaryValues {
     }
 
     /// [`BinaryValues::decode`] with the given limits.
+    #[cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
     pub fn decode_limited(encoded: &StringColumn, limits: &Limits) -> Result<BinaryValues, DecodeError> {
         let mut out = BinaryValues::default();
         let mut known: HashMap<DataType, u32> = HashMap::new();
@@ -58,16 +59,18 @@ impl BinaryValues {
                     Some(&t) => t,
                     None => {
                         let col = ColumnData::empty_for(&ty).map_err(|_| DecodeError::UnsupportedType(ty.to_string()))?;
+                        let t = out.types.len() as u32;
                         out.types.push(ty.clone());
                         out.columns.push(col);
-                        let t = (out.types.len() - 1) as u32;
                         known.insert(ty, t);
                         t
                     }
                 };
-                let col = &mut out.columns[t as usize];
+                let (Some(ty), Some(col)) = (out.types.get(t as usize), out.columns.get_mut(t as usize)) else {
+                    return Err(DecodeError::malformed("binary-encoded value", "type index outside the decoded types"));
+                };
                 let row = col.len() as u32;
-                read_value(&out.types[t as usize], &mut r, col, 0).map_err(complete)?;
+                read_value(ty, &mut r, col, 0).map_err(complete)?;
                 out.index.push((t, row));
             }
             if !r.is_empty() {

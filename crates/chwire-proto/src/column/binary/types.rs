@@ -1,5 +1,7 @@
 //! Binary encoding of data types (`DataTypesBinaryEncoding`).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::*;
 use crate::error::{DecodeError, ReadResult};
 use crate::types::{AggregateFunctionType, DataType, IntervalKind, JsonArg};
@@ -26,7 +28,7 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
     if depth >= max {
         return Err(malformed(format!("types nested deeper than {max} levels")));
     }
-    let nested = |r: &mut Reader<'_>| decode_type_at(r, depth + 1);
+    let nested = |r: &mut Reader<'_>| decode_type_at(r, depth.saturating_add(1));
     let code = r.u8()?;
     Ok(match code {
         0x00 => T::Nothing,
@@ -83,7 +85,12 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
         }
         0x19..=0x1C => {
             let (precision, scale) = (r.u8()?, r.u8()?);
-            let widest = [9, 18, 38, 76][usize::from(code - 0x19)];
+            let widest = match code {
+                0x19 => 9,
+                0x1A => 18,
+                0x1B => 38,
+                _ => 76,
+            };
             if precision == 0 || precision > widest || scale > precision {
                 return Err(malformed(format!("Decimal({precision}, {scale})")));
             }
@@ -218,7 +225,7 @@ pub(super) fn aggregate_function(r: &mut Reader<'_>, depth: usize) -> ReadResult
     let n = r.varuint_len("function parameters", MAX_TYPE_ELEMENTS)?;
     let params = (0..n).map(|_| field_text(r)).collect::<Result<Vec<_>, _>>()?;
     let n = r.varuint_len("function arguments", MAX_TYPE_ELEMENTS)?;
-    let args = (0..n).map(|_| decode_type_at(r, depth + 1)).collect::<Result<Vec<_>, _>>()?;
+    let args = (0..n).map(|_| decode_type_at(r, depth.saturating_add(1))).collect::<Result<Vec<_>, _>>()?;
     Ok((function, params, args))
 }
 
@@ -229,7 +236,7 @@ pub(super) fn field_text(r: &mut Reader<'_>) -> ReadResult<String> {
         0x01 => r.varuint()?.to_string(),
         0x02 => {
             let z = r.varuint()?;
-            (((z >> 1) as i64) ^ -((z & 1) as i64)).to_string()
+            (((z >> 1) as i64) ^ ((z & 1) as i64).wrapping_neg()).to_string() // zigzag
         }
         0x03 => u128::from_le_bytes(r.array()?).to_string(),
         0x04 => i128::from_le_bytes(r.array()?).to_string(),

@@ -1,11 +1,19 @@
 //! Binary encoding of single values (each type's `serializeBinary`).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::super::{ColumnData, DynamicColumn, JsonColumn, LcKeys, LowCardinalityColumn, VariantColumn};
 use super::types::utf8;
 use super::*;
 use crate::error::{DecodeError, ReadResult};
 use crate::types::DataType;
 use crate::wire::Reader;
+
+/// Element `i` of a column's parts, or an error naming what the storage lacks (the storage
+/// is built for the type, so this only fails when they disagree).
+fn part<'c, T>(parts: &'c mut [T], i: usize, what: &str) -> ReadResult<&'c mut T> {
+    parts.get_mut(i).ok_or_else(|| malformed(format!("{what} storage")))
+}
 
 /// Fewest bytes one binary value of `ty` takes (bounds element counts by the input).
 pub(super) fn min_size(ty: &DataType) -> usize {
@@ -31,7 +39,7 @@ pub(super) fn element_count(r: &mut Reader<'_>, elem: &DataType) -> ReadResult<u
         // held to a fixed bound (they allocate nothing, only take a loop turn each).
         0 if *elem == DataType::Nothing => 0,
         0 => r.remaining().max(1 << 16),
-        m => r.remaining() / m,
+        m => r.remaining().checked_div(m).unwrap_or(0),
     };
     if n > limit as u64 {
         return Err(malformed(format!("{n} elements of {elem} in {} bytes", r.remaining())));
@@ -66,11 +74,11 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
     use ColumnData as D;
     use DataType as T;
     // Dynamic and JSON values carry their own types: twice the type depth.
-    let max = 2 * r.limits().depth();
+    let max = r.limits().depth().saturating_mul(2);
     if depth > max {
         return Err(malformed(format!("values nested deeper than {max} levels")));
     }
-    let d = depth + 1;
+    let d = depth.saturating_add(1); // depth <= max
     match (ty, col) {
         (T::QBit { element, dimension }, D::Tuple(t)) => {
             let n = r.varuint()?;
@@ -78,22 +86,23 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
                 return Err(malformed(format!("{n} elements for {ty}")));
             }
             let w = element.fixed_width().unwrap_or(8);
-            let mut bits = Vec::with_capacity((*dimension).min(r.remaining() / w));
+            let mut bits = Vec::with_capacity((*dimension).min(r.remaining().checked_div(w).unwrap_or(0)));
             for _ in 0..n {
                 let b = r.bytes(w)?;
                 let mut le = [0u8; 8];
-                le[..w].copy_from_slice(b);
+                le.get_mut(..w).ok_or_else(|| malformed(format!("{w}-byte elements of {ty}")))?.copy_from_slice(b);
                 bits.push(u64::from_le_bytes(le));
             }
             crate::column::qbit::push(&mut t.elements, &bits);
-            t.rows += 1;
+            t.rows = t.rows.saturating_add(1);
         }
         (T::AggregateFunction(f), D::AggregateState(s)) => {
             let format = crate::column::aggregate::StateFormat::of(f)?;
             let start = r.position();
             let rest = r.rest();
             format.skip(r, skip_value)?;
-            s.push(&rest[..r.position() - start]);
+            // The reader only moves forward, and not past the end of `rest`.
+            s.push(rest.get(..r.position().saturating_sub(start)).unwrap_or_default());
         }
         (T::Nothing, D::UInt8(v)) => v.push(b'0'),
         (t, c) if t.physical() == crate::types::Physical::Alias => {
@@ -146,10 +155,11 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
         (T::Map(k, v), D::Array(a)) => {
             let D::Tuple(t) = &mut a.values else { return Err(malformed("map storage")) };
             let n = element_count(r, k)?;
+            let [keys, values] = t.elements.as_mut_slice() else { return Err(malformed("map storage")) };
             for _ in 0..n {
-                read_value(k, r, &mut t.elements[0], d)?;
-                read_value(v, r, &mut t.elements[1], d)?;
-                t.rows += 1;
+                read_value(k, r, keys, d)?;
+                read_value(v, r, values, d)?;
+                t.rows = t.rows.saturating_add(1);
             }
             a.offsets.push(t.rows as u64);
         }
@@ -157,7 +167,7 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
             for ((_, et), e) in items.iter().zip(&mut t.elements) {
                 read_value(et, r, e, d)?;
             }
-            t.rows += 1;
+            t.rows = t.rows.saturating_add(1);
         }
         (T::LowCardinality(inner), D::LowCardinality(l)) => {
             lc_defaults(inner, l)?;
@@ -169,7 +179,7 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
             let key = match value {
                 Some(t) => {
                     read_value(t, r, &mut l.dictionary, d)?;
-                    l.dictionary.len() as u64 - 1
+                    (l.dictionary.len() as u64).saturating_sub(1) // the value just read
                 }
                 None => 0,
             };
@@ -180,13 +190,13 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
                 v.discriminators.push(VariantColumn::NULL);
                 v.offsets.push(0);
             }
-            k if usize::from(k) < types.len() => {
-                let c = &mut v.variants[usize::from(k)];
+            k => {
+                let Some(t) = types.get(usize::from(k)) else { return Err(malformed(format!("discriminator {k} for {ty}"))) };
+                let c = part(&mut v.variants, usize::from(k), "Variant")?;
                 v.offsets.push(c.len() as u32);
-                read_value(&types[usize::from(k)], r, c, d)?;
+                read_value(t, r, c, d)?;
                 v.discriminators.push(k);
             }
-            k => return Err(malformed(format!("discriminator {k} for {ty}"))),
         },
         (T::Dynamic { .. }, D::Dynamic(dc)) => read_dynamic(r, dc, d)?,
         (T::Json { typed, .. }, D::Json(j)) => read_json(typed, r, j, d)?,
@@ -208,13 +218,13 @@ pub(super) fn read_dynamic(r: &mut Reader<'_>, dc: &mut DynamicColumn, depth: us
         None if dc.types.len() < usize::from(VariantColumn::NULL) => {
             dc.values.variants.push(ColumnData::empty_for(&t).map_err(|_| DecodeError::UnsupportedType(t.to_string()))?);
             dc.types.push(t);
-            dc.types.len() - 1
+            dc.types.len().saturating_sub(1)
         }
         None => return Err(malformed("a Dynamic value of more than 255 types")),
     };
-    let c = &mut dc.values.variants[k];
+    let (Some(t), Some(c)) = (dc.types.get(k), dc.values.variants.get_mut(k)) else { return Err(malformed("Dynamic storage")) };
     dc.values.offsets.push(c.len() as u32);
-    read_value(&dc.types[k], r, c, depth)?;
+    read_value(t, r, c, depth)?;
     dc.values.discriminators.push(k as u8);
     Ok(())
 }
@@ -228,10 +238,11 @@ pub(super) fn read_json(typed: &[(String, DataType)], r: &mut Reader<'_>, j: &mu
     for _ in 0..n {
         let path = utf8(r.str_bytes()?, "JSON path")?;
         if let Ok(i) = typed.binary_search_by(|(p, _)| p.as_str().cmp(&path)) {
-            if std::mem::replace(&mut seen[i], true) {
+            if std::mem::replace(part(&mut seen, i, "JSON")?, true) {
                 return Err(malformed(format!("JSON path {path} twice")));
             }
-            read_value(&typed[i].1, r, &mut j.typed[i], depth)?;
+            let t = typed.get(i).map(|(_, t)| t).ok_or_else(|| malformed("JSON storage"))?;
+            read_value(t, r, part(&mut j.typed, i, "JSON")?, depth)?;
             continue;
         }
         let k = match j.dynamic.iter().position(|(p, _)| *p == path) {
@@ -239,26 +250,25 @@ pub(super) fn read_json(typed: &[(String, DataType)], r: &mut Reader<'_>, j: &mu
             None => {
                 // Every path holds a cell per row: bound paths × rows, which values with
                 // ever new paths would otherwise grow quadratically.
-                if (j.dynamic.len() + 1).saturating_mul(row + 1) > MAX_JSON_CELLS {
+                let (paths, rows) = (j.dynamic.len().saturating_add(1), row.saturating_add(1));
+                if paths.saturating_mul(rows) > MAX_JSON_CELLS {
                     return Err(malformed(format!(
-                        "JSON values with {} distinct paths over {} rows: more than {MAX_JSON_CELLS} path cells",
-                        j.dynamic.len() + 1,
-                        row + 1
+                        "JSON values with {paths} distinct paths over {rows} rows: more than {MAX_JSON_CELLS} path cells"
                     )));
                 }
                 j.dynamic.push((path, null_dynamic(row)));
-                j.dynamic.len() - 1
+                j.dynamic.len().saturating_sub(1)
             }
         };
-        let (path, dc) = &mut j.dynamic[k];
+        let (path, dc) = part(&mut j.dynamic, k, "JSON")?;
         if dc.values.discriminators.len() > row {
             return Err(malformed(format!("JSON path {path} twice")));
         }
         read_dynamic(r, dc, depth)?;
     }
-    for (i, (_, t)) in typed.iter().enumerate() {
-        if !seen[i] {
-            push_default(t, &mut j.typed[i])?;
+    for (((_, t), seen), c) in typed.iter().zip(&seen).zip(&mut j.typed) {
+        if !seen {
+            push_default(t, c)?;
         }
     }
     for (_, dc) in &mut j.dynamic {
@@ -267,7 +277,7 @@ pub(super) fn read_json(typed: &[(String, DataType)], r: &mut Reader<'_>, j: &mu
             dc.values.offsets.push(0);
         }
     }
-    j.rows += 1;
+    j.rows = j.rows.saturating_add(1);
     Ok(())
 }
 
@@ -320,7 +330,7 @@ pub(super) fn push_default(ty: &DataType, col: &mut ColumnData) -> ReadResult<()
     match (ty, col) {
         (T::QBit { .. }, D::Tuple(t)) => {
             crate::column::qbit::push(&mut t.elements, &[]);
-            t.rows += 1;
+            t.rows = t.rows.saturating_add(1);
         }
         (T::AggregateFunction(_), D::AggregateState(s)) => s.push(b""),
         (T::Nothing, D::UInt8(v)) => v.push(b'0'),
@@ -337,7 +347,7 @@ pub(super) fn push_default(ty: &DataType, col: &mut ColumnData) -> ReadResult<()
         (_, D::Float64(v)) => v.push(0.0),
         (_, D::UInt128(v)) => v.push(0),
         (_, D::Int128(v)) => v.push(0),
-        (_, D::Fixed { width, data }) => data.resize(data.len() + *width, 0),
+        (_, D::Fixed { width, data }) => data.resize(data.len().saturating_add(*width), 0),
         (_, D::String(s)) => s.push(b""),
         (T::Nullable(inner), D::Nullable(n)) => {
             n.nulls.push(1);
@@ -351,7 +361,7 @@ pub(super) fn push_default(ty: &DataType, col: &mut ColumnData) -> ReadResult<()
             for ((_, et), e) in items.iter().zip(&mut t.elements) {
                 push_default(et, e)?;
             }
-            t.rows += 1;
+            t.rows = t.rows.saturating_add(1);
         }
         (T::LowCardinality(inner), D::LowCardinality(l)) => {
             lc_defaults(inner, l)?;
@@ -373,7 +383,7 @@ pub(super) fn push_default(ty: &DataType, col: &mut ColumnData) -> ReadResult<()
                 dc.values.discriminators.push(VariantColumn::NULL);
                 dc.values.offsets.push(0);
             }
-            j.rows += 1;
+            j.rows = j.rows.saturating_add(1);
         }
         (t, c) => return Err(malformed(format!("storage {} does not fit {t}", c.kind_name()))),
     }

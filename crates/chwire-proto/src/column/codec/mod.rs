@@ -1,5 +1,7 @@
 //! Column codecs: the data part of a column in a Native block, one module per column family.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::{ArrayColumn, ColumnData, NullableColumn, TupleColumn};
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::types::DataType;
@@ -32,7 +34,7 @@ fn alias_storage(t: &DataType) -> ReadResult<DataType> {
 /// Re-base an "incomplete" position from a sub-reader.
 fn shift(e: ReadError, base: usize) -> ReadError {
     match e {
-        ReadError::Incomplete { needed } => ReadError::Incomplete { needed: base + needed },
+        ReadError::Incomplete { needed } => ReadError::Incomplete { needed: base.saturating_add(needed) },
         e => e,
     }
 }
@@ -156,15 +158,14 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
         P::Array | P::Map => {
             let offsets = read_offsets(r, rows)?;
             let max = r.limits().max_array_len as u64;
-            for (row, w) in offsets.windows(2).enumerate() {
-                let (start, end) = (w[0], w[1]);
-                if end < start {
+            for (row, (&start, &end)) in offsets.iter().zip(offsets.iter().skip(1)).enumerate() {
+                let Some(len) = end.checked_sub(start) else {
                     return Err(
                         DecodeError::malformed("Array offsets", format!("offsets decrease at row {row} ({start} then {end})")).into()
                     );
-                }
-                if end - start > max {
-                    return Err(DecodeError::LimitExceeded { what: "array elements", size: end - start, limit: max }.into());
+                };
+                if len > max {
+                    return Err(DecodeError::LimitExceeded { what: "array elements", size: len, limit: max }.into());
                 }
             }
             let total = offsets.last().copied().unwrap_or(0);
@@ -225,8 +226,10 @@ pub fn write_prefix_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
         (DataType::Array(t), D::Array(a)) => write_prefix_of(t, &a.values, out),
         (DataType::Map(k, v), D::Array(a)) => {
             if let D::Tuple(t) = &a.values {
-                write_prefix_of(k, &t.elements[0], out);
-                write_prefix_of(v, &t.elements[1], out);
+                if let [keys, values] = t.elements.as_slice() {
+                    write_prefix_of(k, keys, out);
+                    write_prefix_of(v, values, out);
+                }
             }
         }
         (DataType::Tuple(items), D::Tuple(t)) => items.iter().zip(&t.elements).for_each(|((_, ty), c)| write_prefix_of(ty, c, out)),
@@ -272,7 +275,7 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
         D::Fixed { data, .. } => out.extend_from_slice(data),
         D::String(s) => {
             // A lower bound: one length byte per value (exact for values under 128 bytes).
-            out.reserve(s.data().len() + s.len());
+            out.reserve(s.data().len().saturating_add(s.len()));
             for v in s.iter() {
                 out.put_str(v);
             }
@@ -282,7 +285,7 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
             encode_column(&n.values, out);
         }
         D::Array(a) => {
-            out.extend_from_slice(bytemuck::cast_slice(&a.offsets[1..]));
+            out.extend_from_slice(bytemuck::cast_slice(a.offsets.get(1..).unwrap_or_default()));
             encode_column(&a.values, out);
         }
         // ClickHouse writes '0' as the placeholder of an empty tuple's rows.

@@ -1,5 +1,7 @@
 //! Sparse serialization: non-default values and their positions, expanded on read.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use super::super::{ColumnData, StringColumn};
 use super::{decode_body, read_prefix};
 use crate::error::{DecodeError, ReadError, ReadResult};
@@ -47,7 +49,7 @@ pub fn decode_sparse(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResu
             return Err(DecodeError::malformed("sparse offsets", format!("non-default value at row {pos} of {rows}")).into());
         }
         positions.push(pos as usize);
-        pos += 1;
+        pos = pos.saturating_add(1); // pos < rows
     }
     if pos != rows as u64 {
         return Err(DecodeError::malformed("sparse offsets", format!("offsets cover {pos} rows, the block has {rows}")).into());
@@ -59,7 +61,9 @@ pub fn decode_sparse(ty: &DataType, rows: usize, r: &mut Reader<'_>) -> ReadResu
 fn scatter<T: Copy + Default>(values: Vec<T>, positions: &[usize], rows: usize) -> Vec<T> {
     let mut out = vec![T::default(); rows];
     for (v, &p) in values.into_iter().zip(positions) {
-        out[p] = v;
+        if let Some(slot) = out.get_mut(p) {
+            *slot = v; // positions are below `rows`, checked by decode_sparse
+        }
     }
     out
 }
@@ -87,7 +91,12 @@ fn expand_sparse(ty: &DataType, values: ColumnData, positions: &[usize], rows: u
             })?;
             let mut out = vec![0u8; size];
             for (i, &p) in positions.iter().enumerate() {
-                out[p * width..(p + 1) * width].copy_from_slice(&data[i * width..(i + 1) * width]);
+                let value = data.get(i.saturating_mul(width)..).and_then(|d| d.get(..width));
+                let slot = out.get_mut(p.saturating_mul(width)..).and_then(|d| d.get_mut(..width));
+                match (value, slot) {
+                    (Some(value), Some(slot)) => slot.copy_from_slice(value),
+                    _ => return Err(DecodeError::malformed("sparse column", format!("value {i} or row {p} is outside the column"))),
+                }
             }
             D::Fixed { width, data: out }
         }

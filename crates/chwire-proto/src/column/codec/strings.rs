@@ -5,6 +5,11 @@ use super::shift;
 use crate::error::{ReadError, ReadResult};
 use crate::wire::Reader;
 
+// The hot loop of every String column, left with plain arithmetic and indexing on proven
+// bounds: `p` only grows by bytes that pass 1 has seen in `src` (`p <= src.len()`, checked
+// before each step), `len <= src.len() - p`, so `total` and `q` stay below `src.len()`, and
+// `windows(2)` yields pairs. The fuzz targets `native_column` and `packets` run it.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub(super) fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColumn> {
     let src = r.rest();
     // Pass 1: walk the length prefixes, building the offsets and checking that every value
