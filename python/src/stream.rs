@@ -142,6 +142,11 @@ impl Feed {
     /// The next message, with the GIL released while waiting; `None` at the end. A server
     /// error is raised; a signal (Ctrl-C) aborts the query.
     fn recv(&mut self, py: Python<'_>) -> PyResult<Option<Msg>> {
+        // Signals are looked at before every message too, not only while waiting: when the
+        // server keeps the channel full, no wait ever times out, and a consumer reading the
+        // exported C stream (pyarrow, Polars) runs no Python code that would look at them.
+        // (Cheap: an atomic flag unless a signal is pending.)
+        self.interrupted(py)?;
         let Some(rx) = self.rx.as_mut() else { return Ok(None) };
         // A message already queued is taken without a timer or a trip through the runtime.
         match rx.try_recv() {
@@ -153,6 +158,7 @@ impl Feed {
             Err(_) => {} // empty or ended: the waiting path below sorts it out
         }
         loop {
+            let Some(rx) = self.rx.as_mut() else { return Ok(None) };
             let r = py.detach(|| runtime().block_on(async { tokio::time::timeout(SIGNAL_CHECK, rx.recv()).await }));
             match r {
                 Ok(Some(Ok(m))) => return Ok(Some(m)),
@@ -171,17 +177,21 @@ impl Feed {
                     }
                     return Ok(None);
                 }
-                Err(_elapsed) => {
-                    if let Err(e) = py.check_signals() {
-                        if let Some(h) = &self.handle {
-                            h.abort();
-                        }
-                        self.close();
-                        return Err(e);
-                    }
-                }
+                Err(_elapsed) => self.interrupted(py)?,
             }
         }
+    }
+
+    /// Run Python's signal handlers; when one raises (Ctrl-C), abort the query and raise it.
+    fn interrupted(&mut self, py: Python<'_>) -> PyResult<()> {
+        if let Err(e) = py.check_signals() {
+            if let Some(h) = &self.handle {
+                h.abort();
+            }
+            self.close();
+            return Err(e);
+        }
+        Ok(())
     }
 
     fn report(&mut self, py: Python<'_>, p: Progress) -> PyResult<()> {

@@ -108,6 +108,45 @@ def test_keyboard_interrupt_through_the_c_stream(client):
     assert client.command("SELECT 10") == 10
 
 
+# Blocks of 1,000 rows that never stop, throttled to 4 MB/s so that a missed interrupt costs
+# memory slowly: a batch arrives every 2 ms, so a wait for one never times out.
+FLOWING = "SELECT number FROM system.numbers"
+FLOWING_SETTINGS = {"max_block_size": 1000, "max_network_bandwidth": 4_000_000}
+
+
+@pytest.mark.parametrize("reader", ["pyarrow.table(stream)", "query_arrow"])
+def test_keyboard_interrupt_while_batches_keep_coming(client, reader):
+    """Ctrl-C lands while the result keeps flowing: signals are looked at before each batch, not
+    only when a wait times out. pyarrow reads the exported C stream without running Python code;
+    its error is raised and the interrupt again. The exceptions are kept, as a REPL keeps the
+    last traceback: the client is usable all the same."""
+    import pyarrow as pa
+
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    watchdog = threading.Timer(20, client.cancel)  # a missed interrupt ends here, and fails below
+    kept = []
+    t = time.monotonic()
+    timer.start()
+    watchdog.start()
+    try:
+        try:
+            if reader == "query_arrow":
+                client.query_arrow(FLOWING, settings=FLOWING_SETTINGS)
+            else:
+                pa.table(client.query_arrow_stream(FLOWING, settings=FLOWING_SETTINGS))
+        except BaseException as e:  # noqa: B036 - pyarrow's error, then the interrupt raised again
+            kept.append(e)
+            time.sleep(0.5)
+    except KeyboardInterrupt as e:
+        kept.append(e)
+    finally:
+        watchdog.cancel()
+    elapsed = time.monotonic() - t
+    assert elapsed < 5, f"the interrupt took {elapsed:.1f} s ({kept})"
+    assert any(isinstance(e, KeyboardInterrupt) for e in kept), kept
+    assert client.command("SELECT 11") == 11
+
+
 def test_cancel_from_another_thread(client):
     threading.Timer(0.3, client.cancel).start()
     with pytest.raises(chwire.OperationalError, match="cancelled"):
