@@ -167,6 +167,17 @@ pub fn arrow_input(data: &[u8]) {
     }
 }
 
+/// Every array chwire builds passes arrow-rs's full validation: offsets, dictionary keys,
+/// and the UTF-8 of utf8 arrays, which `block_to_batch` builds without a second check
+/// (`new_unchecked`, after its own) — this is where that precondition is tested.
+fn valid_arrow(batch: &arrow_array::RecordBatch, header: &[(String, DataType)]) {
+    for c in batch.columns() {
+        if let Err(e) = c.to_data().validate_full() {
+            panic!("{header:?}: chwire built an invalid Arrow array ({}): {e}", c.data_type());
+        }
+    }
+}
+
 /// Block → Arrow → block with the block's own types as the target: the same values (a type
 /// without an Arrow mapping, or a value Arrow cannot hold — invalid UTF-8 as utf8 — is an
 /// error, never different data).
@@ -183,6 +194,7 @@ fn round_trip(block: Block, opts: &ArrowOptions) {
     let before = values(&block);
     let Ok(schema) = schema_of_block(&block, opts) else { return };
     let Ok(batch) = block_to_batch(block, &schema, opts) else { return };
+    valid_arrow(&batch, &header);
     let back = match batch_to_block(&batch, &header) {
         Ok(back) => back,
         // Native Decimal(P, S) columns may hold values of more than P digits (ClickHouse does
@@ -197,6 +209,7 @@ fn round_trip(block: Block, opts: &ArrowOptions) {
         let pass = |block: Block| {
             let batch =
                 block_to_batch(block, &schema, opts).unwrap_or_else(|e| panic!("{header:?}: converted back, not to Arrow again: {e}"));
+            valid_arrow(&batch, &header);
             let back =
                 batch_to_block(&batch, &header).unwrap_or_else(|e| panic!("{header:?}: a batch chwire made does not convert back: {e}"));
             (batch, back)
