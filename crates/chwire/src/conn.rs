@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncReadExt, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
@@ -66,19 +66,11 @@ async fn with_timeout<T>(d: Option<Duration>, what: &'static str, f: impl Future
 }
 
 /// Read what `stream` has into `rbuf` (at most its spare room after reserving `room`).
+/// tokio's `read_buf`, polled once (it is cancel-safe: a read that is not ready took nothing),
+/// fills the spare room and advances the buffer past what arrived.
 fn poll_read_into(stream: &mut Stream, rbuf: &mut BytesMut, room: usize, cx: &mut Context<'_>) -> Poll<std::io::Result<usize>> {
     rbuf.reserve(room);
-    let mut rb = ReadBuf::uninit(rbuf.spare_capacity_mut());
-    match Pin::new(stream).poll_read(cx, &mut rb) {
-        Poll::Ready(Ok(())) => {
-            let n = rb.filled().len();
-            // SAFETY: `poll_read` initialised the first `n` spare bytes.
-            unsafe { rbuf.set_len(rbuf.len() + n) };
-            Poll::Ready(Ok(n))
-        }
-        Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-        Poll::Pending => Poll::Pending,
-    }
+    std::pin::pin!(stream.read_buf(rbuf)).poll(cx)
 }
 
 fn eof() -> std::io::Error {
