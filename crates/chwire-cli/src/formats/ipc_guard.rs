@@ -14,6 +14,8 @@
 //! - a panic inside the reader is caught and becomes a typed error, and the process goes on.
 //!   The default panic message is not printed for it.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use std::cell::Cell;
 use std::io::{Read, Seek, SeekFrom};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -92,11 +94,11 @@ pub fn check_file<F: Read + Seek>(file: &mut F, max_decompressed: u64) -> chwire
     file.seek(SeekFrom::End(-10))?;
     file.read_exact(&mut tail)?;
     let footer_len = arrow_ipc::reader::read_footer_length(tail).map_err(malformed)? as u64;
-    if footer_len + 10 > size {
+    if footer_len.saturating_add(10) > size {
         return Err(malformed(format!("the footer claims {footer_len} bytes of a {size}-byte file")));
     }
     let mut footer = vec![0u8; footer_len as usize];
-    file.seek(SeekFrom::End(-10 - footer_len as i64))?;
+    file.seek(SeekFrom::Start(size.saturating_sub(10).saturating_sub(footer_len)))?;
     file.read_exact(&mut footer)?;
     let footer = arrow_ipc::root_as_footer(&footer).map_err(|e| malformed(format!("the footer: {e}")))?;
     let blocks = footer.recordBatches().into_iter().flatten().chain(footer.dictionaries().into_iter().flatten());
@@ -124,15 +126,17 @@ fn check_block_buffers<F: Read + Seek>(file: &mut F, offset: u64, meta: u64, bod
     // The continuation marker (0xFFFFFFFF) and the metadata length, then the flatbuffer. It
     // must lie within the block's metadata: arrow-ipc parses it from the metadata and the body
     // together, so a message that reaches into the body would escape this check.
-    let skip = if head[..4] == [0xff; 4] { 8 } else { 4 };
-    let message = arrow_ipc::root_as_message(&head[skip..]).map_err(|e| malformed(format!("a block's message header: {e}")))?;
+    let skip = if head.starts_with(&[0xff; 4]) { 8 } else { 4 };
+    let message = arrow_ipc::root_as_message(head.get(skip..).unwrap_or_default())
+        .map_err(|e| malformed(format!("a block's message header: {e}")))?;
     let mut total = 0;
     for at in compressed_buffers(&message) {
-        if at + 8 > body {
+        if at.saturating_add(8) > body {
             continue; // outside the body: the reader reports it
         }
         let mut prefix = [0u8; 8];
-        file.seek(SeekFrom::Start(offset + meta + at))?;
+        // Within the file: the caller checked offset + meta + body against its size.
+        file.seek(SeekFrom::Start(offset.saturating_add(meta).saturating_add(at)))?;
         file.read_exact(&mut prefix)?;
         add_decompressed(&mut total, prefix, max).map_err(malformed)?;
     }
@@ -184,16 +188,21 @@ impl<R: Read> CheckedStream<R> {
     /// Buffers may overlap: every buffer's 8-byte prefix is collected from the bytes as they
     /// pass, whichever other buffers those bytes belong to.
     fn watch_body(&mut self, pos: u64, data: &[u8]) -> std::io::Result<()> {
-        let end = pos + data.len() as u64;
+        let end = pos.saturating_add(data.len() as u64);
         for (start, prefix, filled) in &mut self.buffers {
-            let (from, to) = ((*start).max(pos), (*start + 8).min(end));
+            let (from, to) = ((*start).max(pos), start.saturating_add(8).min(end));
             if from >= to || *filled == 8 {
                 continue;
             }
-            let (src, dst) = ((from - pos) as usize, (from - *start) as usize);
-            let n = (to - from) as usize;
-            prefix[dst..dst + n].copy_from_slice(&data[src..src + n]);
-            *filled += n;
+            // pos <= from < to <= end, and start <= from < start + 8.
+            let (src, dst) = (from.saturating_sub(pos) as usize, from.saturating_sub(*start) as usize);
+            let n = to.saturating_sub(from) as usize;
+            let (Some(value), Some(slot)) = (data.get(src..).and_then(|d| d.get(..n)), prefix.get_mut(dst..).and_then(|p| p.get_mut(..n)))
+            else {
+                continue;
+            };
+            slot.copy_from_slice(value);
+            *filled = filled.saturating_add(n);
             if *filled == 8 {
                 add_decompressed(&mut self.decompressed, *prefix, self.max_body)
                     .map_err(|m| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("malformed Arrow input: {m}")))?;
@@ -213,14 +222,14 @@ impl<R: Read> CheckedStream<R> {
             self.state = State::Done;
             return Ok(());
         }
-        self.pending.extend_from_slice(&word[..n]);
+        self.pending.extend_from_slice(word.get(..n).unwrap_or_default());
         if n < 4 {
             self.state = State::Done;
             return Ok(()); // the reader reports the truncation
         }
         if word == [0xff; 4] {
             let n = read_full(&mut self.inner, &mut word)?;
-            self.pending.extend_from_slice(&word[..n]);
+            self.pending.extend_from_slice(word.get(..n).unwrap_or_default());
             if n < 4 {
                 self.state = State::Done;
                 return Ok(());
@@ -236,9 +245,10 @@ impl<R: Read> CheckedStream<R> {
             .filter(|&l| l <= MAX_METADATA)
             .ok_or_else(|| bad(format!("a message claims {meta_len} bytes of metadata (at most {MAX_METADATA})")))?;
         let start = self.pending.len();
-        self.pending.resize(start + meta_len, 0);
-        self.inner.read_exact(&mut self.pending[start..])?;
-        let message = arrow_ipc::root_as_message(&self.pending[start..]).map_err(|e| bad(format!("a message header: {e}")))?;
+        self.pending.resize(start.saturating_add(meta_len), 0); // meta_len <= MAX_METADATA
+        let metadata = self.pending.get_mut(start..).unwrap_or_default();
+        self.inner.read_exact(metadata)?;
+        let message = arrow_ipc::root_as_message(metadata).map_err(|e| bad(format!("a message header: {e}")))?;
         let body = u64::try_from(message.bodyLength())
             .ok()
             .filter(|&b| b <= self.max_body)
@@ -256,10 +266,10 @@ impl<R: Read> CheckedStream<R> {
 /// Read until `buf` is full or the input ends; the number of bytes read.
 fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
+    while let Some(rest) = buf.get_mut(n..).filter(|rest| !rest.is_empty()) {
+        match r.read(rest) {
             Ok(0) => break,
-            Ok(k) => n += k,
+            Ok(k) => n = n.saturating_add(k),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -270,10 +280,12 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 impl<R: Read> Read for CheckedStream<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         loop {
-            if self.at < self.pending.len() {
-                let n = buf.len().min(self.pending.len() - self.at);
-                buf[..n].copy_from_slice(&self.pending[self.at..self.at + n]);
-                self.at += n;
+            if let Some(pending) = self.pending.get(self.at..).filter(|p| !p.is_empty()) {
+                let n = buf.len().min(pending.len());
+                if let (Some(dst), Some(src)) = (buf.get_mut(..n), pending.get(..n)) {
+                    dst.copy_from_slice(src);
+                }
+                self.at = self.at.saturating_add(n);
                 return Ok(n);
             }
             match self.state {
@@ -282,12 +294,13 @@ impl<R: Read> Read for CheckedStream<R> {
                 State::Start => self.next_message()?,
                 State::Body(left) => {
                     let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-                    let n = self.inner.read(&mut buf[..want])?;
+                    let n = self.inner.read(buf.get_mut(..want).unwrap_or_default())?;
                     if n == 0 {
                         self.state = State::Done;
                     } else {
-                        self.watch_body(self.body_len - left, &buf[..n])?;
-                        self.state = State::Body(left - n as u64);
+                        // A reader returns at most what it was given room for: n <= want <= left.
+                        self.watch_body(self.body_len.saturating_sub(left), buf.get(..n).unwrap_or_default())?;
+                        self.state = State::Body(left.saturating_sub(n as u64));
                     }
                     return Ok(n);
                 }
