@@ -2,6 +2,8 @@
 //! plus lossless casts (wider integers, any string/binary flavour, timestamp units where
 //! exact, dictionaries, …). Everything else is a [`Error::Mismatch`].
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use crate::schema::{interval_unit, ticks_per_second};
 use crate::to_arrow::months_per;
 use crate::{Error, Result};
@@ -315,7 +317,7 @@ fn bfloat16(array: &dyn Array, ty: &DataType) -> Result<Vec<u16>> {
     match array.data_type() {
         A::Binary | A::LargeBinary | A::FixedSizeBinary(2) => {
             let bytes = fixed_bytes(array, ty, 2, false)?;
-            Ok(bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+            Ok(bytes.chunks_exact(2).map(|c| <[u8; 2]>::try_from(c).map_or(0, u16::from_le_bytes)).collect())
         }
         _ => prim::<Float32Type>(array, ty)?
             .into_iter()
@@ -349,10 +351,12 @@ pub(crate) fn strings(array: &dyn Array, ty: &DataType) -> Result<StringColumn> 
             (a.value_offsets(), a.values().as_slice())
         }
     };
-    let start = offsets[0] as usize;
-    let end = offsets[offsets.len() - 1] as usize;
-    let rebased = offsets.iter().map(|&o| (o as usize - start) as u64).collect();
-    StringColumn::try_from_parts(rebased, values[start..end].to_vec()).map_err(|e| Error::value(e.to_string()))
+    // A valid array's offsets never decrease and lie within its values.
+    let start = offsets.first().map_or(0, |&o| o as usize);
+    let end = offsets.last().map_or(0, |&o| o as usize);
+    let rebased = offsets.iter().map(|&o| (o as usize).saturating_sub(start) as u64).collect();
+    let values = values.get(start..end).ok_or_else(|| mismatch(array, ty, "offsets outside the values"))?;
+    StringColumn::try_from_parts(rebased, values.to_vec()).map_err(|e| Error::value(e.to_string()))
 }
 
 /// `width` bytes per row: from fixed_size_binary(width), or (with `pad`, as ClickHouse reads
@@ -362,20 +366,21 @@ fn fixed_bytes(array: &dyn Array, ty: &DataType, width: usize, pad: bool) -> Res
     if let A::FixedSizeBinary(w) = array.data_type() {
         if *w as usize == width {
             let a = array.as_fixed_size_binary();
-            return Ok(a.values()[..a.len() * width].to_vec());
+            let bytes = a.len().checked_mul(width).and_then(|n| a.values().get(..n));
+            return Ok(bytes.ok_or_else(|| mismatch(array, ty, "values shorter than the rows"))?.to_vec());
         }
         if !pad || *w as usize > width {
             return Err(mismatch(array, ty, format!("expected fixed_size_binary({width})")));
         }
     }
     let s = strings(array, ty)?;
-    let mut out = Vec::with_capacity(s.len() * width);
+    let mut out = Vec::with_capacity(s.len().saturating_mul(width));
     for (i, v) in s.iter().enumerate() {
         if v.len() > width || (!pad && v.len() != width) {
             return Err(mismatch(array, ty, format!("row {i} has {} bytes, expected {width}", v.len())));
         }
         out.extend_from_slice(v);
-        out.resize(out.len() + width - v.len(), 0);
+        out.resize(out.len().saturating_add(width.saturating_sub(v.len())), 0); // v.len() <= width
     }
     Ok(out)
 }
@@ -419,12 +424,13 @@ fn rescale(v: Vec<i64>, from: i64, to: i64) -> Option<Vec<i64>> {
     if from == to {
         return Some(v);
     }
+    // Ticks per second are powers of ten from 1 to 10^9: one divides the other.
     if to > from {
-        let m = to / from;
+        let m = to.checked_div(from)?;
         v.into_iter().map(|x| x.checked_mul(m)).collect()
     } else {
-        let d = from / to;
-        v.into_iter().map(|x| (x % d == 0).then_some(x / d)).collect()
+        let d = from.checked_div(to)?;
+        v.into_iter().map(|x| (x.checked_rem(d)? == 0).then(|| x.checked_div(d)).flatten()).collect()
     }
 }
 
@@ -437,7 +443,7 @@ fn interval(array: &dyn Array, ty: &DataType, kind: IntervalKind) -> Result<Vec<
                 .as_primitive::<IntervalYearMonthType>()
                 .values()
                 .iter()
-                .map(|&m| (m % per == 0).then_some(i64::from(m / per)))
+                .map(|&m| (m.checked_rem(per)? == 0).then(|| m.checked_div(per).map(i64::from)).flatten())
                 .collect::<Option<_>>()
                 .ok_or_else(|| mismatch(array, ty, "a month count is not a whole number of the unit"))
         }
@@ -499,7 +505,7 @@ fn decimal(array: &dyn Array, ty: &DataType, precision: u8, scale: u8) -> Result
         return Err(mismatch(array, ty, format!("scale {src_scale} does not fit scale {scale} exactly")));
     }
     let mul = i256::from_i128(10)
-        .checked_pow(u32::from(scale) - src_scale as u32)
+        .checked_pow(u32::from(scale).saturating_sub(src_scale as u32)) // src_scale <= scale, checked above
         .ok_or_else(|| mismatch(array, ty, format!("scale {scale} is beyond Decimal256's")))?;
     let bound = i256::from_i128(10).checked_pow(u32::from(precision)).unwrap_or(i256::MAX);
     let mut scaled = Vec::with_capacity(v.len());
@@ -530,7 +536,7 @@ fn list_parts(array: &dyn Array, ty: &DataType) -> Result<(Vec<u64>, ArrayRef)> 
             let l = array.as_fixed_size_list();
             let n = *n as i64;
             let start = l.offset() as i64;
-            rebase((0..=l.len() as i64).map(|i| (start + i) * n), l.values().clone())
+            rebase((0..=l.len() as i64).map(|i| start.saturating_add(i).saturating_mul(n)), l.values().clone())
         }
         A::Map(..) => {
             let m = array.as_map();
@@ -544,8 +550,9 @@ fn rebase(offsets: impl Iterator<Item = i64>, values: ArrayRef) -> (Vec<u64>, Ar
     let offsets: Vec<i64> = offsets.collect();
     let start = offsets.first().copied().unwrap_or(0);
     let end = offsets.last().copied().unwrap_or(0);
-    let values = values.slice(start as usize, (end - start) as usize);
-    (offsets.iter().map(|&o| (o - start) as u64).collect(), values)
+    // A valid array's offsets never decrease and lie within its values.
+    let values = values.slice(start as usize, end.saturating_sub(start) as usize);
+    (offsets.iter().map(|&o| o.saturating_sub(start) as u64).collect(), values)
 }
 
 /// LowCardinality from a dictionary array in ClickHouse's layout (for a Nullable inner type,
@@ -602,17 +609,18 @@ fn variant(array: &dyn Array, ty: &DataType, types: &[DataType]) -> Result<Colum
         let Some(m) = member(u.type_id(i)) else {
             return Err(mismatch(array, ty, format!("row {i} has union type id {}, which no member has", u.type_id(i))));
         };
-        if m < types.len() {
-            discriminators.push(m as u8);
-            rows[m].push(u.value_offset(i) as u32);
-        } else {
-            discriminators.push(VariantColumn::NULL);
+        match rows.get_mut(m) {
+            Some(rows) => {
+                discriminators.push(m as u8);
+                rows.push(u.value_offset(i) as u32);
+            }
+            None => discriminators.push(VariantColumn::NULL),
         }
     }
     let mut variants = Vec::with_capacity(types.len());
-    for (m, t) in types.iter().enumerate() {
-        let child = u.child(ids[m]);
-        let idx = arrow_array::UInt32Array::from(std::mem::take(&mut rows[m]));
+    for ((t, &id), rows) in types.iter().zip(&ids).zip(&mut rows) {
+        let child = u.child(id);
+        let idx = arrow_array::UInt32Array::from(std::mem::take(rows));
         let taken = arrow_select::take::take(child.as_ref(), &idx, None)?;
         variants.push(to_column(taken.as_ref(), t)?);
     }

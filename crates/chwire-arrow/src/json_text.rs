@@ -11,6 +11,8 @@
 //! column's `max_types` go to its shared variant. (ClickHouse 26.9 reads every value back as
 //! a String of its JSON text.)
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+
 use crate::from_arrow::mismatch;
 use crate::options::ArrowOptions;
 use crate::{Error, Result};
@@ -27,7 +29,7 @@ pub(crate) const JSON_EXTENSION: &str = "arrow.json";
 pub(crate) fn to_json_text(ty: &DataType, data: ColumnData, opts: &ArrowOptions) -> Result<StringColumn> {
     let column = Column::new(ty.clone(), data).map_err(|e| Error::value(e.to_string()))?;
     let tz = TimeZone::get(opts.timezone_or_default(&None)).unwrap_or(TimeZone::UTC);
-    let mut text = StringColumn::with_capacity(column.len(), column.len() * 8);
+    let mut text = StringColumn::with_capacity(column.len(), column.len().saturating_mul(8));
     let mut buf = Vec::new();
     for row in 0..column.len() {
         buf.clear();
@@ -93,12 +95,12 @@ pub(crate) fn dynamic_from_text(array: &dyn Array, ty: &DataType, text: &StringC
             None if types.len() < max_types => {
                 variants.push(ColumnData::empty_for(&vt).map_err(|e| Error::value(e.to_string()))?);
                 types.push(vt.clone());
-                Some(types.len() - 1)
+                Some(types.len().saturating_sub(1))
             }
             None => None,
         };
-        let (i, column) = match i {
-            Some(i) => (i, &mut variants[i]),
+        let (i, column) = match i.and_then(|i| Some((i, variants.get_mut(i)?))) {
+            Some(found) => found,
             None => {
                 encoded.clear();
                 encode_binary_type(&vt, &mut encoded);
@@ -106,7 +108,7 @@ pub(crate) fn dynamic_from_text(array: &dyn Array, ty: &DataType, text: &StringC
                 shared.push(&encoded);
                 // The shared variant's index is fixed after the loop: mark it for now.
                 discriminators.push(u8::MAX - 1);
-                offsets.push(u32::try_from(shared.len() - 1).map_err(|_| Error::value("more than 2^32 Dynamic values"))?);
+                offsets.push(u32::try_from(shared.len().saturating_sub(1)).map_err(|_| Error::value("more than 2^32 Dynamic values"))?);
                 continue;
             }
         };
