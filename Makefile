@@ -78,6 +78,7 @@ fuzz-smoke:
 ## `make test`: only stable Rust is guaranteed). docs/FUZZING.md.
 miri:
 	$(CARGO) +nightly miri test -p chwire-proto --test unsafe_paths
+	$(CARGO) +nightly miri test -p chwire-arrow --test unsafe_paths
 
 ## The Python package (python/): builds the abi3 wheel (release, stripped) into build/py-wheels,
 ## installs it into build/py-venv with the pinned test dependencies and runs its pytest suite

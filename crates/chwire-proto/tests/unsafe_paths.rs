@@ -1,7 +1,8 @@
 //! The decoders' `unsafe` code (bulk copies into fixed-width vectors and offsets, the
 //! 16-byte string copies) on the inputs that reach its edges: short and long values, values
 //! ending at the last byte of the input, every fixed width, truncated inputs. An ordinary
-//! test, and what `make miri` runs under Miri (undefined behaviour, out-of-bounds reads).
+//! test, and what `make miri` runs under Miri (undefined behaviour, out-of-bounds reads). Also
+//! `StringColumn::str_at`, whose ASCII fast path skips `from_utf8`.
 
 use chwire_proto::column::{decode_column, encode_column_of};
 use chwire_proto::wire::Reader;
@@ -58,4 +59,17 @@ fn strings_short_long_and_at_the_end_of_the_input() {
     }
     arr.extend_from_slice(&[1, 2, 3, 4, 5]);
     round_trip("Array(UInt8)", 3, &arr);
+}
+
+#[test]
+fn strings_as_text_ascii_fast_path_and_the_rest() {
+    let mut s = chwire_proto::StringColumn::new();
+    let values: [&[u8]; 7] = [b"", b"ascii", "é".as_bytes(), &[0xC3], &[0x80, b'a'], "日本😀".as_bytes(), &[b'a'; 40]];
+    for v in values {
+        s.push(v);
+    }
+    for (i, v) in values.iter().enumerate() {
+        assert_eq!(s.str_at(i).ok(), std::str::from_utf8(v).ok(), "row {i}");
+        assert_eq!(s.get_str(i), std::str::from_utf8(v).ok(), "row {i}");
+    }
 }

@@ -72,7 +72,20 @@ impl StringColumn {
 
     /// Row `i` as UTF-8 text, if it is valid UTF-8.
     pub fn get_str(&self, i: usize) -> Option<&str> {
-        std::str::from_utf8(self.get(i)).ok()
+        self.str_at(i).ok()
+    }
+
+    /// Row `i` as UTF-8 text. Short ASCII values (the common case) take an inlined check
+    /// instead of a call to `from_utf8`, whose result goes through memory: a third of a row's
+    /// cost in the W2 rows benchmark.
+    #[inline]
+    pub fn str_at(&self, i: usize) -> Result<&str, std::str::Utf8Error> {
+        let b = self.get(i);
+        if b.is_ascii() {
+            // SAFETY: ASCII is valid UTF-8.
+            return Ok(unsafe { std::str::from_utf8_unchecked(b) });
+        }
+        std::str::from_utf8(b)
     }
 
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {

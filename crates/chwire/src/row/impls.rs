@@ -188,18 +188,6 @@ fn bytes_at(data: &ColumnData, row: usize) -> Result<&[u8], String> {
     }
 }
 
-/// Bytes as text. Short ASCII strings (the common case) take an inlined check instead of
-/// a call to `from_utf8`, whose result goes through memory: a third of a row's cost in
-/// the W2 benchmark.
-#[inline]
-fn utf8(b: &[u8]) -> Result<&str, String> {
-    if b.is_ascii() {
-        // SAFETY: ASCII is valid UTF-8.
-        return Ok(unsafe { std::str::from_utf8_unchecked(b) });
-    }
-    std::str::from_utf8(b).map_err(|e| format!("not UTF-8 ({e}); read it as &[u8] or Vec<u8>"))
-}
-
 /// The element name of an enum value.
 fn enum_name<'a>(ty: &'a DataType, data: &ColumnData, row: usize) -> Result<&'a str, String> {
     let found = match (ty, data) {
@@ -221,7 +209,8 @@ impl<'a> FromColumn<'a> for &'a str {
     #[inline]
     fn read_plain(ty: &'a DataType, data: &'a ColumnData, row: usize) -> Result<Self, String> {
         match data {
-            ColumnData::String(s) => utf8(s.get(row)),
+            // StringColumn::str_at has the fast path for short ASCII values.
+            ColumnData::String(s) => s.str_at(row).map_err(|e| format!("not UTF-8 ({e}); read it as &[u8] or Vec<u8>")),
             _ => enum_name(ty, data, row),
         }
     }
