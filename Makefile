@@ -77,6 +77,7 @@ fuzz-smoke:
 ## The decoders' unsafe code under Miri (nightly with the miri component; not part of
 ## `make test`: only stable Rust is guaranteed). docs/FUZZING.md.
 miri:
+	rustup component add --toolchain nightly miri rust-src
 	$(CARGO) +nightly miri test -p chwire-proto --test unsafe_paths
 	$(CARGO) +nightly miri test -p chwire-arrow --test unsafe_paths
 
