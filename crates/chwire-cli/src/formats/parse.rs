@@ -266,8 +266,15 @@ fn civil_date(s: &str) -> Result<jiff::civil::Date, String> {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return Err("not a date (YYYY-MM-DD)".into());
     }
-    let num = |r: std::ops::Range<usize>| s.get(r).and_then(|x| x.parse::<i16>().ok()).ok_or("not a date (YYYY-MM-DD)");
-    jiff::civil::Date::new(num(0..4)?, num(5..7)? as i8, num(8..10)? as i8).map_err(|e| e.to_string())
+    // Digits only, as ClickHouse reads dates: `parse` would also take a sign (`-070-03-18`
+    // became the year -70, which no writer gives back).
+    let num = |r: std::ops::Range<usize>| s.get(r).and_then(unsigned).ok_or("not a date (YYYY-MM-DD)");
+    jiff::civil::Date::new(num(0..4)? as i16, num(5..7)? as i8, num(8..10)? as i8).map_err(|e| e.to_string())
+}
+
+/// A field of a date or time: ASCII digits only (no sign), at most 4 of them.
+fn unsigned(s: &str) -> Option<u16> {
+    (!s.is_empty() && s.len() <= 4 && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
 }
 
 /// `YYYY-MM-DD hh:mm:ss[.fraction]` in `tz` (or a number of seconds since the epoch) as
@@ -289,7 +296,7 @@ fn date_time(s: &str, tz: &TimeZone, precision: u8) -> Result<(i64, i64), String
     if t.len() != 8 || t[2] != b':' || t[5] != b':' {
         return Err("not a date and time (YYYY-MM-DD hh:mm:ss)".into());
     }
-    let num = |r: std::ops::Range<usize>| time[r].parse::<i8>().map_err(|_| "not a time (hh:mm:ss)");
+    let num = |r: std::ops::Range<usize>| time.get(r).and_then(unsigned).map(|n| n as i8).ok_or("not a time (hh:mm:ss)");
     let t = jiff::civil::Time::new(num(0..2)?, num(3..5)?, num(6..8)?, 0).map_err(|e| format!("not a time of day: {e}"))?;
     let dt = date.to_datetime(t);
     let zoned = dt.to_zoned(tz.clone()).map_err(|e| e.to_string())?;
@@ -599,6 +606,20 @@ mod tests {
         assert!(parse("Time", "1:60:00").is_err());
         assert!(parse("Time64(9)", "9223372036854775807:00:00").unwrap_err().contains("out of range"));
         assert!(parse("Time64(9)", "2562047:47:17").is_err());
+    }
+
+    /// Found by the `text_input` fuzz target: a signed year (`-070`) was read as the year -70,
+    /// which no writer gives back. ClickHouse 26.9 refuses it ("Cannot parse date"); a year
+    /// before 1900 in four digits it reads as it is, and so does chwire.
+    #[test]
+    fn dates_and_times_are_digits_only() {
+        assert!(parse("Date32", "-070-03-18").is_err());
+        assert!(parse("Date", "+970-03-18").is_err());
+        assert!(parse("Date32", "2020-+1-05").is_err());
+        assert!(parse("DateTime('UTC')", "1988-10-20 +1:02:03").is_err());
+        assert!(parse("DateTime64(3, 'UTC')", "-988-10-20 01:02:03.5").is_err());
+        assert_eq!(parse("Date32", "0070-03-18").unwrap(), "Date32(-693884)");
+        assert_eq!(parse("Date32", "0000-01-01").unwrap(), "Date32(-719528)");
     }
 
     #[test]
