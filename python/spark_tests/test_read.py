@@ -2,9 +2,14 @@
 
 import datetime as dt
 import decimal
+import os
 
 import pytest
 from pyspark.sql import functions as F
+
+import chwire
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 ALL_IDS = list(range(30000))
 
@@ -158,7 +163,7 @@ def test_conformance_types_map_or_are_refused_by_name():
 
     mapped = ["Int128", "Bool", "Map(String, UInt64)", "Date32", "DateTime64(3, 'UTC')", "IPv4",
               "IPv6", "Tuple(a Int8, b String)", "LowCardinality(Nullable(String))"]
-    refused = ["Int128", "UInt256", "Decimal(76, 10)", "Variant(String, UInt64)", "JSON", "Nothing",
+    refused = ["Int128", "UInt256", "Decimal(76, 10)", "Variant(String, UInt64)", "Nothing",
                "AggregateFunction(sum, UInt64)", "Tuple(UUID, String)"]
     for t in mapped:
         if t in refused:
@@ -167,6 +172,38 @@ def test_conformance_types_map_or_are_refused_by_name():
     for t in refused:
         with pytest.raises(UnsupportedType, match=r"column 'c' of type"):
             Column("c", t)
+
+
+def test_json_and_dynamic_are_read_as_json_text(tmp_path):
+    """18.16 has neither type, so ClickHouse 26.9 (chdb, from the oracle venv) writes them, as
+    Native and as its own ArrowStream. chwire reads the Native (`chwire.read_native`: the Arrow
+    mapping every query uses), the batch is cast to the columns' Spark schema as the reader casts
+    each batch, and the text must be what ClickHouse writes to Arrow itself."""
+    import subprocess
+
+    import pyarrow as pa
+
+    from chwire.spark._types import Column, arrow_schema, spark_schema
+
+    oracle = os.environ.get("CHWIRE_ORACLE_PYTHON", os.path.join(ROOT, "build", "oracle-venv", "bin", "python"))
+    if not os.path.exists(oracle):
+        pytest.skip(f"no chdb oracle venv at {oracle} (scripts/oracle-venv.sh makes it)")
+    sql = ("SELECT '{\"a\": 1, \"b\": [1, 2]}'::JSON AS j, arrayJoin([42::Dynamic, 'x'::Dynamic, "
+           "NULL::Dynamic, [1.5]::Array(Float64)::Dynamic, 7::UInt64::Dynamic]) AS d, -3::Int8::Dynamic AS n")
+    code = ("import chdb, sys\n"
+            f"open(sys.argv[1], 'wb').write(chdb.query({sql!r}, 'Native').bytes())\n"
+            f"open(sys.argv[2], 'wb').write(chdb.query({sql!r}, 'ArrowStream').bytes())\n")
+    native, arrow = tmp_path / "q.native", tmp_path / "q.arrow"
+    subprocess.run([oracle, "-c", code, str(native), str(arrow)], check=True)
+    columns = [Column("j", "JSON"), Column("d", "Dynamic"), Column("n", "Dynamic")]
+    schema = spark_schema(columns)
+    assert [f.dataType.simpleString() for f in schema.fields] == ["string"] * 3
+    target = arrow_schema(schema)
+    got = pa.Table.from_batches([b.cast(target) for b in chwire.read_native(native.read_bytes()).to_batches()])
+    want = pa.ipc.open_stream(arrow.read_bytes()).read_all().cast(target)
+    assert got.to_pylist() == want.to_pylist()
+    assert got.column("j").to_pylist() == ['{"a":1,"b":[1,2]}'] * 5
+    assert got.column("n").to_pylist() == ["-3"] * 5
 
 
 def test_uint64_as_long_is_checked(spark, ch, nodes):

@@ -3,7 +3,8 @@
 A column maps through chwire's rich Arrow mapping (docs/PYTHON.md) to the Arrow type Spark
 expects for the Spark type chosen here; batches are then cast (checked, never truncating) to
 Spark's Arrow schema. Types Spark has no equivalent for are converted on the server (UUID and
-IP addresses become their text) or refused with an error naming the column.
+IP addresses become their text), read as JSON text (JSON, Dynamic) or refused with an error
+naming the column.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def _spark(node: Node, u64_long: bool = False) -> Tuple[Any, bool, bool]:
         return T.DecimalType(p, s), False, False
     if name in _TEXT_ON_SERVER:
         return T.StringType(), False, True
+    if name in ("JSON", "Dynamic"):
+        # chwire's Arrow mapping writes both as JSON text (`arrow.json`), as ClickHouse 26.9
+        # does; a Dynamic value may be NULL. Written back, the text is checked and parsed.
+        return T.StringType(), name == "Dynamic", False
     if name == "Nullable":
         t, _, conv = _spark(args[0], u64_long)
         return t, True, conv
