@@ -286,8 +286,11 @@ fn date_time(s: &str, tz: &TimeZone, precision: u8) -> Result<(i64, i64), String
     };
     let ticks = fraction(frac, precision)?;
     if !whole.is_empty() && whole.bytes().all(|b| b.is_ascii_digit()) {
-        // Seconds since the epoch (a date has dashes).
-        return Ok((whole.parse().map_err(|_| "out of range")?, ticks));
+        // Seconds since the epoch (a date has dashes), within the years a date can be written
+        // in (up to 9999): beyond them no writer gives the value back (found by fuzzing).
+        let seconds: i64 = whole.parse().map_err(|_| "out of range")?;
+        jiff::Timestamp::from_second(seconds).map_err(|_| format!("{seconds} seconds since 1970 is beyond the year 9999"))?;
+        return Ok((seconds, ticks));
     }
     let (date, time) = if whole.len() == 10 { (whole, "00:00:00") } else { (whole.get(..10).ok_or("not a date and time")?, &whole[10..]) };
     let time = time.strip_prefix([' ', 'T']).ok_or("not a date and time (YYYY-MM-DD hh:mm:ss)")?;
@@ -609,7 +612,7 @@ mod tests {
     }
 
     /// Found by the `text_input` fuzz target: a signed year (`-070`) was read as the year -70,
-    /// which no writer gives back. ClickHouse 26.9 refuses it ("Cannot parse date"); a year
+    /// which no writer gives back, and so were seconds since 1970 beyond the year 9999. ClickHouse 26.9 refuses it ("Cannot parse date"); a year
     /// before 1900 in four digits it reads as it is, and so does chwire.
     #[test]
     fn dates_and_times_are_digits_only() {
@@ -620,6 +623,10 @@ mod tests {
         assert!(parse("DateTime64(3, 'UTC')", "-988-10-20 01:02:03.5").is_err());
         assert_eq!(parse("Date32", "0070-03-18").unwrap(), "Date32(-693884)");
         assert_eq!(parse("Date32", "0000-01-01").unwrap(), "Date32(-719528)");
+        // Seconds since 1970 beyond the year 9999 (the fuzzer's second finding: the writer
+        // could only print 9999-12-31 23:59:59, which is not the value).
+        assert!(parse("DateTime64(3, 'UTC')", "9999999999999").unwrap_err().contains("beyond the year 9999"));
+        assert!(parse("DateTime64(3, 'UTC')", "253402207200").is_ok());
     }
 
     #[test]
