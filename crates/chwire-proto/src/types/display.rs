@@ -99,16 +99,20 @@ impl fmt::Display for DataType {
             Interval(k) => write!(f, "Interval{}", k.name()),
             Nothing => f.write_str("Nothing"),
             Json { args, .. } if args.is_empty() => f.write_str("JSON"),
-            Json { args, .. } => {
+            Json { typed, args } => {
                 f.write_str("JSON(")?;
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
                     match a {
-                        JsonArg::Path(p, t) => {
+                        JsonArg::Path(p) => {
                             write_ident(f, p)?;
-                            write!(f, " {t}")?;
+                            if let Ok(i) = typed.binary_search_by(|(q, _)| q.as_str().cmp(p)) {
+                                if let Some((_, t)) = typed.get(i) {
+                                    write!(f, " {t}")?;
+                                }
+                            }
                         }
                         JsonArg::Param(k, v) => write!(f, "{k}={v}")?,
                     }

@@ -81,8 +81,10 @@ pub enum DataType {
     /// The type of `NULL` and `[]`: one placeholder byte per row.
     Nothing,
     /// `Dynamic` or `Dynamic(max_types = N)`: each row holds a value of any type.
-    /// `JSON(...)`: typed paths (`typed`, sorted by path) plus dynamic paths; `args` keeps
-    /// the parameters in the server's order, to print the name back as it was.
+    /// `JSON(...)`: typed paths (`typed`, sorted by path, each path once) plus dynamic paths;
+    /// `args` keeps the parameters in the server's order, to print the name back as it was
+    /// (a typed path there is its name only: holding its type twice made a type nested n
+    /// levels deep 2^n nodes, and a 200-byte name took gigabytes).
     Json {
         typed: Vec<(String, DataType)>,
         args: Vec<JsonArg>,
@@ -153,8 +155,8 @@ pub const GEOMETRY_VARIANTS: [GeoKind; 7] = [
 /// A parameter of a `JSON(...)` type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum JsonArg {
-    /// A typed path: `a.b UInt32`.
-    Path(String, DataType),
+    /// A typed path: `a.b UInt32`; its type is the path's in `typed`.
+    Path(String),
     /// `max_dynamic_paths=N`, `max_dynamic_types=N`.
     Param(String, String),
 }

@@ -268,15 +268,17 @@ impl Node {
                 for a in args {
                     match a {
                         Node::Named(path, t) if path != "SKIP" => {
-                            let t = t.into_type(full)?;
-                            typed.push((path.clone(), t.clone()));
-                            jargs.push(JsonArg::Path(path, t));
+                            typed.push((path.clone(), t.into_type(full)?));
+                            jargs.push(JsonArg::Path(path));
                         }
                         Node::Param(k, v) if k == "max_dynamic_paths" || k == "max_dynamic_types" => jargs.push(JsonArg::Param(k, v)),
                         _ => return Ok(T::Unsupported(own_text())),
                     }
                 }
                 typed.sort_by(|a, b| a.0.cmp(&b.0));
+                if let Some(((p, _), _)) = typed.iter().zip(typed.iter().skip(1)).find(|((a, _), (b, _))| a == b) {
+                    return Err(bad(&format!("the typed path {p} twice")));
+                }
                 T::Json { typed, args: jargs }
             }
             "Dynamic" => match args.as_slice() {

@@ -105,3 +105,28 @@ fn modern_types_round_trip() {
     assert!(DataType::parse("Decimal(5, 6)").is_err());
     assert!(DataType::parse("DateTime64(10)").is_err());
 }
+
+/// Found by the `binary_values` fuzz target (an out-of-memory after 1.7M runs): a JSON type
+/// held each typed path's type twice (for parsing and for printing), so a type nested n levels
+/// deep had 2^n nodes: `JSON(a JSON(a … UInt8))` 24 levels deep, 197 bytes, took over 8 GB.
+/// Now each type is held once, at any depth the limits allow, by name and in binary.
+#[test]
+fn nested_json_types_stay_the_size_of_their_name() {
+    let mut name = "UInt8".to_string();
+    // 30 levels (each counts twice against the depth limit of 64: the type and its path).
+    for _ in 0..30 {
+        name = format!("JSON(a {name}, max_dynamic_paths=3)");
+    }
+    let t = DataType::parse(&name).unwrap();
+    assert_eq!(t.to_string(), name);
+    let mut encoded = Vec::new();
+    crate::column::encode_binary_type(&t, &mut encoded);
+    let back = crate::column::decode_binary_type(&mut crate::wire::Reader::new(&encoded)).unwrap();
+    // The binary encoding has no order of arguments: the parameters come first.
+    let mut binary_name = "UInt8".to_string();
+    for _ in 0..30 {
+        binary_name = format!("JSON(max_dynamic_paths=3, a {binary_name})");
+    }
+    assert_eq!(back.to_string(), binary_name);
+    assert!(DataType::parse("JSON(a UInt8, a String)").unwrap_err().to_string().contains("the typed path a twice"));
+}

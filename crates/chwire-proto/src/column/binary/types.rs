@@ -187,6 +187,9 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
                 }
             }
             typed.sort_by(|a, b| a.0.cmp(&b.0));
+            if let Some(((p, _), _)) = typed.iter().zip(typed.iter().skip(1)).find(|((a, _), (b, _))| a == b) {
+                return Err(malformed(format!("the JSON typed path {p} twice")));
+            }
             let mut args = Vec::new();
             if max_paths != DEFAULT_MAX_PATHS {
                 args.push(JsonArg::Param("max_dynamic_paths".into(), max_paths.to_string()));
@@ -194,7 +197,7 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
             if max_types != DEFAULT_MAX_TYPES {
                 args.push(JsonArg::Param("max_dynamic_types".into(), max_types.to_string()));
             }
-            args.extend(typed.iter().map(|(p, t)| JsonArg::Path(p.clone(), t.clone())));
+            args.extend(typed.iter().map(|(p, _)| JsonArg::Path(p.clone())));
             T::Json { typed, args }
         }
         0x31 => T::BFloat16,
