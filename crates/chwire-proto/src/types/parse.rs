@@ -387,7 +387,7 @@ impl Node {
             "SimpleAggregateFunction" => {
                 let mut it = args.into_iter();
                 match (it.next(), it.next(), it.next()) {
-                    (Some(Node::Type { name: function, args: fargs, .. }), Some(t), None) if fargs.is_empty() => {
+                    (Some(Node::Type { name: function, args: fargs, .. }), Some(t), None) if fargs.is_empty() && !function.is_empty() => {
                         T::SimpleAggregateFunction { function, ty: Box::new(t.into_type(full)?) }
                     }
                     _ => T::Unsupported(own_text()),
@@ -415,7 +415,8 @@ fn aggregate_function(args: Vec<Node>, full: &str) -> Result<DataType, DecodeErr
         _ => None,
     };
     let (function, params) = match it.next() {
-        Some(Node::Type { name, args, .. }) => {
+        // An empty name (`` `` ``) would print as no name at all (found by fuzzing).
+        Some(Node::Type { name, args, .. }) if !name.is_empty() => {
             let params = args
                 .into_iter()
                 .map(|p| match p {
