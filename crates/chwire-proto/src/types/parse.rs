@@ -387,7 +387,9 @@ impl Node {
             "SimpleAggregateFunction" => {
                 let mut it = args.into_iter();
                 match (it.next(), it.next(), it.next()) {
-                    (Some(Node::Type { name: function, args: fargs, .. }), Some(t), None) if fargs.is_empty() && !function.is_empty() => {
+                    (Some(Node::Type { name: function, args: fargs, .. }), Some(t), None)
+                        if fargs.is_empty() && is_function_name(&function) =>
+                    {
                         T::SimpleAggregateFunction { function, ty: Box::new(t.into_type(full)?) }
                     }
                     _ => T::Unsupported(own_text()),
@@ -400,6 +402,11 @@ impl Node {
             _ => T::Unsupported(own_text()),
         })
     }
+}
+
+/// An aggregate function's name as the parser reads it without quotes.
+fn is_function_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
 }
 
 /// `AggregateFunction([version, ]function[(params)], args...)`.
@@ -415,8 +422,9 @@ fn aggregate_function(args: Vec<Node>, full: &str) -> Result<DataType, DecodeErr
         _ => None,
     };
     let (function, params) = match it.next() {
-        // An empty name (`` `` ``) would print as no name at all (found by fuzzing).
-        Some(Node::Type { name, args, .. }) if !name.is_empty() => {
+        // A name is printed as it is, so it must read back without quotes: an empty one
+        // (`` `` ``) or one like `` `:` `` would not (both found by fuzzing).
+        Some(Node::Type { name, args, .. }) if is_function_name(&name) => {
             let params = args
                 .into_iter()
                 .map(|p| match p {

@@ -133,11 +133,12 @@ fn nested_json_types_stay_the_size_of_their_name() {
 
 /// Found by the `type_name` fuzz target (after 1.85M runs on stable): an AggregateFunction
 /// whose function name is an empty quoted identifier printed as `AggregateFunction()`, which
-/// does not parse. It is refused (ClickHouse refuses it too); SimpleAggregateFunction with
+/// does not parse, and so did one that needs quotes (`` `:` ``). Both are refused (ClickHouse
+/// refuses them too); SimpleAggregateFunction with
 /// an empty name stays an unsupported type that prints as it was written.
 #[test]
 fn aggregate_function_needs_a_name_that_prints() {
-    for name in ["AggregateFunction(``)", "AggregateFunction(``, UInt8)"] {
+    for name in ["AggregateFunction(``)", "AggregateFunction(``, UInt8)", "AggregateFunction(`:`)", "AggregateFunction(`a b`, UInt8)"] {
         assert!(DataType::parse(name).is_err(), "{name}");
     }
     let t = DataType::parse("SimpleAggregateFunction(``, UInt8)").unwrap();
