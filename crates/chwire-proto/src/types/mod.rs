@@ -152,6 +152,16 @@ pub const GEOMETRY_VARIANTS: [GeoKind; 7] = [
     GeoKind::MultiPoint,
 ];
 
+/// Sort a JSON type's typed paths by path (as [`DataType::Json`] keeps them); `Err` with the
+/// path when one is given twice. Both the name parser and the binary decoder use it.
+pub(crate) fn sort_typed_paths(typed: &mut [(String, DataType)]) -> Result<(), &str> {
+    typed.sort_by(|a, b| a.0.cmp(&b.0));
+    match typed.iter().zip(typed.iter().skip(1)).find(|((a, _), (b, _))| a == b) {
+        Some(((p, _), _)) => Err(p),
+        None => Ok(()),
+    }
+}
+
 /// A parameter of a `JSON(...)` type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum JsonArg {

@@ -275,10 +275,7 @@ impl Node {
                         _ => return Ok(T::Unsupported(own_text())),
                     }
                 }
-                typed.sort_by(|a, b| a.0.cmp(&b.0));
-                if let Some(((p, _), _)) = typed.iter().zip(typed.iter().skip(1)).find(|((a, _), (b, _))| a == b) {
-                    return Err(bad(&format!("the typed path {p} twice")));
-                }
+                sort_typed_paths(&mut typed).map_err(|p| bad(&format!("the typed path {p} twice")))?;
                 T::Json { typed, args: jargs }
             }
             "Dynamic" => match args.as_slice() {

@@ -186,10 +186,7 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
                     r.str_bytes()?;
                 }
             }
-            typed.sort_by(|a, b| a.0.cmp(&b.0));
-            if let Some(((p, _), _)) = typed.iter().zip(typed.iter().skip(1)).find(|((a, _), (b, _))| a == b) {
-                return Err(malformed(format!("the JSON typed path {p} twice")));
-            }
+            crate::types::sort_typed_paths(&mut typed).map_err(|p| malformed(format!("the JSON typed path {p} twice")))?;
             let mut args = Vec::new();
             if max_paths != DEFAULT_MAX_PATHS {
                 args.push(JsonArg::Param("max_dynamic_paths".into(), max_paths.to_string()));
