@@ -32,13 +32,18 @@ async fn arrow(c: &mut Client, sql: &str) -> chwire::Result<u64> {
     let mut s = c.query(sql).fetch_arrow(ArrowOptions::rich()).await?;
     let mut check = 0u64;
     while let Some(b) = s.next_batch().await? {
-        check = b.column(0).as_primitive::<UInt64Type>().values().iter().fold(check, |a, &x| a.wrapping_add(x));
-        if let Ok(i) = b.schema().index_of("s") {
-            let strings = b.column(i).as_string::<i64>();
-            check = check.wrapping_add(strings.values().len() as u64);
-        }
+        check = batch_check(check, &b);
     }
     Ok(check)
+}
+
+/// The check of one batch added to `check`: the sum of the first column and the string bytes.
+fn batch_check(check: u64, b: &arrow_array::RecordBatch) -> u64 {
+    let check = b.column(0).as_primitive::<UInt64Type>().values().iter().fold(check, |a, &x| a.wrapping_add(x));
+    match b.schema().index_of("s") {
+        Ok(i) => check.wrapping_add(b.column(i).as_string::<i64>().values().len() as u64),
+        Err(_) => check,
+    }
 }
 
 /// `arrow`, keeping every batch (a table in memory, as Python's `query_arrow` builds one);
@@ -49,13 +54,7 @@ async fn arrow_kept(c: &mut Client, sql: &str) -> chwire::Result<(u64, Vec<arrow
     while let Some(b) = s.next_batch().await? {
         kept.push(b);
     }
-    let mut check = 0u64;
-    for b in &kept {
-        check = b.column(0).as_primitive::<UInt64Type>().values().iter().fold(check, |a, &x| a.wrapping_add(x));
-        if let Ok(i) = b.schema().index_of("s") {
-            check = check.wrapping_add(b.column(i).as_string::<i64>().values().len() as u64);
-        }
-    }
+    let check = kept.iter().fold(0, batch_check);
     Ok((check, kept))
 }
 
