@@ -3,7 +3,9 @@
 //! The files in `tests/data/malformed/` are mutations of chwire's own files that crashed
 //! arrow-ipc's readers before `formats/ipc_guard.rs`:
 //! - `huge-block.arrow` aborted on a 2^63-byte allocation;
-//! - the others panicked in arrow-buffer or arrow-ipc.
+//! - the others panicked in arrow-buffer or arrow-ipc;
+//! - `dictionary-*.parquet` (fuzz finds, 1.7 KB each) made parquet-rs allocate 3.5 and 7.5 GB
+//!   for dictionary pages claiming billions of values, before `formats/parquet_guard.rs`.
 //!
 //! The mutation loop keeps looking, deterministically.
 
@@ -84,6 +86,21 @@ fn the_files_that_crashed_arrow_ipc_are_errors() {
         convert_survives(format, &path, &path.display().to_string());
     }
     assert!(seen >= 6, "the crash files are in {}", dir.display());
+}
+
+#[test]
+fn parquet_dictionaries_claiming_more_values_than_bytes_are_errors() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/malformed");
+    for name in ["dictionary-3.5gb.parquet", "dictionary-7.5gb.parquet"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_chwire"))
+            .args(["convert", "--from", "Parquet", "--to", "TSV", "-o", "/dev/null", "-i"])
+            .arg(dir.join(name))
+            .output()
+            .expect("run chwire");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: bad input exits 2: {stderr}");
+        assert!(stderr.contains("malformed Parquet input: column ") && stderr.contains("a dictionary page claims"), "{name}: {stderr}");
+    }
 }
 
 #[test]

@@ -16,7 +16,7 @@ fn invalid(e: impl std::fmt::Display) -> chwire::Error {
     chwire::Error::invalid_input(e.to_string())
 }
 
-fn parquet_error(e: parquet::errors::ParquetError) -> chwire::Error {
+pub(super) fn parquet_error(e: parquet::errors::ParquetError) -> chwire::Error {
     match e {
         parquet::errors::ParquetError::External(inner) => match inner.downcast::<std::io::Error>() {
             Ok(io) => (*io).into(),
@@ -174,7 +174,8 @@ enum SeekFile {
 }
 
 /// The reader of an Arrow IPC file or stream or a Parquet file. A message body, and the
-/// decompressed buffers of an Arrow message, may not exceed `limits.max_block_bytes`.
+/// decompressed buffers of an Arrow message, or a Parquet dictionary decoded, may not exceed
+/// `limits.max_block_bytes`.
 pub fn source(format: Format, input: Input, files: &FileOptions, limits: chwire::Limits) -> chwire::Result<Box<dyn Source>> {
     let max_body = limits.max_block_bytes as u64;
     let file = |input: Input| -> chwire::Result<SeekFile> {
@@ -200,8 +201,11 @@ pub fn source(format: Format, input: Input, files: &FileOptions, limits: chwire:
             (r.schema(), Box::new(r))
         }
         _ => match file(input)? {
-            SeekFile::Disk(f) => parquet_file(f, files)?,
-            SeekFile::Memory(b) => parquet_file(b, files)?,
+            SeekFile::Disk(f) => {
+                let pages = std::sync::Arc::new(f.try_clone()?);
+                parquet_file(f, pages, files, max_body)?
+            }
+            SeekFile::Memory(b) => parquet_file(b.clone(), std::sync::Arc::new(b), files, max_body)?,
         },
     };
     Ok(Box::new(ArrowSource { schema, batches, target: None, skip: 0 }))
@@ -214,8 +218,16 @@ fn arrow_file<F: std::io::Read + Seek + 'static>(mut f: F, max_body: u64) -> chw
     Ok((r.schema(), Box::new(r)))
 }
 
-fn parquet_file<F: parquet::file::reader::ChunkReader + 'static>(f: F, files: &FileOptions) -> chwire::Result<(SchemaRef, Batches)> {
+/// A Parquet file's reader, after its pages are checked (`parquet_guard`) through `pages`, a
+/// second handle on the same file.
+fn parquet_file<F: parquet::file::reader::ChunkReader + 'static>(
+    f: F,
+    pages: std::sync::Arc<F>,
+    files: &FileOptions,
+    max_body: u64,
+) -> chwire::Result<(SchemaRef, Batches)> {
     let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).map_err(parquet_error)?;
+    guarded(|| super::parquet_guard::check_pages(pages, builder.metadata(), max_body))?;
     let r = builder.with_batch_size(files.block_limits.rows).build().map_err(parquet_error)?;
     Ok((arrow_array::RecordBatchReader::schema(&r), Box::new(r)))
 }

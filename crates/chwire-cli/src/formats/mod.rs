@@ -10,6 +10,7 @@
 pub mod arrow_io;
 mod ipc_guard;
 pub mod options;
+mod parquet_guard;
 pub mod parse;
 pub mod text_in;
 pub mod text_out;
