@@ -92,9 +92,6 @@ EXPECTED = [
      "a nullable struct of other writers infers as Tuple, which has no NULL (Nullable(Tuple) is experimental in ClickHouse 26.9)"),
     (r"^lowcardinality/FixedString$", r"^readback Parquet/rich$", r"Incorrect dictionary page size",
      "ClickHouse's Parquet reader refuses arrow-rs' dictionary page of fixed_len_byte_array values (pyarrow reads the file: the self check)"),
-    (r"^json", r"^reverse (chdb|pyarrow) Parquet$", r"",
-     "ClickHouse writes JSON to Parquet as JSON text and reads it back as JSON; chwire infers String for JSON text that lacks its "
-     "clickhouse.type metadata (as ClickHouse infers for Arrow files, where Dynamic is JSON text too)"),
     (r"^json_shared/(many_types_max_dynamic_paths_1|max_dynamic_paths_0)$", r"^readback ", r"",
      "ClickHouse 26.9 parses the JSON text -0 as 0 (its own Arrow output read back loses the sign too)"),
     (r"^dynamic", r"^readback ", r"",

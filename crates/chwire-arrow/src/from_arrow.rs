@@ -209,12 +209,13 @@ fn nullable(array: &dyn Array, inner: &DataType) -> Result<ColumnData> {
 
 /// Types whose conversion checks values, so that arbitrary bytes behind NULLs could fail it.
 fn needs_placeholders(array: &dyn Array, inner: &DataType) -> bool {
-    matches!(inner, DataType::Enum8(_) | DataType::Enum16(_))
+    matches!(inner, DataType::Enum8(_) | DataType::Enum16(_) | DataType::Json { .. })
         || (inner.fixed_width().is_some() && matches!(array.data_type(), A::Binary | A::LargeBinary))
 }
 
 /// `array` with the NULL rows' values replaced by the first enum element (dictionary
-/// arrays keep their keys; the enum conversion maps null keys itself).
+/// arrays keep their keys; the enum conversion maps null keys itself), an empty JSON
+/// object, or zero bytes of a fixed width.
 fn fill_nulls(array: &dyn Array, inner: &DataType) -> Result<ArrayRef> {
     let first = match inner {
         DataType::Enum8(items) => items.first().map(|(_, v)| i64::from(*v)),
@@ -222,6 +223,13 @@ fn fill_nulls(array: &dyn Array, inner: &DataType) -> Result<ArrayRef> {
         _ => None,
     }
     .unwrap_or(0);
+    // JSON text (Parquet's Nullable(JSON)): a NULL row's slot holds no object.
+    if matches!(inner, DataType::Json { .. }) {
+        let s = cast_with_options(array, &A::LargeUtf8, &strict())?;
+        let s = s.as_string::<i64>();
+        let filled: arrow_array::LargeStringArray = (0..s.len()).map(|i| Some(if s.is_null(i) { "{}" } else { s.value(i) })).collect();
+        return Ok(std::sync::Arc::new(filled));
+    }
     // Fixed-width values read from (large) binary: a NULL row's slot may be empty
     // (ClickHouse writes none for a NULL BFloat16), so it becomes zero bytes of the width.
     if let (Some(width), A::Binary | A::LargeBinary) = (inner.fixed_width(), array.data_type()) {

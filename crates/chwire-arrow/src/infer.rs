@@ -10,14 +10,32 @@ use chwire_proto::DataType;
 /// the natural ClickHouse type of its Arrow type (nullable fields → `Nullable(T)` where
 /// ClickHouse allows it). See docs/ARROW.md.
 pub fn clickhouse_type_for(field: &Field) -> Result<DataType> {
+    typed(field, Json::AsString)
+}
+
+/// [`clickhouse_type_for`] for a field read from a Parquet file: text of Parquet's JSON
+/// logical type (an `arrow.json` extension on the Arrow side) is a `JSON` column, at any
+/// depth, as ClickHouse 26.9 infers it from Parquet (from Arrow files it infers String).
+pub fn clickhouse_type_for_parquet(field: &Field) -> Result<DataType> {
+    typed(field, Json::AsJson)
+}
+
+/// What text with the `arrow.json` extension becomes.
+#[derive(Clone, Copy)]
+enum Json {
+    AsString,
+    AsJson,
+}
+
+fn typed(field: &Field, json: Json) -> Result<DataType> {
     if let Some(name) = field.metadata().get(CLICKHOUSE_TYPE_KEY) {
         return DataType::parse(name).map_err(|e| Error::value(format!("bad {CLICKHOUSE_TYPE_KEY} metadata {name:?}: {e}")));
     }
-    natural(field)
+    natural(field, json)
 }
 
-fn natural(field: &Field) -> Result<DataType> {
-    let ty = plain(field)?;
+fn natural(field: &Field, json: Json) -> Result<DataType> {
+    let ty = plain(field, json)?;
     Ok(if field.is_nullable() { nullable(ty) } else { ty })
 }
 
@@ -40,7 +58,7 @@ fn scale_of(unit: TimeUnit) -> u8 {
     }
 }
 
-fn plain(field: &Field) -> Result<DataType> {
+fn plain(field: &Field, json: Json) -> Result<DataType> {
     use DataType as T;
     let ext = field.metadata().get("ARROW:extension:name").map(String::as_str);
     Ok(match field.data_type() {
@@ -56,6 +74,9 @@ fn plain(field: &Field) -> Result<DataType> {
         A::UInt64 => T::UInt64,
         A::Float16 | A::Float32 => T::Float32,
         A::Float64 => T::Float64,
+        A::Utf8 | A::LargeUtf8 | A::Utf8View if matches!(json, Json::AsJson) && ext == Some(crate::json_text::JSON_EXTENSION) => {
+            T::Json { typed: Vec::new(), args: Vec::new() }
+        }
         A::Utf8 | A::LargeUtf8 | A::Utf8View | A::Binary | A::LargeBinary | A::BinaryView => T::String,
         A::FixedSizeBinary(16) if ext == Some("arrow.uuid") => T::Uuid,
         // FixedString(0) is no ClickHouse type (and a negative width no Arrow one).
@@ -75,17 +96,17 @@ fn plain(field: &Field) -> Result<DataType> {
             T::Decimal { precision: *p, scale: *s as u8 }
         }
         A::List(item) | A::LargeList(item) | A::FixedSizeList(item, _) | A::ListView(item) | A::LargeListView(item) => {
-            T::Array(Box::new(natural(item)?))
+            T::Array(Box::new(natural(item, json)?))
         }
         A::Map(entries, _) => match entries.data_type() {
-            A::Struct(kv) if kv.len() == 2 => T::Map(Box::new(plain(&kv[0])?), Box::new(natural(&kv[1])?)),
+            A::Struct(kv) if kv.len() == 2 => T::Map(Box::new(plain(&kv[0], json)?), Box::new(natural(&kv[1], json)?)),
             _ => return Err(unsupported(field)),
         },
         // Named by the members, "1", "2", … included, as ClickHouse 26.9 infers a struct
         // (chwire's own files restore unnamed tuples from their `clickhouse.type`).
-        A::Struct(fields) => T::Tuple(fields.iter().map(|f| Ok((Some(f.name().clone()), natural(f)?))).collect::<Result<Vec<_>>>()?),
+        A::Struct(fields) => T::Tuple(fields.iter().map(|f| Ok((Some(f.name().clone()), natural(f, json)?))).collect::<Result<Vec<_>>>()?),
         A::Dictionary(_, values) => {
-            let inner = plain(&Field::new(field.name(), (**values).clone(), false))?;
+            let inner = plain(&Field::new(field.name(), (**values).clone(), false), json)?;
             let inner = if field.is_nullable() { nullable(inner) } else { inner };
             if low_cardinality_allowed(inner.strip_nullable()) {
                 T::LowCardinality(Box::new(inner))
@@ -94,8 +115,11 @@ fn plain(field: &Field) -> Result<DataType> {
             }
         }
         A::Union(fields, _) => {
-            let types =
-                fields.iter().filter(|(_, f)| !matches!(f.data_type(), A::Null)).map(|(_, f)| plain(f)).collect::<Result<Vec<_>>>()?;
+            let types = fields
+                .iter()
+                .filter(|(_, f)| !matches!(f.data_type(), A::Null))
+                .map(|(_, f)| plain(f, json))
+                .collect::<Result<Vec<_>>>()?;
             T::Variant(types)
         }
         _ => return Err(unsupported(field)),

@@ -26,7 +26,7 @@ mod schema;
 mod to_arrow;
 mod unify;
 
-pub use infer::clickhouse_type_for;
+pub use infer::{clickhouse_type_for, clickhouse_type_for_parquet};
 pub use options::{ArrowOptions, Mapping};
 pub use schema::{arrow_type, field_for, CLICKHOUSE_TYPE_KEY};
 pub use unify::DictionaryUnifier;
@@ -63,7 +63,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     /// Names the column in errors raised below it.
-    fn in_column(self, name: &str) -> Error {
+    pub fn in_column(self, name: &str) -> Error {
         match self {
             Error::Mismatch { column, arrow, clickhouse, detail } if column.is_empty() => {
                 Error::Mismatch { column: name.to_string(), arrow, clickhouse, detail }

@@ -135,3 +135,40 @@ fn json_text_that_is_not_json_is_an_error_on_the_way_out() {
         assert!(err.contains("column j") && err.contains("row 1") && err.contains("not JSON"), "{err}");
     }
 }
+
+/// Text with the `arrow.json` extension (Parquet's JSON logical type) is a JSON column when
+/// read from Parquet, at any depth, and String otherwise: what ClickHouse 26.9 infers for
+/// each format (`DESCRIBE file(…)` of its own Parquet and of pyarrow's Arrow files).
+#[test]
+fn json_text_is_inferred_as_json_from_parquet_only() {
+    use arrow_schema::DataType as A;
+    use chwire_arrow::{clickhouse_type_for, clickhouse_type_for_parquet};
+    use std::collections::HashMap;
+    let json = |name: &str, nullable: bool| {
+        Field::new(name, A::Utf8, nullable).with_metadata(HashMap::from([("ARROW:extension:name".to_string(), "arrow.json".to_string())]))
+    };
+    let list = Field::new("l", A::List(Arc::new(json("element", false))), false);
+    let tuple = Field::new("t", A::Struct(vec![json("1", false), Field::new("2", A::UInt8, false)].into()), false);
+    let entries = Field::new("key_value", A::Struct(vec![Field::new("key", A::Utf8, false), json("value", false)].into()), false);
+    let map = Field::new("m", A::Map(Arc::new(entries), false), false);
+    let cases = [
+        (json("j", false), "JSON", "String"),
+        (json("nj", true), "Nullable(JSON)", "Nullable(String)"),
+        (Field::new("s", A::Utf8, false), "String", "String"),
+        (list, "Array(JSON)", "Array(String)"),
+        (tuple, "Tuple(`1` JSON, `2` UInt8)", "Tuple(`1` String, `2` UInt8)"),
+        (map, "Map(String, JSON)", "Map(String, String)"),
+    ];
+    for (field, parquet, arrow) in cases {
+        assert_eq!(clickhouse_type_for_parquet(&field).unwrap(), ty(parquet), "{field}");
+        assert_eq!(clickhouse_type_for(&field).unwrap(), ty(arrow), "{field}");
+    }
+    // The JSON text converts into the JSON column.
+    let field = json("j", true);
+    let array: ArrayRef = Arc::new(StringArray::from(vec![Some(r#"{"a":1}"#), None]));
+    let b = RecordBatch::try_new(Arc::new(Schema::new(vec![field.clone()])), vec![array]).unwrap();
+    let target = vec![("j".to_string(), clickhouse_type_for_parquet(&field).unwrap())];
+    let block = batch_to_block(&b, &target).unwrap();
+    assert_eq!(block.column("j").unwrap().data_type(), &ty("Nullable(JSON)"));
+    assert_eq!(block.rows(), 2);
+}

@@ -9,7 +9,9 @@ use super::{Format, Input, Output, Sink, Source};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use chwire::{Block, DataType};
-use chwire_arrow::{batch_to_block, batch_to_block_inferred, block_to_batch, schema_for, ArrowOptions, DictionaryUnifier};
+use chwire_arrow::{
+    batch_to_block, batch_to_block_inferred, block_to_batch, clickhouse_type_for_parquet, schema_for, ArrowOptions, DictionaryUnifier,
+};
 use std::io::{BufReader, BufWriter, Seek, Write};
 
 fn invalid(e: impl std::fmt::Display) -> chwire::Error {
@@ -164,6 +166,8 @@ struct ArrowSource {
     schema: SchemaRef,
     batches: Batches,
     target: Option<Vec<(String, DataType)>>,
+    /// Types are inferred as from a Parquet file (its JSON logical type is `JSON`).
+    parquet: bool,
     skip: u64,
 }
 
@@ -208,7 +212,8 @@ pub fn source(format: Format, input: Input, files: &FileOptions, limits: chwire:
             SeekFile::Memory(b) => parquet_file(b.clone(), std::sync::Arc::new(b), files, max_body)?,
         },
     };
-    Ok(Box::new(ArrowSource { schema, batches, target: None, skip: 0 }))
+    let parquet = !matches!(format, Format::Arrow | Format::ArrowStream);
+    Ok(Box::new(ArrowSource { schema, batches, target: None, parquet, skip: 0 }))
 }
 
 fn arrow_file<F: std::io::Read + Seek + 'static>(mut f: F, max_body: u64) -> chwire::Result<(SchemaRef, Batches)> {
@@ -230,6 +235,15 @@ fn parquet_file<F: parquet::file::reader::ChunkReader + 'static>(
     guarded(|| super::parquet_guard::check_pages(pages, builder.metadata(), max_body))?;
     let r = builder.with_batch_size(files.block_limits.rows).build().map_err(parquet_error)?;
     Ok((arrow_array::RecordBatchReader::schema(&r), Box::new(r)))
+}
+
+/// The ClickHouse types of a Parquet file's columns, as ClickHouse 26.9 infers them.
+fn parquet_types(schema: &SchemaRef) -> chwire_arrow::Result<Vec<(String, DataType)>> {
+    schema
+        .fields()
+        .iter()
+        .map(|f| clickhouse_type_for_parquet(f).map(|ty| (f.name().clone(), ty)).map_err(|e| e.in_column(f.name())))
+        .collect()
 }
 
 impl Source for ArrowSource {
@@ -268,6 +282,7 @@ impl Source for ArrowSource {
             }
             let block = match &self.target {
                 Some(target) => batch_to_block(&batch, target),
+                None if self.parquet => parquet_types(&self.schema).and_then(|types| batch_to_block(&batch, &types)),
                 None => batch_to_block_inferred(&batch),
             };
             return block.map(Some).map_err(invalid);
