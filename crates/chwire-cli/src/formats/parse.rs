@@ -1,3 +1,4 @@
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 //! Text → `Value` by a column's ClickHouse type: the scalar texts ClickHouse writes (numbers,
 //! dates in the column's zone, UUIDs, decimals, …) and its quoted style of composite values
 //! (`[1,2]`, `('a\'b',NULL)`, `{'k':1}`), as the TSV and CSV readers need them. Strings that
@@ -115,7 +116,8 @@ pub fn scalar<'b>(ty: &DataType, t: &'b [u8], cx: &Ctx<'b>) -> Result<Value<'b>,
             let unscaled = decimal_digits(digits, *scale)?;
             if *precision <= 38 {
                 let v: i128 = unscaled.parse().map_err(|_| format!("more than {precision} digits"))?;
-                Value::Decimal { raw: if neg { -v } else { v }, scale: *scale }
+                // `v` is at most 38 digits: its negation cannot overflow.
+                Value::Decimal { raw: if neg { v.wrapping_neg() } else { v }, scale: *scale }
             } else {
                 let raw = big_int(&unscaled, neg).ok_or_else(|| format!("more than {precision} digits"))?;
                 Value::Decimal256 { raw: cx.bump.alloc_slice_copy(&raw), scale: *scale }
@@ -195,10 +197,10 @@ fn decimal_digits(s: &str, scale: u8) -> Result<String, String> {
     if rest.bytes().any(|b| b != b'0') {
         return Err(format!("more than {scale} decimal places"));
     }
-    let mut digits = String::with_capacity(int.len() + scale);
+    let mut digits = String::with_capacity(int.len().saturating_add(scale));
     digits.push_str(int.trim_start_matches('0'));
     digits.push_str(kept);
-    digits.extend(std::iter::repeat_n('0', scale - kept.len()));
+    digits.extend(std::iter::repeat_n('0', scale.saturating_sub(kept.len())));
     if digits.is_empty() {
         digits.push('0');
     }
@@ -212,9 +214,10 @@ fn big_int(digits: &str, neg: bool) -> Option<[u8; 32]> {
     }
     let mut limbs = [0u64; 4];
     for d in digits.bytes() {
-        let mut carry = u128::from(d - b'0');
+        // A digit (checked above); each step stays below 2^68, far from wrapping a u128.
+        let mut carry = u128::from(d.wrapping_sub(b'0'));
         for l in &mut limbs {
-            let v = u128::from(*l) * 10 + carry;
+            let v = u128::from(*l).wrapping_mul(10).wrapping_add(carry);
             *l = v as u64;
             carry = v >> 64;
         }
@@ -223,21 +226,21 @@ fn big_int(digits: &str, neg: bool) -> Option<[u8; 32]> {
         }
     }
     // Magnitude limits: below 2^255 (2^255 itself for the negative minimum).
-    let top = limbs[3] >> 63 == 1;
-    if top && !(neg && limbs[3] == 1 << 63 && limbs[..3].iter().all(|&l| l == 0)) {
+    let [l0, l1, l2, l3] = limbs;
+    if l3 >> 63 == 1 && !(neg && l3 == 1 << 63 && [l0, l1, l2] == [0; 3]) {
         return None;
     }
     if neg {
         let mut carry = 1u128;
         for l in &mut limbs {
-            let v = u128::from(!*l) + carry;
+            let v = u128::from(!*l).wrapping_add(carry); // at most 2^64
             *l = v as u64;
             carry = v >> 64;
         }
     }
     let mut out = [0u8; 32];
-    for (i, l) in limbs.iter().enumerate() {
-        out[i * 8..i * 8 + 8].copy_from_slice(&l.to_le_bytes());
+    for (bytes, l) in out.chunks_exact_mut(8).zip(limbs) {
+        bytes.copy_from_slice(&l.to_le_bytes());
     }
     Some(out)
 }
@@ -248,9 +251,9 @@ fn uuid(s: &str) -> Result<[u8; 16], String> {
         return Err("not a UUID".into());
     }
     let mut out = [0u8; 16];
-    for (i, pair) in hex.chunks(2).enumerate() {
+    for (byte, pair) in out.iter_mut().zip(hex.chunks(2)) {
         let text = std::str::from_utf8(pair).map_err(|_| "not a UUID")?;
-        out[i] = u8::from_str_radix(text, 16).map_err(|_| "not a UUID")?;
+        *byte = u8::from_str_radix(text, 16).map_err(|_| "not a UUID")?;
     }
     Ok(out)
 }
@@ -263,7 +266,7 @@ fn days(s: &str) -> Result<i64, String> {
 
 fn civil_date(s: &str) -> Result<jiff::civil::Date, String> {
     let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+    if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
         return Err("not a date (YYYY-MM-DD)".into());
     }
     // Digits only, as ClickHouse reads dates: `parse` would also take a sign (`-070-03-18`
@@ -296,7 +299,7 @@ fn date_time(s: &str, tz: &TimeZone, precision: u8) -> Result<(i64, i64), String
     let time = time.strip_prefix([' ', 'T']).ok_or("not a date and time (YYYY-MM-DD hh:mm:ss)")?;
     let date = civil_date(date)?;
     let t = time.as_bytes();
-    if t.len() != 8 || t[2] != b':' || t[5] != b':' {
+    if t.len() != 8 || t.get(2) != Some(&b':') || t.get(5) != Some(&b':') {
         return Err("not a date and time (YYYY-MM-DD hh:mm:ss)".into());
     }
     let num = |r: std::ops::Range<usize>| time.get(r).and_then(unsigned).map(|n| n as i8).ok_or("not a time (hh:mm:ss)");
@@ -318,7 +321,7 @@ fn fraction(frac: &str, precision: u8) -> Result<i64, String> {
     }
     let mut ticks = 0i64;
     for b in kept.bytes().chain(std::iter::repeat(b'0')).take(p) {
-        ticks = ticks * 10 + i64::from(b - b'0');
+        ticks = ticks.checked_mul(10).and_then(|t| t.checked_add(i64::from(b.wrapping_sub(b'0')))).ok_or("out of range")?;
     }
     Ok(ticks)
 }
@@ -335,10 +338,18 @@ fn time(s: &str, precision: u8) -> Result<i64, String> {
         return Err("not a time (h:mm:ss with minutes and seconds below 60)".into());
     }
     let out_of_range = || "out of range".to_string();
-    let secs = h.checked_mul(3600).and_then(|s| s.checked_add(m * 60 + sec)).ok_or_else(out_of_range)?;
+    let secs = h
+        .checked_mul(3600)
+        .and_then(|s| m.checked_mul(60).and_then(|ms| ms.checked_add(sec)).and_then(|ms| s.checked_add(ms)))
+        .ok_or_else(out_of_range)?;
     let frac_ticks = fraction(frac, precision)?;
-    let ticks = secs.checked_mul(10i64.pow(u32::from(precision))).and_then(|t| t.checked_add(frac_ticks)).ok_or_else(out_of_range)?;
-    Ok(if neg { -ticks } else { ticks })
+    let ticks = 10i64
+        .checked_pow(u32::from(precision))
+        .and_then(|scale| secs.checked_mul(scale))
+        .and_then(|t| t.checked_add(frac_ticks))
+        .ok_or_else(out_of_range)?;
+    // Non-negative: its negation cannot overflow.
+    Ok(if neg { ticks.wrapping_neg() } else { ticks })
 }
 
 /// The default value of a type (for omitted JSON fields and empty CSV fields).
@@ -402,14 +413,14 @@ struct Quoted<'c, 'b> {
 impl<'b> Quoted<'_, 'b> {
     fn ws(&mut self) {
         while self.s.get(self.pos).is_some_and(|b| b.is_ascii_whitespace()) {
-            self.pos += 1;
+            self.pos = self.pos.saturating_add(1);
         }
     }
 
     fn expect(&mut self, c: u8) -> Result<(), String> {
         self.ws();
         if self.s.get(self.pos) == Some(&c) {
-            self.pos += 1;
+            self.pos = self.pos.saturating_add(1);
             Ok(())
         } else {
             Err(format!("expected '{}' at byte {}", c as char, self.pos))
@@ -421,7 +432,7 @@ impl<'b> Quoted<'_, 'b> {
         self.ws();
         let hit = self.s.get(self.pos) == Some(&c);
         if hit {
-            self.pos += 1;
+            self.pos = self.pos.saturating_add(1);
         }
         hit
     }
@@ -446,8 +457,8 @@ impl<'b> Quoted<'_, 'b> {
         self.ws();
         match plain(ty) {
             T::Nullable(inner) => {
-                if self.s[self.pos..].starts_with(b"NULL") {
-                    self.pos += 4;
+                if self.s.get(self.pos..).is_some_and(|rest| rest.starts_with(b"NULL")) {
+                    self.pos = self.pos.saturating_add(4);
                     return Ok(Value::Null);
                 }
                 self.value(inner)
@@ -491,7 +502,7 @@ impl<'b> Quoted<'_, 'b> {
 
     /// A single-quoted string, unescaped (borrowed when it has no escapes).
     fn string(&mut self) -> Result<&'b [u8], String> {
-        let start = self.pos + 1;
+        let start = self.pos.saturating_add(1);
         let mut i = start;
         let mut escaped = false;
         loop {
@@ -499,14 +510,14 @@ impl<'b> Quoted<'_, 'b> {
                 None => return Err("an unterminated string".into()),
                 Some(b'\\') => {
                     escaped = true;
-                    i += 2;
+                    i = i.saturating_add(2);
                 }
                 Some(b'\'') => break,
-                Some(_) => i += 1,
+                Some(_) => i = i.saturating_add(1),
             }
         }
-        self.pos = i + 1;
-        let raw = &self.s[start..i];
+        self.pos = i.saturating_add(1);
+        let raw = self.s.get(start..i).unwrap_or_default();
         Ok(if escaped { unescape(raw, self.cx.bump) } else { raw })
     }
 
@@ -514,9 +525,9 @@ impl<'b> Quoted<'_, 'b> {
     fn bare(&mut self) -> &'b [u8] {
         let start = self.pos;
         while self.s.get(self.pos).is_some_and(|b| !matches!(b, b',' | b']' | b')' | b'}' | b':') && !b.is_ascii_whitespace()) {
-            self.pos += 1;
+            self.pos = self.pos.saturating_add(1);
         }
-        &self.s[start..self.pos]
+        self.s.get(start..self.pos).unwrap_or_default()
     }
 }
 
@@ -524,35 +535,37 @@ impl<'b> Quoted<'_, 'b> {
 /// else stands for itself), into the arena.
 pub fn unescape<'b>(raw: &[u8], bump: &'b Bump) -> &'b [u8] {
     let mut out = bumpalo::collections::Vec::with_capacity_in(raw.len(), bump);
-    let mut i = 0;
-    while i < raw.len() {
-        if raw[i] == b'\\' && i + 1 < raw.len() {
-            i += 1;
-            let c = raw[i];
-            match c {
-                b't' => out.push(b'\t'),
-                b'n' => out.push(b'\n'),
-                b'r' => out.push(b'\r'),
-                b'0' => out.push(0),
-                b'b' => out.push(8),
-                b'f' => out.push(12),
-                b'a' => out.push(7),
-                b'v' => out.push(11),
-                b'x' if raw
-                    .get(i + 1..i + 3)
-                    .and_then(|h| std::str::from_utf8(h).ok())
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .is_some() =>
-                {
-                    out.push(u8::from_str_radix(std::str::from_utf8(&raw[i + 1..i + 3]).unwrap_or("0"), 16).unwrap_or(0));
-                    i += 2;
-                }
-                c => out.push(c),
-            }
-        } else {
-            out.push(raw[i]);
+    let mut rest = raw;
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
+        if b != b'\\' {
+            out.push(b);
+            continue;
         }
-        i += 1;
+        // A backslash at the very end stands for itself.
+        let Some((&c, tail)) = rest.split_first() else {
+            out.push(b);
+            break;
+        };
+        rest = tail;
+        match c {
+            b't' => out.push(b'\t'),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b'0' => out.push(0),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'a' => out.push(7),
+            b'v' => out.push(11),
+            b'x' => match rest.get(..2).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                Some(v) => {
+                    out.push(v);
+                    rest = rest.get(2..).unwrap_or_default();
+                }
+                None => out.push(c),
+            },
+            c => out.push(c),
+        }
     }
     out.into_bump_slice()
 }

@@ -1,3 +1,4 @@
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 //! Text input (TSV, CSV, their `WithNames` forms, JSONEachRow) parsed by the target
 //! columns' types into blocks, block by block: memory holds one block's text, its values and
 //! the block being built. A value that does not parse is an error naming the line and the
@@ -75,7 +76,7 @@ impl TextSource {
     fn row_end(&mut self, start: usize) -> chwire::Result<Option<usize>> {
         let (mut from, mut quoted) = (start, false);
         loop {
-            let hay = &self.buf[from..];
+            let hay = self.buf.get(from..).unwrap_or_default();
             let found = if self.csv() {
                 // A newline inside a quoted field belongs to the field.
                 let mut hit = None;
@@ -94,19 +95,22 @@ impl TextSource {
                 memchr::memchr(b'\n', hay)
             };
             if let Some(i) = found {
-                return Ok(Some(from + i));
+                return Ok(Some(from.saturating_add(i)));
             }
             from = self.buf.len();
             if self.eof {
                 return Ok((start < self.buf.len()).then_some(self.buf.len()));
             }
-            if self.buf.len() - start > MAX_ROW_BYTES {
+            if self.buf.len().saturating_sub(start) > MAX_ROW_BYTES {
                 return Err(self.err(self.line, format!("a row longer than {} MiB", MAX_ROW_BYTES >> 20)));
             }
             let old = self.buf.len();
-            self.buf.resize(old + (1 << 20), 0);
-            let n = self.input.read(&mut self.buf[old..])?;
-            self.buf.truncate(old + n);
+            self.buf.resize(old.saturating_add(1 << 20), 0);
+            let n = match self.buf.get_mut(old..) {
+                Some(free) => self.input.read(free)?,
+                None => 0,
+            };
+            self.buf.truncate(old.saturating_add(n));
             self.eof = n == 0;
         }
     }
@@ -118,14 +122,15 @@ impl TextSource {
         while rows.len() < max && pos < self.limits.bytes {
             let Some(mut end) = self.row_end(pos)? else { break };
             let line = self.line;
-            self.line += 1 + memchr::memchr_iter(b'\n', &self.buf[pos..end]).count() as u64;
+            let text = self.buf.get(pos..end).unwrap_or_default();
+            self.line = self.line.saturating_add(1).saturating_add(memchr::memchr_iter(b'\n', text).count() as u64);
             let start = pos;
-            pos = (end + 1).min(self.buf.len());
-            if end > start && self.buf[end - 1] == b'\r' {
-                end -= 1;
+            pos = end.saturating_add(1).min(self.buf.len());
+            if end > start && text.last() == Some(&b'\r') {
+                end = end.saturating_sub(1);
             }
             // Blank lines separate nothing in JSONEachRow; elsewhere they are rows.
-            if self.format == Format::JsonEachRow && self.buf[start..end].iter().all(u8::is_ascii_whitespace) {
+            if self.format == Format::JsonEachRow && self.buf.get(start..end).unwrap_or_default().iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
             rows.push(RowSpan { start, end, line });
@@ -144,7 +149,7 @@ impl TextSource {
         let (rows, next) = self.take_rows(1)?;
         let Some(row) = rows.first() else { return Ok(()) };
         let bump = Bump::new();
-        let names = split_fields(&self.buf[row.start..row.end], self.csv(), &bump)
+        let names = split_fields(self.buf.get(row.start..row.end).unwrap_or_default(), self.csv(), &bump)
             .map_err(|e| self.err(row.line, e))?
             .into_iter()
             .map(|f| String::from_utf8_lossy(if self.csv() { f.text } else { parse::unescape(f.text, &bump) }).into_owned())
@@ -170,44 +175,47 @@ fn split_fields<'b>(row: &'b [u8], csv: bool, bump: &'b Bump) -> Result<Vec<Fiel
     let mut i = 0;
     loop {
         if row.get(i) == Some(&b'"') {
-            let (mut j, mut escaped) = (i + 1, false);
+            // Indexes stay within the row (at most one past its end): the sums cannot wrap.
+            let (mut j, mut escaped) = (i.saturating_add(1), false);
             loop {
                 match row.get(j) {
                     None => return Err("a quoted CSV field does not end".into()),
-                    Some(b'"') if row.get(j + 1) == Some(&b'"') => {
+                    Some(b'"') if row.get(j.saturating_add(1)) == Some(&b'"') => {
                         escaped = true;
-                        j += 2;
+                        j = j.saturating_add(2);
                     }
                     Some(b'"') => break,
-                    Some(_) => j += 1,
+                    Some(_) => j = j.saturating_add(1),
                 }
             }
-            let raw = &row[i + 1..j];
+            let raw = row.get(i.saturating_add(1)..j).unwrap_or_default();
             let text = if escaped {
+                // `""` stands for one quote.
                 let mut v = bumpalo::collections::Vec::with_capacity_in(raw.len(), bump);
-                let mut k = 0;
-                while k < raw.len() {
-                    v.push(raw[k]);
-                    k += if raw[k] == b'"' { 2 } else { 1 };
+                let mut rest = raw;
+                while let Some((&b, tail)) = rest.split_first() {
+                    v.push(b);
+                    rest = if b == b'"' { tail.get(1..).unwrap_or_default() } else { tail };
                 }
                 v.into_bump_slice()
             } else {
                 raw
             };
             out.push(Field { text, quoted: true });
-            i = j + 1;
+            i = j.saturating_add(1);
             match row.get(i) {
                 None => return Ok(out),
-                Some(b',') => i += 1,
+                Some(b',') => i = i.saturating_add(1),
                 Some(_) => return Err(format!("unexpected text after a quoted field at byte {i}")),
             }
         } else {
-            let end = memchr::memchr(b',', &row[i..]).map_or(row.len(), |k| i + k);
-            out.push(Field { text: &row[i..end], quoted: false });
+            let rest = row.get(i..).unwrap_or_default();
+            let end = memchr::memchr(b',', rest).map_or(row.len(), |k| i.saturating_add(k));
+            out.push(Field { text: row.get(i..end).unwrap_or_default(), quoted: false });
             if end == row.len() {
                 return Ok(out);
             }
-            i = end + 1;
+            i = end.saturating_add(1);
         }
     }
 }
@@ -395,7 +403,7 @@ impl TextSource {
                 self.skip = 0;
                 return Ok(None);
             }
-            self.skip -= rows.len() as u64;
+            self.skip = self.skip.saturating_sub(rows.len() as u64);
             self.buf.drain(..next);
         }
         self.bump.reset();
@@ -406,7 +414,7 @@ impl TextSource {
         let cx = Ctx::new(&self.bump, self.tz.clone());
         let mut rows: Vec<Vec<Value<'_>>> = Vec::with_capacity(spans.len());
         for span in &spans {
-            let text = &self.buf[span.start..span.end];
+            let text = self.buf.get(span.start..span.end).unwrap_or_default();
             let row = self.row(text, target, &cx).map_err(|e| self.err(span.line, e))?;
             rows.push(row);
         }
@@ -437,26 +445,32 @@ impl TextSource {
         if self.format == Format::JsonEachRow {
             let text = std::str::from_utf8(text).map_err(|_| "not UTF-8".to_string())?;
             for (key, raw) in object(text.trim(), cx)? {
-                let i = target.iter().position(|(n, _)| n == key).ok_or_else(|| format!("no column {key:?} in the target"))?;
-                let v = json_value(&target[i].1, raw, cx)
-                    .map_err(|e| format!("column `{key}` ({}): {e}: {}", target[i].1, short(raw.get())))?;
-                values[i] = Some(v);
+                let (slot, (_, ty)) =
+                    values.iter_mut().zip(target).find(|(_, (n, _))| n == key).ok_or_else(|| format!("no column {key:?} in the target"))?;
+                *slot = Some(json_value(ty, raw, cx).map_err(|e| format!("column `{key}` ({ty}): {e}: {}", short(raw.get())))?);
             }
         } else {
             let fields = split_fields(text, self.csv(), cx.bump)?;
-            let width: usize = if self.csv() { self.fields.iter().map(|&i| csv_width(&target[i].1)).sum() } else { self.fields.len() };
+            let width: usize = if self.csv() {
+                self.fields.iter().filter_map(|&i| target.get(i)).map(|(_, ty)| csv_width(ty)).fold(0, usize::saturating_add)
+            } else {
+                self.fields.len()
+            };
             if fields.len() != width {
                 return Err(format!("{} fields, expected {width}", fields.len()));
             }
             let mut it = fields.iter();
             for &i in &self.fields {
-                let (name, ty) = &target[i];
+                // `fields` index the target they were made for (`columns_of_names`).
+                let (Some((name, ty)), Some(slot)) = (target.get(i), values.get_mut(i)) else {
+                    return Err(format!("no column {i} in the target"));
+                };
                 let before = it.as_slice();
                 let v = field_value(ty, &mut it, self.csv(), cx).map_err(|e| {
                     let text = before.first().map(|f| String::from_utf8_lossy(f.text).into_owned()).unwrap_or_default();
                     format!("column `{name}` ({ty}): cannot parse {}: {e}", short(&text))
                 })?;
-                values[i] = Some(v);
+                *slot = Some(v);
             }
         }
         values
@@ -495,7 +509,7 @@ pub fn columns_of_names(format: Format, names: &[String], target: &[(String, Dat
                 let parts = if csv { crate::format::csv_names(t, ty) } else { return None };
                 // (An empty tuple has no fields: it cannot be named.)
                 let tuple = matches!(ty, DataType::Tuple(_)) && !parts.is_empty();
-                (tuple && names.get(i..i + parts.len()) == Some(&parts[..])).then_some((c, parts.len()))
+                (tuple && names.get(i..i.saturating_add(parts.len())) == Some(parts.as_slice())).then_some((c, parts.len()))
             })
         });
         let Some((c, width)) = spans else {
@@ -505,7 +519,7 @@ pub fn columns_of_names(format: Format, names: &[String], target: &[(String, Dat
             )));
         };
         columns.push(c);
-        i += width;
+        i = i.saturating_add(width);
     }
     Ok(columns)
 }
