@@ -142,17 +142,29 @@ async fn reset_peer_is_a_typed_error_then_the_client_recovers() {
     p.remove_toxic(&toxic).await;
     assert_recovers(&mut c).await;
 
-    // Reset in the middle of a streamed result.
-    let mut rows = c.query("SELECT number, toString(number) FROM numbers(5000000)").stream().await.unwrap();
+    // Reset in the middle of a streamed result. Toxiproxy changes a link's toxics only once
+    // the link can move its bytes on, so the result keeps being read (slowly, until the
+    // toxic is on) while the toxic is added: a client that stopped reading would stall the
+    // proxy's API call, as it did in a CI run under load.
+    let mut rows = c.query("SELECT number, toString(number) FROM numbers(50000000)").stream().await.unwrap();
     rows.next_block().await.unwrap().expect("a first block");
-    let toxic = p.add_toxic("reset_peer", Stream::Downstream, r#""timeout":0"#).await;
-    let e = loop {
-        match rows.next_block().await {
-            Ok(Some(_)) => continue,
-            Ok(None) => panic!("the result ended although the connection was reset"),
-            Err(e) => break e,
+    let added = std::sync::atomic::AtomicBool::new(false);
+    let add = async {
+        let toxic = p.add_toxic("reset_peer", Stream::Downstream, r#""timeout":0"#).await;
+        added.store(true, std::sync::atomic::Ordering::SeqCst);
+        toxic
+    };
+    let read = async {
+        loop {
+            match rows.next_block().await {
+                Ok(Some(_)) if !added.load(std::sync::atomic::Ordering::SeqCst) => tokio::time::sleep(Duration::from_millis(20)).await,
+                Ok(Some(_)) => continue,
+                Ok(None) => panic!("the result ended although the connection was reset"),
+                Err(e) => break e,
+            }
         }
     };
+    let (toxic, e) = tokio::join!(add, read);
     assert_network_error(&e, "reset_peer mid-stream");
     drop(rows);
     p.remove_toxic(&toxic).await;

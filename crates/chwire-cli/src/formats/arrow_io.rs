@@ -231,6 +231,7 @@ fn parquet_file<F: parquet::file::reader::ChunkReader + 'static>(
     files: &FileOptions,
     max_body: u64,
 ) -> chwire::Result<(SchemaRef, Batches)> {
+    super::parquet_guard::check_footer(pages.as_ref())?;
     let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).map_err(parquet_error)?;
     guarded(|| super::parquet_guard::check_pages(pages, builder.metadata(), max_body))?;
     let r = builder.with_batch_size(files.block_limits.rows).build().map_err(parquet_error)?;

@@ -5,10 +5,18 @@
 //! found 1.7 KB inputs that made it allocate 3.5 and 7.5 GB this way (`fuzz/regressions/
 //! arrow_input`).
 //!
-//! This module checks every column chunk's pages before the reader sees them: the page headers
-//! are walked (data pages are skipped, not decompressed), and each dictionary page must hold
-//! the values it claims — at least their plain-encoded size in its decompressed bytes — and
-//! decode to no more than the block byte limit.
+//! It also skips a list of booleans in the footer's Thrift without consuming a byte per
+//! element (as its compact protocol requires), so a footer of a few hundred bytes claiming lists
+//! of 2^31 booleans kept it busy for seconds per list (a fuzz find,
+//! `fuzz/regressions/arrow_input/parquet-footer-bool-lists`).
+//!
+//! This module checks the footer and every column chunk's pages before the reader sees them:
+//! - the footer is walked once as Thrift compact protocol, where every element of a list, set
+//!   or map takes at least one byte, so no collection may claim more elements than bytes are
+//!   left, and nesting is limited;
+//! - the page headers are walked (data pages are skipped, not decompressed), and each
+//!   dictionary page must hold the values it claims — at least their plain-encoded size in its
+//!   decompressed bytes — and decode to no more than the block byte limit.
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
@@ -59,6 +67,149 @@ fn check_dictionary(column: &str, physical: Physical, type_length: i32, num_valu
     Ok(())
 }
 
+/// The deepest nesting of structs and collections accepted in a footer (parquet-rs stops at
+/// 64 too; Parquet's own schema needs a handful).
+const MAX_THRIFT_DEPTH: u32 = 64;
+
+/// Check a Parquet file's footer (the Thrift-encoded `FileMetaData` before its length and the
+/// closing magic) as described in the module's comment. A file too short for a footer, or
+/// with an encrypted one, is left to parquet-rs's own errors.
+pub fn check_footer<R: ChunkReader>(file: &R) -> chwire::Result<()> {
+    let len = file.len();
+    let Some(tail_start) = len.checked_sub(8) else { return Ok(()) };
+    let tail = file.get_bytes(tail_start, 8).map_err(super::arrow_io::parquet_error)?;
+    let (Some(size), Some(b"PAR1")) = (tail.get(..4), tail.get(4..8)) else { return Ok(()) };
+    let size = u64::from(u32::from_le_bytes(size.try_into().unwrap_or_default()));
+    let Some(start) = tail_start.checked_sub(size) else { return Ok(()) };
+    let footer = file.get_bytes(start, usize::try_from(size).unwrap_or(usize::MAX)).map_err(super::arrow_io::parquet_error)?;
+    let mut t = Thrift { bytes: &footer };
+    t.skip(Kind::Struct, MAX_THRIFT_DEPTH).map_err(|e| malformed(format!("the footer: {e}")))
+}
+
+/// A value's type in Thrift's compact protocol.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A boolean struct field: its value is in the field header.
+    FieldBool,
+    /// A byte, or a boolean inside a collection.
+    Byte,
+    Varint,
+    Double,
+    Binary,
+    List,
+    Map,
+    Struct,
+    Uuid,
+}
+
+impl Kind {
+    fn of(code: u8, in_collection: bool) -> Result<Kind, String> {
+        Ok(match code {
+            1 | 2 if in_collection => Kind::Byte,
+            1 | 2 => Kind::FieldBool,
+            3 => Kind::Byte,
+            4..=6 => Kind::Varint,
+            7 => Kind::Double,
+            8 => Kind::Binary,
+            9 | 10 => Kind::List,
+            11 => Kind::Map,
+            12 => Kind::Struct,
+            13 => Kind::Uuid,
+            c => return Err(format!("an unknown Thrift type {c}")),
+        })
+    }
+}
+
+/// The bytes of a Thrift compact-protocol value not yet walked.
+struct Thrift<'a> {
+    bytes: &'a [u8],
+}
+
+impl Thrift<'_> {
+    fn byte(&mut self) -> Result<u8, String> {
+        let (&b, rest) = self.bytes.split_first().ok_or("it ends early")?;
+        self.bytes = rest;
+        Ok(b)
+    }
+
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut v = 0u64;
+        for shift in (0..70).step_by(7) {
+            let b = self.byte()?;
+            v |= u64::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("a varint of more than 10 bytes".into())
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), String> {
+        let n = usize::try_from(n).map_err(|_| "a length beyond the footer")?;
+        self.bytes = self.bytes.get(n..).ok_or("a length beyond the footer")?;
+        Ok(())
+    }
+
+    /// A collection's element count, each element taking at least one byte.
+    fn count(&mut self, n: u64, per_element: u64) -> Result<u64, String> {
+        match n.checked_mul(per_element) {
+            Some(bytes) if bytes <= self.bytes.len() as u64 => Ok(n),
+            _ => Err(format!("a collection of {n} elements in {} bytes", self.bytes.len())),
+        }
+    }
+
+    fn skip(&mut self, kind: Kind, depth: u32) -> Result<(), String> {
+        let depth = depth.checked_sub(1).ok_or("nested too deep")?;
+        match kind {
+            Kind::FieldBool => Ok(()),
+            Kind::Byte => self.advance(1),
+            Kind::Varint => self.varint().map(drop),
+            Kind::Double => self.advance(8),
+            Kind::Uuid => self.advance(16),
+            Kind::Binary => {
+                let n = self.varint()?;
+                self.advance(n)
+            }
+            Kind::List => {
+                let header = self.byte()?;
+                let n = match header >> 4 {
+                    15 => self.varint()?,
+                    n => u64::from(n),
+                };
+                let element = Kind::of(header & 0x0f, true)?;
+                for _ in 0..self.count(n, 1)? {
+                    self.skip(element, depth)?;
+                }
+                Ok(())
+            }
+            Kind::Map => {
+                let n = self.varint()?;
+                if n == 0 {
+                    return Ok(());
+                }
+                let types = self.byte()?;
+                let (key, value) = (Kind::of(types >> 4, true)?, Kind::of(types & 0x0f, true)?);
+                for _ in 0..self.count(n, 2)? {
+                    self.skip(key, depth)?;
+                    self.skip(value, depth)?;
+                }
+                Ok(())
+            }
+            Kind::Struct => loop {
+                let header = self.byte()?;
+                if header == 0 {
+                    return Ok(());
+                }
+                if header >> 4 == 0 {
+                    // A field id of its own (zigzag i16) instead of a delta.
+                    self.varint()?;
+                }
+                self.skip(Kind::of(header & 0x0f, false)?, depth)?;
+            },
+        }
+    }
+}
+
 /// Walk every page of every column chunk in `file`; an error for the first dictionary page
 /// that does not hold what it claims (and for headers parquet-rs cannot read).
 pub fn check_pages<R: ChunkReader + 'static>(file: Arc<R>, metadata: &ParquetMetaData, max: u64) -> chwire::Result<()> {
@@ -88,6 +239,26 @@ pub fn check_pages<R: ChunkReader + 'static>(file: Arc<R>, metadata: &ParquetMet
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn walk(bytes: &[u8]) -> Result<(), String> {
+        Thrift { bytes }.skip(Kind::Struct, MAX_THRIFT_DEPTH)
+    }
+
+    #[test]
+    fn thrift_collections_may_not_claim_more_elements_than_bytes() {
+        // struct { 1: list<bool> [true, false] } and a bool field, then STOP.
+        assert_eq!(walk(&[0x19, 0x21, 1, 2, 0x11, 0]), Ok(()));
+        // A list claiming 2^31 booleans in a few bytes (what parquet-rs spun on).
+        let err = walk(&[0x19, 0xf1, 0x80, 0x80, 0x80, 0x80, 0x08, 1, 0]).unwrap_err();
+        assert!(err.contains("a collection of 2147483648 elements"), "{err}");
+        // A map of 3 entries needs at least 6 bytes.
+        assert!(walk(&[0x1b, 3, 0x33, 1, 2, 3, 4, 0]).is_err());
+        assert_eq!(walk(&[0x1b, 2, 0x33, 1, 2, 3, 4, 0]), Ok(()));
+        // Structs nested beyond the limit; a footer that ends early.
+        let deep: Vec<u8> = std::iter::repeat_n(0x1c, 100).chain(std::iter::repeat_n(0, 101)).collect();
+        assert_eq!(walk(&deep), Err("nested too deep".into()));
+        assert_eq!(walk(&[0x15]), Err("it ends early".into()));
+    }
 
     #[test]
     fn dictionary_values_must_fit_their_bytes() {
