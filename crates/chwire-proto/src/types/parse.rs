@@ -401,9 +401,11 @@ impl Node {
     }
 }
 
-/// An aggregate function's name as the parser reads it without quotes.
+/// An aggregate function's name as the parser reads it without quotes: an identifier, which
+/// does not start with a digit (`AggregateFunction(3)` is a version number).
 fn is_function_name(name: &str) -> bool {
-    !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+    name.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
 }
 
 /// `AggregateFunction([version, ]function[(params)], args...)`.

@@ -138,7 +138,15 @@ fn nested_json_types_stay_the_size_of_their_name() {
 /// an empty name stays an unsupported type that prints as it was written.
 #[test]
 fn aggregate_function_needs_a_name_that_prints() {
-    for name in ["AggregateFunction(``)", "AggregateFunction(``, UInt8)", "AggregateFunction(`:`)", "AggregateFunction(`a b`, UInt8)"] {
+    for name in [
+        "AggregateFunction(``)",
+        "AggregateFunction(``, UInt8)",
+        "AggregateFunction(`:`)",
+        "AggregateFunction(`a b`, UInt8)",
+        // Printed without quotes, a name of digits would read back as a version number.
+        "AggregateFunction(`3`)",
+        "AggregateFunction(`3x`, UInt8)",
+    ] {
         assert!(DataType::parse(name).is_err(), "{name}");
     }
     let t = DataType::parse("SimpleAggregateFunction(``, UInt8)").unwrap();
