@@ -557,7 +557,13 @@ pub fn unescape<'b>(raw: &[u8], bump: &'b Bump) -> &'b [u8] {
             b'f' => out.push(12),
             b'a' => out.push(7),
             b'v' => out.push(11),
-            b'x' => match rest.get(..2).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            // Two hex digits (`from_str_radix` alone would also take a sign: `\x+f`).
+            b'x' => match rest
+                .get(..2)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
                 Some(v) => {
                     out.push(v);
                     rest = rest.get(2..).unwrap_or_default();
@@ -578,6 +584,18 @@ mod tests {
         let bump = Bump::new();
         let cx = Ctx::new(&bump, TimeZone::UTC);
         scalar(&DataType::parse(ty).unwrap(), text.as_bytes(), &cx).map(|v| format!("{v:?}"))
+    }
+
+    #[test]
+    fn escapes() {
+        let bump = Bump::new();
+        let u = |s: &str| unescape(s.as_bytes(), &bump).to_vec();
+        assert_eq!(u(r"a\tb\\c\'d"), b"a\tb\\c'd");
+        assert_eq!(u(r"\x41\x7e"), b"A~");
+        // Not two hex digits: the `x` stands for itself (a sign is not a digit).
+        assert_eq!(u(r"\x+f"), b"x+f");
+        assert_eq!(u(r"\x4"), b"x4");
+        assert_eq!(u("end\\"), b"end\\");
     }
 
     #[test]
