@@ -6,6 +6,26 @@ use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// glibc's malloc, left to its dynamic thresholds, serves the buffers of a block (a few hundred
+/// KiB to a few MiB each) with `mmap` and gives them back on free, so that every block faults
+/// its pages in again (and a batch freed on another thread than the one that made it gets its
+/// arena trimmed): a third of a Parquet read, and most of the system time of a large scan, went
+/// to page faults. Buffers below 32 MiB come from the heap, and up to 128 MiB of free heap is
+/// kept. Memory stays bounded by what one block needs at its peak; only its reuse changes.
+/// (A different allocator, mimalloc, removed the faults too but doubled every workload's RSS.)
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn tune_malloc() {
+    // SAFETY: mallopt only sets allocator parameters; it is called before any other thread
+    // exists, and both values are in the ranges glibc documents.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 128 << 20);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn tune_malloc() {}
+
 /// chwire: a fast ClickHouse client for the native TCP protocol and the HTTP interface.
 ///
 /// Connection options may come from a URL (--url or CHWIRE_URL), from the individual
@@ -343,6 +363,7 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 fn main() -> ExitCode {
+    tune_malloc();
     let cli = Cli::parse();
     tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_env("CHWIRE_LOG")).with_writer(std::io::stderr).init();
     let opts = match cli.conn.options().and_then(|mut o| {

@@ -28,7 +28,7 @@ pub(super) fn parquet_error(e: parquet::errors::ParquetError) -> chwire::Error {
     }
 }
 
-fn arrow_error(e: arrow_schema::ArrowError) -> chwire::Error {
+pub(super) fn arrow_error(e: arrow_schema::ArrowError) -> chwire::Error {
     match e {
         arrow_schema::ArrowError::IoError(_, io) => io.into(),
         e => invalid(format!("Arrow: {e}")),
@@ -38,7 +38,7 @@ fn arrow_error(e: arrow_schema::ArrowError) -> chwire::Error {
 enum Writer {
     File(arrow_ipc::writer::FileWriter<BufWriter<Output>>),
     Stream(arrow_ipc::writer::StreamWriter<BufWriter<Output>>),
-    Parquet(parquet::arrow::ArrowWriter<BufWriter<Output>>),
+    Parquet(super::parquet_writer::ParallelWriter<BufWriter<Output>>),
 }
 
 /// Blocks into an Arrow IPC file or stream, or a Parquet file.
@@ -83,8 +83,9 @@ impl Sink for ArrowSink {
             }
             _ => {
                 check_parquet_types(&schema)?;
+                let threads = super::parquet_columns::threads();
                 Writer::Parquet(
-                    parquet::arrow::ArrowWriter::try_new(out, schema.clone(), Some(self.files.parquet_properties()))
+                    super::parquet_writer::ParallelWriter::try_new(out, schema.clone(), self.files.parquet_properties(), threads)
                         .map_err(parquet_error)?,
                 )
             }
@@ -159,7 +160,7 @@ fn check_parquet_types(schema: &arrow_schema::Schema) -> chwire::Result<()> {
 }
 
 /// Record batches of one of the three readers.
-type Batches = Box<dyn Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>>;
+type Batches = Box<dyn Iterator<Item = chwire::Result<RecordBatch>>>;
 
 /// Blocks from an Arrow IPC file or stream, or a Parquet file.
 struct ArrowSource {
@@ -202,14 +203,14 @@ pub fn source(format: Format, input: Input, files: &FileOptions, limits: chwire:
             let input = CheckedStream::new(super::open_input(input)?, max_body);
             let r =
                 guarded(|| arrow_ipc::reader::StreamReader::try_new(BufReader::with_capacity(1 << 20, input), None).map_err(arrow_error))?;
-            (r.schema(), Box::new(r))
+            (r.schema(), Box::new(r.map(|b| b.map_err(arrow_error))))
         }
         _ => match file(input)? {
             SeekFile::Disk(f) => {
-                let pages = std::sync::Arc::new(f.try_clone()?);
-                parquet_file(f, pages, files, max_body)?
+                let f = super::parquet_columns::PositionalFile::new(f)?;
+                parquet_file(move || Ok(f.clone()), files, max_body)?
             }
-            SeekFile::Memory(b) => parquet_file(b.clone(), std::sync::Arc::new(b), files, max_body)?,
+            SeekFile::Memory(b) => parquet_file(move || Ok(b.clone()), files, max_body)?,
         },
     };
     let parquet = !matches!(format, Format::Arrow | Format::ArrowStream);
@@ -220,22 +221,32 @@ fn arrow_file<F: std::io::Read + Seek + 'static>(mut f: F, max_body: u64) -> chw
     check_file(&mut f, max_body)?;
     f.rewind()?;
     let r = guarded(|| arrow_ipc::reader::FileReader::try_new(BufReader::new(f), None).map_err(arrow_error))?;
-    Ok((r.schema(), Box::new(r)))
+    Ok((r.schema(), Box::new(r.map(|b| b.map_err(arrow_error)))))
 }
 
-/// A Parquet file's reader, after its pages are checked (`parquet_guard`) through `pages`, a
-/// second handle on the same file.
-fn parquet_file<F: parquet::file::reader::ChunkReader + 'static>(
-    f: F,
-    pages: std::sync::Arc<F>,
+/// A Parquet file's reader, its footer and pages checked (`parquet_guard`); `open`
+/// gives a new handle on the file each time. The columns are read on several threads
+/// (`parquet_columns`) when there are cores and columns for it.
+fn parquet_file<F: parquet::file::reader::ChunkReader + Send + 'static>(
+    open: impl Fn() -> std::io::Result<F>,
     files: &FileOptions,
     max_body: u64,
 ) -> chwire::Result<(SchemaRef, Batches)> {
-    super::parquet_guard::check_footer(pages.as_ref())?;
-    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).map_err(parquet_error)?;
-    guarded(|| super::parquet_guard::check_pages(pages, builder.metadata(), max_body))?;
-    let r = builder.with_batch_size(files.block_limits.rows).build().map_err(parquet_error)?;
-    Ok((arrow_array::RecordBatchReader::schema(&r), Box::new(r)))
+    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+    let f = open()?;
+    super::parquet_guard::check_footer(&f)?;
+    let metadata = ArrowReaderMetadata::load(&f, ArrowReaderOptions::new()).map_err(parquet_error)?;
+    let schema = metadata.schema().clone();
+    let groups = super::parquet_columns::split(&metadata, super::parquet_columns::threads());
+    let batch_size = files.block_limits.rows;
+    if groups.len() > 1 {
+        let r = super::parquet_columns::ParallelColumns::start(open, metadata, groups, batch_size, max_body)?;
+        return Ok((schema, Box::new(r)));
+    }
+    let pages = std::sync::Arc::new(open()?);
+    guarded(|| super::parquet_guard::check_pages(pages, metadata.metadata(), max_body, None).map_err(|(_, e)| e))?;
+    let r = ParquetRecordBatchReaderBuilder::new_with_metadata(f, metadata).with_batch_size(batch_size).build().map_err(parquet_error)?;
+    Ok((schema, Box::new(r.map(|b| b.map_err(arrow_error)))))
 }
 
 /// The ClickHouse types of a Parquet file's columns, as ClickHouse 26.9 infers them.
@@ -265,7 +276,7 @@ impl Source for ArrowSource {
     fn next_block(&mut self) -> chwire::Result<Option<Block>> {
         loop {
             let batches = &mut self.batches;
-            let Some(batch) = guarded(|| batches.next().transpose().map_err(arrow_error))? else { return Ok(None) };
+            let Some(batch) = guarded(|| batches.next().transpose())? else { return Ok(None) };
             let rows = batch.num_rows() as u64;
             let batch = match self.skip {
                 0 => batch,

@@ -10,7 +10,9 @@
 pub mod arrow_io;
 mod ipc_guard;
 pub mod options;
+mod parquet_columns;
 mod parquet_guard;
+mod parquet_writer;
 pub mod parse;
 pub mod text_in;
 pub mod text_out;

@@ -48,7 +48,8 @@ pub struct FileOptions {
     pub parquet_compression: Compression,
     /// A Parquet row group ends after this many rows (ClickHouse's default 1,000,000)…
     pub row_group_rows: usize,
-    /// …or once its encoded data reaches this many bytes (ClickHouse's default 512 MiB).
+    /// …or once its data reaches this many bytes before encoding, counted as Arrow buffers
+    /// (ClickHouse's default 512 MiB, which it also counts before compression).
     pub row_group_bytes: usize,
     pub parquet_version: WriterVersion,
 }

@@ -210,27 +210,52 @@ impl Thrift<'_> {
     }
 }
 
-/// Walk every page of every column chunk in `file`; an error for the first dictionary page
-/// that does not hold what it claims (and for headers parquet-rs cannot read).
-pub fn check_pages<R: ChunkReader + 'static>(file: Arc<R>, metadata: &ParquetMetaData, max: u64) -> chwire::Result<()> {
+/// Where a page check failed, (row group, leaf column), and why: a file read by several
+/// threads reports the failure the one-thread walk would have met first.
+pub type PageCheckError = ((usize, usize), chwire::Error);
+
+/// Walk every page of every column chunk in `file` (of the root columns `roots` only, if
+/// given); an error for the first dictionary page that does not hold what it claims (and for
+/// headers parquet-rs cannot read).
+pub fn check_pages<R: ChunkReader + 'static>(
+    file: Arc<R>,
+    metadata: &ParquetMetaData,
+    max: u64,
+    roots: Option<&[usize]>,
+) -> Result<(), PageCheckError> {
     let schema = metadata.file_metadata().schema_descr();
-    for group in metadata.row_groups() {
-        let rows = usize::try_from(group.num_rows()).map_err(|_| malformed("a row group of a negative row count"))?;
-        for (chunk, descr) in group.columns().iter().zip(schema.columns()) {
-            let column = descr.path().string();
-            let mut pages = SerializedPageReader::new(Arc::clone(&file), chunk, rows, None).map_err(super::arrow_io::parquet_error)?;
-            while let Some(page) = pages.peek_next_page().map_err(super::arrow_io::parquet_error)? {
-                if !page.is_dict {
-                    pages.skip_next_page().map_err(super::arrow_io::parquet_error)?;
-                    continue;
-                }
-                match pages.get_next_page().map_err(super::arrow_io::parquet_error)? {
-                    Some(Page::DictionaryPage { buf, num_values, .. }) => {
-                        check_dictionary(&column, descr.physical_type(), descr.type_length(), num_values, buf.len(), max)?
-                    }
-                    Some(_) | None => return Err(malformed(format!("column {column}: a dictionary page that could not be read"))),
-                }
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        let rows = usize::try_from(group.num_rows()).map_err(|_| ((g, 0), malformed("a row group of a negative row count")))?;
+        for (leaf, (chunk, descr)) in group.columns().iter().zip(schema.columns()).enumerate() {
+            if roots.is_some_and(|roots| !roots.contains(&schema.get_column_root_idx(leaf))) {
+                continue;
             }
+            check_chunk(Arc::clone(&file), chunk, descr, rows, max).map_err(|e| ((g, leaf), e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The pages of one column chunk, as [`check_pages`].
+fn check_chunk<R: ChunkReader + 'static>(
+    file: Arc<R>,
+    chunk: &parquet::file::metadata::ColumnChunkMetaData,
+    descr: &parquet::schema::types::ColumnDescriptor,
+    rows: usize,
+    max: u64,
+) -> chwire::Result<()> {
+    let column = descr.path().string();
+    let mut pages = SerializedPageReader::new(file, chunk, rows, None).map_err(super::arrow_io::parquet_error)?;
+    while let Some(page) = pages.peek_next_page().map_err(super::arrow_io::parquet_error)? {
+        if !page.is_dict {
+            pages.skip_next_page().map_err(super::arrow_io::parquet_error)?;
+            continue;
+        }
+        match pages.get_next_page().map_err(super::arrow_io::parquet_error)? {
+            Some(Page::DictionaryPage { buf, num_values, .. }) => {
+                check_dictionary(&column, descr.physical_type(), descr.type_length(), num_values, buf.len(), max)?
+            }
+            Some(_) | None => return Err(malformed(format!("column {column}: a dictionary page that could not be read"))),
         }
     }
     Ok(())
