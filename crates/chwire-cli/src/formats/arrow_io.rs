@@ -243,8 +243,7 @@ fn parquet_file<F: parquet::file::reader::ChunkReader + Send + 'static>(
         let r = super::parquet_columns::ParallelColumns::start(open, metadata, groups, batch_size, max_body)?;
         return Ok((schema, Box::new(r)));
     }
-    let pages = std::sync::Arc::new(open()?);
-    guarded(|| super::parquet_guard::check_pages(pages, metadata.metadata(), max_body, None).map_err(|(_, e)| e))?;
+    guarded(|| super::parquet_guard::check_pages(&f, metadata.metadata(), max_body, None).map_err(|(_, e)| e))?;
     let r = ParquetRecordBatchReaderBuilder::new_with_metadata(f, metadata).with_batch_size(batch_size).build().map_err(parquet_error)?;
     Ok((schema, Box::new(r.map(|b| b.map_err(arrow_error)))))
 }

@@ -92,7 +92,7 @@ impl ParallelColumns {
         let mut started = Self { schema, groups: Vec::new(), threads: Vec::new(), done: false };
         for roots in groups {
             let file = open()?;
-            let pages = std::sync::Arc::new(open()?);
+            let pages = open()?;
             let parquet = std::sync::Arc::clone(metadata.metadata());
             let checked_roots = roots.clone();
             let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone());
@@ -102,7 +102,7 @@ impl ParallelColumns {
             let (checked_tx, checked) = sync_channel(1);
             let thread = std::thread::Builder::new().name("chwire-parquet".into()).spawn(move || {
                 // Each thread checks the pages of its own columns (`parquet_guard`) first.
-                let checked = guarded(|| Ok(check_pages(pages, &parquet, max_body, Some(&checked_roots))))
+                let checked = guarded(|| Ok(check_pages(&pages, &parquet, max_body, Some(&checked_roots))))
                     .unwrap_or_else(|panicked| Err(((usize::MAX, usize::MAX), panicked)));
                 let failed = checked.is_err();
                 if checked_tx.send(checked).is_err() || failed {

@@ -14,18 +14,16 @@
 //! - the footer is walked once as Thrift compact protocol, where every element of a list, set
 //!   or map takes at least one byte, so no collection may claim more elements than bytes are
 //!   left, and nesting is limited;
-//! - the page headers are walked (data pages are skipped, not decompressed), and each
-//!   dictionary page must hold the values it claims — at least their plain-encoded size in its
-//!   decompressed bytes — and decode to no more than the block byte limit.
+//! - the page headers are read (no page is read or decompressed): no page may claim more than
+//!   the block byte limit uncompressed (parquet-rs reserves that much before decompressing),
+//!   and each dictionary page must hold the values it claims — at least their plain-encoded
+//!   size in its uncompressed bytes — and decode to no more than the block byte limit.
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
 use parquet::basic::Type as Physical;
-use parquet::column::page::{Page, PageReader};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::ChunkReader;
-use parquet::file::serialized_reader::SerializedPageReader;
-use std::sync::Arc;
 
 fn malformed(what: impl std::fmt::Display) -> chwire::Error {
     chwire::Error::invalid_input(format!("malformed Parquet input: {what}"))
@@ -70,6 +68,9 @@ fn check_dictionary(column: &str, physical: Physical, type_length: i32, num_valu
 /// The deepest nesting of structs and collections accepted in a footer (parquet-rs stops at
 /// 64 too; Parquet's own schema needs a handful).
 const MAX_THRIFT_DEPTH: u32 = 64;
+
+/// The depth left inside a page header's nested struct.
+const NESTED_DEPTH: u32 = MAX_THRIFT_DEPTH - 1;
 
 /// Check a Parquet file's footer (the Thrift-encoded `FileMetaData` before its length and the
 /// closing magic) as described in the module's comment. A file too short for a footer, or
@@ -158,6 +159,35 @@ impl Thrift<'_> {
         }
     }
 
+    /// A zigzag-encoded integer (i16, i32, i64).
+    fn int(&mut self) -> Result<i64, String> {
+        let n = self.varint()?;
+        Ok(((n >> 1) as i64) ^ ((n & 1) as i64).wrapping_neg())
+    }
+
+    /// A zigzag-encoded i32 as parquet-rs reads it: decoded as an i64, then cut to 32 bits.
+    fn int32(&mut self) -> Result<i64, String> {
+        Ok(i64::from(self.int()? as i32))
+    }
+
+    /// The fields of a struct, each given to `field` with its id and kind (which must read
+    /// or skip its value), up to the struct's end.
+    fn fields(&mut self, depth: u32, mut field: impl FnMut(&mut Self, i64, Kind) -> Result<(), String>) -> Result<(), String> {
+        depth.checked_sub(1).ok_or("nested too deep")?;
+        let mut id = 0i64;
+        loop {
+            let header = self.byte()?;
+            if header == 0 {
+                return Ok(());
+            }
+            id = match header >> 4 {
+                0 => self.int()?,
+                delta => id.saturating_add(i64::from(delta)),
+            };
+            field(self, id, Kind::of(header & 0x0f, false)?)?;
+        }
+    }
+
     fn skip(&mut self, kind: Kind, depth: u32) -> Result<(), String> {
         let depth = depth.checked_sub(1).ok_or("nested too deep")?;
         match kind {
@@ -214,56 +244,116 @@ impl Thrift<'_> {
 /// threads reports the failure the one-thread walk would have met first.
 pub type PageCheckError = ((usize, usize), chwire::Error);
 
-/// Walk every page of every column chunk in `file` (of the root columns `roots` only, if
-/// given); an error for the first dictionary page that does not hold what it claims (and for
-/// headers parquet-rs cannot read).
-pub fn check_pages<R: ChunkReader + 'static>(
-    file: Arc<R>,
-    metadata: &ParquetMetaData,
-    max: u64,
-    roots: Option<&[usize]>,
-) -> Result<(), PageCheckError> {
+/// Walk the page headers of every column chunk in `file` (of the root columns `roots` only,
+/// if given); an error for the first page that claims more than `max` bytes uncompressed or a
+/// dictionary page that does not hold what it claims.
+pub fn check_pages<R: ChunkReader>(file: &R, metadata: &ParquetMetaData, max: u64, roots: Option<&[usize]>) -> Result<(), PageCheckError> {
     let schema = metadata.file_metadata().schema_descr();
     for (g, group) in metadata.row_groups().iter().enumerate() {
-        let rows = usize::try_from(group.num_rows()).map_err(|_| ((g, 0), malformed("a row group of a negative row count")))?;
         for (leaf, (chunk, descr)) in group.columns().iter().zip(schema.columns()).enumerate() {
             if roots.is_some_and(|roots| !roots.contains(&schema.get_column_root_idx(leaf))) {
                 continue;
             }
-            check_chunk(Arc::clone(&file), chunk, descr, rows, max).map_err(|e| ((g, leaf), e))?;
+            check_chunk(file, chunk, descr, max).map_err(|e| ((g, leaf), e))?;
         }
     }
     Ok(())
 }
 
-/// The pages of one column chunk, as [`check_pages`].
-fn check_chunk<R: ChunkReader + 'static>(
-    file: Arc<R>,
+/// The largest page header read (parquet-rs reads any; statistics make them long at most).
+const MAX_PAGE_HEADER: u64 = 16 << 20;
+
+/// The page headers of one column chunk, as [`check_pages`]. Pages are not read, only their
+/// headers: a dictionary page's bytes are its uncompressed size, which parquet-rs checks
+/// against what decompression yields (or, uncompressed, its stored size).
+fn check_chunk<R: ChunkReader>(
+    file: &R,
     chunk: &parquet::file::metadata::ColumnChunkMetaData,
     descr: &parquet::schema::types::ColumnDescriptor,
-    rows: usize,
     max: u64,
 ) -> chwire::Result<()> {
     let column = descr.path().string();
-    let mut pages = SerializedPageReader::new(file, chunk, rows, None).map_err(super::arrow_io::parquet_error)?;
-    while let Some(page) = pages.peek_next_page().map_err(super::arrow_io::parquet_error)? {
-        if !page.is_dict {
-            pages.skip_next_page().map_err(super::arrow_io::parquet_error)?;
-            continue;
-        }
-        match pages.get_next_page().map_err(super::arrow_io::parquet_error)? {
-            Some(Page::DictionaryPage { buf, num_values, .. }) => {
-                check_dictionary(&column, descr.physical_type(), descr.type_length(), num_values, buf.len(), max)?
+    let (start, len) = chunk.byte_range();
+    let end = start
+        .checked_add(len)
+        .filter(|&e| e <= file.len())
+        .ok_or_else(|| malformed(format!("column {column}: a chunk past the end of the file")))?;
+    let stored = matches!(chunk.compression(), parquet::basic::Compression::UNCOMPRESSED);
+    let mut at = start;
+    while at < end {
+        let left = end.saturating_sub(at);
+        let mut window = left.min(256);
+        let (header, size) = loop {
+            let bytes = file.get_bytes(at, usize::try_from(window).unwrap_or(usize::MAX)).map_err(super::arrow_io::parquet_error)?;
+            let mut t = Thrift { bytes: &bytes };
+            match page_header(&mut t) {
+                Ok(h) => break (h, window.saturating_sub(t.bytes.len() as u64)),
+                Err(e) if window >= left.min(MAX_PAGE_HEADER) => return Err(malformed(format!("column {column}: a page header: {e}"))),
+                Err(_) => window = window.saturating_mul(4).min(left).min(MAX_PAGE_HEADER),
             }
-            Some(_) | None => return Err(malformed(format!("column {column}: a dictionary page that could not be read"))),
+        };
+        if header.uncompressed > max {
+            return Err(malformed(format!("column {column}: a page of {} bytes uncompressed (at most {max})", header.uncompressed)));
         }
+        if let Some(values) = header.dictionary_values {
+            let bytes = if stored { header.compressed } else { header.uncompressed };
+            let values = u32::try_from(values).map_err(|_| malformed(format!("column {column}: a dictionary of {values} values")))?;
+            check_dictionary(
+                &column,
+                descr.physical_type(),
+                descr.type_length(),
+                values,
+                usize::try_from(bytes).unwrap_or(usize::MAX),
+                max,
+            )?;
+        }
+        at = at.saturating_add(size).saturating_add(header.compressed);
     }
     Ok(())
+}
+
+/// What the page check needs of a page header (Parquet's `PageHeader`).
+struct PageHeader {
+    uncompressed: u64,
+    compressed: u64,
+    /// A dictionary page's value count.
+    dictionary_values: Option<i64>,
+}
+
+/// A page header's sizes and, for a dictionary page, its value count.
+fn page_header(t: &mut Thrift<'_>) -> Result<PageHeader, String> {
+    let (mut kind, mut uncompressed, mut compressed, mut values) = (None, None, None, None);
+    t.fields(MAX_THRIFT_DEPTH, |t, id, k| {
+        match (id, k) {
+            (1, Kind::Varint) => kind = Some(t.int32()?),
+            (2, Kind::Varint) => uncompressed = Some(t.int32()?),
+            (3, Kind::Varint) => compressed = Some(t.int32()?),
+            (7, Kind::Struct) => t.fields(NESTED_DEPTH, |t, id, k| {
+                match (id, k) {
+                    (1, Kind::Varint) => values = Some(t.int32()?),
+                    _ => t.skip(k, NESTED_DEPTH)?,
+                }
+                Ok(())
+            })?,
+            _ => t.skip(k, MAX_THRIFT_DEPTH)?,
+        }
+        Ok(())
+    })?;
+    let size = |v: Option<i64>, what: &str| v.and_then(|v| u64::try_from(v).ok()).ok_or_else(|| format!("no valid {what} page size"));
+    let (uncompressed, compressed) = (size(uncompressed, "uncompressed")?, size(compressed, "compressed")?);
+    // Type 2 is DICTIONARY_PAGE.
+    let dictionary_values = match kind {
+        Some(2) => Some(values.ok_or("a dictionary page without its header")?),
+        Some(_) => None,
+        None => return Err("no page type".into()),
+    };
+    Ok(PageHeader { uncompressed, compressed, dictionary_values })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn walk(bytes: &[u8]) -> Result<(), String> {
         Thrift { bytes }.skip(Kind::Struct, MAX_THRIFT_DEPTH)
@@ -283,6 +373,44 @@ mod tests {
         let deep: Vec<u8> = std::iter::repeat_n(0x1c, 100).chain(std::iter::repeat_n(0, 101)).collect();
         assert_eq!(walk(&deep), Err("nested too deep".into()));
         assert_eq!(walk(&[0x15]), Err("it ends early".into()));
+    }
+
+    #[test]
+    fn page_headers_give_their_sizes_and_dictionary_counts() {
+        // {1: type 2 (dictionary), 2: 100 bytes, 3: 50 bytes, 7: {1: 10 values, 2: 0}}
+        let dict = [0x15, 0x04, 0x15, 0xc8, 0x01, 0x15, 0x64, 0x4c, 0x15, 0x14, 0x15, 0x00, 0x00, 0x00];
+        let h = page_header(&mut Thrift { bytes: &dict }).unwrap();
+        assert_eq!((h.uncompressed, h.compressed, h.dictionary_values), (100, 50, Some(10)));
+        // A data page (type 0), its own header skipped; with a field id given explicitly.
+        let data = [0x15, 0x00, 0x15, 0xc8, 0x01, 0x05, 0x06, 0x64, 0x2c, 0x15, 0x02, 0x00, 0x00];
+        let h = page_header(&mut Thrift { bytes: &data }).unwrap();
+        assert_eq!((h.uncompressed, h.compressed, h.dictionary_values), (100, 50, None));
+        // No type; a negative size; a dictionary page without its header; cut short.
+        assert!(page_header(&mut Thrift { bytes: &[0x25, 0xc8, 0x01, 0x15, 0x64, 0x00] }).is_err());
+        assert!(page_header(&mut Thrift { bytes: &[0x15, 0x00, 0x15, 0x01, 0x15, 0x64, 0x00] }).is_err());
+        assert!(page_header(&mut Thrift { bytes: &[0x15, 0x04, 0x15, 0xc8, 0x01, 0x15, 0x64, 0x00] }).is_err());
+        assert!(page_header(&mut Thrift { bytes: &dict[..9] }).is_err());
+    }
+
+    #[test]
+    fn pages_claiming_more_than_the_block_limit_are_refused_unread() {
+        use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+        let ints: ArrayRef = Arc::new(Int64Array::from_iter_values(0..10_000));
+        let text: ArrayRef = Arc::new(StringArray::from_iter_values((0..10_000).map(|i| format!("{}", i % 7))));
+        let batch = RecordBatch::try_from_iter([("i", ints), ("s", text)]).unwrap();
+        let mut w = parquet::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
+        w.write(&batch).unwrap();
+        let file = bytes::Bytes::from(w.into_inner().unwrap());
+        let metadata = parquet::file::reader::FileReader::metadata(
+            &parquet::file::serialized_reader::SerializedFileReader::new(file.clone()).unwrap(),
+        )
+        .clone();
+        assert!(check_pages(&file, &metadata, 1 << 30, None).is_ok());
+        let ((group, leaf), e) = check_pages(&file, &metadata, 1000, None).unwrap_err();
+        assert_eq!((group, leaf), (0, 0));
+        assert!(e.to_string().contains("column i: a page of ") && e.to_string().contains("(at most 1000)"), "{e}");
+        // Only column s: its pages (a 7-value dictionary, small key pages) fit.
+        assert!(check_pages(&file, &metadata, 10_000, Some(&[1])).is_ok());
     }
 
     #[test]
