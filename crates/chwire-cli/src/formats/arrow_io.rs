@@ -83,7 +83,7 @@ impl Sink for ArrowSink {
             }
             _ => {
                 check_parquet_types(&schema)?;
-                let threads = super::parquet_columns::threads();
+                let threads = if self.files.parallel_encoding { self.files.threads } else { 1 };
                 Writer::Parquet(
                     super::parquet_writer::ParallelWriter::try_new(out, schema.clone(), self.files.parquet_properties(), threads)
                         .map_err(parquet_error)?,
@@ -237,7 +237,7 @@ fn parquet_file<F: parquet::file::reader::ChunkReader + Send + 'static>(
     super::parquet_guard::check_footer(&f)?;
     let metadata = ArrowReaderMetadata::load(&f, ArrowReaderOptions::new()).map_err(parquet_error)?;
     let schema = metadata.schema().clone();
-    let groups = super::parquet_columns::split(&metadata, super::parquet_columns::threads());
+    let groups = super::parquet_columns::split(&metadata, files.threads);
     let batch_size = files.block_limits.rows;
     if groups.len() > 1 {
         let r = super::parquet_columns::ParallelColumns::start(open, metadata, groups, batch_size, max_body)?;

@@ -20,6 +20,10 @@ pub struct FileArgs {
     /// Rows per block read from text, Arrow and Parquet input
     #[arg(long, default_value_t = 65_536)]
     pub block_rows: usize,
+    /// Threads to read and write a Parquet file's columns with [default: one per core, at
+    /// most 4]; the files are the same whatever the number
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 /// ClickHouse settings that shape files rather than queries (`output_format_parquet_*`,
@@ -52,6 +56,10 @@ pub struct FileOptions {
     /// (ClickHouse's default 512 MiB, which it also counts before compression).
     pub row_group_bytes: usize,
     pub parquet_version: WriterVersion,
+    /// Threads reading or writing a Parquet file's columns (`--threads`); writes use one
+    /// when `output_format_parquet_parallel_encoding` is 0.
+    pub threads: usize,
+    pub parallel_encoding: bool,
 }
 
 /// What no flag or setting changes: the rich Arrow mapping in UTC, uncompressed Arrow files,
@@ -66,6 +74,8 @@ impl Default for FileOptions {
             row_group_rows: 1_000_000,
             row_group_bytes: 512 << 20,
             parquet_version: WriterVersion::PARQUET_2_0,
+            threads: super::parquet_columns::threads(),
+            parallel_encoding: true,
         }
     }
 }
@@ -129,11 +139,17 @@ impl FileArgs {
         if self.block_rows == 0 {
             return Err(chwire::Error::invalid_input("--block-rows must be at least 1"));
         }
+        if self.threads == Some(0) {
+            return Err(chwire::Error::invalid_input("--threads must be at least 1"));
+        }
         let mut o = FileOptions {
             block_limits: super::BlockLimits { rows: self.block_rows, ..Default::default() },
             arrow: super::arrow_io::arrow_options(&self.arrow_types, tz),
             ..FileOptions::default()
         };
+        if let Some(n) = self.threads {
+            o.threads = n;
+        }
         let number = |k: &str, v: &str| {
             v.parse::<usize>()
                 .ok()
@@ -146,6 +162,13 @@ impl FileArgs {
                 "output_format_parquet_compression_method" => o.parquet_compression = parquet_codec(v)?,
                 "output_format_parquet_row_group_size" => o.row_group_rows = number(k, v)?,
                 "output_format_parquet_row_group_size_bytes" => o.row_group_bytes = number(k, v)?,
+                "output_format_parquet_parallel_encoding" => {
+                    o.parallel_encoding = match v.as_str() {
+                        "1" | "true" => true,
+                        "0" | "false" => false,
+                        _ => return Err(chwire::Error::invalid_input(format!("{k} = {v:?}: expected 0 or 1"))),
+                    }
+                }
                 "output_format_parquet_version" => {
                     o.parquet_version = match v.as_str() {
                         "1.0" => WriterVersion::PARQUET_1_0,
@@ -197,8 +220,9 @@ mod tests {
     fn dictionary_then_plain_pages() {
         use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt64Array};
         use std::sync::Arc;
-        let o =
-            FileArgs { arrow_types: "rich".into(), file_compression: Some("none".into()), block_rows: 65_536 }.options(&[], None).unwrap();
+        let o = FileArgs { arrow_types: "rich".into(), file_compression: Some("none".into()), block_rows: 65_536, threads: None }
+            .options(&[], None)
+            .unwrap();
         let n = 200_000u64;
         let batch = RecordBatch::try_from_iter([
             ("n", Arc::new(UInt64Array::from_iter_values(0..n)) as ArrayRef),
