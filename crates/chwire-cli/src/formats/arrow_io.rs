@@ -236,14 +236,14 @@ fn parquet_file<F: parquet::file::reader::ChunkReader + Send + 'static>(
     let f = open()?;
     super::parquet_guard::check_footer(&f)?;
     let metadata = ArrowReaderMetadata::load(&f, ArrowReaderOptions::new()).map_err(parquet_error)?;
+    guarded(|| super::parquet_guard::check_pages(&f, metadata.metadata(), max_body))?;
     let schema = metadata.schema().clone();
     let groups = super::parquet_columns::split(&metadata, files.threads);
     let batch_size = files.block_limits.rows;
     if groups.len() > 1 {
-        let r = super::parquet_columns::ParallelColumns::start(open, metadata, groups, batch_size, max_body)?;
+        let r = super::parquet_columns::ParallelColumns::start(open, metadata, groups, batch_size)?;
         return Ok((schema, Box::new(r)));
     }
-    guarded(|| super::parquet_guard::check_pages(&f, metadata.metadata(), max_body, None).map_err(|(_, e)| e))?;
     let r = ParquetRecordBatchReaderBuilder::new_with_metadata(f, metadata).with_batch_size(batch_size).build().map_err(parquet_error)?;
     Ok((schema, Box::new(r.map(|b| b.map_err(arrow_error)))))
 }

@@ -9,7 +9,6 @@
 //! decoding and at most one finished batch waiting in its channel.
 
 use super::ipc_guard::guarded;
-use super::parquet_guard::{check_pages, PageCheckError};
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
@@ -65,8 +64,6 @@ pub(super) fn balance(sizes: &[usize], groups: usize) -> Vec<Vec<usize>> {
 /// Batches of one group of columns, from its thread.
 struct Group {
     roots: Vec<usize>,
-    /// The outcome of the thread's page check, until it is taken.
-    checked: Option<Receiver<Result<(), PageCheckError>>>,
     batches: Receiver<chwire::Result<RecordBatch>>,
 }
 
@@ -86,51 +83,31 @@ impl ParallelColumns {
         metadata: ArrowReaderMetadata,
         groups: Vec<Vec<usize>>,
         batch_size: usize,
-        max_body: u64,
     ) -> chwire::Result<Self> {
         let schema = metadata.schema().clone();
         let mut started = Self { schema, groups: Vec::new(), threads: Vec::new(), done: false };
         for roots in groups {
             let file = open()?;
-            let pages = open()?;
-            let parquet = std::sync::Arc::clone(metadata.metadata());
-            let checked_roots = roots.clone();
             let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone());
             let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
             let mut reader = builder.with_projection(mask).with_batch_size(batch_size).build().map_err(super::arrow_io::parquet_error)?;
             let (tx, rx) = sync_channel(1);
-            let (checked_tx, checked) = sync_channel(1);
-            let thread = std::thread::Builder::new().name("chwire-parquet".into()).spawn(move || {
-                // Each thread checks the pages of its own columns (`parquet_guard`) first.
-                let checked = guarded(|| Ok(check_pages(&pages, &parquet, max_body, Some(&checked_roots))))
-                    .unwrap_or_else(|panicked| Err(((usize::MAX, usize::MAX), panicked)));
-                let failed = checked.is_err();
-                if checked_tx.send(checked).is_err() || failed {
+            let thread = std::thread::Builder::new().name("chwire-parquet".into()).spawn(move || loop {
+                let next = guarded(|| reader.next().transpose().map_err(super::arrow_io::arrow_error));
+                let last = !matches!(next, Ok(Some(_)));
+                let Some(item) = next.transpose() else { return };
+                if tx.send(item).is_err() || last {
                     return;
-                }
-                loop {
-                    let next = guarded(|| reader.next().transpose().map_err(super::arrow_io::arrow_error));
-                    let last = !matches!(next, Ok(Some(_)));
-                    let Some(item) = next.transpose() else { return };
-                    if tx.send(item).is_err() || last {
-                        return;
-                    }
                 }
             })?;
             started.threads.push(thread);
-            started.groups.push(Group { roots, checked: Some(checked), batches: rx });
+            started.groups.push(Group { roots, batches: rx });
         }
         Ok(started)
     }
 
     /// The next batch of every group zipped into one of the file's schema.
     fn zip(&mut self) -> chwire::Result<Option<RecordBatch>> {
-        // Every page check passes before any batch is taken, and the failure reported is the
-        // one a walk of the whole file in order meets first, whichever thread found it.
-        let failed = self.groups.iter_mut().filter_map(|g| g.checked.take()?.recv().ok()?.err()).min_by_key(|(at, _)| *at);
-        if let Some((_, e)) = failed {
-            return Err(e);
-        }
         let mut columns = vec![None; self.schema.fields().len()];
         let mut rows = None;
         let mut ended = 0;
@@ -330,7 +307,7 @@ pub(super) mod tests {
             all.sort_unstable();
             assert_eq!(all, vec![0, 1, 2, 3, 4], "every column in exactly one group");
             let f = f.clone();
-            let read = ParallelColumns::start(move || Ok(f.clone()), metadata.clone(), groups, 300, 1 << 30).unwrap();
+            let read = ParallelColumns::start(move || Ok(f.clone()), metadata.clone(), groups, 300).unwrap();
             let many: Vec<RecordBatch> = read.collect::<chwire::Result<_>>().unwrap();
             assert_eq!(many, one, "{threads} threads");
         }
@@ -352,7 +329,7 @@ pub(super) mod tests {
         let f = file(3000);
         let metadata = ArrowReaderMetadata::load(&f, Default::default()).unwrap();
         let groups = split(&metadata, 3);
-        let mut read = ParallelColumns::start(move || Ok(f.clone()), metadata, groups, 100, 1 << 30).unwrap();
+        let mut read = ParallelColumns::start(move || Ok(f.clone()), metadata, groups, 100).unwrap();
         assert_eq!(read.next().unwrap().unwrap().num_rows(), 100);
         drop(read); // joins the threads: a hang here fails the test by timeout
     }

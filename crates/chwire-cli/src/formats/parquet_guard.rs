@@ -14,8 +14,10 @@
 //! - the footer is walked once as Thrift compact protocol, where every element of a list, set
 //!   or map takes at least one byte, so no collection may claim more elements than bytes are
 //!   left, and nesting is limited;
-//! - the page headers are read (no page is read or decompressed): no page may claim more than
-//!   the block byte limit uncompressed (parquet-rs reserves that much before decompressing),
+//! - the page headers are read (no page is read or decompressed): no page may lie past the end
+//!   of its column chunk (parquet-rs allocates and zeroes a page's stored size before reading
+//!   it) or claim more than the block byte limit uncompressed (it reserves that much before
+//!   decompressing),
 //!   and each dictionary page must hold the values it claims — at least their plain-encoded
 //!   size in its uncompressed bytes — and decode to no more than the block byte limit.
 
@@ -240,21 +242,15 @@ impl Thrift<'_> {
     }
 }
 
-/// Where a page check failed, (row group, leaf column), and why: a file read by several
-/// threads reports the failure the one-thread walk would have met first.
-pub type PageCheckError = ((usize, usize), chwire::Error);
-
-/// Walk the page headers of every column chunk in `file` (of the root columns `roots` only,
-/// if given); an error for the first page that claims more than `max` bytes uncompressed or a
-/// dictionary page that does not hold what it claims.
-pub fn check_pages<R: ChunkReader>(file: &R, metadata: &ParquetMetaData, max: u64, roots: Option<&[usize]>) -> Result<(), PageCheckError> {
+/// Read the page headers of every column chunk in `file`; an error for the first page that
+/// lies past its chunk or claims more than `max` bytes uncompressed, or a dictionary page that
+/// does not hold what it claims. Only headers are read: this is cheap enough to do for the
+/// whole file before any column is read.
+pub fn check_pages<R: ChunkReader>(file: &R, metadata: &ParquetMetaData, max: u64) -> chwire::Result<()> {
     let schema = metadata.file_metadata().schema_descr();
-    for (g, group) in metadata.row_groups().iter().enumerate() {
-        for (leaf, (chunk, descr)) in group.columns().iter().zip(schema.columns()).enumerate() {
-            if roots.is_some_and(|roots| !roots.contains(&schema.get_column_root_idx(leaf))) {
-                continue;
-            }
-            check_chunk(file, chunk, descr, max).map_err(|e| ((g, leaf), e))?;
+    for group in metadata.row_groups() {
+        for (chunk, descr) in group.columns().iter().zip(schema.columns()) {
+            check_chunk(file, chunk, descr, max)?;
         }
     }
     Ok(())
@@ -295,6 +291,11 @@ fn check_chunk<R: ChunkReader>(
         if header.uncompressed > max {
             return Err(malformed(format!("column {column}: a page of {} bytes uncompressed (at most {max})", header.uncompressed)));
         }
+        // parquet-rs allocates (and zeroes) a page's stored size before reading it.
+        let next = at.saturating_add(size).saturating_add(header.compressed);
+        if next > end {
+            return Err(malformed(format!("column {column}: a page of {} bytes past the end of its column chunk", header.compressed)));
+        }
         if let Some(values) = header.dictionary_values {
             let bytes = if stored { header.compressed } else { header.uncompressed };
             let values = u32::try_from(values).map_err(|_| malformed(format!("column {column}: a dictionary of {values} values")))?;
@@ -307,7 +308,7 @@ fn check_chunk<R: ChunkReader>(
                 max,
             )?;
         }
-        at = at.saturating_add(size).saturating_add(header.compressed);
+        at = next;
     }
     Ok(())
 }
@@ -405,12 +406,14 @@ mod tests {
             &parquet::file::serialized_reader::SerializedFileReader::new(file.clone()).unwrap(),
         )
         .clone();
-        assert!(check_pages(&file, &metadata, 1 << 30, None).is_ok());
-        let ((group, leaf), e) = check_pages(&file, &metadata, 1000, None).unwrap_err();
-        assert_eq!((group, leaf), (0, 0));
-        assert!(e.to_string().contains("column i: a page of ") && e.to_string().contains("(at most 1000)"), "{e}");
-        // Only column s: its pages (a 7-value dictionary, small key pages) fit.
-        assert!(check_pages(&file, &metadata, 10_000, Some(&[1])).is_ok());
+        assert!(check_pages(&file, &metadata, 1 << 30).is_ok());
+        let e = check_pages(&file, &metadata, 1000).unwrap_err().to_string();
+        assert!(e.contains("column i: a page of ") && e.contains("(at most 1000)"), "{e}");
+        // A file cut short inside its last column chunk.
+        let last = metadata.row_group(0).column(1).byte_range();
+        let cut = file.slice(..(last.0 + last.1 - 10) as usize);
+        let e = check_pages(&cut, &metadata, 1 << 30).unwrap_err().to_string();
+        assert!(e.contains("past the end"), "{e}");
     }
 
     #[test]
