@@ -11,7 +11,8 @@ use std::process::ExitCode;
 /// its pages in again (and a batch freed on another thread than the one that made it gets its
 /// arena trimmed): a third of a Parquet read, and most of the system time of a large scan, went
 /// to page faults. Buffers below 32 MiB come from the heap, and up to 128 MiB of free heap is
-/// kept. Memory stays bounded by what one block needs at its peak; only its reuse changes.
+/// kept (per arena: glibc gives threads their own). Freed memory is kept for reuse rather than
+/// returned; what is kept was in use at a peak, so memory stays bounded by the peaks.
 /// (A different allocator, mimalloc, removed the faults too but doubled every workload's RSS.)
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn tune_malloc() {

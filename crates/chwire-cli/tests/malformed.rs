@@ -8,9 +8,10 @@
 //!   for dictionary pages claiming billions of values, before `formats/parquet_guard.rs`;
 //! - `footer-bool-lists.parquet` (a fuzz find, 460 bytes) kept parquet-rs's footer decoder
 //!   skipping lists of 2^31 booleans without reading a byte (1 s here, 10 s under load);
-//! - `page-past-chunk.parquet` (a fuzz find, 953 bytes) has pages claiming more bytes than their
-//!   column chunk holds, which parquet-rs allocates and zeroes before reading (1 min 45 s of
-//!   `chwire convert` before the page check compared pages with their chunk).
+//! - `page-past-chunk.parquet` (a fuzz find, 953 bytes) has page headers claiming more bytes
+//!   than their column chunk holds, which parquet-rs allocates and zeroes before reading (1 min
+//!   45 s of `chwire convert` before the page check read the headers itself; it is now refused
+//!   for a header field of the wrong type, which comes first).
 //!
 //! The mutation loop keeps looking, deterministically.
 
@@ -100,7 +101,7 @@ fn parquet_files_claiming_more_than_their_bytes_hold_are_errors() {
         ("dictionary-3.5gb.parquet", "a dictionary page claims"),
         ("dictionary-7.5gb.parquet", "a dictionary page claims"),
         ("footer-bool-lists.parquet", "malformed Parquet input: the footer: "),
-        ("page-past-chunk.parquet", "past the end of its column chunk"),
+        ("page-past-chunk.parquet", "column b: a page"),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_chwire"))
             .args(["convert", "--from", "Parquet", "--to", "TSV", "-o", "/dev/null", "-i"])

@@ -1,7 +1,8 @@
 //! Arrow IPC (file and stream) and Parquet files: blocks become record batches through
 //! `chwire-arrow` (which owns every conversion), and the batches go through arrow-ipc's
-//! writers and readers and parquet's `ArrowWriter`/`ParquetRecordBatchReader`. Memory holds
-//! one block (one Parquet row group while writing, one batch while reading).
+//! writers and readers, and parquet's column writers and `ParquetRecordBatchReader` (on threads:
+//! `parquet_writer`, `parquet_columns`). Memory holds a few blocks (one Parquet row group while
+//! writing; a few batches per column group while reading).
 
 use super::ipc_guard::{check_file, guarded, CheckedStream};
 use super::options::FileOptions;

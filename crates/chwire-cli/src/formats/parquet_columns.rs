@@ -6,7 +6,7 @@
 //!
 //! Why: decompressing and decoding pages is most of a Parquet read (zstd alone is half of it),
 //! and it is independent per column. Memory stays bounded: each thread holds the batch it is
-//! decoding and at most one finished batch waiting in its channel.
+//! decoding, one in its channel and one waiting to enter it, beside the batch being zipped.
 
 use super::ipc_guard::guarded;
 use arrow_array::{RecordBatch, RecordBatchOptions};

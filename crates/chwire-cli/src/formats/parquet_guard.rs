@@ -90,11 +90,12 @@ pub fn check_footer<R: ChunkReader>(file: &R) -> chwire::Result<()> {
 }
 
 /// A value's type in Thrift's compact protocol.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
     /// A boolean struct field: its value is in the field header.
     FieldBool,
-    /// A byte, or a boolean inside a collection.
+    /// A boolean inside a collection (a byte each).
+    Bool,
     Byte,
     Varint,
     Double,
@@ -108,7 +109,7 @@ enum Kind {
 impl Kind {
     fn of(code: u8, in_collection: bool) -> Result<Kind, String> {
         Ok(match code {
-            1 | 2 if in_collection => Kind::Byte,
+            1 | 2 if in_collection => Kind::Bool,
             1 | 2 => Kind::FieldBool,
             3 => Kind::Byte,
             4..=6 => Kind::Varint,
@@ -120,6 +121,17 @@ impl Kind {
             13 => Kind::Uuid,
             c => return Err(format!("an unknown Thrift type {c}")),
         })
+    }
+}
+
+/// parquet-rs skips a boolean inside a collection without reading its byte, so it and this
+/// walker would part ways after one (and a list claiming 2^31 booleans costs it 2^31 steps).
+/// No structure of a Parquet footer or page header holds a collection of booleans: a non-empty
+/// one is refused.
+fn no_booleans(elements: &[Kind], n: u64) -> Result<(), String> {
+    match n > 0 && elements.contains(&Kind::Bool) {
+        true => Err(format!("a collection of {n} booleans")),
+        false => Ok(()),
     }
 }
 
@@ -173,20 +185,37 @@ impl Thrift<'_> {
     }
 
     /// The fields of a struct, each given to `field` with its id and kind (which must read
-    /// or skip its value), up to the struct's end.
-    fn fields(&mut self, depth: u32, mut field: impl FnMut(&mut Self, i64, Kind) -> Result<(), String>) -> Result<(), String> {
+    /// or skip its value), up to the struct's end — read as parquet-rs reads them: a field
+    /// byte whose type is 0 ends the struct, ids are 16 bits.
+    fn fields(&mut self, depth: u32, mut field: impl FnMut(&mut Self, i16, Kind) -> Result<(), String>) -> Result<(), String> {
         depth.checked_sub(1).ok_or("nested too deep")?;
-        let mut id = 0i64;
+        let mut id = 0i16;
         loop {
             let header = self.byte()?;
-            if header == 0 {
+            if header & 0x0f == 0 {
                 return Ok(());
             }
             id = match header >> 4 {
-                0 => self.int()?,
-                delta => id.saturating_add(i64::from(delta)),
+                0 => i16::try_from(self.int()?).map_err(|_| "a field id beyond 16 bits")?,
+                delta => id.checked_add(i16::from(delta)).ok_or("a field id beyond 16 bits")?,
             };
             field(self, id, Kind::of(header & 0x0f, false)?)?;
+        }
+    }
+
+    /// An i32 field as parquet-rs reads it (any integer type takes a varint).
+    fn int32_field(&mut self, kind: Kind) -> Result<i64, String> {
+        match kind {
+            Kind::Varint => self.int32(),
+            k => Err(format!("an integer field of type {k:?}")),
+        }
+    }
+
+    /// A struct field's fields, as [`Self::fields`].
+    fn struct_field(&mut self, kind: Kind, field: impl FnMut(&mut Self, i16, Kind) -> Result<(), String>) -> Result<(), String> {
+        match kind {
+            Kind::Struct => self.fields(NESTED_DEPTH, field),
+            k => Err(format!("a struct field of type {k:?}")),
         }
     }
 
@@ -194,7 +223,7 @@ impl Thrift<'_> {
         let depth = depth.checked_sub(1).ok_or("nested too deep")?;
         match kind {
             Kind::FieldBool => Ok(()),
-            Kind::Byte => self.advance(1),
+            Kind::Bool | Kind::Byte => self.advance(1),
             Kind::Varint => self.varint().map(drop),
             Kind::Double => self.advance(8),
             Kind::Uuid => self.advance(16),
@@ -204,11 +233,16 @@ impl Thrift<'_> {
             }
             Kind::List => {
                 let header = self.byte()?;
+                // Some writers write an empty list's header as 0 (parquet-rs takes it).
+                if header == 0 {
+                    return Ok(());
+                }
                 let n = match header >> 4 {
                     15 => self.varint()?,
                     n => u64::from(n),
                 };
                 let element = Kind::of(header & 0x0f, true)?;
+                no_booleans(&[element], n)?;
                 for _ in 0..self.count(n, 1)? {
                     self.skip(element, depth)?;
                 }
@@ -221,6 +255,7 @@ impl Thrift<'_> {
                 }
                 let types = self.byte()?;
                 let (key, value) = (Kind::of(types >> 4, true)?, Kind::of(types & 0x0f, true)?);
+                no_booleans(&[key, value], n)?;
                 for _ in 0..self.count(n, 2)? {
                     self.skip(key, depth)?;
                     self.skip(value, depth)?;
@@ -229,7 +264,7 @@ impl Thrift<'_> {
             }
             Kind::Struct => loop {
                 let header = self.byte()?;
-                if header == 0 {
+                if header & 0x0f == 0 {
                     return Ok(());
                 }
                 if header >> 4 == 0 {
@@ -314,6 +349,7 @@ fn check_chunk<R: ChunkReader>(
 }
 
 /// What the page check needs of a page header (Parquet's `PageHeader`).
+#[derive(Debug)]
 struct PageHeader {
     uncompressed: u64,
     compressed: u64,
@@ -324,14 +360,21 @@ struct PageHeader {
 /// A page header's sizes and, for a dictionary page, its value count.
 fn page_header(t: &mut Thrift<'_>) -> Result<PageHeader, String> {
     let (mut kind, mut uncompressed, mut compressed, mut values) = (None, None, None, None);
+    // parquet-rs picks the fields it knows by id and reads them as their declared types
+    // whatever type the bytes say: a known field of another type is refused, else the two
+    // readers would part ways. Unknown fields (and statistics) are skipped by both.
     t.fields(MAX_THRIFT_DEPTH, |t, id, k| {
-        match (id, k) {
-            (1, Kind::Varint) => kind = Some(t.int32()?),
-            (2, Kind::Varint) => uncompressed = Some(t.int32()?),
-            (3, Kind::Varint) => compressed = Some(t.int32()?),
-            (7, Kind::Struct) => t.fields(NESTED_DEPTH, |t, id, k| {
-                match (id, k) {
-                    (1, Kind::Varint) => values = Some(t.int32()?),
+        match id {
+            1 => kind = Some(t.int32_field(k)?),
+            2 => uncompressed = Some(t.int32_field(k)?),
+            3 => compressed = Some(t.int32_field(k)?),
+            4 => drop(t.int32_field(k)?),
+            // DataPageHeader, IndexPageHeader, DictionaryPageHeader, DataPageHeaderV2.
+            5..=8 => t.struct_field(k, |t, inner, k| {
+                match (id, inner) {
+                    (7, 1) => values = Some(t.int32_field(k)?),
+                    (5, 1..=4) | (7, 2) | (8, 1..=6) => drop(t.int32_field(k)?),
+                    (7, 3) | (8, 7) if k != Kind::FieldBool => return Err(format!("a boolean field of type {k:?}")),
                     _ => t.skip(k, NESTED_DEPTH)?,
                 }
                 Ok(())
@@ -362,10 +405,21 @@ mod tests {
 
     #[test]
     fn thrift_collections_may_not_claim_more_elements_than_bytes() {
-        // struct { 1: list<bool> [true, false] } and a bool field, then STOP.
-        assert_eq!(walk(&[0x19, 0x21, 1, 2, 0x11, 0]), Ok(()));
-        // A list claiming 2^31 booleans in a few bytes (what parquet-rs spun on).
+        // struct { 1: list<i8> [1, 2] } and a bool field, then STOP.
+        assert_eq!(walk(&[0x19, 0x23, 1, 2, 0x11, 0]), Ok(()));
+        // Booleans in a collection: parquet-rs skips them without reading their bytes, so
+        // these 7 "booleans" would be its next field (a list of 2^31-1 booleans).
+        let err = walk(&[0x19, 0x71, 0x19, 0xf1, 0xff, 0xff, 0xff, 0xff, 0x07, 0]).unwrap_err();
+        assert!(err.contains("a collection of 7 booleans"), "{err}");
+        assert!(walk(&[0x1b, 1, 0x13, 1, 2, 0]).is_err(), "a map of booleans");
+        assert_eq!(walk(&[0x19, 0x01, 0]), Ok(()), "an empty list of booleans");
+        // As parquet-rs: a list header of 0 is an empty list; a field byte of type 0 ends a struct.
+        assert_eq!(walk(&[0x19, 0x00, 0x10]), Ok(()));
+        // A list claiming 2^31 booleans in a few bytes (what parquet-rs spun on), and 2^31
+        // bytes.
         let err = walk(&[0x19, 0xf1, 0x80, 0x80, 0x80, 0x80, 0x08, 1, 0]).unwrap_err();
+        assert!(err.contains("a collection of 2147483648 booleans"), "{err}");
+        let err = walk(&[0x19, 0xf3, 0x80, 0x80, 0x80, 0x80, 0x08, 1, 0]).unwrap_err();
         assert!(err.contains("a collection of 2147483648 elements"), "{err}");
         // A map of 3 entries needs at least 6 bytes.
         assert!(walk(&[0x1b, 3, 0x33, 1, 2, 3, 4, 0]).is_err());
@@ -391,6 +445,15 @@ mod tests {
         assert!(page_header(&mut Thrift { bytes: &[0x15, 0x00, 0x15, 0x01, 0x15, 0x64, 0x00] }).is_err());
         assert!(page_header(&mut Thrift { bytes: &[0x15, 0x04, 0x15, 0xc8, 0x01, 0x15, 0x64, 0x00] }).is_err());
         assert!(page_header(&mut Thrift { bytes: &dict[..9] }).is_err());
+        // Field ids are 16 bits, as parquet-rs reads them: 65537 is not field 1 in disguise.
+        let err = page_header(&mut Thrift { bytes: &[0x05, 0x82, 0x80, 0x08, 0x04, 0x15, 0xc8, 0x01, 0x15, 0x64, 0x00] });
+        assert!(err.unwrap_err().contains("16 bits"));
+        // A known field declared with another type (parquet-rs would read it as an integer).
+        let err = page_header(&mut Thrift { bytes: &[0x15, 0x00, 0x18, 0x02, 0x15, 0x07, 0x15, 0x64, 0x00] }).unwrap_err();
+        assert!(err.contains("an integer field of type Binary"), "{err}");
+        // The dictionary header declared as a list.
+        let err = page_header(&mut Thrift { bytes: &[0x15, 0x04, 0x15, 0xc8, 0x01, 0x15, 0x64, 0x49, 0x00, 0x00] }).unwrap_err();
+        assert!(err.contains("a struct field of type List"), "{err}");
     }
 
     #[test]

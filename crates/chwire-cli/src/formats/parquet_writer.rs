@@ -145,33 +145,49 @@ impl<W: Write + Send> ParallelWriter<W> {
     /// `batch` of `bytes`; a piece of it counts its share of the bytes by rows (a slice of a
     /// nested array would count all of its children).
     fn put(&mut self, batch: &RecordBatch, bytes: usize) -> Result<(), ParquetError> {
-        let n = batch.num_rows();
-        if n == 0 {
-            return Ok(());
-        }
-        let split = |this: &mut Self, fit: usize| -> Result<(), ParquetError> {
-            let first = usize::try_from(bytes as u128 * fit as u128 / n as u128).unwrap_or(bytes);
-            this.put(&batch.slice(0, fit), first)?;
-            this.put(&batch.slice(fit, n - fit), bytes - first)
-        };
-        if self.rows + n > self.max_rows {
-            return split(self, self.max_rows - self.rows);
-        }
-        if self.rows > 0 && self.bytes >= self.max_bytes {
-            self.flush()?;
-            return self.put(batch, bytes);
-        }
-        // The rows that fit, at the average row size of the row group so far.
-        let fit =
-            self.bytes.checked_div(self.rows).filter(|&r| r > 0).and_then(|per_row| (self.max_bytes - self.bytes).checked_div(per_row));
-        match fit {
-            Some(0) => {
-                self.flush()?;
-                return self.put(batch, bytes);
+        // A batch that spans several row groups goes in a loop, not by recursion (a row group
+        // of one row would nest a call per row); the first piece of a split recurses once.
+        let (mut batch, mut bytes) = (batch.clone(), bytes);
+        loop {
+            let n = batch.num_rows();
+            if n == 0 {
+                return Ok(());
             }
-            Some(fit) if n > fit => return split(self, fit),
-            _ => {}
+            let fit = if self.rows + n > self.max_rows {
+                Some(self.max_rows - self.rows)
+            } else if self.rows > 0 && self.bytes >= self.max_bytes {
+                self.flush()?;
+                continue;
+            } else {
+                // The rows that fit, at the average row size of the row group so far.
+                match self
+                    .bytes
+                    .checked_div(self.rows)
+                    .filter(|&r| r > 0)
+                    .and_then(|per_row| (self.max_bytes - self.bytes).checked_div(per_row))
+                {
+                    Some(0) => {
+                        self.flush()?;
+                        continue;
+                    }
+                    Some(fit) if n > fit => Some(fit),
+                    _ => None,
+                }
+            };
+            match fit {
+                Some(fit) => {
+                    let first = usize::try_from(bytes as u128 * fit as u128 / n as u128).unwrap_or(bytes);
+                    self.put(&batch.slice(0, fit), first)?;
+                    (batch, bytes) = (batch.slice(fit, n - fit), bytes - first);
+                }
+                None => return self.add(&batch, bytes),
+            }
         }
+    }
+
+    /// `batch` (of `bytes`) into the row group in progress, which it fits.
+    fn add(&mut self, batch: &RecordBatch, bytes: usize) -> Result<(), ParquetError> {
+        let n = batch.num_rows();
         self.start(batch)?;
         for (group, worker) in self.groups.iter().zip(&self.workers.0) {
             let columns =
@@ -312,6 +328,21 @@ mod tests {
             assert!(write_with(Some(t), props(), &pieces) == one, "{t} threads");
         }
         assert_eq!(row_groups(one), [1500, 1500, 1500, 500]);
+    }
+
+    #[test]
+    fn a_block_of_many_row_groups_is_split_in_a_loop() {
+        // Row groups of one row: a split per row (recursion nested a call per row group and
+        // overflowed the stack).
+        let batch = RecordBatch::try_from_iter([(
+            "n",
+            std::sync::Arc::new(arrow_array::Int64Array::from_iter_values(0..20_000)) as std::sync::Arc<dyn Array>,
+        )])
+        .unwrap();
+        let props = WriterProperties::builder().set_max_row_group_row_count(Some(1)).build();
+        let groups = row_groups(write_with(Some(2), props, &[batch]));
+        assert_eq!(groups.len(), 20_000);
+        assert!(groups.iter().all(|&g| g == 1));
     }
 
     #[test]
