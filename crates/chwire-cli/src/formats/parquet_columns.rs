@@ -9,6 +9,7 @@
 //! decoding, one in its channel and one waiting to enter it, beside the batch being zipped.
 
 use super::ipc_guard::guarded;
+use super::parquet_guard::malformed;
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
@@ -72,7 +73,6 @@ pub(super) struct ParallelColumns {
     schema: SchemaRef,
     groups: Vec<Group>,
     threads: Vec<JoinHandle<()>>,
-    done: bool,
 }
 
 impl ParallelColumns {
@@ -85,7 +85,7 @@ impl ParallelColumns {
         batch_size: usize,
     ) -> chwire::Result<Self> {
         let schema = metadata.schema().clone();
-        let mut started = Self { schema, groups: Vec::new(), threads: Vec::new(), done: false };
+        let mut started = Self { schema, groups: Vec::new(), threads: Vec::new() };
         for roots in groups {
             let file = open()?;
             let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone());
@@ -138,20 +138,16 @@ impl ParallelColumns {
     }
 }
 
-fn malformed(why: &str) -> chwire::Error {
-    chwire::Error::invalid_input(format!("malformed Parquet file: {why}"))
-}
-
 impl Iterator for ParallelColumns {
     type Item = chwire::Result<RecordBatch>;
 
+    /// After the last batch or an error, no group is left (and the threads end).
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
+        if self.groups.is_empty() {
             return None;
         }
         let next = self.zip();
         if !matches!(next, Ok(Some(_))) {
-            self.done = true;
             self.groups.clear();
         }
         next.transpose()

@@ -27,7 +27,7 @@ use parquet::basic::Type as Physical;
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::ChunkReader;
 
-fn malformed(what: impl std::fmt::Display) -> chwire::Error {
+pub(super) fn malformed(what: impl std::fmt::Display) -> chwire::Error {
     chwire::Error::invalid_input(format!("malformed Parquet input: {what}"))
 }
 
