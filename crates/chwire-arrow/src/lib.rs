@@ -27,7 +27,7 @@ mod to_arrow;
 mod unify;
 
 pub use infer::{clickhouse_type_for, clickhouse_type_for_parquet};
-pub use options::{ArrowOptions, Mapping};
+pub use options::{setting_flag, ArrowOptions, Mapping};
 pub use schema::{arrow_type, field_for, CLICKHOUSE_TYPE_KEY};
 pub use unify::DictionaryUnifier;
 

@@ -67,11 +67,7 @@ impl ArrowOptions {
     pub fn set(&mut self, clickhouse_setting: &str, value: &str) -> Result<()> {
         let name = clickhouse_setting.trim();
         let short = name.strip_prefix("output_format_arrow_").unwrap_or(name);
-        let flag = match value.trim().to_ascii_lowercase().as_str() {
-            "1" | "true" => true,
-            "0" | "false" => false,
-            _ => return Err(Error::Setting(format!("{name} = {value:?}: expected 0/1/true/false"))),
-        };
+        let flag = setting_flag(name, value)?;
         match short {
             "low_cardinality_as_dictionary" => self.low_cardinality_as_dictionary = flag,
             "string_as_string" => self.string_as_string = flag,
@@ -88,6 +84,16 @@ impl ArrowOptions {
 
     pub(crate) fn timezone_or_default<'a>(&'a self, tz: &'a Option<String>) -> &'a str {
         tz.as_deref().or(self.default_timezone.as_deref()).unwrap_or("UTC")
+    }
+}
+
+/// A boolean setting's value as ClickHouse spells booleans: `1`/`0`/`true`/`false` (any
+/// case, spaces around ignored); anything else is an error naming the setting.
+pub fn setting_flag(name: &str, value: &str) -> Result<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(Error::Setting(format!("{name} = {value:?}: expected 0/1/true/false"))),
     }
 }
 

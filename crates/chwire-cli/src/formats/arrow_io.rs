@@ -21,9 +21,13 @@ fn invalid(e: impl std::fmt::Display) -> chwire::Error {
 
 pub(super) fn parquet_error(e: parquet::errors::ParquetError) -> chwire::Error {
     match e {
+        // An I/O error, or one of ours passed through parquet-rs (e.g. from an encoding thread).
         parquet::errors::ParquetError::External(inner) => match inner.downcast::<std::io::Error>() {
             Ok(io) => (*io).into(),
-            Err(other) => invalid(format!("Parquet: {other}")),
+            Err(other) => match other.downcast::<chwire::Error>() {
+                Ok(ours) => *ours,
+                Err(other) => invalid(format!("Parquet: {other}")),
+            },
         },
         e => invalid(format!("Parquet: {e}")),
     }
@@ -313,6 +317,17 @@ pub fn arrow_options(mapping: &str, tz: Option<&str>) -> ArrowOptions {
 mod tests {
     use super::*;
     use arrow_schema::{Field, Schema, UnionFields, UnionMode};
+
+    #[test]
+    fn our_errors_come_back_through_parquet_as_they_were() {
+        let ours = chwire::Error::invalid_input("malformed Parquet input: x");
+        let back = parquet_error(parquet::errors::ParquetError::External(Box::new(ours)));
+        assert_eq!(back.to_string(), chwire::Error::invalid_input("malformed Parquet input: x").to_string());
+        let io = parquet_error(parquet::errors::ParquetError::External(Box::new(std::io::Error::other("disk"))));
+        assert!(matches!(io.kind(), chwire::ErrorKind::Io(_)), "{io:?}");
+        let general = parquet_error(parquet::errors::ParquetError::General("g".into()));
+        assert!(general.to_string().ends_with("Parquet: Parquet error: g"), "{general}");
+    }
 
     #[test]
     fn parquet_refuses_unions_anywhere() {

@@ -162,13 +162,7 @@ impl FileArgs {
                 "output_format_parquet_compression_method" => o.parquet_compression = parquet_codec(v)?,
                 "output_format_parquet_row_group_size" => o.row_group_rows = number(k, v)?,
                 "output_format_parquet_row_group_size_bytes" => o.row_group_bytes = number(k, v)?,
-                "output_format_parquet_parallel_encoding" => {
-                    o.parallel_encoding = match v.as_str() {
-                        "1" | "true" => true,
-                        "0" | "false" => false,
-                        _ => return Err(chwire::Error::invalid_input(format!("{k} = {v:?}: expected 0 or 1"))),
-                    }
-                }
+                "output_format_parquet_parallel_encoding" => o.parallel_encoding = chwire_arrow::setting_flag(k, v).map_err(bad)?,
                 "output_format_parquet_version" => {
                     o.parquet_version = match v.as_str() {
                         "1.0" => WriterVersion::PARQUET_1_0,

@@ -74,7 +74,7 @@ fn encode(writers: &mut [(usize, ArrowColumnWriter)], columns: &[(FieldRef, std:
     for (field, array) in columns {
         for leaf in compute_leaves(field, array)? {
             let (_, w) = writers.next().ok_or_else(|| ParquetError::General("more leaves than column writers".into()))?;
-            guarded(|| w.write(&leaf).map_err(super::arrow_io::parquet_error)).map_err(|e| ParquetError::External(Box::new(e)))?;
+            guarded(|| Ok(w.write(&leaf))).map_err(|e| ParquetError::External(Box::new(e)))??;
         }
     }
     Ok(())
