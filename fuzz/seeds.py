@@ -151,6 +151,8 @@ def dictionaries(types):
 
 # The text_input target's formats and structures (fuzz/src/formats.rs: TEXT_FORMATS, STRUCTURES).
 TEXT_FORMATS = ["CSV", "CSVWithNames", "TSV", "TSVWithNames", "JSONEachRow"]
+# ... and the formats with a types line, by format bytes from 240 (NAMES_AND_TYPES).
+NAMES_AND_TYPES = [(240, "CSVWithNamesAndTypes"), (241, "TSVWithNamesAndTypes")]
 STRUCTURES = [
     "a UInt64, b String",
     "n Nullable(Int32), f Float64, d Date",
@@ -174,7 +176,7 @@ def file_formats():
         for rows, seed in [(3, 1), (12, 2)]:
             quoted = structure.replace("'", "\\'")
             q = f"SELECT * FROM generateRandom('{quoted}', {seed}, 8, 3) LIMIT {rows}"
-            for fi, fmt in enumerate(TEXT_FORMATS):
+            for fi, fmt in list(enumerate(TEXT_FORMATS)) + NAMES_AND_TYPES:
                 put("text_input", bytes([fi, si]) + db.query(q, fmt).bytes())
             for ai, fmt in enumerate(["Arrow", "ArrowStream", "Parquet"]):
                 try:

@@ -100,12 +100,19 @@ pub const STRUCTURES: &[&str] = &[
 
 const TEXT_FORMATS: [Format; 5] = [Format::Csv, Format::CsvWithNames, Format::Tsv, Format::TsvWithNames, Format::JsonEachRow];
 
-/// CSV, TSV (with and without names) and JSONEachRow: byte 0 picks the format, byte 1 the
-/// structure ([`STRUCTURES`]), the rest is the text. What parses writes back in the same
-/// format and reads again to the same values.
+/// The formats with a types line, picked by a format byte of 240 or more (so that the bytes
+/// below keep their formats in the corpora and regressions).
+const NAMES_AND_TYPES: [Format; 2] = [Format::CsvWithNamesAndTypes, Format::TsvWithNamesAndTypes];
+
+/// CSV and TSV (plain, with names, with names and types) and JSONEachRow: byte 0 picks the
+/// format, byte 1 the structure ([`STRUCTURES`]), the rest is the text. What parses writes back
+/// in the same format and reads again to the same values.
 pub fn text_input(data: &[u8]) {
     let [f, s, text @ ..] = data else { return };
-    let format = TEXT_FORMATS[usize::from(*f) % TEXT_FORMATS.len()];
+    let format = match f.checked_sub(240) {
+        Some(i) => NAMES_AND_TYPES[usize::from(i) % NAMES_AND_TYPES.len()],
+        None => TEXT_FORMATS[usize::from(*f) % TEXT_FORMATS.len()],
+    };
     let structure = formats::parse_structure(STRUCTURES[usize::from(*s) % STRUCTURES.len()]).expect("a structure");
     let files = file_options();
     let read = |bytes: Vec<u8>| {

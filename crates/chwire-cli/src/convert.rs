@@ -13,7 +13,7 @@ use std::io::Read;
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
     /// Input format (ClickHouse's names, any case): Native, Arrow, ArrowStream, Parquet, CSV,
-    /// CSVWithNames, TSV, TSVWithNames, JSONEachRow
+    /// CSVWithNames, CSVWithNamesAndTypes, TSV, TSVWithNames, TSVWithNamesAndTypes, JSONEachRow
     #[arg(long, value_parser = formats::input_format, default_value = "Native")]
     from: Format,
     /// Output format: the input formats and Pretty
@@ -28,7 +28,8 @@ pub struct ConvertArgs {
     /// Timezone for DateTime columns without their own (default UTC)
     #[arg(long)]
     timezone: Option<String>,
-    /// The columns of text input: `name Type, ...` (as clickhouse-local's --structure);
+    /// The columns of text input: `name Type, ...` (as clickhouse-local's --structure; the
+    /// `...WithNamesAndTypes` formats declare their own, which must then agree);
     /// Arrow and Parquet input may convert to them too
     #[arg(long, short = 'S')]
     structure: Option<String>,

@@ -16,9 +16,15 @@ pub enum Format {
     /// Comma-separated values (RFC 4180 quoting, \N for NULL)
     #[value(alias = "CSV")]
     Csv,
+    /// Tab-separated values with header lines of column names and types
+    #[value(alias = "TSVWithNamesAndTypes", alias = "TabSeparatedWithNamesAndTypes")]
+    TsvWithNamesAndTypes,
     /// Comma-separated values with a header line
     #[value(alias = "CSVWithNames")]
     CsvWithNames,
+    /// Comma-separated values with header lines of column names and types
+    #[value(alias = "CSVWithNamesAndTypes")]
+    CsvWithNamesAndTypes,
     /// One JSON object per line, as ClickHouse's JSONEachRow
     #[value(alias = "JSONEachRow", alias = "jsoneachrow")]
     Jsonl,
@@ -34,17 +40,31 @@ pub enum Format {
 /// `column.element` (by name, or 1-based position), nested tuples further; a Nullable(Tuple)
 /// and an empty tuple are one field (as ClickHouse 26.9 writes CSVWithNames).
 pub fn csv_names(name: &str, ty: &chwire::DataType) -> Vec<String> {
+    csv_fields(name, ty).into_iter().map(|(n, _)| n).collect()
+}
+
+/// The CSV fields of a column with their types (as [`csv_names`]; ClickHouse's
+/// CSVWithNamesAndTypes gives each element field the element's type).
+pub fn csv_fields(name: &str, ty: &chwire::DataType) -> Vec<(String, chwire::DataType)> {
     match ty {
         chwire::DataType::Tuple(items) if !items.is_empty() => items
             .iter()
             .enumerate()
             .flat_map(|(i, (el, t))| {
                 let sub = el.clone().unwrap_or_else(|| (i + 1).to_string());
-                csv_names(&format!("{name}.{sub}"), t)
+                csv_fields(&format!("{name}.{sub}"), t)
             })
             .collect(),
-        _ => vec![name.to_string()],
+        _ => vec![(name.to_string(), ty.clone())],
     }
+}
+
+/// The header lines of a delimited format.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Header {
+    None,
+    Names,
+    NamesAndTypes,
 }
 
 /// Rendered bytes are written out in chunks of about this size.
@@ -69,8 +89,12 @@ impl Writer {
     pub fn write_block(&mut self, block: &Block, out: &mut impl Write) -> io::Result<()> {
         self.buf.clear();
         match self.format {
-            Format::Tsv | Format::TsvWithNames => self.delimited(block, b'\t', Style::Tsv, self.format == Format::TsvWithNames, out)?,
-            Format::Csv | Format::CsvWithNames => self.delimited(block, b',', Style::Csv, self.format == Format::CsvWithNames, out)?,
+            Format::Tsv => self.delimited(block, b'\t', Style::Tsv, Header::None, out)?,
+            Format::TsvWithNames => self.delimited(block, b'\t', Style::Tsv, Header::Names, out)?,
+            Format::TsvWithNamesAndTypes => self.delimited(block, b'\t', Style::Tsv, Header::NamesAndTypes, out)?,
+            Format::Csv => self.delimited(block, b',', Style::Csv, Header::None, out)?,
+            Format::CsvWithNames => self.delimited(block, b',', Style::Csv, Header::Names, out)?,
+            Format::CsvWithNamesAndTypes => self.delimited(block, b',', Style::Csv, Header::NamesAndTypes, out)?,
             Format::Jsonl => self.jsonl(block, out)?,
             Format::Pretty => self.pretty(block, out)?,
             Format::Native => chwire::proto::native::encode_block(block, &mut self.buf),
@@ -89,22 +113,30 @@ impl Writer {
         Ok(())
     }
 
-    fn delimited(&mut self, block: &Block, sep: u8, style: Style, names: bool, out: &mut impl Write) -> io::Result<()> {
-        if names && !self.wrote_header {
+    fn delimited(&mut self, block: &Block, sep: u8, style: Style, header: Header, out: &mut impl Write) -> io::Result<()> {
+        if header != Header::None && !self.wrote_header {
             self.wrote_header = true;
-            let mut first = true;
-            for (n, c) in block.columns() {
-                // CSV: a tuple's elements are fields of their own, named as ClickHouse does.
-                let names = if style == Style::Csv { csv_names(n, c.data_type()) } else { vec![n.clone()] };
-                for n in names {
-                    if !first {
+            // CSV: a tuple's elements are fields of their own, named (and typed) as ClickHouse does.
+            let fields: Vec<(String, chwire::DataType)> = block
+                .columns()
+                .iter()
+                .flat_map(
+                    |(n, c)| if style == Style::Csv { csv_fields(n, c.data_type()) } else { vec![(n.clone(), c.data_type().clone())] },
+                )
+                .collect();
+            let lines: &[fn(&(String, chwire::DataType)) -> String] = match header {
+                Header::NamesAndTypes => &[|(n, _)| n.clone(), |(_, t)| t.to_string()],
+                _ => &[|(n, _)| n.clone()],
+            };
+            for line in lines {
+                for (i, f) in fields.iter().enumerate() {
+                    if i > 0 {
                         self.buf.push(sep);
                     }
-                    first = false;
-                    write_string(&mut self.buf, n.as_bytes(), style);
+                    write_string(&mut self.buf, line(f).as_bytes(), style);
                 }
+                self.buf.push(b'\n');
             }
-            self.buf.push(b'\n');
         }
         let cols = block.columns();
         for row in 0..block.rows() {

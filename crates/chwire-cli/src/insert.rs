@@ -14,7 +14,8 @@ pub struct InsertArgs {
     table: String,
     /// Input format (ClickHouse's names, any case): Native (as `FORMAT Native` and
     /// `chwire query --format native` write it), Arrow, ArrowStream, Parquet, CSV,
-    /// CSVWithNames, TSV, TSVWithNames, JSONEachRow. Columns with names in the input go to
+    /// CSVWithNames, CSVWithNamesAndTypes, TSV, TSVWithNames, TSVWithNamesAndTypes, JSONEachRow
+    /// (a types line must agree with the table's types). Columns with names in the input go to
     /// the table's columns of the same names; CSV and TSV fill the table's columns in order
     #[arg(long, short = 'f', value_parser = formats::input_format, default_value = "Native")]
     format: Format,
@@ -50,9 +51,7 @@ pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
     }
     let names = match names {
         // CSVWithNames names a tuple's elements (`t.a`, `t.b`): list the table's columns.
-        Some(n) if args.format == Format::CsvWithNames && n.iter().any(|x| x.contains('.')) => {
-            Some(csv_columns(&mut client, &args.table, n).await?)
-        }
+        Some(n) if args.format.csv() && n.iter().any(|x| x.contains('.')) => Some(csv_columns(&mut client, &args.table, n).await?),
         n => n,
     };
     let columns = names.map(|n| format!(" ({})", quote_identifiers(n.iter().map(String::as_str)))).unwrap_or_default();

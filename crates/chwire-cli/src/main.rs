@@ -214,8 +214,8 @@ struct QueryArgs {
     /// The SQL text; `-` reads it from stdin
     sql: String,
     /// Output format [default: Pretty on a terminal, TSV otherwise]: ClickHouse's names, any
-    /// case: TSV, TSVWithNames, CSV, CSVWithNames, JSONEachRow (jsonl), Pretty, Native, Arrow,
-    /// ArrowStream, Parquet
+    /// case: TSV, TSVWithNames, TSVWithNamesAndTypes, CSV, CSVWithNames, CSVWithNamesAndTypes,
+    /// JSONEachRow (jsonl), Pretty, Native, Arrow, ArrowStream, Parquet
     #[arg(long, short = 'f', value_parser = formats::any_format)]
     format: Option<formats::Format>,
     /// A ClickHouse setting for this query (repeatable): --setting max_threads=4

@@ -125,7 +125,7 @@ fn text_formats_round_trip_every_type() {
     make_source_table(src, 3000);
     let want = contents(src);
     assert!(want.starts_with("3000\t"), "{want}");
-    for format in ["TSV", "TabSeparatedWithNames", "csv", "CSVWithNames", "JSONEachRow"] {
+    for format in ["TSV", "TabSeparatedWithNames", "TSVWithNamesAndTypes", "csv", "CSVWithNames", "CSVWithNamesAndTypes", "JSONEachRow"] {
         let file = scratch(&format!("all.{format}"));
         let out = chwire(&["query", "--format", format, "--setting", "max_block_size=700", &format!("SELECT * FROM {src}")]);
         std::fs::write(&file, ok(out)).unwrap();
@@ -305,6 +305,50 @@ fn convert_text_by_structure_and_names_in_any_case() {
     let o = chwire(&["convert", "--from", "Pretty", "--to", "TSV"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("output format only"));
+}
+
+/// `...WithNamesAndTypes`: written as ClickHouse 26.9 writes them (the header lines below are
+/// chdb 26.9's for this input, byte for byte, as is the rest of the text: a tuple's elements
+/// are CSV fields of their own, typed by element); read back by the types they declare (no
+/// `--structure` needed), and checked against the target's types when there is one.
+#[test]
+fn names_and_types_formats_declare_their_columns() {
+    let input = scratch("nt.tsv");
+    std::fs::write(&input, "1\ta\\tb\t(1,'x')\t2020-01-02 03:04:05\t[(1,'y')]\n2\t\\N\t(2,'')\t1970-01-01 00:00:00\t[]\n").unwrap();
+    let structure = "id UInt64, s Nullable(String), t Tuple(p UInt8, q String), d DateTime('UTC'), a Array(Tuple(UInt8, String))";
+    let path = input.to_str().unwrap();
+    let csv = ok(chwire(&["convert", "--from", "TSV", "-S", structure, "--to", "CSVWithNamesAndTypes", "-i", path]));
+    assert_eq!(
+        csv,
+        "\"id\",\"s\",\"t.p\",\"t.q\",\"d\",\"a\"\n\"UInt64\",\"Nullable(String)\",\"UInt8\",\"String\",\"DateTime('UTC')\",\"Array(Tuple(UInt8, String))\"\n\
+         1,\"a\tb\",1,\"x\",\"2020-01-02 03:04:05\",\"[(1,'y')]\"\n2,\\N,2,\"\",\"1970-01-01 00:00:00\",\"[]\"\n"
+    );
+    let tsv = ok(chwire(&["convert", "--from", "TSV", "-S", structure, "--to", "TabSeparatedWithNamesAndTypes", "-i", path]));
+    let (header, rows) = tsv.split_at(tsv.find("\n1\t").unwrap() + 1);
+    assert_eq!(
+        header,
+        "id\ts\tt\td\ta\nUInt64\tNullable(String)\tTuple(p UInt8, q String)\tDateTime(\\'UTC\\')\tArray(Tuple(UInt8, String))\n"
+    );
+    assert_eq!(rows, std::fs::read_to_string(&input).unwrap());
+    for (format, text) in [("CSVWithNamesAndTypes", &csv), ("TSVWithNamesAndTypes", &tsv)] {
+        let file = scratch(&format!("nt.{format}"));
+        std::fs::write(&file, text).unwrap();
+        let file = file.to_str().unwrap();
+        // By the declared types (CSV: the tuple's fields are columns of their own), and by a structure.
+        let declared = ok(chwire(&["convert", "--from", format, "--to", "JSONEachRow", "-i", file]));
+        let first = if format.starts_with("CSV") {
+            r#"{"id":1,"s":"a\tb","t.p":1,"t.q":"x","d":"2020-01-02 03:04:05","a":[[1,"y"]]}"#
+        } else {
+            r#"{"id":1,"s":"a\tb","t":{"p":1,"q":"x"},"d":"2020-01-02 03:04:05","a":[[1,"y"]]}"#
+        };
+        assert_eq!(declared.lines().next().unwrap(), first, "{format}");
+        let back = ok(chwire(&["convert", "--from", format, "-S", structure, "--to", "TSV", "-i", file]));
+        assert_eq!(back, std::fs::read_to_string(&input).unwrap(), "{format}");
+        let o = chwire(&["convert", "--from", format, "-S", &structure.replace("id UInt64", "id UInt32"), "--to", "TSV", "-i", file]);
+        assert_eq!(o.status.code(), Some(2), "{format}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("line 2: column id: the types line says UInt64, the target column is UInt32"), "{format}: {err}");
+    }
 }
 
 /// `chwire bench W5` creates its table when it is missing.

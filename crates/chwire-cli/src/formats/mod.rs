@@ -30,8 +30,10 @@ pub enum Format {
     Parquet,
     Csv,
     CsvWithNames,
+    CsvWithNamesAndTypes,
     Tsv,
     TsvWithNames,
+    TsvWithNamesAndTypes,
     JsonEachRow,
     /// Output only.
     Pretty,
@@ -45,8 +47,10 @@ const NAMES: &[(Format, &[&str])] = &[
     (Format::Parquet, &["Parquet"]),
     (Format::Csv, &["CSV"]),
     (Format::CsvWithNames, &["CSVWithNames", "csv-with-names"]),
+    (Format::CsvWithNamesAndTypes, &["CSVWithNamesAndTypes"]),
     (Format::Tsv, &["TSV", "TabSeparated"]),
     (Format::TsvWithNames, &["TSVWithNames", "TabSeparatedWithNames", "tsv-with-names"]),
+    (Format::TsvWithNamesAndTypes, &["TSVWithNamesAndTypes", "TabSeparatedWithNamesAndTypes"]),
     (Format::JsonEachRow, &["JSONEachRow", "jsonl", "NDJSON", "JSONLines"]),
     (Format::Pretty, &["Pretty"]),
 ];
@@ -62,14 +66,31 @@ impl Format {
         self != Format::Pretty
     }
 
+    /// CSV and its `WithNames…` forms.
+    pub fn csv(self) -> bool {
+        matches!(self, Format::Csv | Format::CsvWithNames | Format::CsvWithNamesAndTypes)
+    }
+
+    /// Whether the text starts with a line of column names (`…WithNames`, `…WithNamesAndTypes`).
+    pub fn names_line(self) -> bool {
+        self.types_line() || matches!(self, Format::CsvWithNames | Format::TsvWithNames)
+    }
+
+    /// Whether a line of column types follows the names (`…WithNamesAndTypes`).
+    pub fn types_line(self) -> bool {
+        matches!(self, Format::CsvWithNamesAndTypes | Format::TsvWithNamesAndTypes)
+    }
+
     /// The text writer's format, for the text formats.
     pub fn text(self) -> Option<crate::format::Format> {
         use crate::format::Format as T;
         Some(match self {
             Format::Csv => T::Csv,
             Format::CsvWithNames => T::CsvWithNames,
+            Format::CsvWithNamesAndTypes => T::CsvWithNamesAndTypes,
             Format::Tsv => T::Tsv,
             Format::TsvWithNames => T::TsvWithNames,
+            Format::TsvWithNamesAndTypes => T::TsvWithNamesAndTypes,
             Format::JsonEachRow => T::Jsonl,
             Format::Pretty => T::Pretty,
             _ => return None,
@@ -287,6 +308,8 @@ mod tests {
             ("jsonl", Format::JsonEachRow),
             ("JSONEachRow", Format::JsonEachRow),
             ("csvwithnames", Format::CsvWithNames),
+            ("csvwithnamesandtypes", Format::CsvWithNamesAndTypes),
+            ("TabSeparatedWithNamesAndTypes", Format::TsvWithNamesAndTypes),
             ("pretty", Format::Pretty),
         ] {
             assert_eq!(s.parse::<Format>().unwrap(), f, "{s}");

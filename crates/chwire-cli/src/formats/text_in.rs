@@ -1,6 +1,6 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
-//! Text input (TSV, CSV, their `WithNames` forms, JSONEachRow) parsed by the target
-//! columns' types into blocks, block by block: memory holds one block's text, its values and
+//! Text input (TSV, CSV, their `WithNames` and `WithNamesAndTypes` forms, JSONEachRow) parsed
+//! by the target columns' types into blocks, block by block: memory holds one block's text, its values and
 //! the block being built. A value that does not parse is an error naming the line and the
 //! column; nothing of its block is returned.
 
@@ -27,6 +27,8 @@ pub struct TextSource {
     skip: u64,
     /// The names line, once read (`...WithNames`).
     names: Option<Vec<String>>,
+    /// The types line, once read (`...WithNamesAndTypes`).
+    types: Option<Vec<String>>,
     names_read: bool,
     target: Option<Vec<(String, DataType)>>,
     /// For each input field, the target column it goes to.
@@ -54,6 +56,7 @@ impl TextSource {
             line: 1,
             skip: 0,
             names: None,
+            types: None,
             names_read: false,
             target: None,
             fields: Vec::new(),
@@ -64,7 +67,7 @@ impl TextSource {
     }
 
     fn csv(&self) -> bool {
-        matches!(self.format, Format::Csv | Format::CsvWithNames)
+        self.format.csv()
     }
 
     fn err(&self, line: u64, what: impl std::fmt::Display) -> chwire::Error {
@@ -143,19 +146,72 @@ impl TextSource {
             return Ok(());
         }
         self.names_read = true;
-        if !matches!(self.format, Format::CsvWithNames | Format::TsvWithNames) {
+        if !self.format.names_line() {
             return Ok(());
         }
+        self.names = self.header_line()?;
+        if self.format.types_line() && self.names.is_some() {
+            self.types = self.header_line()?;
+            if self.types.is_none() {
+                return Err(self.err(2, "the names line is not followed by a types line"));
+            }
+            let (names, types) = (self.names.as_ref().map_or(0, Vec::len), self.types.as_ref().map_or(0, Vec::len));
+            if names != types {
+                return Err(self.err(2, format!("{types} types for {names} names")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The next line's fields as text (a header line: names or types).
+    fn header_line(&mut self) -> chwire::Result<Option<Vec<String>>> {
         let (rows, next) = self.take_rows(1)?;
-        let Some(row) = rows.first() else { return Ok(()) };
+        let Some(row) = rows.first() else { return Ok(None) };
         let bump = Bump::new();
-        let names = split_fields(self.buf.get(row.start..row.end).unwrap_or_default(), self.csv(), &bump)
+        let fields = split_fields(self.buf.get(row.start..row.end).unwrap_or_default(), self.csv(), &bump)
             .map_err(|e| self.err(row.line, e))?
             .into_iter()
             .map(|f| String::from_utf8_lossy(if self.csv() { f.text } else { parse::unescape(f.text, &bump) }).into_owned())
             .collect();
-        self.names = Some(names);
         self.buf.drain(..next);
+        Ok(Some(fields))
+    }
+
+    /// The columns a `...WithNamesAndTypes` header declares (for a conversion without
+    /// `--structure`): each field a column of the type its types line gives.
+    fn declared_columns(&self) -> Option<chwire::Result<Vec<(String, DataType)>>> {
+        let (names, types) = (self.names.as_ref()?, self.types.as_ref()?);
+        Some(
+            names
+                .iter()
+                .zip(types)
+                .map(|(n, t)| DataType::parse(t).map(|ty| (n.clone(), ty)).map_err(|e| self.err(2, format!("column {n}: {e}"))))
+                .collect(),
+        )
+    }
+
+    /// The types line against the columns its fields go to: each field must have its
+    /// column's type (in CSV, a tuple element's field its element's type), as ClickHouse
+    /// checks with `input_format_with_types_use_header`.
+    fn check_types(&self, target: &[(String, DataType)]) -> chwire::Result<()> {
+        let (Some(names), Some(types)) = (&self.names, &self.types) else { return Ok(()) };
+        let mut expected = Vec::with_capacity(types.len());
+        let mut at = 0usize;
+        for &c in &self.fields {
+            let Some((name, ty)) = target.get(c) else { continue };
+            let fields = match names.get(at) {
+                Some(n) if n == name || !self.csv() => vec![(name.clone(), ty.clone())],
+                _ => crate::format::csv_fields(name, ty),
+            };
+            at = at.saturating_add(fields.len());
+            expected.extend(fields);
+        }
+        for ((name, want), given) in expected.iter().zip(types) {
+            let given_type = DataType::parse(given).map_err(|e| self.err(2, format!("column {name}: {e}")))?;
+            if given_type.to_string() != want.to_string() {
+                return Err(self.err(2, format!("column {name}: the types line says {given}, the target column is {want}")));
+            }
+        }
         Ok(())
     }
 }
@@ -375,6 +431,7 @@ impl Source for TextSource {
             Some(names) => columns_of_names(self.format, names, target)?,
             None => (0..target.len()).collect(),
         };
+        self.check_types(target)?;
         self.target = Some(target.to_vec());
         Ok(())
     }
@@ -386,6 +443,11 @@ impl Source for TextSource {
 
     fn next_block(&mut self) -> chwire::Result<Option<Block>> {
         self.read_names()?;
+        if self.target.is_none() {
+            if let Some(columns) = self.declared_columns() {
+                self.bind(&columns?)?;
+            }
+        }
         let Some(target) = self.target.take() else {
             return Err(chwire::Error::invalid_input(format!("{} input needs the columns' types (convert: --structure)", self.format)));
         };
@@ -498,7 +560,7 @@ fn short(s: &str) -> String {
 /// names (`t.1`, `t.2` or `t.a`, `t.b`: [`crate::format::csv_names`]), as ClickHouse 26.9
 /// writes CSVWithNames.
 pub fn columns_of_names(format: Format, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<usize>> {
-    let csv = matches!(format, Format::Csv | Format::CsvWithNames);
+    let csv = format.csv();
     let mut columns = Vec::new();
     let mut i = 0;
     while let Some(n) = names.get(i) {
@@ -527,6 +589,36 @@ pub fn columns_of_names(format: Format, names: &[String], target: &[(String, Dat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn source(format: Format, text: &str) -> TextSource {
+        TextSource::new(format, Box::new(std::io::Cursor::new(text.as_bytes().to_vec())), None, BlockLimits::default())
+    }
+
+    #[test]
+    fn types_lines_must_match_their_names_and_parse() {
+        // As many types as names.
+        let err = source(Format::TsvWithNamesAndTypes, "a\tb\nUInt8\n1\t2\n").next_block().unwrap_err().to_string();
+        assert!(err.contains("line 2: 1 types for 2 names"), "{err}");
+        // A type chwire does not know: an error naming it before any value is taken.
+        let err = source(Format::CsvWithNamesAndTypes, "a\nUInt9\n1\n").next_block().unwrap_err().to_string();
+        assert!(err.contains("column `a` (UInt9)"), "{err}");
+        // Names without types; no header at all (an empty input is no rows).
+        let err = source(Format::CsvWithNamesAndTypes, "a\n").next_block().unwrap_err().to_string();
+        assert!(err.contains("not followed by a types line"), "{err}");
+        let err = source(Format::CsvWithNamesAndTypes, "").next_block().unwrap_err().to_string();
+        assert!(err.contains("--structure"), "{err}");
+        // Declared types make the columns; a bound target of other types is refused.
+        let mut s = source(Format::TsvWithNamesAndTypes, "a\tb\nUInt8\tNullable(String)\n1\t\\N\n");
+        let b = s.next_block().unwrap().unwrap();
+        assert_eq!(
+            super::super::columns_of(&b),
+            [("a".to_string(), DataType::parse("UInt8").unwrap()), ("b".into(), DataType::parse("Nullable(String)").unwrap())]
+        );
+        let mut s = source(Format::TsvWithNamesAndTypes, "a\tb\nUInt8\tString\n1\tx\n");
+        let target = [("b".to_string(), DataType::parse("String").unwrap()), ("a".to_string(), DataType::parse("UInt16").unwrap())];
+        let err = s.bind(&target).unwrap_err().to_string();
+        assert!(err.contains("column a: the types line says UInt8, the target column is UInt16"), "{err}");
+    }
 
     /// ClickHouse 26.9's CSVWithNames of `CAST((1, 'a') AS Tuple(a UInt8, b String)) AS tu,
     /// ((1, 2), 3) AS n, 2 AS x` (chdb): a tuple's elements are named fields of their own.
