@@ -124,16 +124,14 @@ impl Writer {
                     |(n, c)| if style == Style::Csv { csv_fields(n, c.data_type()) } else { vec![(n.clone(), c.data_type().clone())] },
                 )
                 .collect();
-            let lines: &[fn(&(String, chwire::DataType)) -> String] = match header {
-                Header::NamesAndTypes => &[|(n, _)| n.clone(), |(_, t)| t.to_string()],
-                _ => &[|(n, _)| n.clone()],
-            };
-            for line in lines {
-                for (i, f) in fields.iter().enumerate() {
+            let types = header == Header::NamesAndTypes;
+            for line in [Some(false), types.then_some(true)].into_iter().flatten() {
+                for (i, (name, ty)) in fields.iter().enumerate() {
                     if i > 0 {
                         self.buf.push(sep);
                     }
-                    write_string(&mut self.buf, line(f).as_bytes(), style);
+                    let text = if line { ty.to_string() } else { name.clone() };
+                    write_string(&mut self.buf, text.as_bytes(), style);
                 }
                 self.buf.push(b'\n');
             }
