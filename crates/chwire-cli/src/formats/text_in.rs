@@ -185,7 +185,11 @@ impl TextSource {
             names
                 .iter()
                 .zip(types)
-                .map(|(n, t)| DataType::parse(t).map(|ty| (n.clone(), ty)).map_err(|e| self.err(2, format!("column {n}: {e}"))))
+                .map(|(n, t)| match DataType::parse(t) {
+                    Ok(DataType::Unsupported(name)) => Err(self.err(2, format!("column {n}: no type {name} that chwire knows"))),
+                    Ok(ty) => Ok((n.clone(), ty)),
+                    Err(e) => Err(self.err(2, format!("column {n}: {e}"))),
+                })
                 .collect(),
         )
     }
@@ -601,7 +605,7 @@ mod tests {
         assert!(err.contains("line 2: 1 types for 2 names"), "{err}");
         // A type chwire does not know: an error naming it before any value is taken.
         let err = source(Format::CsvWithNamesAndTypes, "a\nUInt9\n1\n").next_block().unwrap_err().to_string();
-        assert!(err.contains("column `a` (UInt9)"), "{err}");
+        assert!(err.contains("line 2: column a: no type UInt9 that chwire knows"), "{err}");
         // Names without types; no header at all (an empty input is no rows).
         let err = source(Format::CsvWithNamesAndTypes, "a\n").next_block().unwrap_err().to_string();
         assert!(err.contains("not followed by a types line"), "{err}");
