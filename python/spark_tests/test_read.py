@@ -41,6 +41,34 @@ def test_cluster_option_reads_a_local_table_on_every_shard(spark, nodes):
     assert df.agg(F.sum("id")).first()[0] == sum(ALL_IDS)
 
 
+def test_shards_are_read_over_tls_on_their_secure_ports(spark, nodes):
+    """system.clusters gives each shard's native port; over TLS, `shardPorts` maps them to the
+    nodes' secure ports (the rig's are native + 20), and every shard is read through TLS."""
+    tls_nodes = [os.environ[f"CHWIRE_CLUSTER_TLS_NODE{n}"] for n in (1, 2, 3)]
+    ports = ",".join(f"{a.rsplit(':', 1)[1]}:{b.rsplit(':', 1)[1]}" for a, b in zip(
+        [os.environ[f"CHWIRE_CLUSTER_NODE{n}"] for n in (1, 2, 3)], tls_nodes))
+    ca = os.path.join(ROOT, "build", "clickhouse", "tls", "ca.pem")
+    url = f"tcp://default@{tls_nodes[0]}/default"
+    df = read(spark, url, table="shard_dist", secure="true", ca_file=ca, shardPorts=ports)
+    assert df.rdd.getNumPartitions() == 3
+    assert df.count() == 30000
+    assert df.agg(F.sum("id")).first()[0] == sum(ALL_IDS)
+    # Without the map, the shards' native ports do not speak TLS: the read fails, naming TLS.
+    with pytest.raises(Exception, match="(?i)tls|handshake|certificate|connect"):
+        read(spark, url, table="shard_dist", secure="true", ca_file=ca).count()
+
+
+def test_shard_ports_option_is_checked():
+    from chwire.spark._options import Options
+
+    o = Options({"url": "tcp://u@h:9440/db?secure=1", "shardPorts": "19611:19631"})
+    assert (o.shard_port(19611), o.shard_port(9000), o.shard_port(19612)) == (19631, 9440, 19612)
+    assert Options({"url": "tcp://u@h:9000/db"}).shard_port(9000) == 9000
+    assert Options({"url": "tcp://u@h:9000/db", "ca_file": "/x.pem"}).shard_port(9000) == 9440
+    with pytest.raises(ValueError, match="from:to"):
+        Options({"url": "tcp://u@h/db", "shardPorts": "9000"})
+
+
 @pytest.mark.parametrize("n", [1, 4, 7])
 def test_plain_table_num_partitions_read_every_row_once(spark, nodes, n):
     df = read(spark, nodes[0], table="default.replicated", numPartitions=str(n))

@@ -61,6 +61,22 @@ class Options:
             self.connect["password"] = opts["password"]
         if "database" in opts:
             self.connect["database"] = opts["database"]
+        self.shard_ports: Dict[int, int] = _port_map(opts.get("shardports"))
+
+    @property
+    def secure(self) -> bool:
+        """Whether connections use TLS (an option, or the URL's `secure`, `ca_file` or `cert_file`)."""
+        query = dict(kv.partition("=")[::2] for kv in urlsplit(self.url).query.split("&") if kv)
+        flags = {**{k.lower(): v for k, v in query.items()}, **self.connect}
+        on = str(flags.get("secure", "")).lower() in ("1", "true", "yes")
+        return on or any(flags.get(k) for k in ("ca_file", "cafile", "cert_file"))
+
+    def shard_port(self, port: int) -> int:
+        """The port to reach a shard's replica on, from the native port `system.clusters` gives:
+        `shardPorts` maps it; over TLS, ClickHouse's default 9000 becomes its secure 9440."""
+        if port in self.shard_ports:
+            return self.shard_ports[port]
+        return 9440 if self.secure and port == 9000 else port
 
     def client(self, url: Optional[str] = None) -> Any:
         import chwire
@@ -80,6 +96,22 @@ def _settings(text: Optional[str]) -> Dict[str, str]:
         if item.strip():
             k, _, v = item.partition("=")
             out[k.strip()] = v.strip()
+    return out
+
+
+def _port_map(text: Optional[str]) -> Dict[int, int]:
+    """`shardPorts`: `from:to` pairs, comma-separated (e.g. `9000:9440`)."""
+    out: Dict[int, int] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        a, sep, b = item.partition(":")
+        try:
+            if not sep:
+                raise ValueError(item)
+            out[int(a)] = int(b)
+        except ValueError:
+            raise ValueError(f"shardPorts takes from:to port pairs, e.g. 9000:9440, not {item.strip()!r}") from None
     return out
 
 

@@ -154,7 +154,7 @@ class Plan:
             raise ValueError(f"cluster {cluster!r} is not in system.clusters of {self.opts.url}")
         shards: Dict[int, List[Tuple[str, int]]] = {}
         for shard, _, host, port in rows:
-            shards.setdefault(shard, []).append((host, int(port)))
+            shards.setdefault(shard, []).append((host, self.opts.shard_port(int(port))))
         parts = []
         for i, (shard, replicas) in enumerate(sorted(shards.items())):
             k = i % len(replicas)
