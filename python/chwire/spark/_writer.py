@@ -47,8 +47,9 @@ def _first_answering(opts: Options) -> str:
     hosts = netloc.rpartition("@")[2].split(",")
     last: Optional[Exception] = None
     for h in hosts:
-        host, _, port = h.rpartition(":") if h.count(":") == 1 or h.startswith("[") else (h, "", "9000")
-        url = url_with_hosts(opts.url, [(host.strip("[]"), int(port or 9000))])
+        host, _, port = h.rpartition(":") if h.count(":") == 1 or h.startswith("[") else (h, "", "")
+        # A host without a port is on ClickHouse's default: 9440 over TLS, else 9000.
+        url = url_with_hosts(opts.url, [(host.strip("[]"), int(port) if port else (9440 if opts.secure else 9000))])
         try:
             with opts.client(url) as c:
                 c.command("SELECT 1")
