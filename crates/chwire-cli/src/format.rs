@@ -113,29 +113,46 @@ impl Writer {
         Ok(())
     }
 
-    fn delimited(&mut self, block: &Block, sep: u8, style: Style, header: Header, out: &mut impl Write) -> io::Result<()> {
-        if header != Header::None && !self.wrote_header {
-            self.wrote_header = true;
-            // CSV: a tuple's elements are fields of their own, named (and typed) as ClickHouse does.
-            let fields: Vec<(String, chwire::DataType)> = block
-                .columns()
-                .iter()
-                .flat_map(
-                    |(n, c)| if style == Style::Csv { csv_fields(n, c.data_type()) } else { vec![(n.clone(), c.data_type().clone())] },
-                )
-                .collect();
-            let types = header == Header::NamesAndTypes;
-            for line in [Some(false), types.then_some(true)].into_iter().flatten() {
-                for (i, (name, ty)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        self.buf.push(sep);
-                    }
-                    let text = if line { ty.to_string() } else { name.clone() };
-                    write_string(&mut self.buf, text.as_bytes(), style);
-                }
-                self.buf.push(b'\n');
-            }
+    /// The header lines of the `...WithNames` and `...WithNamesAndTypes` formats, once: before
+    /// the first block, or alone for a result without rows (as ClickHouse writes them).
+    pub fn write_header(&mut self, columns: &[(String, chwire::DataType)], out: &mut impl Write) -> io::Result<()> {
+        let (sep, style, header) = match self.format {
+            Format::TsvWithNames => (b'\t', Style::Tsv, Header::Names),
+            Format::TsvWithNamesAndTypes => (b'\t', Style::Tsv, Header::NamesAndTypes),
+            Format::CsvWithNames => (b',', Style::Csv, Header::Names),
+            Format::CsvWithNamesAndTypes => (b',', Style::Csv, Header::NamesAndTypes),
+            _ => return Ok(()),
+        };
+        self.header(columns.iter().map(|(n, t)| (n.as_str(), t)), sep, style, header);
+        out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Render the header lines into the buffer unless they were written already.
+    fn header<'a>(&mut self, columns: impl Iterator<Item = (&'a str, &'a chwire::DataType)>, sep: u8, style: Style, header: Header) {
+        if header == Header::None || self.wrote_header {
+            return;
         }
+        self.wrote_header = true;
+        // CSV: a tuple's elements are fields of their own, named (and typed) as ClickHouse does.
+        let fields: Vec<(String, chwire::DataType)> =
+            columns.flat_map(|(n, t)| if style == Style::Csv { csv_fields(n, t) } else { vec![(n.to_string(), t.clone())] }).collect();
+        let types = header == Header::NamesAndTypes;
+        for line in [Some(false), types.then_some(true)].into_iter().flatten() {
+            for (i, (name, ty)) in fields.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push(sep);
+                }
+                let text = if line { ty.to_string() } else { name.clone() };
+                write_string(&mut self.buf, text.as_bytes(), style);
+            }
+            self.buf.push(b'\n');
+        }
+    }
+
+    fn delimited(&mut self, block: &Block, sep: u8, style: Style, header: Header, out: &mut impl Write) -> io::Result<()> {
+        self.header(block.columns().iter().map(|(n, c)| (n.as_str(), c.data_type())), sep, style, header);
         let cols = block.columns();
         for row in 0..block.rows() {
             for (i, (_, c)) in cols.iter().enumerate() {

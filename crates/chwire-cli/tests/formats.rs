@@ -307,7 +307,7 @@ fn convert_text_by_structure_and_names_in_any_case() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("output format only"));
 }
 
-/// `...WithNamesAndTypes`: written as ClickHouse 26.9 writes them (the header lines below are
+/// `...WithNamesAndTypes` (and `...WithNames` for empty results): written as ClickHouse 26.9 writes them (the header lines below are
 /// chdb 26.9's for this input, byte for byte, as is the rest of the text: a tuple's elements
 /// are CSV fields of their own, typed by element); read back by the types they declare (no
 /// `--structure` needed), and checked against the target's types when there is one.
@@ -330,6 +330,14 @@ fn names_and_types_formats_declare_their_columns() {
         "id\ts\tt\td\ta\nUInt64\tNullable(String)\tTuple(p UInt8, q String)\tDateTime(\\'UTC\\')\tArray(Tuple(UInt8, String))\n"
     );
     assert_eq!(rows, std::fs::read_to_string(&input).unwrap());
+    // A result without rows still has its header lines (as ClickHouse writes them), and so
+    // does a conversion of an empty input.
+    let empty = ok(chwire(&["query", "--format", "CSVWithNamesAndTypes", "SELECT 1 AS a, 'x' AS b WHERE 0"]));
+    assert_eq!(empty, "\"a\",\"b\"\n\"UInt8\",\"String\"\n");
+    let nothing = scratch("nothing.tsv");
+    std::fs::write(&nothing, "").unwrap();
+    let empty = ok(chwire(&["convert", "--from", "TSV", "-S", "a UInt8", "--to", "TSVWithNames", "-i", nothing.to_str().unwrap()]));
+    assert_eq!(empty, "a\n");
     for (format, text) in [("CSVWithNamesAndTypes", &csv), ("TSVWithNamesAndTypes", &tsv)] {
         let file = scratch(&format!("nt.{format}"));
         std::fs::write(&file, text).unwrap();

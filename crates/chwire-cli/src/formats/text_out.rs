@@ -20,8 +20,9 @@ impl TextSink {
 }
 
 impl Sink for TextSink {
-    fn begin(&mut self, _header: &[(String, DataType)]) -> chwire::Result<()> {
-        Ok(())
+    /// The `...WithNames(AndTypes)` header lines, also for a result without rows.
+    fn begin(&mut self, header: &[(String, DataType)]) -> chwire::Result<()> {
+        Ok(self.writer.write_header(header, &mut self.out)?)
     }
     fn write(&mut self, block: Block) -> chwire::Result<()> {
         Ok(self.writer.write_block(&block, &mut self.out)?)
