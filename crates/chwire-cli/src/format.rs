@@ -67,6 +67,21 @@ enum Header {
     NamesAndTypes,
 }
 
+impl Format {
+    /// A delimited format's separator, escaping style and header lines; `None` for the others.
+    fn delimited(self) -> Option<(u8, Style, Header)> {
+        Some(match self {
+            Format::Tsv => (b'\t', Style::Tsv, Header::None),
+            Format::TsvWithNames => (b'\t', Style::Tsv, Header::Names),
+            Format::TsvWithNamesAndTypes => (b'\t', Style::Tsv, Header::NamesAndTypes),
+            Format::Csv => (b',', Style::Csv, Header::None),
+            Format::CsvWithNames => (b',', Style::Csv, Header::Names),
+            Format::CsvWithNamesAndTypes => (b',', Style::Csv, Header::NamesAndTypes),
+            Format::Jsonl | Format::Pretty | Format::Native => return None,
+        })
+    }
+}
+
 /// Rendered bytes are written out in chunks of about this size.
 const CHUNK: usize = 1 << 16;
 
@@ -89,15 +104,14 @@ impl Writer {
     pub fn write_block(&mut self, block: &Block, out: &mut impl Write) -> io::Result<()> {
         self.buf.clear();
         match self.format {
-            Format::Tsv => self.delimited(block, b'\t', Style::Tsv, Header::None, out)?,
-            Format::TsvWithNames => self.delimited(block, b'\t', Style::Tsv, Header::Names, out)?,
-            Format::TsvWithNamesAndTypes => self.delimited(block, b'\t', Style::Tsv, Header::NamesAndTypes, out)?,
-            Format::Csv => self.delimited(block, b',', Style::Csv, Header::None, out)?,
-            Format::CsvWithNames => self.delimited(block, b',', Style::Csv, Header::Names, out)?,
-            Format::CsvWithNamesAndTypes => self.delimited(block, b',', Style::Csv, Header::NamesAndTypes, out)?,
             Format::Jsonl => self.jsonl(block, out)?,
             Format::Pretty => self.pretty(block, out)?,
             Format::Native => chwire::proto::native::encode_block(block, &mut self.buf),
+            delimited => {
+                if let Some((sep, style, header)) = delimited.delimited() {
+                    self.delimited(block, sep, style, header, out)?
+                }
+            }
         }
         out.write_all(&self.buf)?;
         self.buf.clear();
@@ -116,13 +130,7 @@ impl Writer {
     /// The header lines of the `...WithNames` and `...WithNamesAndTypes` formats, once: before
     /// the first block, or alone for a result without rows (as ClickHouse writes them).
     pub fn write_header(&mut self, columns: &[(String, chwire::DataType)], out: &mut impl Write) -> io::Result<()> {
-        let (sep, style, header) = match self.format {
-            Format::TsvWithNames => (b'\t', Style::Tsv, Header::Names),
-            Format::TsvWithNamesAndTypes => (b'\t', Style::Tsv, Header::NamesAndTypes),
-            Format::CsvWithNames => (b',', Style::Csv, Header::Names),
-            Format::CsvWithNamesAndTypes => (b',', Style::Csv, Header::NamesAndTypes),
-            _ => return Ok(()),
-        };
+        let Some((sep, style, header)) = self.format.delimited() else { return Ok(()) };
         self.header(columns.iter().map(|(n, t)| (n.as_str(), t)), sep, style, header);
         out.write_all(&self.buf)?;
         self.buf.clear();
