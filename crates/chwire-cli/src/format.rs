@@ -36,15 +36,10 @@ pub enum Format {
     Native,
 }
 
-/// The CSV field names of a column: a Tuple's elements are fields of their own, named
-/// `column.element` (by name, or 1-based position), nested tuples further; a Nullable(Tuple)
-/// and an empty tuple are one field (as ClickHouse 26.9 writes CSVWithNames).
-pub fn csv_names(name: &str, ty: &chwire::DataType) -> Vec<String> {
-    csv_fields(name, ty).into_iter().map(|(n, _)| n).collect()
-}
-
-/// The CSV fields of a column with their types (as [`csv_names`]; ClickHouse's
-/// CSVWithNamesAndTypes gives each element field the element's type).
+/// The CSV fields of a column, with their types: a Tuple's elements are fields of their own,
+/// named `column.element` (by name, or 1-based position) and typed by element, nested tuples
+/// further; a Nullable(Tuple) and an empty tuple are one field (as ClickHouse 26.9 writes
+/// CSVWithNames and CSVWithNamesAndTypes).
 pub fn csv_fields(name: &str, ty: &chwire::DataType) -> Vec<(String, chwire::DataType)> {
     match ty {
         chwire::DataType::Tuple(items) if !items.is_empty() => items
@@ -251,7 +246,7 @@ impl Writer {
 }
 
 /// A value in CSV as ClickHouse 26.9 writes it: a (non-empty) tuple's elements are fields of
-/// their own, nested tuples further (named by [`csv_names`]); a Nullable(Tuple), at any depth,
+/// their own, nested tuples further (named by [`csv_fields`]); a Nullable(Tuple), at any depth,
 /// is one field holding its TSV text.
 fn write_csv(out: &mut Vec<u8>, v: &Value<'_>, ty: &chwire::DataType, tz: &TimeZone) {
     use chwire::DataType as T;

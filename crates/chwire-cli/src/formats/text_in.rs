@@ -194,22 +194,11 @@ impl TextSource {
         )
     }
 
-    /// The types line against the columns its fields go to: each field must have its
-    /// column's type (in CSV, a tuple element's field its element's type), as ClickHouse
+    /// The types line against the fields it describes (`expected`: each field's name and its
+    /// target column's type; in CSV a tuple element's field its element's type), as ClickHouse
     /// checks with `input_format_with_types_use_header`.
-    fn check_types(&self, target: &[(String, DataType)]) -> chwire::Result<()> {
-        let (Some(names), Some(types)) = (&self.names, &self.types) else { return Ok(()) };
-        let mut expected = Vec::with_capacity(types.len());
-        let mut at = 0usize;
-        for &c in &self.fields {
-            let Some((name, ty)) = target.get(c) else { continue };
-            let fields = match names.get(at) {
-                Some(n) if n == name || !self.csv() => vec![(name.clone(), ty.clone())],
-                _ => crate::format::csv_fields(name, ty),
-            };
-            at = at.saturating_add(fields.len());
-            expected.extend(fields);
-        }
+    fn check_types(&self, expected: &[(String, DataType)]) -> chwire::Result<()> {
+        let Some(types) = &self.types else { return Ok(()) };
         for ((name, want), given) in expected.iter().zip(types) {
             let given_type = DataType::parse(given).map_err(|e| self.err(2, format!("column {name}: {e}")))?;
             if given_type.to_string() != want.to_string() {
@@ -432,10 +421,13 @@ impl Source for TextSource {
     fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()> {
         self.read_names()?;
         self.fields = match &self.names {
-            Some(names) => columns_of_names(self.format, names, target)?,
+            Some(names) => {
+                let fields = fields_of_names(self.format, names, target)?;
+                self.check_types(&fields.iter().flat_map(|(_, f)| f.iter().cloned()).collect::<Vec<_>>())?;
+                fields.into_iter().map(|(c, _)| c).collect()
+            }
             None => (0..target.len()).collect(),
         };
-        self.check_types(target)?;
         self.target = Some(target.to_vec());
         Ok(())
     }
@@ -561,31 +553,41 @@ fn short(s: &str) -> String {
 }
 
 /// The target column of each column a names line names. In CSV a Tuple column spans several
-/// names (`t.1`, `t.2` or `t.a`, `t.b`: [`crate::format::csv_names`]), as ClickHouse 26.9
+/// names (`t.1`, `t.2` or `t.a`, `t.b`: [`crate::format::csv_fields`]), as ClickHouse 26.9
 /// writes CSVWithNames.
 pub fn columns_of_names(format: Format, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<usize>> {
+    Ok(fields_of_names(format, names, target)?.into_iter().map(|(c, _)| c).collect())
+}
+
+/// A target column's index and the fields (names and types) it takes in the text: itself, or
+/// in CSV a tuple's element fields ([`crate::format::csv_fields`]).
+type Span = (usize, Vec<(String, DataType)>);
+
+/// As [`columns_of_names`], with each column's [`Span`].
+fn fields_of_names(format: Format, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<Span>> {
     let csv = format.csv();
     let mut columns = Vec::new();
     let mut i = 0;
     while let Some(n) = names.get(i) {
         // A column of exactly this name first, then a tuple whose element fields start here.
-        let exact = target.iter().position(|(t, _)| t == n).map(|c| (c, 1));
+        let exact = target.iter().enumerate().find(|(_, (t, _))| t == n).map(|(c, column)| (c, vec![column.clone()]));
         let spans = exact.or_else(|| {
             target.iter().enumerate().find_map(|(c, (t, ty))| {
-                let parts = if csv { crate::format::csv_names(t, ty) } else { return None };
+                let parts = if csv { crate::format::csv_fields(t, ty) } else { return None };
                 // (An empty tuple has no fields: it cannot be named.)
                 let tuple = matches!(ty, DataType::Tuple(_)) && !parts.is_empty();
-                (tuple && names.get(i..i.saturating_add(parts.len())) == Some(parts.as_slice())).then_some((c, parts.len()))
+                let named = names.get(i..i.saturating_add(parts.len())).is_some_and(|given| given.iter().eq(parts.iter().map(|(p, _)| p)));
+                (tuple && named).then_some((c, parts))
             })
         });
-        let Some((c, width)) = spans else {
+        let Some((c, fields)) = spans else {
             return Err(chwire::Error::invalid_input(format!(
                 "{format} input: no column {n:?} in {}",
                 target.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
             )));
         };
-        columns.push(c);
-        i = i.saturating_add(width);
+        i = i.saturating_add(fields.len());
+        columns.push((c, fields));
     }
     Ok(columns)
 }
