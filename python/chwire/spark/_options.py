@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 # Options passed on to chwire.connect as URL options (TLS and timeouts); the value is the
 # option's chwire name.
@@ -66,17 +66,21 @@ class Options:
     @property
     def secure(self) -> bool:
         """Whether connections use TLS (an option, or the URL's `secure`, `ca_file` or `cert_file`)."""
-        query = dict(kv.partition("=")[::2] for kv in urlsplit(self.url).query.split("&") if kv)
-        flags = {**{k.lower(): v for k, v in query.items()}, **self.connect}
+        flags = {**{k.lower(): v for k, v in parse_qsl(urlsplit(self.url).query)}, **self.connect}
         on = str(flags.get("secure", "")).lower() in ("1", "true", "yes")
         return on or any(flags.get(k) for k in ("ca_file", "cafile", "cert_file"))
 
+    @property
+    def default_port(self) -> int:
+        """ClickHouse's default native port: 9440 over TLS, else 9000."""
+        return 9440 if self.secure else 9000
+
     def shard_port(self, port: int) -> int:
         """The port to reach a shard's replica on, from the native port `system.clusters` gives:
-        `shardPorts` maps it; over TLS, ClickHouse's default 9000 becomes its secure 9440."""
+        `shardPorts` maps it; else the default 9000 is the default of this connection."""
         if port in self.shard_ports:
             return self.shard_ports[port]
-        return 9440 if self.secure and port == 9000 else port
+        return self.default_port if port == 9000 else port
 
     def client(self, url: Optional[str] = None) -> Any:
         import chwire

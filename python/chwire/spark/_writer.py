@@ -49,7 +49,7 @@ def _first_answering(opts: Options) -> str:
     for h in hosts:
         host, _, port = h.rpartition(":") if h.count(":") == 1 or h.startswith("[") else (h, "", "")
         # A host without a port is on ClickHouse's default: 9440 over TLS, else 9000.
-        url = url_with_hosts(opts.url, [(host.strip("[]"), int(port) if port else (9440 if opts.secure else 9000))])
+        url = url_with_hosts(opts.url, [(host.strip("[]"), int(port) if port else opts.default_port)])
         try:
             with opts.client(url) as c:
                 c.command("SELECT 1")
