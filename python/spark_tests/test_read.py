@@ -186,6 +186,37 @@ def test_a_type_without_a_spark_mapping_is_refused_naming_the_column(spark, ch, 
     ch.command("DROP TABLE default.spark_agg")
 
 
+def test_a_schema_given_to_the_reader_selects_and_casts_its_columns(spark, ch, nodes):
+    """`.schema(...)` is how a Spark user leaves columns out (the Python Data Source API has no
+    pruning hook): only its columns are selected, in its order, cast to its types."""
+    ch.command("DROP TABLE IF EXISTS default.spark_schema")
+    ch.command("CREATE TABLE default.spark_schema (a UInt64, b String, st AggregateFunction(uniq, UInt64)) "
+               "ENGINE = AggregatingMergeTree ORDER BY a")
+    ch.command("INSERT INTO default.spark_schema SELECT number, toString(number), uniqState(number) "
+               "FROM numbers(300) GROUP BY number")
+    reader = spark.read.format("chwire").option("url", nodes[0]).option("table", "default.spark_schema")
+    # `st` has no Spark type: read without a schema, it is refused; left out, the rest reads.
+    df = reader.schema("b STRING, A LONG").load()
+    assert df.schema.simpleString() == "struct<b:string,A:bigint>"
+    assert sorted((r.b, r.A) for r in df.collect()) == sorted((str(i), i) for i in range(300))
+    assert sorted(r.b for r in reader.schema("b INT").load().collect()) == list(range(300))
+    with pytest.raises(Exception, match=r"column 'a': its values do not fit"):
+        reader.schema("a BYTE").load().collect()
+    # Filters are pushed only on columns as chwire plans them: `b` read as INT is compared by
+    # Spark (as a WHERE, `b = 7` on a String is an error in ClickHouse), `A` is not `a`.
+    spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
+    try:
+        pushing = reader.option("pushFilters", "true")
+        assert [r.b for r in pushing.schema("b INT").load().where("b = 7").collect()] == [7]
+        got = pushing.schema("b STRING, A LONG").load().where("b = '7' OR A < 2").collect()
+        assert sorted((r.b, r.A) for r in got) == [("0", 0), ("1", 1), ("7", 7)]
+    finally:
+        spark.conf.set("spark.sql.python.filterPushdown.enabled", "false")
+    with pytest.raises(Exception, match=r"columns \['zz'\] are not in default.spark_schema \(its columns: a, b, st\)"):
+        reader.schema("a LONG, zz INT").load().collect()
+    ch.command("DROP TABLE default.spark_schema")
+
+
 def test_conformance_types_map_or_are_refused_by_name():
     from chwire.spark._types import Column, UnsupportedType
 

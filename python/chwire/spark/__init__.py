@@ -41,9 +41,15 @@ class ChwireDataSource(DataSource):
         return spark_schema(self._planned().columns)
 
     def reader(self, schema: Any) -> ChwireReader:
+        # `schema` is ours, or one the user gave with `.schema(...)`: its fields name the
+        # columns to read (the only column pruning this API allows) and the Spark types to
+        # cast them to.
+        names = [f.name for f in schema.fields]
+        plan = self._planned() if self._plan is not None and names == [c.name for c in self._plan.columns] \
+            else Plan(self._opts, wanted=names)
         if self._opts.push_filters:
-            return ChwirePushdownReader(self._planned())
-        return ChwireReader(self._planned())
+            return ChwirePushdownReader(plan, schema)
+        return ChwireReader(plan, schema)
 
     def writer(self, schema: Any, overwrite: bool) -> ChwireWriter:
         return ChwireWriter(self._opts, schema, overwrite)

@@ -65,7 +65,9 @@ def _engine_args(engine_full: str) -> List[str]:
 class Plan:
     """Made on the driver; sent to the executors with the reader (picklable)."""
 
-    def __init__(self, opts: Options) -> None:
+    def __init__(self, opts: Options, wanted: Optional[List[str]] = None) -> None:
+        """`wanted`: the columns to read (a schema's field names), else the `columns` option's,
+        else all of them."""
         self.opts = opts
         self.where: List[str] = []
         with opts.client() as client:
@@ -94,12 +96,8 @@ class Plan:
             # DESCRIBE: name, type, default_type, default_expression, ...; MATERIALIZED and
             # ALIAS columns are not in SELECT *, so they are left out here too.
             cols = [(r[0], r[1]) for r in described if r[2] not in ("MATERIALIZED", "ALIAS")]
-            if opts.columns:
-                by_name = dict(cols)
-                missing = [c for c in opts.columns if c not in by_name]
-                if missing:
-                    raise ValueError(f"columns {missing} are not in {opts.table or 'the query'}")
-                cols = [(c, by_name[c]) for c in opts.columns]
+            if wanted or opts.columns:
+                cols = _select(cols, wanted or opts.columns or [], opts.table or "the query")
             self.columns = [Column(n, t, opts.uint64_long) for n, t in cols]
             self.types = dict(cols)
             self.partitions = self._partitions(client)
@@ -170,6 +168,27 @@ class Plan:
         conds = [c for c in [part.get("where", "")] + self.where if c]
         where = " WHERE " + " AND ".join(f"({c})" for c in conds) if conds else ""
         return f"SELECT {select} FROM {part['from']}{where}"
+
+
+def _select(cols: List[Tuple[str, str]], wanted: List[str], source: str) -> List[Tuple[str, str]]:
+    """The (name, type) of each wanted column, in the wanted order: by its exact name, else by
+    a name that matches it alone ignoring case (Spark resolves names so by default)."""
+    by_name = dict(cols)
+    by_lower: Dict[str, List[str]] = {}
+    for n, _ in cols:
+        by_lower.setdefault(n.lower(), []).append(n)
+    out, missing = [], []
+    for w in wanted:
+        if w in by_name:
+            out.append((w, by_name[w]))
+        elif len(by_lower.get(w.lower(), [])) == 1:
+            name = by_lower[w.lower()][0]
+            out.append((name, by_name[name]))
+        else:
+            missing.append(w)
+    if missing:
+        raise ValueError(f"columns {missing} are not in {source} (its columns: {', '.join(n for n, _ in cols)})")
+    return out
 
 
 def _strides(col: str, lo: int, hi: int, n: int, nulls_first: bool) -> List[str]:

@@ -19,9 +19,15 @@ class ChwirePartition(InputPartition):
 
 
 class ChwireReader(DataSourceReader):
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, schema: Any = None) -> None:
+        """`schema`: Spark's, one field per planned column in the same order (the planned
+        types unless the user gave others)."""
         self.plan = plan
-        self.schema = spark_schema(plan.columns)
+        self.schema = schema if schema is not None else spark_schema(plan.columns)
+        # Filters are pushed only on columns Spark sees as chwire plans them: the same name,
+        # the planned type, no conversion on the server.
+        self.pushable = {c.name: c.ch_type for c, f in zip(plan.columns, self.schema.fields)
+                         if not c.converted and f.name == c.name and f.dataType == c.field.dataType}
 
     def partitions(self) -> List[InputPartition]:
         return [ChwirePartition(i, p) for i, p in enumerate(self.plan.partitions)]
@@ -42,17 +48,16 @@ class ChwireReader(DataSourceReader):
                     if batch.num_rows == 0:
                         continue
                     try:
+                        # The SELECT lists the planned columns in the schema's order.
                         yield batch.cast(target) if batch.schema.names == names else \
-                            pa.RecordBatch.from_arrays(
-                                [batch.column(n) for n in names], names=names).cast(target)
+                            pa.RecordBatch.from_arrays(batch.columns, names=names).cast(target)
                     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
                         raise ValueError(_cast_error(batch, target, e)) from e
 
 
 def _cast_error(batch: Any, target: Any, e: Exception) -> str:
     """Name the column whose values do not fit Spark's type."""
-    for field in target:
-        col = batch.column(field.name)
+    for field, col in zip(target, batch.columns):
         try:
             col.cast(field.type)
         except Exception as inner:  # noqa: BLE001 - only to name the column
@@ -67,7 +72,7 @@ class ChwirePushdownReader(ChwireReader):
 
     def pushFilters(self, filters: List[Any]) -> Iterator[Any]:
         for f in filters:
-            cond = to_sql(f, {c.name: c.ch_type for c in self.plan.columns if not c.converted})
+            cond = to_sql(f, self.pushable)
             if cond is None:
                 yield f
             else:
