@@ -1,7 +1,7 @@
 //! `chwire demo`: the main job end to end — create a table, insert generated rows through
 //! chwire with a progress bar, run an aggregate query, print the result.
 
-use crate::format::{Format, Writer};
+use crate::formats::text_writer::{TextFormat, Writer};
 use crate::progress::{Bar, When};
 use chwire::{Block, Client, Column, ColumnData, Options, Progress, StringColumn};
 use clap::Args;
@@ -74,7 +74,7 @@ pub async fn run(opts: Options, args: DemoArgs) -> chwire::Result<()> {
 
     let sql = format!("SELECT kind, count() AS events, uniqExact(user) AS users, round(sum(amount), 2) AS revenue, min(ts) AS first, max(ts) AS last FROM {t} GROUP BY kind ORDER BY kind");
     eprintln!("{sql}");
-    let mut writer = Writer::new(Format::Pretty, info.timezone.as_deref());
+    let mut writer = Writer::new(TextFormat::Pretty, info.timezone.as_deref());
     let mut stream = client.query(sql).stream().await?;
     let mut out = std::io::stdout().lock();
     while let Some(b) = stream.next_block().await? {

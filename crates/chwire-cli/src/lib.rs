@@ -6,7 +6,6 @@
 pub mod bench;
 pub mod convert;
 pub mod demo;
-pub mod format;
 pub mod formats;
 pub mod insert;
 pub mod limits;

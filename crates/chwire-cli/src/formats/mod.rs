@@ -1,7 +1,7 @@
 //! The one format registry of the CLI: `query --format`, `convert --from/--to` and
 //! `insert --format` all name formats here, by ClickHouse's names (case-insensitive).
 //!
-//! The CLI only picks formats: text output is `crate::format::Writer`, text input the parsers
+//! The CLI only picks formats: text output is `text_writer::Writer`, text input the parsers
 //! of [`text_in`]/[`parse`], Arrow and Parquet go through `chwire-arrow` ([`arrow_io`]).
 
 // Every reader here takes input from files and pipes: no unwrap or expect outside tests.
@@ -16,6 +16,7 @@ mod parquet_writer;
 pub mod parse;
 pub mod text_in;
 pub mod text_out;
+pub mod text_writer;
 
 use chwire::{Block, DataType};
 use std::fmt;
@@ -82,8 +83,8 @@ impl Format {
     }
 
     /// The text writer's format, for the text formats.
-    pub fn text(self) -> Option<crate::format::Format> {
-        use crate::format::Format as T;
+    pub fn text(self) -> Option<text_writer::TextFormat> {
+        use text_writer::TextFormat as T;
         Some(match self {
             Format::Csv => T::Csv,
             Format::CsvWithNames => T::CsvWithNames,

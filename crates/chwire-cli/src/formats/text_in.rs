@@ -553,14 +553,14 @@ fn short(s: &str) -> String {
 }
 
 /// The target column of each column a names line names. In CSV a Tuple column spans several
-/// names (`t.1`, `t.2` or `t.a`, `t.b`: [`crate::format::csv_fields`]), as ClickHouse 26.9
+/// names (`t.1`, `t.2` or `t.a`, `t.b`: [`super::text_writer::csv_fields`]), as ClickHouse 26.9
 /// writes CSVWithNames.
 pub fn columns_of_names(format: Format, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<usize>> {
     Ok(fields_of_names(format, names, target)?.into_iter().map(|(c, _)| c).collect())
 }
 
 /// A target column's index and the fields (names and types) it takes in the text: itself, or
-/// in CSV a tuple's element fields ([`crate::format::csv_fields`]).
+/// in CSV a tuple's element fields ([`super::text_writer::csv_fields`]).
 type Span = (usize, Vec<(String, DataType)>);
 
 /// As [`columns_of_names`], with each column's [`Span`].
@@ -573,7 +573,7 @@ fn fields_of_names(format: Format, names: &[String], target: &[(String, DataType
         let exact = target.iter().enumerate().find(|(_, (t, _))| t == n).map(|(c, column)| (c, vec![column.clone()]));
         let spans = exact.or_else(|| {
             target.iter().enumerate().find_map(|(c, (t, ty))| {
-                let parts = if csv { crate::format::csv_fields(t, ty) } else { return None };
+                let parts = if csv { super::text_writer::csv_fields(t, ty) } else { return None };
                 // (An empty tuple has no fields: it cannot be named.)
                 let tuple = matches!(ty, DataType::Tuple(_)) && !parts.is_empty();
                 let named = names.get(i..i.saturating_add(parts.len())).is_some_and(|given| given.iter().eq(parts.iter().map(|(p, _)| p)));
@@ -640,7 +640,7 @@ mod tests {
         assert!(row[2].contains("UInt(1)") && row[2].contains("String([97])"), "{row:?}");
         // Written back with the names ClickHouse gives the elements.
         let mut out = Vec::new();
-        let mut w = crate::format::Writer::new(crate::format::Format::CsvWithNames, None);
+        let mut w = crate::formats::text_writer::Writer::new(crate::formats::text_writer::TextFormat::CsvWithNames, None);
         w.write_block(&b, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "\"x\",\"n.1.1\",\"n.1.2\",\"n.2\",\"tu.a\",\"tu.b\"\n2,1,2,3,1,\"a\"\n");
         // A name that is neither a column nor a whole tuple's elements is an error.
@@ -663,7 +663,7 @@ mod tests {
             s.bind(&target).unwrap();
             let b = s.next_block().unwrap().unwrap();
             let mut out = Vec::new();
-            crate::format::Writer::new(crate::format::Format::CsvWithNames, None).write_block(&b, &mut out).unwrap();
+            crate::formats::text_writer::Writer::new(crate::formats::text_writer::TextFormat::CsvWithNames, None).write_block(&b, &mut out).unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), text, "{structure}");
         }
         // Nested columns of a table are named `n.x` themselves: they bind by their own names.

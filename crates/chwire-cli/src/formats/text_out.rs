@@ -1,13 +1,13 @@
-//! Native and text formats as sinks (the text writer itself is `crate::format`), and
+//! Native and text formats as sinks (the text writer itself is `text_writer`), and
 //! Native blocks as a source.
 
 use super::{Output, Sink, Source};
 use crate::convert::NativeBlocks;
-use crate::format::{Format as TextFormat, Writer};
+use super::text_writer::{TextFormat, Writer};
 use chwire::{Block, DataType};
 use std::io::{BufWriter, Write};
 
-/// TSV, CSV, JSONEachRow, Pretty: `crate::format::Writer` into a 1 MiB buffer.
+/// TSV, CSV, JSONEachRow, Pretty: `text_writer::Writer` into a 1 MiB buffer.
 pub struct TextSink {
     writer: Writer,
     out: BufWriter<Output>,

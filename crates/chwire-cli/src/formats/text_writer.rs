@@ -5,35 +5,25 @@ use chwire::Block;
 use chwire_text::{write_json_string, write_string, write_value, Style, TimeZone};
 use std::io::{self, Write};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+/// The layouts [`Writer`] renders (the registry's [`super::Format::text`] picks one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
     /// Tab-separated values with ClickHouse escaping (\t \n \\ \N for NULL)
-    #[value(alias = "TSV", alias = "TabSeparated")]
     Tsv,
     /// Tab-separated values with a header line of column names
-    #[value(alias = "TSVWithNames", alias = "TabSeparatedWithNames")]
     TsvWithNames,
     /// Comma-separated values (RFC 4180 quoting, \N for NULL)
-    #[value(alias = "CSV")]
     Csv,
     /// Tab-separated values with header lines of column names and types
-    #[value(alias = "TSVWithNamesAndTypes", alias = "TabSeparatedWithNamesAndTypes")]
     TsvWithNamesAndTypes,
     /// Comma-separated values with a header line
-    #[value(alias = "CSVWithNames")]
     CsvWithNames,
     /// Comma-separated values with header lines of column names and types
-    #[value(alias = "CSVWithNamesAndTypes")]
     CsvWithNamesAndTypes,
     /// One JSON object per line, as ClickHouse's JSONEachRow
-    #[value(alias = "JSONEachRow", alias = "jsoneachrow")]
     Jsonl,
     /// Tables drawn per block, for people
-    #[value(alias = "Pretty")]
     Pretty,
-    /// ClickHouse's Native format (binary blocks, readable by `chwire convert` and ClickHouse)
-    #[value(alias = "Native")]
-    Native,
 }
 
 /// The CSV fields of a column, with their types: a Tuple's elements are fields of their own,
@@ -62,17 +52,17 @@ enum Header {
     NamesAndTypes,
 }
 
-impl Format {
+impl TextFormat {
     /// A delimited format's separator, escaping style and header lines; `None` for the others.
     fn delimited(self) -> Option<(u8, Style, Header)> {
         Some(match self {
-            Format::Tsv => (b'\t', Style::Tsv, Header::None),
-            Format::TsvWithNames => (b'\t', Style::Tsv, Header::Names),
-            Format::TsvWithNamesAndTypes => (b'\t', Style::Tsv, Header::NamesAndTypes),
-            Format::Csv => (b',', Style::Csv, Header::None),
-            Format::CsvWithNames => (b',', Style::Csv, Header::Names),
-            Format::CsvWithNamesAndTypes => (b',', Style::Csv, Header::NamesAndTypes),
-            Format::Jsonl | Format::Pretty | Format::Native => return None,
+            TextFormat::Tsv => (b'\t', Style::Tsv, Header::None),
+            TextFormat::TsvWithNames => (b'\t', Style::Tsv, Header::Names),
+            TextFormat::TsvWithNamesAndTypes => (b'\t', Style::Tsv, Header::NamesAndTypes),
+            TextFormat::Csv => (b',', Style::Csv, Header::None),
+            TextFormat::CsvWithNames => (b',', Style::Csv, Header::Names),
+            TextFormat::CsvWithNamesAndTypes => (b',', Style::Csv, Header::NamesAndTypes),
+            TextFormat::Jsonl | TextFormat::Pretty => return None,
         })
     }
 }
@@ -81,7 +71,7 @@ impl Format {
 const CHUNK: usize = 1 << 16;
 
 pub struct Writer {
-    format: Format,
+    format: TextFormat,
     tz: TimeZone,
     wrote_header: bool,
     buf: Vec<u8>,
@@ -89,7 +79,7 @@ pub struct Writer {
 
 impl Writer {
     /// `server_tz` is used for DateTime columns without their own timezone.
-    pub fn new(format: Format, server_tz: Option<&str>) -> Writer {
+    pub fn new(format: TextFormat, server_tz: Option<&str>) -> Writer {
         let tz = server_tz.and_then(|n| TimeZone::get(n).ok()).unwrap_or(TimeZone::UTC);
         Writer { format, tz, wrote_header: false, buf: Vec::with_capacity(1 << 16) }
     }
@@ -99,9 +89,8 @@ impl Writer {
     pub fn write_block(&mut self, block: &Block, out: &mut impl Write) -> io::Result<()> {
         self.buf.clear();
         match self.format {
-            Format::Jsonl => self.jsonl(block, out)?,
-            Format::Pretty => self.pretty(block, out)?,
-            Format::Native => chwire::proto::native::encode_block(block, &mut self.buf),
+            TextFormat::Jsonl => self.jsonl(block, out)?,
+            TextFormat::Pretty => self.pretty(block, out)?,
             delimited => {
                 if let Some((sep, style, header)) = delimited.delimited() {
                     self.delimited(block, sep, style, header, out)?
@@ -282,7 +271,7 @@ mod tests {
     use super::*;
     use chwire::{Column, StringColumn};
 
-    fn render(format: Format, block: &Block) -> String {
+    fn render(format: TextFormat, block: &Block) -> String {
         let mut w = Writer::new(format, Some("UTC"));
         let mut out = Vec::new();
         w.write_block(block, &mut out).unwrap();
@@ -293,10 +282,10 @@ mod tests {
     fn escapes_per_format() {
         let s: StringColumn = ["a\tb", "q\"'\\", "line\nnext"].into_iter().collect();
         let block = Block::new().with("s", Column::from(s)).unwrap().with("n", Column::from(vec![1u64, 2, 3])).unwrap();
-        assert_eq!(render(Format::Tsv, &block), "a\\tb\t1\nq\"\\'\\\\\t2\nline\\nnext\t3\n");
-        assert_eq!(render(Format::Csv, &block), "\"a\tb\",1\n\"q\"\"'\\\",2\n\"line\nnext\",3\n");
+        assert_eq!(render(TextFormat::Tsv, &block), "a\\tb\t1\nq\"\\'\\\\\t2\nline\\nnext\t3\n");
+        assert_eq!(render(TextFormat::Csv, &block), "\"a\tb\",1\n\"q\"\"'\\\",2\n\"line\nnext\",3\n");
         assert_eq!(
-            render(Format::Jsonl, &block),
+            render(TextFormat::Jsonl, &block),
             "{\"s\":\"a\\tb\",\"n\":1}\n{\"s\":\"q\\\"'\\\\\",\"n\":2}\n{\"s\":\"line\\nnext\",\"n\":3}\n"
         );
     }
@@ -321,9 +310,9 @@ mod tests {
         let q = decoded("QBit(Float32, 2)", &qbit);
         let state = decoded("AggregateFunction(count)", b"\x0a");
         let block = Block::new().with("a", arr).unwrap().with("t", tup).unwrap().with("q", q).unwrap().with("s", state).unwrap();
-        assert_eq!(render(Format::Tsv, &block), "['x\\\\\\'y']\t('a\\tb',[1],(2,'c'))\t[1,2]\t\\n\n");
-        assert_eq!(render(Format::Csv, &block), "\"['x\\\\\\'y']\",\"a\tb\",\"[1]\",2,\"c\",[1,2],\"\n\"\n");
-        assert_eq!(render(Format::Jsonl, &block), "{\"a\":[\"x\\\\'y\"],\"t\":[\"a\\tb\",[1],[2,\"c\"]],\"q\":[1,2],\"s\":\"\\n\"}\n");
+        assert_eq!(render(TextFormat::Tsv, &block), "['x\\\\\\'y']\t('a\\tb',[1],(2,'c'))\t[1,2]\t\\n\n");
+        assert_eq!(render(TextFormat::Csv, &block), "\"['x\\\\\\'y']\",\"a\tb\",\"[1]\",2,\"c\",[1,2],\"\n\"\n");
+        assert_eq!(render(TextFormat::Jsonl, &block), "{\"a\":[\"x\\\\'y\"],\"t\":[\"a\\tb\",[1],[2,\"c\"]],\"q\":[1,2],\"s\":\"\\n\"}\n");
     }
 
     #[test]
@@ -331,7 +320,7 @@ mod tests {
         let dt = Column::with_type_name("DateTime('Asia/Tokyo')", chwire::ColumnData::UInt32(vec![0])).unwrap();
         let d = Column::with_type_name("Date", chwire::ColumnData::UInt16(vec![18262])).unwrap();
         let block = Block::new().with("t", dt).unwrap().with("d", d).unwrap();
-        assert_eq!(render(Format::Tsv, &block), "1970-01-01 09:00:00\t2020-01-01\n");
-        assert_eq!(render(Format::Csv, &block), "\"1970-01-01 09:00:00\",\"2020-01-01\"\n");
+        assert_eq!(render(TextFormat::Tsv, &block), "1970-01-01 09:00:00\t2020-01-01\n");
+        assert_eq!(render(TextFormat::Csv, &block), "\"1970-01-01 09:00:00\",\"2020-01-01\"\n");
     }
 }
