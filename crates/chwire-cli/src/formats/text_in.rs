@@ -663,7 +663,9 @@ mod tests {
             s.bind(&target).unwrap();
             let b = s.next_block().unwrap().unwrap();
             let mut out = Vec::new();
-            crate::formats::text_writer::Writer::new(crate::formats::text_writer::TextFormat::CsvWithNames, None).write_block(&b, &mut out).unwrap();
+            crate::formats::text_writer::Writer::new(crate::formats::text_writer::TextFormat::CsvWithNames, None)
+                .write_block(&b, &mut out)
+                .unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), text, "{structure}");
         }
         // Nested columns of a table are named `n.x` themselves: they bind by their own names.

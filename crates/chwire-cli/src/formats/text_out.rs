@@ -1,9 +1,9 @@
 //! Native and text formats as sinks (the text writer itself is `text_writer`), and
 //! Native blocks as a source.
 
+use super::text_writer::{TextFormat, Writer};
 use super::{Output, Sink, Source};
 use crate::convert::NativeBlocks;
-use super::text_writer::{TextFormat, Writer};
 use chwire::{Block, DataType};
 use std::io::{BufWriter, Write};
 
