@@ -221,7 +221,7 @@ impl Session {
             parameters: &[],
         };
         let mut out = Vec::new();
-        packet.encode(self.rev, &mut out);
+        packet.encode(self.rev, &mut out).expect("the fixtures' settings fit their binary form");
         let settings_desc = if settings.is_empty() {
             "no settings".to_string()
         } else {

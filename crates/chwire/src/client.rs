@@ -524,7 +524,12 @@ impl Client {
             query: sql,
             parameters: &parameters,
         };
-        packet.encode(rev, &mut conn.wbuf);
+        if let Err(e) = packet.encode(rev, &mut conn.wbuf) {
+            // A setting that does not fit an old server's binary form: nothing was sent.
+            self.pending = Pending::Idle;
+            self.legacy_settings_sent = false;
+            return Err(e.into());
+        }
         // No external tables: the empty block ends them (INSERTs too).
         let Conn { wbuf, scratch, .. } = conn;
         encode_data(&Block::new(), rev, compression, scratch, wbuf);

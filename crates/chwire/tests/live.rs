@@ -369,6 +369,27 @@ async fn unknown_setting_is_an_error() {
 }
 
 #[tokio::test]
+async fn settings_that_do_not_fit_an_old_servers_binary_form_are_refused_before_sending() {
+    if common::is_http() {
+        return; // HTTP sends settings as text, which the server parses itself
+    }
+    let mut c = client().await;
+    // 18.16 reads max_threads as a VarUInt: a string there would put the stream out of step
+    // (a hang until the receive timeout), and its bytes could be read as another setting.
+    let limit = std::time::Duration::from_secs(20);
+    let e =
+        tokio::time::timeout(limit, c.query("SELECT 1").setting("max_threads", "abc").fetch_blocks()).await.expect("no hang").unwrap_err();
+    assert!(matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)), "{e:?}");
+    assert!(e.to_string().contains("setting max_threads = \"abc\""), "{e}");
+    let create = c.query("CREATE TABLE IF NOT EXISTS chwire_injected (a UInt8) ENGINE = Memory").setting("max_threads", "\x08readonly\x01");
+    let e = tokio::time::timeout(limit, create.fetch_blocks()).await.expect("no hang").unwrap_err();
+    assert!(matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)), "not sent, so not 'readonly mode': {e:?}");
+    // The connection was left as it was; booleans and `auto` have their binary forms.
+    let blocks = c.query("SELECT 7").setting("extremes", "true").setting("max_threads", "auto").fetch_blocks().await.unwrap();
+    assert_eq!(blocks[0].column_at(0).and_then(|c| c.as_u8()), Some(&[7u8][..]));
+}
+
+#[tokio::test]
 async fn settings_reach_the_server() {
     let mut c = client().await;
     // Integer, float and string settings in the encoding this revision uses.

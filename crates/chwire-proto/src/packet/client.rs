@@ -3,6 +3,7 @@
 use super::client_code;
 use crate::block::Block;
 use crate::compress::{compress, Compression};
+use crate::error::EncodeError;
 use crate::revision::*;
 use crate::wire::WriteExt;
 
@@ -119,40 +120,6 @@ pub struct Setting {
 const FLAG_IMPORTANT: u64 = 0x01;
 const FLAG_CUSTOM: u64 = 0x02;
 
-/// Settings whose binary form (revisions below 54429) is a string although their values
-/// look like integers: floats and single characters. Others with an integer value are sent
-/// as VarUInt, and the listed Int64 settings as zig-zag VarInt; every other value as a string.
-const LEGACY_STRING_SETTINGS: &[&str] = &[
-    "totals_auto_threshold",
-    "max_streams_to_max_threads_ratio",
-    "memory_tracker_fault_probability",
-    "input_format_allow_errors_ratio",
-    "format_csv_delimiter",
-];
-const LEGACY_INT64_SETTINGS: &[&str] = &["network_zstd_compression_level", "http_zlib_compression_level", "distributed_ddl_task_timeout"];
-
-fn encode_legacy_setting(s: &Setting, out: &mut Vec<u8>) {
-    out.put_str(&s.name);
-    let lower = s.value.to_ascii_lowercase();
-    let as_bool = match lower.as_str() {
-        "true" => Some(1),
-        "false" => Some(0),
-        _ => None,
-    };
-    if LEGACY_STRING_SETTINGS.contains(&s.name.as_str()) {
-        out.put_str(&s.value);
-    } else if LEGACY_INT64_SETTINGS.contains(&s.name.as_str()) {
-        match s.value.parse::<i64>() {
-            Ok(v) => out.put_varuint(((v << 1) ^ (v >> 63)) as u64),
-            Err(_) => out.put_str(&s.value),
-        }
-    } else if let Some(v) = s.value.parse::<u64>().ok().or(as_bool) {
-        out.put_varuint(v);
-    } else {
-        out.put_str(&s.value);
-    }
-}
-
 /// Quote a value as a SQL string literal (for server-side parameters).
 pub fn quote_sql_string(v: &str) -> String {
     quote_sql(v, '\'')
@@ -203,7 +170,14 @@ pub struct Query<'a> {
 }
 
 impl Query<'_> {
-    pub fn encode(&self, rev: Revision, out: &mut Vec<u8>) {
+    /// Append the packet. Below revision 54429 a setting whose value does not fit the
+    /// setting's binary form is an error ([`super::legacy_settings`]); `out` is then as it was.
+    pub fn encode(&self, rev: Revision, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let start = out.len();
+        self.encode_unchecked(rev, out).inspect_err(|_| out.truncate(start))
+    }
+
+    fn encode_unchecked(&self, rev: Revision, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         out.put_varuint(client_code::QUERY);
         out.put_str(self.query_id);
         if rev.has(CLIENT_INFO) {
@@ -215,7 +189,7 @@ impl Query<'_> {
                 out.put_varuint(if s.important { FLAG_IMPORTANT } else { 0 });
                 out.put_str(&s.value);
             } else {
-                encode_legacy_setting(s, out);
+                super::legacy_settings::encode(s, out)?;
             }
         }
         out.put_str(""); // end of settings
@@ -233,6 +207,7 @@ impl Query<'_> {
             }
             out.put_str("");
         }
+        Ok(())
     }
 }
 
@@ -329,7 +304,7 @@ mod tests {
             parameters: &[("p".into(), "it's".into())],
         };
         let mut legacy = Vec::new();
-        q.encode(Revision(54412), &mut legacy);
+        q.encode(Revision(54412), &mut legacy).unwrap();
         let mut ci_bytes = Vec::new();
         ci.encode(Revision(54412), &mut ci_bytes);
         let mut expected = b"\x01\x02id".to_vec();
@@ -340,7 +315,7 @@ mod tests {
         assert_eq!(legacy, expected);
 
         let mut modern = Vec::new();
-        q.encode(Revision(54460), &mut modern);
+        q.encode(Revision(54460), &mut modern).unwrap();
         let mut ci_bytes = Vec::new();
         ci.encode(Revision(54460), &mut ci_bytes);
         let mut expected = b"\x01\x02id".to_vec();

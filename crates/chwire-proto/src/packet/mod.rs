@@ -2,6 +2,7 @@
 //! buffer; server packets are decoded by [`crate::decoder::PacketDecoder`].
 
 pub mod client;
+mod legacy_settings;
 pub mod server;
 
 /// Client packet type codes.
