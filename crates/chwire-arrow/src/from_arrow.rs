@@ -563,8 +563,10 @@ fn rebase(offsets: impl Iterator<Item = i64>, values: ArrayRef) -> (Vec<u64>, Ar
     (offsets.iter().map(|&o| o.saturating_sub(start) as u64).collect(), values)
 }
 
-/// LowCardinality from a dictionary array in ClickHouse's layout (for a Nullable inner type,
-/// entry 0 is the NULL entry and null keys point at it), else from the plain values.
+/// LowCardinality from a dictionary array, else from the plain values. For a Nullable inner
+/// type ClickHouse's dictionary starts with the NULL entry: a dictionary without nulls (as
+/// ClickHouse 26.9 and chwire write them: the nulls on the keys) gets it in front, the keys
+/// one more; one whose entry 0 alone is null (chwire's files before 2026-11-27) has it already.
 fn low_cardinality(array: &dyn Array, ty: &DataType, inner: &DataType) -> Result<ColumnData> {
     let nullable = inner.is_nullable();
     if let A::Dictionary(..) = array.data_type() {
@@ -572,17 +574,22 @@ fn low_cardinality(array: &dyn Array, ty: &DataType, inner: &DataType) -> Result
         let keys = cast_with_options(dict.keys(), &A::UInt64, &CastOptions::default())?;
         let keys = keys.as_primitive::<UInt64Type>();
         let values = dict.values();
-        let ch_layout = if nullable {
-            !values.is_empty()
-                && values.null_count() <= 1
-                && (values.null_count() == 0 || values.is_null(0))
-                && (0..keys.len()).all(|i| keys.is_null(i) || keys.value(i) != 0)
-        } else {
-            values.null_count() == 0
-        };
+        let with_slot = nullable && values.null_count() == 0;
+        let slot_given = nullable
+            && !values.is_empty()
+            && values.null_count() == 1
+            && values.is_null(0)
+            && (0..keys.len()).all(|i| keys.is_null(i) || keys.value(i) != 0);
+        let ch_layout = with_slot || slot_given || (!nullable && values.null_count() == 0);
         if ch_layout {
-            let dictionary = to_column_ignoring_nulls(values.as_ref(), inner.strip_nullable())?;
-            let k: Vec<u64> = (0..keys.len()).map(|i| if keys.is_null(i) { 0 } else { keys.value(i) }).collect();
+            let (dictionary, shift) = if with_slot {
+                let slot = arrow_array::new_null_array(values.data_type(), 1);
+                let values = arrow_select::concat::concat(&[slot.as_ref(), values.as_ref()])?;
+                (to_column_ignoring_nulls(values.as_ref(), inner.strip_nullable())?, 1)
+            } else {
+                (to_column_ignoring_nulls(values.as_ref(), inner.strip_nullable())?, 0)
+            };
+            let k: Vec<u64> = (0..keys.len()).map(|i| if keys.is_null(i) { 0 } else { keys.value(i) + shift }).collect();
             let n = dictionary.len();
             let keys = if n <= 1 << 8 {
                 LcKeys::U8(k.iter().map(|&x| x as u8).collect())

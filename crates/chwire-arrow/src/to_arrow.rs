@@ -93,9 +93,11 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
         (T::Enum8(items), D::Int8(v)) if rich => {
             let names: Vec<&str> = items.iter().map(|(n, _)| n.as_str()).collect();
             let pos = |x: i8| items.iter().position(|(_, e)| *e == x);
+            // Under a NULL the server keeps any value (18.16: 0, which need not be an item).
             let keys = v
                 .iter()
-                .map(|&x| pos(x).map(|p| p as i8))
+                .enumerate()
+                .map(|(i, &x)| if is_null(&nulls, i) { Some(0) } else { pos(x).map(|p| p as i8) })
                 .collect::<Option<Vec<i8>>>()
                 .ok_or_else(|| Error::value("value outside its enum"))?;
             enum_dict::<Int8Type>(keys, &names, nulls)?
@@ -106,7 +108,19 @@ pub(crate) fn to_array(ty: &DataType, data: ColumnData, nulls: Option<NullBuffer
             for (p, (_, e)) in items.iter().enumerate() {
                 lookup[(*e as u16) as usize] = p as i32;
             }
-            let keys = v.iter().map(|&x| i16::try_from(lookup[(x as u16) as usize]).ok().filter(|k| *k >= 0)).collect::<Option<Vec<i16>>>();
+            let keys = v
+                .iter()
+                .enumerate()
+                .map(
+                    |(i, &x)| {
+                        if is_null(&nulls, i) {
+                            Some(0)
+                        } else {
+                            i16::try_from(lookup[(x as u16) as usize]).ok().filter(|k| *k >= 0)
+                        }
+                    },
+                )
+                .collect::<Option<Vec<i16>>>();
             enum_dict::<Int16Type>(keys.ok_or_else(|| Error::value("value outside its enum"))?, &names, nulls)?
         }
         (T::Enum8(_), D::Int8(v)) => prim::<Int8Type>(v, nulls),
@@ -300,6 +314,10 @@ fn first_invalid_utf8(s: &StringColumn) -> Option<usize> {
     s.iter().position(|v| std::str::from_utf8(v).is_err())
 }
 
+fn is_null(nulls: &Option<NullBuffer>, i: usize) -> bool {
+    nulls.as_ref().is_some_and(|n| n.is_null(i))
+}
+
 fn enum_dict<K: ArrowDictionaryKeyType>(keys: Vec<K::Native>, names: &[&str], nulls: Option<NullBuffer>) -> Result<ArrayRef> {
     let values: ArrayRef = Arc::new(arrow_array::StringArray::from(names.to_vec()));
     let keys = PrimitiveArray::<K>::new(ScalarBuffer::from(keys), nulls);
@@ -356,16 +374,14 @@ fn struct_of(
     Ok(StructArray::try_new(fields, arrays, nulls)?)
 }
 
-/// LowCardinality: a dictionary array (keys as Int32; for a Nullable inner type, key 0 — the
-/// NULL entry — is null), or in the ClickHouse mapping by default the plain values.
+/// LowCardinality: a dictionary array (keys as Int32), or in the ClickHouse mapping by default
+/// the plain values. For a Nullable inner type, entry 0 of ClickHouse's dictionary is the NULL
+/// entry: as ClickHouse 26.9 writes it, the Arrow dictionary leaves it out (its values are then
+/// distinct and none is null: pandas, for one, refuses null or duplicate categories) and the
+/// keys are null there and one less elsewhere.
 fn low_cardinality(inner: &DataType, l: LowCardinalityColumn, opts: &ArrowOptions) -> Result<ArrayRef> {
     let LowCardinalityColumn { dictionary, keys } = l;
-    let nullable = inner.is_nullable();
-    // Entry 0 of a Nullable dictionary is the NULL entry: null in Arrow too, so that the
-    // values stay distinct (readers such as ClickHouse refuse duplicate dictionary values).
-    let dict_nulls =
-        (nullable && !dictionary.is_empty()).then(|| NullBuffer::new(BooleanBuffer::collect_bool(dictionary.len(), |i| i != 0)));
-    let values = to_array(inner.strip_nullable(), dictionary, dict_nulls, opts)?;
+    let values = to_array(inner.strip_nullable(), dictionary, None, opts)?;
     let keys: Vec<i32> = match keys {
         LcKeys::U8(k) => k.iter().map(|&x| i32::from(x)).collect(),
         LcKeys::U16(k) => k.iter().map(|&x| i32::from(x)).collect(),
@@ -376,7 +392,17 @@ fn low_cardinality(inner: &DataType, l: LowCardinalityColumn, opts: &ArrowOption
             k.iter().map(|&x| i32::try_from(x).ok()).collect::<Option<_>>().ok_or_else(|| Error::value("dictionary too large"))?
         }
     };
-    let nulls = nullable.then(|| NullBuffer::new(BooleanBuffer::collect_bool(keys.len(), |i| keys[i] != 0)));
+    // A dictionary of the NULL entry alone keeps it (all keys are null then).
+    let (values, keys, nulls) = if inner.is_nullable() && values.len() > 1 {
+        let nulls = NullBuffer::new(BooleanBuffer::collect_bool(keys.len(), |i| keys[i] != 0));
+        let keys: Vec<i32> = keys.into_iter().map(|k| k.saturating_sub(1).max(0)).collect();
+        (values.slice(1, values.len() - 1), keys, Some(nulls))
+    } else if inner.is_nullable() {
+        let nulls = NullBuffer::new(BooleanBuffer::collect_bool(keys.len(), |i| keys[i] != 0));
+        (values, keys, Some(nulls))
+    } else {
+        (values, keys, None)
+    };
     let keys = PrimitiveArray::<Int32Type>::new(ScalarBuffer::from(keys), nulls);
     if opts.rich_mode() || opts.low_cardinality_as_dictionary {
         return Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(keys, values)?));

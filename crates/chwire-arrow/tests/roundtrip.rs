@@ -93,3 +93,45 @@ fn every_type_round_trips_in_every_mapping() {
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+#[test]
+fn nullable_dictionaries_carry_their_nulls_on_the_keys() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int8Type};
+    use arrow_array::Array;
+    use chwire_proto::{Column, ColumnData};
+
+    // LowCardinality(Nullable(String)) with NULL, "" and "x": as ClickHouse 26.9 writes it, the
+    // dictionary holds neither the NULL entry nor a null (pandas refuses null or repeated
+    // categories), the keys are null where the value is.
+    let lc = Column::low_cardinality_strings([None, Some(&b""[..]), Some(b"x"), None], true);
+    // Nullable(Enum8('a' = 1)) holding 18.16's placeholder 0 under its NULL, which is no item.
+    let nullable_enum = chwire_proto::column::NullableColumn { nulls: vec![1, 0], values: ColumnData::Int8(vec![0, 1]) };
+    let e = Column::new(DataType::parse("Nullable(Enum8('a' = 1))").unwrap(), ColumnData::Nullable(Box::new(nullable_enum))).unwrap();
+    for (block, opts) in [
+        (Block::new().with("lc", lc.clone()).unwrap(), ArrowOptions::rich()),
+        (Block::new().with("lc", lc).unwrap(), {
+            let mut o = ArrowOptions::clickhouse();
+            o.set("output_format_arrow_low_cardinality_as_dictionary", "1").unwrap();
+            o
+        }),
+    ] {
+        let schema = schema_of_block(&block, &opts).unwrap();
+        let batch = block_to_batch(block.clone(), &schema, &opts).unwrap();
+        let dict = batch.column(0).as_dictionary::<Int32Type>();
+        assert_eq!(dict.values().null_count(), 0);
+        let plain = arrow_cast::cast(batch.column(0), &arrow_schema::DataType::Utf8).unwrap();
+        let strings: Vec<Option<&str>> = plain.as_string::<i32>().into_iter().collect();
+        assert_eq!(strings, [None, Some(""), Some("x"), None]);
+        let header: Vec<(String, DataType)> = block.columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
+        assert_eq!(native_bytes(&batch_to_block(&batch, &header).unwrap()), native_bytes(&block));
+    }
+    let block = Block::new().with("e", e).unwrap();
+    let opts = ArrowOptions::rich();
+    let batch = block_to_batch(block.clone(), &schema_of_block(&block, &opts).unwrap(), &opts).unwrap();
+    let dict = batch.column(0).as_dictionary::<Int8Type>();
+    assert_eq!(dict.len(), 2);
+    let plain = arrow_cast::cast(batch.column(0), &arrow_schema::DataType::Utf8).unwrap();
+    let names: Vec<Option<&str>> = plain.as_string::<i32>().into_iter().collect();
+    assert_eq!(names, [None, Some("a")]);
+}
