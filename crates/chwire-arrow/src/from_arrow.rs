@@ -589,7 +589,7 @@ fn low_cardinality(array: &dyn Array, ty: &DataType, inner: &DataType) -> Result
             } else {
                 (to_column_ignoring_nulls(values.as_ref(), inner.strip_nullable())?, 0)
             };
-            let k: Vec<u64> = (0..keys.len()).map(|i| if keys.is_null(i) { 0 } else { keys.value(i) + shift }).collect();
+            let k: Vec<u64> = (0..keys.len()).map(|i| if keys.is_null(i) { 0 } else { keys.value(i).saturating_add(shift) }).collect();
             let n = dictionary.len();
             let keys = if n <= 1 << 8 {
                 LcKeys::U8(k.iter().map(|&x| x as u8).collect())
