@@ -143,8 +143,13 @@ class Client:
     def query_np(self, query: str, parameters: Parameters = None, settings: Settings = None,
                  query_id: Optional[str] = None, progress: Progress = None) -> Dict[str, Any]:
         """Run a query; its result as ``{column: numpy.ndarray}``."""
+        import pyarrow.types as pat
+
         table = self.query_arrow(query, parameters, settings, query_id, progress)
-        return {name: col.to_numpy() for name, col in zip(table.column_names, table.columns)}
+        # Dictionaries (Enum, LowCardinality) decoded first: pyarrow's to_numpy of a
+        # dictionary array ignores null keys (a NULL would show the value its key points at).
+        return {name: (col.cast(col.type.value_type) if pat.is_dictionary(col.type) else col).to_numpy()
+                for name, col in zip(table.column_names, table.columns)}
 
     def query(self, query: str, parameters: Parameters = None, settings: Settings = None,
               query_id: Optional[str] = None, progress: Progress = None) -> QueryResult:
@@ -200,12 +205,17 @@ class Client:
         for field, values in zip(schema, columns):
             t = (field.metadata or {}).get(CLICKHOUSE_TYPE.encode(), b"").decode()
             conv = _types.to_arrow(_types.parse_type(t)) if t else None
-            if conv is not None:
-                values = [conv(v) for v in values]
+            row = None
             try:
+                if conv is not None:
+                    converted = []
+                    for row, v in enumerate(values):
+                        converted.append(conv(v))
+                    values, row = converted, None
                 arrays.append(pyarrow.array(values, type=field.type))
             except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
-                raise DataError(f"column {field.name!r} ({t}): {e}") from e
+                where = f", row {row}" if row is not None else ""
+                raise DataError(f"column {field.name!r} ({t}){where}: {e}") from e
         return self.insert_arrow(table, pyarrow.Table.from_arrays(arrays, schema=schema), settings, query_id)
 
     def _table_schema(self, table: str, column_names: Optional[Sequence[str]]) -> Any:

@@ -114,11 +114,46 @@ def to_python(node: Node) -> Conv:
     return None
 
 
+_INTS = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64"}
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _exact_int(v: Any) -> int:
+    """An integer, or a float/Decimal/NumPy number with an integral value; else an error
+    (pyarrow would truncate 1.5 to 1)."""
+    if isinstance(v, int):
+        return int(v)  # bool too (18.16 has no Bool type: UInt8 holds flags)
+    if isinstance(v, str) or not hasattr(v, "__int__"):
+        raise TypeError(f"{v!r} is not an integer")
+    i = int(v)
+    if i != v:
+        raise ValueError(f"{v!r} is not an integer (chwire does not round)")
+    return i
+
+
+def _float32(v: Any) -> Any:
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > _FLOAT32_MAX and abs(v) != float("inf"):
+        raise ValueError(f"{v!r} is beyond Float32's range")
+    return v
+
+
+def _sequence(v: Any) -> Any:
+    if isinstance(v, (str, bytes, bytearray)):
+        raise TypeError(f"{v!r} is a string, not an array")
+    return v
+
+
 def to_arrow(node: Node, field_names: Optional[List[str]] = None) -> Conv:
-    """A converter from row values to values pyarrow builds arrays of this type from."""
+    """A converter from row values to values pyarrow builds arrays of this type from,
+    refusing what pyarrow would change silently (1.5 into an integer, a string as an array
+    of its characters, a tuple of another length)."""
     name, args = _unnamed(node)
     if name in ("Nullable", "LowCardinality", "SimpleAggregateFunction"):
         return to_arrow(args[-1])
+    if name in _INTS:
+        return _on_values(_exact_int)
+    if name == "Float32":
+        return _on_values(_float32)
     if name == "IPv4":
         return _on_values(lambda v: int(ipaddress.IPv4Address(v)))
     if name == "IPv6":
@@ -127,12 +162,12 @@ def to_arrow(node: Node, field_names: Optional[List[str]] = None) -> Conv:
         return _on_values(lambda v: (v if isinstance(v, uuid.UUID) else uuid.UUID(str(v))).bytes)
     if name in _INT_BYTES:
         width, signed = _INT_BYTES[name]
-        return _on_values(lambda v: int(v).to_bytes(width, "little", signed=signed))
+        return _on_values(lambda v: _exact_int(v).to_bytes(width, "little", signed=signed))
     if name == "Array":
         inner = to_arrow(args[0])
         if inner is None:
-            return None
-        return _on_values(lambda xs: [inner(x) for x in xs])
+            return _on_values(_sequence)
+        return _on_values(lambda xs: [inner(x) for x in _sequence(xs)])
     if name == "Map":
         ck = to_arrow(args[0]) or (lambda x: x)
         cv = to_arrow(args[1]) or (lambda x: x)
@@ -143,7 +178,12 @@ def to_arrow(node: Node, field_names: Optional[List[str]] = None) -> Conv:
 
         def struct(v: Any) -> Any:
             if isinstance(v, dict):
+                extra = set(v) - set(names)
+                if extra:
+                    raise ValueError(f"{v!r} has elements the tuple has not: {sorted(extra)}")
                 return {n: c(v.get(n)) for n, c in zip(names, convs)}
+            if len(_sequence(v)) != len(names):
+                raise ValueError(f"{v!r} has {len(v)} elements, the tuple {len(names)}")
             return {n: c(x) for n, c, x in zip(names, convs, v)}
 
         return _on_values(struct)

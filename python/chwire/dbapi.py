@@ -135,8 +135,27 @@ def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, A
     return sql, bound
 
 
-_INSERT = re.compile(r"^\s*INSERT\s+INTO\s+([^\s(]+)\s*(?:\(([^)]*)\))?\s*VALUES\s*(?:\(.*\))?\s*;?\s*$",
+_INSERT = re.compile(r"^\s*INSERT\s+INTO\s+([^\s(]+)\s*(?:\(([^)]*)\))?\s*VALUES\s*(\(.*\))?\s*;?\s*$",
                      re.IGNORECASE | re.DOTALL)
+_NAMED = re.compile(r"%\((\w+)\)s")
+
+
+def _ordered(rows: List[Any], names: List[str], cols: Optional[List[str]]) -> Tuple[List[list], Optional[List[str]]]:
+    """Rows of values in column order. Mappings are read by the VALUES placeholders' names
+    (``%(a)s``), else by the column list, else by the first row's keys (which then name the
+    columns); every mapping must have those keys."""
+    if not rows or not isinstance(rows[0], Mapping):
+        return [list(r) for r in rows], cols
+    keys = names or cols or list(rows[0].keys())
+    plain = []
+    for i, r in enumerate(rows):
+        if not isinstance(r, Mapping):
+            raise ProgrammingError(f"row {i} is not a mapping like the first row")
+        missing = [k for k in keys if k not in r]
+        if missing:
+            raise ProgrammingError(f"row {i} has no value for {missing}")
+        plain.append([r[k] for k in keys])
+    return plain, cols if (names or cols) else keys
 
 
 class Cursor:
@@ -181,7 +200,7 @@ class Cursor:
         rows = list(seq_of_parameters)
         if m:
             cols = [c.strip().strip("`\"") for c in m.group(2).split(",")] if m.group(2) else None
-            plain = [list(r.values()) if isinstance(r, Mapping) else list(r) for r in rows]
+            plain, cols = _ordered(rows, _NAMED.findall(m.group(3) or ""), cols)
             self.rowcount = self._client.insert(m.group(1), plain, cols)
             self._result, self.description = None, None
             return self

@@ -83,6 +83,23 @@ fn quote_ident(name: &str) -> String {
     s
 }
 
+/// Arrow output settings (`output_format_arrow_*`, e.g. `string_as_string = 0` for String
+/// values that are not UTF-8) shape the batches chwire builds: they are applied to `arrow`
+/// and not sent (the server, 18.16 among others, may not know them).
+fn take_arrow_settings(settings: &mut Vec<(String, String)>, arrow: &mut ArrowOptions) -> Result<(), Error> {
+    let mut failed = None;
+    settings.retain(|(k, v)| {
+        if !k.trim().starts_with("output_format_arrow_") {
+            return true;
+        }
+        if let Err(e) = arrow.set(k, v) {
+            failed.get_or_insert(e);
+        }
+        false
+    });
+    failed.map_or(Ok(()), |e| Err(Error::Data(e.to_string())))
+}
+
 impl RawClient {
     fn spec(
         sql: String,
@@ -110,9 +127,11 @@ impl RawClient {
         progress: Option<Py<PyAny>>,
         whole_table: bool,
     ) -> PyResult<QueryStream> {
-        let spec = Self::spec(sql, parameters, settings, query_id)?;
+        let mut spec = Self::spec(sql, parameters, settings, query_id)?;
+        let mut arrow = self.arrow.clone();
+        take_arrow_settings(&mut spec.settings, &mut arrow).py_err(py)?;
         let guard = self.busy.acquire().py_err(py)?;
-        let s = QueryStream::open(py, self.client.clone(), spec, self.arrow.clone(), progress, guard, whole_table)?;
+        let s = QueryStream::open(py, self.client.clone(), spec, arrow, progress, guard, whole_table)?;
         if let Some(h) = s.abort_handle() {
             self.track(h);
         }
@@ -145,8 +164,13 @@ impl RawClient {
                 _ => o.set(&k, &v).py_err(py)?,
             }
         }
+        let mut settings = settings;
+        let mut arrow = arrow_options(mapping).py_err(py)?;
+        take_arrow_settings(&mut settings, &mut arrow).py_err(py)?;
+        let mut url_arrow = std::mem::take(&mut o.settings);
+        take_arrow_settings(&mut url_arrow, &mut arrow).py_err(py)?;
+        o.settings = url_arrow;
         o.settings.extend(settings);
-        let arrow = arrow_options(mapping).py_err(py)?;
         let client = run(py, async move { Ok(chwire::Client::connect(o).await?) })?;
         let server = client.server_info();
         Ok(RawClient {

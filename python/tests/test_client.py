@@ -113,6 +113,30 @@ def test_settings_shape_blocks(client, url):
         assert len(list(c.query_arrow_stream("SELECT number FROM system.numbers LIMIT 1000"))) == 4
 
 
+def test_arrow_settings_are_applied_by_chwire_not_sent(client, url):
+    # String values that are not UTF-8 come as binary with string_as_string = 0, which the
+    # server (18.16) does not know: chwire applies it to the batches it builds.
+    sql = "SELECT unhex('FF00') AS s"
+    with pytest.raises(chwire.DataError, match="not valid UTF-8"):
+        client.query(sql)
+    assert client.query(sql, settings={"output_format_arrow_string_as_string": 0}).result_rows == [(b"\xff\x00",)]
+    with chwire.connect(url, settings={"output_format_arrow_string_as_string": "0"}) as c:
+        assert pa.types.is_large_binary(c.query_arrow(sql).column("s").type)
+    with pytest.raises(chwire.DataError, match="output_format_arrow_string_as_string"):
+        client.query(sql, settings={"output_format_arrow_string_as_string": "maybe"})
+
+
+def test_setting_values_that_do_not_fit_an_old_server_are_refused(client, url):
+    if client.server_info["negotiated_revision"] >= 54429 or url.startswith("http"):
+        pytest.skip("settings travel as text")
+    t0 = time.monotonic()
+    for value in ("lots", None, 1.5, -1):
+        with pytest.raises(chwire.DataError, match="setting max_threads = "):
+            client.command("SELECT 1", settings={"max_threads": value})
+    assert time.monotonic() - t0 < 10  # was a hang until the receive timeout
+    assert client.command("SELECT 1", settings={"max_threads": "auto", "extremes": True}) == 1
+
+
 def test_query_id_is_sent(client, url):
     qid = "py-" + uuid.uuid4().hex
     seen = []

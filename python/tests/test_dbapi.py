@@ -56,6 +56,21 @@ def test_executemany_insert(url, table):
         assert cur.fetchall() == [(1, "x"), (2, "y")]
 
 
+def test_executemany_reads_mappings_by_name(url, table):
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute(f"CREATE TABLE {table} (first String, last String) ENGINE = Memory")
+        # The mappings' own order is not the columns' order.
+        cur.executemany(f"INSERT INTO {table} (first, last) VALUES (%(first)s, %(last)s)", [{"last": "Lovelace", "first": "Ada"}])
+        cur.executemany(f"INSERT INTO {table} (last, first) VALUES (%(last)s, %(first)s)", [{"first": "Grace", "last": "Hopper"}])
+        cur.executemany(f"INSERT INTO {table} (first, last) VALUES", [{"last": "Germain", "first": "Sophie"}])
+        cur.executemany(f"INSERT INTO {table} VALUES", [{"last": "Noether", "first": "Emmy"}])  # the keys name the columns
+        cur.execute(f"SELECT first, last FROM {table} ORDER BY first")
+        assert cur.fetchall() == [("Ada", "Lovelace"), ("Emmy", "Noether"), ("Grace", "Hopper"), ("Sophie", "Germain")]
+        with pytest.raises(dbapi.ProgrammingError, match=r"row 1 has no value for \['last'\]"):
+            cur.executemany(f"INSERT INTO {table} (first, last) VALUES", [{"first": "a", "last": "b"}, {"first": "c"}])
+
+
 def test_polars_and_pandas_read_through_dbapi(url):
     with dbapi.connect(url) as conn:
         df = pl.read_database("SELECT number AS n FROM system.numbers LIMIT 100", conn)

@@ -90,6 +90,37 @@ def test_bad_insert_is_a_data_error_and_client_stays_usable(client, table):
     assert client.command(f"SELECT sum(id) FROM {table}") == 3
 
 
+def test_insert_rows_refuses_what_pyarrow_would_change(client, table):
+    make(client, table, "i Int64, u UInt8, f Float32, a Array(String), t Tuple(UInt8, Nullable(String)), id UUID")
+    good = (2, 3, 1.5, ["ab"], (1, "x"), uuid.UUID(int=1))
+    for i, bad in [(0, 1.5), (0, decimal.Decimal("2.7")), (1, 300), (2, 1e40), (3, "abc"), (4, (1,)), (4, (1, "a", "extra")),
+                   (5, "not-a-uuid")]:
+        row = list(good)
+        row[i] = bad
+        with pytest.raises(chwire.DataError, match=r"column '\w+' \(.*\)(, row 0)?: "):
+            client.insert(table, [tuple(good), tuple(row)][1:])
+    # Integral floats, NumPy numbers and booleans are integers.
+    assert client.insert(table, [(2.0, True, 1, ["ab"], {"1": 1, "2": None}, uuid.UUID(int=1))]) == 1
+    assert client.query(f"SELECT i, u, t FROM {table}").result_rows == [(2, 1, (1, None))]
+
+
+def test_nullable_dictionaries_reach_pandas_and_numpy(client, table):
+    """LowCardinality(Nullable(String)) and a Nullable Enum holding 18.16's placeholder (0, no
+    item) under its NULLs: the dictionaries have no null entry, NULL stays NULL everywhere."""
+    make(client, table, "k UInt8, lc LowCardinality(Nullable(String)), e Nullable(Enum8('a' = 1))")
+    client.command(f"INSERT INTO {table} SELECT number, CAST(['a', NULL, '', 'b'][number + 1] AS LowCardinality(Nullable(String))), "
+                   "CAST(if(number = 0, 'a', NULL) AS Nullable(Enum8('a' = 1))) FROM numbers(4)",
+                   settings={"allow_experimental_low_cardinality_type": 1})
+    sql = f"SELECT lc, e FROM {table} ORDER BY k"
+    df = client.query_df(sql)
+    assert [None if pd.isna(x) else x for x in df["lc"]] == ["a", None, "", "b"]
+    assert [None if pd.isna(x) else x for x in df["e"]] == ["a", None, None, None]
+    np_ = client.query_np(sql)
+    assert list(np_["lc"]) == ["a", None, "", "b"] and list(np_["e"]) == ["a", None, None, None]
+    assert client.query(sql).result_rows == [("a", "a"), (None, None), ("", None), ("b", None)]
+    assert client.query_arrow(sql).column("lc").chunk(0).dictionary.null_count == 0
+
+
 # Every type of ClickHouse 18.16, with values that reach its edges.
 TYPES_1816 = [
     ("u8", "UInt8", "toUInt8(number * 37 % 256)"),
