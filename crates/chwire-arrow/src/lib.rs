@@ -18,6 +18,7 @@
 // Batches come from files and other programs: no unwrap or expect outside tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod for_parquet;
 mod from_arrow;
 mod infer;
 mod json_text;
@@ -26,6 +27,7 @@ mod schema;
 mod to_arrow;
 mod unify;
 
+pub use for_parquet::{parquet_schema, to_parquet_batch};
 pub use infer::{clickhouse_type_for, clickhouse_type_for_parquet};
 pub use options::{setting_flag, ArrowOptions, Mapping};
 pub use schema::{arrow_type, field_for, CLICKHOUSE_TYPE_KEY};

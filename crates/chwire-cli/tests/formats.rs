@@ -307,6 +307,30 @@ fn convert_text_by_structure_and_names_in_any_case() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("output format only"));
 }
 
+/// DateTime (rich: a timestamp in seconds, which Parquet has no type for) goes to Parquet in
+/// milliseconds with its zone, as ClickHouse 26.9 writes it, so that every reader sees a time
+/// (parquet-rs alone wrote a bare INT64); chwire reads it back to DateTime.
+#[test]
+fn datetime_goes_to_parquet_as_a_timestamp() {
+    let input = scratch("dt.tsv");
+    std::fs::write(&input, "2020-01-01 00:00:00\t['1970-01-02 00:00:01']\n").unwrap();
+    let parquet = scratch("dt.parquet");
+    let structure = "t DateTime('UTC'), a Array(DateTime('Asia/Kolkata'))";
+    let i = input.to_str().unwrap();
+    let p = parquet.to_str().unwrap();
+    ok(chwire(&["convert", "--from", "TSV", "-S", structure, "--to", "Parquet", "-i", i, "-o", p]));
+    let file = parquet::file::reader::SerializedFileReader::new(std::fs::File::open(&parquet).unwrap()).unwrap();
+    let schema = parquet::file::reader::FileReader::metadata(&file).file_metadata().schema_descr_ptr();
+    for leaf in schema.columns() {
+        let logical = leaf.logical_type_ref().cloned();
+        let millis_utc = matches!(&logical, Some(parquet::basic::LogicalType::Timestamp(t))
+            if t.is_adjusted_to_u_t_c && matches!(t.unit, parquet::basic::TimeUnit::MILLIS));
+        assert!(millis_utc, "{}: {logical:?}", leaf.path());
+    }
+    let back = ok(chwire(&["convert", "--from", "Parquet", "--to", "TSVWithNamesAndTypes", "-i", p]));
+    assert_eq!(back, "t\ta\nDateTime(\\'UTC\\')\tArray(DateTime(\\'Asia/Kolkata\\'))\n2020-01-01 00:00:00\t['1970-01-02 00:00:01']\n");
+}
+
 /// `...WithNamesAndTypes` (and `...WithNames` for empty results): written as ClickHouse 26.9 writes them (the header lines below are
 /// chdb 26.9's for this input, byte for byte, as is the rest of the text: a tuple's elements
 /// are CSV fields of their own, typed by element); read back by the types they declare (no

@@ -55,6 +55,9 @@ struct ArrowSink {
     writer: Option<Writer>,
     /// Arrow files: one dictionary per LowCardinality column across blocks (written as deltas).
     dictionaries: DictionaryUnifier,
+    /// Parquet: the schema written when Parquet cannot hold the batches' own types
+    /// ([`chwire_arrow::parquet_schema`]: timestamps in seconds).
+    parquet_schema: Option<SchemaRef>,
 }
 
 pub fn sink(format: Format, out: Output, files: &FileOptions) -> chwire::Result<Box<dyn Sink>> {
@@ -65,6 +68,7 @@ pub fn sink(format: Format, out: Output, files: &FileOptions) -> chwire::Result<
         schema: None,
         writer: None,
         dictionaries: DictionaryUnifier::new(),
+        parquet_schema: None,
     }))
 }
 
@@ -89,8 +93,10 @@ impl Sink for ArrowSink {
             _ => {
                 check_parquet_types(&schema)?;
                 let threads = if self.files.parallel_encoding { self.files.threads } else { 1 };
+                self.parquet_schema = chwire_arrow::parquet_schema(&schema);
+                let written = self.parquet_schema.clone().unwrap_or_else(|| schema.clone());
                 Writer::Parquet(
-                    super::parquet_writer::ParallelWriter::try_new(out, schema.clone(), self.files.parquet_properties(), threads)
+                    super::parquet_writer::ParallelWriter::try_new(out, written, self.files.parquet_properties(), threads)
                         .map_err(parquet_error)?,
                 )
             }
@@ -108,7 +114,10 @@ impl Sink for ArrowSink {
             Writer::File(w) => w.write(&self.dictionaries.unify(batch).map_err(invalid)?).map_err(arrow_error),
             Writer::Stream(w) => w.write(&batch).map_err(arrow_error),
             // Row groups end at the properties' row and byte limits.
-            Writer::Parquet(w) => w.write(&batch).map_err(parquet_error),
+            Writer::Parquet(w) => match &self.parquet_schema {
+                Some(target) => w.write(&chwire_arrow::to_parquet_batch(&batch, target).map_err(invalid)?).map_err(parquet_error),
+                None => w.write(&batch).map_err(parquet_error),
+            },
         }
     }
 
