@@ -59,8 +59,16 @@ impl NativeBlocks {
         NativeBlocks { input, buf: BytesMut::with_capacity(READ_CHUNK), eof: false, offset: 0, limits }
     }
 
-    /// The next block, or `None` at the end of the input.
+    /// The next block, or `None` at the end of the input. A malformed or truncated input, or
+    /// one beyond the limits, is bad input (exit code 2), not a protocol failure.
     pub fn next_block(&mut self) -> chwire::Result<Option<Block>> {
+        self.decode_next().map_err(|e| match e.kind() {
+            chwire::ErrorKind::Decode(_) => chwire::Error::invalid_input(format!("Native input: {e}")),
+            _ => e,
+        })
+    }
+
+    fn decode_next(&mut self) -> chwire::Result<Option<Block>> {
         loop {
             if !self.buf.is_empty() {
                 let mut r = Reader::with_limits(&self.buf, self.limits);

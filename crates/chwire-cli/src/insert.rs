@@ -23,7 +23,8 @@ pub struct InsertArgs {
     #[arg(long, short = 'i')]
     input: Option<std::path::PathBuf>,
     /// A ClickHouse setting for the insert (repeatable): --setting max_insert_threads=2.
-    /// Format settings (input_format_*, output_format_arrow_*, ...) apply to the input
+    /// Format settings apply to the input: output_format_arrow_* (Arrow and Parquet types),
+    /// input_format_skip_unknown_fields=1 (JSONEachRow members naming no column are left out)
     #[arg(long = "setting", short = 's', value_name = "NAME=VALUE", value_parser = crate::parse_kv)]
     settings: Vec<(String, String)>,
     /// Skip the first N rows of the input: to continue an insert that stopped at a bad

@@ -199,9 +199,7 @@ pub fn source(format: Format, input: Input, files: &FileOptions, limits: chwire:
     let max_body = limits.max_block_bytes as u64;
     let file = |input: Input| -> chwire::Result<SeekFile> {
         match input {
-            Input::File(p) => {
-                Ok(SeekFile::Disk(std::fs::File::open(&p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?))
-            }
+            Input::File(p) => Ok(SeekFile::Disk(super::open_file(&p)?)),
             Input::Bytes(b) => Ok(SeekFile::Memory(b)),
             Input::Stdin => {
                 Err(invalid(format!("{format} input is read from a file (--input FILE): its index is at the end; ArrowStream reads stdin")))

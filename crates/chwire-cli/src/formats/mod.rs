@@ -201,23 +201,36 @@ pub fn source_of(
         Format::Native => Box::new(text_out::NativeSource::new(open_input(input)?, limits)),
         Format::Arrow | Format::ArrowStream | Format::Parquet => arrow_io::source(format, input, files, limits)?,
         Format::Pretty => return Err(chwire::Error::invalid_input("Pretty is an output format only")),
-        f => Box::new(text_in::TextSource::new(f, open_input(input)?, tz, files.block_limits)),
+        f => {
+            Box::new(text_in::TextSource::new(f, open_input(input)?, tz, files.block_limits).skip_unknown_fields(files.skip_unknown_fields))
+        }
     })
 }
 
 /// Open `input` as a byte stream.
 pub fn open_input(input: Input) -> chwire::Result<Box<dyn std::io::Read>> {
     Ok(match input {
-        Input::File(p) => Box::new(std::fs::File::open(&p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
+        Input::File(p) => Box::new(open_file(&p)?),
         Input::Stdin => Box::new(std::io::stdin().lock()),
         Input::Bytes(b) => Box::new(std::io::Cursor::new(b)),
     })
 }
 
+/// A file the user named to read: one that cannot be opened (missing, a directory, not
+/// readable) is bad input (exit code 2), named in the error.
+pub fn open_file(p: &std::path::Path) -> chwire::Result<std::fs::File> {
+    let bad = |e: &dyn std::fmt::Display| chwire::Error::invalid_input(format!("{}: {e}", p.display()));
+    let f = std::fs::File::open(p).map_err(|e| bad(&e))?;
+    if f.metadata().map_err(|e| bad(&e))?.is_dir() {
+        return Err(bad(&"is a directory"));
+    }
+    Ok(f)
+}
+
 /// Create `path` for writing, or stdout.
 pub fn open_output(path: Option<&std::path::Path>) -> chwire::Result<Output> {
     Ok(match path {
-        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))?),
+        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| chwire::Error::invalid_input(format!("{}: {e}", p.display())))?),
         None => Box::new(std::io::stdout()),
     })
 }

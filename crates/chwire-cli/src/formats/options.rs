@@ -27,9 +27,10 @@ pub struct FileArgs {
 }
 
 /// ClickHouse settings that shape files rather than queries (`output_format_parquet_*`,
-/// `output_format_arrow_*`): applied by chwire, never sent to the server.
+/// `output_format_arrow_*`, `input_format_skip_unknown_fields`): applied by chwire, never sent
+/// to the server.
 pub fn is_format_setting(name: &str) -> bool {
-    name.starts_with("output_format_arrow_") || name.starts_with("output_format_parquet_")
+    name.starts_with("output_format_arrow_") || name.starts_with("output_format_parquet_") || name == "input_format_skip_unknown_fields"
 }
 
 /// `NAME=VALUE` settings.
@@ -60,6 +61,9 @@ pub struct FileOptions {
     /// when `output_format_parquet_parallel_encoding` is 0.
     pub threads: usize,
     pub parallel_encoding: bool,
+    /// JSONEachRow input: members naming no column are left out
+    /// (`input_format_skip_unknown_fields`), else an error.
+    pub skip_unknown_fields: bool,
 }
 
 /// What no flag or setting changes: the rich Arrow mapping in UTC, uncompressed Arrow files,
@@ -76,6 +80,7 @@ impl Default for FileOptions {
             parquet_version: WriterVersion::PARQUET_2_0,
             threads: super::parquet_columns::threads(),
             parallel_encoding: true,
+            skip_unknown_fields: false,
         }
     }
 }
@@ -174,6 +179,7 @@ impl FileArgs {
                 "output_format_parquet_fixed_string_as_fixed_byte_array" => {
                     o.arrow.set("fixed_string_as_fixed_byte_array", v).map_err(bad)?
                 }
+                "input_format_skip_unknown_fields" => o.skip_unknown_fields = chwire_arrow::setting_flag(k, v).map_err(bad)?,
                 "output_format_arrow_compression_method" => o.ipc_compression = Ok(ipc_codec(v)?),
                 k if k.starts_with("output_format_arrow_") => o.arrow.set(k, v).map_err(bad)?,
                 k => return Err(chwire::Error::invalid_input(format!("the format setting {k} is not supported by chwire"))),

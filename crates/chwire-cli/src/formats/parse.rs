@@ -94,6 +94,10 @@ pub fn scalar<'b>(ty: &DataType, t: &'b [u8], cx: &Ctx<'b>) -> Result<Value<'b>,
         },
         T::String | T::FixedString(_) | T::Enum8(_) | T::Enum16(_) => Value::String(t),
         T::Uuid => Value::Uuid(uuid(text()?)?),
+        // ClickHouse writes the value 0 of Date and DateTime as zeros (18.16 always; newer
+        // versions as 1970-01-01) and reads the zeros back as 0.
+        T::Date if text()? == ZERO_DATE => Value::Date(0),
+        T::DateTime(_) if matches!(text()?, ZERO_DATE | ZERO_DATE_TIME) => Value::DateTime(0, None),
         T::Date => {
             let d = days(text()?)?;
             Value::Date(u16::try_from(d).map_err(|_| "out of the range of Date (1970-01-01..2149-06-06)")?)
@@ -257,6 +261,9 @@ fn uuid(s: &str) -> Result<[u8; 16], String> {
     }
     Ok(out)
 }
+
+const ZERO_DATE: &str = "0000-00-00";
+const ZERO_DATE_TIME: &str = "0000-00-00 00:00:00";
 
 /// `YYYY-MM-DD` as days since 1970-01-01.
 fn days(s: &str) -> Result<i64, String> {
@@ -654,6 +661,11 @@ mod tests {
         assert!(parse("DateTime64(3, 'UTC')", "-988-10-20 01:02:03.5").is_err());
         assert_eq!(parse("Date32", "0070-03-18").unwrap(), "Date32(-693884)");
         assert_eq!(parse("Date32", "0000-01-01").unwrap(), "Date32(-719528)");
+        // ClickHouse 18.16 writes 0 as zeros, and reads them back.
+        assert_eq!(parse("Date", "0000-00-00").unwrap(), "Date(0)");
+        assert_eq!(parse("DateTime('Asia/Tokyo')", "0000-00-00 00:00:00").unwrap(), "DateTime(0, None)");
+        assert_eq!(parse("DateTime", "0000-00-00").unwrap(), "DateTime(0, None)");
+        assert!(parse("Date", "0000-00-01").is_err());
         // Seconds since 1970 beyond the year 9999 (the fuzzer's second finding: the writer
         // could only print 9999-12-31 23:59:59, which is not the value).
         assert!(parse("DateTime64(3, 'UTC')", "9999999999999").unwrap_err().contains("beyond the year 9999"));

@@ -36,6 +36,46 @@ pub struct TextSource {
     tz: TimeZone,
     limits: BlockLimits,
     bump: Bump,
+    /// JSONEachRow: members naming no column are left out.
+    skip_unknown: bool,
+}
+
+/// The input without a leading UTF-8 byte order mark, which ClickHouse skips in text formats
+/// (editors and Windows tools write one; it would be part of the first value or name).
+struct SkipBom {
+    inner: Box<dyn Read>,
+    /// The first bytes read when they are no mark, handed out before the rest.
+    head: Vec<u8>,
+    checked: bool,
+}
+
+impl Read for SkipBom {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.checked {
+            self.checked = true;
+            let mut head = [0u8; 3];
+            let mut n = 0;
+            while let Some(free) = head.get_mut(n..).filter(|f| !f.is_empty()) {
+                match self.inner.read(free)? {
+                    0 => break,
+                    k => n = n.saturating_add(k),
+                }
+            }
+            let head = head.get(..n).unwrap_or_default();
+            if head != b"\xEF\xBB\xBF" {
+                self.head = head.to_vec();
+            }
+        }
+        if !self.head.is_empty() {
+            let k = buf.len().min(self.head.len());
+            if let (Some(to), Some(from)) = (buf.get_mut(..k), self.head.get(..k)) {
+                to.copy_from_slice(from);
+            }
+            self.head.drain(..k);
+            return Ok(k);
+        }
+        self.inner.read(buf)
+    }
 }
 
 /// One row of the input: its bytes in the buffer and the line it starts on.
@@ -50,7 +90,7 @@ impl TextSource {
         let tz = tz.and_then(|n| TimeZone::get(n).ok()).unwrap_or(TimeZone::UTC);
         TextSource {
             format,
-            input,
+            input: Box::new(SkipBom { inner: input, head: Vec::new(), checked: false }),
             buf: Vec::new(),
             eof: false,
             line: 1,
@@ -63,7 +103,15 @@ impl TextSource {
             tz,
             limits,
             bump: Bump::new(),
+            skip_unknown: false,
         }
+    }
+
+    /// `input_format_skip_unknown_fields` for JSONEachRow: members naming no column of the
+    /// target are left out instead of being an error.
+    pub fn skip_unknown_fields(mut self, on: bool) -> TextSource {
+        self.skip_unknown = on;
+        self
     }
 
     fn csv(&self) -> bool {
@@ -503,8 +551,16 @@ impl TextSource {
         if self.format == Format::JsonEachRow {
             let text = std::str::from_utf8(text).map_err(|_| "not UTF-8".to_string())?;
             for (key, raw) in object(text.trim(), cx)? {
-                let (slot, (_, ty)) =
-                    values.iter_mut().zip(target).find(|(_, (n, _))| n == key).ok_or_else(|| format!("no column {key:?} in the target"))?;
+                let Some((slot, (_, ty))) = values.iter_mut().zip(target).find(|(_, (n, _))| n == key) else {
+                    if self.skip_unknown {
+                        continue;
+                    }
+                    return Err(format!("no column {key:?} in the target (input_format_skip_unknown_fields=1 leaves such members out)"));
+                };
+                if slot.is_some() {
+                    // As ClickHouse: which of the two was meant is not for chwire to guess.
+                    return Err(format!("column {key:?} appears twice in the object"));
+                }
                 *slot = Some(json_value(ty, raw, cx).map_err(|e| format!("column `{key}` ({ty}): {e}: {}", short(raw.get())))?);
             }
         } else {
@@ -586,6 +642,9 @@ fn fields_of_names(format: Format, names: &[String], target: &[(String, DataType
                 target.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
             )));
         };
+        if columns.iter().any(|(seen, _)| *seen == c) {
+            return Err(chwire::Error::invalid_input(format!("{format} input: column {n:?} is named twice in the header")));
+        }
         i = i.saturating_add(fields.len());
         columns.push((c, fields));
     }
@@ -598,6 +657,37 @@ mod tests {
 
     fn source(format: Format, text: &str) -> TextSource {
         TextSource::new(format, Box::new(std::io::Cursor::new(text.as_bytes().to_vec())), None, BlockLimits::default())
+    }
+
+    #[test]
+    fn a_column_given_twice_is_an_error_and_a_byte_order_mark_is_skipped() {
+        let target = vec![("a".to_string(), DataType::parse("UInt8").unwrap()), ("b".into(), DataType::parse("String").unwrap())];
+        let mut s = source(Format::CsvWithNames, "a,a\n1,2\n");
+        assert!(s.bind(&target).unwrap_err().to_string().contains("column \"a\" is named twice"));
+        let mut s = source(Format::JsonEachRow, "{\"a\":1,\"a\":2}\n");
+        s.bind(&target).unwrap();
+        assert!(s.next_block().unwrap_err().to_string().contains("column \"a\" appears twice"));
+        for (format, text) in [
+            (Format::CsvWithNames, "\u{feff}a,b\n1,x\n"),
+            (Format::Tsv, "\u{feff}1\tx\n"),
+            (Format::JsonEachRow, "\u{feff}{\"a\":1,\"b\":\"x\"}\n"),
+        ] {
+            let mut s = source(format, text);
+            s.bind(&target).unwrap();
+            let b = s.next_block().unwrap().unwrap();
+            assert_eq!(b.column("a").unwrap().value(0), Value::UInt(1), "{format}");
+        }
+        // Unknown members: an error, or left out with input_format_skip_unknown_fields.
+        let mut s = source(Format::JsonEachRow, "{\"a\":1,\"zz\":2}\n");
+        s.bind(&target).unwrap();
+        assert!(s.next_block().unwrap_err().to_string().contains("no column \"zz\""));
+        let mut s = source(Format::JsonEachRow, "{\"a\":1,\"zz\":[2]}\n").skip_unknown_fields(true);
+        s.bind(&target).unwrap();
+        assert_eq!(s.next_block().unwrap().unwrap().column("a").unwrap().value(0), Value::UInt(1));
+        // A short input that is no mark reaches the parser whole.
+        let mut s = source(Format::Tsv, "7\t\n");
+        s.bind(&target).unwrap();
+        assert_eq!(s.next_block().unwrap().unwrap().column("a").unwrap().value(0), Value::UInt(7));
     }
 
     #[test]

@@ -97,8 +97,9 @@ impl QueryStream<'_> {
                         self.done = true;
                         self.client.pending = Pending::Broken;
                         return Err(Error::invalid(
-                            "the server expects this INSERT's rows as data blocks: use Client::insert and Insert::send \
-                             (inline VALUES are not read by this server over the native protocol); nothing was inserted",
+                            "the server expects this INSERT's rows as data blocks (inline VALUES are not read by this \
+                             server over the native protocol): send them with `chwire insert TABLE` (CLI), `insert`/`insert_arrow` \
+                             (Python) or Client::insert (Rust); nothing was inserted",
                         ));
                     }
                     if self.header.is_none() {
