@@ -23,7 +23,10 @@ macro_rules! plain_number {
                 self.to_string()
             }
             fn sql_literal(&self) -> String {
-                self.to_string()
+                // Quoted, so that the server parses it as the placeholder's type: CAST(-1 AS
+                // UInt64) wraps to 2^64 - 1, CAST('-1' AS UInt64) is an error (as a
+                // server-side parameter is).
+                format!("'{self}'")
             }
         }
     )*};
@@ -196,10 +199,11 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
                     .map(|(_, v)| v.as_str())
                     .ok_or_else(|| Error::invalid(format!("no value for query parameter {name:?}")))?;
                 out.push_str(&sql[copied..start]);
-                if after_limit(&out) && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
+                let digits = literal.strip_prefix('\'').and_then(|l| l.strip_suffix('\'')).unwrap_or(literal);
+                if after_limit(&out) && !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
                     // LIMIT and OFFSET take only number literals (18.16 rejects a CAST there);
                     // digits alone cannot carry SQL.
-                    out.push_str(literal);
+                    out.push_str(digits);
                 } else {
                     out.push_str(&format!("CAST({literal} AS {ty})"));
                 }
@@ -242,6 +246,9 @@ mod tests {
         assert_eq!(bind_client_side("SELECT 1 limit {o:UInt8}, {n:UInt8}", &params).unwrap(), "SELECT 1 limit 2, 5");
         assert_eq!(bind_client_side("SELECT 1 LIMIT 3 OFFSET {o:UInt8}", &params).unwrap(), "SELECT 1 LIMIT 3 OFFSET 2");
         assert_eq!(bind_client_side("SELECT {n:UInt64}", &params).unwrap(), "SELECT CAST(5 AS UInt64)");
+        // Numbers come quoted (`QueryParam::sql_literal`); LIMIT takes their digits.
+        let quoted = [p("n", "'5'")];
+        assert_eq!(bind_client_side("SELECT 1 LIMIT {n:UInt64}", &quoted).unwrap(), "SELECT 1 LIMIT 5");
         assert_eq!(bind_client_side("SELECT 1 LIMIT {s:String}", &params).unwrap(), "SELECT 1 LIMIT CAST('x' AS String)");
     }
 
@@ -249,7 +256,8 @@ mod tests {
     fn literals_and_texts() {
         assert_eq!("it's \\ a\n".sql_literal(), "'it\\'s \\\\ a\\n'");
         assert_eq!("it's \\ a\n".param_text(), "it's \\\\ a\\n");
-        assert_eq!(Some(5u8).sql_literal(), "5");
+        assert_eq!(Some(5u8).sql_literal(), "'5'");
+        assert_eq!((-1i64).sql_literal(), "'-1'");
         assert_eq!(None::<u8>.sql_literal(), "NULL");
         assert_eq!(vec!["a'", "b"].sql_literal(), "['a\\'','b']");
         assert_eq!(1.5f64.sql_literal(), "1.5");
