@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Optional, Sequence
 
 from ._client import Client, Parameters, Progress, QueryResult, Settings, connect
+from ._errors import InterfaceError
 
 
 class AsyncClient:
@@ -27,6 +29,7 @@ class AsyncClient:
         # One thread per client: its calls are serial anyway, and a query never waits behind
         # another client's in a shared pool.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chwire-async")
+        self._closed = False
 
     @property
     def client(self) -> Client:
@@ -35,11 +38,31 @@ class AsyncClient:
 
     async def _run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        # A cancelled call that is still queued behind another one of this client must not
+        # run, nor cancel the one that is running: only a running call cancels its query.
+        phase = ["queued"]
+        lock = threading.Lock()
+
+        def call() -> Any:
+            with lock:
+                if phase[0] == "skipped":
+                    return None
+                phase[0] = "running"
+            return fn(*args, **kwargs)
+
+        try:
+            fut = loop.run_in_executor(self._executor, call)
+        except RuntimeError as e:  # the executor was shut down by close()
+            raise InterfaceError("the client is closed") from e
         try:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
-            self._client.cancel()
+            with lock:
+                running = phase[0] == "running"
+                if not running:
+                    phase[0] = "skipped"
+            if running:
+                self._client.cancel()
             try:
                 await fut
             except Exception:
@@ -87,7 +110,10 @@ class AsyncClient:
         return await self._run(self._client.insert, table, data, column_names, settings, query_id)
 
     async def close(self) -> None:
+        if self._closed:
+            return
         await self._run(self._client.close)
+        self._closed = True
         self._executor.shutdown(wait=False)
 
     async def __aenter__(self) -> "AsyncClient":

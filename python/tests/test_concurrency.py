@@ -179,6 +179,23 @@ def test_asyncio_client(url):
     asyncio.run(main())
 
 
+def test_asyncio_cancelling_a_queued_call_leaves_the_running_one(url):
+    async def main():
+        a = await chwire.connect_async(url)
+        running = asyncio.ensure_future(a.command("SELECT sleep(1)"))
+        await asyncio.sleep(0.2)
+        # Queued behind the running call: its timeout must not cancel that one, nor run later.
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(a.command("SELECT 5"), 0.2)
+        assert await running == 0
+        assert await a.command("SELECT 6") == 6
+        await a.close()
+        await a.close()  # twice is fine
+        with pytest.raises(chwire.InterfaceError):
+            await a.command("SELECT 7")
+    asyncio.run(main())
+
+
 def test_asyncio_is_imported_only_when_used():
     """`import chwire` leaves asyncio out (about 6 MiB of a process's memory, with ssl and
     subprocess); chwire.AsyncClient and connect_async import it on first use."""
