@@ -183,7 +183,7 @@ class Client:
         else:
             import pyarrow
 
-            data = pyarrow.Table.from_pandas(df, preserve_index=False)
+            data = self._nan_stays_nan(table, df, pyarrow.Table.from_pandas(df, preserve_index=False))
         data = self._fit_timestamps(table, data)
         return self.insert_arrow(table, data, settings, query_id)
 
@@ -221,6 +221,28 @@ class Client:
     def _table_schema(self, table: str, column_names: Optional[Sequence[str]]) -> Any:
         cols = "*" if not column_names else ", ".join(_quote(c) for c in column_names)
         return self.query_arrow(f"SELECT {cols} FROM {table} LIMIT 0").schema
+
+    def _nan_stays_nan(self, table: str, df: Any, data: Any) -> Any:
+        """pandas has no NULL for a float64 column but NaN, which ``from_pandas`` makes null:
+        into a Float column that is not Nullable those rows go back to NaN (a Float64 value;
+        into a Nullable one they stay NULL, pandas' meaning of a missing value)."""
+        import numpy
+        import pyarrow
+        import pyarrow.types as pat
+
+        floats = [f.name for f in data.schema if pat.is_floating(f.type) and data.column(f.name).null_count
+                  and getattr(df[f.name], "dtype", None) in (numpy.float32, numpy.float64)]
+        if not floats:
+            return data
+        import pyarrow.compute as pc
+
+        target = self._table_schema(table, floats)
+        for f in target:
+            if pat.is_floating(f.type) and not (f.metadata or {}).get(CLICKHOUSE_TYPE.encode(), b"").startswith(b"Nullable"):
+                i = data.schema.get_field_index(f.name)
+                col = pc.fill_null(data.column(i), pyarrow.scalar(float("nan"), data.schema.field(i).type))
+                data = data.set_column(i, data.schema.field(i), col)
+        return data
 
     def _fit_timestamps(self, table: str, data: Any) -> Any:
         """pandas and Polars keep times in ns or µs: cast them (checked, never truncating) to

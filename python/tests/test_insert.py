@@ -104,6 +104,14 @@ def test_insert_rows_refuses_what_pyarrow_would_change(client, table):
     assert client.query(f"SELECT i, u, t FROM {table}").result_rows == [(2, 1, (1, None))]
 
 
+def test_insert_df_keeps_nan_as_a_float_value(client, table):
+    make(client, table, "f Float64, g Float32, n Nullable(Float64)")
+    df = pd.DataFrame({"f": [1.0, float("nan")], "g": pd.Series([float("nan"), 2.0], dtype="float32"), "n": [float("nan"), 3.0]})
+    assert client.insert_df(table, df) == 2
+    rows = client.query(f"SELECT isNaN(f), isNaN(g), n FROM {table} ORDER BY f").result_rows
+    assert sorted(rows, key=str) == sorted([(0, 1, None), (1, 0, 3.0)], key=str)
+
+
 def test_nullable_dictionaries_reach_pandas_and_numpy(client, table):
     """LowCardinality(Nullable(String)) and a Nullable Enum holding 18.16's placeholder (0, no
     item) under its NULLs: the dictionaries have no null entry, NULL stays NULL everywhere."""
