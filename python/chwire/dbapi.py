@@ -41,11 +41,58 @@ apilevel = "2.0"
 threadsafety = 1  # threads may share the module, not connections
 paramstyle = "pyformat"
 
-STRING = "String"
-BINARY = "FixedString"
-NUMBER = "Number"
-DATETIME = "DateTime"
-ROWID = "UInt64"
+
+
+class _TypeObject:
+    """A PEP 249 type object: equal to the ``description`` type codes (ClickHouse type names)
+    of its kind, whatever their Nullable/LowCardinality wrapping and parameters."""
+
+    def __init__(self, name: str, *types: str) -> None:
+        self._name, self._types = name, types
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, _TypeObject):
+            return self is other
+        if not isinstance(other, str):
+            return NotImplemented
+        t = other
+        for wrap in ("Nullable(", "LowCardinality("):
+            while t.startswith(wrap):
+                t = t[len(wrap):-1]
+        return t.split("(", 1)[0] in self._types
+
+    def __hash__(self) -> int:
+        return hash(self._name)
+
+    def __repr__(self) -> str:
+        return f"dbapi.{self._name}"
+
+
+STRING = _TypeObject("STRING", "String", "FixedString", "Enum8", "Enum16", "UUID", "IPv4", "IPv6", "JSON")
+BINARY = _TypeObject("BINARY", "FixedString")
+NUMBER = _TypeObject("NUMBER", "UInt8", "UInt16", "UInt32", "UInt64", "UInt128", "UInt256", "Int8", "Int16", "Int32",
+                     "Int64", "Int128", "Int256", "Float32", "Float64", "BFloat16", "Decimal", "Decimal32", "Decimal64",
+                     "Decimal128", "Decimal256", "Bool")
+DATETIME = _TypeObject("DATETIME", "Date", "Date32", "DateTime", "DateTime64")
+ROWID = _TypeObject("ROWID")  # ClickHouse has no row ids
+
+# PEP 249 constructors.
+Date = _dt.date
+Time = _dt.time
+Timestamp = _dt.datetime
+Binary = bytes
+
+
+def DateFromTicks(ticks: float) -> _dt.date:  # noqa: N802 - PEP 249's name
+    return _dt.date.fromtimestamp(ticks)
+
+
+def TimeFromTicks(ticks: float) -> _dt.time:  # noqa: N802
+    return _dt.datetime.fromtimestamp(ticks).time()
+
+
+def TimestampFromTicks(ticks: float) -> _dt.datetime:  # noqa: N802
+    return _dt.datetime.fromtimestamp(ticks)
 
 
 def connect(url: Optional[str] = None, **kwargs: Any) -> "Connection":
@@ -82,12 +129,21 @@ def _type_of(v: Any) -> str:
     if isinstance(v, _ipaddress.IPv6Address):
         return "IPv6"
     if isinstance(v, (list, tuple)):
-        inner = [_type_of(x) for x in v if x is not None]
-        return f"Array({inner[0] if inner else 'String'})"
+        types = {_type_of(x) for x in v if x is not None}
+        if len(types) > 1 and types <= {"Int64", "Float64"}:
+            types = {"Float64"}  # ints among floats: every value is a Float64
+        if len(types) > 1:
+            raise ProgrammingError(f"the elements of {v!r} have different types ({', '.join(sorted(types))}): "
+                                   "an Array has one; bind it with a {name:Array(Type)} placeholder")
+        inner = types.pop() if types else "String"
+        if any(x is None for x in v) and not inner.startswith(("Nullable(", "Array(")):
+            inner = f"Nullable({inner})"
+        return f"Array({inner})"
     return "String"
 
 
-_PYFORMAT = re.compile(r"%\((\w+)\)s|%s|%%")
+# Quoted strings and identifiers are matched whole: a %s inside one is text, not a placeholder.
+_PYFORMAT = re.compile(r"'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|\"(?:[^\"\\]|\\.)*\"|%\((\w+)\)s|%s|%%")
 
 
 def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, Any]]]:
@@ -102,6 +158,10 @@ def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, A
 
     def sub(m: "re.Match[str]") -> str:
         nonlocal used_pyformat
+        if m.group(0)[0] in "'`\"":
+            # Inside quotes a %s is text (a server-side parameter would not be substituted
+            # there anyway); %% is % as everywhere in pyformat.
+            return m.group(0).replace("%%", "%")
         if m.group(0) == "%%":
             return "%"
         used_pyformat = True
@@ -125,6 +185,8 @@ def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, A
         return "{" + name + ":" + _type_of(value) + "}"
 
     sql = _PYFORMAT.sub(sub, operation)
+    if positional and used_pyformat and len(bound) < len(values):
+        raise ProgrammingError(f"{len(values)} parameters for {len(bound)} %s placeholders")
     if not used_pyformat:
         # ClickHouse's own {name:Type} placeholders: the values as given.
         if positional:
@@ -183,7 +245,8 @@ class Cursor:
         table = self._client.query_arrow(sql, params)
         self._result = QueryResult(table)
         self._pos = 0
-        self.rowcount = table.num_rows
+        # PEP 249: -1 when the statement gave no result set (DDL, INSERT … SELECT).
+        self.rowcount = table.num_rows if table.num_columns else -1
         if table.num_columns:
             self.description = [
                 (name, ctype, None, None, None, None, field.nullable)

@@ -71,6 +71,29 @@ def test_executemany_reads_mappings_by_name(url, table):
             cur.executemany(f"INSERT INTO {table} (first, last) VALUES", [{"first": "a", "last": "b"}, {"first": "c"}])
 
 
+def test_pep249_module_surface_and_parameter_binding(url, table):
+    assert dbapi.NUMBER == "Nullable(UInt64)" and dbapi.STRING == "LowCardinality(String)"
+    assert dbapi.DATETIME == "DateTime('UTC')" and dbapi.NUMBER != "String"
+    assert dbapi.Date(2020, 1, 2) == dt.date(2020, 1, 2) and dbapi.Binary(b"x") == b"x"
+    assert isinstance(dbapi.TimestampFromTicks(0), dt.datetime) and isinstance(dbapi.DateFromTicks(0), dt.date)
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT number AS n, toString(number) AS s FROM system.numbers LIMIT 1")
+        assert [d[1] for d in cur.description] == ["UInt64", "String"] and cur.description[0][1] == dbapi.NUMBER
+        # A list's type covers every element (ints among floats are floats; NULLs make it Nullable).
+        cur.execute("SELECT %s, %s", ([1, 2.5], [None, "a"]))
+        assert cur.fetchall() == [([1.0, 2.5], [None, "a"])]
+        with pytest.raises(dbapi.ProgrammingError, match="different types"):
+            cur.execute("SELECT %s", (["a", 1],))
+        with pytest.raises(dbapi.ProgrammingError, match="2 parameters for 1"):
+            cur.execute("SELECT %s", (1, 2))
+        # Inside quotes %s is text and %% is %.
+        cur.execute("SELECT '%s', %s, 'a%%'", (7,))
+        assert cur.fetchall() == [("%s", 7, "a%")]
+        cur.execute(f"CREATE TABLE {table} (a UInt8) ENGINE = Memory")
+        assert cur.rowcount == -1
+
+
 def test_polars_and_pandas_read_through_dbapi(url):
     with dbapi.connect(url) as conn:
         df = pl.read_database("SELECT number AS n FROM system.numbers LIMIT 100", conn)
