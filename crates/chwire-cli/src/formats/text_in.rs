@@ -146,7 +146,18 @@ impl TextSource {
                 memchr::memchr(b'\n', hay)
             };
             if let Some(i) = found {
-                return Ok(Some(from.saturating_add(i)));
+                let at = from.saturating_add(i);
+                // TSV: a newline after an odd number of backslashes is an escaped one, part of
+                // the field (ClickHouse reads `\` + newline as a newline).
+                if !self.csv() && self.format != Format::JsonEachRow {
+                    let before = self.buf.get(start..at).unwrap_or_default();
+                    let slashes = before.iter().rev().take_while(|&&b| b == b'\\').count();
+                    if slashes % 2 == 1 {
+                        from = at.saturating_add(1);
+                        continue;
+                    }
+                }
+                return Ok(Some(at));
             }
             from = self.buf.len();
             if self.eof {
@@ -677,6 +688,13 @@ mod tests {
             let b = s.next_block().unwrap().unwrap();
             assert_eq!(b.column("a").unwrap().value(0), Value::UInt(1), "{format}");
         }
+        // TSV: a backslash before a newline escapes it (the value holds a newline).
+        let mut s = source(Format::Tsv, "1\tline\\\nbreak\n2\tx\\\\\n");
+        s.bind(&target).unwrap();
+        let b = s.next_block().unwrap().unwrap();
+        assert_eq!(b.rows(), 2);
+        assert_eq!(b.column("b").unwrap().value(0), Value::String(b"line\nbreak"));
+        assert_eq!(b.column("b").unwrap().value(1), Value::String(b"x\\"));
         // Unknown members: an error, or left out with input_format_skip_unknown_fields.
         let mut s = source(Format::JsonEachRow, "{\"a\":1,\"zz\":2}\n");
         s.bind(&target).unwrap();
