@@ -32,8 +32,12 @@ def _param_value(v: Any) -> Any:
     if isinstance(v, (_dt.date, _decimal.Decimal, _uuid.UUID, _ipaddress.IPv4Address, _ipaddress.IPv6Address)):
         return str(v)
     if isinstance(v, bytes):
-        return v.decode("utf-8", "surrogateescape")
-    raise TypeError(f"cannot bind a {type(v).__name__} as a query parameter")
+        try:
+            return v.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DataError(f"a bytes parameter must be UTF-8 text, {v[:16]!r}… is not: "
+                            "bind its hex and use unhex({name:String})") from None
+    raise DataError(f"cannot bind a {type(v).__name__} as a query parameter")
 
 
 def _params(parameters: Parameters) -> Optional[Dict[str, Any]]:
@@ -178,6 +182,8 @@ class Client:
     def insert_df(self, table: str, df: Any, settings: Settings = None,
                   query_id: Optional[str] = None) -> int:
         """Insert a pandas or Polars DataFrame (by column name)."""
+        if type(df).__module__.startswith("polars") and hasattr(df, "collect") and not hasattr(df, "to_arrow"):
+            df = df.collect()  # a LazyFrame
         if hasattr(df, "to_arrow") and not hasattr(df, "to_pandas") or type(df).__module__.startswith("polars"):
             data = df.to_arrow()
         else:

@@ -126,6 +126,14 @@ def test_arrow_settings_are_applied_by_chwire_not_sent(client, url):
         client.query(sql, settings={"output_format_arrow_string_as_string": "maybe"})
 
 
+def test_bytes_parameters_are_utf8_text(client):
+    assert client.command("SELECT {b:String}", parameters={"b": "ü".encode()}) == "ü"
+    with pytest.raises(chwire.DataError, match="must be UTF-8"):
+        client.command("SELECT {b:String}", parameters={"b": b"\xff"})
+    with pytest.raises(chwire.DataError, match="cannot bind a object"):
+        client.command("SELECT {b:String}", parameters={"b": object()})
+
+
 def test_setting_values_that_do_not_fit_an_old_server_are_refused(client, url):
     if client.server_info["negotiated_revision"] >= 54429 or url.startswith("http"):
         pytest.skip("settings travel as text")

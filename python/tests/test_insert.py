@@ -104,6 +104,12 @@ def test_insert_rows_refuses_what_pyarrow_would_change(client, table):
     assert client.query(f"SELECT i, u, t FROM {table}").result_rows == [(2, 1, (1, None))]
 
 
+def test_insert_df_takes_a_polars_lazyframe(client, table):
+    make(client, table, "id UInt64, name String")
+    assert client.insert_df(table, pl.LazyFrame({"id": [1, 2], "name": ["a", "b"]}).with_columns(pl.col("id").cast(pl.UInt64))) == 2
+    assert client.command(f"SELECT sum(id) FROM {table}") == 3
+
+
 def test_insert_df_keeps_nan_as_a_float_value(client, table):
     make(client, table, "f Float64, g Float32, n Nullable(Float64)")
     df = pd.DataFrame({"f": [1.0, float("nan")], "g": pd.Series([float("nan"), 2.0], dtype="float32"), "n": [float("nan"), 3.0]})
