@@ -34,8 +34,17 @@ impl Param {
         } else if v.is_instance_of::<PyString>() {
             Ok(Param::Str(v.extract()?))
         } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-            let items: PyResult<Vec<Param>> = v.try_iter()?.map(|x| Param::from_py(&x?)).collect();
-            Ok(Param::List(items?))
+            let mut items = v.try_iter()?.map(|x| Param::from_py(&x?)).collect::<PyResult<Vec<Param>>>()?;
+            // Ints among floats are floats: one array literal has one element type (['1', 2.5]
+            // has no common type on the server).
+            if items.iter().any(|p| matches!(p, Param::Float(_))) {
+                for p in &mut items {
+                    if let Param::Int(i) = *p {
+                        *p = Param::Float(i as f64);
+                    }
+                }
+            }
+            Ok(Param::List(items))
         } else {
             Err(PyTypeError::new_err(format!(
                 "cannot bind a {} as a query parameter (use None, bool, int, float, str or a list of them)",
