@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod convert;
 pub mod demo;
+pub mod format_clause;
 pub mod formats;
 pub mod insert;
 pub mod limits;

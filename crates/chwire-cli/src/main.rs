@@ -1,7 +1,7 @@
 //! `chwire`: the command-line client.
 
 use chwire::{Client, Compression, Event, Options};
-use chwire_cli::{bench, convert, demo, formats, insert, limits, parse_kv, progress};
+use chwire_cli::{bench, convert, demo, format_clause, formats, insert, limits, parse_kv, progress};
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -213,9 +213,10 @@ enum Command {
 struct QueryArgs {
     /// The SQL text; `-` reads it from stdin
     sql: String,
-    /// Output format [default: Pretty on a terminal, TSV otherwise]: ClickHouse's names, any
-    /// case: TSV, TSVWithNames, TSVWithNamesAndTypes, CSV, CSVWithNames, CSVWithNamesAndTypes,
-    /// JSONEachRow (jsonl), Pretty, Native, Arrow, ArrowStream, Parquet
+    /// Output format [default: the query's FORMAT clause, else Pretty on a terminal, TSV
+    /// otherwise]: ClickHouse's names, any case: TSV, TSVWithNames, TSVWithNamesAndTypes, CSV,
+    /// CSVWithNames, CSVWithNamesAndTypes, JSONEachRow (jsonl), Pretty, Native, Arrow,
+    /// ArrowStream, Parquet
     #[arg(long, short = 'f', value_parser = formats::any_format)]
     format: Option<formats::Format>,
     /// A ClickHouse setting for this query (repeatable): --setting max_threads=4
@@ -269,7 +270,23 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         args.sql
     };
     let stdout_tty = std::io::stdout().is_terminal();
-    let fmt = args.format.unwrap_or(if stdout_tty { formats::Format::Pretty } else { formats::Format::Tsv });
+    // The query's own FORMAT clause is the output format (see `format_clause`).
+    let (sql, clause) = match format_clause::split(&sql) {
+        Some((rest, name)) => (rest.to_string(), Some(name)),
+        None => (sql, None),
+    };
+    let fmt = match (clause, args.format) {
+        (Some(name), given) => {
+            let f = formats::any_format(&name).map_err(|e| chwire::Error::invalid_input(format!("the query's FORMAT {name}: {e}")))?;
+            if let Some(g) = given.filter(|g| *g != f) {
+                return Err(chwire::Error::invalid_input(format!("the query says FORMAT {name}, --format says {g}")));
+            }
+            f
+        }
+        (None, Some(f)) => f,
+        (None, None) if stdout_tty => formats::Format::Pretty,
+        (None, None) => formats::Format::Tsv,
+    };
     let (format_settings, settings) = formats::options::split_settings(args.settings);
     let mut client = Client::connect(opts).await?;
     let tz = client.server_info().and_then(|i| i.timezone);

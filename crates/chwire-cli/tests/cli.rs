@@ -41,6 +41,20 @@ fn formats() {
     );
     let pretty = stdout(&chwire(&["query", "--format", "pretty", "SELECT 1 AS one, 'x' AS s"]));
     assert!(pretty.contains("│ one │ s │") && pretty.contains("│   1 │ x │"), "{pretty}");
+    // The query's own FORMAT clause is the output format (over HTTP too, where the server
+    // would otherwise answer in it); one chwire does not write, or another --format, is an error.
+    assert_eq!(
+        stdout(&chwire(&["query", &format!("{sql} FORMAT CSVWithNames;")])),
+        stdout(&chwire(&["query", "--format", "csv-with-names", sql]))
+    );
+    for (args, says) in [
+        (&["query", "SELECT 1 FORMAT JSON"][..], "the query's FORMAT JSON"),
+        (&["query", "-f", "TSV", "SELECT 1 FORMAT CSV"], "--format says TSV"),
+    ] {
+        let o = chwire(args);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{o:?}");
+    }
 }
 
 /// The same query through ClickHouse's own client: the TSV text must be identical.
