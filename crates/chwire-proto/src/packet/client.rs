@@ -171,7 +171,7 @@ pub struct Query<'a> {
 
 impl Query<'_> {
     /// Append the packet. Below revision 54429 a setting whose value does not fit the
-    /// setting's binary form is an error ([`super::legacy_settings`]); `out` is then as it was.
+    /// setting's binary form is an error (see the `legacy_settings` module); `out` is then as it was.
     pub fn encode(&self, rev: Revision, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let start = out.len();
         self.encode_unchecked(rev, out).inspect_err(|_| out.truncate(start))
