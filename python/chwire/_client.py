@@ -242,7 +242,8 @@ class Client:
             return data
         import pyarrow.compute as pc
 
-        target = self._table_schema(table, floats)
+        # All the table's columns (a column the table lacks stays for insert_arrow's error).
+        target = [f for f in self._table_schema(table, None) if f.name in floats]
         for f in target:
             if pat.is_floating(f.type) and not (f.metadata or {}).get(CLICKHOUSE_TYPE.encode(), b"").startswith(b"Nullable"):
                 i = data.schema.get_field_index(f.name)
