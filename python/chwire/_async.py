@@ -48,7 +48,12 @@ class AsyncClient:
                 if phase[0] == "skipped":
                     return None
                 phase[0] = "running"
-            return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                # Done: a late cancellation must not cancel the next call's query.
+                with lock:
+                    phase[0] = "done"
 
         try:
             fut = loop.run_in_executor(self._executor, call)

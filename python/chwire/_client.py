@@ -236,8 +236,9 @@ class Client:
         import pyarrow
         import pyarrow.types as pat
 
-        floats = [f.name for f in data.schema if pat.is_floating(f.type) and data.column(f.name).null_count
-                  and getattr(df[f.name], "dtype", None) in (numpy.float32, numpy.float64)]
+        # By position: from_pandas names a column 0 "0" (preserve_index=False keeps the order).
+        floats = [f.name for i, f in enumerate(data.schema) if pat.is_floating(f.type) and data.column(i).null_count
+                  and getattr(df.iloc[:, i], "dtype", None) in (numpy.float32, numpy.float64)]
         if not floats:
             return data
         import pyarrow.compute as pc

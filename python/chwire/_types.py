@@ -8,6 +8,7 @@ tell: IP addresses, 128/256-bit integers, UUIDs, Maps as dicts and Tuples as tup
 from __future__ import annotations
 
 import ipaddress
+import struct
 import uuid
 from typing import Any, Callable, List, Optional, Tuple
 
@@ -115,7 +116,6 @@ def to_python(node: Node) -> Conv:
 
 
 _INTS = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64"}
-_FLOAT32_MAX = 3.4028234663852886e38
 
 
 def _exact_int(v: Any) -> int:
@@ -132,8 +132,14 @@ def _exact_int(v: Any) -> int:
 
 
 def _float32(v: Any) -> Any:
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > _FLOAT32_MAX and abs(v) != float("inf"):
-        raise ValueError(f"{v!r} is beyond Float32's range")
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) != float("inf"):
+        # Rounded to the nearest Float32 (3.4028235e38 is its maximum); beyond, infinity.
+        try:
+            rounded = struct.unpack("f", struct.pack("f", v))[0]
+        except OverflowError:
+            rounded = float("inf")
+        if abs(rounded) == float("inf"):
+            raise ValueError(f"{v!r} is beyond Float32's range")
     return v
 
 

@@ -129,17 +129,49 @@ def _type_of(v: Any) -> str:
     if isinstance(v, _ipaddress.IPv6Address):
         return "IPv6"
     if isinstance(v, (list, tuple)):
-        types = {_type_of(x) for x in v if x is not None}
-        if len(types) > 1 and types <= {"Int64", "Float64"}:
-            types = {"Float64"}  # ints among floats: every value is a Float64
-        if len(types) > 1:
-            raise ProgrammingError(f"the elements of {v!r} have different types ({', '.join(sorted(types))}): "
-                                   "an Array has one; bind it with a {name:Array(Type)} placeholder")
-        inner = types.pop() if types else "String"
-        if any(x is None for x in v) and not inner.startswith(("Nullable(", "Array(")):
-            inner = f"Nullable({inner})"
-        return f"Array({inner})"
+        inner = _element_type(v)
+        return f"Array({inner or 'String'})"
     return "String"
+
+
+def _element_type(v: Any) -> Optional[str]:
+    """The one type covering a list's elements (None: no element says, e.g. an empty list)."""
+    inner: Optional[str] = None
+    for x in v:
+        if x is None:
+            continue
+        t = f"Array({_element_type(x) or '?'})" if isinstance(x, (list, tuple)) else _type_of(x)
+        u = t if inner is None else _unify(inner, t)
+        if u is None:
+            raise ProgrammingError(f"the elements of {v!r} have different types ({inner}, {t}): "
+                                   "an Array has one; bind it with a {name:Array(Type)} placeholder")
+        inner = u
+    if inner is not None and any(x is None for x in v) and not inner.startswith(("Nullable(", "Array(")):
+        inner = f"Nullable({inner})"
+    return inner.replace("?", "String") if inner else None
+
+
+def _unify(a: str, b: str) -> Optional[str]:
+    """The type holding values of types a and b (as _type_of names them), if any."""
+    if a == b:
+        return a
+    if {a, b} == {"Int64", "Float64"}:
+        return "Float64"  # ints among floats
+    if a.startswith("Decimal(38, ") and b.startswith("Decimal(38, "):
+        return max(a, b, key=lambda t: int(t[12:-1]))
+    times = {"DateTime": "DateTime64(6)", "DateTime('UTC')": "DateTime64(6, 'UTC')"}
+    for plain, fine in times.items():
+        if {a, b} == {plain, fine}:
+            return fine
+    for wrap in ("Nullable(", "Array("):
+        if a.startswith(wrap) or b.startswith(wrap):
+            ia = a[len(wrap):-1] if a.startswith(wrap) else (a if wrap == "Nullable(" else None)
+            ib = b[len(wrap):-1] if b.startswith(wrap) else (b if wrap == "Nullable(" else None)
+            if ia is None or ib is None:
+                return None
+            inner = ib if ia == "?" else ia if ib == "?" else _unify(ia, ib)
+            return f"{wrap}{inner})" if inner else None
+    return None
 
 
 # Quoted strings and identifiers are matched whole: a %s inside one is text, not a placeholder.
@@ -207,6 +239,8 @@ def _ordered(rows: List[Any], names: List[str], cols: Optional[List[str]]) -> Tu
     (``%(a)s``), else by the column list, else by the first row's keys (which then name the
     columns); every mapping must have those keys."""
     if not rows or not isinstance(rows[0], Mapping):
+        if any(isinstance(r, Mapping) for r in rows):
+            raise ProgrammingError("rows mix sequences and mappings")
         return [list(r) for r in rows], cols
     keys = names or cols or list(rows[0].keys())
     plain = []

@@ -580,7 +580,8 @@ fn low_cardinality(array: &dyn Array, ty: &DataType, inner: &DataType) -> Result
             && values.null_count() == 1
             && values.is_null(0)
             && (0..keys.len()).all(|i| keys.is_null(i) || keys.value(i) != 0);
-        let ch_layout = with_slot || slot_given || (!nullable && values.null_count() == 0);
+        // Not Nullable: no NULL to point at, so a null key goes the plain way (an error there).
+        let ch_layout = with_slot || slot_given || (!nullable && values.null_count() == 0 && keys.null_count() == 0);
         if ch_layout {
             let (dictionary, shift) = if with_slot {
                 let slot = arrow_array::new_null_array(values.data_type(), 1);

@@ -4,7 +4,8 @@
 //! HTTP it would answer in that format instead of the Native that chwire decodes; as
 //! clickhouse-client does, the CLI therefore takes the clause off the statement and writes its
 //! output in that format. Strings, quoted identifiers and comments are skipped, so a `FORMAT`
-//! inside them is text.
+//! inside them is text; the caller takes the clause only when its name is a format chwire
+//! writes (`ORDER BY format DESC` ends in `format DESC` too).
 
 /// One significant token: its byte range and whether it is a word (or quoted identifier).
 #[derive(Clone, Copy)]

@@ -39,7 +39,9 @@ pub struct InsertArgs {
 }
 
 pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
-    let (format_settings, settings) = formats::options::split_settings(args.settings);
+    let (mut format_settings, settings) = formats::options::split_settings(args.settings);
+    // Also the input's (JSONEachRow members naming no column are left out).
+    format_settings.extend(settings.iter().filter(|(k, _)| k == "input_format_skip_unknown_fields").cloned());
     let limits = opts.limits;
     let mut client = Client::connect(opts).await?;
     let tz = args.timezone.clone().or_else(|| client.server_info().and_then(|i| i.timezone));

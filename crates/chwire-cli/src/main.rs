@@ -271,13 +271,15 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     };
     let stdout_tty = std::io::stdout().is_terminal();
     // The query's own FORMAT clause is the output format (see `format_clause`).
-    let (sql, clause) = match format_clause::split(&sql) {
-        Some((rest, name)) => (rest.to_string(), Some(name)),
-        None => (sql, None),
-    };
+    // A trailing `format <word>` whose word is no format chwire writes may be something else
+    // (`ORDER BY format DESC`, a column named format): the SQL then goes as it is.
+    let (sql, clause) =
+        match format_clause::split(&sql).and_then(|(rest, name)| Some((rest.to_string(), formats::any_format(&name).ok()?, name))) {
+            Some((rest, f, name)) => (rest, Some((f, name))),
+            None => (sql, None),
+        };
     let fmt = match (clause, args.format) {
-        (Some(name), given) => {
-            let f = formats::any_format(&name).map_err(|e| chwire::Error::invalid_input(format!("the query's FORMAT {name}: {e}")))?;
+        (Some((f, name)), given) => {
             if let Some(g) = given.filter(|g| *g != f) {
                 return Err(chwire::Error::invalid_input(format!("the query says FORMAT {name}, --format says {g}")));
             }

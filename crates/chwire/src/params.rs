@@ -23,10 +23,7 @@ macro_rules! plain_number {
                 self.to_string()
             }
             fn sql_literal(&self) -> String {
-                // Quoted, so that the server parses it as the placeholder's type: CAST(-1 AS
-                // UInt64) wraps to 2^64 - 1, CAST('-1' AS UInt64) is an error (as a
-                // server-side parameter is).
-                format!("'{self}'")
+                self.to_string()
             }
         }
     )*};
@@ -199,11 +196,19 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
                     .map(|(_, v)| v.as_str())
                     .ok_or_else(|| Error::invalid(format!("no value for query parameter {name:?}")))?;
                 out.push_str(&sql[copied..start]);
-                let digits = literal.strip_prefix('\'').and_then(|l| l.strip_suffix('\'')).unwrap_or(literal);
-                if after_limit(&out) && !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+                // A negative number is no unsigned integer: CAST(-1 AS UInt64) would wrap to
+                // 2^64 - 1 (a server-side parameter is an error there, and so is this).
+                let unsigned = ty.strip_prefix("Nullable(").unwrap_or(ty).starts_with("UInt");
+                if unsigned
+                    && literal.starts_with('-')
+                    && literal.get(1..).is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+                {
+                    return Err(Error::invalid(format!("query parameter {name:?}: {literal} is not a {ty}")));
+                }
+                if after_limit(&out) && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
                     // LIMIT and OFFSET take only number literals (18.16 rejects a CAST there);
                     // digits alone cannot carry SQL.
-                    out.push_str(digits);
+                    out.push_str(literal);
                 } else {
                     out.push_str(&format!("CAST({literal} AS {ty})"));
                 }
@@ -246,9 +251,11 @@ mod tests {
         assert_eq!(bind_client_side("SELECT 1 limit {o:UInt8}, {n:UInt8}", &params).unwrap(), "SELECT 1 limit 2, 5");
         assert_eq!(bind_client_side("SELECT 1 LIMIT 3 OFFSET {o:UInt8}", &params).unwrap(), "SELECT 1 LIMIT 3 OFFSET 2");
         assert_eq!(bind_client_side("SELECT {n:UInt64}", &params).unwrap(), "SELECT CAST(5 AS UInt64)");
-        // Numbers come quoted (`QueryParam::sql_literal`); LIMIT takes their digits.
-        let quoted = [p("n", "'5'")];
-        assert_eq!(bind_client_side("SELECT 1 LIMIT {n:UInt64}", &quoted).unwrap(), "SELECT 1 LIMIT 5");
+        // A negative number for an unsigned type is refused (CAST would wrap it).
+        let negative = [p("n", "-1")];
+        assert!(bind_client_side("SELECT {n:UInt64}", &negative).unwrap_err().to_string().contains("-1 is not a UInt64"));
+        assert!(bind_client_side("SELECT {n:Nullable(UInt8)}", &negative).is_err());
+        assert_eq!(bind_client_side("SELECT {n:Int64}", &negative).unwrap(), "SELECT CAST(-1 AS Int64)");
         assert_eq!(bind_client_side("SELECT 1 LIMIT {s:String}", &params).unwrap(), "SELECT 1 LIMIT CAST('x' AS String)");
     }
 
@@ -256,8 +263,8 @@ mod tests {
     fn literals_and_texts() {
         assert_eq!("it's \\ a\n".sql_literal(), "'it\\'s \\\\ a\\n'");
         assert_eq!("it's \\ a\n".param_text(), "it's \\\\ a\\n");
-        assert_eq!(Some(5u8).sql_literal(), "'5'");
-        assert_eq!((-1i64).sql_literal(), "'-1'");
+        assert_eq!(Some(5u8).sql_literal(), "5");
+        assert_eq!(vec![1i32, -2].param_text(), "[1,-2]");
         assert_eq!(None::<u8>.sql_literal(), "NULL");
         assert_eq!(vec!["a'", "b"].sql_literal(), "['a\\'','b']");
         assert_eq!(1.5f64.sql_literal(), "1.5");

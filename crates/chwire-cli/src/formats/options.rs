@@ -27,10 +27,11 @@ pub struct FileArgs {
 }
 
 /// ClickHouse settings that shape files rather than queries (`output_format_parquet_*`,
-/// `output_format_arrow_*`, `input_format_skip_unknown_fields`): applied by chwire, never sent
-/// to the server.
+/// `output_format_arrow_*`): applied by chwire, never sent to the server.
+/// (`input_format_skip_unknown_fields` is the server's too: `chwire insert` applies it to its
+/// input and sends it.)
 pub fn is_format_setting(name: &str) -> bool {
-    name.starts_with("output_format_arrow_") || name.starts_with("output_format_parquet_") || name == "input_format_skip_unknown_fields"
+    name.starts_with("output_format_arrow_") || name.starts_with("output_format_parquet_")
 }
 
 /// `NAME=VALUE` settings.
