@@ -583,13 +583,13 @@ fn low_cardinality(array: &dyn Array, ty: &DataType, inner: &DataType) -> Result
         // Not Nullable: no NULL to point at, so a null key goes the plain way (an error there).
         let ch_layout = with_slot || slot_given || (!nullable && values.null_count() == 0 && keys.null_count() == 0);
         if ch_layout {
-            let (dictionary, shift) = if with_slot {
+            let (values, shift) = if with_slot {
                 let slot = arrow_array::new_null_array(values.data_type(), 1);
-                let values = arrow_select::concat::concat(&[slot.as_ref(), values.as_ref()])?;
-                (to_column_ignoring_nulls(values.as_ref(), inner.strip_nullable())?, 1)
+                (arrow_select::concat::concat(&[slot.as_ref(), values.as_ref()])?, 1)
             } else {
-                (to_column_ignoring_nulls(values.as_ref(), inner.strip_nullable())?, 0)
+                (values.clone(), 0)
             };
+            let dictionary = to_column_ignoring_nulls(values.as_ref(), inner.strip_nullable())?;
             let k: Vec<u64> = (0..keys.len()).map(|i| if keys.is_null(i) { 0 } else { keys.value(i).saturating_add(shift) }).collect();
             let n = dictionary.len();
             let keys = if n <= 1 << 8 {

@@ -392,16 +392,12 @@ fn low_cardinality(inner: &DataType, l: LowCardinalityColumn, opts: &ArrowOption
             k.iter().map(|&x| i32::try_from(x).ok()).collect::<Option<_>>().ok_or_else(|| Error::value("dictionary too large"))?
         }
     };
-    // A dictionary of the NULL entry alone keeps it (all keys are null then).
-    let (values, keys, nulls) = if inner.is_nullable() && values.len() > 1 {
-        let nulls = NullBuffer::new(BooleanBuffer::collect_bool(keys.len(), |i| keys[i] != 0));
-        let keys: Vec<i32> = keys.into_iter().map(|k| k.saturating_sub(1).max(0)).collect();
-        (values.slice(1, values.len() - 1), keys, Some(nulls))
-    } else if inner.is_nullable() {
-        let nulls = NullBuffer::new(BooleanBuffer::collect_bool(keys.len(), |i| keys[i] != 0));
-        (values, keys, Some(nulls))
+    let nulls = inner.is_nullable().then(|| NullBuffer::new(BooleanBuffer::collect_bool(keys.len(), |i| keys[i] != 0)));
+    // The NULL entry left out; a dictionary of that entry alone keeps it (all keys are null).
+    let (values, keys) = if nulls.is_some() && values.len() > 1 {
+        (values.slice(1, values.len() - 1), keys.into_iter().map(|k| k.saturating_sub(1).max(0)).collect())
     } else {
-        (values, keys, None)
+        (values, keys)
     };
     let keys = PrimitiveArray::<Int32Type>::new(ScalarBuffer::from(keys), nulls);
     if opts.rich_mode() || opts.low_cardinality_as_dictionary {
