@@ -7,6 +7,7 @@ tell: IP addresses, 128/256-bit integers, UUIDs, Maps as dicts and Tuples as tup
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import struct
 import uuid
@@ -143,6 +144,17 @@ def _float32(v: Any) -> Any:
     return v
 
 
+def _fixed_string(n: int, v: Any) -> bytes:
+    """A FixedString(n) value: shorter ones padded with zero bytes, as the server pads them;
+    longer ones refused (the server's TOO_LARGE_STRING_SIZE)."""
+    b = v.encode() if isinstance(v, str) else bytes(v) if isinstance(v, (bytes, bytearray, memoryview)) else None
+    if b is None:
+        raise TypeError(f"{v!r} is not bytes or str")
+    if len(b) > n:
+        raise ValueError(f"{v!r} is longer than FixedString({n})")
+    return b.ljust(n, b"\0")
+
+
 def _sequence(v: Any) -> Any:
     if isinstance(v, (str, bytes, bytearray)):
         raise TypeError(f"{v!r} is a string, not an array")
@@ -169,6 +181,8 @@ def to_arrow(node: Node, field_names: Optional[List[str]] = None) -> Conv:
     if name in _INT_BYTES:
         width, signed = _INT_BYTES[name]
         return _on_values(lambda v: _exact_int(v).to_bytes(width, "little", signed=signed))
+    if name == "FixedString" and args and args[0][0].isdigit():
+        return _on_values(functools.partial(_fixed_string, int(args[0][0])))
     if name == "Array":
         inner = to_arrow(args[0])
         if inner is None:

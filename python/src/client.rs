@@ -164,12 +164,12 @@ impl RawClient {
                 _ => o.set(&k, &v).py_err(py)?,
             }
         }
-        let mut settings = settings;
+        // The URL's output_format_arrow_* settings first, then the keyword's: the keyword wins,
+        // as it does for every other setting (sent after the URL's).
         let mut arrow = arrow_options(mapping).py_err(py)?;
+        take_arrow_settings(&mut o.settings, &mut arrow).py_err(py)?;
+        let mut settings = settings;
         take_arrow_settings(&mut settings, &mut arrow).py_err(py)?;
-        let mut url_arrow = std::mem::take(&mut o.settings);
-        take_arrow_settings(&mut url_arrow, &mut arrow).py_err(py)?;
-        o.settings = url_arrow;
         o.settings.extend(settings);
         let client = run(py, async move { Ok(chwire::Client::connect(o).await?) })?;
         let server = client.server_info();

@@ -52,6 +52,12 @@ def test_server_error_code_name_and_pep249(client):
     with pytest.raises(dbapi.ProgrammingError) as e:
         client.command("SELEC 1")
     assert e.value.code == 62 and e.value.name == "SYNTAX_ERROR"
+    assert e.value.message.startswith("Syntax error"), "the class name is not repeated"
+    # Every code has its name (18.16 sends only "DB::Exception"), in the text once.
+    with pytest.raises(chwire.ServerError) as e:
+        client.command("SELECT [1, 'a']")
+    assert e.value.code == 386 and e.value.name == "NO_COMMON_TYPE"
+    assert str(e.value).count("DB::Exception") == 1 and str(e.value).endswith("(NO_COMMON_TYPE)"), str(e.value)
     # The connection stays usable after server errors.
     assert client.command("SELECT 2") == 2
 
@@ -122,6 +128,12 @@ def test_arrow_settings_are_applied_by_chwire_not_sent(client, url):
     assert client.query(sql, settings={"output_format_arrow_string_as_string": 0}).result_rows == [(b"\xff\x00",)]
     with chwire.connect(url, settings={"output_format_arrow_string_as_string": "0"}) as c:
         assert pa.types.is_large_binary(c.query_arrow(sql).column("s").type)
+    # In the URL too, where a keyword setting of the same name wins.
+    in_url = url + ("&" if "?" in url else "?") + "output_format_arrow_string_as_string=0"
+    with chwire.connect(in_url) as c:
+        assert pa.types.is_large_binary(c.query_arrow(sql).column("s").type)
+    with chwire.connect(in_url, settings={"output_format_arrow_string_as_string": 1}) as c:
+        assert pa.types.is_large_string(c.query_arrow("SELECT 'x' AS s").column("s").type)
     with pytest.raises(chwire.DataError, match="output_format_arrow_string_as_string"):
         client.query(sql, settings={"output_format_arrow_string_as_string": "maybe"})
 

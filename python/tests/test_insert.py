@@ -183,3 +183,15 @@ def test_every_1816_type_round_trips(client, table):
     # The server holds the values its own expressions give.
     checks = " AND ".join(f"{n} = CAST({e} AS {t})" for n, t, e in TYPES_1816 if not t.startswith(("Nullable", "Array(N", "LowCardinality(N")))
     assert client.command(f"SELECT count() FROM (SELECT id AS number, * FROM {table}) WHERE {checks}") == 50
+
+
+def test_insert_rows_pads_fixed_strings_as_the_server_does(client, table):
+    make(client, table, "k UInt8, f FixedString(4), n Nullable(FixedString(2))")
+    assert client.insert(table, [(1, b"ab", b"x"), (2, "ü", None), (3, b"abcd", b"yz")]) == 3
+    rows = client.query(f"SELECT k, f, n FROM {table} ORDER BY k").result_rows
+    assert rows == [(1, b"ab\0\0", b"x\0"), (2, "ü".encode() + b"\0\0", None), (3, b"abcd", b"yz")]
+    with pytest.raises(chwire.DataError, match=r"column 'f' \(FixedString\(4\)\), row 0: .*longer than FixedString\(4\)"):
+        client.insert(table, [(4, b"abcde", None)])
+    with pytest.raises(chwire.DataError, match=r"column 'f'.*not bytes or str"):
+        client.insert(table, [(4, 12, None)])
+    assert client.command(f"SELECT count() FROM {table}") == 3

@@ -243,10 +243,10 @@ struct QueryArgs {
 fn fail(e: &chwire::Error) -> ExitCode {
     match e.server() {
         Some(ex) => {
-            eprintln!("Error: code {} ({}): {}", ex.code, ex.name, ex.message);
+            eprintln!("Error: code {} ({}): {}", ex.code, ex.code_name().unwrap_or(&ex.name), ex.text());
             let mut n = ex.nested.as_deref();
             while let Some(x) = n {
-                eprintln!("  caused by: code {} ({}): {}", x.code, x.name, x.message);
+                eprintln!("  caused by: code {} ({}): {}", x.code, x.code_name().unwrap_or(&x.name), x.text());
                 n = x.nested.as_deref();
             }
             ExitCode::from(1)

@@ -105,6 +105,8 @@ fn server_errors_exit_1_with_code_name_message() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("code 60") && err.contains("chwire_cli_missing_table"), "{err}");
+    // The code's name (18.16 sends only its class, DB::Exception), and the class not twice.
+    assert!(err.starts_with("Error: code 60 (UNKNOWN_TABLE): Table "), "{err}");
 }
 
 #[test]

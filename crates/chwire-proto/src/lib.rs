@@ -22,6 +22,7 @@ pub mod column;
 pub mod compress;
 pub mod decoder;
 pub mod error;
+pub mod error_codes;
 pub mod limits;
 pub mod native;
 pub mod packet;

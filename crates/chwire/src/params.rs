@@ -31,19 +31,27 @@ macro_rules! plain_number {
 plain_number!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
 
 macro_rules! float {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $reinterpret:literal),*) => {$(
         impl QueryParam for $t {
             fn param_text(&self) -> String {
                 if self.is_nan() { "nan".into() } else if self.is_infinite() { if *self > 0.0 { "inf".into() } else { "-inf".into() } } else { format!("{self:?}") }
             }
             fn sql_literal(&self) -> String {
-                // nan/inf are literals ClickHouse accepts; others print exactly (Debug keeps precision).
-                self.param_text()
+                // nan/inf are literals ClickHouse accepts; others print exactly (Debug keeps
+                // precision). Older parsers (18.16) refuse a subnormal literal such as 5e-324
+                // (strtod's range error) and read `toFloat64('5e-324')` as 0: its bytes instead
+                // (reinterpreting a string, the one argument 18.16 reinterprets as a float).
+                if self.is_subnormal() {
+                    let hex: String = self.to_le_bytes().iter().map(|b| format!("{b:02X}")).collect();
+                    format!(concat!($reinterpret, "(unhex('{}'))"), hex)
+                } else {
+                    self.param_text()
+                }
             }
         }
     )*};
 }
-float!(f32, f64);
+float!(f32 => "reinterpretAsFloat32", f64 => "reinterpretAsFloat64");
 
 impl QueryParam for bool {
     fn param_text(&self) -> String {
@@ -269,6 +277,9 @@ mod tests {
         assert_eq!(vec!["a'", "b"].sql_literal(), "['a\\'','b']");
         assert_eq!(1.5f64.sql_literal(), "1.5");
         assert_eq!(f64::NEG_INFINITY.param_text(), "-inf");
+        assert_eq!(5e-324f64.sql_literal(), "reinterpretAsFloat64(unhex('0100000000000000'))");
+        assert_eq!((-1e-45f32).sql_literal(), "reinterpretAsFloat32(unhex('01000080'))");
+        assert_eq!(5e-324f64.param_text(), "5e-324", "newer servers parse it");
     }
 
     #[test]

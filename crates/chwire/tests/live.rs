@@ -782,6 +782,15 @@ async fn parameters_are_data_never_sql() {
     let b = c.query("SELECT number FROM system.numbers LIMIT {n:UInt64}").param("n", 3u64).fetch_blocks().await.unwrap();
     assert_eq!(b.iter().map(|b| b.rows()).sum::<usize>(), 3);
     assert_eq!(scalar_u64(&mut c, "SELECT count() FROM chwire_params").await, 1);
+    // Floats arrive bit for bit, subnormals (which 18.16 cannot parse as literals) included.
+    for x in [5e-324f64, -2.5e-320, f64::MIN_POSITIVE, f64::MAX, -0.0, 0.1, 1e300, f64::INFINITY] {
+        let b = c.query("SELECT {x:Float64} AS x").param("x", x).fetch_blocks().await.unwrap();
+        assert!(matches!(b[0].column("x").unwrap().value(0), Value::Float64(v) if v.to_bits() == x.to_bits()), "{x:e}");
+    }
+    for x in [1e-45f32, -1.1e-38, f32::MAX] {
+        let b = c.query("SELECT {x:Float32} AS x").param("x", x).fetch_blocks().await.unwrap();
+        assert!(matches!(b[0].column("x").unwrap().value(0), Value::Float32(v) if v.to_bits() == x.to_bits()), "{x:e}");
+    }
     c.execute("DROP TABLE chwire_params").await.unwrap();
 }
 

@@ -107,9 +107,28 @@ impl ServerException {
 /// Longest chain of nested exceptions accepted (servers send one).
 pub const MAX_EXCEPTION_CHAIN: usize = 64;
 
+impl ServerException {
+    /// The symbolic name of the error code (`UNKNOWN_TABLE` for 60), from ClickHouse's table
+    /// of codes: servers send only their exception class (`DB::Exception`) as the name.
+    pub fn code_name(&self) -> Option<&'static str> {
+        crate::error_codes::error_code_name(self.code)
+    }
+
+    /// The message without the class name that servers put in front of it
+    /// (`DB::Exception: Table x doesn't exist` → `Table x doesn't exist`).
+    pub fn text(&self) -> &str {
+        self.message.strip_prefix(self.name.as_str()).and_then(|m| m.strip_prefix(": ")).unwrap_or(&self.message)
+    }
+}
+
 impl std::fmt::Display for ServerException {
+    /// `Code: 60. DB::Exception: Table x doesn't exist (UNKNOWN_TABLE)`: the class once, and
+    /// the code's name unless the message already has it (newer servers add it).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Code: {}. {}: {}", self.code, self.name, self.message)?;
+        write!(f, "Code: {}. {}: {}", self.code, self.name, self.text())?;
+        if let Some(name) = self.code_name().filter(|n| !self.message.contains(&format!("({n})"))) {
+            write!(f, " ({name})")?;
+        }
         if let Some(n) = &self.nested {
             write!(f, " (caused by: {n})")?;
         }
@@ -334,6 +353,29 @@ mod tests {
     }
 
     #[test]
+    fn exception_text_has_its_class_once_and_the_codes_name() {
+        let e = |code, message: &str| ServerException {
+            code,
+            name: "DB::Exception".into(),
+            message: message.into(),
+            stack_trace: String::new(),
+            nested: None,
+        };
+        // 18.16 repeats the class in the message.
+        let old = e(60, "DB::Exception: Table default.x doesn't exist.");
+        assert_eq!(old.text(), "Table default.x doesn't exist.");
+        assert_eq!(old.code_name(), Some("UNKNOWN_TABLE"));
+        assert_eq!(old.to_string(), "Code: 60. DB::Exception: Table default.x doesn't exist. (UNKNOWN_TABLE)");
+        // Newer servers end the message with the name: not twice.
+        let new = e(60, "Table default.x does not exist. (UNKNOWN_TABLE)");
+        assert_eq!(new.to_string(), "Code: 60. DB::Exception: Table default.x does not exist. (UNKNOWN_TABLE)");
+        let http = e(60, "DB::Exception: Table default.x does not exist. (UNKNOWN_TABLE) (version 24.3.1.1)");
+        assert!(http.to_string().ends_with("(UNKNOWN_TABLE) (version 24.3.1.1)"), "{http}");
+        // A code chwire does not know: the message alone.
+        assert_eq!(e(5, "odd").to_string(), "Code: 5. DB::Exception: odd");
+    }
+
+    #[test]
     fn nested_exceptions() {
         let mut b = Vec::new();
         b.put_i32_le(60);
@@ -349,7 +391,10 @@ mod tests {
         let e = ServerException::decode(&mut Reader::new(&b)).unwrap();
         assert_eq!(e.code, 60);
         assert_eq!(e.nested.as_ref().unwrap().code, 1000);
-        assert_eq!(e.to_string(), "Code: 60. DB::Exception: Table x doesn't exist (caused by: Code: 1000. Poco::Exception: inner)");
+        assert_eq!(
+            e.to_string(),
+            "Code: 60. DB::Exception: Table x doesn't exist (UNKNOWN_TABLE) (caused by: Code: 1000. Poco::Exception: inner (POCO_EXCEPTION))"
+        );
     }
 
     #[test]
