@@ -29,6 +29,17 @@ def timed(fn, runs):
     return statistics.median(times)
 
 
+def interleaved(fns, runs):
+    """Median wall time of each of fns, run in turn within every round."""
+    times = [[] for _ in fns]
+    for _ in range(runs):
+        for i, fn in enumerate(fns):
+            t = time.perf_counter()
+            fn()
+            times[i].append(time.perf_counter() - t)
+    return [statistics.median(t) for t in times]
+
+
 def peak_mib(args):
     """Peak RSS of one run of args, by GNU time (None without it)."""
     if not os.path.exists("/usr/bin/time"):
@@ -65,11 +76,16 @@ def main():
             pa_out = os.path.join(tmp, f"pyarrow-{codec}.parquet")
             pw = timed(lambda: pq.write_table(table, pa_out, compression=pa_codec), a.runs)
             rows.append((f"write Parquet ({codec})", w, pw, os.path.getsize(out) / os.path.getsize(pa_out)))
-            r = timed(lambda: chwire("--from", "parquet", "--to", "native", "-i", out, "-o", os.devnull), a.runs)
-            pr1 = timed(lambda: pq.read_table(pa_out, use_threads=False), a.runs)
-            pr = timed(lambda: pq.read_table(pa_out), a.runs)
-            rows.append((f"read Parquet ({codec}) → Native", r, pr1, None))
-            rows.append((f"  (pyarrow with threads: {pr:.3f} s)", None, None, None))
+            # Reads: each reader on each writer's file, the three readers taking turns within
+            # every run (this machine's load drifts between runs more than the readers differ).
+            for label, path in [("chwire's file", out), ("pyarrow's file", pa_out)]:
+                r, pr1, pr = interleaved([
+                    lambda: chwire("--from", "parquet", "--to", "native", "-i", path, "-o", os.devnull),
+                    lambda: pq.read_table(path, use_threads=False),
+                    lambda: pq.read_table(path),
+                ], a.runs)
+                rows.append((f"read Parquet ({codec}) → Native, {label}", r, pr1, None))
+                rows.append((f"  (pyarrow with threads: {pr:.3f} s, chwire / that {r / pr:.2f}×)", None, None, None))
             del table
         ch_out = os.path.join(tmp, "chdb.parquet")
         try:

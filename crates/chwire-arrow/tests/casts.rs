@@ -113,3 +113,28 @@ fn fixed_size_binary_of_width_zero_is_an_error() {
     let err = batch_to_block(&b, &[("f".to_string(), target)]).unwrap_err().to_string();
     assert!(err.contains("positive"), "{err}");
 }
+
+/// DateTime from timestamp[s], with and without nulls: both ends of DateTime's range arrive,
+/// one second beyond either is refused.
+#[test]
+fn seconds_to_datetime_at_the_range_ends() {
+    use arrow_array::TimestampSecondArray;
+    let max = i64::from(u32::MAX);
+    let target = [("t".to_string(), ty("Nullable(DateTime('UTC'))"))];
+    for with_nulls in [false, true] {
+        let of = |v: Vec<i64>| {
+            let mut v: Vec<Option<i64>> = v.into_iter().map(Some).collect();
+            if with_nulls {
+                v.push(None);
+            }
+            batch(vec![("t", Arc::new(TimestampSecondArray::from(v)) as ArrayRef, true)])
+        };
+        let block = batch_to_block(&of(vec![0, 1_600_000_000, max]), &target).unwrap();
+        let col = block.column("t").unwrap();
+        assert_eq!((col.value(0), col.value(2)), (Value::DateTime(0, Some("UTC")), Value::DateTime(u32::MAX, Some("UTC"))), "{with_nulls}");
+        for bad in [-1, max + 1, i64::MIN, i64::MAX] {
+            let msg = batch_to_block(&of(vec![5, bad]), &target).unwrap_err().to_string();
+            assert!(msg.contains("column t") && msg.contains("2106"), "{bad} (nulls: {with_nulls}): {msg}");
+        }
+    }
+}
