@@ -25,7 +25,9 @@ pub(crate) fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<Strin
 pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
     use DataType as T;
     // A Dynamic value can be NULL (written as JSON `null`, as ClickHouse does).
-    let accepts_nulls = crate::schema::is_nullable(ty) || matches!(ty, T::Dynamic { .. });
+    // A NULL list or map is an empty Array or Map (ClickHouse has no Nullable(Array); it reads
+    // such files so too): see `list_parts`.
+    let accepts_nulls = crate::schema::is_nullable(ty) || matches!(ty, T::Dynamic { .. } | T::Array(_) | T::Map(..) | T::Nested(_));
     if !accepts_nulls && array.logical_null_count() > 0 {
         return Err(mismatch(array, ty, format!("{} NULLs, but the type is not Nullable", array.logical_null_count())));
     }
@@ -530,7 +532,36 @@ fn decimal(array: &dyn Array, ty: &DataType, precision: u8, scale: u8) -> Result
 }
 
 /// Offsets (rebased to 0) and the sliced values of a list of any offset width.
+/// A list or map array's offsets (from 0) and the values they index; a NULL list is an empty
+/// one (whatever values its slot spans, which are left out).
 fn list_parts(array: &dyn Array, ty: &DataType) -> Result<(Vec<u64>, ArrayRef)> {
+    let (offsets, values) = list_offsets_values(array, ty)?;
+    match array.logical_nulls().filter(|n| n.null_count() > 0) {
+        Some(nulls) => empty_for_nulls(&nulls, offsets, values),
+        None => Ok((offsets, values)),
+    }
+}
+
+/// `offsets` with every NULL row empty; the values of NULL rows that spanned some are taken out.
+fn empty_for_nulls(nulls: &arrow_buffer::NullBuffer, offsets: Vec<u64>, values: ArrayRef) -> Result<(Vec<u64>, ArrayRef)> {
+    let spans = || offsets.windows(2).zip(nulls.iter()).filter_map(|(w, valid)| if let [a, b] = *w { Some((a, b, valid)) } else { None });
+    if spans().all(|(a, b, valid)| valid || a == b) {
+        return Ok((offsets, values)); // the usual case: NULL rows span nothing
+    }
+    let mut kept: Vec<u64> = Vec::new();
+    let mut out = Vec::with_capacity(offsets.len());
+    out.push(0u64);
+    for (a, b, valid) in spans() {
+        if valid {
+            kept.extend(a..b);
+        }
+        out.push(kept.len() as u64);
+    }
+    let values = arrow_select::take::take(values.as_ref(), &arrow_array::UInt64Array::from(kept), None)?;
+    Ok((out, values))
+}
+
+fn list_offsets_values(array: &dyn Array, ty: &DataType) -> Result<(Vec<u64>, ArrayRef)> {
     Ok(match array.data_type() {
         A::List(_) => {
             let l = array.as_list::<i32>();

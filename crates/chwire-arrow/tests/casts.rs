@@ -138,3 +138,58 @@ fn seconds_to_datetime_at_the_range_ends() {
         }
     }
 }
+
+/// A NULL list or map (pandas, Polars and pyarrow write them for missing values) is an empty
+/// Array or Map, as ClickHouse reads such files; values a NULL row's offsets span are left out.
+#[test]
+fn null_lists_and_maps_are_empty() {
+    use arrow_array::builder::{Int64Builder, ListBuilder, MapBuilder, StringBuilder};
+    use arrow_array::{FixedSizeListArray, ListArray};
+    use arrow_buffer::{NullBuffer, OffsetBuffer};
+    // Row 1 is NULL but spans two values (allowed by Arrow): they must not leak into row 2.
+    let values: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3, 4]));
+    let field = Arc::new(Field::new("item", arrow_schema::DataType::Int64, true));
+    let spanning = ListArray::new(
+        field.clone(),
+        OffsetBuffer::new(vec![0, 1, 3, 4].into()),
+        values.clone(),
+        Some(NullBuffer::from(vec![true, false, true])),
+    );
+    let mut nested = ListBuilder::new(ListBuilder::new(Int64Builder::new()));
+    nested.values().values().append_value(7);
+    nested.values().append(true);
+    nested.values().append_null();
+    nested.append(true);
+    nested.append_null();
+    nested.append(true);
+    let mut maps = MapBuilder::new(None, StringBuilder::new(), Int64Builder::new());
+    maps.keys().append_value("k");
+    maps.values().append_value(1);
+    maps.append(true).unwrap();
+    maps.append(false).unwrap();
+    maps.append(true).unwrap();
+    let fixed =
+        FixedSizeListArray::new(field, 1, Arc::new(Int64Array::from(vec![5, 6, 8])), Some(NullBuffer::from(vec![true, false, true])));
+    let b = batch(vec![
+        ("l", Arc::new(spanning), true),
+        ("n", Arc::new(nested.finish()), true),
+        ("m", Arc::new(maps.finish()), true),
+        ("f", Arc::new(fixed), true),
+    ]);
+    let target = [
+        ("l".to_string(), ty("Array(Int64)")),
+        ("n".into(), ty("Array(Array(Int64))")),
+        ("m".into(), ty("Map(String, Int64)")),
+        ("f".into(), ty("Array(Int64)")),
+    ];
+    for block in [batch_to_block(&b, &target).unwrap(), batch_to_block_inferred(&b).unwrap()] {
+        let text = |c: &str| (0..3).map(|i| format!("{:?}", block.column(c).unwrap().value(i))).collect::<Vec<_>>();
+        let l = text("l");
+        assert!(l[1].contains("[]") && l[2].contains("Int(4)") && !l[2].contains("Int(2)"), "{l:?}");
+        let n = text("n");
+        assert!(n[0].contains("Int(7)") && n[1].contains("[]"), "an inner NULL list is empty too: {n:?}");
+        assert!(text("m")[1].contains("[]"), "{:?}", text("m"));
+        let f = text("f");
+        assert!(f[1].contains("[]") && f[2].contains("Int(8)") && !f[2].contains("Int(6)"), "{f:?}");
+    }
+}
