@@ -127,6 +127,19 @@ impl NativeBlocks {
 }
 
 pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
+    let output = args.output.clone();
+    let result = convert(args, limits);
+    // A failed conversion leaves no partial file behind (a Parquet file cut short is unreadable);
+    // only a regular file is removed, never a device or a pipe.
+    if let (Err(_), Some(path)) = (&result, &output) {
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    result
+}
+
+fn convert(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
     let tz = Some(args.timezone.as_deref().unwrap_or("UTC"));
     let files = args.files.options(&args.settings, tz)?;
     let mut source = formats::source(args.from, args.input.as_deref(), &files, tz, limits)?;
@@ -143,8 +156,19 @@ pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
         }
         sink.write(block)?;
     }
-    if let (false, Some(columns)) = (begun, &structure) {
-        sink.begin(columns)?;
+    // No rows: the file still gets the columns the input declared (a Parquet or Arrow schema,
+    // a header, --structure), so that it reads back as an empty table rather than as nothing.
+    if !begun {
+        match structure.or_else(|| source.columns()) {
+            Some(columns) => sink.begin(&columns)?,
+            None if matches!(args.to, Format::Arrow | Format::ArrowStream | Format::Parquet) => {
+                return Err(chwire::Error::invalid_input(format!(
+                    "the input has no rows and declares no columns: a {} file needs them (give --structure)",
+                    args.to
+                )));
+            }
+            None => {}
+        }
     }
     sink.finish()
 }

@@ -386,6 +386,39 @@ fn names_and_types_formats_declare_their_columns() {
     }
 }
 
+/// An input without rows converts to an empty file of the columns it declares (a Parquet or
+/// Arrow schema, a header with types), in every format, not to nothing; an input that declares
+/// none cannot make a Parquet or Arrow file (an error, and no file is left behind).
+#[test]
+fn empty_inputs_convert_to_empty_files_of_their_columns() {
+    let header = scratch("empty.csv");
+    std::fs::write(&header, "\"a\",\"s\"\n\"UInt8\",\"Nullable(String)\"\n").unwrap();
+    let mut from = ("CSVWithNamesAndTypes", header);
+    for to in ["Parquet", "Arrow", "ArrowStream", "Parquet"] {
+        let out = scratch(&format!("empty-from-{}.{to}", from.0));
+        ok(chwire(&["convert", "--from", from.0, "--to", to, "-i", from.1.to_str().unwrap(), "-o", out.to_str().unwrap()]));
+        assert!(std::fs::metadata(&out).unwrap().len() > 0, "{} -> {to}: an empty file", from.0);
+        from = (to, out);
+    }
+    let back = ok(chwire(&["convert", "--from", "Parquet", "--to", "CSVWithNamesAndTypes", "-i", from.1.to_str().unwrap()]));
+    assert_eq!(back, "\"a\",\"s\"\n\"UInt8\",\"Nullable(String)\"\n");
+    let nothing = scratch("empty.native");
+    std::fs::write(&nothing, "").unwrap();
+    let out = scratch("from-nothing.parquet");
+    let o = chwire(&["convert", "--from", "Native", "--to", "Parquet", "-i", nothing.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("declares no columns"));
+    assert!(!out.exists(), "no partial file is left");
+    // Nor after a value that fails halfway through a file.
+    let bad = scratch("bad.tsv");
+    std::fs::write(&bad, "1\n2\nx\n").unwrap();
+    let out = scratch("bad.parquet");
+    let o =
+        chwire(&["convert", "--from", "TSV", "-S", "a UInt8", "--to", "Parquet", "-i", bad.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!out.exists(), "no partial file is left");
+}
+
 /// `chwire bench W5` creates its table when it is missing.
 #[test]
 fn bench_w5_creates_its_table() {

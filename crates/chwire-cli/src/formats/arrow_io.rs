@@ -311,6 +311,14 @@ impl Source for ArrowSource {
             return block.map(Some).map_err(invalid);
         }
     }
+
+    fn columns(&self) -> Option<Vec<(String, DataType)>> {
+        match &self.target {
+            Some(target) => Some(target.clone()),
+            None if self.parquet => parquet_types(&self.schema).ok(),
+            None => self.schema.fields().iter().map(|f| Some((f.name().clone(), chwire_arrow::clickhouse_type_for(f).ok()?))).collect(),
+        }
+    }
 }
 
 /// The Arrow options of `--arrow-types`, and the default zone.

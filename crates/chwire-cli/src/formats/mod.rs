@@ -248,6 +248,12 @@ pub trait Source {
     fn skip_rows(&mut self, rows: u64) -> chwire::Result<()>;
     /// The next block, or `None` at the end of the input.
     fn next_block(&mut self) -> chwire::Result<Option<Block>>;
+    /// The columns of the blocks, when the input declares them even without rows (an Arrow
+    /// or Parquet schema, a `...WithNamesAndTypes` header, the bound target): an empty input
+    /// still converts to an empty file of those columns.
+    fn columns(&self) -> Option<Vec<(String, DataType)>> {
+        None
+    }
 }
 
 /// How many rows (and how many bytes of text) a block read from text holds at most.

@@ -510,6 +510,10 @@ impl Source for TextSource {
         self.target = Some(target);
         res
     }
+
+    fn columns(&self) -> Option<Vec<(String, DataType)>> {
+        self.target.clone()
+    }
 }
 
 impl TextSource {
