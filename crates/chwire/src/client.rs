@@ -539,19 +539,35 @@ impl Client {
     }
 }
 
-/// Whether the statement is an INSERT (after whitespace and comments).
-fn starts_with_insert(sql: &str) -> bool {
+/// The statement's first word (after whitespace, comments and opening parentheses).
+fn first_word(sql: &str) -> &str {
     let mut s = sql.trim_start();
     loop {
         if let Some(rest) = s.strip_prefix("--") {
             s = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
         } else if let Some(rest) = s.strip_prefix("/*") {
             s = rest.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        } else if let Some(rest) = s.strip_prefix('(') {
+            s = rest.trim_start();
         } else {
             break;
         }
     }
-    s.get(..6).is_some_and(|w| w.eq_ignore_ascii_case("insert"))
+    let end = s.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(s.len());
+    &s[..end]
+}
+
+/// Whether the statement is an INSERT.
+fn starts_with_insert(sql: &str) -> bool {
+    first_word(sql).eq_ignore_ascii_case("insert")
+}
+
+/// Whether the statement only reads (SELECT, WITH, SHOW, DESCRIBE, EXISTS, EXPLAIN): only
+/// such a statement is sent again once it reached a server. A CREATE ... AS SELECT, an ALTER
+/// or an OPTIMIZE may have run (or still be running) when its answer is lost.
+pub(crate) fn is_read(sql: &str) -> bool {
+    let w = first_word(sql);
+    ["select", "with", "show", "describe", "desc", "exists", "explain"].iter().any(|k| w.eq_ignore_ascii_case(k))
 }
 
 /// The host name sent in every query's ClientInfo: looked up once per process (reading
@@ -605,6 +621,19 @@ mod tests {
     fn detects_inserts() {
         assert!(starts_with_insert("  -- c\n/* x */ insert into t values (1)"));
         assert!(!starts_with_insert("SELECT 'insert'"));
+        assert!(!starts_with_insert("inserted"));
+    }
+
+    #[test]
+    fn only_reads_are_sent_again() {
+        for read in ["SELECT 1", " -- c\n(select 1) UNION ALL (SELECT 2)", "WITH 1 AS x SELECT x", "show tables", "DESC t", "EXISTS t"] {
+            assert!(is_read(read), "{read}");
+        }
+        for write in
+            ["CREATE TABLE t AS SELECT 1", "INSERT INTO t SELECT 1", "OPTIMIZE TABLE t", "ALTER TABLE t DELETE WHERE 1", "selected"]
+        {
+            assert!(!is_read(write), "{write}");
+        }
     }
 
     #[test]

@@ -47,10 +47,46 @@ async fn query_deadline_cancels_and_the_connection_is_drained() {
 async fn receive_timeout_discards_the_connection() {
     let url = format!("{}?receive_timeout=300ms", url());
     let mut c = Client::connect_url(&url).await.unwrap();
+    let t = Instant::now();
     let err = c.query("SELECT sleep(1)").fetch_blocks().await.unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Timeout("receive")), "{err:?}");
+    // One server: the query is not sent to it again (it would run twice, and the wait triple).
+    assert!(t.elapsed() < Duration::from_millis(900), "{:?}", t.elapsed());
     assert!(!c.is_connected());
     check(&mut c).await;
+}
+
+/// A statement that writes is never sent again once it reached the server: a CREATE ... AS
+/// SELECT whose answer timed out ran once (and its timeout is the error, not "table exists").
+#[tokio::test]
+async fn a_timed_out_write_is_not_sent_again() {
+    let mut admin = client().await;
+    admin.execute("DROP TABLE IF EXISTS chwire_timeout_ctas").await.unwrap();
+    let url = format!("{}?receive_timeout=300ms&retries=3", url());
+    let mut c = Client::connect_url(&url).await.unwrap();
+    let err = c
+        .query("CREATE TABLE chwire_timeout_ctas ENGINE = Log AS SELECT number, sleep(1) AS s FROM numbers(1)")
+        .execute()
+        .await
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Timeout("receive")), "{err:?}");
+    // The one run finishes on the server (after 1 s): the table holds its row, once.
+    let mut rows = 0;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        match admin.query("SELECT count() FROM chwire_timeout_ctas").fetch_one::<(u64,)>().await {
+            Ok((n,)) if n > 0 => {
+                rows = n;
+                break;
+            }
+            _ => continue,
+        }
+    }
+    assert_eq!(rows, 1);
+    let (runs,): (u64,) =
+        admin.query("SELECT count() FROM system.processes WHERE query LIKE 'CREATE TABLE chwire_timeout_ctas%'").fetch_one().await.unwrap();
+    assert_eq!(runs, 0, "no second run is going on");
+    admin.execute("DROP TABLE chwire_timeout_ctas").await.unwrap();
 }
 
 #[tokio::test]

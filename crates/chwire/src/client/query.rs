@@ -87,8 +87,9 @@ impl<'c> Query<'c> {
         }
         let client = self.client;
         client.pending = Pending::Drain { cancel_sent: false };
-        // A read may be sent again (elsewhere) until it returned rows; an INSERT never.
-        let retry = (!is_insert && attempt < retries)
+        // Once sent, a read may be sent again (elsewhere) until it returned rows; a statement
+        // that writes never (it may have run).
+        let retry = (super::is_read(&self.sql) && attempt < retries)
             .then(|| Box::new(Retry { sql: self.sql, settings: self.settings, parameters: self.parameters, attempt }));
         Ok(QueryStream {
             is_insert,

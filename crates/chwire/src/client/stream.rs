@@ -81,7 +81,10 @@ impl QueryStream<'_> {
                     continue;
                 }
                 Ok(p) => p,
-                Err(e) if self.retry.is_some() && e.is_failover() => {
+                // A receive timeout after the query went out means a slow answer, not a
+                // server that is down: sent again only where another server can take it (the
+                // same one would run it twice).
+                Err(e) if self.retry.is_some() && e.is_failover() && (!e.is_timeout() || self.client.shared.hosts.len() > 1) => {
                     self.send_again(e).await?;
                     continue;
                 }
