@@ -4,8 +4,120 @@
 //! HTTP it would answer in that format instead of the Native that chwire decodes; as
 //! clickhouse-client does, the CLI therefore takes the clause off the statement and writes its
 //! output in that format. Strings, quoted identifiers and comments are skipped, so a `FORMAT`
-//! inside them is text; the caller takes the clause only when its name is a format chwire
-//! writes (`ORDER BY format DESC` ends in `format DESC` too).
+//! inside them is text; the caller takes the clause only when its name is one of ClickHouse's
+//! formats (`ORDER BY format DESC` ends in `format DESC` too), and refuses one chwire does not
+//! write.
+
+/// Whether `name` is one of ClickHouse's own formats (any case), chwire writing it or not.
+pub fn is_clickhouse_format(name: &str) -> bool {
+    CLICKHOUSE_FORMATS.iter().any(|f| f.eq_ignore_ascii_case(name))
+}
+
+/// The formats ClickHouse reads or writes (its `FormatFactory` registrations), for telling a
+/// FORMAT clause from a column that happens to be named `format`.
+const CLICKHOUSE_FORMATS: &[&str] = &[
+    "TabSeparated",
+    "TSV",
+    "TabSeparatedRaw",
+    "TSVRaw",
+    "Raw",
+    "TabSeparatedWithNames",
+    "TSVWithNames",
+    "TabSeparatedRawWithNames",
+    "TSVRawWithNames",
+    "RawWithNames",
+    "TabSeparatedWithNamesAndTypes",
+    "TSVWithNamesAndTypes",
+    "TabSeparatedRawWithNamesAndTypes",
+    "TSVRawWithNamesAndTypes",
+    "RawWithNamesAndTypes",
+    "Template",
+    "TemplateIgnoreSpaces",
+    "CSV",
+    "CSVWithNames",
+    "CSVWithNamesAndTypes",
+    "CustomSeparated",
+    "CustomSeparatedWithNames",
+    "CustomSeparatedWithNamesAndTypes",
+    "CustomSeparatedIgnoreSpaces",
+    "Values",
+    "JSON",
+    "JSONStrings",
+    "JSONColumns",
+    "JSONColumnsWithMetadata",
+    "JSONCompact",
+    "JSONCompactStrings",
+    "JSONCompactColumns",
+    "JSONEachRow",
+    "JSONLines",
+    "NDJSON",
+    "PrettyJSONEachRow",
+    "PrettyJSONLines",
+    "PrettyNDJSON",
+    "JSONStringsEachRow",
+    "JSONCompactEachRow",
+    "JSONCompactEachRowWithNames",
+    "JSONCompactEachRowWithNamesAndTypes",
+    "JSONCompactStringsEachRow",
+    "JSONCompactStringsEachRowWithNames",
+    "JSONCompactStringsEachRowWithNamesAndTypes",
+    "JSONEachRowWithProgress",
+    "JSONStringsEachRowWithProgress",
+    "JSONObjectEachRow",
+    "JSONAsString",
+    "JSONAsObject",
+    "BSONEachRow",
+    "TSKV",
+    "Pretty",
+    "PrettyNoEscapes",
+    "PrettyMonoBlock",
+    "PrettyNoEscapesMonoBlock",
+    "PrettyCompact",
+    "PrettyCompactNoEscapes",
+    "PrettyCompactMonoBlock",
+    "PrettyCompactNoEscapesMonoBlock",
+    "PrettySpace",
+    "PrettySpaceNoEscapes",
+    "PrettySpaceMonoBlock",
+    "PrettySpaceNoEscapesMonoBlock",
+    "Prometheus",
+    "Protobuf",
+    "ProtobufSingle",
+    "ProtobufList",
+    "Avro",
+    "AvroConfluent",
+    "Parquet",
+    "ParquetMetadata",
+    "Arrow",
+    "ArrowStream",
+    "ORC",
+    "One",
+    "Npy",
+    "RowBinary",
+    "RowBinaryWithNames",
+    "RowBinaryWithNamesAndTypes",
+    "RowBinaryWithDefaults",
+    "Native",
+    "Null",
+    "XML",
+    "CapnProto",
+    "LineAsString",
+    "LineAsStringWithNames",
+    "LineAsStringWithNamesAndTypes",
+    "Regexp",
+    "RawBLOB",
+    "MsgPack",
+    "MySQLWire",
+    "MySQLDump",
+    "PostgreSQLWire",
+    "SQLInsert",
+    "Vertical",
+    "VerticalRaw",
+    "Markdown",
+    "Form",
+    "Hash",
+    "DWARF",
+];
 
 /// One significant token: its byte range and whether it is a word (or quoted identifier).
 #[derive(Clone, Copy)]
@@ -94,7 +206,13 @@ fn significant_tokens(sql: &str) -> Vec<Token> {
 
 #[cfg(test)]
 mod tests {
-    use super::split;
+    use super::{is_clickhouse_format, split};
+
+    #[test]
+    fn clickhouse_formats_are_known_in_any_case() {
+        assert!(is_clickhouse_format("json") && is_clickhouse_format("Vertical") && is_clickhouse_format("NULL"));
+        assert!(!is_clickhouse_format("DESC") && !is_clickhouse_format("format"));
+    }
 
     #[test]
     fn a_trailing_format_clause_is_split_off() {

@@ -270,14 +270,25 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         args.sql
     };
     let stdout_tty = std::io::stdout().is_terminal();
-    // The query's own FORMAT clause is the output format (see `format_clause`).
-    // A trailing `format <word>` whose word is no format chwire writes may be something else
-    // (`ORDER BY format DESC`, a column named format): the SQL then goes as it is.
-    let (sql, clause) =
-        match format_clause::split(&sql).and_then(|(rest, name)| Some((rest.to_string(), formats::any_format(&name).ok()?, name))) {
-            Some((rest, f, name)) => (rest, Some((f, name))),
-            None => (sql, None),
-        };
+    // The query's own FORMAT clause is the output format (see `format_clause`). A trailing
+    // `format <word>` whose word is no ClickHouse format may be something else (`ORDER BY
+    // format DESC`, a column named format): the SQL then goes as it is. A ClickHouse format
+    // chwire does not write is an error: the server would ignore it (native) or answer in it
+    // (HTTP), and either way the output would not be what the clause asks.
+    let (sql, clause) = match format_clause::split(&sql) {
+        Some((rest, name)) => match formats::any_format(&name) {
+            Ok(f) => (rest.to_string(), Some((f, name))),
+            Err(_) if format_clause::is_clickhouse_format(&name) => {
+                return Err(chwire::Error::invalid_input(format!(
+                    "the query asks for FORMAT {name}, which chwire does not write; it writes {} (remove the clause or pick one \
+                     of those, or --format)",
+                    formats::Format::all_names()
+                )));
+            }
+            Err(_) => (sql, None),
+        },
+        None => (sql, None),
+    };
     let fmt = match (clause, args.format) {
         (Some((f, name)), given) => {
             if let Some(g) = given.filter(|g| *g != f) {
@@ -289,6 +300,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         (None, None) if stdout_tty => formats::Format::Pretty,
         (None, None) => formats::Format::Tsv,
     };
+    formats::options::refuse_unapplied(&args.settings)?;
     let (format_settings, settings) = formats::options::split_settings(args.settings);
     let mut client = Client::connect(opts).await?;
     let tz = client.server_info().and_then(|i| i.timezone);

@@ -52,6 +52,19 @@ fn formats() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--format says TSV"), "{o:?}");
     // A trailing `format <word>` that names no format is not the clause: the SQL goes as it is.
     assert_eq!(stdout(&chwire(&["query", "-f", "TSV", "SELECT 1 AS format ORDER BY format DESC"])), "1\n");
+    // A ClickHouse format chwire does not write is an error, not TSV under another name (the
+    // server ignores the clause over the native protocol and answers in it over HTTP).
+    for clause in ["FORMAT JSON", "format Vertical;", "FORMAT RowBinary"] {
+        let o = chwire(&["query", &format!("SELECT 1 AS x {clause}")]);
+        assert_eq!(o.status.code(), Some(2), "{clause}: {o:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("which chwire does not write"), "{o:?}");
+        assert!(o.stdout.is_empty());
+    }
+    // So is a format setting chwire's writers do not apply (it would reach the server, which
+    // formats nothing here).
+    let o = chwire(&["query", "--format", "csv", "-s", "format_csv_delimiter=;", "SELECT 1, 2"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("format_csv_delimiter is not supported"), "{o:?}");
 }
 
 /// The same query through ClickHouse's own client: the TSV text must be identical.

@@ -38,6 +38,26 @@ pub fn is_format_setting(name: &str) -> bool {
 pub type Settings = Vec<(String, String)>;
 
 /// Split `--setting`s into the format's (applied here) and the server's.
+/// Refuse the format settings chwire does not apply (`format_csv_delimiter`,
+/// `output_format_json_*`, `input_format_*` but `input_format_skip_unknown_fields`): chwire
+/// reads and writes the files itself, so the server's formats never see them, and sending them
+/// would silently change nothing.
+pub fn refuse_unapplied(settings: &Settings) -> chwire::Result<()> {
+    let unapplied = |k: &str| {
+        let k = k.trim();
+        (k.starts_with("format_") || k.starts_with("output_format_") || k.starts_with("input_format_"))
+            && !is_format_setting(k)
+            && k != "input_format_skip_unknown_fields"
+    };
+    match settings.iter().find(|(k, _)| unapplied(k)) {
+        Some((k, _)) => Err(chwire::Error::invalid_input(format!(
+            "the format setting {k} is not supported by chwire (it reads and writes the formats itself; the server's \
+             formats never see it)"
+        ))),
+        None => Ok(()),
+    }
+}
+
 pub fn split_settings(settings: Settings) -> (Settings, Settings) {
     settings.into_iter().partition(|(k, _)| is_format_setting(k))
 }
