@@ -321,7 +321,10 @@ def _options(host: Optional[str], port: Optional[int], user: Optional[str], pass
         opts["read_timeout"] = send_receive_timeout
         opts["write_timeout"] = send_receive_timeout
     opts.update(extra)
-    return [(k, str(v) if not isinstance(v, str) else v) for k, v in opts.items()]
+    # Booleans as the URL spells them (str(True) is "True", which the options refuse or,
+    # for some, read as false).
+    return [(k, v if isinstance(v, str) else ("true" if v else "false") if isinstance(v, bool) else str(v))
+            for k, v in opts.items()]
 
 
 def connect(url: Optional[str] = None, *, host: Optional[str] = None, port: Optional[int] = None,

@@ -131,11 +131,7 @@ impl RawClient {
         let mut arrow = self.arrow.clone();
         take_arrow_settings(&mut spec.settings, &mut arrow).py_err(py)?;
         let guard = self.busy.acquire().py_err(py)?;
-        let s = QueryStream::open(py, self.client.clone(), spec, arrow, progress, guard, whole_table)?;
-        if let Some(h) = s.abort_handle() {
-            self.track(h);
-        }
-        Ok(s)
+        QueryStream::open(py, self.client.clone(), spec, arrow, progress, guard, whole_table, |h| self.track(h))
     }
 }
 

@@ -84,7 +84,9 @@ fn client_error(py: Python<'_>, e: chwire::Error) -> PyErr {
             return made.unwrap_or_else(|e| e);
         }
         ErrorKind::Timeout(_) => "TimeoutError",
-        ErrorKind::Io(_) | ErrorKind::Closed => "ConnectionError",
+        // A refused certificate, a failed handshake or unreadable TLS files: no (secure)
+        // connection, as for other connection failures.
+        ErrorKind::Io(_) | ErrorKind::Closed | ErrorKind::Tls(_) => "ConnectionError",
         ErrorKind::Decode(_) | ErrorKind::Protocol(_) => "ProtocolError",
         ErrorKind::Config(_) => "InterfaceError",
         ErrorKind::InvalidInput(_) | ErrorKind::Row(_) => "DataError",

@@ -245,6 +245,8 @@ pub struct QueryStream {
 
 impl QueryStream {
     /// Start the query; returns once the server has described the result (or failed).
+    /// `track` receives the task's abort handle as soon as it runs (for `Client.cancel()`).
+    #[allow(clippy::too_many_arguments)]
     pub fn open(
         py: Python<'_>,
         client: Shared,
@@ -253,9 +255,13 @@ impl QueryStream {
         callback: Option<Py<PyAny>>,
         busy: BusyGuard,
         whole_table: bool,
+        track: impl FnOnce(tokio::task::AbortHandle),
     ) -> PyResult<QueryStream> {
         let (tx, rx) = mpsc::channel(if whole_table { BUFFERED_TABLE } else { BUFFERED });
         let handle = runtime().spawn(query_task(client, spec, opts, callback.is_some(), tx));
+        // Cancellable from now on, not only once the result is described: over HTTP an old
+        // server sends nothing until the query is done.
+        track(handle.abort_handle());
         let feed = Feed { rx: Some(rx), handle: Some(handle), callback, progress: Progress::default(), busy };
         let mut s = QueryStream { feed, schema: Arc::new(Schema::empty()) };
         loop {
@@ -313,10 +319,6 @@ impl QueryStream {
 
     fn close(&mut self) {
         self.feed.close();
-    }
-
-    pub fn abort_handle(&self) -> Option<tokio::task::AbortHandle> {
-        self.feed.handle.as_ref().map(|h| h.abort_handle())
     }
 }
 

@@ -39,3 +39,26 @@ def test_insert_arrow_and_errors_over_http(http_client, table):
     with pytest.raises(chwire.ServerError) as e:
         http_client.query_arrow("SELECT * FROM chwire_py_http_no_such_table")
     assert e.value.code == 60
+
+
+def test_cancel_works_before_the_first_block_over_http(http_client):
+    # 18.16 answers HTTP only when the query is done: the cancel must not wait for a block.
+    import threading
+    import time
+
+    slow = "SELECT number, sleepEachRow(0.001) FROM numbers(5000) SETTINGS max_block_size = 100"
+    threading.Timer(0.3, http_client.cancel).start()
+    start = time.monotonic()
+    with pytest.raises(chwire.OperationalError, match="cancelled"):
+        http_client.query_arrow(slow)
+    assert time.monotonic() - start < 2.5
+    assert http_client.command("SELECT 9") == 9
+
+
+def test_boolean_keyword_options():
+    # Python booleans are URL booleans (str(True) is "True", which the options refused).
+    port = int(HTTP_URL.rsplit(":", 1)[1].split("/")[0])
+    with chwire.connect(host="127.0.0.1", port=port, transport="http", secure=False, compression=False) as c:
+        assert c.command("SELECT 1") == 1
+    with pytest.raises(chwire.ConnectionError):
+        chwire.connect(host="127.0.0.1", port=port, transport="http", secure=True, system_roots=True)
