@@ -139,6 +139,23 @@ pub(crate) fn parse_exception(text: &str, status: Option<u16>) -> ServerExceptio
     ServerException { code, name: "DB::Exception".into(), message, stack_trace: String::new(), nested: None }
 }
 
+/// An error status's answer: ClickHouse's exception when the body is one, else (a proxy or
+/// another server answered) an error of the connection: 502, 503 and 504 as a server that
+/// cannot be reached (`Io`, so that a read fails over to the next server), other statuses
+/// as a protocol failure. Neither is "the server reported an error".
+fn error_answer(text: &[u8], status: u16, authority: &str) -> Result<ServerException> {
+    let text = String::from_utf8_lossy(text);
+    if chwire_proto::native::http_exception(text.trim_start().as_bytes()).is_some() {
+        return Ok(parse_exception(&text, Some(status)));
+    }
+    let body: String = text.trim().chars().take(200).collect();
+    let what = format!("{authority} answered HTTP status {status} without a ClickHouse exception: {body}");
+    Err(match status {
+        502..=504 => Error::new(crate::ErrorKind::Io(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, what))),
+        _ => Error::protocol(what),
+    })
+}
+
 /// `X-ClickHouse-Summary` / `X-ClickHouse-Progress`: `{"read_rows":"1","read_bytes":"8",…}`.
 pub(crate) fn parse_progress(v: &str) -> Option<Progress> {
     let mut p = Progress::default();
@@ -421,7 +438,7 @@ impl HttpConn {
         let text = read_to_end(&mut body, self.read_timeout).await?;
         self.last_used = Instant::now();
         if status != hyper::StatusCode::OK {
-            return Err(parse_exception(&String::from_utf8_lossy(&text), Some(status.as_u16())).into());
+            return Err(error_answer(&text, status.as_u16(), &self.authority)?.into());
         }
         Ok(())
     }
@@ -458,7 +475,7 @@ impl HttpConn {
                                 .map_err(gzip_error)?;
                             text = plain;
                         }
-                        return Ok(ServerPacket::Exception(parse_exception(&String::from_utf8_lossy(&text), Some(status.as_u16()))));
+                        return error_answer(&text, status.as_u16(), &self.authority).map(ServerPacket::Exception);
                     }
                     self.state = State::Body(body);
                     if let Some(p) = self.head_progress.take() {
@@ -718,6 +735,21 @@ mod tests {
         assert!(e.message.starts_with("DB::Exception: Table default.x"), "{}", e.message);
         let e = parse_exception("Bad Gateway", Some(502));
         assert_eq!((e.code, e.message.as_str()), (0, "HTTP status 502: Bad Gateway"));
+        // Not ClickHouse's answer: a proxy's 502-504 is a server out of reach (failover), other
+        // statuses a protocol failure; ClickHouse's own exceptions stay server errors.
+        for status in [502, 503, 504] {
+            let e = error_answer(b"<html>Bad gateway</html>", status, "lb:80").unwrap_err();
+            assert!(e.is_failover() && matches!(e.kind(), crate::ErrorKind::Io(_)), "{e}");
+            assert!(e.to_string().contains("lb:80 answered HTTP status") && e.to_string().contains("Bad gateway"), "{e}");
+        }
+        let e = error_answer(b"Port 9000 is for clickhouse-client program.", 400, "h:9000").unwrap_err();
+        assert!(matches!(e.kind(), crate::ErrorKind::Protocol(_)) && !e.is_failover(), "{e}");
+        let e =
+            error_answer(b"Code: 60, e.displayText() = DB::Exception: Table x doesn't exist., e.what() = DB::Exception", 404, "h").unwrap();
+        assert_eq!(e.code, 60);
+        let e =
+            error_answer(b"Code: 202. DB::Exception: Too many simultaneous queries. (TOO_MANY_SIMULTANEOUS_QUERIES)", 503, "h").unwrap();
+        assert_eq!(e.code, 202, "ClickHouse's own 503 is its exception");
     }
 
     #[test]

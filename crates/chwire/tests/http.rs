@@ -330,3 +330,36 @@ async fn blocks_arrive_while_the_server_still_works() {
     let early = arrivals.iter().filter(|(_, at)| end - *at > Duration::from_secs(1)).map(|(r, _)| *r).max().unwrap_or(0);
     assert!(early >= 4 * 65536, "only {early} rows were handed out before the server's pause");
 }
+
+/// A proxy's 503 (no ClickHouse exception in the body) is a server out of reach, not a server
+/// error of code 0: a read goes to the next server. Here the "proxy" is a listener that answers
+/// every request with 503.
+#[tokio::test]
+async fn a_proxys_503_fails_over_to_the_next_server() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65536];
+                let _ = sock.read(&mut buf).await;
+                let body = "<html>Service Unavailable</html>";
+                let answer =
+                    format!("HTTP/1.1 503 Service Unavailable\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+                let _ = sock.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    let real = Options::from_url(&http_url()).unwrap();
+    let alone = format!("http://default@127.0.0.1:{port}/default");
+    let e = match Client::connect_url(&alone).await {
+        Ok(mut c) => c.query("SELECT 1").fetch_blocks().await.unwrap_err(),
+        Err(e) => e,
+    };
+    assert!(e.server().is_none() && e.is_failover(), "{e:?}");
+    assert!(e.to_string().contains("503") && e.to_string().contains("Service Unavailable"), "{e}");
+    let both = format!("http://default@127.0.0.1:{port},{}:{}/default", real.host, real.port);
+    let mut c = http_client(&both).await;
+    assert_eq!(scalar(&mut c, "SELECT toUInt64(7)").await, 7);
+}
