@@ -80,6 +80,10 @@ pub struct Client {
     /// Whether the current query has received a Data packet (the server has then read the
     /// query's empty block).
     got_data: bool,
+    /// The id of an HTTP query left before its end: closing its connection stops it only at
+    /// the server's next write (18.16 buffers its answer; a query that writes little runs on),
+    /// so the next use of the client asks the server to kill it.
+    pub(crate) http_abandoned: Option<String>,
 }
 
 impl std::fmt::Debug for Client {
@@ -155,12 +159,30 @@ impl Client {
 
     /// A client that connects on its first use.
     pub(crate) fn disconnected(opts: Options, shared: Arc<Shared>) -> Client {
-        Client { opts, shared, conn: None, deadline: None, pending: Pending::Idle, legacy_settings_sent: false, got_data: false }
+        Client {
+            opts,
+            shared,
+            conn: None,
+            deadline: None,
+            pending: Pending::Idle,
+            legacy_settings_sent: false,
+            got_data: false,
+            http_abandoned: None,
+        }
     }
 
     pub(crate) async fn connect_shared(opts: Options, shared: Arc<Shared>) -> Result<Client> {
         let conn = Link::connect(&opts, &shared).await?;
-        Ok(Client { opts, shared, conn: Some(conn), deadline: None, pending: Pending::Idle, legacy_settings_sent: false, got_data: false })
+        Ok(Client {
+            opts,
+            shared,
+            conn: Some(conn),
+            deadline: None,
+            pending: Pending::Idle,
+            legacy_settings_sent: false,
+            got_data: false,
+            http_abandoned: None,
+        })
     }
 
     /// Connect to a `tcp://user:password@host:port/database?...` URL.
@@ -448,7 +470,38 @@ impl Client {
         if self.conn.is_none() {
             self.conn = Some(Link::connect(&self.opts, &self.shared).await?);
         }
+        if let Some(id) = self.http_abandoned.take() {
+            self.kill_http_query(&id).await;
+        }
         Ok(self.conn.as_mut().expect("connected"))
+    }
+
+    /// `KILL QUERY ... ASYNC` for an abandoned HTTP query, on the new connection; a failure
+    /// (no right to kill, the query already ended elsewhere) is only logged.
+    async fn kill_http_query(&mut self, id: &str) {
+        let Some(Link::Http(h)) = self.conn.as_mut() else { return };
+        let sql = format!("KILL QUERY WHERE query_id = {} ASYNC", crate::params::QueryParam::sql_literal(id));
+        let req = crate::http::QueryRequest::new(&self.opts, &new_query_id());
+        let opts = &self.opts;
+        let killed = tokio::time::timeout(DRAIN_TIMEOUT, async {
+            h.start_query(opts, req, &sql).await?;
+            loop {
+                match h.recv().await? {
+                    ServerPacket::EndOfStream => return Ok(()),
+                    ServerPacket::Exception(e) => return Err(Error::from(e)),
+                    _ => {}
+                }
+            }
+        })
+        .await;
+        match killed {
+            Ok(Ok(())) => tracing::debug!(query_id = id, "killed the abandoned HTTP query"),
+            Ok(Err(e)) => tracing::debug!(query_id = id, error = %e, "could not kill the abandoned HTTP query"),
+            Err(_) => {
+                tracing::debug!(query_id = id, "no answer to KILL QUERY: the connection is replaced");
+                self.conn = None;
+            }
+        }
     }
 
     async fn start_query(&mut self, sql: &str, query_id: &str, settings: &[(String, String)], parameters: &[BoundParam]) -> Result<()> {

@@ -160,6 +160,37 @@ async fn dropping_a_stream_cancels_the_query_on_the_server() {
     assert_eq!(scalar(&mut c, "SELECT toUInt64(8)").await, 8);
 }
 
+/// A query that writes little (18.16 flushes its HTTP answer per 1 MiB, so closing the
+/// connection stops it only at its end): cancelled, or past its deadline, it is killed.
+#[tokio::test]
+async fn a_cancelled_quiet_query_is_killed() {
+    let mut c = http_client(&http_url()).await;
+    let mut other = http_client(&http_url()).await;
+    let slow = "SELECT number, sleepEachRow(0.001) FROM numbers(30000) SETTINGS max_block_size = 100";
+    let gone = |id: String| async move {
+        let mut other = http_client(&http_url()).await;
+        let start = Instant::now();
+        while scalar(&mut other, &format!("SELECT count() FROM system.processes WHERE query_id = '{id}'")).await > 0 {
+            assert!(start.elapsed() < Duration::from_secs(5), "the abandoned query {id} still runs");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    let id = format!("chwire-http-kill-{}", std::process::id());
+    let s = c.query(slow).query_id(id.clone()).stream().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(scalar(&mut other, &format!("SELECT count() FROM system.processes WHERE query_id = '{id}'")).await, 1);
+    s.cancel().await.unwrap();
+    gone(id).await;
+    // A query deadline: the error comes at once, and the next query kills it first.
+    let id = format!("chwire-http-deadline-{}", std::process::id());
+    let url = format!("{}?query_timeout=300ms", http_url());
+    let mut d = http_client(&url).await;
+    let e = d.query(slow).query_id(id.clone()).fetch_blocks().await.unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Timeout("query")), "{e}");
+    assert_eq!(scalar(&mut d, "SELECT toUInt64(3)").await, 3);
+    gone(id).await;
+}
+
 #[tokio::test]
 async fn idle_connections_past_the_keep_alive_are_replaced() {
     let mut c = http_client(&http_url()).await;

@@ -56,8 +56,12 @@ impl QueryStream<'_> {
 
     async fn recv(&mut self) -> Result<ServerPacket> {
         let res = self.client.recv_for_query().await;
-        if res.is_err() {
+        if let Err(e) = &res {
             self.done = true;
+            // A deadline or a receive timeout over HTTP leaves the query running on the server.
+            if e.is_timeout() && self.client.conn.as_ref().is_some_and(|c| matches!(c, crate::link::Link::Http(_))) {
+                self.client.http_abandoned = Some(self.query_id.clone());
+            }
         }
         res
     }
@@ -208,6 +212,9 @@ impl QueryStream<'_> {
         self.done = true;
         let client = &mut *self.client;
         client.pending = Pending::Drain { cancel_sent: false };
+        if client.conn.as_ref().is_some_and(|c| matches!(c, crate::link::Link::Http(_))) {
+            client.http_abandoned = Some(self.query_id.clone());
+        }
         client.ready().await.map(|_| ())
     }
 }
@@ -216,6 +223,9 @@ impl Drop for QueryStream<'_> {
     fn drop(&mut self) {
         if self.done {
             return;
+        }
+        if self.client.conn.as_ref().is_some_and(|c| matches!(c, crate::link::Link::Http(_))) {
+            self.client.http_abandoned = Some(self.query_id.clone());
         }
         let sent = self.client.conn.as_mut().is_some_and(|c| c.try_send_cancel());
         if self.client.pending != Pending::Broken {
