@@ -302,6 +302,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     };
     formats::options::refuse_unapplied(&args.settings)?;
     let (format_settings, settings) = formats::options::split_settings(args.settings);
+    let http = opts.transport == chwire::Transport::Http;
     let mut client = Client::connect(opts).await?;
     let tz = client.server_info().and_then(|i| i.timezone);
     let files = args.files.options(&format_settings, tz.as_deref())?;
@@ -321,6 +322,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     let bar = progress::Bar::new(args.progress);
     let interrupted = tokio::signal::ctrl_c();
     tokio::pin!(interrupted);
+    let mut result_rows = 0u64;
     loop {
         let ev = tokio::select! {
             ev = stream.next_event() => ev?,
@@ -339,6 +341,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         }
         match ev {
             Event::Data(block) => {
+                result_rows += block.rows() as u64;
                 bar.update(stream.progress());
                 let res = if bar.is_visible() && stdout_tty {
                     bar.suspend(|| out.write(block).and_then(|_| out.flush()))
@@ -378,12 +381,13 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     if args.stats {
         let p = stream.progress();
         let peak = peak_rss_kib().map(|k| format!("; peak memory {:.1} MiB", k as f64 / 1024.0)).unwrap_or_default();
-        eprintln!(
-            "{} rows, {} bytes read{}{peak}",
-            p.read_rows,
-            p.read_bytes,
-            stream.profile_info().map(|i| format!("; {} rows in the result", i.rows)).unwrap_or_default()
-        );
+        // 18.16 reports no progress over HTTP: say so rather than print zeros.
+        let read = if http && *p == chwire::Progress::default() {
+            "rows and bytes read: not reported by the server over HTTP".to_string()
+        } else {
+            format!("{} rows, {} bytes read", p.read_rows, p.read_bytes)
+        };
+        eprintln!("{read}; {result_rows} rows in the result{peak}");
     }
     Ok(())
 }

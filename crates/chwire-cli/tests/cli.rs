@@ -212,6 +212,15 @@ fn streams_100m_rows_in_bounded_memory() {
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no peak memory in {err:?}"));
     assert!(peak < 64.0, "peak memory {peak} MiB for 100M rows");
+    // The rows of the result as chwire counted them; what the server read, where it says
+    // (18.16 reports no progress over HTTP: no zeros are made up).
+    assert!(err.contains("; 100000000 rows in the result"), "{err}");
+    if url().starts_with("http") {
+        assert!(err.contains("not reported by the server over HTTP"), "{err}");
+    } else {
+        let read: u64 = err.split(" rows, ").next().and_then(|n| n.trim().parse().ok()).unwrap_or_else(|| panic!("{err}"));
+        assert!(read >= 100_000_000, "{err}");
+    }
 }
 
 /// `--format Native` writes blocks that `chwire convert` (and ClickHouse) read back.

@@ -79,7 +79,17 @@ pub(super) fn encode(s: &Setting, out: &mut Vec<u8>) -> Result<(), EncodeError> 
             "true" => 1,
             "false" => 0,
             "auto" if name == "max_threads" => 0, // `auto` is written as 0
-            digits => digits.parse::<u64>().map_err(|_| refuse("an unsigned 64-bit integer"))?,
+            digits => digits.parse::<u64>().map_err(|_| {
+                let mut e = refuse("an unsigned 64-bit integer");
+                if let EncodeError::Invalid(m) = &mut e {
+                    // The integer settings are not listed: the name may be no setting at all.
+                    m.push_str(&format!(
+                        "; if {name} is meant as a connection option or is misspelled: it is neither an option of chwire's nor \
+                         a string, float or enumeration setting that chwire knows"
+                    ));
+                }
+                e
+            })?,
         };
         out.put_str(name);
         out.put_varuint(v);
@@ -127,5 +137,6 @@ mod tests {
             assert!(e.to_string().contains("SETTINGS clause"), "{e}");
         }
         assert!(enc("max_threads", "abc").unwrap_err().to_string().contains("an unsigned 64-bit integer"));
+        assert!(enc("conect_timeout", "5s").unwrap_err().to_string().contains("misspelled"), "a typo of an option is named as one");
     }
 }
