@@ -1,19 +1,39 @@
-//! Arrow types that Parquet cannot hold as they are, and their lossless equivalents.
+//! Arrow types that Parquet cannot hold as they are, and their lossless equivalents; and where
+//! ClickHouse's own Parquet differs from its Arrow.
 //!
 //! A timestamp in seconds (DateTime in the rich mapping) has no Parquet logical type:
 //! parquet-rs writes it as a bare INT64, which only arrow-rs readers (through the embedded
 //! Arrow schema) take back as a time; pyarrow, ClickHouse and DuckDB read a number. It goes to
 //! Parquet in milliseconds instead, as ClickHouse 26.9 writes DateTime (`timestamp[ms]` with
 //! its zone), at any depth. Reading back to a DateTime column divides exactly.
+//!
+//! The clickhouse mapping follows ClickHouse's Arrow writer, whose DateTime is `uint32` and
+//! Enum its integer; ClickHouse's Parquet writer (26.9) writes DateTime as `timestamp[ms]`
+//! (unless `output_format_parquet_datetime_as_uint32`) and Enum as its names (byte arrays), so
+//! a clickhouse-mapping Parquet file does the same, at any depth, by each column's
+//! `clickhouse.type`.
 
-use crate::Result;
-use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType as A, Field, Fields, Schema, SchemaRef, TimeUnit};
+use crate::schema::CLICKHOUSE_TYPE_KEY;
+use crate::{Error, Result};
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, BinaryArray, MapArray, RecordBatch, StructArray};
+use arrow_schema::{DataType as A, Field, FieldRef, Fields, Schema, SchemaRef, TimeUnit};
+use chwire_proto::DataType;
 use std::sync::Arc;
 
+/// What a Parquet file's columns follow besides Parquet's own needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParquetMapping {
+    /// ClickHouse's Parquet writer (the clickhouse mapping): DateTime as `timestamp[ms]` and
+    /// Enum as its names.
+    pub clickhouse: bool,
+    /// `output_format_parquet_datetime_as_uint32`: DateTime stays `uint32`.
+    pub datetime_as_uint32: bool,
+}
+
 /// The schema to write to Parquet, when it differs from `schema`.
-pub fn parquet_schema(schema: &Schema) -> Option<SchemaRef> {
-    let fields: Vec<Option<Field>> = schema.fields().iter().map(|f| field(f)).collect();
+pub fn parquet_schema(schema: &Schema, mapping: ParquetMapping) -> Option<SchemaRef> {
+    let fields: Vec<Option<Field>> = schema.fields().iter().map(|f| top_field(f, mapping)).collect();
     if fields.iter().all(Option::is_none) {
         return None;
     }
@@ -22,15 +42,167 @@ pub fn parquet_schema(schema: &Schema) -> Option<SchemaRef> {
     Some(Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())))
 }
 
-/// `batch` cast to [`parquet_schema`]'s `target` (milliseconds are seconds × 1000: exact).
-pub fn to_parquet_batch(batch: &RecordBatch, target: &SchemaRef) -> Result<RecordBatch> {
+/// `batch` converted to [`parquet_schema`]'s `target` (milliseconds are seconds × 1000: exact;
+/// Enum values to their names).
+pub fn to_parquet_batch(batch: &RecordBatch, target: &SchemaRef, mapping: ParquetMapping) -> Result<RecordBatch> {
     let columns = batch
         .columns()
         .iter()
+        .zip(batch.schema().fields())
         .zip(target.fields())
-        .map(|(c, f)| if c.data_type() == f.data_type() { Ok(c.clone()) } else { arrow_cast::cast(c, f.data_type()) })
-        .collect::<std::result::Result<Vec<ArrayRef>, _>>()?;
+        .map(|((c, field), f)| {
+            if c.data_type() == f.data_type() {
+                return Ok(c.clone());
+            }
+            let ch = if mapping.clickhouse { clickhouse_type(field) } else { None };
+            let c = match (&ch, ch_type(c.data_type(), ch.as_ref(), ChOnly(!mapping.datetime_as_uint32))) {
+                (Some(ch), Some(step)) => ch_array(c, &step, ch)?,
+                _ => c.clone(),
+            };
+            Ok(if c.data_type() == f.data_type() { c } else { arrow_cast::cast(&c, f.data_type())? })
+        })
+        .collect::<Result<Vec<ArrayRef>>>()?;
     Ok(RecordBatch::try_new(target.clone(), columns)?)
+}
+
+/// Whether the ClickHouse step applies (the mapping's switches, for the types).
+#[derive(Clone, Copy)]
+struct ChOnly(bool);
+
+fn clickhouse_type(f: &Field) -> Option<DataType> {
+    f.metadata().get(CLICKHOUSE_TYPE_KEY).and_then(|t| DataType::parse(t).ok())
+}
+
+fn top_field(f: &Field, mapping: ParquetMapping) -> Option<Field> {
+    let ch = if mapping.clickhouse { clickhouse_type(f) } else { None };
+    let step = ch_type(f.data_type(), ch.as_ref(), ChOnly(!mapping.datetime_as_uint32));
+    let t = step.clone().unwrap_or_else(|| f.data_type().clone());
+    match (ty(&t), step) {
+        (Some(t), _) | (None, Some(t)) => Some(f.clone().with_data_type(t)),
+        (None, None) => None,
+    }
+}
+
+/// ClickHouse's Parquet types for the clickhouse mapping's `t` of ClickHouse type `ch`:
+/// DateTime (`uint32`) as timestamp[s] (made milliseconds by [`ty`]) when `datetime` says
+/// so, Enum as binary names; None when nothing changes.
+fn ch_type(t: &A, ch: Option<&DataType>, datetime: ChOnly) -> Option<A> {
+    let ch = ch?;
+    match (t, ch) {
+        (_, DataType::Nullable(inner) | DataType::LowCardinality(inner)) => ch_type(t, Some(inner), datetime),
+        (A::Dictionary(k, v), _) => ch_type(v, Some(ch), datetime).map(|v| A::Dictionary(k.clone(), Box::new(v))),
+        (A::UInt32, DataType::DateTime(tz)) if datetime.0 => {
+            Some(A::Timestamp(TimeUnit::Second, Some(tz.clone().unwrap_or_else(|| "UTC".into()).into())))
+        }
+        (A::Int8 | A::Int16, DataType::Enum8(_) | DataType::Enum16(_)) => Some(A::Binary),
+        (A::List(f), DataType::Array(inner)) => ch_field(f, inner, datetime).map(A::List),
+        (A::LargeList(f), DataType::Array(inner)) => ch_field(f, inner, datetime).map(A::LargeList),
+        (A::List(_) | A::LargeList(_), DataType::Nested(items)) => {
+            let tuple = DataType::Tuple(items.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect());
+            ch_type(t, Some(&DataType::Array(Box::new(tuple))), datetime)
+        }
+        (A::Struct(fs), DataType::Tuple(items)) if fs.len() == items.len() => {
+            let new: Vec<Option<FieldRef>> = fs.iter().zip(items).map(|(f, (_, t))| ch_field(f, t, datetime)).collect();
+            if new.iter().all(Option::is_none) {
+                return None;
+            }
+            Some(A::Struct(new.into_iter().zip(fs.iter()).map(|(n, o)| n.unwrap_or_else(|| o.clone())).collect()))
+        }
+        (A::Map(entries, sorted), DataType::Map(k, v)) => {
+            let tuple = DataType::Tuple(vec![(None, (**k).clone()), (None, (**v).clone())]);
+            ch_field(entries, &tuple, datetime).map(|e| A::Map(e, *sorted))
+        }
+        _ => None,
+    }
+}
+
+fn ch_field(f: &FieldRef, ch: &DataType, datetime: ChOnly) -> Option<FieldRef> {
+    ch_type(f.data_type(), Some(ch), datetime).map(|t| Arc::new(f.as_ref().clone().with_data_type(t)))
+}
+
+/// `array` (of ClickHouse type `ch`) as `target` from [`ch_type`].
+fn ch_array(array: &ArrayRef, target: &A, ch: &DataType) -> Result<ArrayRef> {
+    if array.data_type() == target {
+        return Ok(array.clone());
+    }
+    let mismatch = || Error::UnsupportedType(format!("{ch} as {} for Parquet", array.data_type()));
+    Ok(match (target, ch) {
+        (_, DataType::Nullable(inner) | DataType::LowCardinality(inner)) => ch_array(array, target, inner)?,
+        (A::Dictionary(_, v), _) => {
+            let d = array.as_any_dictionary();
+            d.with_values(ch_array(d.values(), v, ch)?)
+        }
+        (A::Timestamp(..), DataType::DateTime(_)) => arrow_cast::cast(array, target)?,
+        (A::Binary, DataType::Enum8(items)) => {
+            enum_names(array, &items.iter().map(|(n, v)| (n.as_str(), i16::from(*v))).collect::<Vec<_>>())?
+        }
+        (A::Binary, DataType::Enum16(items)) => enum_names(array, &items.iter().map(|(n, v)| (n.as_str(), *v)).collect::<Vec<_>>())?,
+        (A::List(f), DataType::Array(inner)) => {
+            let l = array.as_list::<i32>();
+            Arc::new(arrow_array::ListArray::try_new(
+                f.clone(),
+                l.offsets().clone(),
+                ch_array(l.values(), f.data_type(), inner)?,
+                l.nulls().cloned(),
+            )?)
+        }
+        (A::LargeList(f), DataType::Array(inner)) => {
+            let l = array.as_list::<i64>();
+            Arc::new(arrow_array::LargeListArray::try_new(
+                f.clone(),
+                l.offsets().clone(),
+                ch_array(l.values(), f.data_type(), inner)?,
+                l.nulls().cloned(),
+            )?)
+        }
+        (A::List(_) | A::LargeList(_), DataType::Nested(items)) => {
+            let tuple = DataType::Tuple(items.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect());
+            ch_array(array, target, &DataType::Array(Box::new(tuple)))?
+        }
+        (A::Struct(fs), DataType::Tuple(items)) => {
+            let s = array.as_struct();
+            let columns = s
+                .columns()
+                .iter()
+                .zip(fs.iter())
+                .zip(items)
+                .map(|((c, f), (_, t))| ch_array(c, f.data_type(), t))
+                .collect::<Result<Vec<_>>>()?;
+            Arc::new(StructArray::try_new(fs.clone(), columns, s.nulls().cloned())?)
+        }
+        (A::Map(entries, sorted), DataType::Map(k, v)) => {
+            let m = array.as_map();
+            let tuple = DataType::Tuple(vec![(None, (**k).clone()), (None, (**v).clone())]);
+            let e: ArrayRef = Arc::new(m.entries().clone());
+            let e = ch_array(&e, entries.data_type(), &tuple)?;
+            Arc::new(MapArray::try_new(entries.clone(), m.offsets().clone(), e.as_struct().clone(), m.nulls().cloned(), *sorted)?)
+        }
+        _ => return Err(mismatch()),
+    })
+}
+
+/// Enum values (int8/int16) as their names; a value without a name is an error.
+fn enum_names(array: &ArrayRef, items: &[(&str, i16)]) -> Result<ArrayRef> {
+    let value = |i: usize| -> Option<i16> {
+        match array.data_type() {
+            A::Int8 => Some(i16::from(array.as_primitive::<arrow_array::types::Int8Type>().value(i))),
+            A::Int16 => Some(array.as_primitive::<arrow_array::types::Int16Type>().value(i)),
+            _ => None,
+        }
+    };
+    let names = (0..array.len())
+        .map(|i| {
+            if array.is_null(i) {
+                return Ok(None);
+            }
+            let v = value(i).ok_or_else(|| Error::UnsupportedType(format!("Enum as {}", array.data_type())))?;
+            match items.iter().find(|(_, x)| *x == v) {
+                Some((n, _)) => Ok(Some(n.as_bytes())),
+                None => Err(Error::UnsupportedType(format!("Enum value {v} has no name"))),
+            }
+        })
+        .collect::<Result<Vec<Option<&[u8]>>>>()?;
+    Ok(Arc::new(BinaryArray::from(names)))
 }
 
 fn field(f: &Field) -> Option<Field> {
@@ -85,13 +257,62 @@ mod tests {
             vec![Arc::new(ts), Arc::new(list), Arc::new(arrow_array::Int32Array::from(vec![1, 2])) as ArrayRef],
         )
         .unwrap();
-        let target = parquet_schema(&schema).expect("changed");
-        let out = to_parquet_batch(&batch, &target).unwrap();
+        let target = parquet_schema(&schema, ParquetMapping::default()).expect("changed");
+        let out = to_parquet_batch(&batch, &target, ParquetMapping::default()).unwrap();
         let t = out.column(0).as_primitive::<TimestampMillisecondType>();
         assert_eq!(t.values(), &[1_577_836_800_000, -1000]);
         assert_eq!(t.timezone(), Some("UTC"));
         let inner = out.column(1).as_list::<i32>().values().as_primitive::<TimestampMillisecondType>().values().to_vec();
         assert_eq!(inner, [1_577_836_800_000, -1000]);
-        assert!(parquet_schema(&Schema::new(vec![Field::new("n", A::Int32, false)])).is_none());
+        assert!(parquet_schema(&Schema::new(vec![Field::new("n", A::Int32, false)]), ParquetMapping::default()).is_none());
+    }
+
+    /// The clickhouse mapping's DateTime (uint32) and Enum (its integer) as ClickHouse's
+    /// Parquet writer has them, at any depth; `datetime_as_uint32` keeps DateTime.
+    #[test]
+    fn clickhouse_parquet_has_timestamps_and_enum_names() {
+        use crate::{block_to_batch, schema_of_block, ArrowOptions};
+        use arrow_array::types::{TimestampMillisecondType, UInt32Type};
+        use chwire_proto::column::{ArrayColumn, NullableColumn, TupleColumn};
+        use chwire_proto::{Block, Column, ColumnData as D};
+        let ty = |t: &str| DataType::parse(t).unwrap();
+        let block = Block::new()
+            .with("t", Column::new(ty("DateTime('UTC')"), chwire_proto::ColumnData::UInt32(vec![1, 2])).unwrap())
+            .unwrap()
+            .with(
+                "a",
+                Column::new(
+                    ty("Array(Tuple(Enum8('a' = 1, 'b' = -2), Nullable(DateTime)))"),
+                    D::Array(Box::new(ArrayColumn {
+                        offsets: vec![0, 1, 1],
+                        values: D::Tuple(TupleColumn {
+                            rows: 1,
+                            elements: vec![
+                                D::Int8(vec![-2]),
+                                D::Nullable(Box::new(NullableColumn { nulls: vec![0], values: D::UInt32(vec![3]) })),
+                            ],
+                        }),
+                    })),
+                )
+                .unwrap(),
+            )
+            .unwrap();
+        let opts = ArrowOptions::clickhouse();
+        let schema = schema_of_block(&block, &opts).unwrap();
+        let batch = block_to_batch(block, &schema, &opts).unwrap();
+        let ch = ParquetMapping { clickhouse: true, datetime_as_uint32: false };
+        let target = parquet_schema(&schema, ch).expect("changed");
+        let out = to_parquet_batch(&batch, &target, ch).unwrap();
+        assert_eq!(out.column(0).as_primitive::<TimestampMillisecondType>().values(), &[1000, 2000]);
+        let tuple = out.column(1).as_list::<i32>().values().as_struct().clone();
+        assert_eq!(tuple.column(0).as_binary::<i32>().value(0), b"b");
+        assert_eq!(tuple.column(1).as_primitive::<TimestampMillisecondType>().value(0), 3000);
+        // DateTime kept as uint32 on request; the rich mapping is left alone.
+        let keep = ParquetMapping { clickhouse: true, datetime_as_uint32: true };
+        let target = parquet_schema(&schema, keep).expect("the Enum still changes");
+        let out = to_parquet_batch(&batch, &target, keep).unwrap();
+        assert_eq!(out.column(0).as_primitive::<UInt32Type>().values(), &[1, 2]);
+        assert_eq!(out.column(1).as_list::<i32>().values().as_struct().column(0).data_type(), &A::Binary);
+        assert!(parquet_schema(&schema, ParquetMapping::default()).is_none(), "not asked for: the Arrow types as they are");
     }
 }

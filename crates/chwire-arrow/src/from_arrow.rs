@@ -225,6 +225,23 @@ fn fill_nulls(array: &dyn Array, inner: &DataType) -> Result<ArrayRef> {
         _ => None,
     }
     .unwrap_or(0);
+    // Enum names (strings or bytes, as ClickHouse's Parquet has them): a NULL row's slot holds
+    // no name, so it gets the first element's.
+    if let (DataType::Enum8(_) | DataType::Enum16(_), A::Utf8 | A::LargeUtf8 | A::Utf8View | A::Binary | A::LargeBinary | A::BinaryView) =
+        (inner, array.data_type())
+    {
+        let name = match inner {
+            DataType::Enum8(items) => items.first().map(|(n, _)| n.as_str()),
+            DataType::Enum16(items) => items.first().map(|(n, _)| n.as_str()),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let b = cast_with_options(array, &A::LargeBinary, &strict())?;
+        let b = b.as_binary::<i64>();
+        let filled: arrow_array::LargeBinaryArray =
+            (0..b.len()).map(|i| Some(if b.is_null(i) { name.as_bytes() } else { b.value(i) })).collect();
+        return Ok(std::sync::Arc::new(filled));
+    }
     // JSON text (Parquet's Nullable(JSON)): a NULL row's slot holds no object.
     if matches!(inner, DataType::Json { .. }) {
         let s = cast_with_options(array, &A::LargeUtf8, &strict())?;

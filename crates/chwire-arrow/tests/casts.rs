@@ -193,3 +193,26 @@ fn null_lists_and_maps_are_empty() {
         assert!(f[1].contains("[]") && f[2].contains("Int(8)") && !f[2].contains("Int(6)"), "{f:?}");
     }
 }
+
+/// Nullable(Enum) from names with NULLs (ClickHouse's Parquet has Enum names as byte arrays;
+/// pandas strings with None): the NULL rows' empty slots are no element, and must not be read
+/// as one.
+#[test]
+fn nullable_enums_from_names_with_nulls() {
+    use arrow_array::{BinaryArray, StringViewArray};
+    let target = [("e".to_string(), ty("Nullable(Enum8('a' = 1, 'b' = 2))"))];
+    let arrays: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec![Some("b"), None, Some("a")])),
+        Arc::new(BinaryArray::from(vec![Some(&b"b"[..]), None, Some(&b"a"[..])])),
+        Arc::new(StringViewArray::from(vec![Some("b"), None, Some("a")])),
+    ];
+    for a in arrays {
+        let t = a.data_type().clone();
+        let block = batch_to_block(&batch(vec![("e", a, true)]), &target).unwrap_or_else(|e| panic!("{t}: {e}"));
+        let col = block.column("e").unwrap();
+        assert_eq!(format!("{:?}", [col.value(0), col.value(1), col.value(2)]), "[Enum(\"b\", 2), Null, Enum(\"a\", 1)]", "{t}");
+    }
+    // A name that is no element is still an error.
+    let bad = batch(vec![("e", Arc::new(StringArray::from(vec![Some("c"), None])) as ArrayRef, true)]);
+    assert!(batch_to_block(&bad, &target).unwrap_err().to_string().contains("\"c\" is not an element"));
+}

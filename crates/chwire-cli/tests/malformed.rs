@@ -147,3 +147,21 @@ fn mutated_files_never_crash_the_cli() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// GZIP and BROTLI Parquet (pandas' and Spark's options), which chwire does not build in
+/// (parquet-rs decompresses them without a bound): a clear refusal naming the codec and a way
+/// out, not parquet-rs' "Disabled feature at compile time".
+#[test]
+fn parquet_of_codecs_chwire_does_not_read_says_so() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for (name, codec) in [("gzip.parquet", "GZIP"), ("brotli.parquet", "BROTLI")] {
+        let o = Command::new(env!("CARGO_BIN_EXE_chwire"))
+            .args(["convert", "--from", "Parquet", "--to", "TSV", "-o", "/dev/null", "-i"])
+            .arg(dir.join(name))
+            .output()
+            .expect("run chwire");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(&format!("compressed with {codec}, which chwire does not read")), "{name}: {stderr}");
+    }
+}

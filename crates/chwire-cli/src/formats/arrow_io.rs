@@ -26,17 +26,36 @@ pub(super) fn parquet_error(e: parquet::errors::ParquetError) -> chwire::Error {
             Ok(io) => (*io).into(),
             Err(other) => match other.downcast::<chwire::Error>() {
                 Ok(ours) => *ours,
-                Err(other) => invalid(format!("Parquet: {other}")),
+                Err(other) => invalid(unread_codec(format!("Parquet: {other}"))),
             },
         },
-        e => invalid(format!("Parquet: {e}")),
+        e => invalid(unread_codec(format!("Parquet: {e}"))),
     }
 }
 
 pub(super) fn arrow_error(e: arrow_schema::ArrowError) -> chwire::Error {
     match e {
         arrow_schema::ArrowError::IoError(_, io) => io.into(),
-        e => invalid(format!("Arrow: {e}")),
+        e => invalid(unread_codec(format!("Arrow: {e}"))),
+    }
+}
+
+/// parquet-rs' message for a codec left out of the build, said as what it means: chwire reads
+/// ZSTD, LZ4, Snappy and uncompressed Parquet; GZIP and BROTLI decompress without a bound on
+/// their output in parquet-rs (a small page could claim gigabytes), so they are not built in.
+fn unread_codec(message: String) -> String {
+    let codec = ["flate2", "brotli", "lzo"].into_iter().find(|c| message.contains(&format!("Disabled feature at compile time: {c}")));
+    match codec {
+        Some(c) => format!(
+            "the Parquet file is compressed with {}, which chwire does not read (it reads ZSTD, LZ4, Snappy and uncompressed \
+             files); rewrite it, e.g. pyarrow.parquet.write_table(pyarrow.parquet.read_table(f), g, compression='zstd')",
+            match c {
+                "flate2" => "GZIP",
+                "brotli" => "BROTLI",
+                _ => "LZO",
+            }
+        ),
+        None => message,
     }
 }
 
@@ -93,7 +112,7 @@ impl Sink for ArrowSink {
             _ => {
                 check_parquet_types(&schema)?;
                 let threads = if self.files.parallel_encoding { self.files.threads } else { 1 };
-                self.parquet_schema = chwire_arrow::parquet_schema(&schema);
+                self.parquet_schema = chwire_arrow::parquet_schema(&schema, self.files.parquet_mapping());
                 let written = self.parquet_schema.clone().unwrap_or_else(|| schema.clone());
                 Writer::Parquet(
                     super::parquet_writer::ParallelWriter::try_new(out, written, self.files.parquet_properties(), threads)
@@ -115,7 +134,10 @@ impl Sink for ArrowSink {
             Writer::Stream(w) => w.write(&batch).map_err(arrow_error),
             // Row groups end at the properties' row and byte limits.
             Writer::Parquet(w) => match &self.parquet_schema {
-                Some(target) => w.write(&chwire_arrow::to_parquet_batch(&batch, target).map_err(invalid)?).map_err(parquet_error),
+                Some(target) => {
+                    let batch = chwire_arrow::to_parquet_batch(&batch, target, self.files.parquet_mapping()).map_err(invalid)?;
+                    w.write(&batch).map_err(parquet_error)
+                }
                 None => w.write(&batch).map_err(parquet_error),
             },
         }

@@ -85,6 +85,19 @@ pub struct FileOptions {
     /// JSONEachRow input: members naming no column are left out
     /// (`input_format_skip_unknown_fields`), else an error.
     pub skip_unknown_fields: bool,
+    /// `output_format_parquet_datetime_as_uint32`: the clickhouse mapping's DateTime stays
+    /// `uint32` in Parquet (else `timestamp[ms]`, as ClickHouse writes it).
+    pub parquet_datetime_as_uint32: bool,
+}
+
+impl FileOptions {
+    /// What Parquet output follows besides Parquet's own needs (`chwire_arrow::ParquetMapping`).
+    pub fn parquet_mapping(&self) -> chwire_arrow::ParquetMapping {
+        chwire_arrow::ParquetMapping {
+            clickhouse: self.arrow.mapping == chwire_arrow::Mapping::ClickHouse,
+            datetime_as_uint32: self.parquet_datetime_as_uint32,
+        }
+    }
 }
 
 /// What no flag or setting changes: the rich Arrow mapping in UTC, uncompressed Arrow files,
@@ -102,6 +115,7 @@ impl Default for FileOptions {
             threads: super::parquet_columns::threads(),
             parallel_encoding: true,
             skip_unknown_fields: false,
+            parquet_datetime_as_uint32: false,
         }
     }
 }
@@ -197,6 +211,9 @@ impl FileArgs {
                     }
                 }
                 "output_format_parquet_string_as_string" => o.arrow.set("string_as_string", v).map_err(bad)?,
+                "output_format_parquet_datetime_as_uint32" => {
+                    o.parquet_datetime_as_uint32 = chwire_arrow::setting_flag(k, v).map_err(bad)?
+                }
                 "output_format_parquet_fixed_string_as_fixed_byte_array" => {
                     o.arrow.set("fixed_string_as_fixed_byte_array", v).map_err(bad)?
                 }
