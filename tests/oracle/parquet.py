@@ -14,9 +14,8 @@ of cases.py (chdb writes the case's Native bytes; chwire converts them):
   reverse    Parquet, Arrow and ArrowStream written by chdb, and Parquet written by pyarrow,
              convert to Native blocks that chdb reads back to what it reads from those files.
 
-Checks a case cannot pass for a known reason (a ClickHouse type without an Arrow mapping,
-the ENUM annotation of ClickHouse's Parquet Enum columns that parquet-rs cannot write, and the
-list EXPECTED: limitations of ClickHouse 26.9, pyarrow or
+Checks a case cannot pass for a known reason (a ClickHouse type without an Arrow mapping, and
+the list EXPECTED: limitations of ClickHouse 26.9, pyarrow or
 arrow-rs, and chwire's documented choices, each with its reason) are reported as KNOWN with the reason; anything else is a FAIL and the
 exit status is 1. Prints `parquet oracle: N passed, M failed` (checks), plus the KNOWN count.
 
@@ -42,12 +41,10 @@ from chdb import session  # noqa: E402
 TIMEOUT = 120
 
 # Where chwire's clickhouse-mapping Parquet still differs from ClickHouse 26.9's own, by the
-# chdb Parquet logical type of the column. (DateTime as timestamp[ms] and Enum as its names,
-# where ClickHouse's Parquet writer differs from its Arrow writer, chwire follows.)
-PARQUET_WRITER_DIFFERS = [
-    (re.compile(r"^Enum$"), "ClickHouse's Parquet writer annotates Enum names with Parquet's ENUM logical type, which parquet-rs "
-     "cannot write: chwire's clickhouse mapping writes the same names (byte arrays) without it"),
-]
+# chdb Parquet logical type of the column: nowhere. (DateTime as timestamp[ms] and Enum as its
+# names with the ENUM annotation, where ClickHouse's Parquet writer differs from its Arrow
+# writer, chwire follows since 2026-11-27.)
+PARQUET_WRITER_DIFFERS: list = []
 
 
 # Checks that cannot pass for a reason outside chwire (a limitation of ClickHouse 26.9/chdb,

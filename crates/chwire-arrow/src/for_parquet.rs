@@ -65,6 +65,59 @@ pub fn to_parquet_batch(batch: &RecordBatch, target: &SchemaRef, mapping: Parque
     Ok(RecordBatch::try_new(target.clone(), columns)?)
 }
 
+/// For each Parquet leaf column of `schema` (the written one, from [`parquet_schema`]), in
+/// Parquet's order, whether it holds Enum names: ClickHouse annotates those with Parquet's
+/// ENUM logical type, which a writer can add to the file's schema.
+pub fn enum_name_leaves(schema: &Schema, mapping: ParquetMapping) -> Vec<bool> {
+    let mut out = Vec::new();
+    for f in schema.fields() {
+        let ch = if mapping.clickhouse { clickhouse_type(f) } else { None };
+        leaves(f.data_type(), ch.as_ref(), &mut out);
+    }
+    out
+}
+
+fn leaves(t: &A, ch: Option<&DataType>, out: &mut Vec<bool>) {
+    let ch = match ch {
+        Some(DataType::Nullable(inner) | DataType::LowCardinality(inner)) => return leaves(t, Some(inner), out),
+        Some(DataType::Nested(items)) => {
+            let tuple = DataType::Tuple(items.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect());
+            return leaves(t, Some(&DataType::Array(Box::new(tuple))), out);
+        }
+        ch => ch,
+    };
+    match t {
+        A::Dictionary(_, v) => leaves(v, ch, out),
+        A::List(f) | A::LargeList(f) | A::FixedSizeList(f, _) | A::ListView(f) | A::LargeListView(f) => {
+            let inner = match ch {
+                Some(DataType::Array(inner)) => Some(inner.as_ref()),
+                _ => None,
+            };
+            leaves(f.data_type(), inner, out)
+        }
+        A::Struct(fs) => {
+            let items = match ch {
+                Some(DataType::Tuple(items)) if items.len() == fs.len() => Some(items),
+                _ => None,
+            };
+            for (i, f) in fs.iter().enumerate() {
+                leaves(f.data_type(), items.and_then(|it| it.get(i)).map(|(_, t)| t), out);
+            }
+        }
+        A::Map(entries, _) => {
+            let tuple = match ch {
+                Some(DataType::Map(k, v)) => Some(DataType::Tuple(vec![(None, (**k).clone()), (None, (**v).clone())])),
+                _ => None,
+            };
+            leaves(entries.data_type(), tuple.as_ref(), out)
+        }
+        A::Binary | A::LargeBinary | A::BinaryView | A::Utf8 | A::LargeUtf8 | A::Utf8View => {
+            out.push(matches!(ch, Some(DataType::Enum8(_) | DataType::Enum16(_))))
+        }
+        _ => out.push(false),
+    }
+}
+
 /// Whether the ClickHouse step applies (the mapping's switches, for the types).
 #[derive(Clone, Copy)]
 struct ChOnly(bool);
@@ -314,5 +367,9 @@ mod tests {
         assert_eq!(out.column(0).as_primitive::<UInt32Type>().values(), &[1, 2]);
         assert_eq!(out.column(1).as_list::<i32>().values().as_struct().column(0).data_type(), &A::Binary);
         assert!(parquet_schema(&schema, ParquetMapping::default()).is_none(), "not asked for: the Arrow types as they are");
+        // The leaves: t, then the tuple's Enum names and its DateTime.
+        let written = parquet_schema(&schema, ch).unwrap();
+        assert_eq!(enum_name_leaves(&written, ch), [false, true, false]);
+        assert_eq!(enum_name_leaves(&written, ParquetMapping::default()), [false, false, false]);
     }
 }

@@ -27,7 +27,7 @@ mod schema;
 mod to_arrow;
 mod unify;
 
-pub use for_parquet::{parquet_schema, to_parquet_batch, ParquetMapping};
+pub use for_parquet::{enum_name_leaves, parquet_schema, to_parquet_batch, ParquetMapping};
 pub use infer::{clickhouse_type_for, clickhouse_type_for_parquet};
 pub use options::{setting_flag, ArrowOptions, Mapping};
 pub use schema::{arrow_type, field_for, CLICKHOUSE_TYPE_KEY};

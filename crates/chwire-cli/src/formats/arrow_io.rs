@@ -115,8 +115,14 @@ impl Sink for ArrowSink {
                 self.parquet_schema = chwire_arrow::parquet_schema(&schema, self.files.parquet_mapping());
                 let written = self.parquet_schema.clone().unwrap_or_else(|| schema.clone());
                 Writer::Parquet(
-                    super::parquet_writer::ParallelWriter::try_new(out, written, self.files.parquet_properties(), threads)
-                        .map_err(parquet_error)?,
+                    super::parquet_writer::ParallelWriter::try_new(
+                        out,
+                        written.clone(),
+                        self.files.parquet_properties(),
+                        threads,
+                        &chwire_arrow::enum_name_leaves(&written, self.files.parquet_mapping()),
+                    )
+                    .map_err(parquet_error)?,
                 )
             }
         });

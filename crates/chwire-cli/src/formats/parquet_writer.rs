@@ -13,14 +13,18 @@
 use super::ipc_guard::guarded;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{FieldRef, SchemaRef};
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory};
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
+use parquet::basic::{ConvertedType, LogicalType};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
 use std::io::Write;
 use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 type Chunks = Vec<(usize, ArrowColumnChunk)>;
@@ -84,6 +88,37 @@ fn close(writers: Vec<(usize, ArrowColumnWriter)>) -> Result<Chunks, ParquetErro
     writers.into_iter().map(|(leaf, w)| Ok((leaf, w.close()?))).collect()
 }
 
+/// `node` with the ENUM logical type on the byte-array leaves that `marks` flags (by leaf
+/// index, counted from `next`), everything else as it was.
+fn with_enum_leaves(node: TypePtr, marks: &[bool], next: &mut usize) -> Result<TypePtr, ParquetError> {
+    let info = node.get_basic_info();
+    if node.is_primitive() {
+        let marked = marks.get(*next).copied().unwrap_or(false);
+        *next += 1;
+        if !marked || node.get_physical_type() != parquet::basic::Type::BYTE_ARRAY {
+            return Ok(node);
+        }
+        let mut b = Type::primitive_type_builder(info.name(), parquet::basic::Type::BYTE_ARRAY)
+            .with_logical_type(Some(LogicalType::Enum))
+            .with_converted_type(ConvertedType::ENUM)
+            .with_id(info.has_id().then(|| info.id()));
+        if info.has_repetition() {
+            b = b.with_repetition(info.repetition());
+        }
+        return Ok(Arc::new(b.build()?));
+    }
+    let fields = node.get_fields().iter().map(|f| with_enum_leaves(f.clone(), marks, next)).collect::<Result<Vec<_>, _>>()?;
+    let mut b = Type::group_type_builder(info.name())
+        .with_logical_type(info.logical_type_ref().cloned())
+        .with_converted_type(info.converted_type())
+        .with_fields(fields)
+        .with_id(info.has_id().then(|| info.id()));
+    if info.has_repetition() {
+        b = b.with_repetition(info.repetition());
+    }
+    Ok(Arc::new(b.build()?))
+}
+
 /// A Parquet file written by column groups on several threads.
 pub(super) struct ParallelWriter<W: Write + Send> {
     file: SerializedFileWriter<W>,
@@ -106,12 +141,27 @@ pub(super) struct ParallelWriter<W: Write + Send> {
 
 impl<W: Write + Send> ParallelWriter<W> {
     /// A writer on `threads` threads (at most one per root column).
-    pub(super) fn try_new(out: W, schema: SchemaRef, props: WriterProperties, threads: usize) -> Result<Self, ParquetError> {
+    /// `enum_leaves` marks the Parquet leaves of Enum names (`chwire_arrow::enum_name_leaves`),
+    /// which get Parquet's ENUM logical type as ClickHouse writes them.
+    pub(super) fn try_new(
+        out: W,
+        schema: SchemaRef,
+        props: WriterProperties,
+        threads: usize,
+        enum_leaves: &[bool],
+    ) -> Result<Self, ParquetError> {
         let max_rows = props.max_row_group_row_count().unwrap_or(usize::MAX).max(1);
         let max_bytes = props.max_row_group_bytes().unwrap_or(usize::MAX).max(1);
         // ArrowWriter sets the file's schema, its Arrow schema metadata and the writer's
         // options exactly as the one-thread path does.
-        let (file, factory) = ArrowWriter::try_new(out, schema.clone(), Some(props))?.into_serialized_writer()?;
+        let mut options = ArrowWriterOptions::new();
+        if enum_leaves.contains(&true) {
+            let converted = ArrowSchemaConverter::new().with_coerce_types(props.coerce_types()).convert(&schema)?;
+            let root = with_enum_leaves(converted.root_schema_ptr(), enum_leaves, &mut 0)?;
+            options = options.with_parquet_schema(SchemaDescriptor::new(root));
+        }
+        let (file, factory) =
+            ArrowWriter::try_new_with_options(out, schema.clone(), options.with_properties(props))?.into_serialized_writer()?;
         let descr = file.schema_descr();
         let mut leaves: Vec<Range<usize>> = vec![0..0; schema.fields().len()];
         for leaf in 0..descr.num_columns() {
@@ -306,7 +356,7 @@ mod tests {
                 w.into_inner().unwrap()
             }
             Some(t) => {
-                let mut w = ParallelWriter::try_new(Vec::new(), schema, props, t).unwrap();
+                let mut w = ParallelWriter::try_new(Vec::new(), schema, props, t, &[]).unwrap();
                 pieces.iter().for_each(|b| w.write(b).unwrap());
                 w.into_inner().unwrap()
             }
