@@ -321,10 +321,15 @@ def _options(host: Optional[str], port: Optional[int], user: Optional[str], pass
         opts["read_timeout"] = send_receive_timeout
         opts["write_timeout"] = send_receive_timeout
     opts.update(extra)
-    # Booleans as the URL spells them (str(True) is "True", which the options refuse or,
-    # for some, read as false).
-    return [(k, v if isinstance(v, str) else ("true" if v else "false") if isinstance(v, bool) else str(v))
-            for k, v in opts.items()]
+    return [(k, _option_text(v)) for k, v in opts.items()]
+
+
+def _option_text(v: Any) -> str:
+    """An option's value as the URL spells it: booleans as true/false (str(True) is "True",
+    which the options refuse or, for some, read as false)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return v if isinstance(v, str) else str(v)
 
 
 def connect(url: Optional[str] = None, *, host: Optional[str] = None, port: Optional[int] = None,

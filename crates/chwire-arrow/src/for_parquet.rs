@@ -80,10 +80,7 @@ pub fn enum_name_leaves(schema: &Schema, mapping: ParquetMapping) -> Vec<bool> {
 fn leaves(t: &A, ch: Option<&DataType>, out: &mut Vec<bool>) {
     let ch = match ch {
         Some(DataType::Nullable(inner) | DataType::LowCardinality(inner)) => return leaves(t, Some(inner), out),
-        Some(DataType::Nested(items)) => {
-            let tuple = DataType::Tuple(items.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect());
-            return leaves(t, Some(&DataType::Array(Box::new(tuple))), out);
-        }
+        Some(nested @ DataType::Nested(_)) => return leaves(t, nested.storage().as_ref(), out),
         ch => ch,
     };
     match t {
@@ -150,10 +147,7 @@ fn ch_type(t: &A, ch: Option<&DataType>, datetime: ChOnly) -> Option<A> {
         (A::Int8 | A::Int16, DataType::Enum8(_) | DataType::Enum16(_)) => Some(A::Binary),
         (A::List(f), DataType::Array(inner)) => ch_field(f, inner, datetime).map(A::List),
         (A::LargeList(f), DataType::Array(inner)) => ch_field(f, inner, datetime).map(A::LargeList),
-        (A::List(_) | A::LargeList(_), DataType::Nested(items)) => {
-            let tuple = DataType::Tuple(items.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect());
-            ch_type(t, Some(&DataType::Array(Box::new(tuple))), datetime)
-        }
+        (A::List(_) | A::LargeList(_), DataType::Nested(_)) => ch_type(t, ch.storage().as_ref(), datetime),
         (A::Struct(fs), DataType::Tuple(items)) if fs.len() == items.len() => {
             let new: Vec<Option<FieldRef>> = fs.iter().zip(items).map(|(f, (_, t))| ch_field(f, t, datetime)).collect();
             if new.iter().all(Option::is_none) {
@@ -190,28 +184,9 @@ fn ch_array(array: &ArrayRef, target: &A, ch: &DataType) -> Result<ArrayRef> {
             enum_names(array, &items.iter().map(|(n, v)| (n.as_str(), i16::from(*v))).collect::<Vec<_>>())?
         }
         (A::Binary, DataType::Enum16(items)) => enum_names(array, &items.iter().map(|(n, v)| (n.as_str(), *v)).collect::<Vec<_>>())?,
-        (A::List(f), DataType::Array(inner)) => {
-            let l = array.as_list::<i32>();
-            Arc::new(arrow_array::ListArray::try_new(
-                f.clone(),
-                l.offsets().clone(),
-                ch_array(l.values(), f.data_type(), inner)?,
-                l.nulls().cloned(),
-            )?)
-        }
-        (A::LargeList(f), DataType::Array(inner)) => {
-            let l = array.as_list::<i64>();
-            Arc::new(arrow_array::LargeListArray::try_new(
-                f.clone(),
-                l.offsets().clone(),
-                ch_array(l.values(), f.data_type(), inner)?,
-                l.nulls().cloned(),
-            )?)
-        }
-        (A::List(_) | A::LargeList(_), DataType::Nested(items)) => {
-            let tuple = DataType::Tuple(items.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect());
-            ch_array(array, target, &DataType::Array(Box::new(tuple)))?
-        }
+        (A::List(f), DataType::Array(inner)) => ch_list::<i32>(array, f, inner)?,
+        (A::LargeList(f), DataType::Array(inner)) => ch_list::<i64>(array, f, inner)?,
+        (A::List(_) | A::LargeList(_), DataType::Nested(_)) => ch_array(array, target, &ch.storage().ok_or_else(mismatch)?)?,
         (A::Struct(fs), DataType::Tuple(items)) => {
             let s = array.as_struct();
             let columns = s
@@ -232,6 +207,13 @@ fn ch_array(array: &ArrayRef, target: &A, ch: &DataType) -> Result<ArrayRef> {
         }
         _ => return Err(mismatch()),
     })
+}
+
+/// A list (offsets of `O`) with its values as `item`'s type from [`ch_type`].
+fn ch_list<O: arrow_array::OffsetSizeTrait>(array: &ArrayRef, item: &FieldRef, inner: &DataType) -> Result<ArrayRef> {
+    let l = array.as_list::<O>();
+    let values = ch_array(l.values(), item.data_type(), inner)?;
+    Ok(Arc::new(arrow_array::GenericListArray::<O>::try_new(item.clone(), l.offsets().clone(), values, l.nulls().cloned())?))
 }
 
 /// Enum values (int8/int16) as their names; a value without a name is an error.

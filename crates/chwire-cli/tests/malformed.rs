@@ -97,6 +97,18 @@ fn the_files_that_crashed_arrow_ipc_are_errors() {
     assert!(seen >= 6, "the crash files are in {}", dir.display());
 }
 
+/// The error of `chwire convert` refusing the Parquet file `path` as bad input (exit 2).
+fn refused_parquet(path: &Path) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_chwire"))
+        .args(["convert", "--from", "Parquet", "--to", "TSV", "-o", "/dev/null", "-i"])
+        .arg(path)
+        .output()
+        .expect("run chwire");
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{}: bad input exits 2: {stderr}", path.display());
+    stderr
+}
+
 #[test]
 fn parquet_files_claiming_more_than_their_bytes_hold_are_errors() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/malformed");
@@ -107,13 +119,7 @@ fn parquet_files_claiming_more_than_their_bytes_hold_are_errors() {
         ("page-past-chunk.parquet", "column b: a page"),
         ("footer-type-confusion.parquet", "the footer: field 3 of type FieldBool where Parquet has Int"),
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_chwire"))
-            .args(["convert", "--from", "Parquet", "--to", "TSV", "-o", "/dev/null", "-i"])
-            .arg(dir.join(name))
-            .output()
-            .expect("run chwire");
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{name}: bad input exits 2: {stderr}");
+        let stderr = refused_parquet(&dir.join(name));
         assert!(stderr.contains("malformed Parquet input: ") && stderr.contains(what), "{name}: {stderr}");
     }
 }
@@ -155,13 +161,7 @@ fn mutated_files_never_crash_the_cli() {
 fn parquet_of_codecs_chwire_does_not_read_says_so() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     for (name, codec) in [("gzip.parquet", "GZIP"), ("brotli.parquet", "BROTLI")] {
-        let o = Command::new(env!("CARGO_BIN_EXE_chwire"))
-            .args(["convert", "--from", "Parquet", "--to", "TSV", "-o", "/dev/null", "-i"])
-            .arg(dir.join(name))
-            .output()
-            .expect("run chwire");
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{name}: {stderr}");
+        let stderr = refused_parquet(&dir.join(name));
         assert!(stderr.contains(&format!("compressed with {codec}, which chwire does not read")), "{name}: {stderr}");
     }
 }

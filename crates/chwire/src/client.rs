@@ -476,6 +476,14 @@ impl Client {
         Ok(self.conn.as_mut().expect("connected"))
     }
 
+    /// Remember `query_id` as left before its end, when it runs over HTTP (see
+    /// `http_abandoned`): the next use of the client kills it.
+    pub(crate) fn abandon_http(&mut self, query_id: &str) {
+        if matches!(self.conn, Some(Link::Http(_))) {
+            self.http_abandoned = Some(query_id.to_string());
+        }
+    }
+
     /// `KILL QUERY ... ASYNC` for an abandoned HTTP query, on the new connection; a failure
     /// (no right to kill, the query already ended elsewhere) is only logged.
     async fn kill_http_query(&mut self, id: &str) {

@@ -60,10 +60,10 @@ const INT64_SETTINGS: &[&str] = &["network_zstd_compression_level", "http_zlib_c
 pub(super) fn encode(s: &Setting, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     let name = s.name.as_str();
     let value = s.value.trim();
-    let refuse = |kind: &str| {
+    let refuse = |kind: &str, hint: &str| {
         EncodeError::Invalid(format!(
             "setting {name} = {:?}: servers before protocol revision 54429 (ClickHouse 19.11) take {name} as {kind}, \
-             which the value is not (a setting of another type that chwire does not know can go in the query's SETTINGS clause)",
+             which the value is not (a setting of another type that chwire does not know can go in the query's SETTINGS clause){hint}",
             s.value
         ))
     };
@@ -71,7 +71,7 @@ pub(super) fn encode(s: &Setting, out: &mut Vec<u8>) -> Result<(), EncodeError> 
         out.put_str(name);
         out.put_str(&s.value);
     } else if INT64_SETTINGS.contains(&name) {
-        let v: i64 = value.parse().map_err(|_| refuse("a signed 64-bit integer"))?;
+        let v: i64 = value.parse().map_err(|_| refuse("a signed 64-bit integer", ""))?;
         out.put_str(name);
         out.put_varuint(((v << 1) ^ (v >> 63)) as u64);
     } else {
@@ -79,16 +79,15 @@ pub(super) fn encode(s: &Setting, out: &mut Vec<u8>) -> Result<(), EncodeError> 
             "true" => 1,
             "false" => 0,
             "auto" if name == "max_threads" => 0, // `auto` is written as 0
+            // The integer settings are not listed: the name may be no setting at all.
             digits => digits.parse::<u64>().map_err(|_| {
-                let mut e = refuse("an unsigned 64-bit integer");
-                if let EncodeError::Invalid(m) = &mut e {
-                    // The integer settings are not listed: the name may be no setting at all.
-                    m.push_str(&format!(
+                refuse(
+                    "an unsigned 64-bit integer",
+                    &format!(
                         "; if {name} is meant as a connection option or is misspelled: it is neither an option of chwire's nor \
                          a string, float or enumeration setting that chwire knows"
-                    ));
-                }
-                e
+                    ),
+                )
             })?,
         };
         out.put_str(name);

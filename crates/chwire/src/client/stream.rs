@@ -59,8 +59,8 @@ impl QueryStream<'_> {
         if let Err(e) = &res {
             self.done = true;
             // A deadline or a receive timeout over HTTP leaves the query running on the server.
-            if e.is_timeout() && self.client.conn.as_ref().is_some_and(|c| matches!(c, crate::link::Link::Http(_))) {
-                self.client.http_abandoned = Some(self.query_id.clone());
+            if e.is_timeout() {
+                self.client.abandon_http(&self.query_id);
             }
         }
         res
@@ -212,9 +212,7 @@ impl QueryStream<'_> {
         self.done = true;
         let client = &mut *self.client;
         client.pending = Pending::Drain { cancel_sent: false };
-        if client.conn.as_ref().is_some_and(|c| matches!(c, crate::link::Link::Http(_))) {
-            client.http_abandoned = Some(self.query_id.clone());
-        }
+        client.abandon_http(&self.query_id);
         client.ready().await.map(|_| ())
     }
 }
@@ -224,9 +222,7 @@ impl Drop for QueryStream<'_> {
         if self.done {
             return;
         }
-        if self.client.conn.as_ref().is_some_and(|c| matches!(c, crate::link::Link::Http(_))) {
-            self.client.http_abandoned = Some(self.query_id.clone());
-        }
+        self.client.abandon_http(&self.query_id);
         let sent = self.client.conn.as_mut().is_some_and(|c| c.try_send_cancel());
         if self.client.pending != Pending::Broken {
             self.client.pending = Pending::Drain { cancel_sent: sent };
