@@ -12,7 +12,7 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, PrimitiveArray};
 use arrow_buffer::i256;
 use arrow_cast::{cast_with_options, CastOptions};
-use arrow_schema::{DataType as A, TimeUnit};
+use arrow_schema::DataType as A;
 use chwire_proto::column::{uuid_to_wire, ArrayColumn, LcKeys, LowCardinalityColumn, NullableColumn, TupleColumn, VariantColumn};
 use chwire_proto::types::IntervalKind;
 use chwire_proto::{ColumnData, DataType, StringColumn};
@@ -115,24 +115,16 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
         }),
         T::Date32 => ColumnData::Int32(days(array, ty)?),
         T::DateTime(_) => ColumnData::UInt32(match array.data_type() {
-            A::Timestamp(..) => ticks(array, ty, 1)?
-                .into_iter()
-                .map(|s| u32::try_from(s).ok())
-                .collect::<Option<_>>()
-                .ok_or_else(|| mismatch(array, ty, "a time outside 1970-01-01 00:00:00..2106-02-07 06:28:15"))?,
+            A::Timestamp(..) => {
+                ticks_as(array, ty, 1, |s| u32::try_from(s).ok(), "a time outside 1970-01-01 00:00:00..2106-02-07 06:28:15")?
+            }
             _ => prim::<UInt32Type>(array, ty)?,
         }),
         T::DateTime64 { precision, .. } => match array.data_type() {
             A::Timestamp(..) => ColumnData::Int64(ticks(array, ty, 10i64.pow(u32::from(*precision)))?),
             _ => return Err(mismatch(array, ty, "expected a timestamp")),
         },
-        T::Time => ColumnData::Int32(
-            ticks(array, ty, 1)?
-                .into_iter()
-                .map(|s| i32::try_from(s).ok())
-                .collect::<Option<_>>()
-                .ok_or_else(|| mismatch(array, ty, "a time outside Int32 seconds"))?,
-        ),
+        T::Time => ColumnData::Int32(ticks_as(array, ty, 1, |s| i32::try_from(s).ok(), "a time outside Int32 seconds")?),
         T::Time64(p) => ColumnData::Int64(ticks(array, ty, 10i64.pow(u32::from(*p)))?),
         T::Interval(kind) => ColumnData::Int64(interval(array, ty, *kind)?),
         T::Enum8(items) => {
@@ -429,36 +421,72 @@ fn days(array: &dyn Array, ty: &DataType) -> Result<Vec<i32>> {
 
 /// Values of a timestamp/duration/time array converted to `per_second` ticks, exactly.
 fn ticks(array: &dyn Array, ty: &DataType, per_second: i64) -> Result<Vec<i64>> {
-    let (unit, raw): (TimeUnit, Vec<i64>) = match array.data_type() {
-        A::Timestamp(u, _) | A::Duration(u) => {
-            (*u, cast_with_options(array, &A::Int64, &strict())?.as_primitive::<Int64Type>().values().to_vec())
-        }
-        A::Time32(u) | A::Time64(u) => (*u, cast_with_options(array, &A::Int64, &strict())?.as_primitive::<Int64Type>().values().to_vec()),
+    ticks_as(array, ty, per_second, Some, "")
+}
+
+/// [`ticks`], each value then narrowed by `narrow` (`None`: out of `range`, which the error
+/// names), in one pass over the array's values: the rescaling and the narrowing are checked for
+/// every value and the error is raised after the loop, so that the loop has no early exit.
+fn ticks_as<T: Copy + Default>(
+    array: &dyn Array,
+    ty: &DataType,
+    per_second: i64,
+    narrow: impl Fn(i64) -> Option<T>,
+    range: &str,
+) -> Result<Vec<T>> {
+    let unit = match array.data_type() {
+        A::Timestamp(u, _) | A::Duration(u) | A::Time32(u) | A::Time64(u) => *u,
         A::Int64 | A::Int32 | A::Int16 | A::Int8 | A::UInt8 | A::UInt16 | A::UInt32
             if !matches!(ty, DataType::DateTime64 { .. } | DataType::DateTime(_)) =>
         {
             // Raw ticks (e.g. a Time64 written as int64 by another tool): taken as they are.
-            return prim::<Int64Type>(array, ty);
+            return prim::<Int64Type>(array, ty)?.into_iter().map(&narrow).collect::<Option<_>>().ok_or_else(|| mismatch(array, ty, range));
         }
         _ => return Err(mismatch(array, ty, "expected a timestamp, duration or time")),
     };
-    rescale(raw, ticks_per_second(unit), per_second)
-        .ok_or_else(|| mismatch(array, ty, "a value is not exact or out of range at the target precision"))
+    let raw = cast_with_options(array, &A::Int64, &strict())?;
+    let raw = raw.as_primitive::<Int64Type>().values();
+    let (exact, in_range, out) = rescaled(raw, ticks_per_second(unit), per_second, narrow);
+    if !exact {
+        return Err(mismatch(array, ty, "a value is not exact or out of range at the target precision"));
+    }
+    if !in_range {
+        return Err(mismatch(array, ty, range));
+    }
+    Ok(out)
 }
 
-/// Converts ticks of `from` per second to `to` per second, exactly.
-fn rescale(v: Vec<i64>, from: i64, to: i64) -> Option<Vec<i64>> {
-    if from == to {
-        return Some(v);
+/// `raw` ticks of `from` per second as ticks of `to` per second, narrowed; whether every value
+/// was exact (and did not overflow), and whether every one was in the narrowed range.
+fn rescaled<T: Copy + Default>(raw: &[i64], from: i64, to: i64, narrow: impl Fn(i64) -> Option<T>) -> (bool, bool, Vec<T>) {
+    let (mut exact, mut in_range) = (true, true);
+    let mut out = Vec::with_capacity(raw.len());
+    let mut push = |x: Option<i64>| {
+        exact &= x.is_some();
+        let n = x.and_then(&narrow);
+        in_range &= n.is_some() || x.is_none();
+        n.unwrap_or_default()
+    };
+    // Ticks per second are powers of ten from 1 to 10^9, so one divides the other; the usual
+    // divisors are constants here, which the compiler turns into multiplications.
+    fn down<const D: i64>(x: i64) -> Option<i64> {
+        (x.checked_rem(D)? == 0).then(|| x.checked_div(D)).flatten()
     }
-    // Ticks per second are powers of ten from 1 to 10^9: one divides the other.
-    if to > from {
-        let m = to.checked_div(from)?;
-        v.into_iter().map(|x| x.checked_mul(m)).collect()
-    } else {
-        let d = from.checked_div(to)?;
-        v.into_iter().map(|x| (x.checked_rem(d)? == 0).then(|| x.checked_div(d)).flatten()).collect()
+    match (from, to) {
+        _ if from == to => out.extend(raw.iter().map(|&x| push(Some(x)))),
+        (1_000, 1) => out.extend(raw.iter().map(|&x| push(down::<1_000>(x)))),
+        (1_000_000, 1) => out.extend(raw.iter().map(|&x| push(down::<1_000_000>(x)))),
+        (1_000_000_000, 1) => out.extend(raw.iter().map(|&x| push(down::<1_000_000_000>(x)))),
+        _ if to > from => {
+            let m = to.checked_div(from.max(1)).unwrap_or(1);
+            out.extend(raw.iter().map(|&x| push(x.checked_mul(m))));
+        }
+        _ => {
+            let d = from.checked_div(to.max(1)).unwrap_or(1).max(1);
+            out.extend(raw.iter().map(|&x| push((x.checked_rem(d) == Some(0)).then(|| x.checked_div(d)).flatten())));
+        }
     }
+    (exact, in_range, out)
 }
 
 fn interval(array: &dyn Array, ty: &DataType, kind: IntervalKind) -> Result<Vec<i64>> {
@@ -690,4 +718,28 @@ fn variant(array: &dyn Array, ty: &DataType, types: &[DataType]) -> Result<Colum
     }
     let v = VariantColumn::try_new(discriminators, variants).map_err(|e| mismatch(array, ty, e))?;
     Ok(ColumnData::Variant(Box::new(v)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rescaled;
+
+    #[test]
+    fn ticks_rescale_exactly_and_report_what_failed() {
+        let secs = |v: &[i64], from| rescaled(v, from, 1, |s| u32::try_from(s).ok());
+        assert_eq!(secs(&[0, 3_000, -0], 1_000), (true, true, vec![0, 3, 0]));
+        assert_eq!(secs(&[7_000_000], 1_000_000), (true, true, vec![7]));
+        assert_eq!(secs(&[9_000_000_000], 1_000_000_000), (true, true, vec![9]));
+        assert!(!secs(&[3_000, 3_001], 1_000).0, "a millisecond is not a whole second");
+        assert!(!secs(&[1_000_000_001], 1_000_000_000).0);
+        assert!(secs(&[-1_000], 1_000).0);
+        assert!(!secs(&[-1_000], 1_000).1, "before 1970 is out of DateTime's range");
+        assert!(!secs(&[(1 << 32) * 1_000], 1_000).1, "after 2106 too");
+        // Upwards, and the divisors that are not special-cased.
+        assert_eq!(rescaled(&[2, -3], 1, 1_000, Some), (true, true, vec![2_000, -3_000]));
+        assert!(!rescaled(&[i64::MAX / 10], 1, 1_000, Some).0, "an overflow is not exact");
+        assert_eq!(rescaled(&[1_000_000], 1_000_000, 1_000, Some), (true, true, vec![1_000]));
+        assert!(!rescaled(&[1_000_001], 1_000_000, 1_000, Some).0);
+        assert_eq!(rescaled(&[5, 6], 1_000, 1_000, |t| i32::try_from(t).ok()), (true, true, vec![5, 6]));
+    }
 }
