@@ -4,7 +4,7 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
 use crate::block::{Block, BlockInfo};
-use crate::column::encode_column_of;
+use crate::column::{column_pieces, encode_column_of, write_prefix_of, Piece, Pieces};
 use crate::decoder::decode_named_column;
 use crate::error::{DecodeError, ReadResult};
 use crate::revision::Revision;
@@ -42,6 +42,43 @@ pub fn encode_block(block: &Block, out: &mut Vec<u8>) {
             encode_column_of(col.data_type(), col.data(), out);
         }
     }
+}
+
+/// Write one block in Native format (the bytes of [`encode_block`]) with vectored writes:
+/// the bytes of large fixed-width columns go from the columns to `w` (a `BufWriter` passes
+/// writes larger than its buffer through), the rest is encoded into `scratch` first.
+pub fn write_block(block: &Block, scratch: &mut Vec<u8>, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    use std::io::{ErrorKind, IoSlice};
+    scratch.clear();
+    let mut pieces = Pieces::new(scratch);
+    scratch.put_varuint(block.num_columns() as u64);
+    scratch.put_varuint(block.rows() as u64);
+    for (name, col) in block.columns() {
+        scratch.put_str(name);
+        scratch.put_str(col.data_type().to_string());
+        if block.rows() > 0 {
+            write_prefix_of(col.data_type(), col.data(), scratch);
+            column_pieces(col.data(), scratch, &mut pieces);
+        }
+    }
+    let pieces = pieces.finish(scratch);
+    let mut slices: Vec<IoSlice<'_>> = pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Encoded(r) => IoSlice::new(scratch.get(r.clone()).unwrap_or_default()),
+            Piece::Borrowed(b) => IoSlice::new(b),
+        })
+        .collect();
+    let mut left = &mut slices[..];
+    while !left.is_empty() {
+        match w.write_vectored(left) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut left, n),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Recognise the exception ClickHouse writes over HTTP when a query fails after some of the result
@@ -84,6 +121,55 @@ mod tests {
         assert_eq!(http_exception(b"Code: x, "), None);
         assert_eq!(http_exception(b"Code: 12"), None);
         assert_eq!(http_exception(b"Code: 1234567890, x"), None);
+    }
+
+    /// A writer taking at most `most` bytes a call, vectored or not.
+    struct Trickle {
+        out: Vec<u8>,
+        most: usize,
+    }
+
+    impl std::io::Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.most);
+            self.out.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn written_blocks_are_the_encoded_ones_whatever_the_writer_takes() {
+        use crate::column::{ArrayColumn, NullableColumn};
+        use crate::{Block, Column, ColumnData, DataType};
+        for rows in [0usize, 3, 600, 5000] {
+            let mut b = Block::new();
+            let n = |i: usize| i as u64;
+            b.push("n", Column::new(DataType::UInt64, ColumnData::UInt64((0..rows).map(n).collect())).unwrap()).unwrap();
+            b.push("s", Column::new(DataType::String, ColumnData::String((0..rows).map(|i| i.to_string()).collect())).unwrap()).unwrap();
+            let nulls = ColumnData::Nullable(Box::new(NullableColumn {
+                nulls: (0..rows).map(|i| (i % 3 == 0) as u8).collect(),
+                values: ColumnData::Float64((0..rows).map(|i| i as f64).collect()),
+            }));
+            b.push("f", Column::new(DataType::Nullable(Box::new(DataType::Float64)), nulls).unwrap()).unwrap();
+            let lists = ColumnData::Array(Box::new(ArrayColumn {
+                offsets: (0..=rows).map(|i| (i * 2) as u64).collect(),
+                values: ColumnData::Int32((0..rows * 2).map(|i| i as i32).collect()),
+            }));
+            b.push("a", Column::new(DataType::Array(Box::new(DataType::Int32)), lists).unwrap()).unwrap();
+            let mut want = Vec::new();
+            super::encode_block(&b, &mut want);
+            for most in [1, 7, 4096, usize::MAX] {
+                let mut w = Trickle { out: Vec::new(), most };
+                super::write_block(&b, &mut Vec::new(), &mut w).unwrap();
+                assert!(w.out == want, "{rows} rows, {most} bytes a write");
+            }
+            let mut v = Vec::new();
+            super::write_block(&b, &mut Vec::new(), &mut std::io::BufWriter::with_capacity(64, &mut v)).unwrap();
+            assert!(v == want, "{rows} rows through a BufWriter");
+        }
     }
 
     #[test]

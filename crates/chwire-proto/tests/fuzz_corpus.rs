@@ -79,3 +79,33 @@ fn write_column_seeds() {
     }
     assert!(n > 0);
 }
+
+/// The vectored writer gives the bytes of the encoder for every type of the Native seeds (the
+/// conformance types as ClickHouse wrote them), whatever a write takes.
+#[test]
+fn written_native_blocks_are_the_encoded_ones_for_every_seed_type() {
+    struct Trickle(Vec<u8>);
+    impl std::io::Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(5000);
+            self.0.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut blocks = 0;
+    for (name, data) in files(&fuzz_dir().join("corpus/native_file")) {
+        let Ok(decoded) = chwire_proto::native::decode_all(&data) else { continue };
+        for b in decoded {
+            let mut want = Vec::new();
+            chwire_proto::native::encode_block(&b, &mut want);
+            let mut w = Trickle(Vec::new());
+            chwire_proto::native::write_block(&b, &mut Vec::new(), &mut w).unwrap();
+            assert!(w.0 == want, "{name:?}");
+            blocks += 1;
+        }
+    }
+    assert!(blocks > 100, "{blocks} blocks");
+}

@@ -52,9 +52,7 @@ impl Sink for NativeSink {
         Ok(())
     }
     fn write(&mut self, block: Block) -> chwire::Result<()> {
-        self.encoded.clear();
-        chwire::proto::native::encode_block(&block, &mut self.encoded);
-        Ok(self.out.write_all(&self.encoded)?)
+        Ok(chwire::proto::native::write_block(&block, &mut self.encoded, &mut self.out)?)
     }
     fn flush(&mut self) -> chwire::Result<()> {
         Ok(self.out.flush()?)

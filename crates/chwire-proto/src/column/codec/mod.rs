@@ -12,11 +12,13 @@ mod enums;
 mod fixed;
 mod json;
 mod low_cardinality;
+mod pieces;
 mod sparse;
 mod strings;
 #[cfg(test)]
 mod tests;
 
+pub use pieces::{column_pieces, Piece, Pieces};
 pub use sparse::{decode_sparse, skip_or_read_custom_kind, SerializationKind};
 
 use dynamic::{read_dynamic_body, read_dynamic_prefix, read_variant_rows, write_dynamic_body, write_dynamic_prefix};

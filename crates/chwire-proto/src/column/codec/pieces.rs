@@ -1,0 +1,84 @@
+//! A column's body as pieces for a vectored write: the bytes of fixed-width values, null maps
+//! and array offsets are borrowed from the column (their wire form is their memory), the rest
+//! is encoded into a scratch buffer. Writing a block so moves each large fixed-width column
+//! from its buffer to the output once, instead of copying it into an encoded block first.
+
+use super::{encode_column, ColumnData};
+use std::ops::Range;
+
+/// Bodies smaller than this are copied into the scratch buffer (a piece per tiny column would
+/// cost more than the copy).
+const BORROW_FROM: usize = 4096;
+
+/// Part of an encoded block: a range of the scratch buffer, or bytes of a column.
+#[derive(Debug, Clone)]
+pub enum Piece<'a> {
+    Encoded(Range<usize>),
+    Borrowed(&'a [u8]),
+}
+
+/// Pieces being gathered: bytes appended to `scratch` since `run` become one `Encoded` piece
+/// when a borrowed one follows them (or at [`Pieces::finish`]).
+pub struct Pieces<'a> {
+    pub(crate) pieces: Vec<Piece<'a>>,
+    run: usize,
+}
+
+impl<'a> Pieces<'a> {
+    pub fn new(scratch: &[u8]) -> Self {
+        Pieces { pieces: Vec::new(), run: scratch.len() }
+    }
+
+    fn borrow(&mut self, scratch: &mut Vec<u8>, bytes: &'a [u8]) {
+        if bytes.len() < BORROW_FROM {
+            scratch.extend_from_slice(bytes);
+            return;
+        }
+        if scratch.len() > self.run {
+            self.pieces.push(Piece::Encoded(self.run..scratch.len()));
+        }
+        self.pieces.push(Piece::Borrowed(bytes));
+        self.run = scratch.len();
+    }
+
+    /// The pieces, the last run of `scratch` included.
+    pub fn finish(mut self, scratch: &[u8]) -> Vec<Piece<'a>> {
+        if scratch.len() > self.run {
+            self.pieces.push(Piece::Encoded(self.run..scratch.len()));
+        }
+        self.pieces
+    }
+}
+
+/// The body of `data` (as [`encode_column`] writes it) appended to `pieces`.
+pub fn column_pieces<'a>(data: &'a ColumnData, scratch: &mut Vec<u8>, pieces: &mut Pieces<'a>) {
+    use ColumnData as D;
+    let bytes: &'a [u8] = match data {
+        D::UInt8(v) => v,
+        D::UInt16(v) => bytemuck::cast_slice(v),
+        D::UInt32(v) => bytemuck::cast_slice(v),
+        D::UInt64(v) => bytemuck::cast_slice(v),
+        D::UInt128(v) => bytemuck::cast_slice(v),
+        D::Int8(v) => bytemuck::cast_slice(v),
+        D::Int16(v) => bytemuck::cast_slice(v),
+        D::Int32(v) => bytemuck::cast_slice(v),
+        D::Int64(v) => bytemuck::cast_slice(v),
+        D::Int128(v) => bytemuck::cast_slice(v),
+        D::Float32(v) => bytemuck::cast_slice(v),
+        D::Float64(v) => bytemuck::cast_slice(v),
+        D::Fixed { data, .. } => data,
+        D::Nullable(n) => {
+            pieces.borrow(scratch, &n.nulls);
+            return column_pieces(&n.values, scratch, pieces);
+        }
+        D::Array(a) => {
+            pieces.borrow(scratch, bytemuck::cast_slice(a.offsets.get(1..).unwrap_or_default()));
+            return column_pieces(&a.values, scratch, pieces);
+        }
+        D::Tuple(t) if !t.elements.is_empty() => {
+            return t.elements.iter().for_each(|e| column_pieces(e, scratch, pieces));
+        }
+        other => return encode_column(other, scratch),
+    };
+    pieces.borrow(scratch, bytes);
+}
