@@ -355,7 +355,9 @@ fn field_value<'b>(ty: &DataType, fields: &mut std::slice::Iter<'_, Field<'b>>, 
         return Ok(Value::Null);
     }
     if csv {
-        if f.text.is_empty() && !f.quoted && !matches!(ty.strip_nullable(), DataType::String | DataType::FixedString(_)) {
+        // An empty unquoted field is the column's default (`input_format_csv_empty_as_default`):
+        // NULL for every Nullable, strings included (a quoted "" is the empty string).
+        if f.text.is_empty() && !f.quoted && !matches!(ty, DataType::String | DataType::FixedString(_)) {
             return parse::default_value(ty);
         }
         return parse::scalar(ty, f.text, cx);
@@ -736,6 +738,28 @@ mod tests {
         let target = [("b".to_string(), DataType::parse("String").unwrap()), ("a".to_string(), DataType::parse("UInt16").unwrap())];
         let err = s.bind(&target).unwrap_err().to_string();
         assert!(err.contains("column a: the types line says UInt8, the target column is UInt16"), "{err}");
+    }
+
+    /// As ClickHouse 26.9 reads `1,,\n2,"",""` (chdb, `input_format_csv_empty_as_default` on,
+    /// its default): an empty unquoted field is the column's default, NULL for every Nullable
+    /// (strings included); a quoted "" is the empty string.
+    #[test]
+    fn empty_csv_fields_are_the_default_and_quoted_ones_empty_strings() {
+        let target = vec![
+            ("a".to_string(), DataType::parse("Nullable(String)").unwrap()),
+            ("b".into(), DataType::parse("String").unwrap()),
+            ("c".into(), DataType::parse("Nullable(FixedString(2))").unwrap()),
+            ("d".into(), DataType::parse("LowCardinality(Nullable(String))").unwrap()),
+            ("e".into(), DataType::parse("Nullable(Int32)").unwrap()),
+            ("f".into(), DataType::parse("UInt8").unwrap()),
+        ];
+        let mut s = source(Format::Csv, ",,,,,\n\"\",\"\",\"\",\"\",7,1\n");
+        s.bind(&target).unwrap();
+        let b = s.next_block().unwrap().unwrap();
+        let row = |r: usize| b.columns().iter().map(|(_, c)| c.value(r)).collect::<Vec<_>>();
+        assert_eq!(row(0), [Value::Null, Value::String(b""), Value::Null, Value::Null, Value::Null, Value::UInt(0)]);
+        assert_eq!(row(1)[..3], [Value::String(b""), Value::String(b""), Value::FixedString(b"\0\0")]);
+        assert_eq!(row(1)[3], Value::String(b""));
     }
 
     /// ClickHouse 26.9's CSVWithNames of `CAST((1, 'a') AS Tuple(a UInt8, b String)) AS tu,
