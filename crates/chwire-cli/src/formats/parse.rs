@@ -191,11 +191,42 @@ fn sign(s: &str) -> (bool, &str) {
 
 /// `123.45` at scale 3 → `123450`: the digits of the unscaled integer. More fractional digits
 /// than the scale are an error unless they are zeros.
+/// An exponent (`1.5e-1`, as ClickHouse reads decimals) moves the point exactly.
 fn decimal_digits(s: &str, scale: u8) -> Result<String, String> {
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let (mantissa, exp) = match s.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.strip_prefix('+').unwrap_or(e).parse::<i32>().map_err(|_| "not a decimal number".to_string())?),
+        None => (s, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     if (int.is_empty() && frac.is_empty()) || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
         return Err("not a decimal number".into());
     }
+    if exp == 0 {
+        return point_digits(int, frac, scale);
+    }
+    let all = format!("{int}{frac}");
+    if all.bytes().all(|b| b == b'0') {
+        return point_digits("0", "", scale);
+    }
+    // Decimal256 has 76 digits: a larger shift cannot fit (or keeps no digit).
+    if exp.unsigned_abs() > 200 {
+        return Err(format!("the exponent {exp} is out of range"));
+    }
+    let point = i64::try_from(int.len()).unwrap_or(i64::MAX).saturating_add(i64::from(exp));
+    let zeros = |n: i64| "0".repeat(usize::try_from(n).unwrap_or(0));
+    let len = i64::try_from(all.len()).unwrap_or(i64::MAX);
+    if point <= 0 {
+        point_digits("", &format!("{}{all}", zeros(point.saturating_neg())), scale)
+    } else if point >= len {
+        point_digits(&format!("{all}{}", zeros(point.saturating_sub(len))), "", scale)
+    } else {
+        let (i, f) = all.split_at(usize::try_from(point).unwrap_or(0));
+        point_digits(i, f, scale)
+    }
+}
+
+/// The unscaled digits of `int.frac` at `scale`.
+fn point_digits(int: &str, frac: &str, scale: u8) -> Result<String, String> {
     let scale = usize::from(scale);
     let (kept, rest) = frac.split_at(frac.len().min(scale));
     if rest.bytes().any(|b| b != b'0') {
@@ -622,6 +653,18 @@ mod tests {
         assert_eq!(parse("Decimal(9, 2)", "-1.5").unwrap(), "Decimal { raw: -150, scale: 2 }");
         assert_eq!(parse("Decimal(9, 2)", "3.100").unwrap(), "Decimal { raw: 310, scale: 2 }");
         assert!(parse("Decimal(9, 2)", "3.101").is_err());
+        // Exponents, as ClickHouse 26.9 reads them (`1e2` → 100, `1.5e-1` → 0.15).
+        assert_eq!(parse("Decimal(9, 2)", "1e2").unwrap(), "Decimal { raw: 10000, scale: 2 }");
+        assert_eq!(parse("Decimal(9, 2)", "1.5e-1").unwrap(), "Decimal { raw: 15, scale: 2 }");
+        assert_eq!(parse("Decimal(9, 2)", "-25E+0").unwrap(), "Decimal { raw: -2500, scale: 2 }");
+        assert_eq!(parse("Decimal(9, 2)", "0.0125e2").unwrap(), "Decimal { raw: 125, scale: 2 }");
+        assert_eq!(parse("Decimal(9, 2)", "12.5e-3").unwrap_err(), "more than 2 decimal places");
+        assert_eq!(parse("Decimal(9, 2)", "0e999999").unwrap(), "Decimal { raw: 0, scale: 2 }");
+        assert!(parse("Decimal(9, 2)", "1e999999").unwrap_err().contains("exponent"));
+        assert!(parse("Decimal(76, 2)", "1e80").is_err());
+        for bad in ["1e", "e2", "1e2.5", "1ee2", "1e-+2"] {
+            assert!(parse("Decimal(9, 2)", bad).is_err(), "{bad}");
+        }
         assert_eq!(
             parse("UUID", "61f0c404-5cb3-11e7-907b-a6006ad3dba0").unwrap(),
             format!("Uuid({:?})", uuid("61f0c4045cb311e7907ba6006ad3dba0").unwrap())
