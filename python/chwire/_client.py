@@ -23,8 +23,12 @@ def _param_value(v: Any) -> Any:
     """Python values the Rust layer binds directly, or their ClickHouse text."""
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
-    if isinstance(v, (list, tuple)):
+    if isinstance(v, list):
         return [_param_value(x) for x in v]
+    if isinstance(v, tuple):  # a Tuple for a Tuple(...) placeholder, else an array
+        return tuple(_param_value(x) for x in v)
+    if isinstance(v, dict):  # for a Map(...) placeholder
+        return {_param_value(k): _param_value(x) for k, x in v.items()}
     if isinstance(v, _dt.datetime):
         if v.tzinfo is not None:
             v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)

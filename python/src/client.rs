@@ -107,7 +107,8 @@ impl RawClient {
         settings: Option<&Bound<'_, PyAny>>,
         query_id: Option<String>,
     ) -> PyResult<Spec> {
-        Ok(Spec { sql, params: params::extract(parameters)?, settings: params::settings(settings)?, query_id })
+        let params = params::extract(parameters, &sql)?;
+        Ok(Spec { sql, params, settings: params::settings(settings)?, query_id })
     }
 
     fn track(&self, h: tokio::task::AbortHandle) {

@@ -6,10 +6,10 @@
 //! Decimal, UUID, IP addresses) are turned into their text by the Python layer, which the
 //! server parses as the placeholder's type.
 
-use chwire::QueryParam;
+use chwire::{DataType, QueryParam};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 #[derive(Debug, Clone)]
 pub enum Param {
@@ -19,10 +19,60 @@ pub enum Param {
     Float(f64),
     Str(String),
     List(Vec<Param>),
+    Tuple(Vec<Param>),
+    Map(Vec<(Param, Param)>),
 }
 
 impl Param {
-    pub fn from_py(v: &Bound<'_, PyAny>) -> PyResult<Param> {
+    /// The parameter for `v`, built by the placeholder's declared type `ty` where that decides
+    /// (a Python tuple or list for a `Tuple(...)` is a tuple, for an `Array(...)` an array, a
+    /// dict for a `Map(...)` a map); without it, as the value's own type says.
+    pub fn from_py(v: &Bound<'_, PyAny>, ty: Option<&DataType>) -> PyResult<Param> {
+        let ty = ty.map(plain);
+        let sequence = v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>();
+        match ty {
+            Some(DataType::Tuple(items)) if sequence => {
+                let values: Vec<Bound<'_, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
+                if values.len() != items.len() {
+                    return Err(PyTypeError::new_err(format!(
+                        "{} values for a {} of {} elements",
+                        values.len(),
+                        DataType::Tuple(items.clone()),
+                        items.len()
+                    )));
+                }
+                return values.iter().zip(items).map(|(x, (_, t))| Param::from_py(x, Some(t))).collect::<PyResult<_>>().map(Param::Tuple);
+            }
+            Some(DataType::Array(inner)) if sequence => return Param::list(v, Some(inner)),
+            Some(DataType::Map(k, t)) if v.is_instance_of::<PyDict>() => {
+                let mut entries = Vec::new();
+                for kv in v.call_method0("items")?.try_iter()? {
+                    let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = kv?.extract()?;
+                    entries.push((Param::from_py(&key, Some(k))?, Param::from_py(&value, Some(t))?));
+                }
+                return Ok(Param::Map(entries));
+            }
+            _ => {}
+        }
+        Param::untyped(v)
+    }
+
+    /// The elements of a list or tuple as an array (of `inner` where it is known).
+    fn list(v: &Bound<'_, PyAny>, inner: Option<&DataType>) -> PyResult<Param> {
+        let mut items = v.try_iter()?.map(|x| Param::from_py(&x?, inner)).collect::<PyResult<Vec<Param>>>()?;
+        // Ints among floats are floats: one array literal has one element type (['1', 2.5]
+        // has no common type on the server).
+        if items.iter().any(|p| matches!(p, Param::Float(_))) {
+            for p in &mut items {
+                if let Param::Int(i) = *p {
+                    *p = Param::Float(i as f64);
+                }
+            }
+        }
+        Ok(Param::List(items))
+    }
+
+    fn untyped(v: &Bound<'_, PyAny>) -> PyResult<Param> {
         if v.is_none() {
             Ok(Param::Null)
         } else if v.is_instance_of::<PyBool>() {
@@ -34,20 +84,10 @@ impl Param {
         } else if v.is_instance_of::<PyString>() {
             Ok(Param::Str(v.extract()?))
         } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-            let mut items = v.try_iter()?.map(|x| Param::from_py(&x?)).collect::<PyResult<Vec<Param>>>()?;
-            // Ints among floats are floats: one array literal has one element type (['1', 2.5]
-            // has no common type on the server).
-            if items.iter().any(|p| matches!(p, Param::Float(_))) {
-                for p in &mut items {
-                    if let Param::Int(i) = *p {
-                        *p = Param::Float(i as f64);
-                    }
-                }
-            }
-            Ok(Param::List(items))
+            Param::list(v, None)
         } else {
             Err(PyTypeError::new_err(format!(
-                "cannot bind a {} as a query parameter (use None, bool, int, float, str or a list of them)",
+                "cannot bind a {} as a query parameter (use None, bool, int, float, str, a list or tuple of them, or a dict for a Map)",
                 v.get_type().name()?
             )))
         }
@@ -62,7 +102,15 @@ impl QueryParam for Param {
             Param::Int(i) => i.param_text(),
             Param::Float(f) => f.param_text(),
             Param::Str(s) => s.param_text(),
+            // ClickHouse reads a composite parameter's text as its quoted literal.
             Param::List(_) => self.sql_literal(),
+            Param::Tuple(items) => format!("({})", items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")),
+            Param::Map(entries) => {
+                format!(
+                    "{{{}}}",
+                    entries.iter().map(|(k, v)| format!("{}:{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
+                )
+            }
         }
     }
 
@@ -74,23 +122,50 @@ impl QueryParam for Param {
             Param::Float(f) => f.sql_literal(),
             Param::Str(s) => s.sql_literal(),
             Param::List(items) => items.as_slice().sql_literal(),
+            // `tuple(x)`: `(x)` is x itself in SQL.
+            Param::Tuple(items) => format!("tuple({})", items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")),
+            Param::Map(entries) => {
+                format!(
+                    "map({})",
+                    entries.iter().map(|(k, v)| format!("{},{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
+                )
+            }
         }
     }
 }
 
-/// `{name: value}` → bound parameters.
-pub fn extract(params: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(String, Param)>> {
+/// The type without the wrappers that do not change a value's literal.
+fn plain(ty: &DataType) -> &DataType {
+    match ty {
+        DataType::Nullable(t) | DataType::LowCardinality(t) => plain(t),
+        t => t,
+    }
+}
+
+/// `{name: value}` → bound parameters, each built by its placeholder's type in `sql`.
+pub fn extract(params: Option<&Bound<'_, PyAny>>, sql: &str) -> PyResult<Vec<(String, Param)>> {
     let Some(p) = params else { return Ok(Vec::new()) };
     if p.is_none() {
         return Ok(Vec::new());
     }
     let items = p.call_method0("items")?;
+    let types = chwire::placeholder_types(sql);
     let mut out = Vec::new();
     for kv in items.try_iter()? {
         let (k, v): (String, Bound<'_, PyAny>) = kv?.extract()?;
-        out.push((k, Param::from_py(&v)?));
+        let ty = types.iter().find(|(n, _)| *n == k).and_then(|(_, t)| DataType::parse(t).ok());
+        out.push((k.clone(), Param::from_py(&v, ty.as_ref()).map_err(|e| in_param(p.py(), &k, e))?));
     }
     Ok(out)
+}
+
+/// A parameter's type error, naming it.
+fn in_param(py: Python<'_>, name: &str, e: PyErr) -> PyErr {
+    if e.is_instance_of::<PyTypeError>(py) {
+        PyTypeError::new_err(format!("query parameter {name:?}: {}", e.value(py)))
+    } else {
+        e
+    }
 }
 
 /// `{name: value}` settings → text pairs (bools become 0/1).

@@ -138,6 +138,22 @@ def test_arrow_settings_are_applied_by_chwire_not_sent(client, url):
         client.query(sql, settings={"output_format_arrow_string_as_string": "maybe"})
 
 
+def test_composite_parameters_follow_their_placeholders_type(client):
+    # A tuple (or list) for a Tuple placeholder is a tuple, for an Array an array; nested too.
+    r = client.query("SELECT {t:Tuple(UInt8, String)} AS t, {u:Tuple(UInt8)} AS u, {a:Array(UInt8)} AS a, "
+                     "{p:Array(Tuple(UInt8, Nullable(String)))} AS p, {n:Tuple(Int8, Tuple(String, UInt8))} AS n",
+                     parameters={"t": [2, "b'c"], "u": (7,), "a": (1, 2), "p": [(1, "x"), (2, None)], "n": [-1, ["x", 1]]})
+    assert r.result_rows == [((2, "b'c"), (7,), [1, 2], [(1, "x"), (2, None)], (-1, ("x", 1)))]
+    with pytest.raises(TypeError, match='query parameter "t": 1 values for a Tuple\\(UInt8, String\\) of 2 elements'):
+        client.query("SELECT {t:Tuple(UInt8, String)}", parameters={"t": (1,)})
+    # A dict binds only to a Map placeholder (18.16 has no Map type: the server refuses it).
+    with pytest.raises(TypeError, match='query parameter "m": cannot bind a dict'):
+        client.query("SELECT {m:String}", parameters={"m": {"a": 1}})
+    if client.server_info["negotiated_revision"] < 54460:
+        with pytest.raises(chwire.ServerError, match="(?i)map"):  # map(...) or the Map type
+            client.query("SELECT {m:Map(String, UInt8)}", parameters={"m": {"a": 1}})
+
+
 def test_bytes_parameters_are_utf8_text(client):
     assert client.command("SELECT {b:String}", parameters={"b": "ü".encode()}) == "ü"
     with pytest.raises(chwire.DataError, match="must be UTF-8"):

@@ -143,14 +143,19 @@ fn escape(s: &str, quote: bool) -> String {
     out
 }
 
-/// Replace every `{name:Type}` placeholder outside string literals, quoted identifiers and
-/// comments by `CAST(literal AS Type)`. Unknown names are an error; so is an unclosed
-/// placeholder.
-pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result<String> {
+/// A `{name:Type}` placeholder of a query: its byte range, name and type text.
+struct Placeholder<'a> {
+    range: std::ops::Range<usize>,
+    name: &'a str,
+    ty: &'a str,
+}
+
+/// Every `{name:Type}` placeholder outside string literals, quoted identifiers and comments,
+/// in order. An unclosed placeholder is an error.
+fn placeholders(sql: &str) -> Result<Vec<Placeholder<'_>>> {
     let b = sql.as_bytes();
-    let mut out = String::with_capacity(sql.len() + 32);
+    let mut found = Vec::new();
     let mut i = 0;
-    let mut copied = 0;
     while i < b.len() {
         match b[i] {
             q @ (b'\'' | b'"' | b'`') => {
@@ -198,33 +203,56 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
                     i += 1;
                     continue;
                 }
-                let literal = params
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.as_str())
-                    .ok_or_else(|| Error::invalid(format!("no value for query parameter {name:?}")))?;
-                out.push_str(&sql[copied..start]);
-                // A negative number is no unsigned integer: CAST(-1 AS UInt64) would wrap to
-                // 2^64 - 1 (a server-side parameter is an error there, and so is this).
-                let unsigned = ty.strip_prefix("Nullable(").unwrap_or(ty).starts_with("UInt");
-                if unsigned
-                    && literal.starts_with('-')
-                    && literal.get(1..).is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
-                {
-                    return Err(Error::invalid(format!("query parameter {name:?}: {literal} is not a {ty}")));
-                }
-                if after_limit(&out) && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
-                    // LIMIT and OFFSET take only number literals (18.16 rejects a CAST there);
-                    // digits alone cannot carry SQL.
-                    out.push_str(literal);
-                } else {
-                    out.push_str(&format!("CAST({literal} AS {ty})"));
-                }
+                found.push(Placeholder { range: start..close + 1, name, ty });
                 i = close + 1;
-                copied = i;
             }
             _ => i += 1,
         }
+    }
+    Ok(found)
+}
+
+/// The declared type text of each `{name:Type}` placeholder of `sql` (the first one of a name
+/// given twice), for bindings that build a value by its type (e.g. a Python tuple as a Tuple,
+/// a list as an Array). SQL with an unclosed placeholder has none.
+pub fn placeholder_types(sql: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for p in placeholders(sql).unwrap_or_default() {
+        if !out.iter().any(|(n, _)| n == p.name) {
+            out.push((p.name.to_string(), p.ty.to_string()));
+        }
+    }
+    out
+}
+
+/// Replace every `{name:Type}` placeholder outside string literals, quoted identifiers and
+/// comments by `CAST(literal AS Type)`. Unknown names are an error; so is an unclosed
+/// placeholder.
+pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result<String> {
+    let mut out = String::with_capacity(sql.len() + 32);
+    let mut copied = 0;
+    for Placeholder { range, name, ty } in placeholders(sql)? {
+        let literal = params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+            .ok_or_else(|| Error::invalid(format!("no value for query parameter {name:?}")))?;
+        out.push_str(&sql[copied..range.start]);
+        // A negative number is no unsigned integer: CAST(-1 AS UInt64) would wrap to
+        // 2^64 - 1 (a server-side parameter is an error there, and so is this).
+        let unsigned = ty.strip_prefix("Nullable(").unwrap_or(ty).starts_with("UInt");
+        if unsigned && literal.starts_with('-') && literal.get(1..).is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+        {
+            return Err(Error::invalid(format!("query parameter {name:?}: {literal} is not a {ty}")));
+        }
+        if after_limit(&out) && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
+            // LIMIT and OFFSET take only number literals (18.16 rejects a CAST there);
+            // digits alone cannot carry SQL.
+            out.push_str(literal);
+        } else {
+            out.push_str(&format!("CAST({literal} AS {ty})"));
+        }
+        copied = range.end;
     }
     out.push_str(&sql[copied.min(sql.len())..]);
     Ok(out)
@@ -250,6 +278,14 @@ fn after_limit(prefix: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholder_types_are_found_outside_quotes_and_comments() {
+        let sql = "SELECT {t: Tuple(UInt8, String)}, '{s:String}' -- {c:UInt8}\n, {a:Array(Tuple(Int8, Int8))}, {t:UInt8} /* {d:Date} */";
+        let names: Vec<(String, String)> = placeholder_types(sql);
+        assert_eq!(names, [("t".into(), "Tuple(UInt8, String)".into()), ("a".into(), "Array(Tuple(Int8, Int8))".into())]);
+        assert!(placeholder_types("SELECT {t:UInt8").is_empty());
+    }
 
     #[test]
     fn limit_counts_bind_as_plain_numbers() {
