@@ -62,10 +62,17 @@ impl Param {
         let mut items = v.try_iter()?.map(|x| Param::from_py(&x?, inner)).collect::<PyResult<Vec<Param>>>()?;
         // Ints among floats are floats: one array literal has one element type (['1', 2.5]
         // has no common type on the server).
+        // An int that no float holds exactly (beyond 2^53) is refused, not rounded.
         if items.iter().any(|p| matches!(p, Param::Float(_))) {
             for p in &mut items {
                 if let Param::Int(i) = *p {
-                    *p = Param::Float(i as f64);
+                    let f = i as f64;
+                    if f as i128 != i {
+                        return Err(PyTypeError::new_err(format!(
+                            "{i} among floats would be rounded to {f}: a list has one element type (bind ints and floats apart)"
+                        )));
+                    }
+                    *p = Param::Float(f);
                 }
             }
         }

@@ -146,6 +146,10 @@ def test_composite_parameters_follow_their_placeholders_type(client):
     assert r.result_rows == [((2, "b'c"), (7,), [1, 2], [(1, "x"), (2, None)], (-1, ("x", 1)))]
     with pytest.raises(TypeError, match='query parameter "t": 1 values for a Tuple\\(UInt8, String\\) of 2 elements'):
         client.query("SELECT {t:Tuple(UInt8, String)}", parameters={"t": (1,)})
+    # Ints among floats are floats, when a float holds them exactly.
+    assert client.command("SELECT {a:Array(Float64)}", parameters={"a": [1, 2.5]}) == [1.0, 2.5]
+    with pytest.raises(TypeError, match="9007199254740993 among floats would be rounded"):
+        client.command("SELECT {a:Array(Float64)}", parameters={"a": [2**53 + 1, 2.5]})
     # A dict binds only to a Map placeholder (18.16 has no Map type: the server refuses it).
     with pytest.raises(TypeError, match='query parameter "m": cannot bind a dict'):
         client.query("SELECT {m:String}", parameters={"m": {"a": 1}})
