@@ -73,12 +73,48 @@ pub fn closed_client() -> Error {
     Error::Closed
 }
 
+/// Kills the client's abandoned HTTP query ([`chwire::Client::settle`]) when dropped armed: a
+/// task aborted by `cancel()`, Ctrl-C or asyncio would otherwise leave a quiet query running
+/// on the server until the client's next use.
+pub struct SettleOnDrop(Option<Shared>);
+
+impl SettleOnDrop {
+    pub fn new(client: Shared) -> Self {
+        SettleOnDrop(Some(client))
+    }
+
+    /// The task ended by itself (it settled what it left).
+    pub fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for SettleOnDrop {
+    fn drop(&mut self) {
+        if let Some(client) = self.0.take() {
+            crate::runtime::runtime().spawn(async move {
+                if let Some(c) = client.lock().await.as_mut() {
+                    let _ = c.settle().await; // only logged by the client: nobody waits for it
+                }
+            });
+        }
+    }
+}
+
 async fn query_task(client: Shared, spec: Spec, opts: ArrowOptions, progress: bool, tx: Tx) {
+    let settle = SettleOnDrop::new(client.clone());
     let mut guard = client.lock().await;
     let res = match guard.as_mut() {
-        Some(c) => run_query(c, spec, &opts, progress, &tx).await,
+        Some(c) => {
+            let res = run_query(c, spec, &opts, progress, &tx).await;
+            // A consumer that left early abandoned the query.
+            let _ = c.settle().await;
+            res
+        }
         None => Err(closed_client()),
     };
+    drop(guard);
+    settle.disarm();
     if let Err(e) = res {
         let _ = tx.send(Err(e)).await;
     }

@@ -55,6 +55,25 @@ def test_cancel_works_before_the_first_block_over_http(http_client):
     assert http_client.command("SELECT 9") == 9
 
 
+def test_a_cancelled_quiet_query_is_killed_without_another_call(http_client):
+    # A query that writes nothing until its end is not stopped by the closed connection: the
+    # cancel kills it on the server at once, not at the client's next use.
+    import threading
+    import time
+    import uuid
+
+    qid = "py-quiet-" + uuid.uuid4().hex
+    threading.Timer(0.3, http_client.cancel).start()
+    with pytest.raises(chwire.OperationalError, match="cancelled"):
+        http_client.query_arrow("SELECT count() FROM numbers(100000000000) WHERE NOT ignore(sleepEachRow(0))",
+                                query_id=qid)
+    with chwire.connect(HTTP_URL) as other:
+        deadline = time.monotonic() + 5
+        while other.command(f"SELECT count() FROM system.processes WHERE query_id = '{qid}'"):
+            assert time.monotonic() < deadline, "the cancelled query still runs on the server"
+            time.sleep(0.1)
+
+
 def test_boolean_keyword_options():
     # Python booleans are URL booleans (str(True) is "True", which the options refused).
     port = int(HTTP_URL.rsplit(":", 1)[1].split("/")[0])

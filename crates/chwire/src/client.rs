@@ -316,6 +316,19 @@ impl Client {
         }
     }
 
+    /// Kill now a query this client abandoned over HTTP (a result stream dropped before its
+    /// end: cancelled, timed out), instead of at the client's next use: closing an HTTP
+    /// connection does not stop a query that is not writing. For a binding whose caller may
+    /// not use the client again soon (the Python package calls it after a cancel). Does
+    /// nothing when no such query is left; over the native protocol the next use drains or
+    /// drops the connection as before.
+    pub async fn settle(&mut self) -> Result<()> {
+        if self.http_abandoned.is_none() {
+            return Ok(());
+        }
+        self.ready().await.map(|_| ())
+    }
+
     /// Ping the server.
     pub async fn ping(&mut self) -> Result<()> {
         self.ready().await?;
