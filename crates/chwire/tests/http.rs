@@ -189,6 +189,15 @@ async fn a_cancelled_quiet_query_is_killed() {
     assert!(matches!(e.kind(), ErrorKind::Timeout("query")), "{e}");
     assert_eq!(scalar(&mut d, "SELECT toUInt64(3)").await, 3);
     gone(id).await;
+    // A dropped stream, then `settle`: killed without another query.
+    let id = format!("chwire-http-settle-{}", std::process::id());
+    let s = c.query(slow).query_id(id.clone()).stream().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(scalar(&mut other, &format!("SELECT count() FROM system.processes WHERE query_id = '{id}'")).await, 1);
+    drop(s);
+    c.settle().await.unwrap();
+    gone(id).await;
+    c.settle().await.unwrap(); // nothing left: nothing done
 }
 
 #[tokio::test]
