@@ -4,7 +4,7 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
 use crate::block::{Block, BlockInfo};
-use crate::column::{column_pieces, encode_column_of, write_prefix_of, Piece, Pieces};
+use crate::column::{column_pieces, encode_column, write_prefix_of, ColumnData, Piece, Pieces};
 use crate::decoder::decode_named_column;
 use crate::error::{DecodeError, ReadResult};
 use crate::revision::Revision;
@@ -33,13 +33,20 @@ pub fn decode_all(bytes: &[u8]) -> Result<Vec<Block>, DecodeError> {
 
 /// Append one block in Native format.
 pub fn encode_block(block: &Block, out: &mut Vec<u8>) {
+    encode_block_with(block, out, encode_column);
+}
+
+/// A block in Native format: its header and each column's name, type and prefix appended to
+/// `out`, each column's body by `body`.
+fn encode_block_with<'a>(block: &'a Block, out: &mut Vec<u8>, mut body: impl FnMut(&'a ColumnData, &mut Vec<u8>)) {
     out.put_varuint(block.num_columns() as u64);
     out.put_varuint(block.rows() as u64);
     for (name, col) in block.columns() {
         out.put_str(name);
         out.put_str(col.data_type().to_string());
         if block.rows() > 0 {
-            encode_column_of(col.data_type(), col.data(), out);
+            write_prefix_of(col.data_type(), col.data(), out);
+            body(col.data(), out);
         }
     }
 }
@@ -51,16 +58,7 @@ pub fn write_block(block: &Block, scratch: &mut Vec<u8>, w: &mut impl std::io::W
     use std::io::{ErrorKind, IoSlice};
     scratch.clear();
     let mut pieces = Pieces::new(scratch);
-    scratch.put_varuint(block.num_columns() as u64);
-    scratch.put_varuint(block.rows() as u64);
-    for (name, col) in block.columns() {
-        scratch.put_str(name);
-        scratch.put_str(col.data_type().to_string());
-        if block.rows() > 0 {
-            write_prefix_of(col.data_type(), col.data(), scratch);
-            column_pieces(col.data(), scratch, &mut pieces);
-        }
-    }
+    encode_block_with(block, scratch, |data, scratch| column_pieces(data, scratch, &mut pieces));
     let pieces = pieces.finish(scratch);
     let mut slices: Vec<IoSlice<'_>> = pieces
         .iter()

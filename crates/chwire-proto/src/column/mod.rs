@@ -30,9 +30,10 @@ pub use union::{DynamicColumn, JsonColumn, VariantColumn};
 
 pub use binary::{decode_type as decode_binary_type, encode_type as encode_binary_type, BinaryValues};
 pub use build::{encode_low_cardinality, finish_dynamic};
+pub(crate) use codec::{column_pieces, Piece, Pieces};
 pub use codec::{
-    column_pieces, decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind,
-    write_prefix_of, Piece, Pieces, Prefix, SerializationKind,
+    decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind, write_prefix_of,
+    Prefix, SerializationKind,
 };
 pub use value::{decimal256_to_string, decimal_to_string, int256_to_string, uuid_from_wire, uuid_to_wire, Value};
 

@@ -18,7 +18,7 @@ mod strings;
 #[cfg(test)]
 mod tests;
 
-pub use pieces::{column_pieces, Piece, Pieces};
+pub(crate) use pieces::{column_pieces, Piece, Pieces};
 pub use sparse::{decode_sparse, skip_or_read_custom_kind, SerializationKind};
 
 use dynamic::{read_dynamic_body, read_dynamic_prefix, read_variant_rows, write_dynamic_body, write_dynamic_prefix};
@@ -258,23 +258,45 @@ pub fn encode_column_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
     encode_column(data, out);
 }
 
+/// The body of a fixed-width column (numbers, FixedString and the like): its values' memory,
+/// which is their wire form (little-endian).
+pub(crate) fn fixed_bytes(data: &ColumnData) -> Option<&[u8]> {
+    use ColumnData as D;
+    Some(match data {
+        D::UInt8(v) => v,
+        D::UInt16(v) => bytemuck::cast_slice(v),
+        D::UInt32(v) => bytemuck::cast_slice(v),
+        D::UInt64(v) => bytemuck::cast_slice(v),
+        D::UInt128(v) => bytemuck::cast_slice(v),
+        D::Int8(v) => bytemuck::cast_slice(v),
+        D::Int16(v) => bytemuck::cast_slice(v),
+        D::Int32(v) => bytemuck::cast_slice(v),
+        D::Int64(v) => bytemuck::cast_slice(v),
+        D::Int128(v) => bytemuck::cast_slice(v),
+        D::Float32(v) => bytemuck::cast_slice(v),
+        D::Float64(v) => bytemuck::cast_slice(v),
+        D::Fixed { data, .. } => data,
+        _ => return None,
+    })
+}
+
 /// Append the body of `data` (no prefix; see [`encode_column_of`]).
 pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
     use ColumnData as D;
     match data {
-        D::UInt8(v) => out.extend_from_slice(v),
-        D::UInt16(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::UInt32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::UInt64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::UInt128(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::Int8(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::Int16(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::Int32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::Int64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::Int128(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::Float32(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::Float64(v) => out.extend_from_slice(bytemuck::cast_slice(v)),
-        D::Fixed { data, .. } => out.extend_from_slice(data),
+        D::UInt8(_)
+        | D::UInt16(_)
+        | D::UInt32(_)
+        | D::UInt64(_)
+        | D::UInt128(_)
+        | D::Int8(_)
+        | D::Int16(_)
+        | D::Int32(_)
+        | D::Int64(_)
+        | D::Int128(_)
+        | D::Float32(_)
+        | D::Float64(_)
+        | D::Fixed { .. } => out.extend_from_slice(fixed_bytes(data).unwrap_or_default()),
         D::String(s) => {
             // A lower bound: one length byte per value (exact for values under 128 bytes).
             out.reserve(s.data().len().saturating_add(s.len()));

@@ -3,7 +3,7 @@
 //! is encoded into a scratch buffer. Writing a block so moves each large fixed-width column
 //! from its buffer to the output once, instead of copying it into an encoded block first.
 
-use super::{encode_column, ColumnData};
+use super::{encode_column, fixed_bytes, ColumnData};
 use std::ops::Range;
 
 /// Bodies smaller than this are copied into the scratch buffer (a piece per tiny column would
@@ -20,7 +20,7 @@ pub enum Piece<'a> {
 /// Pieces being gathered: bytes appended to `scratch` since `run` become one `Encoded` piece
 /// when a borrowed one follows them (or at [`Pieces::finish`]).
 pub struct Pieces<'a> {
-    pub(crate) pieces: Vec<Piece<'a>>,
+    pieces: Vec<Piece<'a>>,
     run: usize,
 }
 
@@ -53,32 +53,19 @@ impl<'a> Pieces<'a> {
 /// The body of `data` (as [`encode_column`] writes it) appended to `pieces`.
 pub fn column_pieces<'a>(data: &'a ColumnData, scratch: &mut Vec<u8>, pieces: &mut Pieces<'a>) {
     use ColumnData as D;
-    let bytes: &'a [u8] = match data {
-        D::UInt8(v) => v,
-        D::UInt16(v) => bytemuck::cast_slice(v),
-        D::UInt32(v) => bytemuck::cast_slice(v),
-        D::UInt64(v) => bytemuck::cast_slice(v),
-        D::UInt128(v) => bytemuck::cast_slice(v),
-        D::Int8(v) => bytemuck::cast_slice(v),
-        D::Int16(v) => bytemuck::cast_slice(v),
-        D::Int32(v) => bytemuck::cast_slice(v),
-        D::Int64(v) => bytemuck::cast_slice(v),
-        D::Int128(v) => bytemuck::cast_slice(v),
-        D::Float32(v) => bytemuck::cast_slice(v),
-        D::Float64(v) => bytemuck::cast_slice(v),
-        D::Fixed { data, .. } => data,
+    if let Some(bytes) = fixed_bytes(data) {
+        return pieces.borrow(scratch, bytes);
+    }
+    match data {
         D::Nullable(n) => {
             pieces.borrow(scratch, &n.nulls);
-            return column_pieces(&n.values, scratch, pieces);
+            column_pieces(&n.values, scratch, pieces);
         }
         D::Array(a) => {
             pieces.borrow(scratch, bytemuck::cast_slice(a.offsets.get(1..).unwrap_or_default()));
-            return column_pieces(&a.values, scratch, pieces);
+            column_pieces(&a.values, scratch, pieces);
         }
-        D::Tuple(t) if !t.elements.is_empty() => {
-            return t.elements.iter().for_each(|e| column_pieces(e, scratch, pieces));
-        }
-        other => return encode_column(other, scratch),
-    };
-    pieces.borrow(scratch, bytes);
+        D::Tuple(t) if !t.elements.is_empty() => t.elements.iter().for_each(|e| column_pieces(e, scratch, pieces)),
+        other => encode_column(other, scratch),
+    }
 }

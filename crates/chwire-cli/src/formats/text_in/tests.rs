@@ -1,0 +1,136 @@
+use super::*;
+
+fn source(format: Format, text: &str) -> TextSource {
+    TextSource::new(format, Box::new(std::io::Cursor::new(text.as_bytes().to_vec())), None, BlockLimits::default())
+}
+
+#[test]
+fn a_column_given_twice_is_an_error_and_a_byte_order_mark_is_skipped() {
+    let target = vec![("a".to_string(), DataType::parse("UInt8").unwrap()), ("b".into(), DataType::parse("String").unwrap())];
+    let mut s = source(Format::CsvWithNames, "a,a\n1,2\n");
+    assert!(s.bind(&target).unwrap_err().to_string().contains("column \"a\" is named twice"));
+    let mut s = source(Format::JsonEachRow, "{\"a\":1,\"a\":2}\n");
+    s.bind(&target).unwrap();
+    assert!(s.next_block().unwrap_err().to_string().contains("column \"a\" appears twice"));
+    for (format, text) in [
+        (Format::CsvWithNames, "\u{feff}a,b\n1,x\n"),
+        (Format::Tsv, "\u{feff}1\tx\n"),
+        (Format::JsonEachRow, "\u{feff}{\"a\":1,\"b\":\"x\"}\n"),
+    ] {
+        let mut s = source(format, text);
+        s.bind(&target).unwrap();
+        let b = s.next_block().unwrap().unwrap();
+        assert_eq!(b.column("a").unwrap().value(0), Value::UInt(1), "{format}");
+    }
+    // TSV: a backslash before a newline escapes it (the value holds a newline).
+    let mut s = source(Format::Tsv, "1\tline\\\nbreak\n2\tx\\\\\n");
+    s.bind(&target).unwrap();
+    let b = s.next_block().unwrap().unwrap();
+    assert_eq!(b.rows(), 2);
+    assert_eq!(b.column("b").unwrap().value(0), Value::String(b"line\nbreak"));
+    assert_eq!(b.column("b").unwrap().value(1), Value::String(b"x\\"));
+    // Unknown members: an error, or left out with input_format_skip_unknown_fields.
+    let mut s = source(Format::JsonEachRow, "{\"a\":1,\"zz\":2}\n");
+    s.bind(&target).unwrap();
+    assert!(s.next_block().unwrap_err().to_string().contains("no column \"zz\""));
+    let mut s = source(Format::JsonEachRow, "{\"a\":1,\"zz\":[2]}\n").skip_unknown_fields(true);
+    s.bind(&target).unwrap();
+    assert_eq!(s.next_block().unwrap().unwrap().column("a").unwrap().value(0), Value::UInt(1));
+    // A short input that is no mark reaches the parser whole.
+    let mut s = source(Format::Tsv, "7\t\n");
+    s.bind(&target).unwrap();
+    assert_eq!(s.next_block().unwrap().unwrap().column("a").unwrap().value(0), Value::UInt(7));
+}
+
+#[test]
+fn types_lines_must_match_their_names_and_parse() {
+    // As many types as names.
+    let err = source(Format::TsvWithNamesAndTypes, "a\tb\nUInt8\n1\t2\n").next_block().unwrap_err().to_string();
+    assert!(err.contains("line 2: 1 types for 2 names"), "{err}");
+    // A type chwire does not know: an error naming it before any value is taken.
+    let err = source(Format::CsvWithNamesAndTypes, "a\nUInt9\n1\n").next_block().unwrap_err().to_string();
+    assert!(err.contains("line 2: column a: no type UInt9 that chwire knows"), "{err}");
+    // Names without types; no header at all (an empty input is no rows).
+    let err = source(Format::CsvWithNamesAndTypes, "a\n").next_block().unwrap_err().to_string();
+    assert!(err.contains("not followed by a types line"), "{err}");
+    let err = source(Format::CsvWithNamesAndTypes, "").next_block().unwrap_err().to_string();
+    assert!(err.contains("--structure"), "{err}");
+    // Declared types make the columns; a bound target of other types is refused.
+    let mut s = source(Format::TsvWithNamesAndTypes, "a\tb\nUInt8\tNullable(String)\n1\t\\N\n");
+    let b = s.next_block().unwrap().unwrap();
+    assert_eq!(
+        super::super::columns_of(&b),
+        [("a".to_string(), DataType::parse("UInt8").unwrap()), ("b".into(), DataType::parse("Nullable(String)").unwrap())]
+    );
+    let mut s = source(Format::TsvWithNamesAndTypes, "a\tb\nUInt8\tString\n1\tx\n");
+    let target = [("b".to_string(), DataType::parse("String").unwrap()), ("a".to_string(), DataType::parse("UInt16").unwrap())];
+    let err = s.bind(&target).unwrap_err().to_string();
+    assert!(err.contains("column a: the types line says UInt8, the target column is UInt16"), "{err}");
+}
+
+/// As ClickHouse 26.9 reads `1,,\n2,"",""` (chdb, `input_format_csv_empty_as_default` on,
+/// its default): an empty unquoted field is the column's default, NULL for every Nullable
+/// (strings included); a quoted "" is the empty string.
+#[test]
+fn empty_csv_fields_are_the_default_and_quoted_ones_empty_strings() {
+    let target = vec![
+        ("a".to_string(), DataType::parse("Nullable(String)").unwrap()),
+        ("b".into(), DataType::parse("String").unwrap()),
+        ("c".into(), DataType::parse("Nullable(FixedString(2))").unwrap()),
+        ("d".into(), DataType::parse("LowCardinality(Nullable(String))").unwrap()),
+        ("e".into(), DataType::parse("Nullable(Int32)").unwrap()),
+        ("f".into(), DataType::parse("UInt8").unwrap()),
+    ];
+    let mut s = source(Format::Csv, ",,,,,\n\"\",\"\",\"\",\"\",7,1\n");
+    s.bind(&target).unwrap();
+    let b = s.next_block().unwrap().unwrap();
+    let row = |r: usize| b.columns().iter().map(|(_, c)| c.value(r)).collect::<Vec<_>>();
+    assert_eq!(row(0), [Value::Null, Value::String(b""), Value::Null, Value::Null, Value::Null, Value::UInt(0)]);
+    assert_eq!(row(1)[..3], [Value::String(b""), Value::String(b""), Value::FixedString(b"\0\0")]);
+    assert_eq!(row(1)[3], Value::String(b""));
+}
+
+/// ClickHouse 26.9's CSVWithNames of `CAST((1, 'a') AS Tuple(a UInt8, b String)) AS tu,
+/// ((1, 2), 3) AS n, 2 AS x` (chdb): a tuple's elements are named fields of their own.
+#[test]
+fn csv_names_of_tuple_elements_bind_to_the_tuple() {
+    let text = b"\"tu.a\",\"tu.b\",\"n.1.1\",\"n.1.2\",\"n.2\",\"x\"\n1,\"a\",1,2,3,2\n".to_vec();
+    let target = super::super::parse_structure("x UInt8, n Tuple(Tuple(UInt8, UInt8), UInt8), tu Tuple(a UInt8, b String)").unwrap();
+    let mut s = TextSource::new(Format::CsvWithNames, Box::new(std::io::Cursor::new(text)), None, BlockLimits::default());
+    s.bind(&target).unwrap();
+    let b = s.next_block().unwrap().unwrap();
+    let row: Vec<String> = b.columns().iter().map(|(_, c)| format!("{:?}", c.value(0))).collect();
+    assert_eq!(row[0], "UInt(2)");
+    assert!(row[2].contains("UInt(1)") && row[2].contains("String([97])"), "{row:?}");
+    // Written back with the names ClickHouse gives the elements.
+    let mut out = Vec::new();
+    let mut w = crate::formats::text_writer::Writer::new(crate::formats::text_writer::TextFormat::CsvWithNames, None);
+    w.write_block(&b, &mut out).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), "\"x\",\"n.1.1\",\"n.1.2\",\"n.2\",\"tu.a\",\"tu.b\"\n2,1,2,3,1,\"a\"\n");
+    // A name that is neither a column nor a whole tuple's elements is an error.
+    let partial = b"\"tu.a\",\"x\"\n1,2\n".to_vec();
+    let mut s = TextSource::new(Format::CsvWithNames, Box::new(std::io::Cursor::new(partial)), None, BlockLimits::default());
+    assert!(s.bind(&target).unwrap_err().to_string().contains("no column \"tu.a\""));
+    // ClickHouse 26.9's CSVWithNames of an empty tuple and of a Nullable(Tuple) inside a
+    // tuple (chdb): one field each; read and written back byte for byte.
+    for (structure, text) in [
+        ("t Tuple(), x UInt8", "\"t\",\"x\"\n,1\n"),
+        ("t Tuple(UInt8, Nullable(Tuple(UInt8, UInt8))), x UInt8", "\"t.1\",\"t.2\",\"x\"\n1,\"(2,3)\",1\n1,\\N,1\n"),
+    ] {
+        let target = super::super::parse_structure(structure).unwrap();
+        let mut s =
+            TextSource::new(Format::CsvWithNames, Box::new(std::io::Cursor::new(text.as_bytes().to_vec())), None, BlockLimits::default());
+        s.bind(&target).unwrap();
+        let b = s.next_block().unwrap().unwrap();
+        let mut out = Vec::new();
+        crate::formats::text_writer::Writer::new(crate::formats::text_writer::TextFormat::CsvWithNames, None)
+            .write_block(&b, &mut out)
+            .unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), text, "{structure}");
+    }
+    // Nested columns of a table are named `n.x` themselves: they bind by their own names.
+    let table = super::super::parse_structure("`n.x` Array(UInt8), `n.y` Array(String), t Tuple(x UInt8)").unwrap();
+    let names: Vec<String> = ["t.x", "n.y", "n.x"].map(String::from).to_vec();
+    assert_eq!(columns_of_names(Format::CsvWithNames, &names, &table).unwrap(), [2, 1, 0]);
+    assert!(columns_of_names(Format::TsvWithNames, &names, &table).is_err(), "TSV writes a tuple as one field");
+}
