@@ -111,13 +111,8 @@ impl QueryParam for Param {
             Param::Str(s) => s.param_text(),
             // ClickHouse reads a composite parameter's text as its quoted literal.
             Param::List(_) => self.sql_literal(),
-            Param::Tuple(items) => format!("({})", items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")),
-            Param::Map(entries) => {
-                format!(
-                    "{{{}}}",
-                    entries.iter().map(|(k, v)| format!("{}:{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
-                )
-            }
+            Param::Tuple(items) => format!("({})", literals(items)),
+            Param::Map(entries) => format!("{{{}}}", entry_literals(entries, ":")),
         }
     }
 
@@ -130,15 +125,20 @@ impl QueryParam for Param {
             Param::Str(s) => s.sql_literal(),
             Param::List(items) => items.as_slice().sql_literal(),
             // `tuple(x)`: `(x)` is x itself in SQL.
-            Param::Tuple(items) => format!("tuple({})", items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")),
-            Param::Map(entries) => {
-                format!(
-                    "map({})",
-                    entries.iter().map(|(k, v)| format!("{},{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
-                )
-            }
+            Param::Tuple(items) => format!("tuple({})", literals(items)),
+            Param::Map(entries) => format!("map({})", entry_literals(entries, ",")),
         }
     }
+}
+
+/// The SQL literals of `items`, comma-separated.
+fn literals(items: &[Param]) -> String {
+    items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")
+}
+
+/// The SQL literals of a map's entries, each key and value joined by `between`, comma-separated.
+fn entry_literals(entries: &[(Param, Param)], between: &str) -> String {
+    entries.iter().map(|(k, v)| format!("{}{between}{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
 }
 
 /// The type without the wrappers that do not change a value's literal.
