@@ -231,8 +231,6 @@ impl RawClient {
         let client = self.client.clone();
         let _guard = self.busy.acquire().py_err(py)?;
         let task = async move {
-            // Settles after the task, however it ends (nothing to do unless it was aborted).
-            let _settle = crate::stream::SettleOnDrop::new(client.clone());
             let mut lock = client.lock().await;
             let c = lock.as_mut().ok_or(Error::Closed)?;
             let mut ins = spec.apply(c).insert().await?;
