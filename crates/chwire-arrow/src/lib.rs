@@ -24,6 +24,7 @@ mod infer;
 mod json_text;
 mod options;
 mod schema;
+mod take;
 mod to_arrow;
 mod unify;
 
@@ -33,7 +34,7 @@ pub use options::{setting_flag, ArrowOptions, Mapping};
 pub use schema::{arrow_type, field_for, CLICKHOUSE_TYPE_KEY};
 pub use unify::DictionaryUnifier;
 
-use arrow_array::{Array, RecordBatch, RecordBatchOptions};
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 use chwire_proto::{Block, Column, DataType};
 use std::sync::Arc;
@@ -122,8 +123,16 @@ pub fn block_to_batch(block: Block, schema: &SchemaRef, opts: &ArrowOptions) -> 
 /// Converts a batch to a block of the target header's columns (e.g. an INSERT's table
 /// columns), matched by name, with lossless casts only; anything else is an error naming the
 /// column and both types. The whole batch is converted before anything is returned.
+/// [`batch_into_block`] does the same without copying the buffers it can take.
 pub fn batch_to_block(batch: &RecordBatch, target: &[(String, DataType)]) -> Result<Block> {
-    let schema = batch.schema();
+    batch_into_block(batch.clone(), target)
+}
+
+/// [`batch_to_block`] consuming the batch: the buffers of arrays that own them alone (e.g. a
+/// Parquet reader's fresh batches) move into the block where the layouts agree (fixed-width
+/// values of the target's Arrow type, string bytes), instead of being copied.
+pub fn batch_into_block(batch: RecordBatch, target: &[(String, DataType)]) -> Result<Block> {
+    let (schema, columns, _) = batch.into_parts();
     let fields = schema.fields();
     if let Some((i, f)) = fields.iter().enumerate().find(|(i, f)| fields[..*i].iter().any(|g| g.name() == f.name())) {
         // Matched by name, one of them would be dropped.
@@ -137,12 +146,22 @@ pub fn batch_to_block(batch: &RecordBatch, target: &[(String, DataType)]) -> Res
             names.join(", ")
         )));
     }
+    let mut columns: Vec<Option<ArrayRef>> = columns.into_iter().map(Some).collect();
     let mut block = Block::new();
-    for (name, ty) in target {
-        let Some(idx) = schema.index_of(name).ok() else {
+    for (i, (name, ty)) in target.iter().enumerate() {
+        let array = schema.index_of(name).ok().and_then(|idx| {
+            let slot = columns.get_mut(idx)?;
+            // A target naming a column twice gets a shared copy the first time.
+            if target.get(i + 1..).is_some_and(|rest| rest.iter().any(|(n, _)| n == name)) {
+                slot.clone()
+            } else {
+                slot.take()
+            }
+        });
+        let Some(array) = array else {
             return Err(Error::Columns(format!("the batch has no column {name} (of type {ty})")));
         };
-        let column = convert_column(batch.column(idx).as_ref(), ty).map_err(|e| e.in_column(name))?;
+        let column = convert_column(array, ty).map_err(|e| e.in_column(name))?;
         block.push(name.clone(), column).map_err(|e| Error::Value { column: name.clone(), detail: e.to_string() })?;
     }
     Ok(block)
@@ -151,19 +170,26 @@ pub fn batch_to_block(batch: &RecordBatch, target: &[(String, DataType)]) -> Res
 /// Converts a batch to a block, each column of the type in its field's
 /// [`CLICKHOUSE_TYPE_KEY`] metadata, or else of the natural ClickHouse type of its Arrow
 /// type ([`clickhouse_type_for`]): for files written by chwire and by others (pyarrow,
-/// chdb, Spark).
+/// chdb, Spark). [`batch_into_block_inferred`] does the same without copying the buffers it
+/// can take.
 pub fn batch_to_block_inferred(batch: &RecordBatch) -> Result<Block> {
-    let schema = batch.schema();
+    batch_into_block_inferred(batch.clone())
+}
+
+/// [`batch_to_block_inferred`] consuming the batch, its buffers moved as [`batch_into_block`]
+/// moves them.
+pub fn batch_into_block_inferred(batch: RecordBatch) -> Result<Block> {
+    let (schema, columns, _) = batch.into_parts();
     let mut block = Block::new();
-    for (field, array) in schema.fields().iter().zip(batch.columns()) {
+    for (field, array) in schema.fields().iter().zip(columns) {
         let ty = clickhouse_type_for(field).map_err(|e| e.in_column(field.name()))?;
-        let column = convert_column(array.as_ref(), &ty).map_err(|e| e.in_column(field.name()))?;
+        let column = convert_column(array, &ty).map_err(|e| e.in_column(field.name()))?;
         block.push(field.name().clone(), column).map_err(|e| Error::Value { column: field.name().clone(), detail: e.to_string() })?;
     }
     Ok(block)
 }
 
-fn convert_column(array: &dyn Array, ty: &DataType) -> Result<Column> {
-    let data = from_arrow::to_column(array, ty)?;
+fn convert_column(array: ArrayRef, ty: &DataType) -> Result<Column> {
+    let data = take::into_column(array, ty)?;
     Column::new(ty.clone(), data).map_err(|e| Error::value(e.to_string()))
 }

@@ -2,11 +2,12 @@
 //! bytes allocated converting a large block. In the rich mapping, fixed-width values and
 //! String offsets/bytes move into Arrow buffers (the same memory: the pointers are
 //! compared), so only O(columns) bytes are allocated besides the validity bitmaps (one bit
-//! per row, from the null map's byte per row).
+//! per row, from the null map's byte per row). Back, `batch_into_block` moves the buffers of a
+//! batch that owns them alone (and `batch_to_block`, which borrows the batch, copies them).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::UInt64Type;
-use chwire_arrow::{block_to_batch, schema_of_block, ArrowOptions};
+use chwire_arrow::{batch_into_block, batch_to_block, block_to_batch, schema_of_block, ArrowOptions};
 use chwire_proto::column::NullableColumn;
 use chwire_proto::{Block, Column, ColumnData, DataType, StringColumn};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -101,4 +102,28 @@ fn clickhouse_mapping_copies_string_offsets_to_32_bits() {
     let offsets = 4 * (ROWS + 1);
     assert!(bytes >= offsets && bytes < offsets + 4096, "{bytes} bytes allocated, offsets {offsets}");
     eprintln!("clickhouse, UInt64 + String, {ROWS} rows: {bytes} bytes allocated (i32 offsets {offsets})");
+}
+
+#[test]
+fn a_batch_that_owns_its_buffers_moves_them_back_into_a_block() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = block(false);
+    let expected = b.clone();
+    let values_ptr = b.column("n").unwrap().as_u64().unwrap().as_ptr() as usize;
+    let strings = b.column("s").unwrap().as_strings().unwrap();
+    let (offsets_ptr, data_ptr) = (strings.offsets().as_ptr() as usize, strings.data().as_ptr() as usize);
+    let opts = ArrowOptions::rich();
+    let schema = schema_of_block(&b, &opts).unwrap();
+    let batch = block_to_batch(b, &schema, &opts).unwrap();
+    let target = vec![("n".to_string(), DataType::UInt64), ("s".to_string(), DataType::String)];
+    let (copied, copied_bytes) = allocated(|| batch_to_block(&batch, &target).unwrap());
+    assert_eq!(copied, expected);
+    assert!(copied_bytes > 8 * ROWS, "a borrowed batch is copied: {copied_bytes} bytes");
+    let (back, bytes) = allocated(|| batch_into_block(batch, &target).unwrap());
+    assert!(bytes < 4096, "{bytes} bytes allocated");
+    assert_eq!(back.column("n").unwrap().as_u64().unwrap().as_ptr() as usize, values_ptr);
+    let s = back.column("s").unwrap().as_strings().unwrap();
+    assert_eq!((s.offsets().as_ptr() as usize, s.data().as_ptr() as usize), (offsets_ptr, data_ptr));
+    assert_eq!(back, expected);
+    eprintln!("back to a block, UInt64 + String, {ROWS} rows: {bytes} bytes allocated (borrowed: {copied_bytes})");
 }

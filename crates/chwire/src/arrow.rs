@@ -23,7 +23,8 @@ use crate::Event;
 pub use arrow_array::{RecordBatch, RecordBatchReader};
 pub use arrow_schema::SchemaRef;
 pub use chwire_arrow::{
-    batch_to_block, batch_to_block_inferred, block_to_batch, clickhouse_type_for, schema_for, schema_of_block, ArrowOptions, Mapping,
+    batch_into_block, batch_to_block, batch_to_block_inferred, block_to_batch, clickhouse_type_for, schema_for, schema_of_block,
+    ArrowOptions, Mapping,
 };
 use chwire_proto::packet::client::quote_identifiers;
 use chwire_proto::{Block, DataType};
@@ -158,14 +159,16 @@ impl Client {
         let done = |rows: u64| if rows == 0 { "nothing was inserted".to_string() } else { format!("{rows} rows were sent before it") };
         for batch in batches {
             let batch = batch.map_err(|e| Error::invalid(format!("Arrow: reading a batch: {e}; {}", done(rows))))?;
-            let mut offset = 0;
-            while offset < batch.num_rows() {
-                let len = INSERT_BLOCK_ROWS.min(batch.num_rows() - offset);
-                let block = batch_to_block(&batch.slice(offset, len), &target)
-                    .map_err(|e| Error::invalid(format!("Arrow: {e}; {}", done(rows))))?;
+            // A batch of one block moves its buffers into the block where it can.
+            let chunks = match batch.num_rows() {
+                n if n <= INSERT_BLOCK_ROWS => vec![batch],
+                n => (0..n).step_by(INSERT_BLOCK_ROWS).map(|at| batch.slice(at, INSERT_BLOCK_ROWS.min(n - at))).collect(),
+            };
+            for chunk in chunks {
+                let len = chunk.num_rows();
+                let block = batch_into_block(chunk, &target).map_err(|e| Error::invalid(format!("Arrow: {e}; {}", done(rows))))?;
                 insert.send(&block).await?;
                 rows += len as u64;
-                offset += len;
             }
         }
         let mut summary = insert.end().await?;

@@ -11,7 +11,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use chwire::{Block, DataType};
 use chwire_arrow::{
-    batch_to_block, batch_to_block_inferred, block_to_batch, clickhouse_type_for_parquet, schema_for, ArrowOptions, DictionaryUnifier,
+    batch_into_block, batch_into_block_inferred, block_to_batch, clickhouse_type_for_parquet, schema_for, ArrowOptions, DictionaryUnifier,
 };
 use std::io::{BufReader, BufWriter, Seek, Write};
 
@@ -332,9 +332,9 @@ impl Source for ArrowSource {
                 continue;
             }
             let block = match &self.target {
-                Some(target) => batch_to_block(&batch, target),
-                None if self.parquet => parquet_types(&self.schema).and_then(|types| batch_to_block(&batch, &types)),
-                None => batch_to_block_inferred(&batch),
+                Some(target) => batch_into_block(batch, target),
+                None if self.parquet => parquet_types(&self.schema).and_then(|types| batch_into_block(batch, &types)),
+                None => batch_into_block_inferred(batch),
             };
             return block.map(Some).map_err(invalid);
         }
@@ -457,6 +457,6 @@ mod tests {
         let column = builder.parquet_schema().column(0);
         assert_eq!(column.logical_type_ref(), Some(&parquet::basic::LogicalType::Uuid));
         let read = builder.build().unwrap().next().unwrap().unwrap();
-        assert_eq!(batch_to_block_inferred(&read).unwrap().column("u").unwrap().data_type(), &DataType::Uuid);
+        assert_eq!(batch_into_block_inferred(read).unwrap().column("u").unwrap().data_type(), &DataType::Uuid);
     }
 }
