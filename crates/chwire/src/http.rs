@@ -9,6 +9,7 @@
 //! `Keep-Alive: timeout=3`.
 
 mod body;
+mod header;
 mod request;
 mod zones;
 
@@ -85,6 +86,9 @@ pub(crate) struct HttpConn {
     retry_at: usize,
     /// The running query's SQL and its DateTime timezones (see zones.rs).
     zones: zones::ZoneFix,
+    /// The running query returns rows and has not given a block yet: an empty result gets
+    /// its header from the server (header.rs).
+    header_due: bool,
     /// What it takes to open the side connection that asks for them, and that connection
     /// (kept for the next query that needs it).
     opts: Options,
@@ -231,6 +235,7 @@ impl HttpConn {
                 failure: None,
                 retry_at: 0,
                 zones: zones::ZoneFix::default(),
+                header_due: false,
                 opts: opts.clone(),
                 side: None,
                 shared: shared.clone(),
@@ -333,6 +338,7 @@ impl HttpConn {
         let r = req.build(&self.authority, opts, Bytes::copy_from_slice(sql.as_bytes()));
         self.send(r).await?;
         self.zones = zones::ZoneFix::for_query(sql);
+        self.header_due = header::returns_rows(sql);
         Ok(())
     }
 
@@ -497,14 +503,22 @@ impl HttpConn {
         if self.zones.is_unresolved() && zones::has_plain_datetime(&b) {
             let sql = self.zones.sql().to_string();
             let described = self.describe(&sql).await;
-            self.zones.resolve(&b, described);
+            self.zones.resolve(&b, described.map(|columns| columns.into_iter().map(|(_, ty)| ty).collect()));
         }
         self.zones.apply(b)
     }
 
+    /// The header block of a query whose result was empty (header.rs); `None` if it cannot be
+    /// described. The query's SQL is still in `zones`: no block came to resolve them.
+    async fn missing_header(&mut self) -> Option<chwire_proto::Block> {
+        let sql = self.zones.sql().to_string();
+        header::header_block(&self.describe(&sql).await?)
+    }
+
     /// `DESCRIBE TABLE (<sql>)` on another connection to the same server (this one is busy
-    /// with the response); `None` if the statement cannot be described.
-    async fn describe(&mut self, sql: &str) -> Option<Vec<String>> {
+    /// with the response): the result's column names and types; `None` if the statement
+    /// cannot be described.
+    async fn describe(&mut self, sql: &str) -> Option<Vec<(String, String)>> {
         let mut opts = self.opts.clone();
         // A session serves one request at a time: describe outside it.
         opts.session_id = None;
@@ -520,21 +534,23 @@ impl HttpConn {
         };
         let q = format!("DESCRIBE TABLE ({sql})");
         side.start_query(&opts, QueryRequest::new(&opts, ""), &q).await.ok()?;
-        let mut types = Vec::new();
+        let mut columns = Vec::new();
         loop {
             match Box::pin(side.recv()).await.ok()? {
                 ServerPacket::Data(d) => {
-                    let col = d.column("type")?;
+                    let (names, types) = (d.column("name")?, d.column("type")?);
                     for i in 0..d.rows() {
-                        match col.value(i) {
-                            chwire_proto::Value::String(t) => types.push(String::from_utf8_lossy(t).into_owned()),
+                        match (names.value(i), types.value(i)) {
+                            (chwire_proto::Value::String(n), chwire_proto::Value::String(t)) => {
+                                columns.push((String::from_utf8_lossy(n).into_owned(), String::from_utf8_lossy(t).into_owned()))
+                            }
                             _ => return None,
                         }
                     }
                 }
                 ServerPacket::EndOfStream => {
                     self.side = Some(side);
-                    return Some(types);
+                    return Some(columns);
                 }
                 ServerPacket::Exception(e) => {
                     tracing::debug!(error = %e, "cannot describe the query: DateTime columns keep the server's zone");
@@ -566,6 +582,11 @@ impl HttpConn {
         let at_boundary = !self.decoder.is_mid_packet();
         if at_boundary {
             if self.rbuf.is_empty() && self.eof {
+                if std::mem::take(&mut self.header_due) {
+                    if let Some(header) = self.missing_header().await {
+                        return Ok(Some(ServerPacket::Data(header)));
+                    }
+                }
                 self.state = State::Idle;
                 self.last_used = Instant::now();
                 return Ok(Some(ServerPacket::EndOfStream));
@@ -600,7 +621,10 @@ impl HttpConn {
             self.retry_at = 0;
             {
                 return Ok(Some(match p {
-                    ServerPacket::Data(b) => ServerPacket::Data(self.with_zones(b).await),
+                    ServerPacket::Data(b) => {
+                        self.header_due = false;
+                        ServerPacket::Data(self.with_zones(b).await)
+                    }
                     p => p,
                 }));
             }

@@ -65,6 +65,22 @@ async fn the_url_selects_http_and_results_stream_as_blocks() {
     }
 }
 
+/// FORMAT Native over HTTP writes nothing for an empty result; chwire gives it the header
+/// block the native protocol would (its columns from the server), and only to queries.
+#[tokio::test]
+async fn an_empty_result_keeps_its_columns() {
+    let mut c = http_client(&http_url()).await;
+    let mut s =
+        c.query("SELECT number AS n, toDateTime(0, 'Asia/Tokyo') AS t, 'x' AS s FROM numbers(10) WHERE n > 100").stream().await.unwrap();
+    assert!(s.next_block().await.unwrap().is_none(), "no rows");
+    let header = s.header().expect("the header of an empty result");
+    let columns: Vec<(String, String)> = header.columns().iter().map(|(n, c)| (n.clone(), c.data_type().to_string())).collect();
+    assert_eq!(columns, [("n", "UInt64"), ("t", "DateTime('Asia/Tokyo')"), ("s", "String")].map(|(n, t)| (n.to_string(), t.to_string())));
+    drop(s);
+    // A result with rows gets no extra header block.
+    assert!(c.query("SELECT 1 AS one").fetch_blocks().await.unwrap().iter().all(|b| b.rows() == 1));
+}
+
 #[tokio::test]
 async fn errors_in_the_status_and_mid_body_are_server_errors() {
     // Also with compression: the response is gzip-encoded, the error inside the encoding.
