@@ -2,9 +2,9 @@
 //! buffers' only owner (as the fresh batches of a Parquet or IPC reader are): fixed-width values
 //! of exactly the target's Arrow type move into the column (`Buffer::into_vec`), and so do the
 //! value bytes of strings and binaries (their offsets are widened to the column's `u64` in one
-//! pass where they are 32-bit). Anything else — NULLs, casts, slices, buffers shared with
-//! another array or allocated outside Rust (e.g. by pyarrow) — goes through
-//! [`from_arrow::to_column`], which copies, with the same result.
+//! pass where they are 32-bit), also as the values of a `Nullable` column. Anything else —
+//! casts, slices, buffers shared with another array or allocated outside Rust (e.g. by
+//! pyarrow) — goes through [`from_arrow::to_column`], which copies, with the same result.
 
 use crate::from_arrow;
 use crate::{Error, Result};
@@ -13,6 +13,7 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, OffsetSizeTrait, PrimitiveArray};
 use arrow_buffer::{Buffer, ScalarBuffer};
 use arrow_schema::DataType as A;
+use chwire_proto::column::NullableColumn;
 use chwire_proto::{ColumnData, DataType, StringColumn};
 use std::sync::Arc;
 
@@ -26,10 +27,48 @@ pub(crate) fn into_column(array: ArrayRef, ty: &DataType) -> Result<ColumnData> 
 
 /// The column when the fast path applies (`Err`: the array, untouched, for the copying one).
 fn take(array: ArrayRef, ty: &DataType) -> std::result::Result<Result<ColumnData>, ArrayRef> {
-    use DataType as T;
-    if array.null_count() > 0 || array.offset() != 0 {
+    if array.offset() != 0 {
         return Err(array);
     }
+    match ty {
+        // The null map is built as the copying path builds it; the values behind NULLs are
+        // kept as they are (the copying path copies them as they are).
+        DataType::Nullable(inner) if takes(inner, array.data_type()) => {
+            let nulls: Vec<u8> = match array.logical_nulls() {
+                Some(n) => n.iter().map(|valid| u8::from(!valid)).collect(),
+                None => vec![0; array.len()],
+            };
+            Ok(plain(array, inner)?.map(|values| ColumnData::Nullable(Box::new(NullableColumn { nulls, values }))))
+        }
+        _ if array.null_count() > 0 => Err(array),
+        _ => plain(array, ty),
+    }
+}
+
+/// Whether [`plain`] can take an array of Arrow type `arrow` for `ty`.
+fn takes(ty: &DataType, arrow: &A) -> bool {
+    use DataType as T;
+    let exact = match ty {
+        T::String => return matches!(arrow, A::Utf8 | A::Binary | A::LargeUtf8 | A::LargeBinary),
+        T::UInt8 => A::UInt8,
+        T::UInt16 => A::UInt16,
+        T::UInt32 | T::Ipv4 => A::UInt32,
+        T::UInt64 => A::UInt64,
+        T::Int8 => A::Int8,
+        T::Int16 => A::Int16,
+        T::Int32 => A::Int32,
+        T::Int64 => A::Int64,
+        T::Float32 => A::Float32,
+        T::Float64 => A::Float64,
+        _ => return false,
+    };
+    *arrow == exact
+}
+
+/// The values of `array` as the storage of the plain (not Nullable) type `ty`, whatever its
+/// validity says.
+fn plain(array: ArrayRef, ty: &DataType) -> std::result::Result<Result<ColumnData>, ArrayRef> {
+    use DataType as T;
     Ok(Ok(match ty {
         T::UInt8 => ColumnData::UInt8(values::<UInt8Type>(array)?),
         T::UInt16 => ColumnData::UInt16(values::<UInt16Type>(array)?),
@@ -144,6 +183,24 @@ mod tests {
     }
 
     #[test]
+    fn nullable_columns_take_their_values_and_build_the_null_map() {
+        let values: Vec<f64> = (0..1000).map(f64::from).collect();
+        let at = values.as_ptr();
+        let nulls = arrow_buffer::NullBuffer::from((0..1000).map(|i| i % 3 != 0).collect::<Vec<bool>>());
+        let array: ArrayRef = Arc::new(Float64Array::new(values.into(), Some(nulls)));
+        let copied = from_arrow::to_column(array.as_ref(), &DataType::parse("Nullable(Float64)").unwrap()).unwrap();
+        let taken = into_column(array, &DataType::parse("Nullable(Float64)").unwrap()).unwrap();
+        assert_eq!(taken, copied);
+        match taken {
+            ColumnData::Nullable(n) => match &n.values {
+                ColumnData::Float64(v) => assert_eq!(v.as_ptr(), at, "the same allocation, not a copy"),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn shared_sliced_and_cast_arrays_convert_as_the_copying_path_does() {
         let floats: ArrayRef = Arc::new(Float64Array::from_iter_values((0..100).map(|i| i as f64 / 3.0)));
         let keep = floats.clone(); // shared: copied
@@ -155,6 +212,10 @@ mod tests {
             (ints.slice(10, 50), "UInt64"),
             (ints.clone(), "Int128"),
             (Arc::new(UInt64Array::from(vec![Some(1), None])) as ArrayRef, "Nullable(UInt64)"),
+            (Arc::new(UInt64Array::from(vec![Some(1), None])) as ArrayRef, "Nullable(Int64)"),
+            (Arc::new(UInt64Array::from(vec![1, 2])) as ArrayRef, "Nullable(UInt64)"),
+            (Arc::new(StringArray::from(vec![Some("a"), None, Some("ccc")])) as ArrayRef, "Nullable(String)"),
+            (Arc::new(LargeStringArray::from(vec![None, Some("bb"), None])) as ArrayRef, "Nullable(String)"),
             ((Arc::new(StringArray::from(vec!["a", "bc", "", "def"])) as ArrayRef).slice(1, 3), "String"),
             (Arc::new(LargeStringArray::from(vec!["a", "bc", "", "def"])) as ArrayRef, "String"),
             ((Arc::new(LargeStringArray::from(vec!["a", "bc", "", "def"])) as ArrayRef).slice(2, 2), "String"),
