@@ -21,17 +21,21 @@ target gets each row of each partition exactly once.
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any, Iterator, List, Optional
 
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
+from .._errors import ServerError
 from ._options import Options, url_with_hosts, sql_string
 from ._plan import split_table
 from ._types import quote_ident
 
 STAGE_PREFIX = "chwire_stage_"
 ABORT_PREFIX = "chwire_aborted_"
+# Listings of the job's staging tables tried while tables are dropped beside them.
+LIST_ATTEMPTS = 8
 
 
 class StagedPartition(WriterCommitMessage):
@@ -171,10 +175,21 @@ class ChwireWriter(DataSourceArrowWriter):
             self._drop_job_tables(c)
 
     def _drop_job_tables(self, c: Any) -> None:
-        for (name,) in c.query(
-                "SELECT name FROM system.tables WHERE database = {d:String} AND startsWith(name, {p:String})",
-                parameters={"d": self.db, "p": STAGE_PREFIX + self.job + "_"}).result_rows:
-            c.command(f"DROP TABLE IF EXISTS {quote_ident(self.db)}.{quote_ident(name)}")
-
+        """Drops every staging table of the job. Tasks drop their own tables meanwhile, and
+        ClickHouse 18.16 fails a listing of `system.tables` that meets a table being dropped
+        (UNKNOWN_TABLE, code 60): the listing is then tried again."""
+        for attempt in range(LIST_ATTEMPTS):
+            try:
+                names = [name for (name,) in c.query(
+                    "SELECT name FROM system.tables WHERE database = {d:String} AND startsWith(name, {p:String})",
+                    parameters={"d": self.db, "p": STAGE_PREFIX + self.job + "_"}).result_rows]
+            except ServerError as e:
+                if e.code != 60 or attempt + 1 == LIST_ATTEMPTS:
+                    raise
+                time.sleep(0.1 * (attempt + 1))
+                continue
+            for name in names:
+                c.command(f"DROP TABLE IF EXISTS {quote_ident(self.db)}.{quote_ident(name)}")
+            return
 
 __all__ = ["ChwireWriter", "StagedPartition", "sql_string"]
