@@ -31,38 +31,22 @@ fn take(array: ArrayRef, ty: &DataType) -> std::result::Result<Result<ColumnData
         return Err(array);
     }
     match ty {
-        // The null map is built as the copying path builds it; the values behind NULLs are
-        // kept as they are (the copying path copies them as they are).
-        DataType::Nullable(inner) if takes(inner, array.data_type()) => {
-            let nulls: Vec<u8> = match array.logical_nulls() {
-                Some(n) => n.iter().map(|valid| u8::from(!valid)).collect(),
-                None => vec![0; array.len()],
-            };
-            Ok(plain(array, inner)?.map(|values| ColumnData::Nullable(Box::new(NullableColumn { nulls, values }))))
+        // The values behind NULLs are kept as they are (the copying path copies them as they
+        // are); the validity is shared, not copied, until the values are known to be taken
+        // (`plain` takes only arrays whose validity is their logical nulls).
+        DataType::Nullable(inner) => {
+            let (validity, rows) = (array.nulls().cloned(), array.len());
+            Ok(plain(array, inner)?.map(|values| {
+                let nulls = match validity {
+                    Some(n) => n.iter().map(|valid| u8::from(!valid)).collect(),
+                    None => vec![0; rows],
+                };
+                ColumnData::Nullable(Box::new(NullableColumn { nulls, values }))
+            }))
         }
         _ if array.null_count() > 0 => Err(array),
         _ => plain(array, ty),
     }
-}
-
-/// Whether [`plain`] can take an array of Arrow type `arrow` for `ty`.
-fn takes(ty: &DataType, arrow: &A) -> bool {
-    use DataType as T;
-    let exact = match ty {
-        T::String => return matches!(arrow, A::Utf8 | A::Binary | A::LargeUtf8 | A::LargeBinary),
-        T::UInt8 => A::UInt8,
-        T::UInt16 => A::UInt16,
-        T::UInt32 | T::Ipv4 => A::UInt32,
-        T::UInt64 => A::UInt64,
-        T::Int8 => A::Int8,
-        T::Int16 => A::Int16,
-        T::Int32 => A::Int32,
-        T::Int64 => A::Int64,
-        T::Float32 => A::Float32,
-        T::Float64 => A::Float64,
-        _ => return false,
-    };
-    *arrow == exact
 }
 
 /// The values of `array` as the storage of the plain (not Nullable) type `ty`, whatever its

@@ -553,7 +553,7 @@ impl HttpConn {
                     return Some(columns);
                 }
                 ServerPacket::Exception(e) => {
-                    tracing::debug!(error = %e, "cannot describe the query: DateTime columns keep the server's zone");
+                    tracing::debug!(error = %e, "cannot describe the query: its DateTime zones and an empty result's header stay unknown");
                     return None;
                 }
                 _ => {}
