@@ -5,6 +5,8 @@ CHWIRE := target/release/chwire
 DEMO_ROWS ?= 5000000
 LOAD_SECS ?= 60
 LOAD_TASKS ?= 16
+# The venvs are built once; pip's download cache would only double their footprint on disk.
+export PIP_NO_CACHE_DIR ?= 1
 
 .PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
@@ -23,7 +25,7 @@ demo: build
 test: lint build modernfake
 	CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
 	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
-	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	$(CARGO) build --release -q --workspace --example arrow_bench
 	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
 	$(MAKE) --no-print-directory oracle
 	$(MAKE) --no-print-directory fuzz-smoke
@@ -35,13 +37,12 @@ test: lint build modernfake
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
 	scripts/oracle-venv.sh
-	$(CARGO) run --release -q -p chwire-proto --example built_columns -- build/oracle-built.native
-	$(CARGO) run --release -q -p chwire --example built_rows -- build/oracle-built-rows.native
+	$(CARGO) build --release -q --workspace --example built_columns --example built_rows --example rows_oracle --example arrow_oracle
+	target/release/examples/built_columns build/oracle-built.native
+	target/release/examples/built_rows build/oracle-built-rows.native
 	build/oracle-venv/bin/python tests/oracle/run.py --chwire target/release/chwire --built build/oracle-built.native \
 		--built build/oracle-built-rows.native --built build/oracle-built-rows-dynamic.native
-	$(CARGO) build --release -q -p chwire --example rows_oracle
 	build/oracle-venv/bin/python tests/oracle/rows.py --bin target/release/examples/rows_oracle
-	$(CARGO) build --release -q -p chwire-arrow --example arrow_oracle
 	build/oracle-venv/bin/python tests/oracle/arrow.py --bin target/release/examples/arrow_oracle
 	build/oracle-venv/bin/python tests/oracle/parquet.py --chwire $(CHWIRE) -k $(PARQUET_ORACLE_SMOKE)
 	build/oracle-venv/bin/python bench/parquet_bench.py --chwire $(CHWIRE) --rows 100000 --runs 1 > /dev/null
@@ -119,7 +120,7 @@ bench-spark: spark-venv
 ## Python benchmarks against clickhouse-connect 1.6.0 and clickhouse-driver 0.2.11 (printed ratios).
 python-bench: python-test
 	$(PY_VENV)/bin/pip install -q clickhouse-connect==1.6.0 clickhouse-driver[numpy]==0.2.11
-	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	$(CARGO) build --release -q --workspace --example arrow_bench
 	scripts/with-server.sh sh -c 'CHWIRE_CH_HTTP_PORT=$${CHWIRE_CH_HTTP_PORT:-18123} $(PY_VENV)/bin/python bench/python/bench.py'
 
 ## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
@@ -128,28 +129,30 @@ bench: build
 
 ## query_arrow against the plain block stream on W1/W2 (printed ratios; docs/BENCHMARKS.md).
 bench-arrow: build
-	$(CARGO) build --release -q -p chwire --features arrow --example arrow_bench
+	$(CARGO) build --release -q --workspace --example arrow_bench
 	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 5'
 ## Faults on the three-server cluster (scripts/cluster.sh, started and stopped here): the
 ## toxiproxy and SIGKILL tests, then a 15 s slice of the load test with one kill.
 faults: build
-	scripts/with-cluster.sh --toxiproxy bash -c '$(CARGO) test --release -p chwire --test faults -- --ignored && \
-		$(CARGO) run --release -q -p chwire --example load -- --duration 15 --tasks 8 --kills 1 --down 3'
+	scripts/with-cluster.sh --toxiproxy bash -c '$(CARGO) test --release --workspace --test faults -- --ignored && \
+		$(CARGO) build --release -q --workspace --example load && \
+		target/release/examples/load --duration 15 --tasks 8 --kills 1 --down 3'
 
 ## The HTTP transport: the live suites (types, rows, Arrow, CLI) again over http://, and the
 ## HTTP tests through nginx (scripts/nginx.sh, started and stopped here) in front of the rig.
-HTTP_SUITES := -p chwire --test http --test live --test rows --test rows_ext --test arrow --test pool
+HTTP_SUITES := --workspace --test http --test live --test rows --test rows_ext --test arrow --test pool
 http-test: build
 	scripts/with-server.sh bash -c 'scripts/nginx.sh start && trap "scripts/nginx.sh stop" EXIT && \
 		export CHWIRE_TEST_URL=http://default@127.0.0.1:$${CHWIRE_CH_HTTP_PORT:-18123}/default \
 			CHWIRE_TEST_PROXY_URL=$$(scripts/nginx.sh url) CHWIRE_TEST_PROXY_CUT_URL=$$(scripts/nginx.sh cut-url) && \
 		$(CARGO) test --release $(HTTP_SUITES) && \
-		$(CARGO) test --release -p chwire-cli --test cli --test formats'
+		$(CARGO) test --release --workspace --test cli --test formats'
 
 ## The load test: 16 tasks for 60 s through one pool over the cluster while a server is
 ## SIGKILLed and restarted twice (figures in docs/FAULTS.md).
 load: build
-	scripts/with-cluster.sh $(CARGO) run --release -q -p chwire --example load -- --duration $(LOAD_SECS) --tasks $(LOAD_TASKS) --kills 2
+	$(CARGO) build --release -q --workspace --example load
+	scripts/with-cluster.sh target/release/examples/load --duration $(LOAD_SECS) --tasks $(LOAD_TASKS) --kills 2
 
 build:
 	scripts/deps.sh
@@ -159,7 +162,7 @@ lint:
 	scripts/deps.sh
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace -q
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --release --no-deps --workspace -q
 
 modernfake:
 	scripts/build-modernfake.sh build/modernfake

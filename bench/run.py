@@ -127,7 +127,7 @@ def setup(clients, port):
     sh(["scripts/server.sh", "start"])
     sh(["clickhouse-client", "--host", "127.0.0.1", "--port", str(port), "--query",
         "CREATE TABLE IF NOT EXISTS chwire_bench_w5 (id UInt64, name String, value Float64, ts DateTime) ENGINE = Null"], stdin=subprocess.DEVNULL)
-    sh(["cargo", "build", "--release", "-p", "chwire-cli"])
+    sh(["cargo", "build", "--release", "--workspace"])
     if {"ch-go", "clickhouse-go"} & set(clients):
         sh(["bench/peers/go/build.sh", os.path.join(BUILD, "peers/go-peer")])
     if {"clickhouse-rs", "klickhouse"} & set(clients):
