@@ -360,6 +360,11 @@ fn field_value<'b>(ty: &DataType, fields: &mut std::slice::Iter<'_, Field<'b>>, 
         if f.text.is_empty() && !f.quoted && !matches!(ty, DataType::String | DataType::FixedString(_)) {
             return parse::default_value(ty);
         }
+        if f.text.is_empty() && f.quoted {
+            if let Some(number) = integer_or_decimal(ty) {
+                return parse::default_value(number);
+            }
+        }
         return parse::scalar(ty, f.text, cx);
     }
     // TSV: composites keep their quoted text; scalars are unescaped first.
@@ -368,6 +373,38 @@ fn field_value<'b>(ty: &DataType, fields: &mut std::slice::Iter<'_, Field<'b>>, 
     } else {
         parse::scalar(ty, parse::unescape(f.text, cx.bump), cx)
     }
+}
+
+/// The integer or decimal type under `ty`'s LowCardinality and Nullable, if that is what it
+/// is: ClickHouse 26.9 reads a quoted empty CSV field of those as 0, even for a Nullable (its
+/// number parser reads nothing as zero), and refuses it for every other type but strings.
+fn integer_or_decimal(ty: &DataType) -> Option<&DataType> {
+    use DataType as T;
+    let ty = match ty {
+        T::LowCardinality(t) => t,
+        t => t,
+    };
+    let ty = match ty {
+        T::Nullable(t) => t,
+        t => t,
+    };
+    matches!(
+        ty,
+        T::UInt8
+            | T::UInt16
+            | T::UInt32
+            | T::UInt64
+            | T::UInt128
+            | T::UInt256
+            | T::Int8
+            | T::Int16
+            | T::Int32
+            | T::Int64
+            | T::Int128
+            | T::Int256
+            | T::Decimal { .. }
+    )
+    .then_some(ty)
 }
 
 /// A value of `ty` from a JSON value's text.

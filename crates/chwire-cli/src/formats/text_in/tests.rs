@@ -90,6 +90,41 @@ fn empty_csv_fields_are_the_default_and_quoted_ones_empty_strings() {
     assert_eq!(row(1)[3], Value::String(b""));
 }
 
+/// As ClickHouse 26.9 reads a quoted empty field (chdb, `file('x.csv', CSV, 'a UInt8, b T')` of
+/// `1,""`): 0 for integers and decimals, Nullable ones too; an error for floats, dates, UUIDs.
+#[test]
+fn a_quoted_empty_csv_field_is_zero_for_integers_and_decimals_only() {
+    for (ty, want) in [
+        ("Int32", Value::Int(0)),
+        ("UInt8", Value::UInt(0)),
+        ("Nullable(Int32)", Value::Int(0)),
+        ("Int128", Value::Int128(0)),
+        ("LowCardinality(UInt16)", Value::UInt(0)),
+    ] {
+        let target = vec![("a".to_string(), DataType::parse("UInt8").unwrap()), ("b".into(), DataType::parse(ty).unwrap())];
+        let mut s = source(Format::Csv, "1,\"\"\n");
+        s.bind(&target).unwrap();
+        let b = s.next_block().unwrap().unwrap();
+        assert_eq!(b.columns()[1].1.value(0), want, "{ty}");
+    }
+    let target =
+        vec![("a".to_string(), DataType::parse("UInt8").unwrap()), ("b".into(), DataType::parse("Nullable(Decimal(9, 2))").unwrap())];
+    let mut s = source(Format::Csv, "1,\"\"\n");
+    s.bind(&target).unwrap();
+    let b = s.next_block().unwrap().unwrap();
+    assert_eq!(
+        format!("{:?}", b.columns()[1].1.value(0)),
+        format!("{:?}", parse::default_value(&DataType::parse("Decimal(9, 2)").unwrap()).unwrap())
+    );
+    assert_ne!(b.columns()[1].1.value(0), Value::Null);
+    for ty in ["Float64", "Date", "UUID", "Bool", "DateTime"] {
+        let target = vec![("a".to_string(), DataType::parse("UInt8").unwrap()), ("b".into(), DataType::parse(ty).unwrap())];
+        let mut s = source(Format::Csv, "1,\"\"\n");
+        s.bind(&target).unwrap();
+        assert!(s.next_block().is_err(), "{ty}");
+    }
+}
+
 /// ClickHouse 26.9's CSVWithNames of `CAST((1, 'a') AS Tuple(a UInt8, b String)) AS tu,
 /// ((1, 2), 3) AS n, 2 AS x` (chdb): a tuple's elements are named fields of their own.
 #[test]
