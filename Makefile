@@ -11,7 +11,7 @@ export PIP_NO_CACHE_DIR ?= 1
 .PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
-	python-test python-bench spark-venv spark-test bench-spark
+	py-venv python-test python-bench spark-venv spark-test bench-spark
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -87,35 +87,32 @@ miri:
 ## against the live server (and chdb, from build/oracle-venv).
 PY_VENV := build/py-venv
 PY_PINS := maturin==1.16.0 pyarrow==26.0.1 pandas==3.1.1 polars==2.1.0 numpy==2.4.6 pytest==9.2.0 duckdb==2.0.1
-python-test:
-	scripts/oracle-venv.sh
+py-venv:
 	test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install -q $(PY_PINS)
 	rm -rf build/py-wheels
 	$(PY_VENV)/bin/maturin build -q --release --strip -m python/Cargo.toml -i $(PY_VENV)/bin/python -o build/py-wheels
 	$(PY_VENV)/bin/pip install -q --force-reinstall --no-deps build/py-wheels/chwire-*.whl
+
+python-test: py-venv
+	scripts/oracle-venv.sh
 	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 
-## The Spark data source (python/chwire/spark): pyspark 4.3 + the wheel in build/spark-venv, a
-## local[2] Spark against the cluster rig (started and stopped by scripts/with-cluster.sh);
-## needs Java 17. docs/SPARK.md.
-SPARK_VENV := build/spark-venv
-SPARK_PINS := pyspark==4.3.0 pyarrow==26.0.1 pandas==3.1.1 numpy==2.4.6 pytest==9.2.0 maturin==1.16.0
-spark-venv:
-	test -x $(SPARK_VENV)/bin/python || python3 -m venv $(SPARK_VENV)
-	$(SPARK_VENV)/bin/pip install -q $(SPARK_PINS)
-	rm -rf build/spark-wheels
-	$(SPARK_VENV)/bin/maturin build -q --release --strip -m python/Cargo.toml -i $(SPARK_VENV)/bin/python -o build/spark-wheels
-	$(SPARK_VENV)/bin/pip install -q --force-reinstall --no-deps build/spark-wheels/chwire-*.whl
+## The Spark data source (python/chwire/spark): pyspark 4.3 beside the wheel in build/py-venv
+## (one venv: its pyarrow, pandas and numpy are Spark's too), a local[2] Spark against the
+## cluster rig (started and stopped by scripts/with-cluster.sh); needs Java 17. docs/SPARK.md.
+SPARK_PINS := pyspark==4.3.0
+spark-venv: py-venv
+	$(PY_VENV)/bin/pip install -q $(SPARK_PINS)
 
 spark-test: spark-venv
-	scripts/with-cluster.sh $(SPARK_VENV)/bin/python -m pytest -q -p no:cacheprovider python/spark_tests
+	scripts/with-cluster.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/spark_tests
 
 ## chwire source vs Spark's JDBC source (clickhouse-jdbc from Maven) on W2's columns over the
 ## rig's 3-shard table; SPARK_BENCH_ROWS rows (docs/BENCHMARKS.md).
 SPARK_BENCH_ROWS ?= 10000000
 bench-spark: spark-venv
-	scripts/with-cluster.sh $(SPARK_VENV)/bin/python bench/spark/bench.py --rows $(SPARK_BENCH_ROWS)
+	scripts/with-cluster.sh $(PY_VENV)/bin/python bench/spark/bench.py --rows $(SPARK_BENCH_ROWS)
 
 ## Python benchmarks against clickhouse-connect 1.6.0 and clickhouse-driver 0.2.11 (printed ratios).
 python-bench: python-test
