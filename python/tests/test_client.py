@@ -230,3 +230,12 @@ def test_numpy_pandas_polars(client):
 def test_command_returns_values(client):
     assert client.command("SELECT 1, 'a'") == [1, "a"]
     assert client.command("SELECT 1 WHERE 0") is None
+
+
+def test_an_unreadable_tls_file_is_a_configuration_error(url):
+    """A CA file that cannot be read fails at connect as a configuration error naming the
+    file (InterfaceError), not as a connection failure that retrying could fix."""
+    with pytest.raises(chwire.InterfaceError) as e:
+        chwire.connect(url, secure=True, ca_file="/nonexistent/chwire-ca.pem")
+    assert "TLS" in str(e.value) and "/nonexistent/chwire-ca.pem" in str(e.value)
+    assert not isinstance(e.value, dbapi.OperationalError)

@@ -131,6 +131,15 @@ fn connection_and_usage_errors() {
     assert_eq!(o.status.code(), Some(2));
     let o = Command::new(env!("CARGO_BIN_EXE_chwire")).args(["query", "--format", "xml", "SELECT 1"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
+    // A TLS file that cannot be read is a usage error (2), named, not a connection failure.
+    let o = Command::new(env!("CARGO_BIN_EXE_chwire"))
+        .args(["--port", "1", "--ca-file", "/nonexistent/ca.pem", "query", "SELECT 1"])
+        .env_remove("CHWIRE_URL")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("TLS") && err.contains("/nonexistent/ca.pem"), "{err}");
 }
 
 #[test]

@@ -110,8 +110,11 @@ fn read_certs(path: &std::path::Path) -> Result<Vec<CertificateDer<'static>>> {
         .map_err(|e| tls_config(format!("cannot read certificates from {}: {e}", path.display())))
 }
 
+/// A TLS setting that cannot be used (a file missing or holding no certificate, a key
+/// without its certificate, an invalid server name): a configuration error, which no
+/// connection attempt or other host can fix, unlike the handshake errors below.
 fn tls_config(msg: impl Into<String>) -> Error {
-    Error::new(ErrorKind::Tls(msg.into()))
+    Error::config(format!("TLS: {}", msg.into()))
 }
 
 /// A failed TLS handshake as a typed error that says why (unknown issuer, expired, wrong
