@@ -14,8 +14,9 @@ if command -v rustup >/dev/null 2>&1; then
     done
 fi
 # `make test` needs about 5.5 GB under the checkout (target/ 1.5 GB, fuzz/target/ 1.7 GB,
-# build/ 2.2 GB with the Python venvs) besides the toolchains' caches: say so up front when the disk is short, as a
-# build that runs out of space fails in a compiler with a message about an output stream.
+# build/ 2.2 GB with the Python venvs) besides the toolchains' caches: say so up front when
+# the disk is short, as a build that runs out of space fails in a compiler with a message
+# about an output stream.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 free_kb=$(df -Pk "$ROOT" 2>/dev/null | awk 'NR == 2 { print $4 }')
 if [ -n "${free_kb:-}" ] && [ "$free_kb" -lt $((6 * 1024 * 1024)) ]; then

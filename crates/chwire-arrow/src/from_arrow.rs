@@ -169,12 +169,17 @@ fn strict() -> CastOptions<'static> {
     CastOptions { safe: false, ..Default::default() }
 }
 
-fn nullable(array: &dyn Array, inner: &DataType) -> Result<ColumnData> {
-    let len = array.len();
-    let nulls: Vec<u8> = match array.logical_nulls() {
+/// A `Nullable` column's null map (1 for NULL) from an Arrow validity of `len` rows.
+pub(crate) fn null_map(validity: Option<&arrow_buffer::NullBuffer>, len: usize) -> Vec<u8> {
+    match validity {
         Some(n) => n.iter().map(|valid| u8::from(!valid)).collect(),
         None => vec![0; len],
-    };
+    }
+}
+
+fn nullable(array: &dyn Array, inner: &DataType) -> Result<ColumnData> {
+    let len = array.len();
+    let nulls = null_map(array.logical_nulls().as_ref(), len);
     if matches!(inner, DataType::Nothing) {
         if !matches!(array.data_type(), A::Null) && nulls.contains(&0) {
             return Err(mismatch(array, &DataType::Nullable(Box::new(inner.clone())), "non-NULL values for Nullable(Nothing)"));

@@ -37,10 +37,7 @@ fn take(array: ArrayRef, ty: &DataType) -> std::result::Result<Result<ColumnData
         DataType::Nullable(inner) => {
             let (validity, rows) = (array.nulls().cloned(), array.len());
             Ok(plain(array, inner)?.map(|values| {
-                let nulls = match validity {
-                    Some(n) => n.iter().map(|valid| u8::from(!valid)).collect(),
-                    None => vec![0; rows],
-                };
+                let nulls = from_arrow::null_map(validity.as_ref(), rows);
                 ColumnData::Nullable(Box::new(NullableColumn { nulls, values }))
             }))
         }
