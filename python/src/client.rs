@@ -62,6 +62,8 @@ impl Drop for BusyGuard {
 #[pyclass(module = "chwire._chwire", name = "RawClient", frozen)]
 pub struct RawClient {
     client: Shared,
+    /// The runtime this client's connection and tasks keep to (see `crate::runtime`).
+    rt: crate::runtime::Pinned,
     arrow: ArrowOptions,
     busy: Busy,
     /// The running task of this client, for `cancel()` from another thread.
@@ -132,7 +134,7 @@ impl RawClient {
         let mut arrow = self.arrow.clone();
         take_arrow_settings(&mut spec.settings, &mut arrow).py_err(py)?;
         let guard = self.busy.acquire().py_err(py)?;
-        QueryStream::open(py, self.client.clone(), spec, arrow, progress, guard, whole_table, |h| self.track(h))
+        QueryStream::open(py, self.rt.handle(), self.client.clone(), spec, arrow, progress, guard, whole_table, |h| self.track(h))
     }
 }
 
@@ -168,10 +170,12 @@ impl RawClient {
         let mut settings = settings;
         take_arrow_settings(&mut settings, &mut arrow).py_err(py)?;
         o.settings.extend(settings);
-        let client = run(py, async move { Ok(chwire::Client::connect(o).await?) })?;
+        let rt = crate::runtime::Pinned::new();
+        let client = run(py, rt.handle(), async move { Ok(chwire::Client::connect(o).await?) })?;
         let server = client.server_info();
         Ok(RawClient {
             client: Arc::new(tokio::sync::Mutex::new(Some(client))),
+            rt,
             arrow,
             busy: Busy::default(),
             running: Default::default(),
@@ -250,9 +254,9 @@ impl RawClient {
             ins.end().await?;
             Ok(rows)
         };
-        let handle = crate::runtime::runtime().spawn(task);
+        let handle = self.rt.handle().spawn(task);
         self.track(handle.abort_handle());
-        crate::runtime::wait(py, handle)
+        crate::runtime::wait(py, self.rt.handle(), handle)
     }
 
     /// Cancel this client's running query or insert (from another thread or an asyncio
@@ -281,7 +285,7 @@ impl RawClient {
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         self.cancel();
         let client = self.client.clone();
-        run(py, async move {
+        run(py, self.rt.handle(), async move {
             client.lock().await.take();
             Ok(())
         })

@@ -1,40 +1,83 @@
-//! One tokio runtime for the process, and waiting on it from Python threads.
+//! The tokio runtimes of the process, and waiting on them from Python threads.
 //!
-//! Every network operation runs as a task on this runtime. The Python thread that asked for
+//! Every network operation runs as a task on a runtime. The Python thread that asked for
 //! it waits with the GIL released (other Python threads run meanwhile, and two clients work
 //! in parallel) and wakes every [`SIGNAL_CHECK`] to run Python's signal handlers: a Ctrl-C
 //! (KeyboardInterrupt) aborts the task, which drops the running query — chwire then cancels
 //! it on the server and the client's next query starts on a clean connection.
+//!
+//! There is one single-threaded runtime per core (at least two), each on its own thread, and
+//! each client keeps to the one it was given (the one serving the fewest clients): its connection, its queries and
+//! the blocks they decode stay on one thread. A multi-threaded runtime moved a query's task
+//! between its workers, so the blocks came from (and were given back to) every worker's glibc
+//! arena, each of which kept a block or two of freed memory: W1 through `query_arrow_stream`
+//! peaked 2 MiB higher that way (docs/BENCHMARKS.md). Two clients still decode in parallel.
 
 use crate::errors::Error;
 use pyo3::prelude::*;
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
-use tokio::runtime::Runtime;
+use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
 /// How often a waiting thread looks at Python's signals.
 pub const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 
-pub fn runtime() -> &'static Runtime {
-    static RT: OnceLock<Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(2, 8);
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(workers)
-            .thread_name("chwire-io")
-            .enable_all()
-            .build()
-            .expect("cannot start the tokio runtime")
+/// The runtimes, each with the number of clients it serves.
+fn runtimes() -> &'static [(Handle, AtomicUsize)] {
+    static RUNTIMES: OnceLock<Vec<(Handle, AtomicUsize)>> = OnceLock::new();
+    RUNTIMES.get_or_init(|| {
+        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(2, 8);
+        (0..n).map(|i| (start(i), AtomicUsize::new(0))).collect()
     })
+}
+
+/// A client's place on one of the runtimes (dropping it frees the place).
+#[derive(Debug)]
+pub struct Pinned(usize);
+
+impl Pinned {
+    /// The runtime serving the fewest clients (the first of them on a tie).
+    pub fn new() -> Pinned {
+        let all = runtimes();
+        let i = (0..all.len()).min_by_key(|&i| all[i].1.load(Ordering::Relaxed)).unwrap_or(0);
+        all[i].1.fetch_add(1, Ordering::Relaxed);
+        Pinned(i)
+    }
+
+    pub fn handle(&self) -> &'static Handle {
+        &runtimes()[self.0].0
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        runtimes()[self.0].1.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Start runtime `i` on a thread of its own, which drives its IO and timers for the rest of
+/// the process (Python threads wait on it with `Handle::block_on`, which relies on that).
+fn start(i: usize) -> Handle {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name(format!("chwire-io-{i}"))
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("cannot start a tokio runtime");
+            tx.send(rt.handle().clone()).expect("the starting thread waits for the handle");
+            rt.block_on(std::future::pending::<()>());
+        })
+        .expect("cannot start a chwire runtime thread");
+    rx.recv().expect("a chwire runtime thread died while starting")
 }
 
 /// Wait for a task with the GIL released, checking signals; a signal aborts the task and
 /// is raised. A task aborted by `Client.cancel()` ends in [`Error::Cancelled`].
-pub fn wait<T: Send + 'static>(py: Python<'_>, mut handle: JoinHandle<Result<T, Error>>) -> PyResult<T> {
+pub fn wait<T: Send + 'static>(py: Python<'_>, rt: &Handle, mut handle: JoinHandle<Result<T, Error>>) -> PyResult<T> {
     loop {
-        let r = py.detach(|| runtime().block_on(async { tokio::time::timeout(SIGNAL_CHECK, &mut handle).await }));
+        let r = py.detach(|| rt.block_on(async { tokio::time::timeout(SIGNAL_CHECK, &mut handle).await }));
         match r {
             Ok(Ok(v)) => return v.map_err(|e| e.into_py(py)),
             Ok(Err(join)) => return Err(join_error(py, join)),
@@ -57,11 +100,11 @@ pub fn join_error(py: Python<'_>, join: tokio::task::JoinError) -> PyErr {
     }
 }
 
-/// Run `fut` on the runtime and wait for its result (see [`wait`]).
-pub fn run<T, F>(py: Python<'_>, fut: F) -> PyResult<T>
+/// Run `fut` on runtime `rt` and wait for its result (see [`wait`]).
+pub fn run<T, F>(py: Python<'_>, rt: &Handle, fut: F) -> PyResult<T>
 where
     T: Send + 'static,
     F: Future<Output = Result<T, Error>> + Send + 'static,
 {
-    wait(py, runtime().spawn(fut))
+    wait(py, rt, rt.spawn(fut))
 }
