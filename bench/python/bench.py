@@ -11,132 +11,24 @@ server (CHWIRE_TEST_URL / CHWIRE_CH_HTTP_PORT).
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
-import time
 
-URL = os.environ.get("CHWIRE_TEST_URL", "tcp://default@127.0.0.1:19000/default")
-HOST, PORT = URL.split("@")[1].split("/")[0].rsplit(":", 1)
-HTTP_PORT = int(os.environ.get("CHWIRE_CH_HTTP_PORT", "18123"))
+from one import URL, sqls  # the measured side: each case runs one.py in a process of its own
 
 
-def sqls(scale):
-    return {
-        "W1": f"SELECT number FROM system.numbers LIMIT {100_000_000 // scale}",
-        "W2": ("SELECT number, toString(number) AS s, toFloat64(number) AS f, toDateTime(number) AS t "
-               f"FROM system.numbers LIMIT {10_000_000 // scale}"),
-        "ARRAY": f"SELECT range(8) AS a FROM numbers({1_000_000 // scale})",
-        "SCALAR": f"SELECT number AS n FROM numbers({8_000_000 // scale})",
-        "SMALL": f"SELECT number AS n FROM numbers({5_000_000 // scale}) SETTINGS max_block_size = 1000",
-        "LARGE": f"SELECT number AS n FROM numbers({5_000_000 // scale}) SETTINGS max_block_size = {5_000_000 // scale}",
-    }
-
-
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
-
-
-def w5_data(scale):
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute  # noqa: F401 - pa.compute
-
-    n = 10_000_000 // scale
-    ids = np.arange(n, dtype=np.uint64)
-    names = pa.compute.binary_join_element_wise("name-", pa.array(ids).cast(pa.string()), "")
-    return pa.table({"id": ids, "name": names, "value": ids * 0.5,
-                     "ts": pa.array((1600000000 + ids % 86400).astype(np.int64)).cast(pa.timestamp("s"))})
-
-
-def one(client, case, scale):
-    """Runs one measurement in this process; returns its figures."""
-    import pyarrow as pa
-
-    if client != "chwire-stream":  # the checks sum with it; loaded before the clock starts
-        import pyarrow.compute  # noqa: F401 - pa.compute
-    q = sqls(scale)
-    if client.startswith("chwire"):
-        import chwire
-
-        c = chwire.connect(URL)
-    elif client.startswith("connect"):
-        import clickhouse_connect
-
-        c = clickhouse_connect.get_client(host=HOST, port=HTTP_PORT, username="default", compress=False)
-    else:
-        from clickhouse_driver import Client
-
-        c = Client(host=HOST, port=int(PORT), settings={"use_numpy": True})
-    if case == "W5" and client.startswith("chwire"):
-        c.command("CREATE TABLE IF NOT EXISTS chwire_bench_w5 (id UInt64, name String, value Float64, ts DateTime) ENGINE = Null")
-    if case == "W5":  # the data is built before the clock starts (only the insert is timed)
-        data = w5_data(scale)
-        frame = data.to_pandas() if client != "chwire" else None
-    t0, c0 = time.monotonic(), cpu()
-    check = None
-    if case in ("W1", "W2", "ARRAY", "SCALAR", "SMALL", "LARGE"):
-        sql = q[case]
-        if client == "chwire":
-            t = c.query_arrow(sql)
-        elif client == "chwire-stream":  # bounded memory: batches are consumed as they come
-            # The consumer does as little as it can, so that the peak RSS is chwire's: each
-            # batch must continue the previous one (W1's numbers are 0, 1, 2, ... in order), and
-            # the check is then the sum of the numbers seen. Summing every value would load
-            # pyarrow.compute (+9 MiB) or numpy's reductions (+60 MiB) into the process.
-            check, rows = 0, 0
-            for b in c.query_arrow_stream(sql):
-                col = b.column(0)
-                if len(col) and (col[0].as_py() != rows or col[-1].as_py() != rows + len(col) - 1):
-                    raise SystemExit(f"W1 batch out of sequence at row {rows}")
-                check += (rows + rows + len(col) - 1) * len(col) // 2
-                rows += len(col)
-            t = None
-        elif client == "chwire-pandas":
-            t = pa.Table.from_pandas(c.query_df(sql))
-        elif client == "chwire-polars":
-            import polars as pl
-
-            # No .to_arrow(): the figures are Polars' own frame (its peak RSS, beside the Table's,
-            # shows that the buffers were taken over, not copied).
-            df = pl.DataFrame(c.query_arrow_stream(sql))
-            check, t = df.get_column(df.columns[0]).sum(), None
-        elif client == "connect":  # its fastest modes on a server without Arrow output
-            t = pa.Table.from_pandas(c.query_df(sql))
-        elif client == "connect-pandas":
-            t = pa.Table.from_pandas(c.query_df(sql))
-        elif client == "driver":  # numpy columns
-            cols = c.execute(sql, columnar=True, with_column_types=True)
-            t = pa.table({name: col for (name, _), col in zip(cols[1], cols[0])})
-        elif client == "driver-pandas":
-            t = pa.Table.from_pandas(c.query_dataframe(sql))
-        else:
-            raise SystemExit(f"unknown client {client}")
-        if t is not None:
-            col = t.column(0)
-            check = pa.compute.sum(col if not pa.types.is_list(col.type) and not pa.types.is_large_list(col.type)
-                                   else pa.compute.list_flatten(col)).as_py()
-    elif case == "W5":
-        if client == "chwire":
-            c.insert_arrow("chwire_bench_w5", data)
-        elif client == "chwire-pandas":
-            c.insert_df("chwire_bench_w5", frame)
-        elif client == "connect":
-            c.insert_df("chwire_bench_w5", frame)
-        elif client == "driver":
-            c.insert_dataframe("INSERT INTO chwire_bench_w5 (id, name, value, ts) VALUES", frame)
-        check = data.num_rows
-    wall, cpu_s = time.monotonic() - t0, cpu() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"client": client, "case": case, "wall": wall, "cpu": cpu_s, "rss_mib": rss, "check": check}
+# pyarrow imports numpy, whose OpenBLAS starts a thread per core that spins for a while before
+# it sleeps: 0.03-0.05 s of CPU inside the timed region of every client, doing no work of
+# theirs (16 % of the samples of a chwire W2 case). No case uses BLAS.
+CHILD_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1")
 
 
 def measure(client, case, scale, runs):
     best = None
     for _ in range(runs):
-        out = subprocess.run([sys.executable, __file__, "--one", client, case, "--scale", str(scale)],
-                             capture_output=True, text=True)
+        out = subprocess.run([sys.executable, "-c", "import one; one.main()", client, case, str(scale)],
+                             capture_output=True, text=True, env=CHILD_ENV,
+                             cwd=os.path.dirname(os.path.abspath(__file__)))
         if out.returncode != 0:
             return {"client": client, "case": case, "error": out.stderr.strip().splitlines()[-1:]}
         r = json.loads(out.stdout)
@@ -188,14 +80,10 @@ def polars_nocopy():
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--one", nargs=2)
     p.add_argument("--scale", type=int, default=1)
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--cases", help="comma-separated subset, e.g. W5,SMALL,LARGE")
     a = p.parse_args()
-    if a.one:
-        print(json.dumps(one(a.one[0], a.one[1], a.scale)))
-        return
     plan = [
         ("W1", ["chwire", "chwire-stream", "connect", "driver"]),
         ("W2", ["chwire", "chwire-pandas", "chwire-polars", "connect", "connect-pandas", "driver", "driver-pandas"]),
