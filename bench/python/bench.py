@@ -86,7 +86,7 @@ def main():
     a = p.parse_args()
     plan = [
         ("W1", ["chwire", "chwire-stream", "connect", "driver"]),
-        ("W2", ["chwire", "chwire-pandas", "chwire-polars", "connect", "connect-pandas", "driver", "driver-pandas"]),
+        ("W2", ["chwire", "chwire-pandas", "chwire-pandas-arrow", "chwire-polars", "connect", "connect-pandas", "driver", "driver-pandas"]),
         ("W5", ["chwire", "chwire-pandas", "connect", "driver"]),
         ("ARRAY", ["chwire"]), ("SCALAR", ["chwire"]), ("SMALL", ["chwire"]), ("LARGE", ["chwire"]),
     ]

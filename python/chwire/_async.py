@@ -79,8 +79,10 @@ class AsyncClient:
         return await self._run(self._client.query_arrow, query, parameters, settings, query_id, progress)
 
     async def query_df(self, query: str, parameters: Parameters = None, settings: Settings = None,
-                       query_id: Optional[str] = None, progress: Progress = None) -> Any:
-        return await self._run(self._client.query_df, query, parameters, settings, query_id, progress)
+                       query_id: Optional[str] = None, progress: Progress = None,
+                       dtype_backend: Optional[str] = None) -> Any:
+        return await self._run(self._client.query_df, query, parameters, settings, query_id, progress,
+                               dtype_backend)
 
     async def query_pl(self, query: str, parameters: Parameters = None, settings: Settings = None,
                        query_id: Optional[str] = None, progress: Progress = None) -> Any:

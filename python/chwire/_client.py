@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 from . import _types
 from ._chwire import QueryStream, RawClient
-from ._errors import DataError
+from ._errors import DataError, ProgrammingError
 
 CLICKHOUSE_TYPE = "clickhouse.type"
 
@@ -137,9 +137,18 @@ class Client:
         return self._raw.query_arrow(query, _params(parameters), settings, query_id, progress)
 
     def query_df(self, query: str, parameters: Parameters = None, settings: Settings = None,
-                 query_id: Optional[str] = None, progress: Progress = None) -> Any:
-        """Run a query; its result as a ``pandas.DataFrame``."""
-        return self.query_arrow(query, parameters, settings, query_id, progress).to_pandas()
+                 query_id: Optional[str] = None, progress: Progress = None,
+                 dtype_backend: Optional[str] = None) -> Any:
+        """Run a query; its result as a ``pandas.DataFrame``.
+
+        ``dtype_backend`` as in pandas' readers: ``None`` gives NumPy columns (pandas' own
+        conversion: numbers and timestamps are copied out of the Arrow buffers), ``"pyarrow"``
+        ``pd.ArrowDtype`` columns over the Arrow buffers themselves (no copy), and
+        ``"numpy_nullable"`` pandas' nullable dtypes (``Int64``, ``Float64``, ``boolean``,
+        ``string``) where a column has one."""
+        if dtype_backend not in _DTYPE_BACKENDS:  # before the query runs
+            raise ProgrammingError(f"dtype_backend must be one of {_DTYPE_BACKENDS}, not {dtype_backend!r}")
+        return _to_pandas(self.query_arrow(query, parameters, settings, query_id, progress), dtype_backend)
 
     def query_pl(self, query: str, parameters: Parameters = None, settings: Settings = None,
                  query_id: Optional[str] = None, progress: Progress = None) -> Any:
@@ -297,6 +306,29 @@ class Client:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+_DTYPE_BACKENDS = (None, "pyarrow", "numpy_nullable")
+
+
+def _to_pandas(table: Any, dtype_backend: Optional[str]) -> Any:
+    """A pyarrow Table as a pandas DataFrame with the dtypes ``dtype_backend`` asks for."""
+    if dtype_backend is None:
+        return table.to_pandas()
+    import pandas as pd
+
+    if dtype_backend == "pyarrow":
+        return table.to_pandas(types_mapper=pd.ArrowDtype)
+    if dtype_backend == "numpy_nullable":
+        import pyarrow as pa
+
+        nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+                    pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
+                    pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.float32(): pd.Float32Dtype(),
+                    pa.float64(): pd.Float64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype(),
+                    pa.large_string(): pd.StringDtype()}
+        return table.to_pandas(types_mapper=nullable.get)
+    raise ProgrammingError(f"dtype_backend must be one of {_DTYPE_BACKENDS}, not {dtype_backend!r}")
 
 
 def _quote(name: str) -> str:

@@ -239,3 +239,43 @@ def test_an_unreadable_tls_file_is_a_configuration_error(url):
         chwire.connect(url, secure=True, ca_file="/nonexistent/chwire-ca.pem")
     assert "TLS" in str(e.value) and "/nonexistent/chwire-ca.pem" in str(e.value)
     assert not isinstance(e.value, dbapi.OperationalError)
+
+
+def test_query_df_dtype_backends(client):
+    """``dtype_backend`` as in pandas' readers: NumPy columns by default, Arrow-backed columns
+    over chwire's own buffers with "pyarrow", pandas' nullable dtypes with "numpy_nullable"
+    (NULLs as pd.NA there, NaN or None in the NumPy frame); an unknown name is refused before
+    the query runs."""
+    import pandas as pd
+    import pyarrow as pa
+
+    sql = ("SELECT number AS n, toString(number) AS s, toFloat64(number) / 2 AS f, "
+           "if(number % 3 = 0, NULL, toInt32(number)) AS m, toDateTime(number, 'UTC') AS t "
+           "FROM system.numbers LIMIT 1000")
+    table = client.query_arrow(sql)
+    plain = client.query_df(sql)
+    assert str(plain["n"].dtype) == "uint64" and plain["m"].isna().sum() == 334
+    arrow = client.query_df(sql, dtype_backend="pyarrow")
+    assert all(isinstance(t, pd.ArrowDtype) for t in arrow.dtypes)
+    assert [t.pyarrow_dtype for t in arrow.dtypes] == list(table.schema.types)
+    # Over chwire's buffers themselves: the same data buffer, no copy.
+    from chwire._client import _to_pandas
+
+    back = _to_pandas(table, "pyarrow")["n"].array.__arrow_array__()
+    assert back.chunk(0).buffers()[1].address == table.column("n").chunk(0).buffers()[1].address
+    # The Arrow-backed frame holds the same values, NULLs included.
+    assert pa_table_of(arrow).equals(table.cast(pa_table_of(arrow).schema))
+    nullable = client.query_df(sql, dtype_backend="numpy_nullable")
+    assert [str(t) for t in nullable.dtypes[:4]] == ["UInt64", "string", "Float64", "Int32"]
+    assert nullable["m"].isna().sum() == 334 and nullable["m"][1] == 1 and nullable["n"].sum() == 499500
+    assert nullable["t"].iloc[1] == pd.Timestamp(1, unit="s", tz="UTC")
+    calls = []
+    with pytest.raises(chwire.ProgrammingError):
+        client.query_df(sql, dtype_backend="numpy", progress=calls.append)
+    assert calls == []
+
+
+def pa_table_of(df):
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(df, preserve_index=False)
