@@ -85,8 +85,8 @@ def main():
     p.add_argument("--cases", help="comma-separated subset, e.g. W5,SMALL,LARGE")
     a = p.parse_args()
     plan = [
-        ("W1", ["chwire", "chwire-stream", "connect", "driver"]),
-        ("W2", ["chwire", "chwire-pandas", "chwire-pandas-arrow", "chwire-polars", "connect", "connect-pandas", "driver", "driver-pandas"]),
+        ("W1", ["chwire", "chwire-stream", "connect", "driver", "driver-arrow", "driver-arrow-stream"]),
+        ("W2", ["chwire", "chwire-pandas", "chwire-pandas-arrow", "chwire-polars", "connect", "connect-pandas", "driver", "driver-arrow", "driver-pandas"]),
         ("W5", ["chwire", "chwire-pandas", "connect", "driver"]),
         ("ARRAY", ["chwire"]), ("SCALAR", ["chwire"]), ("SMALL", ["chwire"]), ("LARGE", ["chwire"]),
     ]
@@ -114,7 +114,7 @@ def main():
         if not base or "error" in base:
             continue
         for (c2, cl), r in results.items():
-            if c2 == case and cl in ("connect", "driver", "connect-pandas", "driver-pandas") and "error" not in r:
+            if c2 == case and cl in ("connect", "driver", "driver-arrow", "connect-pandas", "driver-pandas") and "error" not in r:
                 print(f"  {case} {cl:15} wall x{r['wall'] / base['wall']:.2f}  cpu x{r['cpu'] / base['cpu']:.2f}")
         if case in rust:
             print(f"  {case} chwire / rust query_arrow wall x{base['wall'] / rust[case]['wall']:.2f}; "

@@ -48,7 +48,7 @@ def one(client, case, scale):
     """Runs one measurement in this process; returns its figures."""
     import pyarrow as pa
 
-    if client != "chwire-stream":  # the checks sum with it; loaded before the clock starts
+    if not client.endswith("-stream"):  # the checks sum with it; loaded before the clock starts
         import pyarrow.compute  # noqa: F401 - pa.compute
     # The frame libraries load before the clock too: importing pandas costs 0.25 s of CPU, which
     # clickhouse-driver pays when its client is made (use_numpy) and chwire and
@@ -69,7 +69,9 @@ def one(client, case, scale):
     else:
         from clickhouse_driver import Client
 
-        c = Client(host=HOST, port=int(PORT), settings={"use_numpy": True})
+        # Its Arrow modes need no NumPy columns (and use_numpy would import pandas).
+        numpy = not client.startswith("driver-arrow")
+        c = Client(host=HOST, port=int(PORT), settings={"use_numpy": True} if numpy else {})
     if case == "W5" and client.startswith("chwire"):
         c.command("CREATE TABLE IF NOT EXISTS chwire_bench_w5 (id UInt64, name String, value Float64, ts DateTime) ENGINE = Null")
     if case == "W5":  # the data is built before the clock starts (only the insert is timed)
@@ -81,7 +83,7 @@ def one(client, case, scale):
         sql = q[case]
         if client == "chwire":
             t = c.query_arrow(sql)
-        elif client == "chwire-stream":  # bounded memory: batches are consumed as they come
+        elif client in ("chwire-stream", "driver-arrow-stream"):  # bounded memory: batches consumed as they come
             # The consumer does as little as it can, so that the peak RSS is chwire's: each
             # batch must continue the previous one (W1's numbers are 0, 1, 2, ... in order), and
             # the check is then the sum of the numbers seen. Summing every value would load
@@ -112,6 +114,8 @@ def one(client, case, scale):
         elif client == "driver":  # numpy columns
             cols = c.execute(sql, columnar=True, with_column_types=True)
             t = pa.table({name: col for (name, _), col in zip(cols[1], cols[0])})
+        elif client == "driver-arrow":  # its query_arrow (0.2.11): a Table built from its blocks
+            t = c.query_arrow(sql)
         elif client == "driver-pandas":
             t = pa.Table.from_pandas(c.query_dataframe(sql))
         else:
