@@ -9,7 +9,6 @@ use super::{BlockLimits, Format, Source};
 use bumpalo::Bump;
 use chwire::{Block, DataType, Value};
 use jiff::tz::TimeZone;
-use serde_json::value::RawValue;
 use std::io::Read;
 
 /// A row longer than this is an error (memory stays bounded).
@@ -407,109 +406,6 @@ fn integer_or_decimal(ty: &DataType) -> Option<&DataType> {
     .then_some(ty)
 }
 
-/// A value of `ty` from a JSON value's text.
-fn json_value<'b>(ty: &DataType, raw: &'b RawValue, cx: &Ctx<'b>) -> Result<Value<'b>, String> {
-    use DataType as T;
-    let text = raw.get();
-    let plain = match ty {
-        T::LowCardinality(t) => t,
-        t => t,
-    };
-    if text == "null" {
-        return match plain {
-            T::Nullable(_) | T::Variant(_) | T::Dynamic { .. } => Ok(Value::Null),
-            _ => parse::default_value(ty),
-        };
-    }
-    match plain {
-        T::Nullable(inner) => json_value(inner, raw, cx),
-        T::Json { .. } => Ok(Value::JsonText(text.as_bytes())),
-        T::Array(inner) => {
-            let items: Vec<&'b RawValue> = serde_json::from_str(text).map_err(|e| format!("not a JSON array: {e}"))?;
-            Ok(Value::Array(items.into_iter().map(|v| json_value(inner, v, cx)).collect::<Result<_, _>>()?))
-        }
-        T::Tuple(items) => {
-            if text.starts_with('{') {
-                let obj: Vec<(&'b str, &'b RawValue)> = object(text, cx)?;
-                let values = items
-                    .iter()
-                    .map(|(name, t)| {
-                        let v = obj.iter().find(|(k, _)| Some(*k) == name.as_deref()).ok_or_else(|| format!("no element {name:?}"))?;
-                        json_value(t, v.1, cx).map(|v| (None, v))
-                    })
-                    .collect::<Result<_, _>>()?;
-                return Ok(Value::Tuple(values));
-            }
-            let arr: Vec<&'b RawValue> = serde_json::from_str(text).map_err(|e| format!("not a JSON array: {e}"))?;
-            if arr.len() != items.len() {
-                return Err(format!("{} tuple elements, the type has {}", arr.len(), items.len()));
-            }
-            Ok(Value::Tuple(
-                arr.into_iter().zip(items).map(|(v, (_, t))| json_value(t, v, cx).map(|v| (None, v))).collect::<Result<_, _>>()?,
-            ))
-        }
-        T::Map(k, v) => {
-            let obj = object(text, cx)?;
-            let pairs = obj
-                .into_iter()
-                .map(|(key, val)| Ok((parse::scalar(k, key.as_bytes(), cx)?, json_value(v, val, cx)?)))
-                .collect::<Result<_, String>>()?;
-            Ok(Value::Map(pairs))
-        }
-        T::Nested(_) | T::Geo(_) => json_value(&ty.storage().ok_or_else(|| format!("no storage type for {ty}"))?, raw, cx),
-        scalar_ty => {
-            if text.starts_with('"') {
-                let s = json_string(text, cx)?;
-                parse::scalar(scalar_ty, s, cx)
-            } else {
-                match text {
-                    "true" if matches!(scalar_ty, T::Bool) => Ok(Value::Bool(true)),
-                    "false" if matches!(scalar_ty, T::Bool) => Ok(Value::Bool(false)),
-                    _ => parse::scalar(scalar_ty, text.as_bytes(), cx),
-                }
-            }
-        }
-    }
-}
-
-/// A JSON string's content (borrowed when it has no escapes).
-fn json_string<'b>(text: &'b str, cx: &Ctx<'b>) -> Result<&'b [u8], String> {
-    if let Ok(s) = serde_json::from_str::<&'b str>(text) {
-        return Ok(s.as_bytes());
-    }
-    let s: String = serde_json::from_str(text).map_err(|e| format!("not a JSON string: {e}"))?;
-    Ok(cx.bump.alloc_slice_copy(s.as_bytes()))
-}
-
-/// A JSON object's members in order, keys unescaped into the arena.
-fn object<'b>(text: &'b str, cx: &Ctx<'b>) -> Result<Vec<(&'b str, &'b RawValue)>, String> {
-    let Members(members) = serde_json::from_str(text).map_err(|e| format!("not a JSON object: {e}"))?;
-    Ok(members.into_iter().map(|(k, v)| (&*cx.bump.alloc_str(&k), v)).collect())
-}
-
-/// A JSON object's members in their order (serde_json's own map would sort them).
-struct Members<'a>(Vec<(String, &'a RawValue)>);
-
-impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
-            type Value = Members<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Members<'a>, A::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
-                    out.push((k, v));
-                }
-                Ok(Members(out))
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
-    }
-}
-
 impl Source for TextSource {
     fn names(&mut self) -> chwire::Result<Option<Vec<String>>> {
         self.read_names()?;
@@ -603,8 +499,12 @@ impl TextSource {
     fn row<'b>(&self, text: &'b [u8], target: &[(String, DataType)], cx: &Ctx<'b>) -> Result<Vec<Value<'b>>, String> {
         let mut values: Vec<Option<Value<'b>>> = vec![None; target.len()];
         if self.format == Format::JsonEachRow {
-            let text = std::str::from_utf8(text).map_err(|_| "not UTF-8".to_string())?;
-            for (key, raw) in object(text.trim(), cx)? {
+            // ClickHouse takes any bytes in a String; serde_json only UTF-8 (see json.rs).
+            let (text, marked) = match std::str::from_utf8(text) {
+                Ok(t) => (t, false),
+                Err(_) => (json::mark_invalid_bytes(text, cx)?, true),
+            };
+            for (key, raw) in json::object(text.trim(), cx)? {
                 let Some((slot, (_, ty))) = values.iter_mut().zip(target).find(|(_, (n, _))| n == key) else {
                     if self.skip_unknown {
                         continue;
@@ -615,7 +515,7 @@ impl TextSource {
                     // As ClickHouse: which of the two was meant is not for chwire to guess.
                     return Err(format!("column {key:?} appears twice in the object"));
                 }
-                *slot = Some(json_value(ty, raw, cx).map_err(|e| format!("column `{key}` ({ty}): {e}: {}", short(raw.get())))?);
+                *slot = Some(json::value(ty, raw, marked, cx).map_err(|e| format!("column `{key}` ({ty}): {e}: {}", short(raw.get())))?);
             }
         } else {
             let fields = split_fields(text, self.csv(), cx.bump)?;
@@ -705,5 +605,6 @@ fn fields_of_names(format: Format, names: &[String], target: &[(String, DataType
     Ok(columns)
 }
 
+mod json;
 #[cfg(test)]
 mod tests;

@@ -169,3 +169,34 @@ fn csv_names_of_tuple_elements_bind_to_the_tuple() {
     assert_eq!(columns_of_names(Format::CsvWithNames, &names, &table).unwrap(), [2, 1, 0]);
     assert!(columns_of_names(Format::TsvWithNames, &names, &table).is_err(), "TSV writes a tuple as one field");
 }
+
+/// A JSON string that is not UTF-8 is its bytes, as ClickHouse reads it (the expected bytes are
+/// chdb 26.9's for the same lines): in a String, in an Array(String), beside escapes; a line
+/// that also has a surrogate escape of its own, a backslash before an invalid byte or an
+/// invalid byte outside a string is refused, and so is a key that is not UTF-8.
+#[test]
+fn json_strings_that_are_not_utf8_are_their_bytes() {
+    let target = vec![("s".to_string(), DataType::parse("String").unwrap()), ("a".into(), DataType::parse("Array(String)").unwrap())];
+    let bytes =
+        |text: &[u8]| TextSource::new(Format::JsonEachRow, Box::new(std::io::Cursor::new(text.to_vec())), None, BlockLimits::default());
+    let mut s = bytes(b"{\"s\":\"a\xffb\",\"a\":[\"\xfe\",\"x\\n\xc3\"]}\n{\"s\":\"\xc3\xa9\\u00e9\\\\\xff\",\"a\":[]}\n{\"s\":\"plain\",\"a\":[\"\\u00e9\"]}\n");
+    s.bind(&target).unwrap();
+    let b = s.next_block().unwrap().unwrap();
+    let col = |name, row| b.column(name).unwrap().value(row);
+    assert_eq!(col("s", 0), Value::String(b"a\xffb"));
+    assert_eq!(col("a", 0), Value::Array(vec![Value::String(b"\xfe"), Value::String(b"x\n\xc3")]));
+    assert_eq!(col("s", 1), Value::String(b"\xc3\xa9\xc3\xa9\\\xff"));
+    assert_eq!(col("s", 2), Value::String(b"plain"));
+    assert_eq!(col("a", 2), Value::Array(vec![Value::String("é".as_bytes())]));
+    for (line, why) in [
+        (&b"{\"s\":\"\\uDC80\xff\"}\n"[..], "surrogate escapes of its own"),
+        (b"{\"s\":\"\\\xff\"}\n", "not a JSON"),
+        (b"{\"s\":\xff\"a\"}\n", "not a JSON object"),
+        (b"{\"s\xff\":\"a\"}\n", "not a JSON object"),
+    ] {
+        let mut s = bytes(line);
+        s.bind(&target).unwrap();
+        let e = s.next_block().unwrap_err().to_string();
+        assert!(e.contains(why) && e.contains("line 1"), "{line:?}: {e}");
+    }
+}

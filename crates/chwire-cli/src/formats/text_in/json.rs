@@ -1,0 +1,167 @@
+//! JSONEachRow values, by the target column's type, through serde_json.
+//!
+//! A String in ClickHouse is bytes, and ClickHouse reads JSON strings that are not UTF-8 as
+//! they are (`{"s":"a\xFFb"}` gives the 3 bytes 61 FF 62; checked with chdb 26.9). serde_json
+//! reads only UTF-8, so a line that is not UTF-8 is read as the UTF-8 line in which each byte
+//! that is not part of a UTF-8 character is written `\uDC80`–`\uDCFF` (Python's
+//! "surrogateescape"), and those escapes are read back as the bytes. serde_json steps over them
+//! when it splits a line into members and arrays, and only this module decodes strings of such a
+//! line. A line that has surrogate escapes of its own and invalid bytes is refused, so no escape
+//! of the input is ever taken for a byte. Object keys (column names, Map keys) and values of
+//! JSON columns must still be UTF-8: those are refused with an error naming the row.
+
+use super::super::parse::{self, Ctx};
+use chwire::{DataType, Value};
+use serde_json::value::RawValue;
+
+/// How a byte that is not UTF-8 is written in a marked line: `\uDC` and two hex digits.
+const MARK: &str = "\\uDC";
+
+/// `line` (not UTF-8) with each byte outside a UTF-8 character written `\uDCxx`, in the arena.
+pub(super) fn mark_invalid_bytes<'b>(line: &[u8], cx: &Ctx<'b>) -> Result<&'b str, String> {
+    if has_surrogate_escape(line) {
+        return Err("not UTF-8 (and with surrogate escapes of its own)".into());
+    }
+    let mut out = String::with_capacity(line.len().saturating_add(16));
+    for chunk in line.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("{MARK}{b:02X}"));
+        }
+    }
+    Ok(cx.bump.alloc_str(&out))
+}
+
+/// Whether `line` has a `\uD800`–`\uDFFF` escape (or what looks like one).
+fn has_surrogate_escape(line: &[u8]) -> bool {
+    line.windows(4).any(|w| matches!(w, [b'\\', b'u', b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F']))
+}
+
+/// The bytes of a JSON string of a marked line: the parts between marks through serde_json,
+/// each mark as its byte.
+fn unmark(text: &str) -> Result<Vec<u8>, String> {
+    let inner = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).ok_or("not a JSON string")?;
+    let mut out = Vec::with_capacity(inner.len());
+    let mut rest = inner;
+    loop {
+        let (part, next) = match rest.find(MARK) {
+            Some(i) => (rest.get(..i).unwrap_or_default(), rest.get(i.saturating_add(MARK.len())..)),
+            None => (rest, None),
+        };
+        let s: String = serde_json::from_str(&format!("\"{part}\"")).map_err(|e| format!("not a JSON string: {e}"))?;
+        out.extend_from_slice(s.as_bytes());
+        let Some(next) = next else { return Ok(out) };
+        let byte = next.get(..2).and_then(|h| u8::from_str_radix(h, 16).ok()).filter(|b| *b >= 0x80);
+        out.push(byte.ok_or("not a JSON string: a lone surrogate escape")?);
+        rest = next.get(2..).unwrap_or_default();
+    }
+}
+
+/// A value of `ty` from a JSON value's text.
+pub(super) fn value<'b>(ty: &DataType, raw: &'b RawValue, marked: bool, cx: &Ctx<'b>) -> Result<Value<'b>, String> {
+    use DataType as T;
+    let text = raw.get();
+    let plain = match ty {
+        T::LowCardinality(t) => t,
+        t => t,
+    };
+    if text == "null" {
+        return match plain {
+            T::Nullable(_) | T::Variant(_) | T::Dynamic { .. } => Ok(Value::Null),
+            _ => parse::default_value(ty),
+        };
+    }
+    match plain {
+        T::Nullable(inner) => value(inner, raw, marked, cx),
+        // The server would read a mark as the escape it looks like.
+        T::Json { .. } if marked && text.contains(MARK) => Err("a JSON object that is not UTF-8".into()),
+        T::Json { .. } => Ok(Value::JsonText(text.as_bytes())),
+        T::Array(inner) => {
+            let items: Vec<&'b RawValue> = serde_json::from_str(text).map_err(|e| format!("not a JSON array: {e}"))?;
+            Ok(Value::Array(items.into_iter().map(|v| value(inner, v, marked, cx)).collect::<Result<_, _>>()?))
+        }
+        T::Tuple(items) => {
+            if text.starts_with('{') {
+                let obj: Vec<(&'b str, &'b RawValue)> = object(text, cx)?;
+                let values = items
+                    .iter()
+                    .map(|(name, t)| {
+                        let v = obj.iter().find(|(k, _)| Some(*k) == name.as_deref()).ok_or_else(|| format!("no element {name:?}"))?;
+                        value(t, v.1, marked, cx).map(|v| (None, v))
+                    })
+                    .collect::<Result<_, _>>()?;
+                return Ok(Value::Tuple(values));
+            }
+            let arr: Vec<&'b RawValue> = serde_json::from_str(text).map_err(|e| format!("not a JSON array: {e}"))?;
+            if arr.len() != items.len() {
+                return Err(format!("{} tuple elements, the type has {}", arr.len(), items.len()));
+            }
+            Ok(Value::Tuple(
+                arr.into_iter().zip(items).map(|(v, (_, t))| value(t, v, marked, cx).map(|v| (None, v))).collect::<Result<_, _>>()?,
+            ))
+        }
+        T::Map(k, v) => {
+            let obj = object(text, cx)?;
+            let pairs = obj
+                .into_iter()
+                .map(|(key, val)| Ok((parse::scalar(k, key.as_bytes(), cx)?, value(v, val, marked, cx)?)))
+                .collect::<Result<_, String>>()?;
+            Ok(Value::Map(pairs))
+        }
+        T::Nested(_) | T::Geo(_) => value(&ty.storage().ok_or_else(|| format!("no storage type for {ty}"))?, raw, marked, cx),
+        scalar_ty => {
+            if text.starts_with('"') {
+                let s = string(text, marked, cx)?;
+                parse::scalar(scalar_ty, s, cx)
+            } else {
+                match text {
+                    "true" if matches!(scalar_ty, T::Bool) => Ok(Value::Bool(true)),
+                    "false" if matches!(scalar_ty, T::Bool) => Ok(Value::Bool(false)),
+                    _ => parse::scalar(scalar_ty, text.as_bytes(), cx),
+                }
+            }
+        }
+    }
+}
+
+/// A JSON string's content (borrowed when it has no escapes). In a `marked` line (see
+/// [`mark_invalid_bytes`]), each `\uDC80`–`\uDCFF` is the byte it stands for.
+fn string<'b>(text: &'b str, marked: bool, cx: &Ctx<'b>) -> Result<&'b [u8], String> {
+    if let Ok(s) = serde_json::from_str::<&'b str>(text) {
+        return Ok(s.as_bytes());
+    }
+    if marked && text.contains(MARK) {
+        return unmark(text).map(|b| &*cx.bump.alloc_slice_copy(&b));
+    }
+    let s: String = serde_json::from_str(text).map_err(|e| format!("not a JSON string: {e}"))?;
+    Ok(cx.bump.alloc_slice_copy(s.as_bytes()))
+}
+
+/// A JSON object's members in order, keys unescaped into the arena.
+pub(super) fn object<'b>(text: &'b str, cx: &Ctx<'b>) -> Result<Vec<(&'b str, &'b RawValue)>, String> {
+    let Members(members) = serde_json::from_str(text).map_err(|e| format!("not a JSON object: {e}"))?;
+    Ok(members.into_iter().map(|(k, v)| (&*cx.bump.alloc_str(&k), v)).collect())
+}
+
+/// A JSON object's members in their order (serde_json's own map would sort them).
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Members<'a>, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
+                    out.push((k, v));
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
