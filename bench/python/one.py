@@ -84,7 +84,7 @@ def one(client, case, scale):
         if client == "chwire":
             t = c.query_arrow(sql)
         elif client in ("chwire-stream", "driver-arrow-stream"):  # bounded memory: batches consumed as they come
-            # The consumer does as little as it can, so that the peak RSS is chwire's: each
+            # The consumer does as little as it can, so that the peak RSS is the client's: each
             # batch must continue the previous one (W1's numbers are 0, 1, 2, ... in order), and
             # the check is then the sum of the numbers seen. Summing every value would load
             # pyarrow.compute (+9 MiB) or numpy's reductions (+60 MiB) into the process.
@@ -137,8 +137,6 @@ def one(client, case, scale):
     wall, cpu_s = time.monotonic() - t0, cpu() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"client": client, "case": case, "wall": wall, "cpu": cpu_s, "rss_mib": rss, "check": check}
-
-
 
 
 def main():

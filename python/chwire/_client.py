@@ -312,23 +312,22 @@ _DTYPE_BACKENDS = (None, "pyarrow", "numpy_nullable")
 
 
 def _to_pandas(table: Any, dtype_backend: Optional[str]) -> Any:
-    """A pyarrow Table as a pandas DataFrame with the dtypes ``dtype_backend`` asks for."""
+    """A pyarrow Table as a pandas DataFrame with the dtypes ``dtype_backend`` (one of
+    ``_DTYPE_BACKENDS``, checked by the caller before its query) asks for."""
     if dtype_backend is None:
         return table.to_pandas()
     import pandas as pd
 
     if dtype_backend == "pyarrow":
         return table.to_pandas(types_mapper=pd.ArrowDtype)
-    if dtype_backend == "numpy_nullable":
-        import pyarrow as pa
+    import pyarrow as pa
 
-        nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
-                    pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
-                    pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.float32(): pd.Float32Dtype(),
-                    pa.float64(): pd.Float64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype(),
-                    pa.large_string(): pd.StringDtype()}
-        return table.to_pandas(types_mapper=nullable.get)
-    raise ProgrammingError(f"dtype_backend must be one of {_DTYPE_BACKENDS}, not {dtype_backend!r}")
+    nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+                pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
+                pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.float32(): pd.Float32Dtype(),
+                pa.float64(): pd.Float64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype(),
+                pa.large_string(): pd.StringDtype()}
+    return table.to_pandas(types_mapper=nullable.get)  # "numpy_nullable"
 
 
 def _quote(name: str) -> str:

@@ -7,11 +7,12 @@
 //! it on the server and the client's next query starts on a clean connection.
 //!
 //! There is one single-threaded runtime per core (at least two), each on its own thread, and
-//! each client keeps to the one it was given (the one serving the fewest clients): its connection, its queries and
-//! the blocks they decode stay on one thread. A multi-threaded runtime moved a query's task
-//! between its workers, so the blocks came from (and were given back to) every worker's glibc
-//! arena, each of which kept a block or two of freed memory: W1 through `query_arrow_stream`
-//! peaked 2 MiB higher that way (docs/BENCHMARKS.md). Two clients still decode in parallel.
+//! each client keeps to the one it was given (the one serving the fewest clients): its
+//! connection, its queries and the blocks they decode stay on one thread. A multi-threaded
+//! runtime moved a query's task between its workers, so the blocks came from (and were given
+//! back to) every worker's glibc arena, each of which kept a block or two of freed memory: W1
+//! through `query_arrow_stream` peaked 2 MiB higher that way (docs/BENCHMARKS.md). Two clients
+//! still decode in parallel.
 
 use crate::errors::Error;
 use pyo3::prelude::*;

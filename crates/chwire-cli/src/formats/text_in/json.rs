@@ -13,6 +13,7 @@
 use super::super::parse::{self, Ctx};
 use chwire::{DataType, Value};
 use serde_json::value::RawValue;
+use std::fmt::Write;
 
 /// How a byte that is not UTF-8 is written in a marked line: `\uDC` and two hex digits.
 const MARK: &str = "\\uDC";
@@ -26,7 +27,7 @@ pub(super) fn mark_invalid_bytes<'b>(line: &[u8], cx: &Ctx<'b>) -> Result<&'b st
     for chunk in line.utf8_chunks() {
         out.push_str(chunk.valid());
         for b in chunk.invalid() {
-            out.push_str(&format!("{MARK}{b:02X}"));
+            let _ = write!(out, "{MARK}{b:02X}"); // writing to a String cannot fail
         }
     }
     Ok(cx.bump.alloc_str(&out))

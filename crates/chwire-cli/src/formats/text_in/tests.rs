@@ -1,7 +1,7 @@
 use super::*;
 
-fn source(format: Format, text: &str) -> TextSource {
-    TextSource::new(format, Box::new(std::io::Cursor::new(text.as_bytes().to_vec())), None, BlockLimits::default())
+fn source(format: Format, text: impl AsRef<[u8]>) -> TextSource {
+    TextSource::new(format, Box::new(std::io::Cursor::new(text.as_ref().to_vec())), None, BlockLimits::default())
 }
 
 #[test]
@@ -177,9 +177,7 @@ fn csv_names_of_tuple_elements_bind_to_the_tuple() {
 #[test]
 fn json_strings_that_are_not_utf8_are_their_bytes() {
     let target = vec![("s".to_string(), DataType::parse("String").unwrap()), ("a".into(), DataType::parse("Array(String)").unwrap())];
-    let bytes =
-        |text: &[u8]| TextSource::new(Format::JsonEachRow, Box::new(std::io::Cursor::new(text.to_vec())), None, BlockLimits::default());
-    let mut s = bytes(b"{\"s\":\"a\xffb\",\"a\":[\"\xfe\",\"x\\n\xc3\"]}\n{\"s\":\"\xc3\xa9\\u00e9\\\\\xff\",\"a\":[]}\n{\"s\":\"plain\",\"a\":[\"\\u00e9\"]}\n");
+    let mut s = source(Format::JsonEachRow, b"{\"s\":\"a\xffb\",\"a\":[\"\xfe\",\"x\\n\xc3\"]}\n{\"s\":\"\xc3\xa9\\u00e9\\\\\xff\",\"a\":[]}\n{\"s\":\"plain\",\"a\":[\"\\u00e9\"]}\n");
     s.bind(&target).unwrap();
     let b = s.next_block().unwrap().unwrap();
     let col = |name, row| b.column(name).unwrap().value(row);
@@ -194,7 +192,7 @@ fn json_strings_that_are_not_utf8_are_their_bytes() {
         (b"{\"s\":\xff\"a\"}\n", "not a JSON object"),
         (b"{\"s\xff\":\"a\"}\n", "not a JSON object"),
     ] {
-        let mut s = bytes(line);
+        let mut s = source(Format::JsonEachRow, line);
         s.bind(&target).unwrap();
         let e = s.next_block().unwrap_err().to_string();
         assert!(e.contains(why) && e.contains("line 1"), "{line:?}: {e}");
