@@ -12,7 +12,8 @@ of cases.py (chdb writes the case's Native bytes; chwire converts them):
              the identical Native bytes (Parquet: the same RowBinaryWithNamesAndTypes bytes from
              chdb, as Parquet readers cut blocks at their batch size, not at the writer's blocks);
   reverse    Parquet, Arrow and ArrowStream written by chdb, and Parquet written by pyarrow,
-             convert to Native blocks that chdb reads back to what it reads from those files.
+             convert to Native blocks that chdb reads back to what it reads from those files;
+  foreign    the same for the Parquet files of other writers in tests/oracle/data (DuckDB's).
 
 Checks a case cannot pass for a known reason (a ClickHouse type without an Arrow mapping, and
 the list EXPECTED: limitations of ClickHouse 26.9, pyarrow or
@@ -322,6 +323,25 @@ def check(db, chwire, tmp, name, sql):
     return c
 
 
+def foreign(db, chwire, tmp):
+    """Parquet files other tools wrote (tests/oracle/data, each with the script that wrote it):
+    chwire converts each to Native, which chdb reads to the same names, types and values as
+    it reads from the file itself."""
+    c = Case("foreign files")
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    for name in sorted(f for f in os.listdir(data) if f.endswith(".parquet")):
+        path = os.path.join(data, name)
+        back = os.path.join(tmp, "foreign.native")
+        code, _, err = run([chwire, "convert", "--from", "parquet", "--to", "native", "-i", path, "-o", back])
+        if code != 0:
+            c.add(f"foreign {name}", False, err)
+            continue
+        want = db.query(f"SELECT * FROM file('{q(path)}', Parquet)", "TSVWithNamesAndTypes").bytes()
+        got = db.query(f"SELECT * FROM file('{q(back)}', Native)", "TSVWithNamesAndTypes").bytes()
+        c.add(f"foreign {name}", got == want, f"chdb read {got[:300]!r} from chwire's Native, {want[:300]!r} from the file")
+    return c
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--chwire", default="target/release/chwire")
@@ -332,11 +352,11 @@ def main():
     counts = {"PASS": 0, "FAIL": 0, "KNOWN": 0}
     known_reasons = {}
     with tempfile.TemporaryDirectory(prefix="chwire-parquet-") as tmp:
-        for name, sql in cases.CASES:
+        for name, sql in [*cases.CASES, ("foreign files", None)]:
             if a.k not in name:
                 continue
             try:
-                c = check(db, a.chwire, tmp, name, sql)
+                c = check(db, a.chwire, tmp, name, sql) if sql else foreign(db, a.chwire, tmp)
             except Exception as e:  # noqa: BLE001 - a broken file or tool: this case fails
                 c = Case(name)
                 c.add("case", False, f"{type(e).__name__}: {e}")

@@ -276,6 +276,12 @@ fn parquet_file<F: parquet::file::reader::ChunkReader + Send + 'static>(
     let f = open()?;
     super::parquet_guard::check_footer(&f)?;
     let metadata = ArrowReaderMetadata::load(&f, ArrowReaderOptions::new()).map_err(parquet_error)?;
+    let metadata = match super::parquet_types::intervals_as_bytes(metadata.metadata()).map_err(parquet_error)? {
+        Some(rewritten) => {
+            ArrowReaderMetadata::try_new(std::sync::Arc::new(rewritten), ArrowReaderOptions::new()).map_err(parquet_error)?
+        }
+        None => metadata,
+    };
     guarded(|| super::parquet_guard::check_pages(&f, metadata.metadata(), max_body))?;
     let schema = metadata.schema().clone();
     let groups = super::parquet_columns::split(&metadata, files.threads);

@@ -303,7 +303,7 @@ pub(super) mod tests {
     }
 
     /// A file of [`sample`] rows in several row groups and pages.
-    fn file(rows: usize) -> bytes::Bytes {
+    pub(in crate::formats) fn file(rows: usize) -> bytes::Bytes {
         let batch = sample(rows);
         let props = WriterProperties::builder().set_max_row_group_row_count(Some(1000)).set_data_page_row_count_limit(128).build();
         let mut w = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props)).unwrap();
