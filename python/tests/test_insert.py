@@ -195,3 +195,15 @@ def test_insert_rows_pads_fixed_strings_as_the_server_does(client, table):
     with pytest.raises(chwire.DataError, match=r"column 'f'.*not bytes or str"):
         client.insert(table, [(4, 12, None)])
     assert client.command(f"SELECT count() FROM {table}") == 3
+
+
+def test_insert_arrow_takes_list_views(client, table):
+    """pyarrow's list_view and large_list_view (views may overlap; a null view is an empty
+    array, as Array has no NULL) arrive through the C data interface as Arrays."""
+    make(client, table, "a Array(Int64), b Array(String)")
+    a = pa.ListViewArray.from_arrays(pa.array([2, 0, 1, 3], pa.int32()), pa.array([2, 3, 2, 0], pa.int32()),
+                                     pa.array([10, 11, 12, 13]), mask=pa.array([False, False, True, False]))
+    b = pa.array([["x"], ["y", "z"], [], None], pa.large_list_view(pa.string()))
+    assert client.insert_arrow(table, pa.table({"a": a, "b": b})) == 4
+    assert client.query(f"SELECT a, b FROM {table}").result_rows == [
+        ([12, 13], ["x"]), ([10, 11, 12], ["y", "z"]), ([], []), ([], [])]

@@ -631,6 +631,12 @@ fn list_offsets_values(array: &dyn Array, ty: &DataType) -> Result<(Vec<u64>, Ar
             let m = array.as_map();
             rebase(m.value_offsets().iter().map(|&x| i64::from(x)), std::sync::Arc::new(m.entries().clone()))
         }
+        // A view's lists may overlap or come in any order: made a list (its values copied in
+        // row order) first.
+        A::ListView(item) | A::LargeListView(item) => {
+            let list = cast_with_options(array, &A::LargeList(item.clone()), &strict())?;
+            return list_offsets_values(list.as_ref(), ty);
+        }
         _ => return Err(mismatch(array, ty, "expected a list")),
     })
 }

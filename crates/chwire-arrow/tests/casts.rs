@@ -216,3 +216,43 @@ fn nullable_enums_from_names_with_nulls() {
     let bad = batch(vec![("e", Arc::new(StringArray::from(vec![Some("c"), None])) as ArrayRef, true)]);
     assert!(batch_to_block(&bad, &target).unwrap_err().to_string().contains("\"c\" is not an element"));
 }
+
+/// List views (pyarrow's `list_view`, DuckDB's export option) infer and cast as Array: views
+/// may overlap and come in any order, and a null view is an empty array (Array has no NULL).
+#[test]
+fn list_views_are_arrays() {
+    use arrow_array::{Array, LargeListViewArray, ListViewArray};
+    use arrow_buffer::{NullBuffer, ScalarBuffer};
+    let item = Arc::new(Field::new("item", arrow_schema::DataType::Int64, false));
+    let values: ArrayRef = Arc::new(Int64Array::from(vec![10, 11, 12, 13]));
+    // Rows: [12, 13], [10, 11, 12] (overlapping the first), NULL, [] and [11].
+    let (offsets, sizes) = (ScalarBuffer::from(vec![2, 0, 1, 3, 1]), ScalarBuffer::from(vec![2, 3, 2, 0, 1]));
+    let nulls = Some(NullBuffer::from(vec![true, true, false, true, true]));
+    let view = ListViewArray::new(item.clone(), offsets, sizes, values.clone(), nulls.clone());
+    let large = LargeListViewArray::new(
+        item,
+        ScalarBuffer::from(vec![2i64, 0, 1, 3, 1]),
+        ScalarBuffer::from(vec![2i64, 3, 2, 0, 1]),
+        values,
+        nulls,
+    );
+    assert_eq!(view.null_count(), 1);
+    let b = batch(vec![("v", Arc::new(view), true), ("w", Arc::new(large), true)]);
+    let block = batch_to_block_inferred(&b).unwrap();
+    for name in ["v", "w"] {
+        let column = block.column(name).unwrap();
+        assert_eq!(column.data_type().to_string(), "Array(Int64)");
+        let rows: Vec<String> = (0..5).map(|r| format!("{:?}", column.value(r))).collect();
+        let want: Vec<String> = [vec![12, 13], vec![10, 11, 12], vec![], vec![], vec![11]]
+            .into_iter()
+            .map(|r| format!("{:?}", Value::Array(r.into_iter().map(Value::Int).collect())))
+            .collect();
+        assert_eq!(rows, want, "{name}");
+    }
+    let target = [("v".to_string(), ty("Array(Int32)")), ("w".to_string(), ty("Array(Nullable(Int64))"))];
+    let cast = batch_to_block(&b, &target).unwrap();
+    assert_eq!(
+        format!("{:?}", cast.column("v").unwrap().value(1)),
+        format!("{:?}", Value::Array(vec![Value::Int(10), Value::Int(11), Value::Int(12)]))
+    );
+}
