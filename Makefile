@@ -31,8 +31,7 @@ test: lint build modernfake
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory faults
 	$(MAKE) --no-print-directory http-test
-	$(MAKE) --no-print-directory python-test
-	$(MAKE) --no-print-directory spark-test
+	$(MAKE) --no-print-directory python-test spark-test
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build

@@ -34,6 +34,24 @@ def test_distributed_table_is_read_one_partition_per_shard(spark, nodes):
     assert sorted(by_part.values(), key=min) == [{0}, {1}, {2}]
 
 
+@pytest.mark.parametrize("opts", [{"table": "default.shard_dist"}, {"table": "shard_local", "cluster": "chwire_cluster"}])
+def test_shards_are_split_further_when_more_partitions_are_asked_for(spark, nodes, opts):
+    """numPartitions=7 over 3 shards: each shard's table in ceil(7/3) = 3 ranges of its
+    sorting key, 9 partitions in all, each holding rows of one shard, together every row once."""
+    df = read(spark, nodes[0], numPartitions="7", **opts)
+    assert df.rdd.getNumPartitions() == 9
+    rows = df.select("id", F.spark_partition_id().alias("p")).collect()
+    assert sorted(int(r.id) for r in rows) == ALL_IDS
+    by_part = {}
+    for r in rows:
+        by_part.setdefault(r.p, set()).add(int(r.id) % 3)
+    assert len(by_part) == 9 and all(len(shards) == 1 for shards in by_part.values()), by_part
+    # The key need not be among the columns read.
+    names = read(spark, nodes[0], numPartitions="6", columns="name", **opts)
+    assert names.rdd.getNumPartitions() == 6
+    assert sorted(int(r.name) for r in names.collect()) == ALL_IDS
+
+
 def test_cluster_option_reads_a_local_table_on_every_shard(spark, nodes):
     df = read(spark, nodes[1], table="shard_local", cluster="chwire_cluster")
     assert df.rdd.getNumPartitions() == 3

@@ -2,7 +2,10 @@
 
 * a `Distributed` table, or a table with the `cluster` option: one partition per shard, reading
   the shard's local table from a multi-host URL of the shard's replicas (chwire connects to the
-  first that answers; the replica order is rotated per shard to spread the load);
+  first that answers; the replica order is rotated per shard to spread the load); with
+  numPartitions above the number of shards, each shard's table is split further into
+  ceil(numPartitions / shards) parts, as a plain table is (below), so that more tasks than
+  shards keep every core busy;
 * a plain table with numPartitions > 1: ranges of the first sorting-key column when it is an
   integer (the server skips the other ranges by its primary index), else
   `cityHash64(sorting key) % n`; first and last ranges are open, so that every row is read once;
@@ -96,10 +99,11 @@ class Plan:
             # DESCRIBE: name, type, default_type, default_expression, ...; MATERIALIZED and
             # ALIAS columns are not in SELECT *, so they are left out here too.
             cols = [(r[0], r[1]) for r in described if r[2] not in ("MATERIALIZED", "ALIAS")]
+            # Every column's type (a split's key column need not be read).
+            self.types = dict(cols)
             if wanted or opts.columns:
                 cols = _select(cols, wanted or opts.columns or [], opts.table or "the query")
             self.columns = [Column(n, t, opts.uint64_long) for n, t in cols]
-            self.types = dict(cols)
             self.partitions = self._partitions(client)
 
     # -- partitions ---------------------------------------------------------------------------
@@ -112,7 +116,16 @@ class Plan:
                 cluster, rdb, rtable = args[0], args[1] or self.db, args[2]
             else:
                 cluster, rdb, rtable = opts.cluster, self.db, self.name  # type: ignore[assignment]
-            return self._shards(client, cluster, f"{quote_ident(rdb)}.{quote_ident(rtable)}")
+            local = f"{quote_ident(rdb)}.{quote_ident(rtable)}"
+            shards = self._shards(client, cluster, local)
+            per = -(-opts.num_partitions // len(shards))
+            if per == 1:
+                return shards
+            # The local table's sorting key (the same on every shard), ranged over the values
+            # of all shards (through the Distributed table, or the cluster table function).
+            key = self._sorting_key(client, rdb, rtable)
+            every = self.source if self.engine == "Distributed" else f"cluster({sql_string(cluster)}, {local})"
+            return [dict(shard, where=w) for shard in shards for w in self._split(client, key, every, per)]
         n = opts.num_partitions
         if opts.partition_column:
             if opts.lower_bound is None or opts.upper_bound is None:
@@ -122,26 +135,28 @@ class Plan:
                                       int(opts.upper_bound), n, nulls_first=True)]
         if n == 1 or not opts.table:
             return [{"url": opts.url, "from": self.source, "where": ""}]
-        key = (self.sorting_key or "").strip()
+        return [{"url": opts.url, "from": self.source, "where": w}
+                for w in self._split(client, self.sorting_key or "", self.source, n)]
+
+    def _split(self, client: Any, key: str, source: str, n: int) -> List[str]:
+        """n conditions that together take every row of a table with sorting key `key` once:
+        ranges of its first column when that is an integer (the bounds from `source`), else
+        `cityHash64(key) % n`."""
+        key = key.strip()
         first = key.split(",")[0].strip() if key else ""
-        if first and re.fullmatch(r"[A-Za-z_]\w*", first) and self._int_type(first):
-            lo, hi = client.query(f"SELECT min({quote_ident(first)}), max({quote_ident(first)}) FROM {self.source}"
-                                  ).result_rows[0]
+        if first and re.fullmatch(r"[A-Za-z_]\w*", first) and self.types.get(first, "") in _INT_TYPES:
+            lo, hi = client.query(f"SELECT min({quote_ident(first)}), max({quote_ident(first)}) FROM {source}").result_rows[0]
             if isinstance(lo, int) and isinstance(hi, int):
-                return [{"url": opts.url, "from": self.source, "where": w}
-                        for w in _strides(quote_ident(first), lo, hi + 1, n, nulls_first=False)]
-        hashed = key if key and key != "tuple()" else ", ".join(quote_ident(c) for c, _ in
-                                                                 self._all_columns(client))
-        return [{"url": opts.url, "from": self.source, "where": f"cityHash64({hashed}) % {n} = {i}"}
-                for i in range(n)]
+                return _strides(quote_ident(first), lo, hi + 1, n, nulls_first=False)
+        hashed = key if key and key != "tuple()" else ", ".join(quote_ident(c) for c in self.types)
+        return [f"cityHash64({hashed}) % {n} = {i}" for i in range(n)]
 
-    def _int_type(self, column: str) -> bool:
-        t = self.types.get(column, "")
-        return t in _INT_TYPES
-
-    def _all_columns(self, client: Any) -> List[Tuple[str, str]]:
-        return [(r[0], r[1]) for r in client.query(f"DESCRIBE TABLE {self.source}").result_rows
-                if r[2] not in ("MATERIALIZED", "ALIAS")]
+    def _sorting_key(self, client: Any, db: str, table: str) -> str:
+        """The sorting key of a shard's local table, as the server connected to has it ('' when
+        it has no such table: the shards are then split by a hash of all columns)."""
+        rows = client.query("SELECT sorting_key FROM system.tables WHERE database = {d:String} AND name = {n:String}",
+                            parameters={"d": db, "n": table}).result_rows
+        return rows[0][0] if rows else ""
 
     def _shards(self, client: Any, cluster: str, table: str) -> List[Dict[str, str]]:
         rows = client.query(
