@@ -58,6 +58,62 @@ def jdbc_jar() -> str:
     return JDBC_JAR
 
 
+def floor_sources():
+    """Two Python data sources without any IO: `bench_synth` yields one ready-made batch of W2's
+    Spark types over and over, `bench_discard` drops what it is given. Spark's cost of taking
+    rows from, or handing rows to, any Python data source: the floors of the chwire source."""
+    from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition, WriterCommitMessage
+
+    class SynthReader(DataSourceReader):
+        def __init__(self, rows: int, parts: int) -> None:
+            self.rows, self.parts = rows, parts
+
+        def partitions(self):
+            return [InputPartition(i) for i in range(self.parts)]
+
+        def read(self, partition):
+            import pyarrow as pa
+
+            n = 65536
+            schema = pa.schema([("number", pa.int64()), ("s", pa.string()), ("f", pa.float64()),
+                                ("t", pa.timestamp("us", tz="UTC"))])
+            batch = pa.RecordBatch.from_arrays([
+                pa.array(range(n), pa.int64()), pa.array([str(i + 10_000_000) for i in range(n)]),
+                pa.array([float(i) for i in range(n)]), pa.array([i * 1_000_000 for i in range(n)], schema.field("t").type)],
+                schema=schema)
+            left = self.rows // self.parts + (partition.value < self.rows % self.parts)
+            while left > 0:
+                yield batch if left >= n else batch.slice(0, left)
+                left -= n
+
+    class Synth(DataSource):
+        @classmethod
+        def name(cls):
+            return "bench_synth"
+
+        def schema(self):
+            return "number long, s string, f double, t timestamp"
+
+        def reader(self, schema):
+            return SynthReader(int(self.options["rows"]), int(self.options.get("parts", "3")))
+
+    class DiscardWriter(DataSourceArrowWriter):
+        def write(self, iterator):
+            for _ in iterator:
+                pass
+            return WriterCommitMessage()
+
+    class Discard(DataSource):
+        @classmethod
+        def name(cls):
+            return "bench_discard"
+
+        def writer(self, schema, overwrite):
+            return DiscardWriter()
+
+    return Synth, Discard
+
+
 def materialise(df):
     from pyspark.sql import functions as F
 
@@ -78,7 +134,7 @@ def timed(label, fn, results):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=10_000_000)
-    ap.add_argument("--jdbc-partitions", default="3,6", help="partition counts tried for JDBC's partitioned read")
+    ap.add_argument("--jdbc-partitions", default="3,6,12", help="partition counts tried for JDBC's partitioned read")
     ap.add_argument("--skip-write", action="store_true")
     args = ap.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -103,9 +159,12 @@ def main() -> int:
     url = f"tcp://default@{n1}/default"
     res: list = []
 
-    def chw(uint64="decimal"):
-        return (spark.read.format("chwire").option("url", url).option("table", "default.bench_w2")
-                .option("uint64", uint64).load())
+    def chw(uint64="decimal", parts=None):
+        r = (spark.read.format("chwire").option("url", url).option("table", "default.bench_w2")
+             .option("uint64", uint64))
+        if parts:
+            r = r.option("numPartitions", str(parts))
+        return r.load()
 
     def jdbc(parts=None, long=False):
         r = (spark.read.format("jdbc").option("url", jdbc_url).option("driver", JDBC_DRIVER)
@@ -118,31 +177,43 @@ def main() -> int:
         return r.load()
 
     print(f"rows {args.rows:,}; local[2]; {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}", flush=True)
-    # A warm-up of each path (JVM classes, Python workers), not timed.
-    materialise(chw().limit(1000))
+    # A warm-up of each path (JVM classes, every partition's Python worker), not timed.
+    materialise(chw().filter(F.col("number") < 1000))
     materialise(jdbc().limit(1000))
-    t_chw = timed("read  chwire (3 partitions, one per shard)", lambda: materialise(chw()), res)
+    gen = (spark.range(0, args.rows, numPartitions=3)
+           .select(F.col("id").alias("number"), F.col("id").cast("string").alias("s"),
+                   F.col("id").cast("double").alias("f"), F.col("id").cast("timestamp").alias("t")))
+    materialise(gen.limit(1000))
+    # Spark's own share: the same aggregate over the same rows generated inside Spark (no
+    # source), and over as many rows from a Python data source that does no IO at all.
+    synth, discard = floor_sources()
+    spark.dataSource.register(synth)
+    spark.dataSource.register(discard)
+    synth_df = spark.read.format("bench_synth").option("rows", str(args.rows)).load()
+    materialise(synth_df.limit(1000))
+    timed("  Spark alone: spark.range, the same aggregate", lambda: materialise(gen), [])
+    timed("  any Python source: ready-made batches, no IO", lambda: materialise(synth_df), [])
+    t_chw = min(timed("read  chwire (3 partitions, one per shard)", lambda: materialise(chw()), res),
+                timed("read  chwire (6 partitions, two per shard)", lambda: materialise(chw(parts=6)), res))
     t_j1 = timed("read  JDBC (1 partition)", lambda: materialise(jdbc()), res)
     t_jp = []
     for p in [int(x) for x in args.jdbc_partitions.split(",") if x]:
         t_jp.append(timed(f"read  JDBC ({p} partitions, number ranges)", lambda p=p: materialise(jdbc(p)), res))
     best_jdbc = min([t_j1] + t_jp)
-    print(f"read (UInt64 as DecimalType(20, 0) on both sides): chwire is {best_jdbc / t_chw:.1f}x faster than the "
+    print(f"read (UInt64 as DecimalType(20, 0) on both sides): chwire's best is {best_jdbc / t_chw:.1f}x faster than the "
           f"best JDBC setup ({t_j1 / t_chw:.1f}x vs one partition)", flush=True)
     # The same with UInt64 read as LongType on both sides (uint64=long / customSchema).
-    l_chw = timed("read  chwire uint64=long (3 partitions)", lambda: materialise(chw("long")), res)
+    l_chw = min(timed("read  chwire uint64=long (3 partitions)", lambda: materialise(chw("long")), res),
+                timed("read  chwire uint64=long (6 partitions)", lambda: materialise(chw("long", 6)), res))
     l_j = [timed(f"read  JDBC customSchema number LONG ({p or 1} partition(s))",
                  lambda p=p: materialise(jdbc(p, long=True)), res)
            for p in [None] + [int(x) for x in args.jdbc_partitions.split(",") if x]]
-    print(f"read (UInt64 as LongType on both sides): chwire is {min(l_j) / l_chw:.1f}x faster than the best JDBC "
+    print(f"read (UInt64 as LongType on both sides): chwire's best is {min(l_j) / l_chw:.1f}x faster than the best JDBC "
           f"setup ({l_j[0] / l_chw:.1f}x vs one partition)", flush=True)
     outs = {str(r[2]) for r in res}
     assert len(outs) == 1, f"the reads disagree: {outs}"
 
     if not args.skip_write:
-        gen = (spark.range(0, args.rows, numPartitions=3)
-               .select(F.col("id").alias("number"), F.col("id").cast("string").alias("s"),
-                       F.col("id").cast("double").alias("f"), F.col("id").cast("timestamp").alias("t")))
         with chwire.connect(url) as c:
             def write_chwire():
                 c.command("TRUNCATE TABLE default.bench_w2_sink")
@@ -156,10 +227,22 @@ def main() -> int:
                  .option("isolationLevel", "NONE").mode("append").save())
                 return c.command("SELECT count() FROM default.bench_w2_sink")
 
+            def server_alone():
+                c.command("TRUNCATE TABLE default.bench_w2_sink")
+                c.command("INSERT INTO default.bench_w2_sink SELECT number, toString(number), toFloat64(number), "
+                          f"toDateTime(number, 'UTC') FROM numbers({args.rows})")
+                return c.command("SELECT count() FROM default.bench_w2_sink")
+
             w_chw = timed("write chwire (3 tasks, staged, committed)", write_chwire, res)
             w_j = timed("write JDBC (3 tasks, batchsize 100000)", write_jdbc, res)
+            # What every source pays: the server storing the rows (no client at all), and Spark
+            # producing them (into its noop sink, no source).
+            w_srv = timed("  the server alone: INSERT ... SELECT FROM numbers", server_alone, [])
+            timed("  Spark alone: the same rows into Spark's noop sink", lambda: gen.write.format("noop").mode("overwrite").save(), [])
+            w_any = timed("  any Python source: a writer that drops the batches", lambda: gen.write.format("bench_discard").mode("append").save(), [])
             c.command("TRUNCATE TABLE default.bench_w2_sink")
-        print(f"write: chwire is {w_j / w_chw:.1f}x faster than JDBC", flush=True)
+        print(f"write: chwire is {w_j / w_chw:.1f}x faster than JDBC (at most {w_j / w_any:.1f}x for any Python data "
+              f"source: Spark handing it the rows; the server alone storing them: {w_j / w_srv:.1f}x)", flush=True)
     spark.stop()
     return 0
 
