@@ -39,11 +39,17 @@ class ChwireReader(DataSourceReader):
         part = partition.part  # type: ignore[attr-defined]
         sql = self.plan.sql(part)
         names = target.names
-        with self.plan.opts.client(part["url"]) as client:
+        # A partition is read by one Spark task on one core: the server reads a table's part of
+        # it on one thread too, unless the settings say otherwise (100M rows from three shards
+        # on two cores: the servers' CPU 5.2-5.3 -> 4.5-4.6 s, docs/SPARK.md). A query keeps the
+        # server's threads: its own work (an aggregation, a join) may need them.
+        opts = self.plan.opts
+        settings = {"max_threads": "1"} if opts.table and "max_threads" not in opts.settings else None
+        with opts.client(part["url"]) as client:
             # A replica that fails before the first batch is skipped by the connect/retry of
             # chwire's multi-host URL; one that fails after it fails the task, which Spark
             # retries (a task's partial output is never kept).
-            with client.query_arrow_stream(sql) as stream:
+            with client.query_arrow_stream(sql, settings=settings) as stream:
                 for batch in stream:
                     if batch.num_rows == 0:
                         continue
