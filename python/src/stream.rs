@@ -199,6 +199,12 @@ impl Feed {
         loop {
             let Some(rx) = self.rx.as_mut() else { return Ok(None) };
             let r = py.detach(|| self.rt.block_on(async { tokio::time::timeout(SIGNAL_CHECK, rx.recv()).await }));
+            // Signals first, as soon as the GIL is back: a Ctrl-C that came while waiting is
+            // otherwise first seen by whatever Python code runs next, and when that is a
+            // finalizer run by a garbage collection (a weakref callback, a `__del__`), Python
+            // reports the KeyboardInterrupt raised in it as "Exception ignored" and loses it
+            // (seen in CI: the query ran on until the test's watchdog cancelled it).
+            self.interrupted(py)?;
             match r {
                 Ok(Some(Ok(m))) => return Ok(Some(m)),
                 Ok(Some(Err(e))) => {
@@ -216,7 +222,7 @@ impl Feed {
                     }
                     return Ok(None);
                 }
-                Err(_elapsed) => self.interrupted(py)?,
+                Err(_elapsed) => {}
             }
         }
     }
