@@ -127,6 +127,17 @@ impl NativeBlocks {
 }
 
 pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
+    if let (Some(input), Some(output)) = (&args.input, &args.output) {
+        // Writing the output would truncate the input before it is read (and a failure would
+        // remove it): refused before either is opened.
+        if same_file(input, output) {
+            return Err(chwire::Error::invalid_input(format!(
+                "{} is both the input and the output: write to another file (and rename it afterwards)",
+                output.display()
+            )));
+        }
+    }
+    formats::check_timezone(args.timezone.as_deref())?;
     let output = args.output.clone();
     let result = convert(args, limits);
     // A failed conversion leaves no partial file behind (a Parquet file cut short is unreadable);
@@ -148,14 +159,31 @@ fn convert(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
         source.bind(columns)?;
     }
     let mut sink = formats::sink(args.to, formats::open_output(args.output.as_deref())?, tz, &files)?;
-    let mut begun = false;
+    let mut columns: Option<Vec<(String, chwire::DataType)>> = None;
+    let mut blocks = 0u64;
     while let Some(block) = source.next_block()? {
-        if !begun {
-            sink.begin(&formats::columns_of(&block))?;
-            begun = true;
+        blocks = blocks.saturating_add(1);
+        let these = formats::columns_of(&block);
+        match &columns {
+            None => {
+                sink.begin(&these)?;
+                columns = Some(these);
+            }
+            // Native input (e.g. files concatenated) may change its columns between blocks;
+            // every output takes the first block's.
+            Some(first) if *first != these => {
+                let show = |c: &[(String, chwire::DataType)]| c.iter().map(|(n, t)| format!("{n} {t}")).collect::<Vec<_>>().join(", ");
+                return Err(chwire::Error::invalid_input(format!(
+                    "block {blocks} of the input has the columns ({}), the first block ({})",
+                    show(&these),
+                    show(first)
+                )));
+            }
+            Some(_) => {}
         }
         sink.write(block)?;
     }
+    let begun = columns.is_some();
     // No rows: the file still gets the columns the input declared (a Parquet or Arrow schema,
     // a header, --structure), so that it reads back as an empty table rather than as nothing.
     if !begun {
@@ -171,4 +199,14 @@ fn convert(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
         }
     }
     sink.finish()
+}
+
+/// Whether two paths name the same file (an existing output that is the input, also through
+/// a link).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
 }

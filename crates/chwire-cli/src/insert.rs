@@ -40,6 +40,7 @@ pub struct InsertArgs {
 
 pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
     formats::options::refuse_unapplied(&args.settings)?;
+    formats::check_timezone(args.timezone.as_deref())?;
     let (mut format_settings, settings) = formats::options::split_settings(args.settings);
     // Also the input's (JSONEachRow members naming no column are left out).
     format_settings.extend(settings.iter().filter(|(k, _)| k == "input_format_skip_unknown_fields").cloned());

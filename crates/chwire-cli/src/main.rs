@@ -412,6 +412,8 @@ fn main() -> ExitCode {
     if let Command::Convert(a) = cli.command {
         return match convert::run(a, opts.limits) {
             Ok(()) => ExitCode::SUCCESS,
+            // The reader went away (e.g. `| head`): stop quietly, as `query` does.
+            Err(e) if formats::is_broken_pipe(&e) => ExitCode::SUCCESS,
             Err(e) => fail(&e),
         };
     }

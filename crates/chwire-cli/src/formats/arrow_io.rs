@@ -35,6 +35,11 @@ pub(super) fn parquet_error(e: parquet::errors::ParquetError) -> chwire::Error {
 
 pub(super) fn arrow_error(e: arrow_schema::ArrowError) -> chwire::Error {
     match e {
+        // Input that is malformed or ends early is bad input (exit code 2), not an I/O failure.
+        arrow_schema::ArrowError::IoError(_, io) if io.kind() == std::io::ErrorKind::InvalidData => invalid(io.to_string()),
+        arrow_schema::ArrowError::IoError(_, io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            invalid(format!("malformed Arrow input: the input ends early (truncated): {io}"))
+        }
         arrow_schema::ArrowError::IoError(_, io) => io.into(),
         e => invalid(unread_codec(format!("Arrow: {e}"))),
     }

@@ -143,75 +143,32 @@ fn check_block_buffers<F: Read + Seek>(file: &mut F, offset: u64, meta: u64, bod
     Ok(())
 }
 
-/// Where a [`CheckedStream`] is in the message framing.
-enum State {
-    /// At a message's start: the continuation marker and the metadata length come next.
-    Start,
-    /// Inside a message body: this many bytes pass (the buffers' decompressed lengths checked).
-    Body(u64),
-    /// After the end-of-stream marker or the input's end.
-    Done,
-}
-
-/// An Arrow IPC stream passed through unchanged, with each message's metadata length and body
-/// length checked before the reader allocates them: a body may not exceed `max_body` bytes.
+/// An Arrow IPC stream passed through unchanged, each message checked before the reader sees
+/// any of it: its metadata length, its body length (at most `max_body` bytes) and the
+/// decompressed lengths its compressed buffers claim. A message is read whole first (its body
+/// growing as its bytes arrive, so a length that claims more than the input holds costs no
+/// memory), so that an input cut anywhere inside a message is an error, never a shorter
+/// stream: arrow-ipc takes an input that ends where it reads a message's length for the end
+/// of the stream, and allocates a body's claimed length before reading it.
 pub struct CheckedStream<R> {
     inner: R,
-    state: State,
-    /// Checked bytes not yet handed on (a message's prefix and metadata).
+    done: bool,
+    /// The checked message not yet handed on.
     pending: Vec<u8>,
     at: usize,
     max_body: u64,
-    /// The current body: its length, its compressed buffers (offset, the length prefix
-    /// collected so far, how many of its bytes) and the decompressed total so far.
-    body_len: u64,
-    buffers: Vec<(u64, [u8; 8], usize)>,
-    decompressed: u64,
+}
+
+fn truncated(what: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, format!("malformed Arrow input: the input ends inside {what} (truncated)"))
 }
 
 impl<R: Read> CheckedStream<R> {
     pub fn new(inner: R, max_body: u64) -> Self {
-        CheckedStream {
-            inner,
-            state: State::Start,
-            pending: Vec::new(),
-            at: 0,
-            max_body,
-            body_len: 0,
-            buffers: Vec::new(),
-            decompressed: 0,
-        }
+        CheckedStream { inner, done: false, pending: Vec::new(), at: 0, max_body }
     }
 
-    /// Look at body bytes `data` (starting at body offset `pos`) for the decompressed
-    /// lengths of compressed buffers; an error once they add up to more than `max_body`.
-    /// Buffers may overlap: every buffer's 8-byte prefix is collected from the bytes as they
-    /// pass, whichever other buffers those bytes belong to.
-    fn watch_body(&mut self, pos: u64, data: &[u8]) -> std::io::Result<()> {
-        let end = pos.saturating_add(data.len() as u64);
-        for (start, prefix, filled) in &mut self.buffers {
-            let (from, to) = ((*start).max(pos), start.saturating_add(8).min(end));
-            if from >= to || *filled == 8 {
-                continue;
-            }
-            // pos <= from < to <= end, and start <= from < start + 8.
-            let (src, dst) = (from.saturating_sub(pos) as usize, from.saturating_sub(*start) as usize);
-            let n = to.saturating_sub(from) as usize;
-            let (Some(value), Some(slot)) = (data.get(src..).and_then(|d| d.get(..n)), prefix.get_mut(dst..).and_then(|p| p.get_mut(..n)))
-            else {
-                continue;
-            };
-            slot.copy_from_slice(value);
-            *filled = filled.saturating_add(n);
-            if *filled == 8 {
-                add_decompressed(&mut self.decompressed, *prefix, self.max_body)
-                    .map_err(|m| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("malformed Arrow input: {m}")))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Read the next message's prefix and metadata into `pending`, checking its lengths.
+    /// Read the next message (prefix, metadata and body) into `pending`, checking it.
     fn next_message(&mut self) -> std::io::Result<()> {
         let bad = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("malformed Arrow input: {m}"));
         self.pending.clear();
@@ -219,25 +176,25 @@ impl<R: Read> CheckedStream<R> {
         let mut word = [0u8; 4];
         let n = read_full(&mut self.inner, &mut word)?;
         if n == 0 {
-            self.state = State::Done;
-            return Ok(());
+            // The end of the input between messages. The format allows a writer to close the
+            // stream without its end marker, but every writer chwire meets (ClickHouse, arrow-rs,
+            // pyarrow, Arrow Java) writes it: without it, an input cut between two batches
+            // would read as a complete, shorter one.
+            return Err(truncated("the stream: it ends without the end-of-stream marker"));
         }
-        self.pending.extend_from_slice(word.get(..n).unwrap_or_default());
         if n < 4 {
-            self.state = State::Done;
-            return Ok(()); // the reader reports the truncation
+            return Err(truncated("a message's length"));
         }
+        self.pending.extend_from_slice(&word);
         if word == [0xff; 4] {
-            let n = read_full(&mut self.inner, &mut word)?;
-            self.pending.extend_from_slice(word.get(..n).unwrap_or_default());
-            if n < 4 {
-                self.state = State::Done;
-                return Ok(());
+            if read_full(&mut self.inner, &mut word)? < 4 {
+                return Err(truncated("a message's length"));
             }
+            self.pending.extend_from_slice(&word);
         }
         let meta_len = i32::from_le_bytes(word);
         if meta_len == 0 {
-            self.state = State::Done;
+            self.done = true; // the end-of-stream marker
             return Ok(());
         }
         let meta_len = usize::try_from(meta_len)
@@ -246,8 +203,10 @@ impl<R: Read> CheckedStream<R> {
             .ok_or_else(|| bad(format!("a message claims {meta_len} bytes of metadata (at most {MAX_METADATA})")))?;
         let start = self.pending.len();
         self.pending.resize(start.saturating_add(meta_len), 0); // meta_len <= MAX_METADATA
-        let metadata = self.pending.get_mut(start..).unwrap_or_default();
-        self.inner.read_exact(metadata)?;
+        if read_full(&mut self.inner, self.pending.get_mut(start..).unwrap_or_default())? < meta_len {
+            return Err(truncated("a message's metadata"));
+        }
+        let metadata = self.pending.get(start..).unwrap_or_default();
         let message = arrow_ipc::root_as_message(metadata).map_err(|e| bad(format!("a message header: {e}")))?;
         let body = u64::try_from(message.bodyLength())
             .ok()
@@ -255,10 +214,20 @@ impl<R: Read> CheckedStream<R> {
             .ok_or_else(|| bad(format!("a message claims a body of {} bytes (at most {})", message.bodyLength(), self.max_body)))?;
         let mut offsets = compressed_buffers(&message);
         offsets.dedup();
-        self.buffers = offsets.into_iter().map(|o| (o, [0; 8], 0)).collect();
-        self.decompressed = 0;
-        self.body_len = body;
-        self.state = State::Body(body);
+        let body_start = self.pending.len();
+        (&mut self.inner).take(body).read_to_end(&mut self.pending)?;
+        let got = self.pending.len().saturating_sub(body_start) as u64;
+        if got < body {
+            return Err(truncated(&format!("a message body ({got} of its {body} bytes)")));
+        }
+        let body_bytes = self.pending.get(body_start..).unwrap_or_default();
+        let mut total = 0;
+        for at in offsets {
+            let prefix = usize::try_from(at).ok().and_then(|a| body_bytes.get(a..)?.get(..8));
+            if let Some(p) = prefix.and_then(|p| <[u8; 8]>::try_from(p).ok()) {
+                add_decompressed(&mut total, p, self.max_body).map_err(bad)?;
+            } // else outside the body: the reader reports it
+        }
         Ok(())
     }
 }
@@ -288,23 +257,10 @@ impl<R: Read> Read for CheckedStream<R> {
                 self.at = self.at.saturating_add(n);
                 return Ok(n);
             }
-            match self.state {
-                State::Done => return self.inner.read(buf),
-                State::Body(0) => self.next_message()?,
-                State::Start => self.next_message()?,
-                State::Body(left) => {
-                    let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-                    let n = self.inner.read(buf.get_mut(..want).unwrap_or_default())?;
-                    if n == 0 {
-                        self.state = State::Done;
-                    } else {
-                        // A reader returns at most what it was given room for: n <= want <= left.
-                        self.watch_body(self.body_len.saturating_sub(left), buf.get(..n).unwrap_or_default())?;
-                        self.state = State::Body(left.saturating_sub(n as u64));
-                    }
-                    return Ok(n);
-                }
+            if self.done {
+                return self.inner.read(buf);
             }
+            self.next_message()?;
         }
     }
 }
@@ -343,20 +299,46 @@ mod tests {
         r.map(|b| b.map(|b| b.num_rows()).map_err(|e| e.to_string())).sum()
     }
 
-    /// Overlapping buffers (offsets 0 and 4): the second's prefix is read from bytes that
-    /// also belong to the first, in whatever pieces the body passes.
-    #[test]
-    fn overlapping_buffers_are_each_checked() {
-        // Buffer 0's prefix (bytes 0..8) is -1, "stored uncompressed"; buffer 4's (bytes
-        // 4..12) is 0x04000000_ffffffff.
-        let mut body = vec![0xff; 8];
-        body.extend_from_slice(&0x0400_0000u32.to_le_bytes());
-        for piece in [1, 3, 5, 64] {
-            let mut s = CheckedStream::new(std::io::empty(), 1 << 20);
-            s.buffers = vec![(0, [0; 8], 0), (4, [0; 8], 0)];
-            let res = body.chunks(piece).enumerate().try_for_each(|(i, c)| s.watch_body((i * piece) as u64, c));
-            assert!(res.unwrap_err().to_string().contains("claims 288230380446679039 bytes"), "pieces of {piece}");
+    /// An uncompressed stream of three batches of 100 Int64s.
+    fn plain_stream() -> Vec<u8> {
+        let batch = RecordBatch::try_from_iter([("a", Arc::new(Int64Array::from_iter_values(0..100)) as _)]).unwrap();
+        let mut out = Vec::new();
+        let mut w = StreamWriter::try_new(&mut out, &batch.schema()).unwrap();
+        for _ in 0..3 {
+            w.write(&batch).unwrap();
         }
+        w.finish().unwrap();
+        out
+    }
+
+    /// Found by a mutation run of the CLI: a stream cut inside a message's metadata read as a
+    /// complete stream of fewer batches. Cut anywhere, also between messages, a stream fails.
+    #[test]
+    fn a_stream_cut_anywhere_fails() {
+        let full = plain_stream();
+        assert_eq!(read_stream(full.clone()), Ok(300));
+        for cut in 0..full.len() {
+            let err = read_stream(full[..cut].to_vec()).expect_err(&format!("cut at {cut} of {}", full.len()));
+            assert!(err.contains("truncated"), "cut at {cut}: {err}");
+        }
+    }
+
+    /// A message whose body claims far more than the input holds fails without allocating
+    /// the claim (arrow-ipc sizes its buffer by the claim before reading).
+    #[test]
+    fn a_body_claiming_more_than_the_input_allocates_nothing() {
+        let mut bytes = plain_stream();
+        // The first batch's message follows the schema's (its prefix: marker and length).
+        let len = |at: usize| i32::from_le_bytes(bytes[at + 4..at + 8].try_into().unwrap()) as usize;
+        let batch = 8 + len(0);
+        let meta = batch + 8..batch + 8 + len(batch);
+        let body = arrow_ipc::root_as_message(&bytes[meta.clone()]).unwrap().bodyLength();
+        let at = meta.start + bytes[meta].windows(8).position(|w| w == body.to_le_bytes()).expect("the body length");
+        bytes[at..at + 8].copy_from_slice(&(1i64 << 40).to_le_bytes());
+        let input = CheckedStream::new(std::io::Cursor::new(bytes), u64::MAX);
+        let r = arrow_ipc::reader::StreamReader::try_new(input, None).unwrap();
+        let err = r.map(|b| b.map(|b| b.num_rows())).sum::<Result<usize, _>>().unwrap_err().to_string();
+        assert!(err.contains("truncated"), "{err}");
     }
 
     /// Found by the arrow_input fuzz target: a compressed buffer claiming 2^58 bytes

@@ -146,6 +146,17 @@ pub trait Sink {
     fn finish(self: Box<Self>) -> chwire::Result<()>;
 }
 
+/// A `--timezone` must name a zone chwire knows (IANA names, as ClickHouse's): an unknown one
+/// would read and write times as UTC.
+pub fn check_timezone(tz: Option<&str>) -> chwire::Result<()> {
+    match tz {
+        Some(name) => jiff::tz::TimeZone::get(name)
+            .map(|_| ())
+            .map_err(|e| chwire::Error::invalid_input(format!("--timezone {name:?}: unknown time zone ({e})"))),
+        None => Ok(()),
+    }
+}
+
 /// Whether an error is a write to a closed pipe (the reader went away, e.g. `| head`).
 pub fn is_broken_pipe(e: &chwire::Error) -> bool {
     matches!(e.kind(), chwire::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe)

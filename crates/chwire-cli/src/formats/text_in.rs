@@ -124,20 +124,36 @@ impl TextSource {
     /// The end of the row starting at `start` (the index of its newline, or the end of the
     /// input), reading more input as needed; `None` at the end of the input.
     fn row_end(&mut self, start: usize) -> chwire::Result<Option<usize>> {
-        let (mut from, mut quoted) = (start, false);
+        // CSV: a quote opens a quoted field only at the field's start (as `split_fields` reads
+        // it; elsewhere it is a character of the field, as ClickHouse reads `12" pipe`), and a
+        // newline inside a quoted field belongs to the field. The state carries over when
+        // more input is read.
+        let (mut from, mut quoted, mut field_start, mut closed) = (start, false, true, false);
         loop {
             let hay = self.buf.get(from..).unwrap_or_default();
             let found = if self.csv() {
-                // A newline inside a quoted field belongs to the field.
                 let mut hit = None;
                 for (i, &b) in hay.iter().enumerate() {
+                    if quoted {
+                        if b == b'"' {
+                            (quoted, closed) = (false, true);
+                        }
+                        continue;
+                    }
+                    if closed && b == b'"' {
+                        // `""` inside a quoted field: one quote, the field goes on.
+                        (quoted, closed) = (true, false);
+                        continue;
+                    }
+                    closed = false;
                     match b {
-                        b'"' => quoted = !quoted,
-                        b'\n' if !quoted => {
+                        b'"' if field_start => (quoted, field_start) = (true, false),
+                        b',' => field_start = true,
+                        b'\n' => {
                             hit = Some(i);
                             break;
                         }
-                        _ => {}
+                        _ => field_start = false,
                     }
                 }
                 hit
@@ -387,23 +403,7 @@ fn integer_or_decimal(ty: &DataType) -> Option<&DataType> {
         T::Nullable(t) => t,
         t => t,
     };
-    matches!(
-        ty,
-        T::UInt8
-            | T::UInt16
-            | T::UInt32
-            | T::UInt64
-            | T::UInt128
-            | T::UInt256
-            | T::Int8
-            | T::Int16
-            | T::Int32
-            | T::Int64
-            | T::Int128
-            | T::Int256
-            | T::Decimal { .. }
-    )
-    .then_some(ty)
+    (ty.is_integer() || matches!(ty, T::Decimal { .. })).then_some(ty)
 }
 
 impl Source for TextSource {

@@ -289,6 +289,27 @@ pub enum Physical {
 }
 
 impl DataType {
+    /// Whether this is one of the integer types, (U)Int8 to (U)Int256 (not wrapped in
+    /// Nullable or LowCardinality).
+    pub fn is_integer(&self) -> bool {
+        use DataType as T;
+        matches!(
+            self,
+            T::UInt8
+                | T::UInt16
+                | T::UInt32
+                | T::UInt64
+                | T::UInt128
+                | T::UInt256
+                | T::Int8
+                | T::Int16
+                | T::Int32
+                | T::Int64
+                | T::Int128
+                | T::Int256
+        )
+    }
+
     /// The physical layout of this type.
     pub fn physical(&self) -> Physical {
         use DataType as T;

@@ -198,3 +198,28 @@ fn json_strings_that_are_not_utf8_are_their_bytes() {
         assert!(e.contains(why) && e.contains("line 1"), "{line:?}: {e}");
     }
 }
+
+/// As the 18.16 server and ClickHouse 26.9 read them: a quote inside an unquoted CSV field is
+/// a character of it (`12" pipe`), the newline after it ends the row; `""` inside a quoted
+/// field is one quote, and a quoted field may hold a newline. Rows split over reads too.
+#[test]
+fn a_quote_inside_an_unquoted_csv_field_is_a_character() {
+    let one = vec![("s".to_string(), DataType::parse("String").unwrap())];
+    let mut s = source(Format::Csv, "12\" pipe\n3\" bolt\nwasher\n\"a\"\"\nb\"\n");
+    s.bind(&one).unwrap();
+    let b = s.next_block().unwrap().unwrap();
+    let got: Vec<_> = (0..b.rows()).map(|r| b.column("s").unwrap().value(r)).collect();
+    assert_eq!(got, [Value::String(b"12\" pipe"), Value::String(b"3\" bolt"), Value::String(b"washer"), Value::String(b"a\"\nb")]);
+    let three = vec![
+        ("a".to_string(), DataType::parse("Int32").unwrap()),
+        ("s".into(), DataType::parse("String").unwrap()),
+        ("n".into(), DataType::parse("String").unwrap()),
+    ];
+    let mut s = source(Format::Csv, "1,a\"b,c\n2,x,\"y\"\n");
+    s.bind(&three).unwrap();
+    let b = s.next_block().unwrap().unwrap();
+    assert_eq!(b.rows(), 2);
+    assert_eq!(b.column("s").unwrap().value(0), Value::String(b"a\"b"));
+    assert_eq!(b.column("n").unwrap().value(0), Value::String(b"c"));
+    assert_eq!(b.column("n").unwrap().value(1), Value::String(b"y"));
+}

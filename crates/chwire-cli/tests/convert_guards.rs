@@ -1,0 +1,114 @@
+//! `chwire convert` refusing what would lose data silently (found by an adversarial probe of
+//! the CLI): the input named as the output, Native blocks that change their columns, an
+//! unknown time zone, an ArrowStream cut between batches; and a closed pipe is a quiet end.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chwire-convert-guards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn convert(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chwire"))
+        .arg("convert")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run chwire");
+    use std::io::Write;
+    // chwire may refuse its arguments before it reads the input.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn the_input_is_never_the_output() {
+    let csv = scratch("same.csv");
+    std::fs::write(&csv, "1\n2\n").unwrap();
+    let link = scratch("link.csv");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&csv, &link).unwrap();
+    for out in [&csv, &link] {
+        let o = convert(&["--from", "CSV", "--to", "CSV", "-S", "n UInt64", "-i", csv.to_str().unwrap(), "-o", out.to_str().unwrap()], b"");
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("is both the input and the output"), "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&csv).unwrap(), "1\n2\n", "the input is kept");
+    }
+}
+
+#[test]
+fn native_blocks_must_keep_their_columns() {
+    // Two Native files concatenated: a block of column `a`, then one of column `b`.
+    let mut native = Vec::new();
+    for (name, data) in [("a", "1\n"), ("b", "2\n")] {
+        let o = convert(&["--from", "TSV", "--to", "Native", "-S", &format!("{name} UInt8")], data.as_bytes());
+        assert!(o.status.success(), "{}", stderr(&o));
+        native.extend_from_slice(&o.stdout);
+    }
+    for to in ["Parquet", "JSONEachRow", "CSVWithNames"] {
+        let out = scratch(&format!("blocks.{to}"));
+        let o = convert(&["--from", "Native", "--to", to, "-o", out.to_str().unwrap()], &native);
+        assert_eq!(o.status.code(), Some(2), "{to}: {}", stderr(&o));
+        assert!(stderr(&o).contains("block 2 of the input has the columns (b UInt8), the first block (a UInt8)"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn an_unknown_time_zone_is_an_error() {
+    let o = convert(&["--from", "TSV", "--to", "TSV", "-S", "t DateTime", "--timezone", "America/NewYork"], b"2020-01-01 00:00:00\n");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unknown time zone"), "{}", stderr(&o));
+    let o = convert(&["--from", "TSV", "--to", "TSV", "-S", "t DateTime", "--timezone", "America/New_York"], b"2020-01-01 00:00:00\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn an_arrow_stream_cut_between_batches_is_an_error() {
+    let rows: String = (0..300).map(|i| format!("{i}\n")).collect();
+    let o = convert(&["--from", "TSV", "--to", "ArrowStream", "-S", "n UInt64", "--block-rows", "100"], rows.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let full = o.stdout;
+    let whole = convert(&["--from", "ArrowStream", "--to", "TSV"], &full);
+    assert_eq!(String::from_utf8_lossy(&whole.stdout), rows);
+    // Without the end-of-stream marker (8 bytes), the input ends between two messages.
+    for cut in [full.len() - 8, full.len() - 3, full.len() / 2] {
+        let o = convert(&["--from", "ArrowStream", "--to", "TSV"], &full[..cut]);
+        assert_eq!(o.status.code(), Some(2), "cut at {cut}: {}", stderr(&o));
+        assert!(stderr(&o).contains("truncated"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let rows: String = (0..1_000_000).map(|i| format!("{i}\n")).collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chwire"))
+        .args(["convert", "--from", "TSV", "--to", "TSV", "-S", "n UInt64"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(rows.as_bytes());
+    });
+    let mut first = [0u8; 2];
+    use std::io::Read;
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take()); // the reader goes away, as `| head -1` does
+    let o = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(&first, b"0\n");
+    assert!(o.status.success(), "{:?}: {}", o.status, stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
