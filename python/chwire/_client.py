@@ -163,10 +163,18 @@ class Client:
         import pyarrow.types as pat
 
         table = self.query_arrow(query, parameters, settings, query_id, progress)
+        names = table.column_names
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ProgrammingError(f"query_np returns a dict by column name, and the result names "
+                                   f"{', '.join(map(repr, twice))} more than once: give the columns aliases")
         # Dictionaries (Enum, LowCardinality) decoded first: pyarrow's to_numpy of a
         # dictionary array ignores null keys (a NULL would show the value its key points at).
-        return {name: (col.cast(col.type.value_type) if pat.is_dictionary(col.type) else col).to_numpy()
-                for name, col in zip(table.column_names, table.columns)}
+        # UUIDs (also inside arrays, tuples, maps) are uuid.UUID objects, as query() and
+        # query_df() give them.
+        return {name: _objects(col) if _has_uuid(col.type) else
+                (col.cast(col.type.value_type) if pat.is_dictionary(col.type) else col).to_numpy()
+                for name, col in zip(names, table.columns)}
 
     def query(self, query: str, parameters: Parameters = None, settings: Settings = None,
               query_id: Optional[str] = None, progress: Progress = None) -> QueryResult:
@@ -311,9 +319,36 @@ class Client:
 _DTYPE_BACKENDS = (None, "pyarrow", "numpy_nullable")
 
 
+def _has_uuid(t: Any) -> bool:
+    """Whether Arrow type `t` is or holds ``arrow.uuid`` values."""
+    if getattr(t, "extension_name", None) == "arrow.uuid":
+        return True
+    return any(_has_uuid(t.field(i).type) for i in range(getattr(t, "num_fields", 0) or 0))
+
+
+def _objects(col: Any) -> Any:
+    """A column as a NumPy array of Python values (uuid.UUID for UUIDs), one per row."""
+    import numpy
+
+    values = col.to_pylist()
+    out = numpy.empty(len(values), dtype=object)
+    for i, v in enumerate(values):  # element-wise: a list value must not become a dimension
+        out[i] = v
+    return out
+
+
 def _to_pandas(table: Any, dtype_backend: Optional[str]) -> Any:
     """A pyarrow Table as a pandas DataFrame with the dtypes ``dtype_backend`` (one of
     ``_DTYPE_BACKENDS``, checked by the caller before its query) asks for."""
+    # pandas' conversion has no way for UUIDs inside arrays, tuples or maps: those columns are
+    # converted on their own, as Python values (uuid.UUID), like query() gives them.
+    nested = [i for i, f in enumerate(table.schema) if dtype_backend != "pyarrow" and _has_uuid(f.type)
+              and getattr(f.type, "extension_name", None) != "arrow.uuid"]
+    if nested:
+        df = _to_pandas(table.select([i for i in range(table.num_columns) if i not in nested]), dtype_backend)
+        for i in nested:
+            df.insert(i, table.column_names[i], _objects(table.column(i)), allow_duplicates=True)
+        return df
     if dtype_backend is None:
         return table.to_pandas()
     import pandas as pd

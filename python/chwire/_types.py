@@ -7,6 +7,7 @@ tell: IP addresses, 128/256-bit integers, UUIDs, Maps as dicts and Tuples as tup
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import ipaddress
 import struct
@@ -137,10 +138,30 @@ def _float32(v: Any) -> Any:
         # Rounded to the nearest Float32 (3.4028235e38 is its maximum); beyond, infinity.
         try:
             rounded = struct.unpack("f", struct.pack("f", v))[0]
-        except OverflowError:
+        except (OverflowError, struct.error):
             rounded = float("inf")
         if abs(rounded) == float("inf"):
             raise ValueError(f"{v!r} is beyond Float32's range")
+    return v
+
+
+def _datetime(digits: int, v: Any) -> Any:
+    """A datetime whose fraction the column keeps (DateTime: whole seconds; DateTime64(p): p
+    digits); pyarrow would cut finer ones off."""
+    if isinstance(v, dt.datetime):
+        fraction = v.microsecond * 1000 + getattr(v, "nanosecond", 0)
+        if fraction % 10 ** (9 - min(digits, 9)):
+            kind = f"DateTime64({digits})" if digits else "DateTime"
+            raise ValueError(f"{v!r} has a finer fraction of a second than {kind} keeps (chwire does not round)")
+    return v
+
+
+def _date(v: Any) -> Any:
+    """A date, or a datetime at midnight; pyarrow would drop another time of day."""
+    if isinstance(v, dt.datetime):
+        if v.time() != dt.time(0):
+            raise ValueError(f"{v!r} has a time of day, a Date has none")
+        return v.date()
     return v
 
 
@@ -172,6 +193,12 @@ def to_arrow(node: Node, field_names: Optional[List[str]] = None) -> Conv:
         return _on_values(_exact_int)
     if name == "Float32":
         return _on_values(_float32)
+    if name == "DateTime":
+        return _on_values(functools.partial(_datetime, 0))
+    if name == "DateTime64" and args and args[0][0].isdigit():
+        return _on_values(functools.partial(_datetime, int(args[0][0])))
+    if name in ("Date", "Date32"):
+        return _on_values(_date)
     if name == "IPv4":
         return _on_values(lambda v: int(ipaddress.IPv4Address(v)))
     if name == "IPv6":

@@ -323,6 +323,8 @@ class Cursor:
     def fetchmany(self, size: Optional[int] = None) -> List[tuple]:
         rows = self._need_result().result_rows
         n = self.arraysize if size is None else size
+        if not isinstance(n, int) or n < 0:
+            raise ProgrammingError(f"fetchmany(size): size must be an int of at least 0, not {n!r}")
         out = rows[self._pos:self._pos + n]
         self._pos += len(out)
         return out

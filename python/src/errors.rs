@@ -19,6 +19,8 @@ pub enum Error {
     Busy,
     /// `Client.cancel()` (or a cancelled asyncio task) stopped the query.
     Cancelled,
+    /// A read of a stream whose query was interrupted or failed before (the reason).
+    Broken(&'static str),
 }
 
 impl From<chwire::Error> for Error {
@@ -48,6 +50,7 @@ impl std::fmt::Display for Error {
             Error::Closed => f.write_str("the client is closed"),
             Error::Busy => f.write_str(BUSY),
             Error::Cancelled => f.write_str("the query was cancelled"),
+            Error::Broken(why) => f.write_str(why),
         }
     }
 }
@@ -69,6 +72,7 @@ impl Error {
             Error::Closed => raise(py, "InterfaceError", "the client is closed".into()),
             Error::Busy => raise(py, "ProgrammingError", BUSY.into()),
             Error::Cancelled => raise(py, "OperationalError", "the query was cancelled".into()),
+            Error::Broken(why) => raise(py, "OperationalError", why.into()),
         }
     }
 }

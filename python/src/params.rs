@@ -44,6 +44,14 @@ impl Param {
                 return values.iter().zip(items).map(|(x, (_, t))| Param::from_py(x, Some(t))).collect::<PyResult<_>>().map(Param::Tuple);
             }
             Some(DataType::Array(inner)) if sequence => return Param::list(v, Some(inner)),
+            // The server refuses `1.5` for an integer parameter (BAD_QUERY_PARAMETER); the
+            // CAST literal of old servers would cut it to 1.
+            Some(t) if t.is_integer() && v.is_instance_of::<PyFloat>() => {
+                return Err(PyTypeError::new_err(format!(
+                    "{} for a {t} parameter: ClickHouse takes no float for an integer (pass an int)",
+                    v.repr()?
+                )));
+            }
             Some(DataType::Map(k, t)) if v.is_instance_of::<PyDict>() => {
                 let mut entries = Vec::new();
                 for kv in v.call_method0("items")?.try_iter()? {

@@ -175,7 +175,13 @@ struct Feed {
     callback: Option<Py<PyAny>>,
     progress: Progress,
     busy: BusyGuard,
+    /// Why the rest of the result is gone (Ctrl-C, an error already raised): every later read
+    /// raises it, so that a loop resumed after the interruption does not end as if complete.
+    broken: Option<&'static str>,
 }
+
+const INTERRUPTED: &str = "the query was interrupted (Ctrl-C): the rest of its result is gone";
+const FAILED: &str = "the query failed (the error was raised before): the rest of its result is gone";
 
 impl Feed {
     /// The next message, with the GIL released while waiting; `None` at the end. A server
@@ -185,6 +191,9 @@ impl Feed {
         // server keeps the channel full, no wait ever times out, and a consumer reading the
         // exported C stream (pyarrow, Polars) runs no Python code that would look at them.
         // (Cheap: an atomic flag unless a signal is pending.)
+        if let Some(why) = self.broken {
+            return Err(Error::Broken(why).into_py(py));
+        }
         self.interrupted(py)?;
         let Some(rx) = self.rx.as_mut() else { return Ok(None) };
         // A message already queued is taken without a timer or a trip through the runtime.
@@ -192,6 +201,7 @@ impl Feed {
             Ok(Ok(m)) => return Ok(Some(m)),
             Ok(Err(e)) => {
                 self.close();
+                self.broken = Some(FAILED);
                 return Err(e.into_py(py));
             }
             Err(_) => {} // empty or ended: the waiting path below sorts it out
@@ -209,6 +219,7 @@ impl Feed {
                 Ok(Some(Ok(m))) => return Ok(Some(m)),
                 Ok(Some(Err(e))) => {
                     self.close();
+                    self.broken = Some(FAILED);
                     return Err(e.into_py(py));
                 }
                 Ok(None) => {
@@ -217,6 +228,7 @@ impl Feed {
                     self.close();
                     if let Some(h) = handle {
                         if let Err(join) = py.detach(|| self.rt.block_on(h)) {
+                            self.broken = Some(FAILED);
                             return Err(crate::runtime::join_error(py, join));
                         }
                     }
@@ -234,6 +246,7 @@ impl Feed {
                 h.abort();
             }
             self.close();
+            self.broken = Some(INTERRUPTED);
             return Err(e);
         }
         Ok(())
@@ -275,7 +288,7 @@ impl Feed {
 
     /// An empty, finished feed.
     fn done(rt: Handle) -> Feed {
-        Feed { rt, rx: None, handle: None, callback: None, progress: Progress::default(), busy: BusyGuard::released() }
+        Feed { rt, rx: None, handle: None, callback: None, progress: Progress::default(), busy: BusyGuard::released(), broken: None }
     }
 }
 
@@ -304,11 +317,12 @@ impl QueryStream {
         track: impl FnOnce(tokio::task::AbortHandle),
     ) -> PyResult<QueryStream> {
         let (tx, rx) = mpsc::channel(if whole_table { BUFFERED_TABLE } else { BUFFERED });
-        let handle = rt.spawn(query_task(client, spec, opts, callback.is_some(), tx));
+        // Progress is always forwarded: `QueryStream.progress` reads it without a callback.
+        let handle = rt.spawn(query_task(client, spec, opts, true, tx));
         // Cancellable from now on, not only once the result is described: over HTTP an old
         // server sends nothing until the query is done.
         track(handle.abort_handle());
-        let feed = Feed { rt: rt.clone(), rx: Some(rx), handle: Some(handle), callback, progress: Progress::default(), busy };
+        let feed = Feed { rt: rt.clone(), rx: Some(rx), handle: Some(handle), callback, progress: Progress::default(), busy, broken: None };
         let mut s = QueryStream { feed, schema: Arc::new(Schema::empty()) };
         loop {
             match s.feed.recv(py)? {
@@ -416,6 +430,9 @@ impl QueryStream {
         d.set_item("read_rows", self.feed.progress.read_rows)?;
         d.set_item("read_bytes", self.feed.progress.read_bytes)?;
         d.set_item("total_rows_to_read", self.feed.progress.total_rows_to_read)?;
+        d.set_item("written_rows", self.feed.progress.written_rows)?;
+        d.set_item("written_bytes", self.feed.progress.written_bytes)?;
+        d.set_item("elapsed_ns", self.feed.progress.elapsed_ns)?;
         Ok(d)
     }
 
@@ -438,6 +455,8 @@ impl QueryStream {
     /// Stop reading: the query is cancelled on the server; the client stays usable.
     fn close_stream(&mut self) {
         self.close();
+        // Closed on purpose: the stream ends here, without an error.
+        self.feed.broken = None;
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

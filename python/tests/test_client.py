@@ -279,3 +279,20 @@ def pa_table_of(df):
     import pyarrow as pa
 
     return pa.Table.from_pandas(df, preserve_index=False)
+
+
+def test_uuids_reach_numpy_and_pandas_also_inside_arrays(client):
+    """pandas cannot convert UUIDs inside arrays; both give uuid.UUID, as query() does. A
+    dict of columns cannot hold a name twice: query_np says so instead of dropping one."""
+    import uuid as _uuid
+
+    u = _uuid.UUID("61f0c404-5cb3-11e7-907b-a6006ad3dba0")
+    q = f"SELECT 1 AS x, [toUUID('{u}')] AS a, toUUID('{u}') AS u"
+    for backend in (None, "numpy_nullable", "pyarrow"):
+        df = client.query_df(q, dtype_backend=backend)
+        assert list(df.columns) == ["x", "a", "u"]
+        assert list(df["a"][0]) == [u] and df["u"][0] == u, backend
+    np_cols = client.query_np(q)
+    assert list(np_cols["a"][0]) == [u] and np_cols["u"][0] == u
+    with pytest.raises(chwire.ProgrammingError, match="more than once"):
+        client.query_np("SELECT 1, 1")

@@ -101,3 +101,12 @@ def test_polars_and_pandas_read_through_dbapi(url):
         with pytest.warns(UserWarning):  # pandas warns about non-SQLAlchemy connections, then reads
             pdf = pd.read_sql("SELECT number AS n, toString(number) AS s FROM system.numbers LIMIT 100", conn)
         assert list(pdf.columns) == ["n", "s"] and pdf["n"].sum() == 4950
+
+
+def test_fetchmany_refuses_a_negative_size(url):
+    with chwire.dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT number FROM system.numbers LIMIT 3")
+        with pytest.raises(chwire.dbapi.ProgrammingError):
+            cur.fetchmany(-1)
+        assert cur.fetchmany(2) == [(0,), (1,)] and cur.fetchall() == [(2,)]

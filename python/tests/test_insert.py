@@ -207,3 +207,35 @@ def test_insert_arrow_takes_list_views(client, table):
     assert client.insert_arrow(table, pa.table({"a": a, "b": b})) == 4
     assert client.query(f"SELECT a, b FROM {table}").result_rows == [
         ([12, 13], ["x"]), ([10, 11, 12], ["y", "z"]), ([], []), ([], [])]
+
+
+def test_rows_whose_values_the_column_would_change_are_refused(client):
+    """pyarrow would cut a datetime's fraction for DateTime and its time of day for Date."""
+    import datetime as dt
+
+    from chwire import _types
+
+    client.command("DROP TABLE IF EXISTS default.py_dt_rows")
+    client.command("CREATE TABLE default.py_dt_rows (t DateTime('UTC'), d Date) ENGINE = Memory")
+    try:
+        frac = dt.datetime(2020, 1, 1, 12, 0, 0, 123000)
+        assert client.insert("default.py_dt_rows", [(frac.replace(microsecond=0), dt.datetime(2020, 1, 1))]) == 1
+        for row, where in [((frac, dt.date(2020, 1, 1)), "'t'"),
+                           ((frac.replace(microsecond=0), dt.datetime(2020, 1, 1, 23, 59)), "'d'")]:
+            with pytest.raises(chwire.DataError, match=f"column {where}"):
+                client.insert("default.py_dt_rows", [row])
+        assert client.query("SELECT t, d FROM default.py_dt_rows").result_rows == [
+            (dt.datetime(2020, 1, 1, 12, tzinfo=dt.timezone.utc), dt.date(2020, 1, 1))]
+        # DateTime64(p) keeps p digits (18.16 has no DateTime64: the converter alone).
+        conv = _types.to_arrow(_types.parse_type("DateTime64(3, 'UTC')"))
+        assert conv(frac) == frac
+        with pytest.raises(ValueError, match="finer fraction"):
+            conv(frac.replace(microsecond=123400))
+        # A float for an integer parameter: ClickHouse refuses it; the 18.16 fallback would cut it.
+        with pytest.raises(TypeError, match="no float for an integer"):
+            client.query("SELECT {x:UInt8}", parameters={"x": 1.5})
+        with pytest.raises(TypeError, match="no float for an integer"):
+            client.query("SELECT {x:Array(UInt8)}", parameters={"x": [1, 2.5]})
+        assert client.command("SELECT {x:Float64}", parameters={"x": 1.5}) == 1.5
+    finally:
+        client.command("DROP TABLE IF EXISTS default.py_dt_rows")

@@ -116,3 +116,38 @@ def test_error_after_queued_batches_is_raised_by_query_arrow(client):
                                settings={"max_block_size": 1000})
         assert e.value.code == 395
         assert client.command("SELECT 45") == 45
+
+
+def test_a_stream_stays_failed_after_an_interrupt(client):
+    """A loop resumed after Ctrl-C (a notebook cell run again) must not end as if the result
+    were complete; close_stream() ends a stream cleanly. Progress is kept without a callback."""
+    import os
+    import signal
+    import threading
+
+    s = client.query_arrow_stream("SELECT number FROM system.numbers LIMIT 100000000", settings={"max_block_size": 1000})
+    threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    rows = 0
+    with pytest.raises(KeyboardInterrupt):
+        for b in s:
+            rows += b.num_rows
+    assert 0 < rows < 100000000
+    assert s.progress["read_rows"] > 0
+    with pytest.raises(chwire.OperationalError, match="interrupted"):
+        next(s)
+    with pytest.raises(pa.ArrowInvalid, match="OperationalError: the query was interrupted"):
+        pa.table(s)  # pyarrow reads the C stream and raises its own error with the message
+    assert client.command("SELECT 12") == 12
+
+    s = client.query_arrow_stream("SELECT number FROM system.numbers", settings={"max_block_size": 1000})
+    next(s)
+    s.close_stream()
+    assert list(s) == []
+    # A server error mid-stream, then reads again: the error stays.
+    s = client.query_arrow_stream("SELECT throwIf(number = 5000) FROM system.numbers", settings={"max_block_size": 1000})
+    with pytest.raises(chwire.ServerError):
+        for _ in s:
+            pass
+    with pytest.raises(chwire.OperationalError, match="failed"):
+        next(s)
+    assert client.command("SELECT 13") == 13
