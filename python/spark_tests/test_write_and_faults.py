@@ -49,6 +49,34 @@ def test_write_of_n_rows_into_a_distributed_table_lands_n_rows(spark, ch, nodes)
             c.command("DROP TABLE default.spark_w_local")
 
 
+def test_a_read_table_writes_back_as_it_was(spark, ch, nodes):
+    """UUIDs are read as their text and written back as UUIDs; structs go into Tuples by
+    position, whatever their fields are named; a double beyond Float32 is refused, not stored
+    as infinity."""
+    ch.command("DROP TABLE IF EXISTS default.spark_wb")
+    ch.command("DROP TABLE IF EXISTS default.spark_wb_copy")
+    ch.command("CREATE TABLE default.spark_wb (id Int32, u UUID, t Tuple(Nullable(Int32), Nullable(String)), f Float32) "
+               "ENGINE = MergeTree ORDER BY id")
+    ch.insert("default.spark_wb", [(1, "01234567-89ab-cdef-0123-456789abcdef", (5, "x"), 1.5)])
+    ch.command("CREATE TABLE default.spark_wb_copy AS default.spark_wb")
+    src = spark.read.format("chwire").option("url", nodes[0]).option("table", "default.spark_wb").load()
+    src.write.format("chwire").option("url", nodes[0]).option("table", "default.spark_wb_copy").mode("append").save()
+    renamed = src.select("id", "u", F.struct(F.col("t")["1"].alias("a"), F.col("t")["2"].alias("b")).alias("t"), "f")
+    renamed.write.format("chwire").option("url", nodes[0]).option("table", "default.spark_wb_copy").mode("append").save()
+    rows = ch.query("SELECT toString(u), t.1, t.2, f FROM default.spark_wb_copy").result_rows
+    assert rows == [("01234567-89ab-cdef-0123-456789abcdef", 5, "x", 1.5)] * 2
+    huge = src.select("id", "u", "t", F.lit(1e300).alias("f"))
+    try:
+        huge.write.format("chwire").option("url", nodes[0]).option("table", "default.spark_wb_copy").mode("append").save()
+        raise AssertionError("1e300 was written into a Float32 column")
+    except Exception as e:  # noqa: BLE001 - Spark wraps the task's error
+        assert "beyond the range of Float32" in str(e), e
+    assert ch.command("SELECT count() FROM default.spark_wb_copy") == 2
+    assert count_stage_tables(ch) == 0
+    ch.command("DROP TABLE default.spark_wb")
+    ch.command("DROP TABLE default.spark_wb_copy")
+
+
 def test_a_task_killed_mid_write_neither_loses_nor_duplicates_rows(spark, ch, nodes, tmp_path):
     ch.command("DROP TABLE IF EXISTS default.spark_w_kill")
     ch.command("CREATE TABLE default.spark_w_kill (id Int64, name String, value Float64) ENGINE = MergeTree ORDER BY id")

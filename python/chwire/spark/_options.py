@@ -25,6 +25,17 @@ _CONNECT = {
 }
 
 
+def _int(opts: Mapping[str, str], key: str, name: str, default: Optional[str] = None) -> Any:
+    """An integer option (None when absent without a default); anything else names the option."""
+    v = opts.get(key, default)
+    if v is None:
+        return None
+    try:
+        return int(str(v).strip())
+    except ValueError:
+        raise ValueError(f"option {name} must be an integer, not {v!r}") from None
+
+
 class Options:
     """Spark's options (case-insensitive keys) read once on the driver; picklable."""
 
@@ -38,18 +49,24 @@ class Options:
         self.cluster: Optional[str] = opts.get("cluster")
         self.columns: Optional[List[str]] = (
             [c.strip() for c in opts["columns"].split(",") if c.strip()] if opts.get("columns") else None)
-        self.num_partitions: int = int(opts.get("numpartitions", "1"))
+        if self.columns:
+            twice = sorted({c for c in self.columns if self.columns.count(c) > 1})
+            if twice:
+                raise ValueError(f"option columns names {', '.join(twice)} more than once")
+        self.num_partitions: int = _int(opts, "numpartitions", "numPartitions", "1")
         if self.num_partitions < 1:
             raise ValueError("numPartitions must be at least 1")
         self.partition_column: Optional[str] = opts.get("partitioncolumn")
-        self.lower_bound: Optional[str] = opts.get("lowerbound")
-        self.upper_bound: Optional[str] = opts.get("upperbound")
+        self.lower_bound: Optional[int] = _int(opts, "lowerbound", "lowerBound")
+        self.upper_bound: Optional[int] = _int(opts, "upperbound", "upperBound")
         self.push_filters: bool = opts.get("pushfilters", "false").lower() in ("true", "1", "yes")
         u64 = opts.get("uint64", "decimal").lower()
         if u64 not in ("decimal", "long"):
             raise ValueError("option uint64 is 'decimal' (DecimalType(20, 0), the default) or 'long'")
         self.uint64_long: bool = u64 == "long"
-        self.block_rows: int = int(opts.get("blockrows", "1048576"))
+        self.block_rows: int = _int(opts, "blockrows", "blockRows", "1048576")
+        if self.block_rows < 1:
+            raise ValueError("blockRows must be at least 1")
         self.settings: Dict[str, str] = _settings(opts.get("settings"))
         for k, v in opts.items():
             if k.startswith("setting."):

@@ -90,7 +90,8 @@ class Plan:
                 described = client.query(f"DESCRIBE TABLE {self.source}").result_rows
             elif opts.query:
                 self.engine = self.engine_full = self.sorting_key = ""
-                self.source = f"({opts.query})"
+                # A trailing `;` or `-- comment` stays inside the parentheses.
+                self.source = f"({opts.query.strip().rstrip(';').rstrip()}\n)"
                 schema = client.query_arrow(f"SELECT * FROM {self.source} LIMIT 0").schema
                 described = [(f.name, (f.metadata or {}).get(b"clickhouse.type", b"").decode(), "")
                              for f in schema]
@@ -111,6 +112,10 @@ class Plan:
     def _partitions(self, client: Any) -> List[Dict[str, str]]:
         opts = self.opts
         if opts.table and (self.engine == "Distributed" or opts.cluster):
+            if opts.partition_column:
+                raise ValueError("partitionColumn splits a plain table or a query: a Distributed table or the "
+                                 "cluster option is read one partition per shard (numPartitions above the "
+                                 "number of shards splits each shard by its sorting key)")
             if self.engine == "Distributed":
                 args = _engine_args(self.engine_full)
                 cluster, rdb, rtable = args[0], args[1] or self.db, args[2]
@@ -131,8 +136,8 @@ class Plan:
             if opts.lower_bound is None or opts.upper_bound is None:
                 raise ValueError("partitionColumn needs lowerBound and upperBound")
             return [{"url": opts.url, "from": self.source, "where": w}
-                    for w in _strides(quote_ident(opts.partition_column), int(opts.lower_bound),
-                                      int(opts.upper_bound), n, nulls_first=True)]
+                    for w in _strides(quote_ident(opts.partition_column), opts.lower_bound,
+                                      opts.upper_bound, n, nulls_first=True)]
         if n == 1 or not opts.table:
             return [{"url": opts.url, "from": self.source, "where": ""}]
         return [{"url": opts.url, "from": self.source, "where": w}
@@ -148,7 +153,7 @@ class Plan:
             lo, hi = client.query(f"SELECT min({quote_ident(first)}), max({quote_ident(first)}) FROM {source}").result_rows[0]
             if isinstance(lo, int) and isinstance(hi, int):
                 return _strides(quote_ident(first), lo, hi + 1, n, nulls_first=False)
-        hashed = key if key and key != "tuple()" else ", ".join(quote_ident(c) for c in self.types)
+        hashed = key if key and key != "tuple()" else ", ".join(_hashable(c, t) for c, t in self.types.items())
         return [f"cityHash64({hashed}) % {n} = {i}" for i in range(n)]
 
     def _sorting_key(self, client: Any, db: str, table: str) -> str:
@@ -204,6 +209,17 @@ def _select(cols: List[Tuple[str, str]], wanted: List[str], source: str) -> List
     if missing:
         raise ValueError(f"columns {missing} are not in {source} (its columns: {', '.join(n for n, _ in cols)})")
     return out
+
+
+def _hashable(name: str, ch_type: str) -> str:
+    """Column `name` as an argument of cityHash64 that is never NULL: in 18.16 the hash of a
+    NULL is NULL, and `NULL % n = i` would take that row into no partition. LowCardinality
+    columns are hashed as their plain type (18.16 cannot hash them)."""
+    ref, t = quote_ident(name), ch_type
+    if t.startswith("LowCardinality("):
+        t = t[len("LowCardinality("):-1]
+        ref = f"CAST({ref} AS {t})"
+    return f"ifNull(cityHash64({ref}), 0)" if t.startswith("Nullable(") else ref
 
 
 def _strides(col: str, lo: int, hi: int, n: int, nulls_first: bool) -> List[str]:

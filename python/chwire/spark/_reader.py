@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Iterator, List
 
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
+from ._arrays import named_like, needs_names
 from ._filters import to_sql
 from ._plan import Plan
 from ._types import arrow_schema, spark_schema
@@ -22,7 +24,10 @@ class ChwireReader(DataSourceReader):
     def __init__(self, plan: Plan, schema: Any = None) -> None:
         """`schema`: Spark's, one field per planned column in the same order (the planned
         types unless the user gave others)."""
-        self.plan = plan
+        # Each reader pushes its own filters: the plan may be shared with earlier reads of the
+        # same DataFrame, so its WHERE list is this reader's copy.
+        self.plan = copy.copy(plan)
+        self.plan.where = list(plan.where)
         self.schema = schema if schema is not None else spark_schema(plan.columns)
         # Filters are pushed only on columns Spark sees as chwire plans them: the same name,
         # the planned type, no conversion on the server.
@@ -50,13 +55,22 @@ class ChwireReader(DataSourceReader):
             # chwire's multi-host URL; one that fails after it fails the task, which Spark
             # retries (a task's partial output is never kept).
             with client.query_arrow_stream(sql, settings=settings) as stream:
+                renamed = None
                 for batch in stream:
                     if batch.num_rows == 0:
                         continue
+                    if renamed is None:
+                        # Struct fields by position (a user's schema may name a Tuple's
+                        # elements differently), only where a column needs it.
+                        renamed = [needs_names(c.type, f.type) for c, f in zip(batch.columns, target)]
                     try:
                         # The SELECT lists the planned columns in the schema's order.
-                        yield batch.cast(target) if batch.schema.names == names else \
-                            pa.RecordBatch.from_arrays(batch.columns, names=names).cast(target)
+                        if batch.schema.names == names and not any(renamed):
+                            yield batch.cast(target)
+                        else:
+                            cols = [named_like(c, f.type) if r else c
+                                    for c, f, r in zip(batch.columns, target, renamed)]
+                            yield pa.RecordBatch.from_arrays(cols, names=names).cast(target)
                     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
                         raise ValueError(_cast_error(batch, target, e)) from e
 
@@ -65,7 +79,7 @@ def _cast_error(batch: Any, target: Any, e: Exception) -> str:
     """Name the column whose values do not fit Spark's type."""
     for field, col in zip(target, batch.columns):
         try:
-            col.cast(field.type)
+            named_like(col, field.type).cast(field.type)
         except Exception as inner:  # noqa: BLE001 - only to name the column
             return f"column {field.name!r}: its values do not fit Spark's {field.type}: {inner}"
     return str(e)

@@ -29,6 +29,7 @@ from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from .._errors import ServerError
 from ._options import Options, url_with_hosts, sql_string
+from ._arrays import named_like
 from ._plan import split_table
 from ._types import quote_ident
 
@@ -142,7 +143,12 @@ class ChwireWriter(DataSourceArrowWriter):
         for field, col in zip(target, table.columns):
             if col.type != field.type:
                 try:
-                    col = col.cast(field.type, safe=True)
+                    if pa.types.is_float32(field.type) and pa.types.is_floating(col.type):
+                        _fits_float32(col)
+                    if _is_uuid(field.type) and pa.types.is_string(col.type):
+                        col = _uuids(col, field.type)
+                    else:
+                        col = named_like(col, field.type).cast(field.type, safe=True)
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
                     raise ValueError(f"column {field.name!r}: {col.type} does not fit {field.type}: {e}") from e
             arrays.append(col)
@@ -191,5 +197,35 @@ class ChwireWriter(DataSourceArrowWriter):
             for name in names:
                 c.command(f"DROP TABLE IF EXISTS {quote_ident(self.db)}.{quote_ident(name)}")
             return
+
+def _fits_float32(col: Any) -> None:
+    """A finite value beyond Float32's range would become infinity: refused."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    big = pc.and_(pc.is_finite(col), pc.greater(pc.abs(col), 3.4028234663852886e38))
+    if pc.any(big).as_py():
+        first = pc.filter(col, big)[0].as_py()
+        raise pa.ArrowInvalid(f"{first!r} is beyond the range of Float32")
+
+
+def _is_uuid(t: Any) -> bool:
+    return getattr(t, "extension_name", None) == "arrow.uuid"
+
+
+def _uuids(col: Any, uuid_type: Any) -> Any:
+    """Spark's strings (UUIDs are read as their text) → `arrow.uuid` values; a string that is
+    not a UUID is an error naming it."""
+    import pyarrow as pa
+
+    out = []
+    for s in col.to_pylist():
+        try:
+            out.append(None if s is None else uuid.UUID(s).bytes)
+        except ValueError:
+            raise pa.ArrowInvalid(f"{s!r} is not a UUID") from None
+    storage = pa.array(out, pa.binary(16))
+    return pa.ExtensionArray.from_storage(uuid_type, storage)
+
 
 __all__ = ["ChwireWriter", "StagedPartition", "sql_string"]
