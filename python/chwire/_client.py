@@ -45,9 +45,28 @@ def _param_value(v: Any) -> Any:
 
 
 def _params(parameters: Parameters) -> Optional[Dict[str, Any]]:
-    if not parameters:
+    if parameters is None:
         return None
-    return {k: _param_value(v) for k, v in parameters.items()}
+    if not isinstance(parameters, Mapping):
+        raise ProgrammingError(f"parameters must be a mapping {{name: value}}, not a {type(parameters).__name__}")
+    for k, v in parameters.items():
+        if isinstance(v, str):
+            _utf8(v, f"parameter {k!r}")
+    return {k: _param_value(v) for k, v in parameters.items()} or None
+
+
+def _settings(settings: Settings) -> Settings:
+    if settings is not None and not isinstance(settings, Mapping):
+        raise ProgrammingError(f"settings must be a mapping {{name: value}}, not a {type(settings).__name__}")
+    return settings
+
+
+def _utf8(s: str, what: str) -> None:
+    """A str that UTF-8 cannot encode (a lone surrogate) is refused by name."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise DataError(f"{what} is not valid Unicode text: {e}") from None
 
 
 class QueryResult:
@@ -129,12 +148,12 @@ class Client:
                            query_id: Optional[str] = None, progress: Progress = None) -> QueryStream:
         """Stream the result as ``pyarrow.RecordBatch`` es (one per block) in bounded memory. The
         stream is an iterator and context manager and implements ``__arrow_c_stream__``."""
-        return self._raw.query_stream(query, _params(parameters), settings, query_id, progress)
+        return self._raw.query_stream(query, _params(parameters), _settings(settings), query_id, progress)
 
     def query_arrow(self, query: str, parameters: Parameters = None, settings: Settings = None,
                     query_id: Optional[str] = None, progress: Progress = None) -> Any:
         """Run a query; its result as a ``pyarrow.Table``."""
-        return self._raw.query_arrow(query, _params(parameters), settings, query_id, progress)
+        return self._raw.query_arrow(query, _params(parameters), _settings(settings), query_id, progress)
 
     def query_df(self, query: str, parameters: Parameters = None, settings: Settings = None,
                  query_id: Optional[str] = None, progress: Progress = None,
@@ -198,7 +217,13 @@ class Client:
         """Insert Arrow data: a ``pyarrow.Table``/``RecordBatch``/``RecordBatchReader`` or any
         object with ``__arrow_c_stream__``/``__arrow_c_array__``. Columns are matched by name;
         returns the number of rows sent. ``table`` is an SQL name (``db.table`` allowed)."""
-        return self._raw.insert_arrow(table, data, settings, query_id)
+        if not any(hasattr(data, a) for a in ("__arrow_c_stream__", "__arrow_c_array__")):
+            raise ProgrammingError(f"insert_arrow takes Arrow data (a pyarrow Table, RecordBatch or reader, or an object "
+                                   f"with __arrow_c_stream__/__arrow_c_array__), not a {type(data).__name__}")
+        try:
+            return self._raw.insert_arrow(table, data, _settings(settings), query_id)
+        except ValueError as e:  # the Arrow import refused the data (e.g. NULLs in a non-nullable field)
+            raise DataError(f"the Arrow data cannot be read: {e}") from e
 
     def insert_df(self, table: str, df: Any, settings: Settings = None,
                   query_id: Optional[str] = None) -> int:
@@ -210,7 +235,12 @@ class Client:
         else:
             import pyarrow
 
-            data = self._nan_stays_nan(table, df, pyarrow.Table.from_pandas(df, preserve_index=False))
+            try:
+                arrow = pyarrow.Table.from_pandas(df, preserve_index=False)
+            except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, pyarrow.ArrowNotImplementedError, TypeError,
+                    ValueError) as e:
+                raise DataError(f"the DataFrame does not convert to Arrow: {e}") from e
+            data = self._nan_stays_nan(table, df, arrow)
         data = self._fit_timestamps(table, data)
         return self.insert_arrow(table, data, settings, query_id)
 
@@ -224,6 +254,8 @@ class Client:
         columns: List[list] = [[] for _ in schema]
         width = len(columns)
         for row in data:
+            if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+                raise DataError(f"a row must be a sequence of values (a tuple or list), not {row!r}")
             if len(row) != width:
                 raise DataError(f"a row has {len(row)} values, the insert has {width} columns")
             for i, v in enumerate(row):

@@ -327,6 +327,7 @@ impl QueryStream {
         loop {
             match s.feed.recv(py)? {
                 Some(Msg::Schema(schema)) => {
+                    names_cross(&schema).py_err(py)?; // dropping `s` cancels the query
                     s.schema = schema;
                     return Ok(s);
                 }
@@ -482,6 +483,29 @@ impl QueryStream {
     }
 }
 
+/// Column names reach pyarrow through the Arrow C data interface as C strings: one with a NUL
+/// byte (`SELECT 1 AS \`a\0b\``) cannot cross, and would fail there with an untyped error.
+fn names_cross(schema: &Schema) -> Result<(), Error> {
+    fn walk(f: &arrow_schema::Field) -> Option<&str> {
+        use arrow_schema::DataType as A;
+        if f.name().contains('\0') {
+            return Some(f.name());
+        }
+        match f.data_type() {
+            A::Struct(fs) => fs.iter().find_map(|f| walk(f)),
+            A::List(f) | A::LargeList(f) | A::ListView(f) | A::LargeListView(f) | A::FixedSizeList(f, _) | A::Map(f, _) => walk(f),
+            A::Union(fs, _) => fs.iter().find_map(|(_, f)| walk(f)),
+            _ => None,
+        }
+    }
+    match schema.fields().iter().find_map(|f| walk(f)) {
+        Some(name) => Err(Error::Data(format!(
+            "the result has a column or element named {name:?}, with a NUL byte, which Arrow cannot hand to Python: give it an alias"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Decode a ClickHouse Native-format byte string (e.g. from chdb or ``clickhouse-client
 /// --format Native``) into a ``pyarrow.Table`` with chwire's Arrow mapping.
 #[pyfunction]
@@ -496,6 +520,7 @@ pub fn read_native<'py>(py: Python<'py>, data: &[u8], mapping: &str) -> PyResult
             Some(s) => Arc::clone(s),
             None => {
                 let s = chwire_arrow::schema_of_block(&b, &opts).py_err(py)?;
+                names_cross(&s).py_err(py)?;
                 schema = Some(s.clone());
                 s
             }

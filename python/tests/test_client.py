@@ -296,3 +296,29 @@ def test_uuids_reach_numpy_and_pandas_also_inside_arrays(client):
     assert list(np_cols["a"][0]) == [u] and np_cols["u"][0] == u
     with pytest.raises(chwire.ProgrammingError, match="more than once"):
         client.query_np("SELECT 1, 1")
+
+
+def test_bad_input_is_a_chwire_error(client, table):
+    """Found by an adversarial probe: each of these escaped as pyarrow's, struct's or Python's
+    own exception; the client stays usable after each."""
+    import pandas as pd
+    import pyarrow as pa
+
+    client.command(f"CREATE TABLE {table} (f Float32, s String, i Int32) ENGINE = Memory")
+    cases = [
+        (chwire.DataError, lambda: client.query_arrow("SELECT 1 AS `a\\0b`")),
+        (chwire.DataError, lambda: client.insert(table, [[10**400, "a", 1]])),
+        (chwire.DataError, lambda: client.insert(table, [5])),
+        (chwire.DataError, lambda: client.insert_df(table, pd.DataFrame({"s": ["a", 1]}))),
+        (chwire.DataError, lambda: client.insert_arrow(table, pa.RecordBatch.from_arrays(
+            [pa.array([1, None], pa.int32())], schema=pa.schema([pa.field("i", pa.int32(), nullable=False)])))),
+        (chwire.ProgrammingError, lambda: client.insert_arrow(table, None)),
+        (chwire.ProgrammingError, lambda: client.query("SELECT {x:UInt8}", parameters=[1])),
+        (chwire.ProgrammingError, lambda: client.query("SELECT 1", settings=[("max_threads", 1)])),
+        (chwire.DataError, lambda: client.query("SELECT {x:String}", parameters={"x": "\ud800"})),
+    ]
+    for i, (error, call) in enumerate(cases):
+        with pytest.raises(error):
+            call()
+        assert client.command("SELECT {i:UInt8}", parameters={"i": i}) == i
+    assert client.command(f"SELECT count() FROM {table}") == 0

@@ -127,12 +127,11 @@ def test_a_stream_stays_failed_after_an_interrupt(client):
 
     s = client.query_arrow_stream("SELECT number FROM system.numbers LIMIT 100000000", settings={"max_block_size": 1000})
     threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
-    rows = 0
+    # list() runs no Python code between batches, so the stream's wait sees the signal (an
+    # interrupt that lands in the caller's own loop body leaves the stream intact, to go on).
     with pytest.raises(KeyboardInterrupt):
-        for b in s:
-            rows += b.num_rows
-    assert 0 < rows < 100000000
-    assert s.progress["read_rows"] > 0
+        list(s)
+    assert 0 < s.progress["read_rows"] < 100000000
     with pytest.raises(chwire.OperationalError, match="interrupted"):
         next(s)
     with pytest.raises(pa.ArrowInvalid, match="OperationalError: the query was interrupted"):
