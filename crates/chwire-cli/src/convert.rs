@@ -138,6 +138,12 @@ pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
         }
     }
     formats::check_timezone(args.timezone.as_deref())?;
+    args.files.check_output(Some(args.to))?;
+    if args.from == Format::Native && args.structure.is_some() {
+        return Err(chwire::Error::invalid_input(
+            "Native input carries its columns and types: --structure is for text, Arrow and Parquet input",
+        ));
+    }
     let output = args.output.clone();
     let result = convert(args, limits);
     // A failed conversion leaves no partial file behind (a Parquet file cut short is unreadable);

@@ -41,6 +41,7 @@ pub struct InsertArgs {
 pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
     formats::options::refuse_unapplied(&args.settings)?;
     formats::check_timezone(args.timezone.as_deref())?;
+    args.files.check_output(None)?;
     let (mut format_settings, settings) = formats::options::split_settings(args.settings);
     // Also the input's (JSONEachRow members naming no column are left out).
     format_settings.extend(settings.iter().filter(|(k, _)| k == "input_format_skip_unknown_fields").cloned());
@@ -101,6 +102,9 @@ pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
     }
     let summary = insert.end().await?;
     eprintln!("Inserted {} rows into {} in {:.2}s.", summary.rows_sent, args.table, started.elapsed().as_secs_f64());
+    if sent == 0 && args.skip_rows > 0 {
+        eprintln!("Note: --skip-rows {} left nothing to insert: the input has at most {} rows.", args.skip_rows, args.skip_rows);
+    }
     Ok(())
 }
 

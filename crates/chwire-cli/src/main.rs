@@ -301,6 +301,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         (None, None) => formats::Format::Tsv,
     };
     formats::options::refuse_unapplied(&args.settings)?;
+    args.files.check_output(Some(fmt))?;
     let (format_settings, settings) = formats::options::split_settings(args.settings);
     let http = opts.transport == chwire::Transport::Http;
     let mut client = Client::connect(opts).await?;

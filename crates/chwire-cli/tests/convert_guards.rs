@@ -112,3 +112,18 @@ fn a_closed_pipe_ends_quietly() {
     assert!(o.status.success(), "{:?}: {}", o.status, stderr(&o));
     assert!(stderr(&o).is_empty(), "{}", stderr(&o));
 }
+
+/// Options that would change nothing are refused rather than ignored.
+#[test]
+fn options_that_would_change_nothing_are_errors() {
+    let o = convert(&["--from", "TSV", "--to", "TSV", "-S", "a UInt8", "--file-compression", "zstd"], b"1\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--file-compression zstd compresses Arrow, ArrowStream and Parquet output, not TSV"), "{}", stderr(&o));
+    let native = convert(&["--from", "TSV", "--to", "Native", "-S", "a UInt8"], b"1\n").stdout;
+    let o = convert(&["--from", "Native", "--to", "TSV", "-S", "a String"], &native);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Native input carries its columns and types"), "{}", stderr(&o));
+    let o = convert(&["--max-depth", "300", "--from", "TSV", "--to", "TSV", "-S", "a UInt8"], b"1\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("above the ceiling of 256"), "{}", stderr(&o));
+}

@@ -68,6 +68,9 @@ impl Limits {
             "max_columns" => &mut self.max_columns,
             _ => return Err(format!("unknown limit {name:?}")),
         };
+        if name == "max_depth" && v > Self::MAX_DEPTH {
+            return Err(format!("max_depth: {v} is above the ceiling of {}", Self::MAX_DEPTH));
+        }
         *slot = v;
         Ok(())
     }
@@ -107,8 +110,11 @@ mod tests {
         );
         assert!(l.set("max_rows", "1").is_err());
         assert!(l.set("max_depth", "0").is_err());
+        assert!(l.set("max_depth", &(Limits::MAX_DEPTH + 1).to_string()).unwrap_err().contains("above the ceiling"));
         assert!(l.set("max_depth", "-1").is_err());
-        l.set("max_depth", "100000").unwrap();
+        l.set("max_depth", &Limits::MAX_DEPTH.to_string()).unwrap();
         assert_eq!(l.depth(), Limits::MAX_DEPTH);
+        // A value set directly is still clamped where it is used.
+        assert_eq!(Limits { max_depth: 100_000, ..Limits::DEFAULT }.depth(), Limits::MAX_DEPTH);
     }
 }

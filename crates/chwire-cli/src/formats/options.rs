@@ -173,6 +173,21 @@ fn ipc_codec(s: &str) -> chwire::Result<Option<CompressionType>> {
 }
 
 impl FileArgs {
+    /// `--file-compression` compresses Arrow and Parquet output: given for another output
+    /// (or for an input), it would change nothing, so it is refused.
+    pub fn check_output(&self, output: Option<super::Format>) -> chwire::Result<()> {
+        use super::Format as F;
+        match (&self.file_compression, output) {
+            (None, _) | (Some(_), Some(F::Arrow | F::ArrowStream | F::Parquet)) => Ok(()),
+            (Some(c), Some(f)) => Err(chwire::Error::invalid_input(format!(
+                "--file-compression {c} compresses Arrow, ArrowStream and Parquet output, not {f}"
+            ))),
+            (Some(c), None) => Err(chwire::Error::invalid_input(format!(
+                "--file-compression {c} compresses output files; an input's compression is read from the file"
+            ))),
+        }
+    }
+
     /// The options of these flags and of the format settings among `settings`; `tz` is the
     /// zone of DateTime columns without their own (the server's, or `--timezone`).
     pub fn options(&self, settings: &[(String, String)], tz: Option<&str>) -> chwire::Result<FileOptions> {
