@@ -148,6 +148,7 @@ impl TextSource {
                     closed = false;
                     match b {
                         b'"' if field_start => (quoted, field_start) = (true, false),
+                        b' ' | b'\t' if field_start => {} // before the field: not part of it
                         b',' => field_start = true,
                         b'\n' => {
                             hit = Some(i);
@@ -296,7 +297,13 @@ fn split_fields<'b>(row: &'b [u8], csv: bool, bump: &'b Bump) -> Result<Vec<Fiel
     }
     let mut out = Vec::new();
     let mut i = 0;
+    // Spaces and tabs around a field are not part of it, as ClickHouse reads CSV
+    // (`input_format_csv_trim_whitespaces`, on by default; 18.16 trims too).
+    let blank = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t'));
     loop {
+        while blank(row.get(i)) {
+            i = i.saturating_add(1);
+        }
         if row.get(i) == Some(&b'"') {
             // Indexes stay within the row (at most one past its end): the sums cannot wrap.
             let (mut j, mut escaped) = (i.saturating_add(1), false);
@@ -326,6 +333,9 @@ fn split_fields<'b>(row: &'b [u8], csv: bool, bump: &'b Bump) -> Result<Vec<Fiel
             };
             out.push(Field { text, quoted: true });
             i = j.saturating_add(1);
+            while blank(row.get(i)) {
+                i = i.saturating_add(1);
+            }
             match row.get(i) {
                 None => return Ok(out),
                 Some(b',') => i = i.saturating_add(1),
@@ -334,7 +344,11 @@ fn split_fields<'b>(row: &'b [u8], csv: bool, bump: &'b Bump) -> Result<Vec<Fiel
         } else {
             let rest = row.get(i..).unwrap_or_default();
             let end = memchr::memchr(b',', rest).map_or(row.len(), |k| i.saturating_add(k));
-            out.push(Field { text: row.get(i..end).unwrap_or_default(), quoted: false });
+            let mut text = row.get(i..end).unwrap_or_default();
+            while let Some(init) = text.strip_suffix(b" ").or_else(|| text.strip_suffix(b"\t")) {
+                text = init;
+            }
+            out.push(Field { text, quoted: false });
             if end == row.len() {
                 return Ok(out);
             }

@@ -223,3 +223,21 @@ fn a_quote_inside_an_unquoted_csv_field_is_a_character() {
     assert_eq!(b.column("n").unwrap().value(0), Value::String(b"c"));
     assert_eq!(b.column("n").unwrap().value(1), Value::String(b"y"));
 }
+
+/// As ClickHouse 26.9 reads them (chdb, `file('x.csv', CSV, 'i Int32, s String, t String')`):
+/// spaces and tabs around a field are not part of it, inside quotes they are.
+#[test]
+fn csv_fields_are_trimmed_of_spaces_and_tabs_outside_quotes() {
+    let target = vec![
+        ("i".to_string(), DataType::parse("Int32").unwrap()),
+        ("s".into(), DataType::parse("String").unwrap()),
+        ("t".into(), DataType::parse("String").unwrap()),
+    ];
+    let mut s = source(Format::Csv, " 5 , a , b \n6,\" q \" ,  \n\t7\t,\tx y\t,\"z\"\n");
+    s.bind(&target).unwrap();
+    let b = s.next_block().unwrap().unwrap();
+    let col = |n: &str| (0..b.rows()).map(|r| b.column(n).unwrap().value(r)).collect::<Vec<_>>();
+    assert_eq!(col("i"), [Value::Int(5), Value::Int(6), Value::Int(7)]);
+    assert_eq!(col("s"), [Value::String(b"a"), Value::String(b" q "), Value::String(b"x y")]);
+    assert_eq!(col("t"), [Value::String(b"b"), Value::String(b""), Value::String(b"z")]);
+}
