@@ -62,7 +62,8 @@ pub fn to_parquet_batch(batch: &RecordBatch, target: &SchemaRef, mapping: Parque
             Ok(if c.data_type() == f.data_type() { c } else { arrow_cast::cast(&c, f.data_type())? })
         })
         .collect::<Result<Vec<ArrayRef>>>()?;
-    Ok(RecordBatch::try_new(target.clone(), columns)?)
+    let rows = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(target.clone(), columns, &rows)?)
 }
 
 /// For each Parquet leaf column of `schema` (the written one, from [`parquet_schema`]), in

@@ -132,6 +132,9 @@ pub fn batch_to_block(batch: &RecordBatch, target: &[(String, DataType)]) -> Res
 /// Parquet reader's fresh batches) move into the block where the layouts agree (fixed-width
 /// values of the target's Arrow type, string bytes), instead of being copied.
 pub fn batch_into_block(batch: RecordBatch, target: &[(String, DataType)]) -> Result<Block> {
+    if target.is_empty() && batch.num_columns() == 0 {
+        return Ok(Block::without_columns(batch.num_rows()));
+    }
     let (schema, columns, _) = batch.into_parts();
     let fields = schema.fields();
     if let Some((i, f)) = fields.iter().enumerate().find(|(i, f)| fields[..*i].iter().any(|g| g.name() == f.name())) {
@@ -179,6 +182,9 @@ pub fn batch_to_block_inferred(batch: &RecordBatch) -> Result<Block> {
 /// [`batch_to_block_inferred`] consuming the batch, its buffers moved as [`batch_into_block`]
 /// moves them.
 pub fn batch_into_block_inferred(batch: RecordBatch) -> Result<Block> {
+    if batch.num_columns() == 0 {
+        return Ok(Block::without_columns(batch.num_rows()));
+    }
     let (schema, columns, _) = batch.into_parts();
     let mut block = Block::new();
     for (field, array) in schema.fields().iter().zip(columns) {

@@ -69,7 +69,9 @@ impl DictionaryUnifier {
         for (c, column) in batch.columns().iter().enumerate() {
             columns.push(self.unify_array(vec![c], column)?);
         }
-        Ok(RecordBatch::try_new(batch.schema(), columns)?)
+        // The row count given: a block of rows without columns has no array to tell it.
+        let rows = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        Ok(RecordBatch::try_new_with_options(batch.schema(), columns, &rows)?)
     }
 
     /// One array at `path` (column index, then child indexes).

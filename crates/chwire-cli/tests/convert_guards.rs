@@ -127,3 +127,22 @@ fn options_that_would_change_nothing_are_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("above the ceiling of 256"), "{}", stderr(&o));
 }
+
+/// A block of rows without columns (Native allows it) keeps its row count in Arrow files,
+/// whose batches then have no array to tell it (the IPC file writer failed on it).
+#[test]
+fn rows_without_columns_convert_to_arrow() {
+    let native = [0u8, 3]; // no columns, 3 rows
+    for format in ["Arrow", "ArrowStream"] {
+        let out = scratch(&format!("zero.{format}"));
+        let o = convert(&["--from", "Native", "--to", format, "-o", out.to_str().unwrap()], &native);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        let o = convert(&["--from", format, "--to", "TSV", "-i", out.to_str().unwrap()], b"");
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "\n\n\n", "{format}");
+    }
+    // Parquet counts rows in its columns: refused rather than written as no rows.
+    let o = convert(&["--from", "Native", "--to", "Parquet", "-o", scratch("zero.parquet").to_str().unwrap()], &native);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot hold rows without columns"), "{}", stderr(&o));
+}

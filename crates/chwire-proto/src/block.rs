@@ -78,6 +78,12 @@ impl Block {
         Ok(self)
     }
 
+    /// A block of `rows` rows without columns (Native has them, e.g. `SELECT` of no columns
+    /// read through a format that keeps the row count).
+    pub fn without_columns(rows: usize) -> Block {
+        Block { rows, ..Block::new() }
+    }
+
     pub(crate) fn from_parts(info: BlockInfo, rows: usize, columns: Vec<(String, Column)>) -> Block {
         Block { info, rows, columns }
     }

@@ -143,6 +143,10 @@ impl Sink for ArrowSink {
         match writer {
             Writer::File(w) => w.write(&self.dictionaries.unify(batch).map_err(invalid)?).map_err(arrow_error),
             Writer::Stream(w) => w.write(&batch).map_err(arrow_error),
+            // A Parquet file counts rows in its columns: rows without columns would be lost.
+            Writer::Parquet(_) if batch.num_columns() == 0 && batch.num_rows() > 0 => {
+                Err(invalid(format!("a Parquet file cannot hold rows without columns (a block of {} rows has none)", batch.num_rows())))
+            }
             // Row groups end at the properties' row and byte limits.
             Writer::Parquet(w) => match &self.parquet_schema {
                 Some(target) => {
