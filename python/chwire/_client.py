@@ -21,7 +21,10 @@ Progress = Optional[Callable[[Dict[str, int]], Any]]
 
 def _param_value(v: Any) -> Any:
     """Python values the Rust layer binds directly, or their ClickHouse text."""
-    if v is None or isinstance(v, (bool, int, float, str)):
+    if isinstance(v, str):
+        _utf8(v)
+        return v
+    if v is None or isinstance(v, (bool, int, float)):
         return v
     if isinstance(v, list):
         return [_param_value(x) for x in v]
@@ -49,9 +52,6 @@ def _params(parameters: Parameters) -> Optional[Dict[str, Any]]:
         return None
     if not isinstance(parameters, Mapping):
         raise ProgrammingError(f"parameters must be a mapping {{name: value}}, not a {type(parameters).__name__}")
-    for k, v in parameters.items():
-        if isinstance(v, str):
-            _utf8(v, f"parameter {k!r}")
     return {k: _param_value(v) for k, v in parameters.items()} or None
 
 
@@ -61,12 +61,13 @@ def _settings(settings: Settings) -> Settings:
     return settings
 
 
-def _utf8(s: str, what: str) -> None:
-    """A str that UTF-8 cannot encode (a lone surrogate) is refused by name."""
+def _utf8(s: str) -> None:
+    """A str parameter (also inside a list, tuple or dict) that UTF-8 cannot encode (a lone
+    surrogate) is a DataError."""
     try:
         s.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise DataError(f"{what} is not valid Unicode text: {e}") from None
+        raise DataError(f"the parameter {s[:32]!r} is not valid Unicode text: {e}") from None
 
 
 class QueryResult:

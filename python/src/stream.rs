@@ -103,12 +103,12 @@ impl Drop for SettleOnDrop {
     }
 }
 
-async fn query_task(client: Shared, spec: Spec, opts: ArrowOptions, progress: bool, tx: Tx) {
+async fn query_task(client: Shared, spec: Spec, opts: ArrowOptions, tx: Tx) {
     let settle = SettleOnDrop::new(client.clone(), Handle::current());
     let mut guard = client.lock().await;
     let res = match guard.as_mut() {
         Some(c) => {
-            let res = run_query(c, spec, &opts, progress, &tx).await;
+            let res = run_query(c, spec, &opts, &tx).await;
             // A consumer that left early abandoned the query.
             let _ = c.settle().await;
             res
@@ -127,7 +127,8 @@ async fn send(tx: &Tx, m: Msg) -> bool {
     tx.send(Ok(m)).await.is_ok()
 }
 
-async fn run_query(client: &mut chwire::Client, spec: Spec, opts: &ArrowOptions, progress: bool, tx: &Tx) -> Result<(), Error> {
+/// Progress is always forwarded: `QueryStream.progress` reads it without a callback.
+async fn run_query(client: &mut chwire::Client, spec: Spec, opts: &ArrowOptions, tx: &Tx) -> Result<(), Error> {
     let mut stream = spec.apply(client).stream().await?;
     let mut schema: Option<SchemaRef> = None;
     loop {
@@ -151,7 +152,7 @@ async fn run_query(client: &mut chwire::Client, spec: Spec, opts: &ArrowOptions,
                 let s = schema.as_ref().ok_or_else(|| Error::Data("a data block arrived before the header".into()))?;
                 Msg::Batch(chwire_arrow::block_to_batch(b, s, opts)?)
             }
-            Some(Event::Progress(p)) if progress => Msg::Progress(p),
+            Some(Event::Progress(p)) => Msg::Progress(p),
             Some(_) => continue,
         };
         if !send(tx, m).await {
@@ -317,8 +318,7 @@ impl QueryStream {
         track: impl FnOnce(tokio::task::AbortHandle),
     ) -> PyResult<QueryStream> {
         let (tx, rx) = mpsc::channel(if whole_table { BUFFERED_TABLE } else { BUFFERED });
-        // Progress is always forwarded: `QueryStream.progress` reads it without a callback.
-        let handle = rt.spawn(query_task(client, spec, opts, true, tx));
+        let handle = rt.spawn(query_task(client, spec, opts, tx));
         // Cancellable from now on, not only once the result is described: over HTTP an old
         // server sends nothing until the query is done.
         track(handle.abort_handle());

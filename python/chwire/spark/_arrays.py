@@ -33,18 +33,20 @@ def _renamed(src: Any, dst: Any) -> Any:
     return src
 
 
+def named_type(src: Any, dst: Any) -> Any:
+    """Type `src` with its struct fields named as in `dst` by position; None when no name
+    changes (the column is cast as it is)."""
+    t = _renamed(src, dst)
+    return None if t.equals(src, check_metadata=True) else t
+
+
 def named_like(col: Any, target: Any) -> Any:
     """`col` (an Array or ChunkedArray) with its struct fields named as in `target` by position."""
     import pyarrow as pa
 
-    t = _renamed(col.type, target)
-    if t.equals(col.type, check_metadata=True):
+    t = named_type(col.type, target)
+    if t is None:
         return col
     if isinstance(col, pa.ChunkedArray):
         return pa.chunked_array([c.view(t) for c in col.chunks], type=t)
     return col.view(t)
-
-
-def needs_names(src: Any, dst: Any) -> bool:
-    """Whether a column of type `src` must be renamed before its cast to `dst`."""
-    return not _renamed(src, dst).equals(src, check_metadata=True)

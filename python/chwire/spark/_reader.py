@@ -7,7 +7,7 @@ from typing import Any, Iterator, List
 
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from ._arrays import named_like, needs_names
+from ._arrays import named_like, named_type
 from ._filters import to_sql
 from ._plan import Plan
 from ._types import arrow_schema, spark_schema
@@ -55,21 +55,21 @@ class ChwireReader(DataSourceReader):
             # chwire's multi-host URL; one that fails after it fails the task, which Spark
             # retries (a task's partial output is never kept).
             with client.query_arrow_stream(sql, settings=settings) as stream:
-                renamed = None
+                views = None
                 for batch in stream:
                     if batch.num_rows == 0:
                         continue
-                    if renamed is None:
+                    if views is None:
                         # Struct fields by position (a user's schema may name a Tuple's
-                        # elements differently), only where a column needs it.
-                        renamed = [needs_names(c.type, f.type) for c, f in zip(batch.columns, target)]
+                        # elements differently): the renamed type of each column that needs
+                        # one, found once for the stream.
+                        views = [named_type(c.type, f.type) for c, f in zip(batch.columns, target)]
                     try:
                         # The SELECT lists the planned columns in the schema's order.
-                        if batch.schema.names == names and not any(renamed):
+                        if batch.schema.names == names and not any(views):
                             yield batch.cast(target)
                         else:
-                            cols = [named_like(c, f.type) if r else c
-                                    for c, f, r in zip(batch.columns, target, renamed)]
+                            cols = [c if t is None else c.view(t) for c, t in zip(batch.columns, views)]
                             yield pa.RecordBatch.from_arrays(cols, names=names).cast(target)
                     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
                         raise ValueError(_cast_error(batch, target, e)) from e

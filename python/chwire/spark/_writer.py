@@ -28,6 +28,7 @@ from typing import Any, Iterator, List, Optional
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from .._errors import ServerError
+from .._types import parse_type, to_arrow
 from ._options import Options, url_with_hosts, sql_string
 from ._arrays import named_like
 from ._plan import split_table
@@ -218,10 +219,11 @@ def _uuids(col: Any, uuid_type: Any) -> Any:
     not a UUID is an error naming it."""
     import pyarrow as pa
 
+    to_bytes = to_arrow(parse_type("UUID"))  # insert()'s converter: None stays None
     out = []
     for s in col.to_pylist():
         try:
-            out.append(None if s is None else uuid.UUID(s).bytes)
+            out.append(to_bytes(s))
         except ValueError:
             raise pa.ArrowInvalid(f"{s!r} is not a UUID") from None
     storage = pa.array(out, pa.binary(16))

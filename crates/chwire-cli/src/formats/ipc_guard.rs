@@ -159,8 +159,13 @@ pub struct CheckedStream<R> {
     max_body: u64,
 }
 
+/// The reader's error for a stream that fails a check (bad input: exit code 2, not I/O).
+fn invalid_data(what: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, format!("malformed Arrow input: {what}"))
+}
+
 fn truncated(what: &str) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::InvalidData, format!("malformed Arrow input: the input ends inside {what} (truncated)"))
+    invalid_data(format!("the input ends inside {what} (truncated)"))
 }
 
 impl<R: Read> CheckedStream<R> {
@@ -170,7 +175,6 @@ impl<R: Read> CheckedStream<R> {
 
     /// Read the next message (prefix, metadata and body) into `pending`, checking it.
     fn next_message(&mut self) -> std::io::Result<()> {
-        let bad = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("malformed Arrow input: {m}"));
         self.pending.clear();
         self.at = 0;
         let mut word = [0u8; 4];
@@ -200,18 +204,17 @@ impl<R: Read> CheckedStream<R> {
         let meta_len = usize::try_from(meta_len)
             .ok()
             .filter(|&l| l <= MAX_METADATA)
-            .ok_or_else(|| bad(format!("a message claims {meta_len} bytes of metadata (at most {MAX_METADATA})")))?;
+            .ok_or_else(|| invalid_data(format!("a message claims {meta_len} bytes of metadata (at most {MAX_METADATA})")))?;
         let start = self.pending.len();
         self.pending.resize(start.saturating_add(meta_len), 0); // meta_len <= MAX_METADATA
         if read_full(&mut self.inner, self.pending.get_mut(start..).unwrap_or_default())? < meta_len {
             return Err(truncated("a message's metadata"));
         }
         let metadata = self.pending.get(start..).unwrap_or_default();
-        let message = arrow_ipc::root_as_message(metadata).map_err(|e| bad(format!("a message header: {e}")))?;
-        let body = u64::try_from(message.bodyLength())
-            .ok()
-            .filter(|&b| b <= self.max_body)
-            .ok_or_else(|| bad(format!("a message claims a body of {} bytes (at most {})", message.bodyLength(), self.max_body)))?;
+        let message = arrow_ipc::root_as_message(metadata).map_err(|e| invalid_data(format!("a message header: {e}")))?;
+        let body = u64::try_from(message.bodyLength()).ok().filter(|&b| b <= self.max_body).ok_or_else(|| {
+            invalid_data(format!("a message claims a body of {} bytes (at most {})", message.bodyLength(), self.max_body))
+        })?;
         let mut offsets = compressed_buffers(&message);
         offsets.dedup();
         let body_start = self.pending.len();
@@ -225,7 +228,7 @@ impl<R: Read> CheckedStream<R> {
         for at in offsets {
             let prefix = usize::try_from(at).ok().and_then(|a| body_bytes.get(a..)?.get(..8));
             if let Some(p) = prefix.and_then(|p| <[u8; 8]>::try_from(p).ok()) {
-                add_decompressed(&mut total, p, self.max_body).map_err(bad)?;
+                add_decompressed(&mut total, p, self.max_body).map_err(invalid_data)?;
             } // else outside the body: the reader reports it
         }
         Ok(())
