@@ -79,13 +79,18 @@ def main():
             # Reads: each reader on each writer's file, the three readers taking turns within
             # every run (this machine's load drifts between runs more than the readers differ).
             for label, path in [("chwire's file", out), ("pyarrow's file", pa_out)]:
-                r, pr1, pr = interleaved([
+                r, rn, pr1, pr = interleaved([
                     lambda: chwire("--from", "parquet", "--to", "native", "-i", path, "-o", os.devnull),
+                    lambda: chwire("--from", "parquet", "--to", "null", "-i", path),
                     lambda: pq.read_table(path, use_threads=False),
                     lambda: pq.read_table(path),
                 ], a.runs)
                 rows.append((f"read Parquet ({codec}) → Native, {label}", r, pr1, None))
                 rows.append((f"  (pyarrow with threads: {pr:.3f} s, chwire / that {r / pr:.2f}×)", None, None, None))
+                # pyarrow's read ends in a table in memory; chwire's like it in blocks in
+                # memory (`--to null`: read, decoded, converted to ClickHouse columns, dropped).
+                rows.append((f"read Parquet ({codec}) → blocks (`--to null`), {label}", rn, pr1, None))
+                rows.append((f"  (pyarrow with threads: {pr:.3f} s, chwire / that {rn / pr:.2f}×)", None, None, None))
             del table
         ch_out = os.path.join(tmp, "chdb.parquet")
         try:

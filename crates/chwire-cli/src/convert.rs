@@ -16,7 +16,8 @@ pub struct ConvertArgs {
     /// CSVWithNames, CSVWithNamesAndTypes, TSV, TSVWithNames, TSVWithNamesAndTypes, JSONEachRow
     #[arg(long, value_parser = formats::input_format, default_value = "Native")]
     from: Format,
-    /// Output format: the input formats and Pretty
+    /// Output format: the input formats, Pretty, and Null (read the whole input, write
+    /// nothing: a check that it converts, or a timing of the read alone)
     #[arg(long, value_parser = formats::any_format)]
     to: Format,
     /// Read from this file instead of stdin
@@ -139,6 +140,12 @@ pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
     }
     formats::check_timezone(args.timezone.as_deref())?;
     args.files.check_output(Some(args.to))?;
+    if let (Format::Null, Some(output)) = (args.to, &args.output) {
+        return Err(chwire::Error::invalid_input(format!(
+            "--to Null writes nothing: leave out --output {} (it would be created empty)",
+            output.display()
+        )));
+    }
     if args.from == Format::Native && args.structure.is_some() {
         return Err(chwire::Error::invalid_input(
             "Native input carries its columns and types: --structure is for text, Arrow and Parquet input",

@@ -216,7 +216,7 @@ struct QueryArgs {
     /// Output format [default: the query's FORMAT clause, else Pretty on a terminal, TSV
     /// otherwise]: ClickHouse's names, any case: TSV, TSVWithNames, TSVWithNamesAndTypes, CSV,
     /// CSVWithNames, CSVWithNamesAndTypes, JSONEachRow (jsonl), Pretty, Native, Arrow,
-    /// ArrowStream, Parquet
+    /// ArrowStream, Parquet, Null (the rows are received and dropped)
     #[arg(long, short = 'f', value_parser = formats::any_format)]
     format: Option<formats::Format>,
     /// A ClickHouse setting for this query (repeatable): --setting max_threads=4

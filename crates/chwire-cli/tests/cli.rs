@@ -60,6 +60,11 @@ fn formats() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("which chwire does not write"), "{o:?}");
         assert!(o.stdout.is_empty());
     }
+    // FORMAT Null: the rows are received and dropped; an error on the way is still one.
+    assert_eq!(stdout(&chwire(&["query", "SELECT number FROM system.numbers LIMIT 300000 FORMAT Null"])), "");
+    let o = chwire(&["query", "-f", "null", "SELECT throwIf(number = 200000) FROM system.numbers LIMIT 300000"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(o.stdout.is_empty());
     // So is a format setting chwire's writers do not apply (it would reach the server, which
     // formats nothing here).
     let o = chwire(&["query", "--format", "csv", "-s", "format_csv_delimiter=;", "SELECT 1, 2"]);

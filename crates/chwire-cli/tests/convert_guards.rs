@@ -146,3 +146,31 @@ fn rows_without_columns_convert_to_arrow() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot hold rows without columns"), "{}", stderr(&o));
 }
+
+#[test]
+fn null_output_reads_everything_and_writes_nothing() {
+    // A Parquet file of 5000 rows, read to its end.
+    let csv: String = (0..5000).map(|i| format!("{i},v{i}\n")).collect();
+    let parquet = scratch("null.parquet");
+    let o = convert(
+        &["--from", "CSV", "--to", "Parquet", "-S", "n UInt64, s String", "--file-compression", "none", "-o", parquet.to_str().unwrap()],
+        csv.as_bytes(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = convert(&["--from", "Parquet", "--to", "Null", "-i", parquet.to_str().unwrap()], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "Null writes nothing");
+    // Null is output only, and does not take an output file (it would only be emptied).
+    let o = convert(&["--from", "Null", "--to", "CSV"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let kept = scratch("kept.txt");
+    std::fs::write(&kept, "keep me").unwrap();
+    let o = convert(&["--from", "Parquet", "--to", "Null", "-i", parquet.to_str().unwrap(), "-o", kept.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("writes nothing"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "keep me");
+    // The values are decoded, not skipped: a CSV value that does not parse fails the read.
+    let o = convert(&["--from", "CSV", "--to", "Null", "-S", "n UInt64"], b"1\n2\nx\n");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("row 3") || stderr(&o).contains("line 3"), "{}", stderr(&o));
+}

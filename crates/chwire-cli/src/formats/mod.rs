@@ -39,6 +39,8 @@ pub enum Format {
     JsonEachRow,
     /// Output only.
     Pretty,
+    /// Output only: the rows are read (and decoded) and dropped, as ClickHouse's `FORMAT Null`.
+    Null,
 }
 
 /// Every format with the names it answers to (the first is ClickHouse's own).
@@ -55,6 +57,7 @@ const NAMES: &[(Format, &[&str])] = &[
     (Format::TsvWithNamesAndTypes, &["TSVWithNamesAndTypes", "TabSeparatedWithNamesAndTypes"]),
     (Format::JsonEachRow, &["JSONEachRow", "jsonl", "NDJSON", "JSONLines"]),
     (Format::Pretty, &["Pretty"]),
+    (Format::Null, &["Null"]),
 ];
 
 impl Format {
@@ -63,9 +66,9 @@ impl Format {
         NAMES.iter().find(|(f, _)| *f == self).map(|(_, n)| n[0]).unwrap_or("?")
     }
 
-    /// Whether chwire reads this format (every one but Pretty).
+    /// Whether chwire reads this format (every one but Pretty and Null).
     pub fn readable(self) -> bool {
-        self != Format::Pretty
+        !matches!(self, Format::Pretty | Format::Null)
     }
 
     /// CSV and its `WithNames…` forms.
@@ -170,6 +173,7 @@ pub type Output = Box<dyn std::io::Write + Send>;
 pub fn sink(format: Format, out: Output, tz: Option<&str>, files: &options::FileOptions) -> chwire::Result<Box<dyn Sink>> {
     Ok(match format {
         Format::Native => Box::new(text_out::NativeSink::new(out)),
+        Format::Null => Box::new(text_out::NullSink),
         Format::Arrow | Format::ArrowStream | Format::Parquet => arrow_io::sink(format, out, files)?,
         f => match f.text() {
             Some(text) => Box::new(text_out::TextSink::new(text, out, tz)),
@@ -212,7 +216,7 @@ pub fn source_of(
     Ok(match format {
         Format::Native => Box::new(text_out::NativeSource::new(open_input(input)?, limits)),
         Format::Arrow | Format::ArrowStream | Format::Parquet => arrow_io::source(format, input, files, limits)?,
-        Format::Pretty => return Err(chwire::Error::invalid_input("Pretty is an output format only")),
+        Format::Pretty | Format::Null => return Err(chwire::Error::invalid_input(format!("{format} is an output format only"))),
         f => {
             Box::new(text_in::TextSource::new(f, open_input(input)?, tz, files.block_limits).skip_unknown_fields(files.skip_unknown_fields))
         }
@@ -343,11 +347,13 @@ mod tests {
             ("csvwithnamesandtypes", Format::CsvWithNamesAndTypes),
             ("TabSeparatedWithNamesAndTypes", Format::TsvWithNamesAndTypes),
             ("pretty", Format::Pretty),
+            ("null", Format::Null),
         ] {
             assert_eq!(s.parse::<Format>().unwrap(), f, "{s}");
         }
         assert!("xml".parse::<Format>().is_err());
         assert!(input_format("Pretty").is_err());
+        assert!(input_format("Null").is_err());
         assert_eq!(input_format("csv").unwrap(), Format::Csv);
     }
 

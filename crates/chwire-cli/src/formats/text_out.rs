@@ -62,6 +62,25 @@ impl Sink for NativeSink {
     }
 }
 
+/// `FORMAT Null`: every block is taken (so read and decoded in full, its errors raised) and
+/// dropped; nothing is written.
+pub struct NullSink;
+
+impl Sink for NullSink {
+    fn begin(&mut self, _header: &[(String, DataType)]) -> chwire::Result<()> {
+        Ok(())
+    }
+    fn write(&mut self, _block: Block) -> chwire::Result<()> {
+        Ok(())
+    }
+    fn flush(&mut self) -> chwire::Result<()> {
+        Ok(())
+    }
+    fn finish(self: Box<Self>) -> chwire::Result<()> {
+        Ok(())
+    }
+}
+
 /// Native blocks from a file or stdin, one at a time.
 pub struct NativeSource {
     blocks: NativeBlocks,
