@@ -260,6 +260,11 @@ fn params_from_the_command_line() {
     let o =
         chwire(&["query", "--format", "tsv", "--param", "s=it's; DROP TABLE x --", "--param", "n=41", "SELECT {s:String}, {n:UInt64} + 1"]);
     assert_eq!(stdout(&o), "it\\'s; DROP TABLE x --\t42\n");
+    // A placeholder given two values is an error, not one of them silently.
+    let o = chwire(&["query", "-p", "n=1", "-p", "n=2", "SELECT {n:UInt8}"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("\"n\" is bound twice"), "{o:?}");
+    assert!(o.stdout.is_empty());
 }
 
 /// `chwire insert`: Native blocks written by `chwire query --format native` go back into a

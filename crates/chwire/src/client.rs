@@ -526,6 +526,11 @@ impl Client {
     }
 
     async fn start_query(&mut self, sql: &str, query_id: &str, settings: &[(String, String)], parameters: &[BoundParam]) -> Result<()> {
+        // One value per placeholder: a second would be dropped by one path or the other
+        // (the server keeps one, the literal binding the first).
+        if let Some((_, p)) = parameters.iter().enumerate().find(|(i, p)| parameters.iter().take(*i).any(|q| q.name == p.name)) {
+            return Err(Error::invalid(format!("parameter {:?} is bound twice: a placeholder takes one value", p.name)));
+        }
         let settings = self.opts.settings_list(settings);
         let compression = self.opts.compression;
         let revision = self.opts.revision;
