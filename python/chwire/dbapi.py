@@ -174,8 +174,10 @@ def _unify(a: str, b: str) -> Optional[str]:
     return None
 
 
-# Quoted strings and identifiers are matched whole: a %s inside one is text, not a placeholder.
-_PYFORMAT = re.compile(r"'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|\"(?:[^\"\\]|\\.)*\"|%\((\w+)\)s|%s|%%")
+# Quoted strings and identifiers, and comments, are matched whole: a %s inside one is text,
+# not a placeholder.
+_PYFORMAT = re.compile(r"'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|\"(?:[^\"\\]|\\.)*\"|--[^\n]*|/\*[\s\S]*?\*/"
+                       r"|%\((\w+)\)s|%s|%%")
 
 
 def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, Any]]]:
@@ -190,9 +192,9 @@ def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, A
 
     def sub(m: "re.Match[str]") -> str:
         nonlocal used_pyformat
-        if m.group(0)[0] in "'`\"":
-            # Inside quotes a %s is text (a server-side parameter would not be substituted
-            # there anyway); %% is % as everywhere in pyformat.
+        if m.group(0)[0] in "'`\"" or m.group(0)[:2] in ("--", "/*"):
+            # Inside quotes or a comment a %s is text (a server-side parameter would not be
+            # substituted there anyway); %% is % as everywhere in pyformat.
             return m.group(0).replace("%%", "%")
         if m.group(0) == "%%":
             return "%"

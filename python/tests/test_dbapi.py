@@ -90,6 +90,9 @@ def test_pep249_module_surface_and_parameter_binding(url, table):
         # Inside quotes %s is text and %% is %.
         cur.execute("SELECT '%s', %s, 'a%%'", (7,))
         assert cur.fetchall() == [("%s", 7, "a%")]
+        # So it is inside comments: one placeholder below, not three.
+        cur.execute("SELECT %s -- not %s\n /* nor %s */", (8,))
+        assert cur.fetchall() == [(8,)]
         cur.execute(f"CREATE TABLE {table} (a UInt8) ENGINE = Memory")
         assert cur.rowcount == -1
 
