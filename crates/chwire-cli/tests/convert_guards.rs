@@ -1,6 +1,7 @@
 //! `chwire convert` refusing what would lose data silently (found by an adversarial probe of
 //! the CLI): the input named as the output, Native blocks that change their columns, an
 //! unknown time zone, an ArrowStream cut between batches; and a closed pipe is a quiet end.
+//! Parquet strings that are not UTF-8 keep their bytes.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -173,4 +174,20 @@ fn null_output_reads_everything_and_writes_nothing() {
     let o = convert(&["--from", "CSV", "--to", "Null", "-S", "n UInt64"], b"1\n2\nx\n");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("row 3") || stderr(&o).contains("line 3"), "{}", stderr(&o));
+}
+
+/// A String of bytes that are not UTF-8 in a Parquet file ClickHouse 26.9 wrote
+/// (`SELECT unhex('FF80') AS s, 'ok' AS t FORMAT Parquet`: both STRING columns) reads as the
+/// bytes it holds, as ClickHouse reads it; parquet-rs alone refuses the file.
+#[test]
+fn parquet_strings_that_are_not_utf8_keep_their_bytes() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/clickhouse_bytes.parquet");
+    let o = convert(&["--from", "Parquet", "--to", "TSV", "-i", file], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, b"\xff\x80\tok\n");
+    let o = convert(&["--from", "Parquet", "--to", "Native", "-i", file], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = convert(&["--from", "Native", "--to", "TSV"], &o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, b"\xff\x80\tok\n", "the Native block holds the bytes");
 }

@@ -292,7 +292,9 @@ fn parquet_file<F: parquet::file::reader::ChunkReader + Send + 'static>(
         None => metadata,
     };
     guarded(|| super::parquet_guard::check_pages(&f, metadata.metadata(), max_body))?;
+    // The ClickHouse types come from the file's schema; the reader reads strings as bytes.
     let schema = metadata.schema().clone();
+    let metadata = super::parquet_strings::strings_as_bytes(&metadata).unwrap_or(metadata);
     let groups = super::parquet_columns::split(&metadata, files.threads);
     let batch_size = files.block_limits.rows;
     if groups.len() > 1 {

@@ -12,6 +12,7 @@ mod ipc_guard;
 pub mod options;
 mod parquet_columns;
 mod parquet_guard;
+mod parquet_strings;
 mod parquet_types;
 mod parquet_writer;
 pub mod parse;

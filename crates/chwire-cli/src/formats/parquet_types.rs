@@ -11,13 +11,22 @@
 use parquet::basic::ConvertedType;
 use parquet::errors::Result;
 use parquet::file::metadata::{FileMetaData, ParquetMetaData, ParquetMetaDataBuilder};
-use parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
+use parquet::schema::types::{BasicTypeInfo, SchemaDescriptor, Type, TypePtr};
 use std::sync::Arc;
 
 /// `metadata` with every INTERVAL column read as its 12 bytes; `None` when it has none.
 pub(super) fn intervals_as_bytes(metadata: &ParquetMetaData) -> Result<Option<ParquetMetaData>> {
+    without_annotations(metadata, &|info| info.converted_type() == ConvertedType::INTERVAL)
+}
+
+/// `metadata` with the leaves `annotated` selects read as their plain physical type (the
+/// logical and converted types dropped); `None` when it selects none.
+pub(super) fn without_annotations(
+    metadata: &ParquetMetaData,
+    annotated: &dyn Fn(&BasicTypeInfo) -> bool,
+) -> Result<Option<ParquetMetaData>> {
     let file = metadata.file_metadata();
-    let Some(root) = without_intervals(&file.schema_descr().root_schema_ptr())? else { return Ok(None) };
+    let Some(root) = without(&file.schema_descr().root_schema_ptr(), annotated)? else { return Ok(None) };
     let schema = Arc::new(SchemaDescriptor::new(root));
     let file = FileMetaData::new(
         file.version(),
@@ -35,11 +44,11 @@ pub(super) fn intervals_as_bytes(metadata: &ParquetMetaData) -> Result<Option<Pa
     Ok(Some(rewritten))
 }
 
-/// `ty` without INTERVAL annotations, or `None` when it has none.
-fn without_intervals(ty: &TypePtr) -> Result<Option<TypePtr>> {
+/// `ty` without the annotations of the leaves `annotated` selects, or `None` when it has none.
+fn without(ty: &TypePtr, annotated: &dyn Fn(&BasicTypeInfo) -> bool) -> Result<Option<TypePtr>> {
     let info = ty.get_basic_info();
     if ty.is_primitive() {
-        if info.converted_type() != ConvertedType::INTERVAL {
+        if !annotated(info) {
             return Ok(None);
         }
         let mut plain = Type::primitive_type_builder(info.name(), ty.get_physical_type()).with_id(info.has_id().then(|| info.id()));
@@ -54,7 +63,7 @@ fn without_intervals(ty: &TypePtr) -> Result<Option<TypePtr>> {
     let mut changed = false;
     let mut fields = Vec::with_capacity(ty.get_fields().len());
     for field in ty.get_fields() {
-        match without_intervals(field)? {
+        match without(field, annotated)? {
             Some(plain) => {
                 changed = true;
                 fields.push(plain);
