@@ -1,7 +1,7 @@
 //! `chwire convert` refusing what would lose data silently (found by an adversarial probe of
 //! the CLI): the input named as the output, Native blocks that change their columns, an
 //! unknown time zone, an ArrowStream cut between batches; and a closed pipe is a quiet end.
-//! Parquet strings that are not UTF-8 keep their bytes.
+//! Strings that are not UTF-8 in Parquet and Arrow files keep their bytes.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -176,18 +176,21 @@ fn null_output_reads_everything_and_writes_nothing() {
     assert!(stderr(&o).contains("row 3") || stderr(&o).contains("line 3"), "{}", stderr(&o));
 }
 
-/// A String of bytes that are not UTF-8 in a Parquet file ClickHouse 26.9 wrote
-/// (`SELECT unhex('FF80') AS s, 'ok' AS t FORMAT Parquet`: both STRING columns) reads as the
-/// bytes it holds, as ClickHouse reads it; parquet-rs alone refuses the file.
+/// A String of bytes that are not UTF-8 in the Parquet, Arrow and ArrowStream files ClickHouse
+/// 26.9 wrote (`SELECT unhex('FF80') AS s, 'ok' AS t FORMAT …`: STRING columns, utf8 arrays)
+/// reads as the bytes it holds, as ClickHouse reads it; parquet-rs and arrow-ipc alone refuse
+/// the files.
 #[test]
-fn parquet_strings_that_are_not_utf8_keep_their_bytes() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/clickhouse_bytes.parquet");
-    let o = convert(&["--from", "Parquet", "--to", "TSV", "-i", file], b"");
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(o.stdout, b"\xff\x80\tok\n");
-    let o = convert(&["--from", "Parquet", "--to", "Native", "-i", file], b"");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let o = convert(&["--from", "Native", "--to", "TSV"], &o.stdout);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(o.stdout, b"\xff\x80\tok\n", "the Native block holds the bytes");
+fn strings_that_are_not_utf8_keep_their_bytes() {
+    for (format, ext) in [("Parquet", "parquet"), ("Arrow", "arrow"), ("ArrowStream", "arrows")] {
+        let file = format!("{}/tests/data/clickhouse_bytes.{ext}", env!("CARGO_MANIFEST_DIR"));
+        let o = convert(&["--from", format, "--to", "TSV", "-i", &file], b"");
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        assert_eq!(o.stdout, b"\xff\x80\tok\n", "{format}");
+        let o = convert(&["--from", format, "--to", "Native", "-i", &file], b"");
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        let o = convert(&["--from", "Native", "--to", "TSV"], &o.stdout);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        assert_eq!(o.stdout, b"\xff\x80\tok\n", "{format}: the Native block holds the bytes");
+    }
 }

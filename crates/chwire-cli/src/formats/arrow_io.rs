@@ -250,9 +250,8 @@ pub fn source(format: Format, input: Input, files: &FileOptions, limits: chwire:
         },
         Format::ArrowStream => {
             let input = CheckedStream::new(super::open_input(input)?, max_body);
-            let r =
-                guarded(|| arrow_ipc::reader::StreamReader::try_new(BufReader::with_capacity(1 << 20, input), None).map_err(arrow_error))?;
-            (r.schema(), Box::new(r.map(|b| b.map_err(arrow_error))))
+            let (schema, r) = guarded(|| super::ipc_read::stream(BufReader::with_capacity(1 << 20, input)).map_err(arrow_error))?;
+            (schema, Box::new(r.map(|b| b.map_err(arrow_error))))
         }
         _ => match file(input)? {
             SeekFile::Disk(f) => {
@@ -269,8 +268,8 @@ pub fn source(format: Format, input: Input, files: &FileOptions, limits: chwire:
 fn arrow_file<F: std::io::Read + Seek + 'static>(mut f: F, max_body: u64) -> chwire::Result<(SchemaRef, Batches)> {
     check_file(&mut f, max_body)?;
     f.rewind()?;
-    let r = guarded(|| arrow_ipc::reader::FileReader::try_new(BufReader::new(f), None).map_err(arrow_error))?;
-    Ok((r.schema(), Box::new(r.map(|b| b.map_err(arrow_error)))))
+    let (schema, r) = guarded(|| super::ipc_read::file(BufReader::new(f)).map_err(arrow_error))?;
+    Ok((schema, Box::new(r.map(|b| b.map_err(arrow_error)))))
 }
 
 /// A Parquet file's reader, its footer and pages checked (`parquet_guard`); `open`

@@ -9,6 +9,7 @@
 
 pub mod arrow_io;
 mod ipc_guard;
+mod ipc_read;
 pub mod options;
 mod parquet_columns;
 mod parquet_guard;
