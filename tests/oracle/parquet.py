@@ -54,9 +54,6 @@ PARQUET_WRITER_DIFFERS: list = []
 EXPECTED = [
     (r"", r"^write ", r"is not valid UTF-8",
      "documented refusal: a String value that is not UTF-8 cannot go into an Arrow utf8 array (string_as_string=0 writes binary)"),
-    (r"^geo/", r"^reverse (chdb|pyarrow) Parquet$", r"",
-     "ClickHouse's Parquet writer stores geo types as WKB in STRING columns with a 'geo' metadata key, and its reader "
-     "turns them back into geo types; chwire reads the column as it is stored: a String of the WKB bytes (documented)"),
     (r"^geo/", r"^pq-(types|values)$", r"",
      "ClickHouse's Parquet writer stores geo types as WKB strings (its 'geo' metadata); chwire (and ClickHouse's Arrow writer) as their storage, structs and lists"),
     (r"^qbit/", r"^readback ", r"QBit",

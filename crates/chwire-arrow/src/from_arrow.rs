@@ -158,6 +158,10 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
         T::Variant(types) => variant(array, ty, types)?,
         T::Json { .. } => crate::json_text::json_from_text(array, ty, strings(array, ty)?)?,
         T::Dynamic { .. } => crate::json_text::dynamic_from_text(array, ty, &strings(array, ty)?)?,
+        // WKB, as ClickHouse writes geo columns to Parquet.
+        T::Geo(kind) if matches!(array.data_type(), A::Binary | A::LargeBinary | A::BinaryView) => {
+            crate::wkb::geo_from_wkb(array, ty, *kind)?
+        }
         T::Nested(_) | T::Geo(_) | T::SimpleAggregateFunction { .. } | T::QBit { .. } | T::Geometry => {
             to_column(array, &ty.storage().ok_or_else(|| Error::UnsupportedType(ty.to_string()))?)?
         }

@@ -27,6 +27,7 @@ mod schema;
 mod take;
 mod to_arrow;
 mod unify;
+mod wkb;
 
 pub use for_parquet::{enum_name_leaves, parquet_schema, to_parquet_batch, ParquetMapping};
 pub use infer::{clickhouse_type_for, clickhouse_type_for_parquet};

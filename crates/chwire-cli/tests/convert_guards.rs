@@ -194,3 +194,26 @@ fn strings_that_are_not_utf8_keep_their_bytes() {
         assert_eq!(o.stdout, b"\xff\x80\tok\n", "{format}: the Native block holds the bytes");
     }
 }
+
+/// Geo columns in a Parquet file ClickHouse 26.9 wrote (WKB strings named in its `geo`
+/// metadata; a Ring has no geometry type there and is written as its storage) read as the geo
+/// types ClickHouse reads them as, with the same values (chdb's TSV of the file, and of the
+/// Native block chwire converts it to, is the expected text).
+#[test]
+fn clickhouse_geo_columns_read_as_geo_types() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/clickhouse_geo.parquet");
+    let o = convert(&["--from", "Parquet", "--to", "TSV", "-i", file], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "(1.5,-2)\t[(0,0),(1,1)]\t[[(0,0),(1,1)],[(2,2)]]\t[[(0,0),(1,0),(1,1),(0,0)],[]]\t[[[(0,0),(1,0),(1,1),(0,0)]]]\t[(0,0),(1,1)]\t[(0,0),(1,1)]\n"
+    );
+    let o = convert(&["--from", "Parquet", "--to", "Native", "-i", file], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let blocks = chwire_proto::native::decode_all(&o.stdout).unwrap();
+    let types: Vec<String> = blocks[0].columns().iter().map(|(_, c)| c.data_type().to_string()).collect();
+    assert_eq!(
+        types,
+        ["Point", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "MultiPoint", "Array(Tuple(`1` Float64, `2` Float64))"]
+    );
+}

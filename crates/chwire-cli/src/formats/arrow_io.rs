@@ -305,11 +305,22 @@ fn parquet_file<F: parquet::file::reader::ChunkReader + Send + 'static>(
 }
 
 /// The ClickHouse types of a Parquet file's columns, as ClickHouse 26.9 infers them.
+/// Geo columns (WKB strings named in the file's `geo` metadata) get their geo type, as
+/// ClickHouse 26.9 reads them (`parquet_geo`).
 fn parquet_types(schema: &SchemaRef) -> chwire_arrow::Result<Vec<(String, DataType)>> {
+    let geo = super::parquet_geo::geo_columns(schema.metadata());
     schema
         .fields()
         .iter()
-        .map(|f| clickhouse_type_for_parquet(f).map(|ty| (f.name().clone(), ty)).map_err(|e| e.in_column(f.name())))
+        .map(|f| {
+            let ty = clickhouse_type_for_parquet(f).map_err(|e| e.in_column(f.name()))?;
+            let ty = match (geo.get(f.name()), &ty) {
+                (Some(kind), DataType::String) => DataType::Geo(*kind),
+                (Some(kind), DataType::Nullable(inner)) if **inner == DataType::String => DataType::Geo(*kind),
+                _ => ty,
+            };
+            Ok((f.name().clone(), ty))
+        })
         .collect()
 }
 

@@ -12,6 +12,7 @@ mod ipc_guard;
 mod ipc_read;
 pub mod options;
 mod parquet_columns;
+mod parquet_geo;
 mod parquet_guard;
 mod parquet_strings;
 mod parquet_types;
