@@ -1,4 +1,4 @@
-//! Parquet strings read as the bytes they are.
+//! Parquet strings read as the bytes they are, with 64-bit offsets.
 //!
 //! A ClickHouse String holds any bytes (a hash, `unhex(...)`, text in another encoding), and
 //! ClickHouse writes it to Parquet as a STRING column whatever its bytes, and reads such a
@@ -8,6 +8,11 @@
 //! own schema has utf8. The ClickHouse types are still derived from the file's own schema (a
 //! STRING column is a String, a dictionary of them a LowCardinality(String)): only the arrays
 //! the reader hands out change their Arrow type, not their bytes.
+//!
+//! Every such column, and every plain BYTE_ARRAY one, is read as large binary: its 64-bit
+//! offsets are the layout of a ClickHouse String column's and move into it as they are, where
+//! 32-bit ones would take a pass over every value's offset (8 % of an uncompressed read of
+//! W2's rows).
 //!
 //! JSON columns keep their annotation (a JSON document is text). Where the file's schema and
 //! the plain one do not line up as expected, the file is read as parquet-rs reads it.
@@ -20,18 +25,24 @@ use parquet::basic::{ConvertedType, LogicalType};
 use parquet::schema::types::BasicTypeInfo;
 use std::sync::Arc;
 
-/// `metadata` whose reader reads every STRING column as bytes; `None` when the file has no
-/// STRING column (or its schema could not be matched, see the module's note).
+/// `metadata` whose reader reads every STRING and plain BYTE_ARRAY column as large binary;
+/// `None` when the file has none (or its schema could not be matched, see the module's note).
 pub(super) fn strings_as_bytes(metadata: &ArrowReaderMetadata) -> Option<ArrowReaderMetadata> {
-    let plain_metadata = without_annotations(metadata.metadata(), &is_string).ok()??;
-    let plain = parquet_to_arrow_schema(plain_metadata.file_metadata().schema_descr(), None).ok()?;
+    let parquet = match without_annotations(metadata.metadata(), &is_string).ok()? {
+        Some(stripped) => Arc::new(stripped),
+        None => metadata.metadata().clone(),
+    };
+    let plain = parquet_to_arrow_schema(parquet.file_metadata().schema_descr(), None).ok()?;
     let ours = metadata.schema();
     if ours.fields().len() != plain.fields().len() {
         return None;
     }
     let fields: Fields = ours.fields().iter().zip(plain.fields()).map(|(o, p)| as_bytes(o, p)).collect();
+    if &fields == ours.fields() {
+        return None;
+    }
     let supplied = Arc::new(Schema::new_with_metadata(fields, ours.metadata().clone()));
-    ArrowReaderMetadata::try_new(Arc::new(plain_metadata), ArrowReaderOptions::new().with_schema(supplied)).ok()
+    ArrowReaderMetadata::try_new(parquet, ArrowReaderOptions::new().with_schema(supplied)).ok()
 }
 
 /// A STRING (or, in files older than logical types, UTF8) leaf.
@@ -42,8 +53,8 @@ fn is_string(info: &BasicTypeInfo) -> bool {
     }
 }
 
-/// `ours` (a field of the file's schema) with binary where it has utf8 and the plain schema's
-/// field `plain` has binary.
+/// `ours` (a field of the file's schema) with large binary where it has utf8 or binary and the
+/// plain schema's field `plain` has binary.
 fn as_bytes(ours: &FieldRef, plain: &FieldRef) -> FieldRef {
     let ty = bytes_type(ours.data_type(), plain.data_type());
     if &ty == ours.data_type() {
@@ -54,8 +65,7 @@ fn as_bytes(ours: &FieldRef, plain: &FieldRef) -> FieldRef {
 
 fn bytes_type(ours: &A, plain: &A) -> A {
     match (ours, plain) {
-        (A::Utf8, A::Binary) => A::Binary,
-        (A::LargeUtf8, A::Binary) => A::LargeBinary,
+        (A::Utf8 | A::LargeUtf8 | A::Binary, A::Binary) => A::LargeBinary,
         (A::Utf8View, A::Binary) => A::BinaryView,
         (A::Dictionary(key, value), _) => A::Dictionary(key.clone(), Box::new(bytes_type(value, plain))),
         (A::List(o), A::List(p)) => A::List(as_bytes(o, p)),
@@ -73,7 +83,7 @@ fn bytes_type(ours: &A, plain: &A) -> A {
 mod tests {
     use super::*;
     use arrow_array::cast::AsArray;
-    use arrow_array::{Array, ArrayRef, BinaryArray, DictionaryArray, ListArray, RecordBatch, StringArray};
+    use arrow_array::{Array, ArrayRef, DictionaryArray, LargeBinaryArray, ListArray, RecordBatch, StringArray};
     use arrow_schema::DataType;
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use parquet::arrow::ArrowWriter;
@@ -123,13 +133,13 @@ mod tests {
 
         let bytes = strings_as_bytes(&loaded).expect("the file has strings");
         let batch = read(f, bytes);
-        let s = batch.column(0).as_binary::<i32>();
+        let s = batch.column(0).as_binary::<i64>();
         assert_eq!(s.value(0), &[0xFF, 0x80]);
         assert_eq!(s.value(1), b"ok");
-        let u = batch.column(1).as_binary::<i32>();
+        let u = batch.column(1).as_binary::<i64>();
         assert_eq!(u.value(0), &[0xC3]);
         assert!(u.is_null(1));
-        assert_eq!(batch.column(2).as_binary::<i32>().value(1), b"b2");
+        assert_eq!(batch.column(2).as_binary::<i64>().value(1), b"b2", "plain bytes: large too");
         assert_eq!(batch.column(3).as_string::<i32>().value(1), "[1]", "JSON is text");
     }
 
@@ -188,13 +198,13 @@ mod tests {
         let loaded = ArrowReaderMetadata::load(&f, ArrowReaderOptions::new()).unwrap();
         let bytes = strings_as_bytes(&loaded).expect("the file has strings");
         let types: Vec<DataType> = bytes.schema().fields().iter().map(|f| f.data_type().clone()).collect();
-        assert_eq!(types[0], DataType::Binary);
+        assert_eq!(types[0], DataType::LargeBinary);
         assert_eq!(types[1], DataType::LargeBinary);
-        assert_eq!(types[2], DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Binary)));
+        assert_eq!(types[2], DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::LargeBinary)));
         assert_eq!(types[3], loaded.schema().field(3).data_type().clone(), "no strings: as it was");
-        assert!(matches!(&types[4], DataType::List(item) if item.data_type() == &DataType::Binary), "{:?}", types[4]);
+        assert!(matches!(&types[4], DataType::List(item) if item.data_type() == &DataType::LargeBinary), "{:?}", types[4]);
         assert!(
-            matches!(&types[5], DataType::Map(entries, _) if matches!(entries.data_type(), DataType::Struct(kv) if kv[0].data_type() == &DataType::Binary && kv[1].data_type() == &DataType::Binary)),
+            matches!(&types[5], DataType::Map(entries, _) if matches!(entries.data_type(), DataType::Struct(kv) if kv[0].data_type() == &DataType::LargeBinary && kv[1].data_type() == &DataType::LargeBinary)),
             "{:?}",
             types[5]
         );
@@ -207,7 +217,7 @@ mod tests {
             let as_original = arrow_cast::cast(column, original.column(i).data_type()).unwrap();
             assert_eq!(as_original.to_data(), original.column(i).to_data(), "{}", original.schema().field(i).name());
         }
-        let _: &BinaryArray = batch.column(0).as_binary::<i32>();
+        let _: &LargeBinaryArray = batch.column(0).as_binary::<i64>();
     }
 
     #[test]
