@@ -71,31 +71,28 @@ impl Geo {
             POINT => self.point(r, little),
             LINE_STRING => self.points(r, little, 0),
             POLYGON => self.rings(r, little, 0),
-            MULTI_POINT => {
-                let n = r.count(little, 21)?;
-                for _ in 0..n {
-                    let little = r.header(POINT)?;
-                    self.point(r, little)?;
-                }
-                self.close(0, n)
-            }
-            MULTI_LINE_STRING => {
-                let n = r.count(little, 9)?;
-                for _ in 0..n {
-                    let little = r.header(LINE_STRING)?;
-                    self.points(r, little, 1)?;
-                }
-                self.close(0, n)
-            }
-            _ => {
-                let n = r.count(little, 9)?;
-                for _ in 0..n {
-                    let little = r.header(POLYGON)?;
-                    self.rings(r, little, 1)?;
-                }
-                self.close(0, n)
-            }
+            MULTI_POINT => self.multi(r, little, 21, POINT, |g, r, little| g.point(r, little)),
+            MULTI_LINE_STRING => self.multi(r, little, 9, LINE_STRING, |g, r, little| g.points(r, little, 1)),
+            _ => self.multi(r, little, 9, POLYGON, |g, r, little| g.rings(r, little, 1)),
         }
+    }
+
+    /// A Multi geometry: a count of whole geometries of WKB type `member` (each at least
+    /// `min_size` bytes, with its own header), each read by `read`, as one array at level 0.
+    fn multi(
+        &mut self,
+        r: &mut Reader<'_>,
+        little: bool,
+        min_size: usize,
+        member: u32,
+        read: fn(&mut Self, &mut Reader<'_>, bool) -> std::result::Result<(), String>,
+    ) -> std::result::Result<(), String> {
+        let n = r.count(little, min_size)?;
+        for _ in 0..n {
+            let little = r.header(member)?;
+            read(self, r, little)?;
+        }
+        self.close(0, n)
     }
 
     fn point(&mut self, r: &mut Reader<'_>, little: bool) -> std::result::Result<(), String> {
@@ -148,7 +145,7 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn take<const N: usize>(&mut self) -> std::result::Result<[u8; N], String> {
-        let end = self.at.checked_add(N).filter(|&e| e <= self.bytes.len()).ok_or("cut short")?;
+        let end = self.at.checked_add(N).ok_or("cut short")?;
         let out = self.bytes.get(self.at..end).and_then(|b| <[u8; N]>::try_from(b).ok()).ok_or("cut short")?;
         self.at = end;
         Ok(out)

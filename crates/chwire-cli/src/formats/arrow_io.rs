@@ -220,6 +220,8 @@ struct ArrowSource {
     target: Option<Vec<(String, DataType)>>,
     /// Types are inferred as from a Parquet file (its JSON logical type is `JSON`).
     parquet: bool,
+    /// Those types, inferred once (at the first block) when no target is bound.
+    parquet_types: Option<Vec<(String, DataType)>>,
     skip: u64,
 }
 
@@ -262,7 +264,7 @@ pub fn source(format: Format, input: Input, files: &FileOptions, limits: chwire:
         },
     };
     let parquet = !matches!(format, Format::Arrow | Format::ArrowStream);
-    Ok(Box::new(ArrowSource { schema, batches, target: None, parquet, skip: 0 }))
+    Ok(Box::new(ArrowSource { schema, batches, target: None, parquet, parquet_types: None, skip: 0 }))
 }
 
 fn arrow_file<F: std::io::Read + Seek + 'static>(mut f: F, max_body: u64) -> chwire::Result<(SchemaRef, Batches)> {
@@ -358,9 +360,11 @@ impl Source for ArrowSource {
             if batch.num_rows() == 0 {
                 continue;
             }
-            let block = match &self.target {
-                Some(target) => batch_into_block(batch, target),
-                None if self.parquet => parquet_types(&self.schema).and_then(|types| batch_into_block(batch, &types)),
+            if self.parquet && self.target.is_none() && self.parquet_types.is_none() {
+                self.parquet_types = Some(parquet_types(&self.schema).map_err(invalid)?);
+            }
+            let block = match self.target.as_ref().or(self.parquet_types.as_ref()) {
+                Some(types) => batch_into_block(batch, types),
                 None => batch_into_block_inferred(batch),
             };
             return block.map(Some).map_err(invalid);
@@ -368,8 +372,8 @@ impl Source for ArrowSource {
     }
 
     fn columns(&self) -> Option<Vec<(String, DataType)>> {
-        match &self.target {
-            Some(target) => Some(target.clone()),
+        match self.target.as_ref().or(self.parquet_types.as_ref()) {
+            Some(types) => Some(types.clone()),
             None if self.parquet => parquet_types(&self.schema).ok(),
             None => self.schema.fields().iter().map(|f| Some((f.name().clone(), chwire_arrow::clickhouse_type_for(f).ok()?))).collect(),
         }

@@ -128,20 +128,24 @@ impl<R: Read + Seek> Iterator for FileBatches<R> {
 pub(super) fn stream<R: Read>(reader: R) -> Result<(SchemaRef, StreamBatches<R>), ArrowError> {
     let mut batches =
         StreamBatches { reader, schema: Arc::new(Schema::empty()), dictionaries: HashMap::new(), done: false, meta: Vec::new() };
-    let Some(body) = batches.next_message()? else {
+    if batches.next_message()?.is_none() {
         return Err(ArrowError::IpcError("Expected schema message, found empty stream.".into()));
-    };
-    let message = batches.message()?;
+    }
+    let message = root_message(&batches.meta)?;
     let Some(ipc_schema) = message.header_as_schema() else {
         return Err(ArrowError::IpcError(format!(
             "Expected a schema as the first message in the stream, got: {:?}",
             message.header_type()
         )));
     };
-    drop(body);
     let schema = Arc::new(arrow_ipc::convert::fb_to_schema(ipc_schema));
     batches.schema = Arc::new(bytes_schema(&schema));
     Ok((schema, batches))
+}
+
+/// A message's metadata (its flatbuffer), parsed.
+fn root_message(meta: &[u8]) -> Result<arrow_ipc::Message<'_>, ArrowError> {
+    arrow_ipc::root_as_message(meta).map_err(|e| parse_error(format!("Unable to get root as message: {e:?}")))
 }
 
 /// The record batches of an IPC stream, its dictionary messages applied on the way.
@@ -175,22 +179,17 @@ impl<R: Read> StreamBatches<R> {
         let len = usize::try_from(len).map_err(|_| parse_error(format!("Invalid metadata length: {len}")))?;
         self.meta.resize(len, 0);
         self.reader.read_exact(&mut self.meta)?;
-        let body_len = self.message()?.bodyLength();
+        let body_len = root_message(&self.meta)?.bodyLength();
         let body_len = usize::try_from(body_len).map_err(|_| parse_error(format!("Invalid body length: {body_len}")))?;
         let mut body = MutableBuffer::from_len_zeroed(body_len);
         self.reader.read_exact(&mut body)?;
         Ok(Some(body.into()))
     }
 
-    fn message(&self) -> Result<arrow_ipc::Message<'_>, ArrowError> {
-        arrow_ipc::root_as_message(&self.meta).map_err(|e| parse_error(format!("Unable to get root as message: {e:?}")))
-    }
-
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, ArrowError> {
         loop {
             let Some(body) = self.next_message()? else { return Ok(None) };
-            let message =
-                arrow_ipc::root_as_message(&self.meta).map_err(|e| parse_error(format!("Unable to get root as message: {e:?}")))?;
+            let message = root_message(&self.meta)?;
             let version: MetadataVersion = message.version();
             match message.header_type() {
                 MessageHeader::RecordBatch => {
