@@ -157,6 +157,7 @@ build:
 lint:
 	scripts/deps.sh
 	$(CARGO) fmt --all -- --check
+	python3 scripts/module-cycles.py
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --release --no-deps --workspace -q
 

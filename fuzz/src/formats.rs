@@ -4,13 +4,13 @@
 //!
 //! A module of its own rather than part of `lib.rs` (chwire-proto's tests replay `lib.rs`
 //! without the CLI and Arrow crates): the binaries in `fuzz_targets/` include it with
-//! `#[path]`, and `crates/chwire-cli/tests/fuzz_formats.rs` replays its corpora on stable
+//! `#[path]`, and `crates/chwire-formats/tests/fuzz_formats.rs` replays its corpora on stable
 //! Rust. It expects `fuzz_lib` (the fuzz crate's `lib.rs`) beside it at the crate root.
 
 use super::fuzz_lib::{pick_type, LIMITS};
 use chwire_arrow::{batch_to_block, block_to_batch, schema_of_block, ArrowOptions};
-use chwire_cli::formats::options::FileOptions;
-use chwire_cli::formats::{self, BlockLimits, Format, Input};
+use chwire_formats::FileOptions;
+use chwire_formats::{self as formats, BlockLimits, Format, Input};
 use chwire_proto::column::decode_column;
 use chwire_proto::wire::Reader;
 use chwire_proto::{Block, Column, DataType};

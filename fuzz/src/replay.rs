@@ -1,7 +1,7 @@
 //! The fuzz targets on stable Rust, without libFuzzer: every seed and regression file of a
 //! target replayed through it, then deterministic mutations of the seeds. Included with
 //! `#[path]` by the tests that replay the corpora (`crates/chwire-proto/tests/fuzz_corpus.rs`,
-//! `crates/chwire-cli/tests/fuzz_formats.rs`), each with its own mutations.
+//! `crates/chwire-formats/tests/fuzz_formats.rs`), each with its own mutations.
 
 use std::path::{Path, PathBuf};
 

@@ -1,63 +1,19 @@
 //! `chwire._chwire.RawClient`: one connection; the Python `chwire.Client` wraps it.
 
+use crate::busy::Busy;
 use crate::errors::{Error, IntoPyResult};
 use crate::params;
 use crate::runtime::run;
-use crate::stream::{QueryStream, Shared, Spec};
+use crate::stream::{arrow_options, QueryStream, Shared, Spec};
 use chwire::{DataType, Options};
 use chwire_arrow::ArrowOptions;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3_arrow::input::AnyRecordBatch;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Largest block an Arrow batch is cut into for an INSERT (slicing is free; the block is a copy).
 const INSERT_BLOCK_ROWS: usize = 1 << 20;
-
-pub fn arrow_options(mapping: &str) -> Result<ArrowOptions, Error> {
-    match mapping {
-        "rich" => Ok(ArrowOptions::rich()),
-        "clickhouse" => Ok(ArrowOptions::clickhouse()),
-        m => Err(Error::Data(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
-    }
-}
-
-/// Marks the client busy while one of its queries is running or streaming: a second query
-/// on the same client while a stream is open would wait for it forever.
-#[derive(Clone, Debug, Default)]
-pub struct Busy(Arc<AtomicBool>);
-
-impl Busy {
-    fn acquire(&self) -> Result<BusyGuard, Error> {
-        self.0
-            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
-            .map(|_| BusyGuard(Some(self.0.clone())))
-            .map_err(|_| Error::Busy)
-    }
-}
-
-/// Releases the client when dropped (a finished or closed stream, a finished call).
-#[derive(Debug)]
-pub struct BusyGuard(Option<Arc<AtomicBool>>);
-
-impl BusyGuard {
-    pub fn released() -> BusyGuard {
-        BusyGuard(None)
-    }
-
-    pub fn release(&mut self) {
-        if let Some(b) = self.0.take() {
-            b.store(false, Ordering::Release);
-        }
-    }
-}
-
-impl Drop for BusyGuard {
-    fn drop(&mut self) {
-        self.release();
-    }
-}
 
 #[pyclass(module = "chwire._chwire", name = "RawClient", frozen)]
 pub struct RawClient {

@@ -6,7 +6,7 @@
 //! size. Dropping the consumer end cancels the query (the task sees the channel close, drops
 //! the Rust stream, and chwire sends Cancel and drains it before the client's next query).
 
-use crate::client::BusyGuard;
+use crate::busy::BusyGuard;
 use crate::errors::{Error, IntoPyResult};
 use crate::params::Param;
 use crate::runtime::SIGNAL_CHECK;
@@ -23,6 +23,15 @@ use std::sync::Arc;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+
+/// The Arrow mapping of a name: `rich` or `clickhouse`.
+pub fn arrow_options(mapping: &str) -> Result<ArrowOptions, Error> {
+    match mapping {
+        "rich" => Ok(ArrowOptions::rich()),
+        "clickhouse" => Ok(ArrowOptions::clickhouse()),
+        m => Err(Error::Data(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
+    }
+}
 
 /// Batches decoded ahead of a streaming consumer (and one more being decoded meanwhile). Two
 /// cost a block's memory (0.4 MiB more peak RSS on W1) at the same speed.
@@ -511,7 +520,7 @@ fn names_cross(schema: &Schema) -> Result<(), Error> {
 #[pyfunction]
 #[pyo3(signature = (data, mapping="rich"))]
 pub fn read_native<'py>(py: Python<'py>, data: &[u8], mapping: &str) -> PyResult<Bound<'py, PyAny>> {
-    let opts = crate::client::arrow_options(mapping).py_err(py)?;
+    let opts = arrow_options(mapping).py_err(py)?;
     let blocks = chwire::proto::native::decode_all(data).py_err(py)?;
     let mut schema = None;
     let mut batches = Vec::new();

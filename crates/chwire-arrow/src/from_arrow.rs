@@ -5,8 +5,9 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
 use crate::schema::{interval_unit, ticks_per_second};
+use crate::strings::strings;
 use crate::to_arrow::months_per;
-use crate::{Error, Result};
+use crate::{mismatch, strict, Error, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, PrimitiveArray};
@@ -15,11 +16,7 @@ use arrow_cast::{cast_with_options, CastOptions};
 use arrow_schema::DataType as A;
 use chwire_proto::column::{uuid_to_wire, ArrayColumn, LcKeys, LowCardinalityColumn, NullableColumn, TupleColumn, VariantColumn};
 use chwire_proto::types::IntervalKind;
-use chwire_proto::{ColumnData, DataType, StringColumn};
-
-pub(crate) fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<String>) -> Error {
-    Error::Mismatch { column: String::new(), arrow: array.data_type().to_string(), clickhouse: ty.to_string(), detail: detail.into() }
-}
+use chwire_proto::{ColumnData, DataType};
 
 /// Converts `array` to the storage of `ty`. NULLs are allowed only where `ty` has them.
 pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
@@ -167,10 +164,6 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
         }
         _ => return Err(Error::UnsupportedType(ty.to_string())),
     })
-}
-
-fn strict() -> CastOptions<'static> {
-    CastOptions { safe: false, ..Default::default() }
 }
 
 /// A `Nullable` column's null map (1 for NULL) from an Arrow validity of `len` rows.
@@ -356,35 +349,6 @@ fn bfloat16(array: &dyn Array, ty: &DataType) -> Result<Vec<u16>> {
             .collect::<Option<_>>()
             .ok_or_else(|| mismatch(array, ty, "a Float32 value is not exactly a BFloat16")),
     }
-}
-
-/// Any string or binary flavour as offsets + bytes (rebased when the array is a slice).
-pub(crate) fn strings(array: &dyn Array, ty: &DataType) -> Result<StringColumn> {
-    let large;
-    let array = match array.data_type() {
-        A::LargeBinary | A::LargeUtf8 => array,
-        A::Utf8 | A::Binary | A::Utf8View | A::BinaryView | A::FixedSizeBinary(_) => {
-            large = cast_with_options(array, &A::LargeBinary, &strict())?;
-            large.as_ref()
-        }
-        _ => return Err(mismatch(array, ty, "expected a string or binary type")),
-    };
-    let (offsets, values) = match array.data_type() {
-        A::LargeUtf8 => {
-            let a = array.as_string::<i64>();
-            (a.value_offsets(), a.values().as_slice())
-        }
-        _ => {
-            let a = array.as_binary::<i64>();
-            (a.value_offsets(), a.values().as_slice())
-        }
-    };
-    // A valid array's offsets never decrease and lie within its values.
-    let start = offsets.first().map_or(0, |&o| o as usize);
-    let end = offsets.last().map_or(0, |&o| o as usize);
-    let rebased = offsets.iter().map(|&o| (o as usize).saturating_sub(start) as u64).collect();
-    let values = values.get(start..end).ok_or_else(|| mismatch(array, ty, "offsets outside the values"))?;
-    StringColumn::try_from_parts(rebased, values.to_vec()).map_err(|e| Error::value(e.to_string()))
 }
 
 /// `width` bytes per row: from fixed_size_binary(width), or (with `pad`, as ClickHouse reads

@@ -13,7 +13,7 @@
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
-use crate::from_arrow::mismatch;
+use crate::mismatch;
 use crate::options::ArrowOptions;
 use crate::{Error, Result};
 use arrow_array::Array;

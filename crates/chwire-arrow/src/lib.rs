@@ -24,6 +24,7 @@ mod infer;
 mod json_text;
 mod options;
 mod schema;
+mod strings;
 mod take;
 mod to_arrow;
 mod unify;
@@ -41,6 +42,16 @@ use chwire_proto::{Block, Column, DataType};
 use std::sync::Arc;
 
 /// Errors of the conversions.
+/// Arrow casts that fail on values that do not fit instead of making them NULL.
+pub(crate) fn strict() -> arrow_cast::CastOptions<'static> {
+    arrow_cast::CastOptions { safe: false, ..Default::default() }
+}
+
+/// A column that does not convert to `ty` (its name is added by the caller).
+pub(crate) fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<String>) -> Error {
+    Error::Mismatch { column: String::new(), arrow: array.data_type().to_string(), clickhouse: ty.to_string(), detail: detail.into() }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

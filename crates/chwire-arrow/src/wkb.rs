@@ -12,7 +12,8 @@
 //! claiming 2^32 points costs nothing; a value of another geometry type than the column's is
 //! an error naming its row.
 
-use crate::from_arrow::{mismatch, strings};
+use crate::mismatch;
+use crate::strings::strings;
 use crate::Result;
 use arrow_array::Array;
 use chwire_proto::column::{ArrayColumn, ColumnData, TupleColumn};

@@ -1,14 +1,9 @@
-//! `chwire convert`: a file from one format to another (the registry in `formats`), block by
-//! block in bounded memory; and the Native block reader.
+//! `chwire convert`: a file from one format to another (`chwire-formats`), block by block in
+//! bounded memory.
 
-use crate::formats::{self, Format};
-use bytes::{Buf, BytesMut};
-use chwire::proto::error::ReadError;
-use chwire::proto::native;
-use chwire::proto::wire::Reader;
-use chwire::{Block, Limits};
+use chwire::Limits;
+use chwire_formats::{self as formats, Format};
 use clap::Args;
-use std::io::Read;
 
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
@@ -38,93 +33,7 @@ pub struct ConvertArgs {
     #[arg(long = "setting", short = 's', value_name = "NAME=VALUE", value_parser = crate::parse_kv)]
     settings: Vec<(String, String)>,
     #[command(flatten)]
-    files: formats::options::FileArgs,
-}
-
-/// Native blocks read one at a time from a byte stream: memory holds one block (plus one
-/// read) at a time.
-pub struct NativeBlocks {
-    input: Box<dyn Read>,
-    buf: BytesMut,
-    eof: bool,
-    offset: u64,
-    limits: Limits,
-}
-
-/// Bytes read from the input at a time.
-const READ_CHUNK: usize = 1 << 20;
-
-impl NativeBlocks {
-    /// Blocks of a byte stream.
-    pub fn new(input: Box<dyn Read>, limits: Limits) -> NativeBlocks {
-        NativeBlocks { input, buf: BytesMut::with_capacity(READ_CHUNK), eof: false, offset: 0, limits }
-    }
-
-    /// The next block, or `None` at the end of the input. A malformed or truncated input, or
-    /// one beyond the limits, is bad input (exit code 2), not a protocol failure.
-    pub fn next_block(&mut self) -> chwire::Result<Option<Block>> {
-        self.decode_next().map_err(|e| match e.kind() {
-            chwire::ErrorKind::Decode(_) => chwire::Error::invalid_input(format!("Native input: {e}")),
-            _ => e,
-        })
-    }
-
-    fn decode_next(&mut self) -> chwire::Result<Option<Block>> {
-        loop {
-            if !self.buf.is_empty() {
-                let mut r = Reader::with_limits(&self.buf, self.limits);
-                match native::decode_block(&mut r) {
-                    Ok(_) if r.position() > self.limits.max_block_bytes => {
-                        return Err(chwire::proto::DecodeError::LimitExceeded {
-                            what: "block bytes",
-                            size: r.position() as u64,
-                            limit: self.limits.max_block_bytes as u64,
-                        }
-                        .into());
-                    }
-                    Ok(block) => {
-                        let used = r.position();
-                        self.offset += used as u64;
-                        self.buf.advance(used);
-                        return Ok(Some(block));
-                    }
-                    Err(ReadError::Incomplete { needed }) => {
-                        if needed > self.limits.max_block_bytes {
-                            return Err(chwire::proto::DecodeError::LimitExceeded {
-                                what: "block bytes",
-                                size: needed as u64,
-                                limit: self.limits.max_block_bytes as u64,
-                            }
-                            .into());
-                        }
-                        if self.eof {
-                            return Err(chwire::proto::DecodeError::Truncated(needed - self.buf.len()).into());
-                        }
-                        // Grow with what really arrives (at most doubling per read), not by
-                        // what a length in the input claims.
-                        let want = needed.saturating_sub(self.buf.len()).clamp(READ_CHUNK, self.buf.len().max(READ_CHUNK));
-                        self.buf.reserve(want);
-                    }
-                    Err(ReadError::Invalid(e)) => {
-                        return Err(chwire::proto::DecodeError::Malformed {
-                            what: "Native input",
-                            detail: format!("block at byte {}: {e}", self.offset),
-                        }
-                        .into());
-                    }
-                }
-            }
-            if self.eof {
-                return Ok(None);
-            }
-            self.buf.reserve(READ_CHUNK);
-            let start = self.buf.len();
-            self.buf.resize(self.buf.capacity(), 0);
-            let n = self.input.read(&mut self.buf[start..])?;
-            self.buf.truncate(start + n);
-            self.eof = n == 0;
-        }
-    }
+    files: crate::file_args::FileArgs,
 }
 
 pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {

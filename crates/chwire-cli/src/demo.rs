@@ -1,9 +1,9 @@
 //! `chwire demo`: the main job end to end — create a table, insert generated rows through
 //! chwire with a progress bar, run an aggregate query, print the result.
 
-use crate::formats::text_writer::{TextFormat, Writer};
 use crate::progress::{Bar, When};
 use chwire::{Block, Client, Column, ColumnData, Options, Progress, StringColumn};
+use chwire_formats::text::{TextFormat, Writer};
 use clap::Args;
 use std::time::Instant;
 

@@ -2,10 +2,10 @@
 //! block in bounded memory. Text is parsed by the table's column types; Arrow and Parquet
 //! convert to them; Native blocks are checked against them.
 
-use crate::formats::{self, Format};
 use chwire::proto::packet::client::quote_identifiers;
 use chwire::proto::Value;
 use chwire::{Client, DataType, Options};
+use chwire_formats::{self as formats, Format};
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -35,7 +35,7 @@ pub struct InsertArgs {
     #[arg(long)]
     timezone: Option<String>,
     #[command(flatten)]
-    files: formats::options::FileArgs,
+    files: crate::file_args::FileArgs,
 }
 
 pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
@@ -134,6 +134,6 @@ async fn csv_columns(client: &mut Client, table: &str, names: Vec<String>) -> ch
             target.push((text("name", row), ty));
         }
     }
-    let columns = formats::text_in::columns_of_names(Format::CsvWithNames, &names, &target)?;
+    let columns = formats::text::reader::columns_of_names(formats::text::TextFormat::CsvWithNames, &names, &target)?;
     Ok(columns.into_iter().map(|c| target[c].0.clone()).collect())
 }

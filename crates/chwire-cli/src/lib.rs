@@ -1,13 +1,12 @@
-//! The parts of the `chwire` command line (main.rs): its subcommands, and the readers and
-//! writers of the file formats. A library so that the fuzz targets (`fuzz/`) read files through
-//! the same code as `chwire convert` and `chwire insert`; not an API of its own (use the
-//! `chwire` and `chwire-arrow` crates).
+//! The parts of the `chwire` command line (main.rs): its subcommands, their flags, progress and
+//! exit codes. Not an API of its own: the file formats are the `chwire-formats` crate, the
+//! client `chwire`, Arrow `chwire-arrow`.
 
 pub mod bench;
 pub mod convert;
 pub mod demo;
+pub mod file_args;
 pub mod format_clause;
-pub mod formats;
 pub mod insert;
 pub mod limits;
 pub mod progress;

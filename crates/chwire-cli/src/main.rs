@@ -1,7 +1,8 @@
 //! `chwire`: the command-line client.
 
 use chwire::{Client, Compression, Event, Options};
-use chwire_cli::{bench, convert, demo, format_clause, formats, insert, limits, parse_kv, progress};
+use chwire_cli::{bench, convert, demo, format_clause, insert, limits, parse_kv, progress};
+use chwire_formats as formats;
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -236,7 +237,7 @@ struct QueryArgs {
     #[arg(long)]
     stats: bool,
     #[command(flatten)]
-    files: formats::options::FileArgs,
+    files: chwire_cli::file_args::FileArgs,
 }
 
 /// Report an error the way the exit codes promise.

@@ -1,6 +1,7 @@
 //! Client → server packets, encoded into a caller-owned buffer.
 
 use super::client_code;
+pub use super::setting::Setting;
 use crate::block::Block;
 use crate::compress::{compress, Compression};
 use crate::error::EncodeError;
@@ -105,16 +106,6 @@ impl ClientInfo {
             out.put_varuint(0); // number_of_current_replica
         }
     }
-}
-
-/// A setting sent with a query.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setting {
-    pub name: String,
-    /// The value as text, as in `SET name = value` (without SQL quotes).
-    pub value: String,
-    /// Important settings make the server fail on an unknown name instead of ignoring it.
-    pub important: bool,
 }
 
 const FLAG_IMPORTANT: u64 = 0x01;

@@ -17,7 +17,7 @@
 use crate::error::EncodeError;
 use crate::wire::WriteExt;
 
-use super::client::Setting;
+use super::setting::Setting;
 
 /// Settings written as strings: floats, strings, characters and enumerations.
 const STRING_SETTINGS: &[&str] = &[

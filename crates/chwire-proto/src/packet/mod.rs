@@ -4,6 +4,7 @@
 pub mod client;
 mod legacy_settings;
 pub mod server;
+mod setting;
 
 /// Client packet type codes.
 pub mod client_code {

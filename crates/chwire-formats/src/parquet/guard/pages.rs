@@ -81,7 +81,7 @@ fn check_chunk<R: ChunkReader>(
         let left = end.saturating_sub(at);
         let mut window = left.min(256);
         let (header, size) = loop {
-            let bytes = file.get_bytes(at, usize::try_from(window).unwrap_or(usize::MAX)).map_err(super::super::arrow_io::parquet_error)?;
+            let bytes = file.get_bytes(at, usize::try_from(window).unwrap_or(usize::MAX)).map_err(crate::error::parquet_error)?;
             let mut t = Thrift { bytes: &bytes };
             match page_header(&mut t) {
                 Ok(h) => break (h, window.saturating_sub(t.bytes.len() as u64)),

@@ -5,26 +5,7 @@ use chwire::Block;
 use chwire_text::{write_json_string, write_string, write_value, Style, TimeZone};
 use std::io::{self, Write};
 
-/// The layouts [`Writer`] renders (the registry's [`super::Format::text`] picks one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TextFormat {
-    /// Tab-separated values with ClickHouse escaping (\t \n \\ \N for NULL)
-    Tsv,
-    /// Tab-separated values with a header line of column names
-    TsvWithNames,
-    /// Comma-separated values (RFC 4180 quoting, \N for NULL)
-    Csv,
-    /// Tab-separated values with header lines of column names and types
-    TsvWithNamesAndTypes,
-    /// Comma-separated values with a header line
-    CsvWithNames,
-    /// Comma-separated values with header lines of column names and types
-    CsvWithNamesAndTypes,
-    /// One JSON object per line, as ClickHouse's JSONEachRow
-    Jsonl,
-    /// Tables drawn per block, for people
-    Pretty,
-}
+pub use super::TextFormat;
 
 /// The CSV fields of a column, with their types: a Tuple's elements are fields of their own,
 /// named `column.element` (by name, or 1-based position) and typed by element, nested tuples

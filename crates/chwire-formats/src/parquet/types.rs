@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn a_file_without_intervals_is_left_alone() {
-        let f = crate::formats::parquet_columns::tests::file(10);
+        let f = crate::parquet::columns::tests::file(10);
         let loaded = ArrowReaderMetadata::load(&f, ArrowReaderOptions::new()).unwrap();
         assert!(intervals_as_bytes(loaded.metadata()).unwrap().is_none());
     }

@@ -5,7 +5,8 @@
 //! column; nothing of its block is returned.
 
 use super::parse::{self, Ctx};
-use super::{BlockLimits, Format, Source};
+use super::TextFormat;
+use crate::io::{BlockLimits, Source};
 use bumpalo::Bump;
 use chwire::{Block, DataType, Value};
 use jiff::tz::TimeZone;
@@ -15,7 +16,7 @@ use std::io::Read;
 const MAX_ROW_BYTES: usize = 256 << 20;
 
 pub struct TextSource {
-    format: Format,
+    format: TextFormat,
     input: Box<dyn Read>,
     /// Bytes read and not yet consumed; starts at a row boundary.
     buf: Vec<u8>,
@@ -85,7 +86,7 @@ struct RowSpan {
 }
 
 impl TextSource {
-    pub fn new(format: Format, input: Box<dyn Read>, tz: Option<&str>, limits: BlockLimits) -> TextSource {
+    pub fn new(format: TextFormat, input: Box<dyn Read>, tz: Option<&str>, limits: BlockLimits) -> TextSource {
         let tz = tz.and_then(|n| TimeZone::get(n).ok()).unwrap_or(TimeZone::UTC);
         TextSource {
             format,
@@ -165,7 +166,7 @@ impl TextSource {
                 let at = from.saturating_add(i);
                 // TSV: a newline after an odd number of backslashes is an escaped one, part of
                 // the field (ClickHouse reads `\` + newline as a newline).
-                if !self.csv() && self.format != Format::JsonEachRow {
+                if !self.csv() && self.format != TextFormat::Jsonl {
                     let before = self.buf.get(start..at).unwrap_or_default();
                     let slashes = before.iter().rev().take_while(|&&b| b == b'\\').count();
                     if slashes % 2 == 1 {
@@ -208,7 +209,7 @@ impl TextSource {
                 end = end.saturating_sub(1);
             }
             // Blank lines separate nothing in JSONEachRow; elsewhere they are rows.
-            if self.format == Format::JsonEachRow && self.buf.get(start..end).unwrap_or_default().iter().all(u8::is_ascii_whitespace) {
+            if self.format == TextFormat::Jsonl && self.buf.get(start..end).unwrap_or_default().iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
             rows.push(RowSpan { start, end, line });
@@ -512,7 +513,7 @@ impl TextSource {
     /// One row's values, in target order.
     fn row<'b>(&self, text: &'b [u8], target: &[(String, DataType)], cx: &Ctx<'b>) -> Result<Vec<Value<'b>>, String> {
         let mut values: Vec<Option<Value<'b>>> = vec![None; target.len()];
-        if self.format == Format::JsonEachRow {
+        if self.format == TextFormat::Jsonl {
             // ClickHouse takes any bytes in a String; serde_json only UTF-8 (see json.rs).
             let (text, marked) = match std::str::from_utf8(text) {
                 Ok(t) => (t, false),
@@ -577,18 +578,18 @@ fn short(s: &str) -> String {
 }
 
 /// The target column of each column a names line names. In CSV a Tuple column spans several
-/// names (`t.1`, `t.2` or `t.a`, `t.b`: [`super::text_writer::csv_fields`]), as ClickHouse 26.9
+/// names (`t.1`, `t.2` or `t.a`, `t.b`: [`super::writer::csv_fields`]), as ClickHouse 26.9
 /// writes CSVWithNames.
-pub fn columns_of_names(format: Format, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<usize>> {
+pub fn columns_of_names(format: TextFormat, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<usize>> {
     Ok(fields_of_names(format, names, target)?.into_iter().map(|(c, _)| c).collect())
 }
 
 /// A target column's index and the fields (names and types) it takes in the text: itself, or
-/// in CSV a tuple's element fields ([`super::text_writer::csv_fields`]).
+/// in CSV a tuple's element fields ([`super::writer::csv_fields`]).
 type Span = (usize, Vec<(String, DataType)>);
 
 /// As [`columns_of_names`], with each column's [`Span`].
-fn fields_of_names(format: Format, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<Span>> {
+fn fields_of_names(format: TextFormat, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<Span>> {
     let csv = format.csv();
     let mut columns = Vec::new();
     let mut i = 0;
@@ -597,7 +598,7 @@ fn fields_of_names(format: Format, names: &[String], target: &[(String, DataType
         let exact = target.iter().enumerate().find(|(_, (t, _))| t == n).map(|(c, column)| (c, vec![column.clone()]));
         let spans = exact.or_else(|| {
             target.iter().enumerate().find_map(|(c, (t, ty))| {
-                let parts = if csv { super::text_writer::csv_fields(t, ty) } else { return None };
+                let parts = if csv { super::writer::csv_fields(t, ty) } else { return None };
                 // (An empty tuple has no fields: it cannot be named.)
                 let tuple = matches!(ty, DataType::Tuple(_)) && !parts.is_empty();
                 let named = names.get(i..i.saturating_add(parts.len())).is_some_and(|given| given.iter().eq(parts.iter().map(|(p, _)| p)));

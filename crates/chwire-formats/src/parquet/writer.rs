@@ -10,7 +10,7 @@
 //! column. Memory holds the row group being encoded (as the one-thread writer) and at most two
 //! blocks queued per thread.
 
-use super::ipc_guard::guarded;
+use crate::error::guarded;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{FieldRef, SchemaRef};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
@@ -260,7 +260,7 @@ impl<W: Write + Send> ParallelWriter<W> {
         }
         if self.workers.0.is_empty() {
             let sizes: Vec<usize> = batch.columns().iter().map(|c| c.get_array_memory_size()).collect();
-            self.groups = super::parquet_columns::balance(&sizes, self.threads);
+            self.groups = super::columns::balance(&sizes, self.threads);
             for _ in &self.groups {
                 self.workers.0.push(Worker::spawn().map_err(|e| ParquetError::External(Box::new(e)))?);
             }
@@ -345,7 +345,7 @@ fn batch_bytes(batch: &RecordBatch) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::parquet_columns::tests::sample;
+    use crate::parquet::columns::tests::sample;
 
     fn write_with(threads: Option<usize>, props: WriterProperties, pieces: &[RecordBatch]) -> Vec<u8> {
         let schema = pieces[0].schema();

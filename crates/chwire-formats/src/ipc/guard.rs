@@ -12,20 +12,16 @@
 //! - the lengths are checked before arrow-ipc sees them: the footer's blocks against the file's
 //!   size, and each stream message's metadata and body length as the bytes pass;
 //! - a panic inside the reader is caught and becomes a typed error, and the process goes on.
-//!   The default panic message is not printed for it.
+//!   The default panic message is not printed for it ([`crate::error::guarded`]).
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
-use std::cell::Cell;
 use std::io::{Read, Seek, SeekFrom};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The largest message metadata (a flatbuffer: the schema or a batch's buffer list) accepted.
 const MAX_METADATA: usize = 64 << 20;
 
-fn malformed(what: impl std::fmt::Display) -> chwire::Error {
-    chwire::Error::invalid_input(format!("malformed Arrow input: {what}"))
-}
+use crate::error::malformed_arrow as malformed;
 
 /// The body offsets of a compressed record batch's (or dictionary batch's) buffers: each
 /// starts with its decompressed length (an i64; -1 = stored uncompressed), which arrow-ipc
@@ -51,35 +47,6 @@ fn add_decompressed(total: &mut u64, prefix: [u8; 8], max: u64) -> Result<(), St
         .filter(|&t| t <= max)
         .ok_or_else(|| format!("a compressed buffer claims {len} bytes decompressed (at most {max} per message)"))?;
     Ok(())
-}
-
-thread_local! {
-    static QUIET: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Run `f`, turning a panic inside it into an error (arrow-rs asserts on inconsistent
-/// offsets rather than returning an error).
-pub fn guarded<T>(f: impl FnOnce() -> chwire::Result<T>) -> chwire::Result<T> {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(Cell::get) {
-                previous(info);
-            }
-        }));
-    });
-    QUIET.with(|q| q.set(true));
-    let r = catch_unwind(AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(false));
-    r.unwrap_or_else(|payload| {
-        let why = payload
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| payload.downcast_ref::<&str>().copied())
-            .unwrap_or("the Arrow reader failed");
-        Err(malformed(why))
-    })
 }
 
 /// Check an Arrow IPC file's footer: every record batch and dictionary block must lie inside

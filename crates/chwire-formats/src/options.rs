@@ -1,30 +1,11 @@
-//! Options of the file formats: command-line flags and ClickHouse's format settings.
+//! Options of the file formats: what the readers and writers need besides their input and
+//! output, and ClickHouse's format settings (`output_format_parquet_*`, `output_format_arrow_*`)
+//! that set them.
 
 use arrow_ipc::CompressionType;
 use chwire_arrow::ArrowOptions;
-use clap::Args;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::properties::{WriterProperties, WriterVersion};
-
-#[derive(Args, Debug, Clone)]
-#[command(next_help_heading = "Formats")]
-pub struct FileArgs {
-    /// Arrow/Parquet types: `rich` (each value's natural Arrow type: timestamps, dictionaries,
-    /// decimals) or `clickhouse` (what ClickHouse itself writes for FORMAT Arrow/Parquet)
-    #[arg(long, value_parser = ["rich", "clickhouse"], default_value = "rich")]
-    pub arrow_types: String,
-    /// Compression inside Parquet and Arrow files: `zstd[:LEVEL]` (Parquet's default), lz4,
-    /// snappy, none (Arrow's default; Arrow files have lz4 and zstd, without levels)
-    #[arg(long, value_name = "CODEC[:LEVEL]")]
-    pub file_compression: Option<String>,
-    /// Rows per block read from text, Arrow and Parquet input
-    #[arg(long, default_value_t = 65_536)]
-    pub block_rows: usize,
-    /// Threads to read and write a Parquet file's columns with [default: one per core, at
-    /// most 4]; the files are the same whatever the number
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
-}
 
 /// ClickHouse settings that shape files rather than queries (`output_format_parquet_*`,
 /// `output_format_arrow_*`): applied by chwire, never sent to the server.
@@ -65,7 +46,7 @@ pub fn split_settings(settings: Settings) -> (Settings, Settings) {
 /// Everything the format readers and writers need besides their input and output.
 #[derive(Debug, Clone)]
 pub struct FileOptions {
-    pub block_limits: super::BlockLimits,
+    pub block_limits: crate::BlockLimits,
     /// Block → Arrow mapping and its `output_format_arrow_*` settings.
     pub arrow: ArrowOptions,
     /// Compression of Arrow IPC record batches (`none` by default, as ClickHouse), or why
@@ -105,14 +86,14 @@ impl FileOptions {
 impl Default for FileOptions {
     fn default() -> Self {
         FileOptions {
-            block_limits: super::BlockLimits::default(),
-            arrow: super::arrow_io::arrow_options("rich", None),
+            block_limits: crate::BlockLimits::default(),
+            arrow: arrow_options("rich", None),
             ipc_compression: Ok(None),
             parquet_compression: Compression::ZSTD(ZstdLevel::default()),
             row_group_rows: 1_000_000,
             row_group_bytes: 512 << 20,
             parquet_version: WriterVersion::PARQUET_2_0,
-            threads: super::parquet_columns::threads(),
+            threads: default_threads(),
             parallel_encoding: true,
             skip_unknown_fields: false,
             parquet_datetime_as_uint32: false,
@@ -172,39 +153,28 @@ fn ipc_codec(s: &str) -> chwire::Result<Option<CompressionType>> {
     })
 }
 
-impl FileArgs {
-    /// `--file-compression` compresses Arrow and Parquet output: given for another output
-    /// (or for an input), it would change nothing, so it is refused.
-    pub fn check_output(&self, output: Option<super::Format>) -> chwire::Result<()> {
-        use super::Format as F;
-        match (&self.file_compression, output) {
-            (None, _) | (Some(_), Some(F::Arrow | F::ArrowStream | F::Parquet)) => Ok(()),
-            (Some(c), Some(f)) => Err(chwire::Error::invalid_input(format!(
-                "--file-compression {c} compresses Arrow, ArrowStream and Parquet output, not {f}"
-            ))),
-            (Some(c), None) => Err(chwire::Error::invalid_input(format!(
-                "--file-compression {c} compresses output files; an input's compression is read from the file"
-            ))),
-        }
-    }
+/// Threads that read and write a Parquet file's columns at most by default.
+const MAX_THREADS: usize = 4;
 
-    /// The options of these flags and of the format settings among `settings`; `tz` is the
-    /// zone of DateTime columns without their own (the server's, or `--timezone`).
-    pub fn options(&self, settings: &[(String, String)], tz: Option<&str>) -> chwire::Result<FileOptions> {
-        if self.block_rows == 0 {
-            return Err(chwire::Error::invalid_input("--block-rows must be at least 1"));
-        }
-        if self.threads == Some(0) {
-            return Err(chwire::Error::invalid_input("--threads must be at least 1"));
-        }
-        let mut o = FileOptions {
-            block_limits: super::BlockLimits { rows: self.block_rows, ..Default::default() },
-            arrow: super::arrow_io::arrow_options(&self.arrow_types, tz),
-            ..FileOptions::default()
-        };
-        if let Some(n) = self.threads {
-            o.threads = n;
-        }
+/// The threads to read and write Parquet with by default: one per core (at most 4).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
+}
+
+/// The Arrow options of a mapping (`rich` or `clickhouse`, as `--arrow-types`), and the zone of
+/// DateTime columns without their own.
+pub fn arrow_options(mapping: &str, tz: Option<&str>) -> ArrowOptions {
+    let mut o = if mapping == "clickhouse" { ArrowOptions::clickhouse() } else { ArrowOptions::rich() };
+    o.default_timezone = tz.map(str::to_string);
+    o
+}
+
+impl FileOptions {
+    /// These options changed by ClickHouse's format settings among `settings`
+    /// (`output_format_parquet_*`, `output_format_arrow_*`, `input_format_skip_unknown_fields`);
+    /// any other setting is an error.
+    pub fn with_settings(mut self, settings: &[(String, String)]) -> chwire::Result<FileOptions> {
+        let o = &mut self;
         let number = |k: &str, v: &str| {
             v.parse::<usize>()
                 .ok()
@@ -238,16 +208,21 @@ impl FileArgs {
                 k => return Err(chwire::Error::invalid_input(format!("the format setting {k} is not supported by chwire"))),
             }
         }
-        if let Some(c) = &self.file_compression {
-            o.parquet_compression = parquet_codec(c)?;
-            o.ipc_compression = match o.parquet_compression {
-                Compression::ZSTD(_) if !c.contains(':') => Ok(Some(CompressionType::ZSTD)),
-                Compression::LZ4_RAW => Ok(Some(CompressionType::LZ4_FRAME)),
-                Compression::UNCOMPRESSED => Ok(None),
-                _ => Err(format!("Arrow files compress with lz4 or zstd (without a level), not {c}")),
-            };
-        }
-        Ok(o)
+        Ok(self)
+    }
+
+    /// These options with one compression for Parquet and Arrow output (`zstd[:LEVEL]`, `lz4`,
+    /// `snappy`, `none`, as `--file-compression`): Arrow files take lz4 and zstd without a level,
+    /// and refuse the others when written.
+    pub fn with_file_compression(mut self, c: &str) -> chwire::Result<FileOptions> {
+        self.parquet_compression = parquet_codec(c)?;
+        self.ipc_compression = match self.parquet_compression {
+            Compression::ZSTD(_) if !c.contains(':') => Ok(Some(CompressionType::ZSTD)),
+            Compression::LZ4_RAW => Ok(Some(CompressionType::LZ4_FRAME)),
+            Compression::UNCOMPRESSED => Ok(None),
+            _ => Err(format!("Arrow files compress with lz4 or zstd (without a level), not {c}")),
+        };
+        Ok(self)
     }
 }
 
@@ -273,9 +248,7 @@ mod tests {
     fn dictionary_then_plain_pages() {
         use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt64Array};
         use std::sync::Arc;
-        let o = FileArgs { arrow_types: "rich".into(), file_compression: Some("none".into()), block_rows: 65_536, threads: None }
-            .options(&[], None)
-            .unwrap();
+        let o = FileOptions::default().with_file_compression("none").unwrap();
         let n = 200_000u64;
         let batch = RecordBatch::try_from_iter([
             ("n", Arc::new(UInt64Array::from_iter_values(0..n)) as ArrayRef),

@@ -8,8 +8,8 @@
 //! and it is independent per column. Memory stays bounded: each thread holds the batch it is
 //! decoding, one in its channel and one waiting to enter it, beside the batch being zipped.
 
-use super::ipc_guard::guarded;
-use super::parquet_guard::malformed;
+use super::guard::malformed;
+use crate::error::guarded;
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
@@ -17,14 +17,6 @@ use parquet::arrow::ProjectionMask;
 use parquet::file::reader::ChunkReader;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::thread::JoinHandle;
-
-/// The most threads one file is read with.
-const MAX_THREADS: usize = 4;
-
-/// The threads to read with: one per core (at most `MAX_THREADS`).
-pub(super) fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
-}
 
 /// The root columns split into at most `groups` groups of about equal uncompressed size.
 pub(super) fn split(metadata: &ArrowReaderMetadata, groups: usize) -> Vec<Vec<usize>> {
@@ -90,10 +82,10 @@ impl ParallelColumns {
             let file = open()?;
             let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone());
             let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
-            let mut reader = builder.with_projection(mask).with_batch_size(batch_size).build().map_err(super::arrow_io::parquet_error)?;
+            let mut reader = builder.with_projection(mask).with_batch_size(batch_size).build().map_err(crate::error::parquet_error)?;
             let (tx, rx) = sync_channel(1);
             let thread = std::thread::Builder::new().name("chwire-parquet".into()).spawn(move || loop {
-                let next = guarded(|| reader.next().transpose().map_err(super::arrow_io::arrow_error));
+                let next = guarded(|| reader.next().transpose().map_err(crate::error::arrow_error));
                 let last = !matches!(next, Ok(Some(_)));
                 let Some(item) = next.transpose() else { return };
                 if tx.send(item).is_err() || last {
@@ -131,7 +123,7 @@ impl ParallelColumns {
             (0, Some(rows)) => {
                 let columns = columns.into_iter().collect::<Option<Vec<_>>>().ok_or_else(|| malformed("a Parquet column is missing"))?;
                 let options = RecordBatchOptions::new().with_row_count(Some(rows));
-                RecordBatch::try_new_with_options(self.schema.clone(), columns, &options).map(Some).map_err(super::arrow_io::arrow_error)
+                RecordBatch::try_new_with_options(self.schema.clone(), columns, &options).map(Some).map_err(crate::error::arrow_error)
             }
             _ => Err(malformed("the Parquet file's columns do not have the same number of rows")),
         }
@@ -262,7 +254,7 @@ impl ChunkReader for PositionalFile {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use arrow_array::builder::{Int32Builder, Int64Builder, ListBuilder, MapBuilder, StringBuilder};
     use arrow_array::{ArrayRef, Float64Array, Int64Array, StringArray, StructArray};
@@ -272,7 +264,7 @@ pub(super) mod tests {
     use std::sync::Arc;
 
     /// Nested and flat columns, with nulls.
-    pub(in crate::formats) fn sample(rows: usize) -> RecordBatch {
+    pub(crate) fn sample(rows: usize) -> RecordBatch {
         let ints: ArrayRef = Arc::new(Int64Array::from_iter_values((0..rows as i64).map(|i| i * 7)));
         let text: ArrayRef = Arc::new(StringArray::from_iter((0..rows).map(|i| (i % 3 != 0).then(|| format!("v{i}")))));
         let mut lists = ListBuilder::new(Int32Builder::new());
@@ -303,7 +295,7 @@ pub(super) mod tests {
     }
 
     /// A file of [`sample`] rows in several row groups and pages.
-    pub(in crate::formats) fn file(rows: usize) -> bytes::Bytes {
+    pub(crate) fn file(rows: usize) -> bytes::Bytes {
         let batch = sample(rows);
         let props = WriterProperties::builder().set_max_row_group_row_count(Some(1000)).set_data_page_row_count_limit(128).build();
         let mut w = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props)).unwrap();

@@ -17,7 +17,7 @@
 //! JSON columns keep their annotation (a JSON document is text). Where the file's schema and
 //! the plain one do not line up as expected, the file is read as parquet-rs reads it.
 
-use super::parquet_types::without_annotations;
+use super::types::without_annotations;
 use arrow_schema::{DataType as A, Field, FieldRef, Fields, Schema};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use parquet::arrow::parquet_to_arrow_schema;

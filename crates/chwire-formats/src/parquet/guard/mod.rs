@@ -32,7 +32,7 @@ pub use pages::check_pages;
 
 use parquet::file::reader::ChunkReader;
 
-pub(super) fn malformed(what: impl std::fmt::Display) -> chwire::Error {
+pub(crate) fn malformed(what: impl std::fmt::Display) -> chwire::Error {
     chwire::Error::invalid_input(format!("malformed Parquet input: {what}"))
 }
 
@@ -42,10 +42,10 @@ pub(super) fn malformed(what: impl std::fmt::Display) -> chwire::Error {
 pub fn check_footer<R: ChunkReader>(file: &R) -> chwire::Result<()> {
     let len = file.len();
     let Some(tail_start) = len.checked_sub(8) else { return Ok(()) };
-    let tail = file.get_bytes(tail_start, 8).map_err(super::arrow_io::parquet_error)?;
+    let tail = file.get_bytes(tail_start, 8).map_err(crate::error::parquet_error)?;
     let (Some(size), Some(b"PAR1")) = (tail.get(..4), tail.get(4..8)) else { return Ok(()) };
     let size = u64::from(u32::from_le_bytes(size.try_into().unwrap_or_default()));
     let Some(start) = tail_start.checked_sub(size) else { return Ok(()) };
-    let footer = file.get_bytes(start, usize::try_from(size).unwrap_or(usize::MAX)).map_err(super::arrow_io::parquet_error)?;
+    let footer = file.get_bytes(start, usize::try_from(size).unwrap_or(usize::MAX)).map_err(crate::error::parquet_error)?;
     footer::walk(&mut thrift::Thrift { bytes: &footer }, footer::FILE_META_DATA).map_err(|e| malformed(format!("the footer: {e}")))
 }

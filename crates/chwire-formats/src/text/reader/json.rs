@@ -10,7 +10,7 @@
 //! of the input is ever taken for a byte. Object keys (column names, Map keys) and values of
 //! JSON columns must still be UTF-8: those are refused with an error naming the row.
 
-use super::super::parse::{self, Ctx};
+use crate::text::parse::{self, Ctx};
 use chwire::{DataType, Value};
 use serde_json::value::RawValue;
 use std::fmt::Write;
