@@ -26,17 +26,20 @@ const BUSY: &str = "the connection is busy: another result of it is still open (
 /// A running task of the connection (a query, a stream, an insert), for cancel and release.
 pub struct Running {
     abort: AbortHandle,
+    /// Stopped (aborted or abandoned): the connection is free as soon as the task is gone.
+    pub stopped: AtomicBool,
     /// Why the task was stopped, for the stream that sees its end.
     pub why: Arc<Mutex<&'static str>>,
 }
 
 impl Running {
     pub fn new(abort: AbortHandle) -> Arc<Running> {
-        Arc::new(Running { abort, why: Arc::new(Mutex::new("the query was cancelled")) })
+        Arc::new(Running { abort, stopped: AtomicBool::new(false), why: Arc::new(Mutex::new("the query was cancelled")) })
     }
 
     pub fn stop(&self, why: &'static str) {
         *self.why.lock().unwrap_or_else(|e| e.into_inner()) = why;
+        self.stopped.store(true, Ordering::Release);
         self.abort.abort();
     }
 
@@ -64,18 +67,21 @@ pub struct Inner {
 }
 
 impl Inner {
-    /// Take the connection for one task, or say it is busy. `wait_for` (a task of this
-    /// statement that was just stopped) may still be ending: it is given a moment.
-    pub fn acquire(&self, wait_for: Option<&Running>) -> Result<BusyGuard> {
+    /// Take the connection for one task, or say it is busy. A task that was just stopped
+    /// (cancel, a released or re-executed statement, a dropped result) is given a moment to
+    /// end; a running one is not waited for.
+    pub fn acquire(&self) -> Result<BusyGuard> {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
             if self.busy.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok() {
                 return Ok(BusyGuard(self.busy.clone()));
             }
-            match wait_for {
-                Some(_) if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(1)),
-                _ => return Err(invalid_state(BUSY)),
+            let stopping =
+                self.running.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|r| r.stopped.load(Ordering::Acquire));
+            if !stopping || std::time::Instant::now() >= deadline {
+                return Err(invalid_state(BUSY));
             }
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 
@@ -98,7 +104,7 @@ impl Inner {
 
     /// Run `sql` with `params` and collect its blocks (metadata queries: small results).
     pub fn fetch(self: &Arc<Self>, sql: String, params: Vec<(&'static str, String)>) -> Result<Vec<Block>> {
-        let guard = self.acquire(None)?;
+        let guard = self.acquire()?;
         let client = self.client.clone();
         let fut = async move {
             let _guard = guard;
@@ -187,7 +193,7 @@ impl ChwireConnection {
     /// Connect again to `database` (checked by the server at the handshake): the client's
     /// database survives reconnects that way, which `USE` would not.
     fn use_database(&mut self, database: String) -> Result<()> {
-        let guard = self.inner.acquire(None)?;
+        let guard = self.inner.acquire()?;
         let mut o = self.inner.opts.lock().unwrap_or_else(|e| e.into_inner()).clone();
         o.database = database;
         let client = self.inner.client.clone();

@@ -168,7 +168,11 @@ impl RecordBatchReader for StreamReader {
 
 impl Drop for StreamReader {
     fn drop(&mut self) {
-        // Closing the channel stops the task (it sees `closed()`), which cancels the query.
+        // The task stops (chwire sends Cancel and drains the query before the connection's
+        // next one); the connection is free as soon as it is gone.
         self.rx = None;
+        if !self.running.is_finished() {
+            self.running.stop("the result was released");
+        }
     }
 }

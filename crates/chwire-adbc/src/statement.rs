@@ -94,11 +94,10 @@ impl ChwireStatement {
 
     /// Stop this statement's previous result and take the connection.
     fn take_connection(&mut self) -> Result<crate::connection::BusyGuard> {
-        let prev = self.last.take().filter(|r| !r.is_finished());
-        if let Some(r) = &prev {
+        if let Some(r) = self.last.take().filter(|r| !r.is_finished()) {
             r.stop("the statement was executed again while its result was being read");
         }
-        self.inner.acquire(prev.as_deref())
+        self.inner.acquire()
     }
 
     /// Run `fut` on the connection's runtime as this statement's task and wait for it.
