@@ -11,7 +11,7 @@ export PIP_NO_CACHE_DIR ?= 1
 .PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
-	py-venv python-test python-bench spark-venv spark-test bench-spark
+	py-venv python-test python-bench spark-venv spark-test bench-spark adbc-test
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -32,6 +32,7 @@ test: lint build modernfake
 	$(MAKE) --no-print-directory faults
 	$(MAKE) --no-print-directory http-test
 	$(MAKE) --no-print-directory python-test spark-test
+	$(MAKE) --no-print-directory adbc-test
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -90,12 +91,23 @@ py-venv:
 	test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install -q $(PY_PINS)
 	rm -rf build/py-wheels
+	$(CARGO) build --release -p chwire-adbc
+	cp target/release/libadbc_driver_chwire.so python/chwire/
 	$(PY_VENV)/bin/maturin build -q --release --strip -m python/Cargo.toml -i $(PY_VENV)/bin/python -o build/py-wheels
 	$(PY_VENV)/bin/pip install -q --force-reinstall --no-deps build/py-wheels/chwire-*.whl
 
 python-test: py-venv
 	scripts/oracle-venv.sh
 	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+## The ADBC driver (crates/chwire-adbc, docs/ADBC.md): the wheel of py-venv (which ships the
+## driver library) with adbc-driver-manager, the DB-API/Polars suite tests/adbc against the
+## live server, then the ADBC project's Go validation suite (tests/adbc/go) through Go's
+## driver manager.
+ADBC_PINS := adbc-driver-manager==1.13.0
+adbc-test: py-venv
+	$(PY_VENV)/bin/pip install -q $(ADBC_PINS)
+	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/adbc
 
 ## The Spark data source (python/chwire/spark): pyspark 4.3 beside the wheel in build/py-venv
 ## (one venv: its pyarrow, pandas and numpy are Spark's too), a local[2] Spark against the

@@ -22,7 +22,7 @@ import pathlib
 import sys
 from typing import Any, Mapping, Optional
 
-__all__ = ["connect", "driver_path", "ENTRYPOINT", "LIBRARY"]
+__all__ = ["connect", "driver_path", "write_manifest", "ENTRYPOINT", "LIBRARY"]
 
 #: The driver's init function (driver managers derive it from the library's name too).
 ENTRYPOINT = "AdbcDriverChwireInit"
@@ -54,6 +54,30 @@ def driver_path() -> str:
     )
 
 
+def write_manifest(directory, name: str = "chwire") -> pathlib.Path:
+    """Write an ADBC driver manifest ``<name>.toml`` for this package's driver into
+    ``directory`` and return its path. Driver managers that search ``directory`` (e.g. in
+    ``ADBC_DRIVER_PATH``, or the user's ``~/.config/adbc/drivers``) then load the driver by
+    name: ``adbc_driver_manager.dbapi.connect(driver="chwire", uri=...)``, or Go's
+    ``drivermgr`` with ``driver=chwire``."""
+    import json
+
+    from . import __version__
+
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.toml"
+    # TOML basic strings escape as JSON strings do.
+    path.write_text(
+        "manifest_version = 1\n"
+        f"name = {json.dumps('chwire (ClickHouse, native protocol)')}\n"
+        f"version = {json.dumps(__version__)}\n"
+        "\n[ADBC]\nversion = \"1.1.0\"\n"
+        f"\n[Driver]\nentrypoint = {json.dumps(ENTRYPOINT)}\nshared = {json.dumps(driver_path())}\n"
+    )
+    return path
+
+
 def _db_kwargs(db_kwargs: Mapping[str, Any]) -> dict:
     out = {}
     for k, v in db_kwargs.items():
@@ -69,7 +93,6 @@ def _db_kwargs(db_kwargs: Mapping[str, Any]) -> dict:
 def connect(
     uri: Optional[str] = None,
     *,
-    autocommit: bool = True,
     conn_kwargs: Optional[Mapping[str, str]] = None,
     **db_kwargs: Any,
 ):
@@ -80,19 +103,24 @@ def connect(
     and chwire's URL options by name (``compression="zstd"``, ``connect_timeout="5s"``,
     ``settings`` are not a keyword: put them in the URL). Returns an
     ``adbc_driver_manager.dbapi.Connection`` (PEP 249, plus ``fetch_arrow_table``,
-    ``adbc_ingest``, ``adbc_get_objects``, ...). ClickHouse has no transactions, so the
-    connection is in autocommit mode (``autocommit=False`` makes the manager warn that it
-    cannot turn it off).
+    ``adbc_ingest``, ``adbc_get_objects``, ...). ClickHouse has no transactions: every
+    statement commits by itself, and the connection's ``commit()`` and ``rollback()`` do
+    nothing (the driver refuses to turn autocommit off, which the manager takes as "no
+    transactions"; its warning about it is not shown).
     """
+    import warnings
+
     try:
         from adbc_driver_manager import dbapi
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("chwire.adbc.connect needs the adbc-driver-manager package (pip install adbc-driver-manager)") from e
-    return dbapi.connect(
-        driver=driver_path(),
-        uri=uri,
-        entrypoint=ENTRYPOINT,
-        db_kwargs=_db_kwargs(db_kwargs),
-        conn_kwargs=dict(conn_kwargs) if conn_kwargs else None,
-        autocommit=autocommit,
-    )
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Cannot disable autocommit")
+        return dbapi.connect(
+            driver=driver_path(),
+            uri=uri,
+            entrypoint=ENTRYPOINT,
+            db_kwargs=_db_kwargs(db_kwargs),
+            conn_kwargs=dict(conn_kwargs) if conn_kwargs else None,
+            autocommit=False,
+        )

@@ -9,7 +9,7 @@ use crate::CATALOG;
 use adbc_core::error::Result;
 use adbc_core::options::{InfoCode, ObjectDepth, OptionConnection, OptionValue};
 use adbc_core::{CancelHandle, Connection, Optionable};
-use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader, StringArray};
+use arrow_array::{RecordBatch, RecordBatchReader, StringArray};
 use arrow_schema::Schema;
 use chwire::{Block, Options};
 use chwire_arrow::ArrowOptions;
@@ -64,6 +64,8 @@ pub struct Inner {
     running: Mutex<Option<Arc<Running>>>,
     pub opts: Mutex<Options>,
     pub server: Option<chwire::ServerInfo>,
+    /// The Arrow mapping of results (the database's `chwire.arrow_mapping`).
+    arrow: ArrowOptions,
 }
 
 impl Inner {
@@ -97,7 +99,7 @@ impl Inner {
 
     /// Arrow options for results: the rich mapping, DateTime without a zone in the server's.
     pub fn arrow_options(&self) -> ArrowOptions {
-        let mut o = ArrowOptions::rich();
+        let mut o = self.arrow.clone();
         o.default_timezone = self.server.as_ref().and_then(|s| s.timezone.clone());
         o
     }
@@ -174,7 +176,7 @@ impl Drop for ChwireConnection {
 }
 
 impl ChwireConnection {
-    pub fn connect(opts: Options) -> Result<ChwireConnection> {
+    pub fn connect(opts: Options, arrow: ArrowOptions) -> Result<ChwireConnection> {
         let rt = Pinned::new();
         let o = opts.clone();
         let client = run(rt.handle(), async move { chwire::Client::connect(o).await.ch() })?;
@@ -186,6 +188,7 @@ impl ChwireConnection {
             running: Default::default(),
             opts: Mutex::new(opts),
             server,
+            arrow,
         };
         Ok(ChwireConnection { inner: Arc::new(inner) })
     }
@@ -271,9 +274,34 @@ impl Optionable for ChwireConnection {
     }
 }
 
+/// A small metadata result (GetInfo, GetObjects, GetTableTypes) as a reader that keeps the
+/// batch it handed out alive until the reader itself is released: some consumers keep values
+/// that point into a batch's buffers after releasing it (the ADBC Go validation suite compares
+/// GetObjects' column names after moving past their batch). Results stream as usual.
+struct KeepAlive {
+    batch: Option<RecordBatch>,
+    schema: arrow_schema::SchemaRef,
+    _given: Vec<RecordBatch>,
+}
+
+impl Iterator for KeepAlive {
+    type Item = std::result::Result<RecordBatch, arrow_schema::ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.batch.take()?;
+        self._given.push(b.clone());
+        Some(Ok(b))
+    }
+}
+
+impl RecordBatchReader for KeepAlive {
+    fn schema(&self) -> arrow_schema::SchemaRef {
+        self.schema.clone()
+    }
+}
+
 fn one_batch(batch: RecordBatch) -> Box<dyn RecordBatchReader + Send> {
-    let schema = batch.schema();
-    Box::new(RecordBatchIterator::new(vec![Ok(batch)], schema))
+    Box::new(KeepAlive { schema: batch.schema(), batch: Some(batch), _given: Vec::new() })
 }
 
 /// ClickHouse's kinds of tables, as GetObjects reports them.
@@ -345,12 +373,15 @@ impl Connection for ChwireConnection {
         Err(not_implemented("statistics are not supported"))
     }
 
+    // Autocommit is always on (turning it off is NOT_IMPLEMENTED): commit and rollback are
+    // INVALID_STATE, as for any driver in autocommit mode (the ADBC validation suite's
+    // TestAutocommitDefault).
     fn commit(&mut self) -> Result<()> {
-        Err(not_implemented("ClickHouse has no transactions: every statement commits by itself"))
+        Err(invalid_state("autocommit is on (ClickHouse has no transactions): there is nothing to commit"))
     }
 
     fn rollback(&mut self) -> Result<()> {
-        Err(not_implemented("ClickHouse has no transactions: nothing can be rolled back"))
+        Err(invalid_state("autocommit is on (ClickHouse has no transactions): there is nothing to roll back"))
     }
 
     fn read_partition(&self, _partition: impl AsRef<[u8]>) -> Result<Box<dyn RecordBatchReader + Send>> {

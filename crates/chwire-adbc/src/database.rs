@@ -37,6 +37,20 @@ pub struct ChwireDatabase {
     password: Option<String>,
     /// chwire URL options, in the order they were set.
     extra: Vec<(String, String)>,
+    /// `chwire.arrow_mapping`: `rich` (default) or `clickhouse` (ClickHouse's own Arrow types).
+    mapping: Option<String>,
+}
+
+/// The database option choosing the Arrow mapping of results.
+pub const ARROW_MAPPING: &str = "chwire.arrow_mapping";
+
+/// The Arrow options of a mapping's name.
+pub fn arrow_options(mapping: Option<&str>) -> Result<chwire_arrow::ArrowOptions> {
+    match mapping.unwrap_or("rich") {
+        "rich" => Ok(chwire_arrow::ArrowOptions::rich()),
+        "clickhouse" => Ok(chwire_arrow::ArrowOptions::clickhouse()),
+        m => Err(invalid_arg(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
+    }
 }
 
 pub fn string_value(key: &str, v: OptionValue) -> Result<String> {
@@ -85,6 +99,11 @@ impl Optionable for ChwireDatabase {
             }
             OptionDatabase::Username => self.username = Some(string_value(&name, value)?),
             OptionDatabase::Password => self.password = Some(string_value(&name, value)?),
+            OptionDatabase::Other(k) if k == ARROW_MAPPING => {
+                let v = string_value(&k, value)?;
+                arrow_options(Some(&v))?;
+                self.mapping = Some(v);
+            }
             OptionDatabase::Other(k) if k.starts_with(CHWIRE_PREFIX) => {
                 let v = string_value(&k, value)?;
                 let key = k[CHWIRE_PREFIX.len()..].to_string();
@@ -104,6 +123,7 @@ impl Optionable for ChwireDatabase {
             OptionDatabase::Uri => self.uri.clone(),
             OptionDatabase::Username => self.username.clone(),
             OptionDatabase::Password => self.password.clone(),
+            OptionDatabase::Other(k) if k == ARROW_MAPPING => self.mapping.clone(),
             OptionDatabase::Other(k) if k.starts_with(CHWIRE_PREFIX) => {
                 let name = &k[CHWIRE_PREFIX.len()..];
                 self.extra.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.clone())
@@ -130,7 +150,7 @@ impl Database for ChwireDatabase {
     type ConnectionType = ChwireConnection;
 
     fn new_connection(&self) -> Result<ChwireConnection> {
-        ChwireConnection::connect(self.options()?)
+        ChwireConnection::connect(self.options()?, arrow_options(self.mapping.as_deref())?)
     }
 
     fn new_connection_with_opts(&self, opts: impl IntoIterator<Item = (OptionConnection, OptionValue)>) -> Result<ChwireConnection> {

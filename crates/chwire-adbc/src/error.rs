@@ -56,6 +56,23 @@ pub fn status_of_code(code: i32) -> Status {
     }
 }
 
+/// The SQLSTATE of a ClickHouse error code, where SQL:2003 has one.
+fn sqlstate_of_code(code: i32) -> Option<&'static [u8; 5]> {
+    Some(match code {
+        60 => b"42S02",                    // base table or view not found
+        57 => b"42S01",                    // base table or view already exists
+        47 | 16 => b"42S22",               // column not found
+        81 => b"3F000",                    // invalid schema name
+        62 => b"42000",                    // syntax error or access rule violation
+        192..=194 | 516 => b"28000",       // invalid authorization specification
+        164 | 497 => b"42501",             // insufficient privilege
+        6 | 27 | 38 | 41 | 72 => b"22018", // invalid character value for cast
+        153 => b"22012",                   // division by zero
+        394 => b"57014",                   // query canceled
+        _ => return None,
+    })
+}
+
 pub fn from_chwire(e: chwire::Error) -> Error {
     let message = e.to_string();
     match e.kind() {
@@ -65,7 +82,7 @@ pub fn from_chwire(e: chwire::Error) -> Error {
                 message,
                 status: status_of_code(s.code),
                 vendor_code: s.code,
-                sqlstate: [0; 5],
+                sqlstate: sqlstate_of_code(s.code).map_or([0; 5], |s| s.map(|b| b as std::os::raw::c_char)),
                 details: Some(vec![
                     ("clickhouse.code".into(), s.code.to_string().into_bytes()),
                     ("clickhouse.name".into(), name.into_bytes()),

@@ -17,7 +17,7 @@ enum V {
 pub fn info_batch(server: Option<&chwire::ServerInfo>, codes: Option<HashSet<InfoCode>>) -> Result<RecordBatch> {
     let mut all: Vec<(InfoCode, V)> = vec![(InfoCode::VendorName, V::Str("ClickHouse".into()))];
     if let Some(s) = server {
-        all.push((InfoCode::VendorVersion, V::Str(format!("{}.{}.{} (revision {})", s.version.0, s.version.1, s.version.2, s.revision))));
+        all.push((InfoCode::VendorVersion, V::Str(format!("{}.{}.{}", s.version.0, s.version.1, s.version.2))));
     }
     all.extend([
         (InfoCode::VendorSql, V::Bool(true)),

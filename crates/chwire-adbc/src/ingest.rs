@@ -96,6 +96,16 @@ pub async fn ingest(c: &mut chwire::Client, opts: &IngestOptions, reader: Box<dy
     for sql in opts.prepare_sql(&schema)? {
         c.execute(sql).await.ch()?;
     }
-    let summary = c.insert_arrow_reader(&opts.table()?, reader).await.ch()?;
-    Ok(summary.rows_sent as i64)
+    let res = c.insert_arrow_reader(&opts.table()?, reader).await.ch();
+    if res.is_err() {
+        close_aborted_insert(c).await;
+    }
+    Ok(res?.rows_sent as i64)
+}
+
+/// An insert that failed half-way leaves the client's connection to be closed at its next use
+/// (closing it is what aborts the INSERT on the server): close it now, or the server keeps the
+/// INSERT (and its table lock) open while the ADBC connection sits idle.
+pub async fn close_aborted_insert(c: &mut chwire::Client) {
+    let _ = c.ping().await;
 }

@@ -72,24 +72,35 @@ async fn run(c: &mut chwire::Client, job: Job, opts: &ArrowOptions, tx: &Tx) -> 
                     return Ok(());
                 }
             }
-            Some(s) if s.fields() != stream.schema().fields() => {
-                return Err(crate::error::invalid_data("the parameter sets gave results of different schemas"));
+            // Column names may differ between parameter sets (an 18.16 server names a column by
+            // its expression, the bound literal included): the types must agree.
+            Some(s) if !same_types(s, &stream.schema()) => {
+                return Err(crate::error::invalid_data("the parameter sets gave results of different types"));
             }
             Some(_) => {}
         }
+        let schema0 = schema.clone();
         loop {
             let b = tokio::select! {
                 biased;
                 _ = tx.closed() => return Ok(()),
                 b = stream.next_batch() => b.ch()?,
             };
-            let Some(b) = b else { break };
+            let Some(mut b) = b else { break };
+            if let Some(s) = schema0.as_ref().filter(|s| !Arc::ptr_eq(s, &b.schema())) {
+                b = RecordBatch::try_new(s.clone(), b.columns().to_vec())?;
+            }
             if tx.send(Ok(Msg::Batch(b))).await.is_err() {
                 return Ok(());
             }
         }
     }
     Ok(())
+}
+
+fn same_types(a: &Schema, b: &Schema) -> bool {
+    a.fields().len() == b.fields().len()
+        && a.fields().iter().zip(b.fields()).all(|(x, y)| x.data_type() == y.data_type() && x.is_nullable() == y.is_nullable())
 }
 
 /// The consumer end.

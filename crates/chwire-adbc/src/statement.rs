@@ -172,26 +172,33 @@ impl ChwireStatement {
             for (k, v) in settings {
                 q = q.setting(k, v);
             }
-            let mut ins = q.insert().await.ch()?;
-            let target: Vec<(String, DataType)> = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
-            let mut rows = 0i64;
-            for batch in reader {
-                let batch = batch?;
-                let n = batch.num_rows();
-                let mut at = 0;
-                while at < n {
-                    let len = chwire::arrow::INSERT_BLOCK_ROWS.min(n - at);
-                    // Bound data is matched to the INSERT's columns by position.
-                    let chunk = batch.slice(at, len);
-                    let renamed = rename_to(&chunk, &target)?;
-                    let block = chwire_arrow::batch_into_block(renamed, &target).ch()?;
-                    ins.send(&block).await.ch()?;
-                    at += len;
-                    rows += len as i64;
+            let res = async {
+                let mut ins = q.insert().await.ch()?;
+                let target: Vec<(String, DataType)> =
+                    ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
+                let mut rows = 0i64;
+                for batch in reader {
+                    let batch = batch?;
+                    let n = batch.num_rows();
+                    let mut at = 0;
+                    while at < n {
+                        let len = chwire::arrow::INSERT_BLOCK_ROWS.min(n - at);
+                        // Bound data is matched to the INSERT's columns by position.
+                        let renamed = rename_to(&batch.slice(at, len), &target)?;
+                        let block = chwire_arrow::batch_into_block(renamed, &target).ch()?;
+                        ins.send(&block).await.ch()?;
+                        at += len;
+                        rows += len as i64;
+                    }
                 }
+                ins.end().await.ch()?;
+                Ok(rows)
             }
-            ins.end().await.ch()?;
-            Ok(rows)
+            .await;
+            if res.is_err() {
+                crate::ingest::close_aborted_insert(c).await;
+            }
+            res
         })
     }
 }
@@ -340,9 +347,11 @@ impl Statement for ChwireStatement {
             }
             Ok(written)
         })?;
-        // ClickHouse reports the rows an INSERT ... SELECT wrote; other statements (DDL,
-        // mutations, which run in the background) have no count.
-        Ok(insert.then_some(written as i64))
+        // ClickHouse reports the rows an INSERT ... SELECT wrote (from revision 54420: older
+        // servers, 18.16 among them, send no written rows, so the count is unknown); other
+        // statements (DDL, mutations, which run in the background) have no count.
+        let reports = self.inner.server.as_ref().is_some_and(|s| s.negotiated_revision >= chwire::proto::revision::CLIENT_WRITE_INFO);
+        Ok((insert && reports).then_some(written as i64))
     }
 
     fn execute_schema(&mut self) -> Result<Schema> {
