@@ -92,7 +92,7 @@ py-venv:
 	$(PY_VENV)/bin/pip install -q $(PY_PINS)
 	rm -rf build/py-wheels
 	$(CARGO) build --release -p chwire-adbc
-	cp target/release/libadbc_driver_chwire.so python/chwire/
+	strip -o python/chwire/libadbc_driver_chwire.so target/release/libadbc_driver_chwire.so
 	$(PY_VENV)/bin/maturin build -q --release --strip -m python/Cargo.toml -i $(PY_VENV)/bin/python -o build/py-wheels
 	$(PY_VENV)/bin/pip install -q --force-reinstall --no-deps build/py-wheels/chwire-*.whl
 
