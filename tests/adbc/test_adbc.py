@@ -446,9 +446,12 @@ def test_ingest_a_temporary_table(conn):
 
 
 def test_ingest_a_stream_of_batches_and_a_bad_one(conn, ch, name):
-    batches = [pa.record_batch({"a": pa.array(range(i * 1000, (i + 1) * 1000), pa.int32())}) for i in range(5)]
+    def batches():  # a Python generator: pyarrow takes the GIL to read it, from the driver's thread
+        for i in range(5):
+            yield pa.record_batch({"a": pa.array(range(i * 1000, (i + 1) * 1000), pa.int32())})
+
     with conn.cursor() as cur:
-        reader = pa.RecordBatchReader.from_batches(batches[0].schema, batches)
+        reader = pa.RecordBatchReader.from_batches(pa.schema([("a", pa.int32())]), batches())
         assert cur.adbc_ingest(name, reader, mode="create") == 5000
         assert ch.command(f"SELECT sum(a) FROM {name}") == sum(range(5000))
         bad = pa.table({"a": pa.array(["x"])})
