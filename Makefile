@@ -11,7 +11,7 @@ export PIP_NO_CACHE_DIR ?= 1
 .PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
-	py-venv python-test python-bench spark-venv spark-test bench-spark
+	py-venv python-test python-bench spark-venv spark-test bench-spark adbc-test adbc-bench
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -32,6 +32,7 @@ test: lint build modernfake
 	$(MAKE) --no-print-directory faults
 	$(MAKE) --no-print-directory http-test
 	$(MAKE) --no-print-directory python-test spark-test
+	$(MAKE) --no-print-directory adbc-test
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -90,12 +91,34 @@ py-venv:
 	test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install -q $(PY_PINS)
 	rm -rf build/py-wheels
+	$(CARGO) build --release --workspace
+	strip -o python/chwire/libadbc_driver_chwire.so target/release/libadbc_driver_chwire.so
 	$(PY_VENV)/bin/maturin build -q --release --strip -m python/Cargo.toml -i $(PY_VENV)/bin/python -o build/py-wheels
 	$(PY_VENV)/bin/pip install -q --force-reinstall --no-deps build/py-wheels/chwire-*.whl
 
 python-test: py-venv
 	scripts/oracle-venv.sh
 	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+## The ADBC driver (crates/chwire-adbc, docs/ADBC.md): the wheel of py-venv (which ships the
+## driver library) with adbc-driver-manager, the DB-API/Polars suite tests/adbc against the
+## live server, then the ADBC project's Go validation suite (tests/adbc/go) through Go's
+## driver manager.
+ADBC_PINS := adbc-driver-manager==1.13.0
+# Cases of the Go suite left out, each for a reason given in docs/ADBC.md (the suite expects
+# one batch where ClickHouse sends one block per part; Go's drivermgr answers ExecutePartitions
+# itself with an error type the suite does not take).
+ADBC_GO_SKIP := TestValidation/Statement/(TestSqlIngestCreateAppend|TestSqlPartitionedInts)$$
+adbc-test: py-venv
+	$(PY_VENV)/bin/pip install -q $(ADBC_PINS)
+	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/adbc
+	set -o pipefail; cd tests/adbc/go && CHWIRE_ADBC_DRIVER=$(CURDIR)/target/release/libadbc_driver_chwire.so \
+		../../../scripts/with-server.sh go test -count=1 -v -skip '$(ADBC_GO_SKIP)' ./... | grep -E '^\s*--- |^(ok|FAIL)'
+
+## W1/W2 through ADBC into a pyarrow Table against chwire's query_arrow, and W2's 10M rows
+## through adbc_ingest against insert_arrow (printed ratios; docs/BENCHMARKS.md).
+adbc-bench: adbc-test
+	scripts/with-server.sh $(PY_VENV)/bin/python bench/python/adbc_bench.py
 
 ## The Spark data source (python/chwire/spark): pyspark 4.3 beside the wheel in build/py-venv
 ## (one venv: its pyarrow, pandas and numpy are Spark's too), a local[2] Spark against the

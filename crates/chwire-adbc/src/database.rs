@@ -1,0 +1,163 @@
+//! The driver and the database: connection options (`uri`, `username`, `password`, and
+//! chwire's URL options as `chwire.<key>`), checked when set.
+
+use crate::connection::ChwireConnection;
+use crate::error::{invalid_arg, not_found, not_implemented, ChResult};
+use adbc_core::error::Result;
+use adbc_core::options::{OptionConnection, OptionDatabase, OptionValue};
+use adbc_core::{Database, Driver, Optionable};
+use chwire::Options;
+
+/// Prefix of the database options that are chwire URL options (`chwire.compression`, ...).
+pub const CHWIRE_PREFIX: &str = "chwire.";
+
+#[derive(Default, Debug)]
+pub struct ChwireDriver;
+
+impl Driver for ChwireDriver {
+    type DatabaseType = ChwireDatabase;
+
+    fn new_database(&mut self) -> Result<ChwireDatabase> {
+        Ok(ChwireDatabase::default())
+    }
+
+    fn new_database_with_opts(&mut self, opts: impl IntoIterator<Item = (OptionDatabase, OptionValue)>) -> Result<ChwireDatabase> {
+        let mut db = ChwireDatabase::default();
+        for (k, v) in opts {
+            db.set_option(k, v)?;
+        }
+        Ok(db)
+    }
+}
+
+#[derive(Default)]
+pub struct ChwireDatabase {
+    uri: Option<String>,
+    username: Option<String>,
+    password: Option<String>,
+    /// chwire URL options, in the order they were set.
+    extra: Vec<(String, String)>,
+    /// `chwire.arrow_mapping`: `rich` (default) or `clickhouse` (ClickHouse's own Arrow types).
+    mapping: Option<String>,
+}
+
+/// The database option choosing the Arrow mapping of results.
+pub const ARROW_MAPPING: &str = "chwire.arrow_mapping";
+
+/// The Arrow options of a mapping's name.
+pub fn arrow_options(mapping: Option<&str>) -> Result<chwire_arrow::ArrowOptions> {
+    match mapping.unwrap_or("rich") {
+        "rich" => Ok(chwire_arrow::ArrowOptions::rich()),
+        "clickhouse" => Ok(chwire_arrow::ArrowOptions::clickhouse()),
+        m => Err(invalid_arg(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
+    }
+}
+
+pub fn string_value(key: &str, v: OptionValue) -> Result<String> {
+    match v {
+        OptionValue::String(s) => Ok(s),
+        OptionValue::Int(i) => Ok(i.to_string()),
+        OptionValue::Double(d) => Ok(d.to_string()),
+        _ => Err(invalid_arg(format!("option {key:?} takes a string"))),
+    }
+}
+
+impl ChwireDatabase {
+    /// The client options these settings make.
+    pub fn options(&self) -> Result<Options> {
+        let mut o = match &self.uri {
+            Some(u) => Options::from_url(u).ch()?,
+            None => Options::default(),
+        };
+        if let Some(u) = &self.username {
+            o.user = u.clone();
+        }
+        if let Some(p) = &self.password {
+            o.password = p.clone();
+        }
+        for (k, v) in &self.extra {
+            match k.as_str() {
+                "host" => o.host = v.clone(),
+                "port" => o.port = v.parse().map_err(|_| invalid_arg(format!("invalid port {v:?}")))?,
+                _ => o.set(k, v).ch()?,
+            }
+        }
+        Ok(o)
+    }
+}
+
+impl Optionable for ChwireDatabase {
+    type Option = OptionDatabase;
+
+    fn set_option(&mut self, key: OptionDatabase, value: OptionValue) -> Result<()> {
+        let name = key.as_ref().to_string();
+        match key {
+            OptionDatabase::Uri => {
+                let v = string_value(&name, value)?;
+                Options::from_url(&v).ch()?; // refused now, not at the first connection
+                self.uri = Some(v);
+            }
+            OptionDatabase::Username => self.username = Some(string_value(&name, value)?),
+            OptionDatabase::Password => self.password = Some(string_value(&name, value)?),
+            OptionDatabase::Other(k) if k == ARROW_MAPPING => {
+                let v = string_value(&k, value)?;
+                arrow_options(Some(&v))?;
+                self.mapping = Some(v);
+            }
+            OptionDatabase::Other(k) if k.starts_with(CHWIRE_PREFIX) => {
+                let v = string_value(&k, value)?;
+                let key = k[CHWIRE_PREFIX.len()..].to_string();
+                self.extra.push((key, v));
+                if let Err(e) = self.options() {
+                    self.extra.pop();
+                    return Err(e);
+                }
+            }
+            _ => return Err(not_implemented(format!("unknown database option {name:?}"))),
+        }
+        Ok(())
+    }
+
+    fn get_option_string(&self, key: OptionDatabase) -> Result<String> {
+        let v = match &key {
+            OptionDatabase::Uri => self.uri.clone(),
+            OptionDatabase::Username => self.username.clone(),
+            OptionDatabase::Password => self.password.clone(),
+            OptionDatabase::Other(k) if k == ARROW_MAPPING => self.mapping.clone(),
+            OptionDatabase::Other(k) if k.starts_with(CHWIRE_PREFIX) => {
+                let name = &k[CHWIRE_PREFIX.len()..];
+                self.extra.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+            }
+            _ => None,
+        };
+        v.ok_or_else(|| not_found(format!("option {:?} is not set", key.as_ref())))
+    }
+
+    fn get_option_bytes(&self, key: OptionDatabase) -> Result<Vec<u8>> {
+        Err(not_found(format!("option {:?} has no bytes value", key.as_ref())))
+    }
+
+    fn get_option_int(&self, key: OptionDatabase) -> Result<i64> {
+        Err(not_found(format!("option {:?} has no int value", key.as_ref())))
+    }
+
+    fn get_option_double(&self, key: OptionDatabase) -> Result<f64> {
+        Err(not_found(format!("option {:?} has no double value", key.as_ref())))
+    }
+}
+
+impl Database for ChwireDatabase {
+    type ConnectionType = ChwireConnection;
+
+    fn new_connection(&self) -> Result<ChwireConnection> {
+        ChwireConnection::connect(self.options()?, arrow_options(self.mapping.as_deref())?)
+    }
+
+    fn new_connection_with_opts(&self, opts: impl IntoIterator<Item = (OptionConnection, OptionValue)>) -> Result<ChwireConnection> {
+        let mut c = self.new_connection()?;
+        for (k, v) in opts {
+            c.set_option(k, v)?;
+        }
+        Ok(c)
+    }
+}

@@ -1,0 +1,478 @@
+"""chwire's ADBC driver through Python's ADBC driver manager (adbc-driver-manager's DB-API)
+and Polars, against the live server. `make adbc-test` runs it with the wheel installed in
+build/py-venv (the driver library shipped inside the package)."""
+
+import datetime
+import os
+import pathlib
+import resource
+import threading
+import time
+import uuid
+
+import pyarrow as pa
+import pytest
+
+import chwire
+import chwire.adbc
+
+adbc_driver_manager = pytest.importorskip("adbc_driver_manager")
+from adbc_driver_manager import dbapi  # noqa: E402
+
+URL = os.environ.get("CHWIRE_TEST_URL", "tcp://default@127.0.0.1:19000/default")
+pytestmark = pytest.mark.skipif(not URL.startswith("tcp"), reason="the ADBC suite runs over the native protocol")
+
+
+@pytest.fixture
+def conn():
+    with chwire.adbc.connect(URL) as c:
+        yield c
+
+
+@pytest.fixture
+def ch():
+    with chwire.connect(URL) as c:
+        yield c
+
+
+@pytest.fixture
+def name(ch):
+    n = "adbc_" + uuid.uuid4().hex[:12]
+    yield n
+    ch.command(f"DROP TABLE IF EXISTS {n}")
+
+
+@pytest.fixture
+def database(ch):
+    n = "adbc_db_" + uuid.uuid4().hex[:10]
+    ch.command(f"CREATE DATABASE {n}")
+    yield n
+    ch.command(f"DROP DATABASE IF EXISTS {n}")
+
+
+# --- loading ---------------------------------------------------------------------------
+
+
+def test_the_driver_ships_inside_the_package():
+    path = pathlib.Path(chwire.adbc.driver_path())
+    assert path.is_file()
+    assert path.parent == pathlib.Path(chwire.__file__).resolve().parent
+    assert path.name == chwire.adbc.LIBRARY
+
+
+def test_managers_find_the_driver_by_name_through_its_manifest(tmp_path, monkeypatch):
+    manifest = chwire.adbc.write_manifest(tmp_path)
+    assert manifest == tmp_path / "chwire.toml"
+    monkeypatch.setenv("ADBC_DRIVER_PATH", str(tmp_path))
+    with dbapi.connect(driver="chwire", uri=URL, autocommit=True) as c, c.cursor() as cur:
+        cur.execute("SELECT 40 + 2")
+        assert cur.fetchone() == (42,)
+
+
+# --- queries -----------------------------------------------------------------------------
+
+
+W = "SELECT number AS n, toString(number) AS s, number % 7 = 0 AS b, toDate(number % 1000) AS d FROM system.numbers LIMIT 300000"
+
+
+def test_fetch_arrow_table_equals_chwires_own_query_arrow(conn, ch):
+    with conn.cursor() as cur:
+        cur.execute(W)
+        got = cur.fetch_arrow_table()
+    want = ch.query_arrow(W)
+    assert got.schema.equals(want.schema, check_metadata=True)
+    assert got.equals(want)
+    assert got.num_rows == 300000
+
+
+def test_fetch_record_batch_streams_one_block_per_batch(conn):
+    with conn.cursor() as cur:
+        cur.execute("SELECT number FROM system.numbers LIMIT 1000000", )
+        reader = cur.fetch_record_batch()
+        sizes = [b.num_rows for b in reader]
+    assert sum(sizes) == 1000000
+    assert len(sizes) > 1 and max(sizes) <= 1048576
+
+
+def test_a_large_result_streams_in_bounded_memory(conn):
+    """20M rows of about 60 bytes (1.2 GB in all) read batch by batch: the process's peak
+    RSS grows by far less than the result."""
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rows = 0
+    with conn.cursor() as cur:
+        cur.execute("SELECT number, concat(toString(number), '{}') AS s FROM system.numbers LIMIT 20000000".format("x" * 50))
+        for b in cur.fetch_record_batch():
+            rows += b.num_rows
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert rows == 20000000
+    assert grown_mib < 200, f"peak RSS grew by {grown_mib:.0f} MiB"
+
+
+def test_fetchall_and_description(conn):
+    with conn.cursor() as cur:
+        cur.execute("SELECT toInt32(-5) AS a, 'x' AS s, CAST(NULL AS Nullable(Float64)) AS f")
+        assert cur.fetchall() == [(-5, "x", None)]
+        assert [d[0] for d in cur.description] == ["a", "s", "f"]
+
+
+def test_parameters_by_name_and_by_position(conn):
+    with conn.cursor() as cur:
+        cur.execute("SELECT {a:UInt32} + 1 AS x, {s:String} AS s", {"s": "it's", "a": 41})
+        assert cur.fetchall() == [(42, "it's")]
+        # By position: the i-th value is the i-th placeholder of the SQL.
+        cur.execute("SELECT {a:UInt32} + 1 AS x, {s:String} AS s", (1, "b\\c"))
+        assert cur.fetchall() == [(2, "b\\c")]
+        cur.execute("SELECT {v:Array(String)} AS v, {d:Date} AS d", {"v": ["x", "y'"], "d": datetime.date(2024, 2, 29)})
+        rows = cur.fetchall()
+        assert rows[0][0] == ["x", "y'"] and str(rows[0][1]) == "2024-02-29"
+        with pytest.raises(dbapi.ProgrammingError, match="2 placeholders"):
+            cur.execute("SELECT {a:UInt32}, {b:UInt32}", (1,))
+        with pytest.raises(dbapi.ProgrammingError, match="no parameters are bound"):
+            cur.execute("SELECT {a:UInt32}")
+
+
+def test_a_value_that_does_not_fit_its_placeholder_is_refused(conn):
+    with conn.cursor() as cur, pytest.raises(dbapi.DataError):
+        cur.execute("SELECT {a:UInt8}", {"a": 300})
+
+
+def test_parameter_schema_and_execute_schema(conn):
+    with conn.cursor() as cur:
+        cur.adbc_prepare("SELECT {a:UInt8} AS a, {b:Array(String)} AS b")
+        schema = pa.schema(cur.adbc_statement.get_parameter_schema())
+        assert schema.names == ["a", "b"]
+        assert schema.field("a").type == pa.uint8()
+        assert schema.field("b").type == pa.large_list(pa.field("item", pa.large_string(), nullable=False))
+        # The header block arrives before the (endless) query runs: no waiting for it.
+        t0 = time.monotonic()
+        s = cur.adbc_execute_schema("SELECT number, toDate(number) AS d FROM system.numbers")
+        assert time.monotonic() - t0 < 5
+        assert s.names == ["number", "d"] and s.field("d").type == pa.date32()
+        cur.execute("SELECT 1")
+        assert cur.fetchone() == (1,)
+
+
+def test_execute_update_counts_the_rows_inserted(conn, ch, name):
+    ch.command(f"CREATE TABLE {name} (a UInt64) ENGINE = Memory")
+    with conn.cursor() as cur:
+        stmt = cur.adbc_statement
+        stmt.set_sql_query(f"INSERT INTO {name} SELECT number FROM system.numbers LIMIT 1234")
+        # Servers from revision 54420 report the rows written; older ones (18.16) do not: -1.
+        expected = 1234 if ch.server_info["revision"] >= 54420 else -1
+        assert stmt.execute_update() == expected
+        stmt.set_sql_query(f"CREATE TABLE {name}_2 (a UInt8) ENGINE = Memory")
+        assert stmt.execute_update() == -1  # DDL: no count
+        stmt.set_sql_query(f"DROP TABLE {name}_2")
+        stmt.execute_update()
+    assert ch.command(f"SELECT count() FROM {name}") == 1234
+
+
+def test_executemany_inserts_the_rows_as_one_block(conn, ch, name):
+    ch.command(f"CREATE TABLE {name} (a Int64, s String) ENGINE = Memory")
+    with conn.cursor() as cur:
+        cur.executemany(f"INSERT INTO {name} VALUES", [(1, "x"), (2, "y"), (3, "z")])
+        assert cur.rowcount == 3
+    assert ch.query(f"SELECT a, s FROM {name} ORDER BY a").result_rows == [(1, "x"), (2, "y"), (3, "z")]
+
+
+# --- errors ------------------------------------------------------------------------------
+
+
+def test_server_errors_carry_the_clickhouse_code(conn):
+    with conn.cursor() as cur:
+        with pytest.raises(dbapi.ProgrammingError) as e:
+            cur.execute("SELECT * FROM adbc_no_such_table")
+        assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.NOT_FOUND
+        assert "Code: 60" in str(e.value)
+        assert dict(e.value.details) == {b"clickhouse.code": b"60", b"clickhouse.name": b"UNKNOWN_TABLE"}
+        assert e.value.sqlstate == "42S02"
+        with pytest.raises(dbapi.ProgrammingError) as e:
+            cur.execute("SELEC 1")
+        assert dict(e.value.details)[b"clickhouse.code"] == b"62"
+        cur.execute("SELECT 1")  # the connection is still usable
+        assert cur.fetchone() == (1,)
+
+
+def test_an_error_while_a_stream_is_read_carries_the_code(conn):
+    with conn.cursor() as cur:
+        cur.execute("SELECT throwIf(number = 300000) AS x FROM system.numbers LIMIT 1000000")
+        with pytest.raises(Exception, match="Code: 395"):
+            cur.fetch_arrow_table()
+        cur.execute("SELECT 2")
+        assert cur.fetchone() == (2,)
+
+
+def test_a_second_execute_on_a_busy_connection_is_a_clear_error(conn):
+    c1, c2 = conn.cursor(), conn.cursor()
+    c1.execute("SELECT number FROM system.numbers LIMIT 10000000")
+    reader = c1.fetch_record_batch()
+    next(iter(reader))
+    with pytest.raises(dbapi.ProgrammingError, match="busy") as e:
+        c2.execute("SELECT 2")
+    assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.INVALID_STATE
+    c1.close()  # releases the statement and its stream
+    with pytest.raises(Exception):
+        next(iter(reader))
+    c2.execute("SELECT 3")
+    assert c2.fetchone() == (3,)
+    c2.close()
+
+
+def test_executing_a_statement_again_ends_its_previous_result(conn):
+    with conn.cursor() as cur:
+        stmt = cur.adbc_statement
+        stmt.set_sql_query("SELECT number FROM system.numbers LIMIT 10000000")
+        handle, _ = stmt.execute_query()
+        first = pa.RecordBatchReader._import_from_c(handle.address)
+        first.read_next_batch()
+        stmt.set_sql_query("SELECT 7 AS x")
+        handle2, _ = stmt.execute_query()
+        second = pa.RecordBatchReader._import_from_c(handle2.address)
+        assert second.read_all().column(0).to_pylist() == [7]
+        with pytest.raises(Exception, match="executed again"):
+            first.read_all()
+
+
+# --- cancel ------------------------------------------------------------------------------
+
+
+def test_cancel_from_another_thread_stops_the_query_on_the_server(conn, ch):
+    qid_marker = "adbc_cancel_" + uuid.uuid4().hex[:8]
+    sql = f"SELECT count() FROM system.numbers WHERE number >= 0 AND '{qid_marker}' != ''"
+    with conn.cursor() as cur:
+        t = threading.Timer(0.5, cur.adbc_cancel)
+        t.start()
+        t0 = time.monotonic()
+        with pytest.raises(Exception, match="[Cc]ancel"):
+            cur.execute(sql)
+            cur.fetchall()
+        assert time.monotonic() - t0 < 5
+        # The connection goes on; the server no longer runs the query.
+        cur.execute("SELECT 5")
+        assert cur.fetchone() == (5,)
+    deadline = time.monotonic() + 10
+    while ch.command(f"SELECT count() FROM system.processes WHERE query LIKE '%{qid_marker}%' AND query NOT LIKE '%system.processes%'"):
+        assert time.monotonic() < deadline, "the cancelled query still runs on the server"
+        time.sleep(0.1)
+
+
+# --- options and metadata ----------------------------------------------------------------
+
+
+def test_get_info(conn, ch):
+    info = conn.adbc_get_info()
+    assert info["vendor_name"] == "ClickHouse"
+    assert info["vendor_version"].startswith(ch.server_info["version"])
+    assert info["driver_version"] == chwire.__version__
+    assert info["driver_arrow_version"] == "59"
+    assert info["driver_adbc_version"] == 1_001_000
+
+
+def test_current_catalog_and_db_schema(conn, ch, database):
+    assert conn.adbc_current_catalog == "clickhouse"
+    assert conn.adbc_current_db_schema == "default"
+    ch.command(f"CREATE TABLE {database}.t (a UInt8) ENGINE = Memory")
+    ch.command(f"INSERT INTO {database}.t SELECT 9")
+    conn.adbc_current_db_schema = database
+    assert conn.adbc_current_db_schema == database
+    with conn.cursor() as cur:
+        cur.execute("SELECT a FROM t")
+        assert cur.fetchall() == [(9,)]
+    with pytest.raises(dbapi.ProgrammingError) as e:
+        conn.adbc_current_db_schema = "adbc_no_such_database"
+    assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.NOT_FOUND
+    with pytest.raises(dbapi.ProgrammingError):
+        conn.adbc_current_catalog = "other"
+    conn.adbc_current_catalog = "clickhouse"
+
+
+def test_no_transactions(conn):
+    # The DB-API's commit/rollback do nothing: the manager knows autocommit cannot be off.
+    conn.commit()
+    conn.rollback()
+    with pytest.raises(dbapi.NotSupportedError):
+        conn.adbc_connection.set_autocommit(False)
+    for op in (conn.adbc_connection.commit, conn.adbc_connection.rollback):
+        with pytest.raises(dbapi.ProgrammingError) as e:
+            op()
+        assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.INVALID_STATE
+
+
+def test_unknown_options_are_not_implemented():
+    with pytest.raises(dbapi.NotSupportedError, match="unknown database option"):
+        dbapi.connect(driver=chwire.adbc.driver_path(), uri=URL, db_kwargs={"adbc.no.such": "1"}, autocommit=True)
+    with chwire.adbc.connect(URL) as c, c.cursor() as cur:
+        with pytest.raises(dbapi.NotSupportedError):
+            cur.adbc_statement.set_options(**{"adbc.no.such": "1"})
+
+
+def test_chwire_url_options_as_keywords():
+    with chwire.adbc.connect(URL, compression="zstd", connect_timeout="5s") as c, c.cursor() as cur:
+        cur.execute("SELECT sum(number) FROM (SELECT number FROM system.numbers LIMIT 100000)")
+        assert cur.fetchone() == (4999950000,)
+    with pytest.raises(dbapi.ProgrammingError):
+        chwire.adbc.connect(URL, compression="bogus")
+    with pytest.raises(dbapi.Error):
+        chwire.adbc.connect(URL, username="chwire_test", password="wrong")
+    host = URL.split("@", 1)[1]
+    with chwire.adbc.connect(f"tcp://{host}", username="chwire_test", password="s3cret") as c, c.cursor() as cur:
+        cur.execute("SELECT user FROM system.processes WHERE query LIKE '%adbc_whoami%'")
+        assert cur.fetchone() == ("chwire_test",)
+
+
+@pytest.fixture
+def meta(ch, database):
+    ch.command(f"CREATE TABLE {database}.events (id UInt64, name Nullable(String) COMMENT 'who', at DateTime) ENGINE = Memory")
+    ch.command(f"CREATE TABLE {database}.other_t (x Int8) ENGINE = Memory")
+    ch.command(f"CREATE VIEW {database}.v AS SELECT id FROM {database}.events")
+    return database
+
+
+def _objects(conn, **kw):
+    return conn.adbc_get_objects(**kw).read_all().to_pylist()
+
+
+def test_get_objects_at_every_depth(conn, meta):
+    cats = _objects(conn, depth="catalogs")
+    assert cats == [{"catalog_name": "clickhouse", "catalog_db_schemas": None}]
+    schemas = _objects(conn, depth="db_schemas", db_schema_filter="adbc_db_%")
+    names = [s["db_schema_name"] for s in schemas[0]["catalog_db_schemas"]]
+    assert meta in names and all(n.startswith("adbc_db_") for n in names)
+    assert all(s["db_schema_tables"] is None for s in schemas[0]["catalog_db_schemas"])
+
+    tables = _objects(conn, depth="tables", db_schema_filter=meta)[0]["catalog_db_schemas"]
+    assert [(t["table_name"], t["table_type"], t["table_columns"]) for t in tables[0]["db_schema_tables"]] == [
+        ("events", "TABLE", None),
+        ("other_t", "TABLE", None),
+        ("v", "VIEW", None),
+    ]
+    cols = _objects(conn, depth="all", db_schema_filter=meta, table_name_filter="ev%")[0]["catalog_db_schemas"][0]["db_schema_tables"]
+    assert [t["table_name"] for t in cols] == ["events"]
+    c = cols[0]["table_columns"]
+    assert [(x["column_name"], x["ordinal_position"], x["xdbc_type_name"], x["xdbc_is_nullable"]) for x in c] == [
+        ("id", 1, "UInt64", "NO"),
+        ("name", 2, "Nullable(String)", "YES"),
+        ("at", 3, "DateTime", "NO"),
+    ]
+    assert c[1]["remarks"] == "who"
+    # Filters: a column name pattern keeps the ordinal of the column in its table.
+    only = _objects(conn, depth="columns", db_schema_filter=meta, table_name_filter="events", column_name_filter="a_")
+    assert [(x["column_name"], x["ordinal_position"]) for x in only[0]["catalog_db_schemas"][0]["db_schema_tables"][0]["table_columns"]] == [
+        ("at", 3)
+    ]
+    views = _objects(conn, depth="tables", db_schema_filter=meta, table_types_filter=["VIEW"])
+    assert [t["table_name"] for t in views[0]["catalog_db_schemas"][0]["db_schema_tables"]] == ["v"]
+    assert _objects(conn, depth="tables", catalog_filter="nope") == []
+
+
+def test_get_table_schema_and_types(conn, meta):
+    s = conn.adbc_get_table_schema("events", db_schema_filter=meta)
+    assert s.names == ["id", "name", "at"]
+    assert s.field("id").type == pa.uint64() and not s.field("id").nullable
+    assert s.field("name").type == pa.large_string() and s.field("name").nullable
+    assert pa.types.is_timestamp(s.field("at").type)
+    assert s.field("name").metadata[b"clickhouse.type"] == b"Nullable(String)"
+    with pytest.raises(dbapi.ProgrammingError) as e:
+        conn.adbc_get_table_schema("adbc_no_such_table", db_schema_filter=meta)
+    assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.NOT_FOUND
+    assert "TABLE" in conn.adbc_get_table_types() and "VIEW" in conn.adbc_get_table_types()
+
+
+# --- bulk ingest -------------------------------------------------------------------------
+
+
+DATA = pa.table(
+    {
+        "id": pa.array([1, 2, 3], pa.int64()),
+        "name": pa.array(["a", None, "c"], pa.string()),
+        "score": pa.array([1.5, 2.5, None], pa.float64()),
+        "tags": pa.array([["x"], [], ["y", "z"]], pa.list_(pa.string())),
+    },
+    # A field that is not nullable makes a column that is not Nullable (an ORDER BY key).
+    schema=pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("name", pa.string()),
+            pa.field("score", pa.float64()),
+            pa.field("tags", pa.list_(pa.string())),
+        ]
+    ),
+)
+
+
+def _rows(ch, table):
+    return ch.query(f"SELECT id, name, score, tags FROM {table} ORDER BY id").result_rows
+
+
+def test_ingest_create_append_replace_create_append(conn, ch, name):
+    with conn.cursor() as cur:
+        assert cur.adbc_ingest(name, DATA, mode="create") == 3
+        types = dict(ch.query(f"DESCRIBE TABLE {name}").result_rows[i][:2] for i in range(4))
+        assert types == {"id": "Int64", "name": "Nullable(String)", "score": "Nullable(Float64)", "tags": "Array(Nullable(String))"}
+        assert ch.command(f"SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = '{name}'").startswith(
+            "MergeTree ORDER BY tuple()"
+        )
+        with pytest.raises(dbapi.ProgrammingError) as e:
+            cur.adbc_ingest(name, DATA, mode="create")
+        assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.ALREADY_EXISTS
+        assert cur.adbc_ingest(name, DATA, mode="append") == 3
+        assert len(_rows(ch, name)) == 6
+        assert cur.adbc_ingest(name, DATA.slice(0, 2), mode="replace") == 2
+        assert _rows(ch, name) == [(1, "a", 1.5, ["x"]), (2, None, 2.5, [])]
+        assert cur.adbc_ingest(name, DATA.slice(2), mode="create_append") == 1
+        assert len(_rows(ch, name)) == 3
+        with pytest.raises(dbapi.ProgrammingError) as e:
+            cur.adbc_ingest(name + "_missing", DATA, mode="append")
+        assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.NOT_FOUND
+
+
+def test_ingest_into_a_db_schema_with_engine_options(conn, ch, database):
+    with conn.cursor() as cur:
+        cur.adbc_statement.set_options(**{"chwire.ingest.engine": "ReplacingMergeTree", "chwire.ingest.order_by": "id"})
+        assert cur.adbc_ingest("t", DATA.select(["id", "name"]), mode="create", db_schema_name=database) == 3
+    assert ch.command(f"SELECT engine_full FROM system.tables WHERE database = '{database}' AND name = 't'").startswith(
+        "ReplacingMergeTree ORDER BY id"
+    )
+    assert ch.command(f"SELECT count() FROM {database}.t") == 3
+
+
+def test_ingest_a_temporary_table(conn):
+    with conn.cursor() as cur:
+        assert cur.adbc_ingest("adbc_tmp", DATA.select(["id"]), mode="create", temporary=True) == 3
+        cur.execute("SELECT sum(id) FROM adbc_tmp")
+        assert cur.fetchone() == (6,)
+        with pytest.raises(dbapi.ProgrammingError):
+            cur.adbc_ingest("adbc_tmp2", DATA, mode="create", temporary=True, db_schema_name="default")
+
+
+def test_ingest_a_stream_of_batches_and_a_bad_one(conn, ch, name):
+    def batches():  # a Python generator: pyarrow takes the GIL to read it, from the driver's thread
+        for i in range(5):
+            yield pa.record_batch({"a": pa.array(range(i * 1000, (i + 1) * 1000), pa.int32())})
+
+    with conn.cursor() as cur:
+        reader = pa.RecordBatchReader.from_batches(pa.schema([("a", pa.int32())]), batches())
+        assert cur.adbc_ingest(name, reader, mode="create") == 5000
+        assert ch.command(f"SELECT sum(a) FROM {name}") == sum(range(5000))
+        bad = pa.table({"a": pa.array(["x"])})
+        with pytest.raises(dbapi.Error, match="a"):
+            cur.adbc_ingest(name, bad, mode="append")
+
+
+# --- Polars ------------------------------------------------------------------------------
+
+
+def test_polars_read_database_and_write_database(conn, ch, name):
+    pl = pytest.importorskip("polars")
+    df = pl.read_database("SELECT number AS n, toString(number) AS s FROM system.numbers LIMIT 1000", conn)
+    assert df.shape == (1000, 2) and df["n"].sum() == 499500
+    df2 = pl.DataFrame({"a": [1, 2, 3], "b": ["x", "y", None], "c": [1.5, None, 2.5]})
+    assert df2.write_database(name, conn, engine="adbc", if_table_exists="replace") == 3
+    assert df2.write_database(name, conn, engine="adbc", if_table_exists="append") == 3
+    with pytest.raises(Exception, match="already exists"):
+        df2.write_database(name, conn, engine="adbc", if_table_exists="fail")
+    back = pl.read_database(f"SELECT * FROM {name} ORDER BY a, b", conn)
+    assert back.shape == (6, 3) and back["c"].null_count() == 2
+    assert ch.command(f"SELECT count() FROM {name}") == 6
+    params = pl.read_database("SELECT {a:Int32} AS a", conn, execute_options={"parameters": {"a": 7}})
+    assert params["a"].to_list() == [7]
