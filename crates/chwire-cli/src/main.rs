@@ -230,7 +230,8 @@ struct QueryArgs {
     /// taken as it is (no escapes) and always arrives as data, never as SQL
     #[arg(long = "param", short = 'p', value_name = "NAME=VALUE", value_parser = parse_kv)]
     params: Vec<(String, String)>,
-    /// Progress bar on stderr: auto (on a terminal), always, never
+    /// Progress on stderr: auto (a bar on a terminal), always (when stderr is no terminal, a
+    /// line of text once a second and at the end), never
     #[arg(long, value_enum, default_value_t = progress::When::Auto)]
     progress: progress::When,
     /// Print the query's totals (rows, bytes, peak memory) to stderr at the end

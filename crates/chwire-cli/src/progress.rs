@@ -3,6 +3,7 @@
 use chwire::Progress;
 use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -15,24 +16,34 @@ pub enum When {
 /// Shown only once a query has run for a moment, so quick queries print nothing extra.
 const SHOW_AFTER: Duration = Duration::from_millis(300);
 
+/// `--progress always` with stderr not a terminal (a log file, a pipe): a line of text at
+/// most this often, instead of a bar redrawn in place, which only a terminal shows.
+const LINE_EVERY: Duration = Duration::from_secs(1);
+
 pub struct Bar {
     bar: Option<ProgressBar>,
+    /// Lines of text instead of a bar: when the last one was written, and the latest figures.
+    lines: Option<Mutex<(Option<Instant>, String)>>,
     start: Instant,
 }
 
 impl Bar {
     pub fn new(when: When) -> Bar {
+        let terminal = std::io::stderr().is_terminal();
         let on = match when {
-            When::Auto => std::io::stderr().is_terminal(),
+            When::Auto => terminal,
             When::Always => true,
             When::Never => false,
         };
+        if on && !terminal {
+            return Bar { bar: None, lines: Some(Mutex::new((None, String::new()))), start: Instant::now() };
+        }
         let bar = on.then(|| {
             let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
             b.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("template"));
             b
         });
-        Bar { bar, start: Instant::now() }
+        Bar { bar, lines: None, start: Instant::now() }
     }
 
     pub fn is_visible(&self) -> bool {
@@ -41,26 +52,24 @@ impl Bar {
 
     /// Update from the accumulated progress.
     pub fn update(&self, p: &Progress) {
-        let Some(b) = &self.bar else { return };
         let elapsed = self.start.elapsed();
+        if let Some(lines) = &self.lines {
+            let mut last = lines.lock().unwrap_or_else(|e| e.into_inner());
+            last.1 = message(p, elapsed);
+            if elapsed >= SHOW_AFTER && last.0.is_none_or(|t| t.elapsed() >= LINE_EVERY) {
+                eprintln!("progress: {}", last.1);
+                last.0 = Some(Instant::now());
+            }
+            return;
+        }
+        let Some(b) = &self.bar else { return };
         if b.is_hidden() {
             if elapsed < SHOW_AFTER {
                 return;
             }
             b.set_draw_target(ProgressDrawTarget::stderr_with_hz(10));
         }
-        let secs = elapsed.as_secs_f64().max(1e-3);
-        let rate = p.read_rows as f64 / secs;
-        let mut msg = format!("{} rows, {}", HumanCount(p.read_rows), HumanBytes(p.read_bytes));
-        if p.total_rows_to_read > 0 {
-            let pct = (p.read_rows as f64 / p.total_rows_to_read as f64 * 100.0).min(100.0);
-            msg.push_str(&format!(" of ~{} rows ({pct:.0}%)", HumanCount(p.total_rows_to_read)));
-        }
-        if p.written_rows > 0 {
-            msg.push_str(&format!(", {} rows written", HumanCount(p.written_rows)));
-        }
-        msg.push_str(&format!(" — {} rows/s, {:.1}s", HumanCount(rate as u64), secs));
-        b.set_message(msg);
+        b.set_message(message(p, elapsed));
         b.tick();
     }
 
@@ -76,5 +85,28 @@ impl Bar {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+        // Lines of text end with the final figures.
+        if let Some(lines) = &self.lines {
+            let last = lines.lock().unwrap_or_else(|e| e.into_inner());
+            if !last.1.is_empty() {
+                eprintln!("progress: {} (done)", last.1);
+            }
+        }
     }
+}
+
+/// Rows and bytes read (of the total expected), rows written, the rate and the time so far.
+fn message(p: &Progress, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64().max(1e-3);
+    let rate = p.read_rows as f64 / secs;
+    let mut msg = format!("{} rows, {}", HumanCount(p.read_rows), HumanBytes(p.read_bytes));
+    if p.total_rows_to_read > 0 {
+        let pct = (p.read_rows as f64 / p.total_rows_to_read as f64 * 100.0).min(100.0);
+        msg.push_str(&format!(" of ~{} rows ({pct:.0}%)", HumanCount(p.total_rows_to_read)));
+    }
+    if p.written_rows > 0 {
+        msg.push_str(&format!(", {} rows written", HumanCount(p.written_rows)));
+    }
+    msg.push_str(&format!(" — {} rows/s, {:.1}s", HumanCount(rate as u64), secs));
+    msg
 }

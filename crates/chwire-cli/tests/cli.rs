@@ -313,3 +313,20 @@ fn insert_native_files_into_a_table() {
     stdout(&chwire(&["query", &format!("DROP TABLE {t}")]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--progress always` with stderr not a terminal (here a pipe) writes lines of text, the last
+/// with the final figures; `never` and the default (auto: no terminal) write none.
+#[test]
+fn progress_always_writes_lines_when_stderr_is_no_terminal() {
+    let sql = "SELECT count() FROM numbers(100000000) WHERE cityHash64(number) % 7 = 1";
+    let o = chwire(&["query", "--progress", "always", sql]);
+    stdout(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("progress: ") && last.ends_with("(done)") && last.contains("rows"), "{err}");
+    for quiet in [&["query", "--progress", "never", sql][..], &["query", sql][..]] {
+        let o = chwire(quiet);
+        stdout(&o);
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("progress"), "{o:?}");
+    }
+}
