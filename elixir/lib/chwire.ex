@@ -291,13 +291,29 @@ defmodule Chwire do
       {:chwire, ^id, cells} ->
         item =
           if cells > @dirty_cells,
-            do: Native.op_take_dirty(op, columns),
+            do: take_large(op, columns, cells),
             else: Native.op_take(op, columns)
 
         case item do
           :empty -> await(op, id, columns)
           item -> item
         end
+    end
+  end
+
+  # A large result's terms are built on a dirty scheduler, straight into the caller's heap:
+  # the heap is grown to hold them first (one small GC now), so they are not written to heap
+  # fragments that a GC would copy again right after the call (that copy was as long as
+  # building the terms: docs/BENCHMARKS.md).
+  defp take_large(op, columns, cells) do
+    words = cells * if(columns, do: 4, else: 6)
+    old = Process.flag(:min_heap_size, words)
+    :erlang.garbage_collect(self())
+
+    try do
+      Native.op_take_dirty(op, columns)
+    after
+      Process.flag(:min_heap_size, old)
     end
   end
 

@@ -28,7 +28,8 @@ defmodule Chwire.Native do
   def op_cancel(_op), do: nif()
   def decode_native(_bytes, _tz), do: nif()
   def encode_native(_columns), do: nif()
-  def floor_columns(_rows), do: nif()
+  def floor_columns(_rows, _bulk), do: nif()
+  def query_count(_handle, _sql, _id), do: nif()
   def panic_test(_what), do: nif()
   def panic_task(_id), do: nif()
 end

@@ -16,6 +16,8 @@ use rustler::{Atom, Env, Term};
 /// Builds terms in one env; caches the atoms it uses.
 pub struct Out<'a> {
     pub env: Env<'a>,
+    /// Whole columns of plain types through one external-term-format decode (see `column_list`).
+    pub bulk: bool,
     raw: *mut ErlNifEnv,
     server_tz: Option<String>,
     nil: T,
@@ -44,6 +46,7 @@ impl<'a> Out<'a> {
         let a = |n: &str| atom(env, n);
         Out {
             env,
+            bulk: true,
             raw: env.as_c_arg(),
             server_tz,
             nil: a("nil"),
@@ -402,34 +405,101 @@ impl<'a> Out<'a> {
         (0..data.len()).map(|i| self.value(&Value::at(ty, data, i))).collect()
     }
 
-    /// Columns of several blocks of the same header: one term vector per column.
-    pub fn columns(&self, blocks: &[Block], ncols: usize) -> Vec<Vec<T>> {
-        let rows: usize = blocks.iter().map(Block::rows).sum();
-        let mut out: Vec<Vec<T>> = (0..ncols).map(|_| Vec::with_capacity(rows)).collect();
-        for b in blocks {
-            for (i, (_, c)) in b.columns().iter().enumerate() {
-                if let Some(dst) = out.get_mut(i) {
-                    let terms = self.column(c.data_type(), c.data());
-                    if dst.is_empty() {
-                        *dst = terms;
-                        dst.reserve(rows.saturating_sub(dst.len()));
-                    } else {
-                        dst.extend_from_slice(&terms);
-                    }
-                }
+    /// One column of several blocks as one list term. Plain numbers, booleans and strings are
+    /// written as one external-term-format list and decoded by the VM in one call (one heap
+    /// allocation for the whole list, instead of one `enif_make_*` call per value and a heap
+    /// fragment every 200 words of floats); other types go value by value.
+    pub fn column_list(&self, ty: &DataType, parts: &[&ColumnData]) -> T {
+        if self.bulk {
+            if let Some(t) = self.etf_list(ty, parts) {
+                return t;
             }
+        }
+        let mut terms = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+        for p in parts {
+            terms.extend_from_slice(&self.column(ty, p));
+        }
+        self.list(&terms)
+    }
+
+    fn etf_list(&self, ty: &DataType, parts: &[&ColumnData]) -> Option<T> {
+        use ColumnData as D;
+        use DataType as Ty;
+        let n: usize = parts.iter().map(|p| p.len()).sum();
+        if n == 0 {
+            return Some(self.list(&[]));
+        }
+        let n32 = u32::try_from(n).ok()?;
+        let per = match ty.structural() {
+            Ty::UInt8 | Ty::Int8 | Ty::Bool => 3,
+            Ty::UInt16 | Ty::Int16 | Ty::UInt32 | Ty::Int32 => 6,
+            Ty::UInt64 | Ty::Int64 | Ty::Float64 | Ty::Float32 => 12,
+            Ty::String => 8,
+            _ => return None,
+        };
+        let extra: usize = parts.iter().map(|p| if let D::String(s) = p { s.data().len() } else { 0 }).sum();
+        let mut buf = Vec::with_capacity(7 + n * per + extra);
+        buf.extend_from_slice(&[131, 108]);
+        buf.extend_from_slice(&n32.to_be_bytes());
+        for p in parts {
+            match (ty.structural(), p) {
+                (Ty::Bool, D::UInt8(v)) => v.iter().for_each(|&x| etf_atom(&mut buf, if x != 0 { "true" } else { "false" })),
+                (Ty::UInt8, D::UInt8(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
+                (Ty::UInt16, D::UInt16(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
+                (Ty::UInt32, D::UInt32(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
+                (Ty::Int8, D::Int8(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
+                (Ty::Int16, D::Int16(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
+                (Ty::Int32, D::Int32(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
+                (Ty::Int64, D::Int64(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
+                (Ty::UInt64, D::UInt64(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
+                (Ty::Float64, D::Float64(v)) => v.iter().for_each(|&x| etf_float(&mut buf, x)),
+                (Ty::Float32, D::Float32(v)) => v.iter().for_each(|&x| etf_float(&mut buf, x.into())),
+                (Ty::String, D::String(s)) => s.iter().for_each(|b| {
+                    buf.push(109);
+                    buf.extend_from_slice(&(b.len() as u32).to_be_bytes());
+                    buf.extend_from_slice(b);
+                }),
+                _ => return None,
+            }
+        }
+        buf.push(106);
+        // Trusted: the bytes are ours, and the only atoms are true, false, nan, infinity and
+        // neg_infinity.
+        unsafe { self.env.binary_to_term_trusted(&buf) }.map(|(t, _)| t.as_c_arg())
+    }
+
+    /// The terms of a list (its cells' heads).
+    fn elements(&self, list: T, n: usize) -> Vec<T> {
+        let mut out = Vec::with_capacity(n);
+        let mut cur = list;
+        let mut head = T::default();
+        let mut tail = T::default();
+        while unsafe { sys::enif_get_list_cell(self.raw, cur, &mut head, &mut tail) } != 0 {
+            out.push(head);
+            cur = tail;
         }
         out
     }
 
+    /// Each column of several blocks of the same header as one list.
+    pub fn column_lists(&self, header: &[(String, DataType)], blocks: &[Block]) -> Vec<T> {
+        (0..header.len())
+            .map(|i| {
+                let parts: Vec<&ColumnData> = blocks.iter().filter_map(|b| b.column_at(i)).map(|c| c.data()).collect();
+                let ty = blocks.first().and_then(|b| b.column_at(i)).map_or(&header[i].1, |c| c.data_type());
+                self.column_list(ty, &parts)
+            })
+            .collect()
+    }
+
     /// Rows as lists of their values.
-    pub fn rows(&self, cols: &[Vec<T>]) -> T {
-        let n = cols.first().map_or(0, Vec::len);
+    pub fn rows(&self, lists: &[T], n: usize) -> T {
+        let cols: Vec<Vec<T>> = lists.iter().map(|&l| self.elements(l, n)).collect();
         let mut row = vec![T::default(); cols.len()];
         let rows: Vec<T> = (0..n)
             .map(|i| {
-                for (slot, c) in row.iter_mut().zip(cols) {
-                    *slot = c[i];
+                for (slot, c) in row.iter_mut().zip(&cols) {
+                    *slot = c.get(i).copied().unwrap_or(self.nil);
                 }
                 self.list(&row)
             })
@@ -439,9 +509,9 @@ impl<'a> Out<'a> {
 
     /// `%Chwire.Result{columns, types, rows, num_rows}` of a header and blocks.
     pub fn result(&self, header: &[(String, DataType)], blocks: &[Block]) -> Term<'a> {
-        let cols = self.columns(blocks, header.len());
-        let rows = self.rows(&cols);
         let num_rows: usize = blocks.iter().map(Block::rows).sum();
+        let lists = self.column_lists(header, blocks);
+        let rows = self.rows(&lists, num_rows);
         self.result_struct(header, rows, num_rows)
     }
 
@@ -461,8 +531,8 @@ impl<'a> Out<'a> {
 
     /// `[{name, values}]` in query order.
     pub fn column_pairs(&self, header: &[(String, DataType)], blocks: &[Block]) -> Term<'a> {
-        let cols = self.columns(blocks, header.len());
-        let pairs: Vec<T> = header.iter().zip(&cols).map(|((n, _), c)| self.tuple(&[self.binary(n.as_bytes()), self.list(c)])).collect();
+        let lists = self.column_lists(header, blocks);
+        let pairs: Vec<T> = header.iter().zip(lists).map(|((n, _), l)| self.tuple(&[self.binary(n.as_bytes()), l])).collect();
         self.term(self.list(&pairs))
     }
 }
@@ -470,6 +540,34 @@ impl<'a> Out<'a> {
 /// The names and types of a block.
 pub fn header_of(b: &Block) -> Vec<(String, DataType)> {
     b.columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect()
+}
+
+fn etf_int(buf: &mut Vec<u8>, v: i128) {
+    if (0..=255).contains(&v) {
+        buf.extend_from_slice(&[97, v as u8]);
+    } else if let Ok(i) = i32::try_from(v) {
+        buf.push(98);
+        buf.extend_from_slice(&i.to_be_bytes());
+    } else {
+        let mag = v.unsigned_abs().to_le_bytes();
+        let len = mag.iter().rposition(|&b| b != 0).map_or(1, |p| p + 1);
+        buf.extend_from_slice(&[110, len as u8, u8::from(v < 0)]);
+        buf.extend_from_slice(&mag[..len]);
+    }
+}
+
+fn etf_float(buf: &mut Vec<u8>, v: f64) {
+    if v.is_finite() {
+        buf.push(70);
+        buf.extend_from_slice(&v.to_bits().to_be_bytes());
+    } else {
+        etf_atom(buf, if v.is_nan() { "nan" } else if v > 0.0 { "infinity" } else { "neg_infinity" });
+    }
+}
+
+fn etf_atom(buf: &mut Vec<u8>, name: &str) {
+    buf.extend_from_slice(&[119, name.len() as u8]);
+    buf.extend_from_slice(name.as_bytes());
 }
 
 fn uuid_text(u: &[u8; 16]) -> String {

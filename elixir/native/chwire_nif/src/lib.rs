@@ -385,8 +385,10 @@ fn encode_native<'a>(env: Env<'a>, columns: Vec<(String, String, Term<'a>)>) -> 
 /// The floor of building the seed's terms: `rows` rows of (UInt64 ×3, Float64 ×2, Int64,
 /// UInt32) made in memory (no network, no decoding), turned into `[{name, values}]` the way
 /// `query_columns` does. The buffers are built before the clock the caller reads.
+/// `bulk`: whole columns through one external-term-format decode (what queries use), else one
+/// `enif_make_*` per value (for the comparison in docs/BENCHMARKS.md).
 #[rustler::nif(schedule = "DirtyCpu")]
-fn floor_columns<'a>(env: Env<'a>, rows: u64) -> Term<'a> {
+fn floor_columns<'a>(env: Env<'a>, rows: u64, bulk: bool) -> Term<'a> {
     guard(env, || {
         use chwire::{Column, ColumnData, DataType as D};
         let n = rows as usize;
@@ -407,12 +409,31 @@ fn floor_columns<'a>(env: Env<'a>, rows: u64) -> Term<'a> {
         for (name, ty, data) in cols {
             b.push(name, Column::new(ty, data)?)?;
         }
-        let t0 = std::time::Instant::now();
-        let out = Out::new(env, None);
+        let (t0, c0) = (std::time::Instant::now(), thread_cpu_us());
+        let mut out = Out::new(env, None);
+        out.bulk = bulk;
         let t = out.column_pairs(&header_of(&b), std::slice::from_ref(&b));
-        let us = t0.elapsed().as_micros() as u64;
-        Ok(ok(env, (us, t)))
+        let (us, cpu) = (t0.elapsed().as_micros() as u64, thread_cpu_us() - c0);
+        Ok(ok(env, (us, cpu, t)))
     })
+}
+
+/// The network-and-decoding floor of a query: its blocks read and dropped, no terms (op
+/// yields `{:ok, rows}`).
+#[rustler::nif]
+fn query_count<'a>(env: Env<'a>, h: ResourceArc<Handle>, sql: String, id: u64) -> Term<'a> {
+    guard(env, || {
+        let target = h.clone();
+        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::count(target, sql, tx)).1)
+    })
+}
+
+/// CPU time of the calling thread, in µs (robust to other processes' load).
+fn thread_cpu_us() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec to fill; CLOCK_THREAD_CPUTIME_ID exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1000
 }
 
 /// A deliberate panic inside a NIF, to show it comes back as an error tuple.

@@ -196,3 +196,18 @@ pub async fn ping(target: ResourceArc<Handle>, tx: Tx) {
     .await;
     tx.send(res.unwrap_or_else(Item::Error)).await;
 }
+
+/// A SELECT read to its end, its blocks dropped: `{:ok, rows}` (the benchmarks' floor).
+pub async fn count(target: ResourceArc<Handle>, sql: String, tx: Tx) {
+    let res = async {
+        let mut lease = Lease::get(&target.target).await?;
+        let mut s = lease.client()?.query(sql).stream().await?;
+        let mut rows = 0u64;
+        while let Some(b) = s.next_block().await? {
+            rows += b.rows() as u64;
+        }
+        Ok::<_, NifError>(Item::Count(rows))
+    }
+    .await;
+    tx.send(res.unwrap_or_else(Item::Error)).await;
+}
