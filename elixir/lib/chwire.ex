@@ -306,12 +306,17 @@ defmodule Chwire do
   # fragments that a GC would copy again right after the call (that copy was as long as
   # building the terms: docs/BENCHMARKS.md).
   defp take_large(op, columns, cells) do
-    words = cells * if(columns, do: 4, else: 6)
+    with_heap(cells * if(columns, do: 4, else: 6), fn -> Native.op_take_dirty(op, columns) end)
+  end
+
+  @doc false
+  # Run `fun` (a NIF that builds about `words` words of terms) with the heap grown to hold them.
+  def with_heap(words, fun) do
     old = Process.flag(:min_heap_size, words)
     :erlang.garbage_collect(self())
 
     try do
-      Native.op_take_dirty(op, columns)
+      fun.()
     after
       Process.flag(:min_heap_size, old)
     end
