@@ -442,24 +442,9 @@ impl<'a> Out<'a> {
         buf.extend_from_slice(&[131, 108]);
         buf.extend_from_slice(&n32.to_be_bytes());
         for p in parts {
-            match (ty.structural(), p) {
-                (Ty::Bool, D::UInt8(v)) => v.iter().for_each(|&x| etf_atom(&mut buf, if x != 0 { "true" } else { "false" })),
-                (Ty::UInt8, D::UInt8(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
-                (Ty::UInt16, D::UInt16(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
-                (Ty::UInt32, D::UInt32(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
-                (Ty::Int8, D::Int8(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
-                (Ty::Int16, D::Int16(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
-                (Ty::Int32, D::Int32(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
-                (Ty::Int64, D::Int64(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
-                (Ty::UInt64, D::UInt64(v)) => v.iter().for_each(|&x| etf_int(&mut buf, x.into())),
-                (Ty::Float64, D::Float64(v)) => v.iter().for_each(|&x| etf_float(&mut buf, x)),
-                (Ty::Float32, D::Float32(v)) => v.iter().for_each(|&x| etf_float(&mut buf, x.into())),
-                (Ty::String, D::String(s)) => s.iter().for_each(|b| {
-                    buf.push(109);
-                    buf.extend_from_slice(&(b.len() as u32).to_be_bytes());
-                    buf.extend_from_slice(b);
-                }),
-                _ => return None,
+            let enc = Enc::of(ty, p)?;
+            for i in 0..p.len() {
+                enc.put(&mut buf, i);
             }
         }
         buf.push(106);
@@ -510,9 +495,44 @@ impl<'a> Out<'a> {
     /// `%Chwire.Result{columns, types, rows, num_rows}` of a header and blocks.
     pub fn result(&self, header: &[(String, DataType)], blocks: &[Block]) -> Term<'a> {
         let num_rows: usize = blocks.iter().map(Block::rows).sum();
-        let lists = self.column_lists(header, blocks);
-        let rows = self.rows(&lists, num_rows);
+        let rows = match self.etf_rows(blocks, num_rows) {
+            Some(rows) => rows,
+            None => {
+                let lists = self.column_lists(header, blocks);
+                self.rows(&lists, num_rows)
+            }
+        };
         self.result_struct(header, rows, num_rows)
+    }
+
+    /// Rows of plain columns (see `etf_list`) as one external-term-format list of lists,
+    /// decoded by the VM in one call.
+    fn etf_rows(&self, blocks: &[Block], n: usize) -> Option<T> {
+        if !self.bulk || n == 0 || blocks.is_empty() {
+            return None;
+        }
+        let ncols = blocks[0].num_columns();
+        let mut buf = Vec::with_capacity(7 + n * (6 + ncols * 10));
+        buf.extend_from_slice(&[131, 108]);
+        buf.extend_from_slice(&u32::try_from(n).ok()?.to_be_bytes());
+        for b in blocks {
+            let cols: Vec<Enc<'_>> = b.columns().iter().map(|(_, c)| Enc::of(c.data_type(), c.data())).collect::<Option<_>>()?;
+            let ncols32 = u32::try_from(cols.len()).ok()?;
+            for i in 0..b.rows() {
+                if cols.is_empty() {
+                    buf.push(106);
+                    continue;
+                }
+                buf.push(108);
+                buf.extend_from_slice(&ncols32.to_be_bytes());
+                for c in &cols {
+                    c.put(&mut buf, i);
+                }
+                buf.push(106);
+            }
+        }
+        buf.push(106);
+        unsafe { self.env.binary_to_term_trusted(&buf) }.map(|(t, _)| t.as_c_arg())
     }
 
     pub fn result_struct(&self, header: &[(String, DataType)], rows: T, num_rows: usize) -> Term<'a> {
@@ -542,6 +562,68 @@ pub fn header_of(b: &Block) -> Vec<(String, DataType)> {
     b.columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect()
 }
 
+/// A plain column's values in the external term format.
+enum Enc<'c> {
+    Bool(&'c [u8]),
+    U8(&'c [u8]),
+    U16(&'c [u16]),
+    U32(&'c [u32]),
+    U64(&'c [u64]),
+    I8(&'c [i8]),
+    I16(&'c [i16]),
+    I32(&'c [i32]),
+    I64(&'c [i64]),
+    F32(&'c [f32]),
+    F64(&'c [f64]),
+    Str(&'c chwire::StringColumn),
+}
+
+impl<'c> Enc<'c> {
+    fn of(ty: &DataType, data: &'c ColumnData) -> Option<Enc<'c>> {
+        use ColumnData as D;
+        use DataType as Ty;
+        Some(match (ty.structural(), data) {
+            (Ty::Bool, D::UInt8(v)) => Enc::Bool(v),
+            (Ty::UInt8, D::UInt8(v)) => Enc::U8(v),
+            (Ty::UInt16, D::UInt16(v)) => Enc::U16(v),
+            (Ty::UInt32, D::UInt32(v)) => Enc::U32(v),
+            (Ty::UInt64, D::UInt64(v)) => Enc::U64(v),
+            (Ty::Int8, D::Int8(v)) => Enc::I8(v),
+            (Ty::Int16, D::Int16(v)) => Enc::I16(v),
+            (Ty::Int32, D::Int32(v)) => Enc::I32(v),
+            (Ty::Int64, D::Int64(v)) => Enc::I64(v),
+            (Ty::Float32, D::Float32(v)) => Enc::F32(v),
+            (Ty::Float64, D::Float64(v)) => Enc::F64(v),
+            (Ty::String, D::String(s)) => Enc::Str(s),
+            _ => return None,
+        })
+    }
+
+    #[inline]
+    fn put(&self, buf: &mut Vec<u8>, i: usize) {
+        match self {
+            Enc::Bool(v) => etf_atom(buf, if v[i] != 0 { "true" } else { "false" }),
+            Enc::U8(v) => etf_int(buf, v[i].into()),
+            Enc::U16(v) => etf_int(buf, v[i].into()),
+            Enc::U32(v) => etf_int(buf, v[i].into()),
+            Enc::U64(v) => etf_int(buf, v[i].into()),
+            Enc::I8(v) => etf_int(buf, v[i].into()),
+            Enc::I16(v) => etf_int(buf, v[i].into()),
+            Enc::I32(v) => etf_int(buf, v[i].into()),
+            Enc::I64(v) => etf_int(buf, v[i].into()),
+            Enc::F32(v) => etf_float(buf, v[i].into()),
+            Enc::F64(v) => etf_float(buf, v[i]),
+            Enc::Str(s) => {
+                let b = s.get(i);
+                buf.push(109);
+                buf.extend_from_slice(&(b.len() as u32).to_be_bytes());
+                buf.extend_from_slice(b);
+            }
+        }
+    }
+}
+
+#[inline]
 fn etf_int(buf: &mut Vec<u8>, v: i128) {
     if (0..=255).contains(&v) {
         buf.extend_from_slice(&[97, v as u8]);
@@ -561,7 +643,16 @@ fn etf_float(buf: &mut Vec<u8>, v: f64) {
         buf.push(70);
         buf.extend_from_slice(&v.to_bits().to_be_bytes());
     } else {
-        etf_atom(buf, if v.is_nan() { "nan" } else if v > 0.0 { "infinity" } else { "neg_infinity" });
+        etf_atom(
+            buf,
+            if v.is_nan() {
+                "nan"
+            } else if v > 0.0 {
+                "infinity"
+            } else {
+                "neg_infinity"
+            },
+        );
     }
 }
 
