@@ -89,13 +89,16 @@ defmodule Chwire do
         with {:ok, h} <- handle(conn),
              {:ok, settings} <- settings(opts),
              {:ok, op} <-
-               Native.query(h, sql, prep_params(params), settings, qid(opts), true, id) do
-          {op, id}
+               Native.query(h, sql, prep_params(params), settings, qid(opts), true, false, id) do
+          # A connection (not a pool) stays with its stream until the stream ends: a query on
+          # it from the consuming process would wait for itself.
+          if Native.pool_status(h) == nil, do: Process.put({:chwire_streaming, h}, id)
+          {op, id, h}
         else
           {:error, e} -> raise e
         end
       end,
-      fn {op, id} = acc ->
+      fn {op, id, _} = acc ->
         case await(op, id, false) do
           {:header, _} -> {[], acc}
           {:block, result} -> {[result], acc}
@@ -103,7 +106,10 @@ defmodule Chwire do
           {:error, e} -> raise e
         end
       end,
-      fn {op, id} -> cancel(op, id) end
+      fn {op, id, h} ->
+        cancel(op, id)
+        if Process.get({:chwire_streaming, h}) == id, do: Process.delete({:chwire_streaming, h})
+      end
     )
   end
 
@@ -211,7 +217,8 @@ defmodule Chwire do
 
     with {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
-         {:ok, op} <- Native.query(h, sql, prep_params(params), settings, qid(opts), false, id) do
+         {:ok, op} <-
+           Native.query(h, sql, prep_params(params), settings, qid(opts), false, columns, id) do
       await(op, id, columns)
     end
   end
@@ -336,10 +343,25 @@ defmodule Chwire do
   end
 
   @doc false
-  def handle(%Chwire.Handle{ref: ref}), do: {:ok, ref}
-
   def handle(conn) do
-    {:ok, GenServer.call(conn, :chwire_handle)}
+    h =
+      case conn do
+        %Chwire.Handle{ref: ref} -> ref
+        _ -> GenServer.call(conn, :chwire_handle)
+      end
+
+    if Process.get({:chwire_streaming, h}) do
+      {:error,
+       %Chwire.Error{
+         kind: :busy,
+         name: "BUSY",
+         message:
+           "this process is streaming a query on this connection: finish or stop the stream " <>
+             "first, or use a Chwire.Pool (a connection runs one query at a time)"
+       }}
+    else
+      {:ok, h}
+    end
   catch
     :exit, reason ->
       {:error,

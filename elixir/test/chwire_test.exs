@@ -212,6 +212,41 @@ defmodule ChwireTest do
     assert {:error, %Chwire.Error{kind: :data}} = Chwire.decode_native(<<1, 2, 255, 255, 255>>)
   end
 
+  test "plain columns (the bulk path) keep their values, NaN and infinities, and empty results",
+       %{conn: conn} do
+    sql = """
+    SELECT toFloat64(number) / 0 AS f, -toFloat32(number) / 0 AS g, toUInt64(number) * 4611686018427387904 AS u,
+           -toInt64(number) * 4611686018427387904 AS i, toUInt8(number = 0) AS b, arrayStringConcat(arrayMap(x -> 'é', range(toUInt64(number)))) AS s
+    FROM system.numbers LIMIT 3
+    """
+
+    assert {:ok, cols} = Chwire.query_columns(conn, sql)
+
+    assert cols == [
+             {"f", [:nan, :infinity, :infinity]},
+             {"g", [:nan, :neg_infinity, :neg_infinity]},
+             {"u", [0, 4_611_686_018_427_387_904, 9_223_372_036_854_775_808]},
+             {"i", [0, -4_611_686_018_427_387_904, -9_223_372_036_854_775_808]},
+             {"b", [1, 0, 0]},
+             {"s", ["", "é", "éé"]}
+           ]
+
+    assert {:ok, %{rows: rows, num_rows: 3}} = Chwire.query(conn, sql)
+    assert rows == Enum.zip_with(Enum.map(cols, &elem(&1, 1)), & &1)
+
+    assert {:ok, [{"number", []}]} =
+             Chwire.query_columns(conn, "SELECT number FROM system.numbers LIMIT 0")
+
+    assert {:ok, %Chwire.Result{columns: ["number"], types: ["UInt64"], rows: [], num_rows: 0}} =
+             Chwire.query(conn, "SELECT number FROM system.numbers LIMIT 0")
+
+    # Many blocks into one list per column.
+    assert {:ok, [{"n", ns}]} =
+             Chwire.query_columns(conn, "SELECT number AS n FROM system.numbers LIMIT 200000")
+
+    assert ns == Enum.to_list(0..199_999)
+  end
+
   # ---------------------------------------------------------------- parameters
 
   test "parameters bind hostile strings as data", %{conn: conn} do
@@ -328,6 +363,13 @@ defmodule ChwireTest do
     end
 
     assert {:ok, %{rows: [[8]]}} = Chwire.query(conn, "SELECT 8")
+
+    # A query on the same connection from inside its own stream would wait for itself: an error.
+    assert [{:error, %Chwire.Error{kind: :busy}}] =
+             Chwire.stream(conn, "SELECT 1")
+             |> Enum.map(fn _ -> Chwire.query(conn, "SELECT 2") end)
+
+    assert {:ok, %{rows: [[9]]}} = Chwire.query(conn, "SELECT 9")
   end
 
   test "a stream's memory does not grow with the result", %{conn: conn} do

@@ -562,6 +562,105 @@ pub fn header_of(b: &Block) -> Vec<(String, DataType)> {
     b.columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect()
 }
 
+/// A result of plain columns encoded in the external term format as its blocks arrive (on
+/// chwire's IO threads, overlapping the network), so that the caller only has the VM decode it:
+/// one list per column (`columns`) or one list of row lists.
+pub struct Encoded {
+    pub columns: bool,
+    pub n: usize,
+    pub ncols: usize,
+    pub bufs: Vec<Vec<u8>>,
+}
+
+impl Encoded {
+    pub fn new(columns: bool) -> Encoded {
+        Encoded { columns, n: 0, ncols: 0, bufs: Vec::new() }
+    }
+
+    /// Append a block; false (nothing appended) when a column is not plain.
+    pub fn push(&mut self, b: &Block) -> bool {
+        let Some(cols) = b.columns().iter().map(|(_, c)| Enc::of(c.data_type(), c.data())).collect::<Option<Vec<_>>>() else {
+            return false;
+        };
+        if self.bufs.is_empty() {
+            self.ncols = cols.len();
+            let lists = if self.columns { cols.len() } else { 1 };
+            self.bufs = (0..lists).map(|_| vec![131, 108, 0, 0, 0, 0]).collect();
+        }
+        if cols.len() != self.ncols {
+            return false;
+        }
+        let rows = b.rows();
+        if self.columns {
+            for (buf, c) in self.bufs.iter_mut().zip(&cols) {
+                buf.reserve(rows * 9);
+                for i in 0..rows {
+                    c.put(buf, i);
+                }
+            }
+        } else if let Some(buf) = self.bufs.first_mut() {
+            buf.reserve(rows * (6 + cols.len() * 9));
+            let ncols = (cols.len() as u32).to_be_bytes();
+            for i in 0..rows {
+                if cols.is_empty() {
+                    buf.push(106);
+                    continue;
+                }
+                buf.push(108);
+                buf.extend_from_slice(&ncols);
+                for c in &cols {
+                    c.put(buf, i);
+                }
+                buf.push(106);
+            }
+        }
+        self.n += rows;
+        true
+    }
+
+    /// The finished buffers (element counts patched in, the lists' tails appended).
+    pub fn finish(mut self) -> Vec<Vec<u8>> {
+        let n = (self.n as u32).to_be_bytes();
+        for buf in &mut self.bufs {
+            if self.n == 0 {
+                *buf = vec![131, 106];
+            } else {
+                buf[2..6].copy_from_slice(&n);
+                buf.push(106);
+            }
+        }
+        self.bufs
+    }
+}
+
+impl<'a> Out<'a> {
+    /// Decode one of `Encoded`'s buffers.
+    pub fn decode(&self, buf: &[u8]) -> T {
+        // Trusted: the bytes are ours (the only atoms are true, false, nan, infinity and
+        // neg_infinity).
+        unsafe { self.env.binary_to_term_trusted(buf) }.map_or(self.nil, |(t, _)| t.as_c_arg())
+    }
+
+    /// `Encoded` as `[{name, values}]` or a `%Chwire.Result{}`.
+    pub fn encoded(&self, header: &[(String, DataType)], enc: Encoded) -> Term<'a> {
+        let (columns, n) = (enc.columns, enc.n);
+        let bufs = enc.finish();
+        if columns {
+            // No block came (an empty result): every column of the header is empty.
+            let lists: Vec<T> = if bufs.is_empty() {
+                header.iter().map(|_| self.list(&[])).collect()
+            } else {
+                bufs.iter().map(|b| self.decode(b)).collect()
+            };
+            let pairs: Vec<T> = header.iter().zip(lists).map(|((name, _), l)| self.tuple(&[self.binary(name.as_bytes()), l])).collect();
+            self.term(self.list(&pairs))
+        } else {
+            let rows = bufs.first().map_or_else(|| self.list(&[]), |b| self.decode(b));
+            self.result_struct(header, rows, n)
+        }
+    }
+}
+
 /// A plain column's values in the external term format.
 enum Enc<'c> {
     Bool(&'c [u8]),

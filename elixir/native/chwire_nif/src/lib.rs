@@ -147,6 +147,7 @@ fn query<'a>(
     settings: Vec<(String, String)>,
     query_id: Option<String>,
     stream: bool,
+    columns: bool,
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
@@ -155,7 +156,7 @@ fn query<'a>(
         let t = if stream {
             start_op(env, id, 1, Some(&h.target), |tx| tasks::query_stream(target, spec, tx)).1
         } else {
-            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_all(target, spec, tx)).1
+            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_all(target, spec, columns, tx)).1
         };
         Ok(t)
     })
@@ -299,6 +300,10 @@ fn take_impl<'a>(env: Env<'a>, op: ResourceArc<Op>, columns: bool) -> Term<'a> {
                 } else {
                     ok(env, out.result(&header, &blocks))
                 }
+            }
+            Item::Encoded { header, enc } => {
+                let header = header.as_ref().map(header_of).unwrap_or_default();
+                ok(env, out.encoded(&header, enc))
             }
             Item::Header(b) => {
                 let h: Vec<(String, String)> = header_of(&b).into_iter().map(|(n, t)| (n, t.to_string())).collect();

@@ -79,6 +79,11 @@ pub enum Item {
         header: Option<Block>,
         blocks: Vec<Block>,
     },
+    /// A whole SELECT of plain columns, already in the external term format.
+    Encoded {
+        header: Option<Block>,
+        enc: crate::convert::Encoded,
+    },
     /// A stream's header (column names and types), then its blocks, then `Done`.
     Header(Block),
     Block(Block),
@@ -103,6 +108,7 @@ impl Item {
         let of = |b: &Block| (b.rows() * b.num_columns().max(1)) as u64;
         match self {
             Item::Rows { blocks, .. } => blocks.iter().map(of).sum(),
+            Item::Encoded { enc, .. } => (enc.n * enc.ncols.max(1)) as u64,
             Item::Block(b) => of(b),
             _ => 0,
         }

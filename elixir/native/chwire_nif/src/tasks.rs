@@ -61,19 +61,31 @@ fn note_tz(tx: &Tx, c: &Client) {
     *tx.shared.tz.lock().unwrap_or_else(|e| e.into_inner()) = tz;
 }
 
-/// A whole SELECT in one item.
-pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, tx: Tx) {
+/// A whole SELECT in one item. Plain columns are encoded for the caller as the blocks
+/// arrive (`columns`: the shape, one list per column or rows) and the blocks dropped.
+pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, tx: Tx) {
     let res = async {
         let mut lease = Lease::get(&target.target).await?;
         let c = lease.client()?;
         note_tz(&tx, c);
         let mut s = spec.apply(c).stream().await?;
+        let mut enc = Some(crate::convert::Encoded::new(columns));
         let mut blocks = Vec::new();
         while let Some(b) = s.next_block().await? {
+            if let Some(e) = enc.as_mut() {
+                if e.push(&b) {
+                    continue;
+                }
+                // Not plain (the types are the same in every block: this is the first one).
+                enc = None;
+            }
             blocks.push(b);
         }
         let header = s.header().cloned();
-        Ok::<_, NifError>(Item::Rows { header, blocks })
+        Ok::<_, NifError>(match enc {
+            Some(enc) if blocks.is_empty() => Item::Encoded { header, enc },
+            _ => Item::Rows { header, blocks },
+        })
     }
     .await;
     tx.send(res.unwrap_or_else(Item::Error)).await;
