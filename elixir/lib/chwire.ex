@@ -320,7 +320,8 @@ defmodule Chwire do
   # Run `fun` (a NIF that builds about `words` words of terms) with the heap grown to hold them.
   def with_heap(words, fun) do
     old = Process.flag(:min_heap_size, words)
-    :erlang.garbage_collect(self())
+    # A minor collection: it grows the young heap without copying the caller's old data.
+    :erlang.garbage_collect(self(), type: :minor)
 
     try do
       fun.()

@@ -142,6 +142,18 @@ defmodule ChwireTest do
     end)
   end
 
+  test "NULL, empty containers and aggregate states read as nil, empties and state bytes", %{
+    conn: conn
+  } do
+    assert {:ok,
+            %{
+              types: ["Nullable(Nothing)", "Array(Nothing)", "AggregateFunction(sum, UInt64)"],
+              rows: [row]
+            }} = Chwire.query(conn, "SELECT NULL, [], sumState(toUInt64(5))")
+
+    assert row == [nil, [], <<5, 0, 0, 0, 0, 0, 0, 0>>]
+  end
+
   test "types beyond 18.16 round-trip through chwire's Native encoders and decoders" do
     cols = [
       {"i128", "Int128", [-170_141_183_460_469_231_731_687_303_715_884_105_728, 0, 1 <<< 100]},
