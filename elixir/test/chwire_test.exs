@@ -331,6 +331,42 @@ defmodule ChwireTest do
   defp stop_reason({:stop, e}), do: {:error, e}
   defp stop_reason(other), do: other
 
+  test "URL options: TLS verified against the rig's CA, a wrong CA refused, failover past a dead host" do
+    tls =
+      System.get_env("CHWIRE_TEST_TLS_DIR") ||
+        Path.join(System.get_env("CHWIRE_CH_DIR", "../build/clickhouse"), "tls")
+
+    %URI{port: port, userinfo: user, path: db} = URI.parse(url())
+    secure = "tcp://#{user}@localhost:#{port + 40}#{db}?secure=true&ca_file="
+
+    {:ok, c} = Chwire.start_link(url: secure <> Path.join(tls, "ca.pem"))
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(c, "SELECT 1")
+    GenServer.stop(c)
+
+    Process.flag(:trap_exit, true)
+
+    assert {:error, %Chwire.Error{kind: :tls}} =
+             Chwire.start_link(url: secure <> Path.join(tls, "other-ca.pem"))
+
+    {:ok, c} =
+      Chwire.start_link(
+        url: "tcp://#{user}@127.0.0.1:1,127.0.0.1:#{port}#{db}?connect_timeout=2s"
+      )
+
+    assert {:ok, %{rows: [[2]]}} = Chwire.query(c, "SELECT 2")
+
+    # Settings of the connection and of one query.
+    {:ok, c} = Chwire.start_link(url: url(), settings: [max_threads: 3])
+
+    assert {:ok, %{rows: [["3"]]}} =
+             Chwire.query(c, "SELECT value FROM system.settings WHERE name = 'max_threads'")
+
+    assert {:ok, %{rows: [["5"]]}} =
+             Chwire.query(c, "SELECT value FROM system.settings WHERE name = 'max_threads'", %{},
+               settings: [max_threads: 5]
+             )
+  end
+
   test "a Rust panic is an error tuple and the VM carries on", %{conn: conn} do
     assert {:error, %Chwire.Error{kind: :panic, name: "PANIC", message: m}} =
              Chwire.Native.panic_test("from the test")
