@@ -116,16 +116,27 @@ defmodule Chwire do
   def stream!(conn, sql, params \\ %{}, opts \\ []), do: stream(conn, sql, params, opts)
 
   @doc """
-  Runs `sql` and returns its whole result as one Arrow IPC stream (a binary; chwire's rich
-  mapping, docs/ARROW.md): `Explorer.DataFrame.load_ipc_stream!/1` reads it. The binary is
-  chwire's buffer handed to the VM without a copy.
+  Runs `sql` and returns its whole result as one Arrow IPC stream (a binary):
+  `Explorer.DataFrame.load_ipc_stream!/1` reads it. The binary is chwire's buffer handed to the
+  VM without a copy. `opts`: `mapping:` `:rich` (default: natural Arrow types) or `:clickhouse`
+  (ClickHouse's own Arrow output; docs/ARROW.md), `settings:` (`output_format_arrow_*` ones
+  shape the batches and are not sent), `query_id:`.
   """
   def query_arrow(conn, sql, params \\ %{}, opts \\ []) do
     id = unique()
 
     with {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
-         {:ok, op} <- Native.query_arrow(h, sql, prep_params(params), settings, qid(opts), id) do
+         {:ok, op} <-
+           Native.query_arrow(
+             h,
+             sql,
+             prep_params(params),
+             settings,
+             qid(opts),
+             to_string(Keyword.get(opts, :mapping, :rich)),
+             id
+           ) do
       await(op, id, false)
     end
   end

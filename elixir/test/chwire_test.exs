@@ -596,8 +596,25 @@ defmodule ChwireTest do
     assert {:error, %Chwire.Error{kind: :arrow}} =
              Chwire.insert_arrow(conn, "ex_whatever", "not arrow")
 
+    # Settings of the Arrow writer are applied by chwire, not sent to 18.16 (which lacks them).
+    assert {:ok, ipc2} =
+             Chwire.query_arrow(conn, "SELECT toLowCardinality('a') AS l", %{},
+               mapping: :clickhouse,
+               settings: [output_format_arrow_low_cardinality_as_dictionary: 1]
+             )
+
+    assert byte_size(ipc2) > 0
+
+    assert {:error, %Chwire.Error{kind: :arrow}} =
+             Chwire.query_arrow(conn, "SELECT 1", %{}, settings: [output_format_arrow_nope: 1])
+
     if py = pyarrow() do
-      path = Path.join(System.tmp_dir!(), "ex_arrow_#{System.unique_integer([:positive])}.arrows")
+      path =
+        Path.join(
+          Mix.Project.build_path(),
+          "ex_arrow_#{System.unique_integer([:positive])}.arrows"
+        )
+
       File.write!(path, ipc)
 
       script = """

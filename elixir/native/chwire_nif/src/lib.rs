@@ -162,8 +162,11 @@ fn query<'a>(
     })
 }
 
-/// A SELECT as one Arrow IPC stream (op yields `{:ok, binary}`).
+/// A SELECT as one Arrow IPC stream (op yields `{:ok, binary}`). `mapping`: `"rich"` or
+/// `"clickhouse"` (docs/ARROW.md); `output_format_arrow_*` settings shape the batches and are
+/// not sent (the server may not know them).
 #[rustler::nif]
+#[allow(clippy::too_many_arguments)]
 fn query_arrow<'a>(
     env: Env<'a>,
     h: ResourceArc<Handle>,
@@ -171,12 +174,26 @@ fn query_arrow<'a>(
     params: Vec<(String, Term<'a>)>,
     settings: Vec<(String, String)>,
     query_id: Option<String>,
+    mapping: String,
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
-        let spec = spec(sql, params, settings, query_id)?;
+        let mut arrow = match mapping.as_str() {
+            "rich" => chwire_arrow::ArrowOptions::rich(),
+            "clickhouse" => chwire_arrow::ArrowOptions::clickhouse(),
+            m => return Err(NifError::Data(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
+        };
+        let mut sent = Vec::with_capacity(settings.len());
+        for (k, v) in settings {
+            if k.trim().starts_with("output_format_arrow_") {
+                arrow.set(&k, &v)?;
+            } else {
+                sent.push((k, v));
+            }
+        }
+        let spec = spec(sql, params, sent, query_id)?;
         let target = h.clone();
-        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, tx)).1)
+        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, tx)).1)
     })
 }
 

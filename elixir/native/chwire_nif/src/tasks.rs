@@ -167,12 +167,12 @@ pub async fn insert(target: ResourceArc<Handle>, spec: Spec, mut blocks: tokio::
     }
 }
 
-/// A SELECT as one Arrow IPC stream (the rich mapping), written batch by batch.
-pub async fn query_arrow(target: ResourceArc<Handle>, spec: Spec, tx: Tx) {
+/// A SELECT as one Arrow IPC stream, written batch by batch.
+pub async fn query_arrow(target: ResourceArc<Handle>, spec: Spec, arrow: chwire_arrow::ArrowOptions, tx: Tx) {
     let res = async {
         let mut lease = Lease::get(&target.target).await?;
         let c = lease.client()?;
-        let mut s = spec.apply(c).fetch_arrow(chwire_arrow::ArrowOptions::rich()).await?;
+        let mut s = spec.apply(c).fetch_arrow(arrow).await?;
         let schema = s.schema();
         let mut w = arrow_ipc::writer::StreamWriter::try_new(Vec::with_capacity(1 << 20), &schema)?;
         while let Some(batch) = s.next_batch().await? {
