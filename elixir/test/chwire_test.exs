@@ -228,7 +228,9 @@ defmodule ChwireTest do
        %{conn: conn} do
     sql = """
     SELECT toFloat64(number) / 0 AS f, -toFloat32(number) / 0 AS g, toUInt64(number) * 4611686018427387904 AS u,
-           -toInt64(number) * 4611686018427387904 AS i, toUInt8(number = 0) AS b, arrayStringConcat(arrayMap(x -> 'é', range(toUInt64(number)))) AS s
+           -toInt64(number) * 4611686018427387904 AS i, toUInt8(number = 0) AS b, arrayStringConcat(arrayMap(x -> 'é', range(toUInt64(number)))) AS s,
+           if(number = 1, NULL, number) AS n, arrayMap(x -> if(x = 1, NULL, x), range(number)) AS a,
+           toLowCardinality(toString(number)) AS lc, toLowCardinality(if(number = 2, NULL, toString(number))) AS lcn
     FROM system.numbers LIMIT 3
     """
 
@@ -240,7 +242,11 @@ defmodule ChwireTest do
              {"u", [0, 4_611_686_018_427_387_904, 9_223_372_036_854_775_808]},
              {"i", [0, -4_611_686_018_427_387_904, -9_223_372_036_854_775_808]},
              {"b", [1, 0, 0]},
-             {"s", ["", "é", "éé"]}
+             {"s", ["", "é", "éé"]},
+             {"n", [0, nil, 2]},
+             {"a", [[], [0], [0, nil]]},
+             {"lc", ["0", "1", "2"]},
+             {"lcn", ["0", "1", nil]}
            ]
 
     assert {:ok, %{rows: rows, num_rows: 3}} = Chwire.query(conn, sql)

@@ -423,33 +423,22 @@ impl<'a> Out<'a> {
     }
 
     fn etf_list(&self, ty: &DataType, parts: &[&ColumnData]) -> Option<T> {
-        use ColumnData as D;
-        use DataType as Ty;
         let n: usize = parts.iter().map(|p| p.len()).sum();
         if n == 0 {
             return Some(self.list(&[]));
         }
-        let n32 = u32::try_from(n).ok()?;
-        let per = match ty.structural() {
-            Ty::UInt8 | Ty::Int8 | Ty::Bool => 3,
-            Ty::UInt16 | Ty::Int16 | Ty::UInt32 | Ty::Int32 => 6,
-            Ty::UInt64 | Ty::Int64 | Ty::Float64 | Ty::Float32 => 12,
-            Ty::String => 8,
-            _ => return None,
-        };
-        let extra: usize = parts.iter().map(|p| if let D::String(s) = p { s.data().len() } else { 0 }).sum();
-        let mut buf = Vec::with_capacity(7 + n * per + extra);
+        let encs: Vec<Enc<'_>> = parts.iter().map(|p| Enc::of(ty, p)).collect::<Option<_>>()?;
+        let mut buf = Vec::with_capacity(7 + n * 9);
         buf.extend_from_slice(&[131, 108]);
-        buf.extend_from_slice(&n32.to_be_bytes());
-        for p in parts {
-            let enc = Enc::of(ty, p)?;
+        buf.extend_from_slice(&u32::try_from(n).ok()?.to_be_bytes());
+        for (p, enc) in parts.iter().zip(&encs) {
             for i in 0..p.len() {
                 enc.put(&mut buf, i);
             }
         }
         buf.push(106);
-        // Trusted: the bytes are ours, and the only atoms are true, false, nan, infinity and
-        // neg_infinity.
+        // Trusted: the bytes are ours, and the only atoms are nil, true, false, nan, infinity
+        // and neg_infinity.
         unsafe { self.env.binary_to_term_trusted(&buf) }.map(|(t, _)| t.as_c_arg())
     }
 
@@ -636,7 +625,7 @@ impl Encoded {
 impl<'a> Out<'a> {
     /// Decode one of `Encoded`'s buffers.
     pub fn decode(&self, buf: &[u8]) -> T {
-        // Trusted: the bytes are ours (the only atoms are true, false, nan, infinity and
+        // Trusted: the bytes are ours (the only atoms are nil, true, false, nan, infinity and
         // neg_infinity).
         unsafe { self.env.binary_to_term_trusted(buf) }.map_or(self.nil, |(t, _)| t.as_c_arg())
     }
@@ -675,6 +664,12 @@ enum Enc<'c> {
     F32(&'c [f32]),
     F64(&'c [f64]),
     Str(&'c chwire::StringColumn),
+    /// `nil` where the null map says so.
+    Nullable(&'c [u8], Box<Enc<'c>>),
+    /// A list of the elements between two offsets.
+    Array(&'c [u64], Box<Enc<'c>>),
+    /// The dictionary entry of each key (key 0 is `nil` when the type is nullable).
+    LowCardinality(&'c LowCardinalityColumn, bool, Box<Enc<'c>>),
 }
 
 impl<'c> Enc<'c> {
@@ -694,6 +689,11 @@ impl<'c> Enc<'c> {
             (Ty::Float32, D::Float32(v)) => Enc::F32(v),
             (Ty::Float64, D::Float64(v)) => Enc::F64(v),
             (Ty::String, D::String(s)) => Enc::Str(s),
+            (Ty::Nullable(inner), D::Nullable(n)) => Enc::Nullable(&n.nulls, Box::new(Enc::of(inner, &n.values)?)),
+            (Ty::Array(inner), D::Array(a)) => Enc::Array(&a.offsets, Box::new(Enc::of(inner, &a.values)?)),
+            (Ty::LowCardinality(inner), D::LowCardinality(l)) => {
+                Enc::LowCardinality(l, inner.is_nullable(), Box::new(Enc::of(inner.strip_nullable(), &l.dictionary)?))
+            }
             _ => return None,
         })
     }
@@ -717,6 +717,32 @@ impl<'c> Enc<'c> {
                 buf.push(109);
                 buf.extend_from_slice(&(b.len() as u32).to_be_bytes());
                 buf.extend_from_slice(b);
+            }
+            Enc::Nullable(nulls, inner) => {
+                if nulls[i] != 0 {
+                    etf_atom(buf, "nil");
+                } else {
+                    inner.put(buf, i);
+                }
+            }
+            Enc::Array(offsets, inner) => {
+                let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+                if b > a {
+                    buf.push(108);
+                    buf.extend_from_slice(&((b - a) as u32).to_be_bytes());
+                    for j in a..b {
+                        inner.put(buf, j);
+                    }
+                }
+                buf.push(106);
+            }
+            Enc::LowCardinality(lc, nullable, inner) => {
+                let k = lc.keys.get(i);
+                if *nullable && k == 0 {
+                    etf_atom(buf, "nil");
+                } else {
+                    inner.put(buf, k);
+                }
             }
         }
     }
