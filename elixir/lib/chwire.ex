@@ -60,19 +60,14 @@ defmodule Chwire do
     do: bang(query_columns(conn, sql, params, opts))
 
   @doc """
-  Runs a statement that returns no rows (DDL, `INSERT ... SELECT`, ...): `{:ok, 0}`... the
-  same as `query/4`, with the result dropped.
+  Runs a statement for its effect (DDL, `INSERT ... SELECT`, ...): `{:ok, num_rows}` of whatever
+  it returned (0 for most), the rows themselves dropped.
   """
   def execute(conn, sql, params \\ %{}, opts \\ []) do
-    with {:ok, _} <- query(conn, sql, params, opts), do: :ok
+    with {:ok, %Chwire.Result{num_rows: n}} <- query(conn, sql, params, opts), do: {:ok, n}
   end
 
-  def execute!(conn, sql, params \\ %{}, opts \\ []) do
-    case execute(conn, sql, params, opts) do
-      :ok -> :ok
-      {:error, e} -> raise e
-    end
-  end
+  def execute!(conn, sql, params \\ %{}, opts \\ []), do: bang(execute(conn, sql, params, opts))
 
   @doc """
   A lazy `Stream` of `%Chwire.Result{}`, one per block the server sends. Memory is bounded by
@@ -200,12 +195,12 @@ defmodule Chwire do
 
   def insert!(conn, table, data, opts \\ []), do: bang(insert(conn, table, data, opts))
 
-  @doc "Pings the server through `conn`."
+  @doc "Pings the server through `conn`: `{:ok, :pong}`."
   def ping(conn) do
     id = unique()
 
     with {:ok, h} <- handle(conn), {:ok, op} <- Native.ping(h, id) do
-      with {:ok, _} <- await(op, id, false), do: :ok
+      with {:ok, _} <- await(op, id, false), do: {:ok, :pong}
     end
   end
 

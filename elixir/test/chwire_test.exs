@@ -324,6 +324,8 @@ defmodule ChwireTest do
     end
 
     assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+    assert {:ok, :pong} = Chwire.ping(conn)
+    assert {:ok, 0} = Chwire.execute(conn, "SELECT 1 WHERE 0")
 
     assert {:error, %Chwire.Error{kind: :config}} =
              Chwire.Connection.init(url: "tcp://h:1/db?compression=nope") |> stop_reason()
