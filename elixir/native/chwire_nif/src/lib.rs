@@ -470,4 +470,14 @@ fn panic_task<'a>(env: Env<'a>, id: u64) -> Term<'a> {
     guard(env, || Ok(start_op(env, id, 1, None, |_tx| async move { panic!("panic in a chwire task") }).1))
 }
 
-rustler::init!("Elixir.Chwire.Native");
+/// On load: panics (caught at the NIF boundary or in a task, and returned as errors) print one
+/// line to stderr instead of the default hook's backtrace.
+fn load(_env: Env<'_>, _info: Term<'_>) -> bool {
+    std::panic::set_hook(Box::new(|p| {
+        let at = p.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("chwire: caught panic{at}: {}", error::panic_message(p.payload()));
+    }));
+    true
+}
+
+rustler::init!("Elixir.Chwire.Native", load = load);
