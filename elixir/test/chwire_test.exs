@@ -402,16 +402,21 @@ defmodule ChwireTest do
 
     qid = "ex-stream-#{System.unique_integer([:positive])}"
 
+    {:ok, other} = Chwire.start_link(url: url())
+
     blocks =
       Chwire.stream(conn, "SELECT number FROM system.numbers", %{}, query_id: qid)
+      |> Stream.each(fn _ -> send(self(), {:running, running?(other, qid)}) end)
       |> Enum.take(3)
 
     assert length(blocks) == 3
+    # The query ran under our query id while the stream was open.
+    assert_received {:running, true}
     assert [[0] | _] = hd(blocks).rows
 
     # The connection is usable right after, and the query is gone from the server.
     assert {:ok, %{rows: [[7]]}} = Chwire.query(conn, "SELECT 7")
-    assert wait_until(fn -> not running?(conn, qid) end)
+    assert wait_until(fn -> not running?(other, qid) end)
 
     # Errors while streaming are raised.
     assert_raise Chwire.Error, ~r/UNKNOWN_TABLE/, fn ->
