@@ -305,6 +305,14 @@ defmodule ChwireTest do
              Chwire.query(conn, "SELECT {n:UInt8}", %{n: 1.5})
 
     assert m =~ "\"n\""
+
+    # Nesting decided by the data is bounded (the NIF runs on a scheduler's stack).
+    deep = Enum.reduce(1..100_000, [], fn _, acc -> [acc] end)
+
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.query(conn, "SELECT {x:String}", %{y: deep, x: "a"})
+
+    assert m =~ "nested deeper"
   end
 
   # ---------------------------------------------------------------- errors

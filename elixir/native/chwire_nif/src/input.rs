@@ -13,6 +13,10 @@ use rustler::{Binary, Env, Term, TermType};
 
 // ---------------------------------------------------------------- parameters
 
+/// Deepest nesting of lists, tuples and maps taken from Elixir where the data, not a column
+/// type, decides the depth (the NIF's stack is a scheduler's).
+const MAX_DEPTH: u32 = 128;
+
 /// A bound `{name:Type}` parameter. The Elixir layer turns dates, times and decimals into
 /// text or integers first (`Chwire.Params`); the rest arrives as is.
 #[derive(Debug, Clone)]
@@ -36,6 +40,14 @@ fn plain(ty: &DataType) -> &DataType {
 
 impl Param {
     pub fn from_term(t: Term<'_>, ty: Option<&DataType>) -> Result<Param, String> {
+        Param::typed(t, ty, 0)
+    }
+
+    fn typed(t: Term<'_>, ty: Option<&DataType>, depth: u32) -> Result<Param, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+        }
+        let depth = depth + 1;
         let ty = ty.map(plain);
         match (t.get_type(), ty) {
             (TermType::Tuple, Some(DataType::Tuple(items))) => {
@@ -43,26 +55,26 @@ impl Param {
                 if elems.len() != items.len() {
                     return Err(format!("a tuple of {} for a {} of {} elements", elems.len(), DataType::Tuple(items.clone()), items.len()));
                 }
-                elems.iter().zip(items).map(|(x, (_, it))| Param::from_term(*x, Some(it))).collect::<Result<_, _>>().map(Param::Tuple)
+                elems.iter().zip(items).map(|(x, (_, it))| Param::typed(*x, Some(it), depth)).collect::<Result<_, _>>().map(Param::Tuple)
             }
-            (TermType::List, Some(DataType::Array(inner))) => Param::list(t, Some(inner)),
+            (TermType::List, Some(DataType::Array(inner))) => Param::list(t, Some(inner), depth),
             (TermType::Float, Some(ty)) if ty.is_integer() => {
                 Err(format!("a float for a {ty} parameter: ClickHouse takes no float for an integer (pass an integer)"))
             }
             (TermType::Map, Some(DataType::Map(k, v))) => {
                 let mut out = Vec::new();
                 for (key, value) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
-                    out.push((Param::from_term(key, Some(k))?, Param::from_term(value, Some(v))?));
+                    out.push((Param::typed(key, Some(k), depth)?, Param::typed(value, Some(v), depth)?));
                 }
                 Ok(Param::Map(out))
             }
-            _ => Param::untyped(t),
+            _ => Param::untyped(t, depth),
         }
     }
 
-    fn list(t: Term<'_>, inner: Option<&DataType>) -> Result<Param, String> {
+    fn list(t: Term<'_>, inner: Option<&DataType>, depth: u32) -> Result<Param, String> {
         let items: Vec<Term<'_>> = t.decode().map_err(|_| "not a proper list".to_string())?;
-        let mut items = items.into_iter().map(|x| Param::from_term(x, inner)).collect::<Result<Vec<_>, _>>()?;
+        let mut items = items.into_iter().map(|x| Param::typed(x, inner, depth)).collect::<Result<Vec<_>, _>>()?;
         // One array literal has one element type: integers among floats are floats (exact only).
         if items.iter().any(|p| matches!(p, Param::Float(_))) {
             for p in &mut items {
@@ -78,7 +90,7 @@ impl Param {
         Ok(Param::List(items))
     }
 
-    fn untyped(t: Term<'_>) -> Result<Param, String> {
+    fn untyped(t: Term<'_>, depth: u32) -> Result<Param, String> {
         match t.get_type() {
             TermType::Atom => match t.atom_to_string().unwrap_or_default().as_str() {
                 "nil" => Ok(Param::Null),
@@ -95,17 +107,17 @@ impl Param {
                 let b: Binary<'_> = t.decode().map_err(|_| "bad binary")?;
                 String::from_utf8(b.as_slice().to_vec()).map(Param::Str).map_err(|_| "a parameter string that is not UTF-8".to_string())
             }
-            TermType::List => Param::list(t, None),
+            TermType::List => Param::list(t, None, depth),
             TermType::Tuple => rustler::types::tuple::get_tuple(t)
                 .map_err(|_| "bad tuple".to_string())?
                 .into_iter()
-                .map(Param::untyped)
+                .map(|x| Param::typed(x, None, depth))
                 .collect::<Result<_, _>>()
                 .map(Param::Tuple),
             TermType::Map => {
                 let mut out = Vec::new();
                 for (k, v) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
-                    out.push((Param::untyped(k)?, Param::untyped(v)?));
+                    out.push((Param::typed(k, None, depth)?, Param::typed(v, None, depth)?));
                 }
                 Ok(Param::Map(out))
             }
@@ -527,13 +539,16 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
         }
         D::Nothing => return Err("only nil fits Nothing".into()),
         D::Json { .. } if kind == TermType::Binary => Value::JsonText(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
-        D::Variant(_) | D::Dynamic { .. } => untyped(t)?,
+        D::Variant(_) | D::Dynamic { .. } => untyped(t, 0)?,
         _ => return Err(format!("inserting {ty} values from Elixir is not supported")),
     })
 }
 
 /// A value by its own Elixir type (for Variant and Dynamic columns).
-fn untyped<'a: 'x, 'x>(t: Term<'a>) -> Result<Value<'x>, String> {
+fn untyped<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+    }
     Ok(match t.get_type() {
         TermType::Integer => match t.decode::<i64>() {
             Ok(v) => Value::Int(v),
@@ -546,13 +561,13 @@ fn untyped<'a: 'x, 'x>(t: Term<'a>) -> Result<Value<'x>, String> {
         TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
         TermType::List => {
             let items: Vec<Term<'a>> = t.decode().map_err(|_| "bad list")?;
-            Value::Array(items.into_iter().map(untyped).collect::<Result<_, _>>()?)
+            Value::Array(items.into_iter().map(|x| untyped(x, depth + 1)).collect::<Result<_, _>>()?)
         }
         TermType::Tuple => Value::Tuple(
             rustler::types::tuple::get_tuple(t)
                 .map_err(|_| "bad tuple")?
                 .into_iter()
-                .map(|x| untyped(x).map(|v| (None, v)))
+                .map(|x| untyped(x, depth + 1).map(|v| (None, v)))
                 .collect::<Result<_, _>>()?,
         ),
         TermType::Atom => match t.atom_to_string().unwrap_or_default().as_str() {
