@@ -617,6 +617,43 @@ defmodule ChwireTest do
     assert {:error, %Chwire.Error{kind: :arrow}} =
              Chwire.insert_arrow(conn, "ex_whatever", "not arrow")
 
+    # Cut or corrupted IPC input is an error (or, for flipped value bytes, other values), never
+    # a crash or a claimed-length allocation.
+    {:ok, small} =
+      Chwire.query_arrow(
+        conn,
+        "SELECT number AS n, toString(number) AS s FROM system.numbers LIMIT 1000"
+      )
+
+    with_table(conn, "arrow_bad", "n UInt64, s String", fn t ->
+      for cut <- [1, 4, 8, 12, 100, 300, byte_size(small) - 9] do
+        assert {:error, %Chwire.Error{kind: :arrow}} =
+                 Chwire.insert_arrow(conn, t, binary_part(small, 0, cut))
+      end
+
+      # Nothing of a refused stream was inserted; an empty one inserts nothing.
+      assert {:ok, %{rows: [[0]]}} =
+               Chwire.query(conn, "SELECT count() FROM #{t} WHERE n >= 1000")
+
+      {:ok, empty} = Chwire.query_arrow(conn, "SELECT n, s FROM #{t} WHERE 0")
+      assert {:ok, 0} = Chwire.insert_arrow(conn, t, empty)
+
+      :rand.seed(:exsss, {1, 2, 3})
+
+      for _ <- 1..200 do
+        at = :rand.uniform(byte_size(small)) - 1
+        <<pre::binary-size(at), _, post::binary>> = small
+        bad = pre <> <<:rand.uniform(256) - 1>> <> post
+
+        case Chwire.insert_arrow(conn, t, bad) do
+          {:ok, _} -> :ok
+          {:error, %Chwire.Error{kind: kind}} -> assert kind in [:arrow, :data, :server]
+        end
+      end
+    end)
+
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+
     # Settings of the Arrow writer are applied by chwire, not sent to 18.16 (which lacks them).
     assert {:ok, ipc2} =
              Chwire.query_arrow(conn, "SELECT toLowCardinality('a') AS l", %{},
