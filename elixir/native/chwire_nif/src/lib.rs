@@ -413,6 +413,9 @@ fn encode_native<'a>(env: Env<'a>, columns: Vec<(String, String, Term<'a>)>) -> 
 fn floor_columns<'a>(env: Env<'a>, rows: u64, bulk: bool) -> Term<'a> {
     guard(env, || {
         use chwire::{Column, ColumnData, DataType as D};
+        if rows > 100_000_000 {
+            return Err(NifError::Data(format!("{rows} rows: the floor builds at most 100M")));
+        }
         let n = rows as usize;
         let u: Vec<u64> = (0..n as u64).collect();
         let f: Vec<f64> = (0..n).map(|i| i as f64 * 0.5).collect();
