@@ -731,7 +731,9 @@ pub fn build_block<'a>(
             for ((name, ty), list) in header.iter().zip(lists) {
                 let mut b = Builder::new(name, ty, max_rows.min(1 << 20))?;
                 let mut cur = list.as_c_arg();
-                let mut n = 0usize;
+                // Plain numbers in a tight loop; the first value it cannot take (or the list's
+                // end) is left to the general loop below.
+                let mut n = unsafe { fill_plain(raw_env, &mut b.data, &b.plain, &mut cur, max_rows) };
                 while n < max_rows {
                     match unsafe { next_cell(raw_env, &mut cur) }.map_err(|e| format!("column `{name}`: {e}"))? {
                         Some(v) => b.push(wrap(v), first_row + n as u64, &bump)?,
@@ -804,6 +806,43 @@ pub fn build_block<'a>(
             }
             Ok((finish_block(builders)?, wrap(cur)))
         }
+    }
+}
+
+/// Append plain numbers from the list at `cur` to `data` (a builder of `ty`) until `max` values,
+/// the list's end or a value that is not a number of the column's range; `cur` is left at the
+/// first cell not taken. Returns how many were taken.
+unsafe fn fill_plain(env: *mut sys::ErlNifEnv, data: &mut ColumnData, ty: &DataType, cur: &mut T, max: usize) -> usize {
+    macro_rules! fill {
+        ($c:expr, $get:ident, $tmp:ty, $conv:expr) => {{
+            let mut n = 0usize;
+            let (mut head, mut tail) = (T::default(), T::default());
+            while n < max && sys::enif_get_list_cell(env, *cur, &mut head, &mut tail) != 0 {
+                let mut v: $tmp = Default::default();
+                if sys::$get(env, head, &mut v) == 0 {
+                    break;
+                }
+                match $conv(v) {
+                    Some(x) => $c.push(x),
+                    None => break,
+                }
+                *cur = tail;
+                n += 1;
+            }
+            n
+        }};
+    }
+    match (ty, data) {
+        (DataType::UInt64, ColumnData::UInt64(c)) => fill!(c, enif_get_uint64, u64, Some),
+        (DataType::Int64, ColumnData::Int64(c)) => fill!(c, enif_get_int64, i64, Some),
+        (DataType::UInt32, ColumnData::UInt32(c)) => fill!(c, enif_get_uint64, u64, |v: u64| u32::try_from(v).ok()),
+        (DataType::Int32, ColumnData::Int32(c)) => fill!(c, enif_get_int64, i64, |v: i64| i32::try_from(v).ok()),
+        (DataType::UInt16, ColumnData::UInt16(c)) => fill!(c, enif_get_uint64, u64, |v: u64| u16::try_from(v).ok()),
+        (DataType::Int16, ColumnData::Int16(c)) => fill!(c, enif_get_int64, i64, |v: i64| i16::try_from(v).ok()),
+        (DataType::UInt8, ColumnData::UInt8(c)) => fill!(c, enif_get_uint64, u64, |v: u64| u8::try_from(v).ok()),
+        (DataType::Int8, ColumnData::Int8(c)) => fill!(c, enif_get_int64, i64, |v: i64| i8::try_from(v).ok()),
+        (DataType::Float64, ColumnData::Float64(c)) => fill!(c, enif_get_double, f64, Some),
+        _ => 0,
     }
 }
 
