@@ -595,7 +595,8 @@ defmodule ChwireTest do
     send(ticker, :stop)
     assert_receive {:worst, worst}, 5_000
     assert elapsed >= 1000
-    assert worst < 100, "the timer fired #{worst} ms late while #{n} queries slept"
+    # A blocked scheduler would make it ~1000 ms late; 300 ms leaves room for a loaded machine.
+    assert worst < 300, "the timer fired #{worst} ms late while #{n} queries slept"
   end
 
   # ---------------------------------------------------------------- Arrow
