@@ -11,7 +11,7 @@ export PIP_NO_CACHE_DIR ?= 1
 .PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
-	py-venv python-test python-bench spark-venv spark-test bench-spark adbc-test adbc-bench
+	py-venv python-test python-bench spark-venv spark-test bench-spark adbc-test adbc-bench elixir-test elixir-bench
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -33,6 +33,7 @@ test: lint build modernfake
 	$(MAKE) --no-print-directory http-test
 	$(MAKE) --no-print-directory python-test spark-test
 	$(MAKE) --no-print-directory adbc-test
+	$(MAKE) --no-print-directory elixir-test
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -135,6 +136,25 @@ spark-test: spark-venv
 SPARK_BENCH_ROWS ?= 10000000
 bench-spark: spark-venv
 	scripts/with-cluster.sh $(PY_VENV)/bin/python bench/spark/bench.py --rows $(SPARK_BENCH_ROWS)
+
+## The Elixir binding (elixir/, docs in elixir/README.md): the NIF crate built once in the
+## workspace's target dir (release), the Mix project's format check and its ExUnit suite against
+## the live server (~15 s); the Arrow IPC output is also read with pyarrow (build/ex-venv).
+EX_VENV := build/ex-venv
+elixir-test:
+	scripts/elixir-deps.sh
+	test -x $(EX_VENV)/bin/python || python3 -m venv $(EX_VENV)
+	$(EX_VENV)/bin/pip install -q pyarrow==26.0.1
+	$(CARGO) build --release --workspace
+	cd elixir && mix format --check-formatted
+	cd elixir && CHWIRE_SKIP_CARGO=1 CHWIRE_PYARROW_PYTHON=$(CURDIR)/$(EX_VENV)/bin/python ../scripts/with-server.sh mix test
+
+## The Elixir benchmarks (the seed report's 1M x 7 case, the pure-Elixir RowBinary decoder, the
+## insert, query_arrow of W1, a 100M-row stream; printed ratios, docs/BENCHMARKS.md).
+elixir-bench:
+	scripts/elixir-deps.sh
+	$(CARGO) build --release --workspace
+	cd elixir && CHWIRE_SKIP_CARGO=1 MIX_ENV=prod ../scripts/with-server.sh mix run bench/elixir_bench.exs
 
 ## Python benchmarks against clickhouse-connect 1.6.0 and clickhouse-driver 0.2.11 (printed ratios).
 python-bench: python-test

@@ -1,0 +1,428 @@
+defmodule Chwire do
+  @moduledoc """
+  A ClickHouse client for Elixir over chwire's Rust core (native protocol, TLS, failover,
+  pools, Arrow), as a NIF.
+
+      {:ok, conn} = Chwire.start_link(url: "tcp://default@127.0.0.1:9000/default")
+      {:ok, %Chwire.Result{rows: rows}} = Chwire.query(conn, "SELECT {n:UInt64} + 1", %{n: 41})
+      {:ok, [{"number", numbers}]} = Chwire.query_columns(conn, "SELECT number FROM system.numbers LIMIT 5")
+      {:ok, 2} = Chwire.insert(conn, "t", %{"a" => [1, 2], "b" => ["x", "y"]})
+      Chwire.stream(conn, "SELECT * FROM big") |> Stream.map(& &1.num_rows) |> Enum.sum()
+
+  `conn` is anything `start_link/1` or `Chwire.Pool.start_link/1` returned (a pid or a
+  registered name). Every function returns `{:ok, _}` or `{:error, %Chwire.Error{}}`, and has
+  a `!` variant that raises; `stream/4` returns a lazy `Stream` (raising on errors while it
+  is enumerated).
+
+  The network runs on chwire's own threads, never on a BEAM scheduler: the calling process
+  waits in `receive` and then builds the result's terms itself (on a dirty CPU scheduler when
+  they are many), so results are never copied between processes.
+  """
+
+  alias Chwire.Native
+
+  # Items holding more values than this are built on a dirty CPU scheduler.
+  @dirty_cells 20_000
+  @insert_block_rows 262_144
+
+  @type conn :: GenServer.server()
+  @type params :: map() | keyword()
+
+  @doc """
+  Connects (the process owns the connection): `url:` is chwire's URL
+  (`tcp://user:pass@host:9000,host2:9000/db?secure=true&connect_timeout=5s&...`: every option of
+  the core, hosts with failover, TLS, settings and timeouts); other keys override the URL's
+  options by their URL names (`host:`, `port:`, `user:`, `password:`, `database:`,
+  `compression:`, `query_timeout:`, ...). `name:` registers the process.
+  """
+  def start_link(opts), do: Chwire.Connection.start_link(opts)
+
+  @doc false
+  def child_spec(opts), do: Chwire.Connection.child_spec(opts)
+
+  @doc """
+  Runs `sql` and returns `%Chwire.Result{columns, types, rows, num_rows}`.
+
+  `params` bind `{name:Type}` placeholders (a map or keyword list): integers, floats, strings,
+  booleans, `nil`, `Date`, `DateTime`, `NaiveDateTime`, `Chwire.Decimal`, and lists, tuples and
+  maps of them; values arrive as data, never as SQL. `opts`: `settings:` (a map or keyword list
+  of ClickHouse settings), `query_id:`.
+  """
+  def query(conn, sql, params \\ %{}, opts \\ []), do: run_query(conn, sql, params, opts, false)
+
+  def query!(conn, sql, params \\ %{}, opts \\ []), do: bang(query(conn, sql, params, opts))
+
+  @doc "Runs `sql` and returns its columns in query order as `[{name, values}]`."
+  def query_columns(conn, sql, params \\ %{}, opts \\ []),
+    do: run_query(conn, sql, params, opts, true)
+
+  def query_columns!(conn, sql, params \\ %{}, opts \\ []),
+    do: bang(query_columns(conn, sql, params, opts))
+
+  @doc """
+  Runs a statement for its effect (DDL, `INSERT ... SELECT`, ...): `{:ok, num_rows}` of whatever
+  it returned (0 for most), the rows themselves dropped.
+  """
+  def execute(conn, sql, params \\ %{}, opts \\ []) do
+    with {:ok, %Chwire.Result{num_rows: n}} <- query(conn, sql, params, opts), do: {:ok, n}
+  end
+
+  def execute!(conn, sql, params \\ %{}, opts \\ []), do: bang(execute(conn, sql, params, opts))
+
+  @doc """
+  A lazy `Stream` of `%Chwire.Result{}`, one per block the server sends. Memory is bounded by
+  a block or two whatever the result's size: chwire reads the next block only once the
+  consumer took the previous one. Stopping early (`Enum.take/2`, a `Stream.take_while/2`, an
+  exception, the consumer's exit) cancels the query on the server; the connection is usable
+  right after. Errors are raised as `Chwire.Error` while enumerating.
+  """
+  def stream(conn, sql, params \\ %{}, opts \\ []) do
+    Stream.resource(
+      fn ->
+        id = unique()
+
+        with {:ok, h} <- handle(conn),
+             {:ok, settings} <- settings(opts),
+             {:ok, op} <-
+               Native.query(h, sql, prep_params(params), settings, qid(opts), true, false, id) do
+          # A connection (not a pool) stays with its stream until the stream ends: a query on
+          # it from the consuming process would wait for itself.
+          if Native.pool_status(h) == nil, do: Process.put({:chwire_streaming, h}, id)
+          {op, id, h}
+        else
+          {:error, e} -> raise e
+        end
+      end,
+      fn {op, id, _} = acc ->
+        case await(op, id, false) do
+          {:header, _} -> {[], acc}
+          {:block, result} -> {[result], acc}
+          :done -> {:halt, acc}
+          {:error, e} -> raise e
+        end
+      end,
+      fn {op, id, h} ->
+        cancel(op, id)
+        if Process.get({:chwire_streaming, h}) == id, do: Process.delete({:chwire_streaming, h})
+      end
+    )
+  end
+
+  def stream!(conn, sql, params \\ %{}, opts \\ []), do: stream(conn, sql, params, opts)
+
+  @doc """
+  Runs `sql` and returns its whole result as one Arrow IPC stream (a binary):
+  `Explorer.DataFrame.load_ipc_stream!/1` reads it. The binary is chwire's buffer handed to the
+  VM without a copy. `opts`: `mapping:` `:rich` (default: natural Arrow types) or `:clickhouse`
+  (ClickHouse's own Arrow output; docs/ARROW.md), `settings:` (`output_format_arrow_*` ones
+  shape the batches and are not sent), `query_id:`.
+  """
+  def query_arrow(conn, sql, params \\ %{}, opts \\ []) do
+    id = unique()
+
+    with {:ok, h} <- handle(conn),
+         {:ok, settings} <- settings(opts),
+         {:ok, op} <-
+           Native.query_arrow(
+             h,
+             sql,
+             prep_params(params),
+             settings,
+             qid(opts),
+             to_string(Keyword.get(opts, :mapping, :rich)),
+             id
+           ) do
+      await(op, id, false)
+    end
+  end
+
+  def query_arrow!(conn, sql, params \\ %{}, opts \\ []),
+    do: bang(query_arrow(conn, sql, params, opts))
+
+  @doc """
+  Inserts an Arrow IPC stream into `table` (columns by name, converted losslessly to the
+  table's types): `{:ok, rows}`.
+  """
+  def insert_arrow(conn, table, ipc) when is_binary(ipc) do
+    id = unique()
+
+    with {:ok, h} <- handle(conn),
+         {:ok, op} <- Native.insert_arrow(h, table, ipc, id) do
+      await(op, id, false)
+    end
+  end
+
+  def insert_arrow!(conn, table, ipc), do: bang(insert_arrow(conn, table, ipc))
+
+  @doc """
+  Inserts `data` into `table`: `{:ok, rows}`.
+
+  `data` is columns — `[{name, values}]` or a map `%{name => values}` — or rows: a list of
+  lists (in the table's column order, or `columns:`'s) or a list of maps (`%{name => value}`,
+  string or atom keys). Data is sent in blocks of `block_rows:` rows (default 262144) while the
+  next block is built. A value that does not fit its column is an error naming the column and
+  the row; nothing of that block is sent, and the insert is aborted (blocks sent before it may
+  stay: ClickHouse has no transactions). `opts`: `columns:`, `block_rows:`, `settings:`,
+  `query_id:`.
+  """
+  def insert(conn, table, data, opts \\ []) do
+    case shape(data, opts) do
+      {:error, e} ->
+        {:error, e}
+
+      :empty ->
+        {:ok, 0}
+
+      {layout, names, payload} ->
+        id = unique()
+        rows = Keyword.get(opts, :block_rows, @insert_block_rows)
+
+        with {:ok, h} <- handle(conn),
+             {:ok, settings} <- settings(opts),
+             {:ok, op} <- Native.insert_start(h, table, names, settings, qid(opts), id) do
+          case await(op, id, false) do
+            {:insert_header, _cols} ->
+              result = feed(op, id, layout, payload, rows, 0, 0)
+              if match?({:error, _}, result), do: cancel(op, id)
+              result
+
+            {:error, e} ->
+              {:error, e}
+          end
+        end
+    end
+  end
+
+  def insert!(conn, table, data, opts \\ []), do: bang(insert(conn, table, data, opts))
+
+  @doc "Pings the server through `conn`: `{:ok, :pong}`."
+  def ping(conn) do
+    id = unique()
+
+    with {:ok, h} <- handle(conn), {:ok, op} <- Native.ping(h, id) do
+      with {:ok, _} <- await(op, id, false), do: {:ok, :pong}
+    end
+  end
+
+  @doc """
+  Decodes Native-format bytes (`FORMAT Native`, or files ClickHouse wrote) with chwire's
+  decoders: `{:ok, [%Chwire.Result{}]}`, one per block. `tz` is the zone of DateTime columns
+  without their own (default UTC).
+  """
+  def decode_native(bytes, tz \\ nil), do: Native.decode_native(bytes, tz)
+
+  @doc """
+  Encodes `[{name, type, values}]` as one Native block with the same value rules as `insert/4`.
+  """
+  def encode_native(columns), do: Native.encode_native(columns)
+
+  # ------------------------------------------------------------------ internals
+
+  defp run_query(conn, sql, params, opts, columns) do
+    id = unique()
+
+    with {:ok, h} <- handle(conn),
+         {:ok, settings} <- settings(opts),
+         {:ok, op} <-
+           Native.query(h, sql, prep_params(params), settings, qid(opts), false, columns, id) do
+      await(op, id, columns)
+    end
+  end
+
+  defp feed(op, id, layout, data, block_rows, row, inflight) do
+    cond do
+      data == [] ->
+        Native.insert_end(op)
+        finish(op, id, inflight)
+
+      inflight >= 2 ->
+        case await(op, id, false) do
+          :sent -> feed(op, id, layout, data, block_rows, row, inflight - 1)
+          {:error, e} -> {:error, e}
+        end
+
+      true ->
+        case Native.insert_block_dirty(op, layout, data, block_rows, row) do
+          {:ok, 0, rest} -> feed(op, id, layout, rest, block_rows, row, inflight)
+          {:ok, n, rest} -> feed(op, id, layout, rest, block_rows, row + n, inflight + 1)
+          # The insert task ended: its error is the op's next item.
+          {:error, :done} -> finish(op, id, inflight)
+          {:error, e} -> {:error, e}
+        end
+    end
+  end
+
+  defp finish(op, id, inflight) do
+    case await(op, id, false) do
+      :sent -> finish(op, id, inflight - 1)
+      {:ok, n} -> {:ok, n}
+      {:error, e} -> {:error, e}
+    end
+  end
+
+  defp shape(data, opts) do
+    cols = Keyword.get(opts, :columns)
+
+    cond do
+      is_map(data) and not is_struct(data) ->
+        {names, values} = data |> Enum.map(fn {k, v} -> {to_string(k), v} end) |> Enum.unzip()
+        if names == [], do: :empty, else: {:columns, names, values}
+
+      data == [] ->
+        :empty
+
+      is_list(data) ->
+        case hd(data) do
+          {_name, values} when is_list(values) ->
+            {names, values} = data |> Enum.map(fn {k, v} -> {to_string(k), v} end) |> Enum.unzip()
+            {:columns, names, values}
+
+          row when is_list(row) ->
+            {:rows, cols && Enum.map(cols, &to_string/1), data}
+
+          row when is_map(row) ->
+            names = cols || Map.keys(row)
+            {:maps, Enum.map(names, &to_string/1), data}
+
+          other ->
+            {:error,
+             data_error(
+               "insert data must be columns or rows (lists or maps), not #{inspect(other)}"
+             )}
+        end
+
+      true ->
+        {:error, data_error("insert data must be a map or a list, not #{inspect(data)}")}
+    end
+  end
+
+  defp data_error(msg), do: %Chwire.Error{kind: :data, name: "DATA", message: msg}
+
+  @doc false
+  def await(op, id, columns) do
+    receive do
+      {:chwire, ^id, cells} ->
+        item =
+          if cells > @dirty_cells,
+            do: take_large(op, columns, cells),
+            else: Native.op_take(op, columns)
+
+        case item do
+          :empty -> await(op, id, columns)
+          item -> item
+        end
+    end
+  end
+
+  # A large result's terms are built on a dirty scheduler, straight into the caller's heap:
+  # the heap is grown to hold them first (one small GC now), so they are not written to heap
+  # fragments that a GC would copy again right after the call (that copy was as long as
+  # building the terms: docs/BENCHMARKS.md).
+  defp take_large(op, columns, cells) do
+    with_heap(cells * if(columns, do: 4, else: 6), fn -> Native.op_take_dirty(op, columns) end)
+  end
+
+  @doc false
+  # Run `fun` (a NIF that builds about `words` words of terms) with the heap grown to hold them.
+  def with_heap(words, fun) do
+    old = Process.flag(:min_heap_size, words)
+    # A minor collection: it grows the young heap without copying the caller's old data.
+    :erlang.garbage_collect(self(), type: :minor)
+
+    try do
+      fun.()
+    after
+      Process.flag(:min_heap_size, old)
+    end
+  end
+
+  defp cancel(op, id) do
+    Native.op_cancel(op)
+    flush(id)
+  end
+
+  defp flush(id) do
+    receive do
+      {:chwire, ^id, _} -> flush(id)
+    after
+      0 -> :ok
+    end
+  end
+
+  @doc false
+  def handle(conn) do
+    h =
+      case conn do
+        %Chwire.Handle{ref: ref} -> ref
+        _ -> GenServer.call(conn, :chwire_handle)
+      end
+
+    if Process.get({:chwire_streaming, h}) do
+      {:error,
+       %Chwire.Error{
+         kind: :busy,
+         name: "BUSY",
+         message:
+           "this process is streaming a query on this connection: finish or stop the stream " <>
+             "first, or use a Chwire.Pool (a connection runs one query at a time)"
+       }}
+    else
+      {:ok, h}
+    end
+  catch
+    :exit, reason ->
+      {:error,
+       %Chwire.Error{
+         kind: :closed,
+         name: "CLOSED",
+         message: "no chwire connection or pool at #{inspect(conn)}: #{inspect(reason)}"
+       }}
+  end
+
+  defp unique, do: :erlang.unique_integer([:positive])
+
+  defp qid(opts), do: Keyword.get(opts, :query_id)
+
+  @doc false
+  def settings(opts) do
+    s =
+      Enum.map(Keyword.get(opts, :settings, []), fn
+        {k, true} -> {to_string(k), "1"}
+        {k, false} -> {to_string(k), "0"}
+        {k, v} -> {to_string(k), to_string(v)}
+      end)
+
+    {:ok, s}
+  end
+
+  @doc false
+  def prep_params(params) do
+    Enum.map(params, fn {k, v} -> {to_string(k), prep(v)} end)
+  end
+
+  defp prep(%Date{} = d), do: Date.to_iso8601(d)
+  defp prep(%NaiveDateTime{} = d), do: NaiveDateTime.to_string(d)
+  defp prep(%Time{} = t), do: Time.to_string(t)
+  defp prep(%Chwire.Decimal{} = d), do: Chwire.Decimal.to_string(d)
+
+  defp prep(%Chwire.DateTime64{ticks: t, precision: p}) do
+    Chwire.Decimal.to_string(%Chwire.Decimal{coef: t, scale: p})
+  end
+
+  defp prep(%DateTime{} = d) do
+    us = DateTime.to_unix(d, :microsecond)
+
+    if rem(us, 1_000_000) == 0,
+      do: div(us, 1_000_000),
+      else: prep(%Chwire.Decimal{coef: us, scale: 6})
+  end
+
+  defp prep(%_{} = s), do: to_string(s)
+  defp prep(l) when is_list(l), do: Enum.map(l, &prep/1)
+  defp prep(t) when is_tuple(t), do: t |> Tuple.to_list() |> Enum.map(&prep/1) |> List.to_tuple()
+  defp prep(m) when is_map(m), do: Map.new(m, fn {k, v} -> {prep(k), prep(v)} end)
+  defp prep(v), do: v
+
+  defp bang({:ok, v}), do: v
+  defp bang({:error, e}), do: raise(e)
+end

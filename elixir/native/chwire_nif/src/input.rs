@@ -1,0 +1,861 @@
+//! Elixir terms → chwire: query parameters (`QueryParam`) and insert blocks.
+//!
+//! Insert values become chwire `Value`s by their column's type and are appended with chwire's
+//! own column writers (`ToColumn for Value`), so the rules of what fits a column (ranges,
+//! exact Float32 and decimal scales, enum names, LowCardinality and Dynamic encoding) are the
+//! core's. Plain numeric and String columns skip the `Value` step.
+
+use bumpalo::Bump;
+use chwire::proto::column::{encode_low_cardinality, finish_dynamic};
+use chwire::{Block, Column, ColumnData, DataType, QueryParam, ToColumn, Value};
+use rustler::sys::{self, ErlNifTerm as T};
+use rustler::{Binary, Env, Term, TermType};
+
+// ---------------------------------------------------------------- parameters
+
+/// Deepest nesting of lists, tuples and maps taken from Elixir where the data, not a column
+/// type, decides the depth (the NIF's stack is a scheduler's).
+const MAX_DEPTH: u32 = 128;
+
+/// A bound `{name:Type}` parameter. The Elixir layer turns dates, times and decimals into
+/// text or integers first (`Chwire.Params`); the rest arrives as is.
+#[derive(Debug, Clone)]
+pub enum Param {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    List(Vec<Param>),
+    Tuple(Vec<Param>),
+    Map(Vec<(Param, Param)>),
+}
+
+fn plain(ty: &DataType) -> &DataType {
+    match ty {
+        DataType::Nullable(t) | DataType::LowCardinality(t) => plain(t),
+        t => t,
+    }
+}
+
+impl Param {
+    pub fn from_term(t: Term<'_>, ty: Option<&DataType>) -> Result<Param, String> {
+        Param::typed(t, ty, 0)
+    }
+
+    fn typed(t: Term<'_>, ty: Option<&DataType>, depth: u32) -> Result<Param, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+        }
+        let depth = depth + 1;
+        let ty = ty.map(plain);
+        match (t.get_type(), ty) {
+            (TermType::Tuple, Some(DataType::Tuple(items))) => {
+                let elems = rustler::types::tuple::get_tuple(t).map_err(|_| "not a tuple".to_string())?;
+                if elems.len() != items.len() {
+                    return Err(format!("a tuple of {} for a {} of {} elements", elems.len(), DataType::Tuple(items.clone()), items.len()));
+                }
+                elems.iter().zip(items).map(|(x, (_, it))| Param::typed(*x, Some(it), depth)).collect::<Result<_, _>>().map(Param::Tuple)
+            }
+            (TermType::List, Some(DataType::Array(inner))) => Param::list(t, Some(inner), depth),
+            (TermType::Float, Some(ty)) if ty.is_integer() => {
+                Err(format!("a float for a {ty} parameter: ClickHouse takes no float for an integer (pass an integer)"))
+            }
+            (TermType::Map, Some(DataType::Map(k, v))) => {
+                let mut out = Vec::new();
+                for (key, value) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
+                    out.push((Param::typed(key, Some(k), depth)?, Param::typed(value, Some(v), depth)?));
+                }
+                Ok(Param::Map(out))
+            }
+            _ => Param::untyped(t, depth),
+        }
+    }
+
+    fn list(t: Term<'_>, inner: Option<&DataType>, depth: u32) -> Result<Param, String> {
+        let items: Vec<Term<'_>> = t.decode().map_err(|_| "not a proper list".to_string())?;
+        let mut items = items.into_iter().map(|x| Param::typed(x, inner, depth)).collect::<Result<Vec<_>, _>>()?;
+        // One array literal has one element type: integers among floats are floats (exact only).
+        if items.iter().any(|p| matches!(p, Param::Float(_))) {
+            for p in &mut items {
+                if let Param::Int(i) = *p {
+                    let f = i as f64;
+                    if f as i128 != i {
+                        return Err(format!("{i} among floats would be rounded to {f}"));
+                    }
+                    *p = Param::Float(f);
+                }
+            }
+        }
+        Ok(Param::List(items))
+    }
+
+    fn untyped(t: Term<'_>, depth: u32) -> Result<Param, String> {
+        match t.get_type() {
+            TermType::Atom => match t.atom_to_string().unwrap_or_default().as_str() {
+                "nil" => Ok(Param::Null),
+                "true" => Ok(Param::Bool(true)),
+                "false" => Ok(Param::Bool(false)),
+                "nan" => Ok(Param::Float(f64::NAN)),
+                "infinity" => Ok(Param::Float(f64::INFINITY)),
+                "neg_infinity" => Ok(Param::Float(f64::NEG_INFINITY)),
+                a => Err(format!("cannot bind the atom :{a} (use nil, true, false or a string)")),
+            },
+            TermType::Integer => Ok(Param::Int(int_of(t).ok_or("an integer beyond 128 bits")?)),
+            TermType::Float => Ok(Param::Float(t.decode::<f64>().map_err(|_| "bad float")?)),
+            TermType::Binary => {
+                let b: Binary<'_> = t.decode().map_err(|_| "bad binary")?;
+                String::from_utf8(b.as_slice().to_vec()).map(Param::Str).map_err(|_| "a parameter string that is not UTF-8".to_string())
+            }
+            TermType::List => Param::list(t, None, depth),
+            TermType::Tuple => rustler::types::tuple::get_tuple(t)
+                .map_err(|_| "bad tuple".to_string())?
+                .into_iter()
+                .map(|x| Param::typed(x, None, depth))
+                .collect::<Result<_, _>>()
+                .map(Param::Tuple),
+            TermType::Map => {
+                let mut out = Vec::new();
+                for (k, v) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
+                    out.push((Param::typed(k, None, depth)?, Param::typed(v, None, depth)?));
+                }
+                Ok(Param::Map(out))
+            }
+            other => Err(format!("cannot bind a {other:?} as a query parameter")),
+        }
+    }
+}
+
+impl QueryParam for Param {
+    fn param_text(&self) -> String {
+        match self {
+            Param::Null => None::<i64>.param_text(),
+            Param::Bool(b) => b.param_text(),
+            Param::Int(i) => i.param_text(),
+            Param::Float(f) => f.param_text(),
+            Param::Str(s) => s.param_text(),
+            Param::List(_) => self.sql_literal(),
+            Param::Tuple(items) => format!("({})", literals(items)),
+            Param::Map(entries) => format!("{{{}}}", entry_literals(entries, ":")),
+        }
+    }
+
+    fn sql_literal(&self) -> String {
+        match self {
+            Param::Null => None::<i64>.sql_literal(),
+            Param::Bool(b) => b.sql_literal(),
+            Param::Int(i) => i.sql_literal(),
+            Param::Float(f) => f.sql_literal(),
+            Param::Str(s) => s.sql_literal(),
+            Param::List(items) => items.as_slice().sql_literal(),
+            Param::Tuple(items) => format!("tuple({})", literals(items)),
+            Param::Map(entries) => format!("map({})", entry_literals(entries, ",")),
+        }
+    }
+}
+
+fn literals(items: &[Param]) -> String {
+    items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")
+}
+
+fn entry_literals(entries: &[(Param, Param)], between: &str) -> String {
+    entries.iter().map(|(k, v)| format!("{}{between}{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
+}
+
+/// `[{name, value}]` → parameters, each by its placeholder's declared type in `sql`.
+pub fn params(list: Vec<(String, Term<'_>)>, sql: &str) -> Result<Vec<(String, Param)>, String> {
+    let types = chwire::placeholder_types(sql);
+    list.into_iter()
+        .map(|(k, v)| {
+            let ty = types.iter().find(|(n, _)| *n == k).and_then(|(_, t)| DataType::parse(t).ok());
+            Param::from_term(v, ty.as_ref()).map(|p| (k.clone(), p)).map_err(|e| format!("query parameter {k:?}: {e}"))
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- integers
+
+/// An integer term of up to 128 bits.
+pub fn int_of(t: Term<'_>) -> Option<i128> {
+    if let Ok(v) = t.decode::<i64>() {
+        return Some(v.into());
+    }
+    if let Ok(v) = t.decode::<u64>() {
+        return Some(v.into());
+    }
+    let (neg, mag) = big_of(t)?;
+    if mag[16..].iter().any(|&b| b != 0) {
+        return None;
+    }
+    let m = u128::from_le_bytes(mag[..16].try_into().ok()?);
+    if neg {
+        if m > i128::MAX as u128 + 1 {
+            return None;
+        }
+        Some((m as i128).wrapping_neg())
+    } else {
+        i128::try_from(m).ok()
+    }
+}
+
+fn u128_of(t: Term<'_>) -> Option<u128> {
+    if let Ok(v) = t.decode::<u64>() {
+        return Some(v.into());
+    }
+    let (neg, mag) = big_of(t)?;
+    if neg || mag[16..].iter().any(|&b| b != 0) {
+        return None;
+    }
+    Some(u128::from_le_bytes(mag[..16].try_into().ok()?))
+}
+
+/// An integer's sign and 256-bit little-endian magnitude (None beyond 256 bits).
+fn big_of(t: Term<'_>) -> Option<(bool, [u8; 32])> {
+    if !t.is_integer() {
+        return None;
+    }
+    let mut mag = [0u8; 32];
+    if let Ok(v) = t.decode::<i64>() {
+        mag[..8].copy_from_slice(&v.unsigned_abs().to_le_bytes());
+        return Some((v < 0, mag));
+    }
+    if let Ok(v) = t.decode::<u64>() {
+        mag[..8].copy_from_slice(&v.to_le_bytes());
+        return Some((false, mag));
+    }
+    let etf = t.to_binary();
+    let b = etf.as_slice();
+    // [131, SMALL_BIG_EXT (110), n, sign, n bytes]
+    if b.len() < 4 || b[0] != 131 || b[1] != 110 {
+        return None;
+    }
+    let n = b[2] as usize;
+    if n > 32 || b.len() < 4 + n {
+        return None;
+    }
+    mag[..n].copy_from_slice(&b[4..4 + n]);
+    Some((b[3] != 0, mag))
+}
+
+/// A 256-bit two's complement (signed) or plain (unsigned) little-endian value, if it fits.
+fn int256_bytes(t: Term<'_>, signed: bool) -> Option<[u8; 32]> {
+    let (neg, mut mag) = big_of(t)?;
+    if !signed {
+        return (!neg).then_some(mag);
+    }
+    let top = mag[31] & 0x80 != 0;
+    if !neg {
+        return (!top).then_some(mag);
+    }
+    // Negative: at most 2^255 in magnitude.
+    if top && (mag[31] != 0x80 || mag[..31].iter().any(|&b| b != 0)) {
+        return None;
+    }
+    let mut carry = true;
+    for b in &mut mag {
+        *b = !*b;
+        if carry {
+            let (r, c) = b.overflowing_add(1);
+            *b = r;
+            carry = c;
+        }
+    }
+    Some(mag)
+}
+
+// ---------------------------------------------------------------- values
+
+fn struct_name(t: Term<'_>) -> Option<String> {
+    if t.get_type() != TermType::Map {
+        return None;
+    }
+    let s = t.map_get(crate::atoms::__struct__()).ok()?;
+    s.atom_to_string().ok()
+}
+
+fn field<'a>(t: Term<'a>, name: &str) -> Result<Term<'a>, String> {
+    let key = rustler::Atom::from_str(t.get_env(), name).map_err(|_| "bad atom")?;
+    t.map_get(key).map_err(|_| format!("a struct without the field {name}"))
+}
+
+fn field_i64(t: Term<'_>, name: &str) -> Result<i64, String> {
+    field(t, name)?.decode::<i64>().map_err(|_| format!("the field {name} is not an integer"))
+}
+
+/// Days since 1970-01-01 of a `%Date{}` (or any struct with year, month and day).
+fn days_of(t: Term<'_>) -> Result<i64, String> {
+    let (y, m, d) = (field_i64(t, "year")?, field_i64(t, "month")?, field_i64(t, "day")?);
+    let date = chrono::NaiveDate::from_ymd_opt(y as i32, m as u32, d as u32).ok_or("an invalid date")?;
+    Ok(date.signed_duration_since(chrono::NaiveDate::from_ymd_opt(1970, 1, 1).ok_or("epoch")?).num_days())
+}
+
+/// Microseconds since the epoch of a `%DateTime{}` (its offsets applied) or a
+/// `%NaiveDateTime{}` (taken as UTC).
+fn micros_of(t: Term<'_>, naive: bool) -> Result<i64, String> {
+    let days = days_of(t)?;
+    let secs = days * 86_400 + field_i64(t, "hour")? * 3600 + field_i64(t, "minute")? * 60 + field_i64(t, "second")?;
+    let offset = if naive { 0 } else { field_i64(t, "utc_offset")? + field_i64(t, "std_offset")? };
+    let us = match field(t, "microsecond")?.decode::<(i64, i64)>() {
+        Ok((us, _)) => us,
+        Err(_) => return Err("the field microsecond is not {integer, precision}".into()),
+    };
+    Ok((secs - offset) * 1_000_000 + us)
+}
+
+/// The coefficient and scale of a decimal: `%Chwire.Decimal{}`, an integer or a float
+/// (its shortest decimal text).
+fn decimal_parts<'a>(t: Term<'a>) -> Result<(Term<'a>, Option<(i128, u8)>), String> {
+    if let Some(name) = struct_name(t) {
+        if name == "Elixir.Chwire.Decimal" {
+            let coef = field(t, "coef")?;
+            let scale = field_i64(t, "scale")?;
+            let scale = u8::try_from(scale).map_err(|_| format!("decimal scale {scale} out of range"))?;
+            return Ok((coef, int_of(coef).map(|c| (c, scale))));
+        }
+        return Err(format!("a {} is not a decimal (use %Chwire.Decimal{{coef, scale}})", name.trim_start_matches("Elixir.")));
+    }
+    if t.is_integer() {
+        return Ok((t, int_of(t).map(|c| (c, 0))));
+    }
+    if let Ok(f) = t.decode::<f64>() {
+        let s = format!("{f}");
+        let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+        let coef: i128 = format!("{int}{frac}").parse().map_err(|_| format!("{f} has too many digits for a decimal"))?;
+        return Ok((t, Some((coef, frac.len() as u8))));
+    }
+    Err("not a decimal (use %Chwire.Decimal{coef, scale}, an integer or a float)".into())
+}
+
+fn parse_uuid(b: &[u8]) -> Option<[u8; 16]> {
+    if b.len() == 16 {
+        return b.try_into().ok();
+    }
+    let hex: Vec<u8> = b.iter().copied().filter(|&c| c != b'-').collect();
+    if hex.len() != 32 || b.len() != 36 {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(std::str::from_utf8(&hex[2 * i..2 * i + 2]).ok()?, 16).ok()?;
+    }
+    Some(out)
+}
+
+fn tuple_ints(t: Term<'_>, n: usize, max: i64) -> Option<Vec<i64>> {
+    let items = rustler::types::tuple::get_tuple(t).ok()?;
+    if items.len() != n {
+        return None;
+    }
+    items.iter().map(|x| x.decode::<i64>().ok().filter(|v| (0..=max).contains(v))).collect()
+}
+
+/// An Elixir term as a chwire `Value` for a column of (plain, structural) type `ty`.
+pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Result<Value<'x>, String> {
+    use DataType as D;
+    let ty = ty.structural();
+    if t.is_atom() {
+        if let Ok(a) = t.atom_to_string() {
+            match a.as_str() {
+                "nil" => return Ok(Value::Null),
+                "true" if !matches!(ty, D::String | D::FixedString(_)) => return Ok(Value::Bool(true)),
+                "false" if !matches!(ty, D::String | D::FixedString(_)) => return Ok(Value::Bool(false)),
+                "nan" => return Ok(Value::Float64(f64::NAN)),
+                "infinity" => return Ok(Value::Float64(f64::INFINITY)),
+                "neg_infinity" => return Ok(Value::Float64(f64::NEG_INFINITY)),
+                _ => {}
+            }
+        }
+    }
+    let kind = t.get_type();
+    Ok(match ty {
+        D::Nullable(inner) | D::LowCardinality(inner) => value(t, inner, bump)?,
+        D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64 | D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::Int128 | D::UInt128 => {
+            match int_of(t) {
+                Some(v) => Value::Int128(v),
+                None if kind == TermType::Integer => match u128_of(t) {
+                    Some(v) => Value::UInt128(v),
+                    None => return Err(format!("an integer beyond 128 bits does not fit {ty}")),
+                },
+                None => return Err(format!("{} does not fit {ty}", describe(t))),
+            }
+        }
+        D::Int256 | D::UInt256 => {
+            let signed = matches!(ty, D::Int256);
+            let bytes = int256_bytes(t, signed).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?;
+            let raw = bump.alloc_slice_copy(&bytes);
+            if signed {
+                Value::Int256(raw)
+            } else {
+                Value::UInt256(raw)
+            }
+        }
+        D::Float32 => Value::Float32(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))? as f32),
+        D::Float64 => Value::Float64(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?),
+        D::BFloat16 => Value::BFloat16(((float_of(t).ok_or("not a number")? as f32).to_bits() >> 16) as u16),
+        D::Bool => match t.decode::<i64>() {
+            Ok(v @ (0 | 1)) => Value::Bool(v == 1),
+            _ => return Err(format!("{} does not fit Bool (use true or false)", describe(t))),
+        },
+        D::String | D::FixedString(_) => match kind {
+            TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
+            _ => return Err(format!("{} does not fit {ty} (use a binary)", describe(t))),
+        },
+        D::Enum8(items) => match kind {
+            TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
+            TermType::Integer => {
+                let v = t.decode::<i64>().map_err(|_| "bad integer")?;
+                let name = items.iter().find(|(_, e)| i64::from(*e) == v).ok_or_else(|| format!("{v} is not a value of {ty}"))?;
+                Value::String(name.0.as_bytes())
+            }
+            _ => return Err(format!("{} does not fit {ty} (use its name or value)", describe(t))),
+        },
+        D::Enum16(items) => match kind {
+            TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
+            TermType::Integer => {
+                let v = t.decode::<i64>().map_err(|_| "bad integer")?;
+                let name = items.iter().find(|(_, e)| i64::from(*e) == v).ok_or_else(|| format!("{v} is not a value of {ty}"))?;
+                Value::String(name.0.as_bytes())
+            }
+            _ => return Err(format!("{} does not fit {ty} (use its name or value)", describe(t))),
+        },
+        D::Uuid => {
+            let b = t.decode::<Binary<'a>>().map_err(|_| format!("{} does not fit UUID (use its text)", describe(t)))?;
+            Value::Uuid(parse_uuid(b.as_slice()).ok_or("not a UUID (36 characters of text, or 16 bytes)")?)
+        }
+        D::Date | D::Date32 => {
+            let days = match struct_name(t).as_deref() {
+                Some("Elixir.Date") => days_of(t)?,
+                _ if kind == TermType::Integer => t.decode::<i64>().map_err(|_| "bad integer")?,
+                _ => return Err(format!("{} does not fit {ty} (use a Date)", describe(t))),
+            };
+            if matches!(ty, D::Date) {
+                Value::Date(u16::try_from(days).map_err(|_| format!("day {days} is outside Date's range (1970-01-01 to 2149-06-06)"))?)
+            } else {
+                Value::Date32(i32::try_from(days).map_err(|_| format!("day {days} is outside Date32's range"))?)
+            }
+        }
+        D::DateTime(_) => {
+            let secs = match struct_name(t).as_deref() {
+                Some("Elixir.DateTime") => micros_of(t, false)?.div_euclid(1_000_000),
+                Some("Elixir.NaiveDateTime") => micros_of(t, true)?.div_euclid(1_000_000),
+                _ if kind == TermType::Integer => t.decode::<i64>().map_err(|_| "bad integer")?,
+                _ => return Err(format!("{} does not fit {ty} (use a DateTime)", describe(t))),
+            };
+            Value::DateTime(u32::try_from(secs).map_err(|_| format!("{secs} s is outside DateTime's range (1970 to 2106)"))?, None)
+        }
+        D::DateTime64 { precision, .. } => match struct_name(t).as_deref() {
+            Some("Elixir.DateTime") => Value::DateTime64 { ticks: micros_of(t, false)?, precision: 6, tz: None },
+            Some("Elixir.NaiveDateTime") => Value::DateTime64 { ticks: micros_of(t, true)?, precision: 6, tz: None },
+            Some("Elixir.Chwire.DateTime64") => {
+                let p = field_i64(t, "precision")?;
+                Value::DateTime64 { ticks: field_i64(t, "ticks")?, precision: u8::try_from(p).map_err(|_| "bad precision")?, tz: None }
+            }
+            _ if kind == TermType::Integer => {
+                Value::DateTime64 { ticks: t.decode::<i64>().map_err(|_| "bad integer")?, precision: *precision, tz: None }
+            }
+            _ => return Err(format!("{} does not fit {ty} (use a DateTime)", describe(t))),
+        },
+        D::Decimal { precision, scale } => {
+            let (coef, small) = decimal_parts(t)?;
+            match small {
+                Some((raw, s)) => Value::Decimal { raw, scale: s },
+                None if *precision > 38 => {
+                    // Beyond 128 bits: only at the column's own scale.
+                    let s = if struct_name(t).is_some() { field_i64(t, "scale")? } else { 0 };
+                    if s != i64::from(*scale) {
+                        return Err(format!("a coefficient beyond 128 bits must come at the column's scale {scale}"));
+                    }
+                    let bytes = int256_bytes(coef, true).ok_or_else(|| format!("the coefficient does not fit {ty}"))?;
+                    Value::Decimal256 { raw: bump.alloc_slice_copy(&bytes), scale: *scale }
+                }
+                None => return Err(format!("the coefficient does not fit {ty}")),
+            }
+        }
+        D::Ipv4 => {
+            if let Some(o) = tuple_ints(t, 4, 255) {
+                Value::Ipv4(std::net::Ipv4Addr::new(o[0] as u8, o[1] as u8, o[2] as u8, o[3] as u8))
+            } else if let Ok(b) = t.decode::<Binary<'a>>() {
+                Value::Ipv4(std::str::from_utf8(b.as_slice()).ok().and_then(|s| s.parse().ok()).ok_or("not an IPv4 address")?)
+            } else {
+                return Err(format!("{} does not fit IPv4 (use {{a, b, c, d}})", describe(t)));
+            }
+        }
+        D::Ipv6 => {
+            if let Some(s) = tuple_ints(t, 8, 65535) {
+                let s: Vec<u16> = s.iter().map(|&x| x as u16).collect();
+                Value::Ipv6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]))
+            } else if let Ok(b) = t.decode::<Binary<'a>>() {
+                Value::Ipv6(std::str::from_utf8(b.as_slice()).ok().and_then(|s| s.parse().ok()).ok_or("not an IPv6 address")?)
+            } else {
+                return Err(format!("{} does not fit IPv6 (use an 8-tuple)", describe(t)));
+            }
+        }
+        D::Array(inner) => {
+            let items: Vec<Term<'a>> = t.decode().map_err(|_| format!("{} does not fit {ty} (use a list)", describe(t)))?;
+            Value::Array(items.into_iter().map(|x| value(x, inner, bump)).collect::<Result<_, _>>()?)
+        }
+        D::Nested(fields) => {
+            let items: Vec<Term<'a>> = t.decode().map_err(|_| format!("{} does not fit {ty} (use a list of tuples)", describe(t)))?;
+            let mut rows = Vec::with_capacity(items.len());
+            for x in items {
+                let elems = rustler::types::tuple::get_tuple(x).map_err(|_| "a Nested row must be a tuple")?;
+                if elems.len() != fields.len() {
+                    return Err(format!("a tuple of {} for {} Nested fields", elems.len(), fields.len()));
+                }
+                let vals =
+                    elems.into_iter().zip(fields).map(|(e, (_, ft))| value(e, ft, bump).map(|v| (None, v))).collect::<Result<_, _>>()?;
+                rows.push(Value::Tuple(vals));
+            }
+            Value::Array(rows)
+        }
+        D::Tuple(items) => {
+            let elems = match kind {
+                TermType::Tuple => rustler::types::tuple::get_tuple(t).map_err(|_| "bad tuple")?,
+                TermType::List => t.decode().map_err(|_| "bad list")?,
+                _ => return Err(format!("{} does not fit {ty} (use a tuple)", describe(t))),
+            };
+            if elems.len() != items.len() {
+                return Err(format!("a tuple of {} for {ty}", elems.len()));
+            }
+            Value::Tuple(elems.into_iter().zip(items).map(|(e, (_, it))| value(e, it, bump).map(|v| (None, v))).collect::<Result<_, _>>()?)
+        }
+        D::Map(k, v) => {
+            let mut pairs = Vec::new();
+            match kind {
+                TermType::Map => {
+                    for (key, val) in rustler::types::map::MapIterator::new(t).ok_or("bad map")? {
+                        pairs.push((value(key, k, bump)?, value(val, v, bump)?));
+                    }
+                }
+                TermType::List => {
+                    let items: Vec<(Term<'a>, Term<'a>)> = t.decode().map_err(|_| "a Map as a list takes {key, value} tuples")?;
+                    for (key, val) in items {
+                        pairs.push((value(key, k, bump)?, value(val, v, bump)?));
+                    }
+                }
+                _ => return Err(format!("{} does not fit {ty} (use a map)", describe(t))),
+            }
+            Value::Map(pairs)
+        }
+        D::Nothing => return Err("only nil fits Nothing".into()),
+        D::Json { .. } if kind == TermType::Binary => Value::JsonText(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
+        D::Variant(_) | D::Dynamic { .. } => untyped(t, 0)?,
+        _ => return Err(format!("inserting {ty} values from Elixir is not supported")),
+    })
+}
+
+/// A value by its own Elixir type (for Variant and Dynamic columns).
+fn untyped<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+    }
+    Ok(match t.get_type() {
+        TermType::Integer => match t.decode::<i64>() {
+            Ok(v) => Value::Int(v),
+            Err(_) => match t.decode::<u64>() {
+                Ok(v) => Value::UInt(v),
+                Err(_) => Value::Int128(int_of(t).ok_or("an integer beyond 128 bits")?),
+            },
+        },
+        TermType::Float => Value::Float64(t.decode().map_err(|_| "bad float")?),
+        TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
+        TermType::List => {
+            let items: Vec<Term<'a>> = t.decode().map_err(|_| "bad list")?;
+            Value::Array(items.into_iter().map(|x| untyped(x, depth + 1)).collect::<Result<_, _>>()?)
+        }
+        TermType::Tuple => Value::Tuple(
+            rustler::types::tuple::get_tuple(t)
+                .map_err(|_| "bad tuple")?
+                .into_iter()
+                .map(|x| untyped(x, depth + 1).map(|v| (None, v)))
+                .collect::<Result<_, _>>()?,
+        ),
+        TermType::Atom => match t.atom_to_string().unwrap_or_default().as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            "nil" => Value::Null,
+            a => return Err(format!("the atom :{a} has no ClickHouse type")),
+        },
+        _ => return Err(format!("{} has no ClickHouse type of its own", describe(t))),
+    })
+}
+
+fn float_of(t: Term<'_>) -> Option<f64> {
+    if let Ok(f) = t.decode::<f64>() {
+        return Some(f);
+    }
+    int_of(t).map(|i| i as f64)
+}
+
+/// A short description of a term for errors (its kind, and the value when short).
+fn describe(t: Term<'_>) -> String {
+    let kind = match t.get_type() {
+        TermType::Atom => return format!(":{}", t.atom_to_string().unwrap_or_default()),
+        TermType::Binary => "a binary",
+        TermType::Integer => return format!("the integer {}", int_of(t).map_or_else(|| "(beyond 128 bits)".into(), |i| i.to_string())),
+        TermType::Float => return format!("the float {}", t.decode::<f64>().unwrap_or_default()),
+        TermType::List => "a list",
+        TermType::Map => "a map",
+        TermType::Tuple => "a tuple",
+        _ => "a term",
+    };
+    kind.into()
+}
+
+// ---------------------------------------------------------------- blocks
+
+/// One column being filled: its table type, plain type and builder.
+struct Builder<'h> {
+    name: &'h str,
+    table_ty: &'h DataType,
+    plain: DataType,
+    data: ColumnData,
+}
+
+impl<'h> Builder<'h> {
+    fn new(name: &'h str, table_ty: &'h DataType, rows: usize) -> Result<Self, String> {
+        let plain = table_ty.without_low_cardinality();
+        let data = ColumnData::with_capacity_for(&plain, rows).map_err(|e| e.to_string())?;
+        Ok(Builder { name, table_ty, plain, data })
+    }
+
+    /// Append one value; an error names the column and the row.
+    #[inline]
+    fn push(&mut self, t: Term<'_>, row: u64, bump: &Bump) -> Result<(), String> {
+        let raw = t.as_c_arg();
+        let env = t.get_env().as_c_arg();
+        // Plain numbers and strings without the Value step.
+        let fast = unsafe {
+            match (&self.plain, &mut self.data) {
+                (DataType::UInt64, ColumnData::UInt64(c)) => {
+                    let mut v = 0u64;
+                    (sys::enif_get_uint64(env, raw, &mut v) != 0).then(|| c.push(v))
+                }
+                (DataType::Int64, ColumnData::Int64(c)) => {
+                    let mut v = 0i64;
+                    (sys::enif_get_int64(env, raw, &mut v) != 0).then(|| c.push(v))
+                }
+                (DataType::UInt32, ColumnData::UInt32(c)) => {
+                    let mut v = 0u64;
+                    (sys::enif_get_uint64(env, raw, &mut v) != 0 && v <= u64::from(u32::MAX)).then(|| c.push(v as u32))
+                }
+                (DataType::Int32, ColumnData::Int32(c)) => {
+                    let mut v = 0i64;
+                    (sys::enif_get_int64(env, raw, &mut v) != 0 && i32::try_from(v).is_ok()).then(|| c.push(v as i32))
+                }
+                (DataType::Float64, ColumnData::Float64(c)) => {
+                    let mut v = 0f64;
+                    (sys::enif_get_double(env, raw, &mut v) != 0).then(|| c.push(v))
+                }
+                (DataType::String, ColumnData::String(s)) => {
+                    let mut bin = std::mem::MaybeUninit::<sys::ErlNifBinary>::uninit();
+                    if sys::enif_is_binary(env, raw) != 0 && sys::enif_inspect_binary(env, raw, bin.as_mut_ptr()) != 0 {
+                        let bin = bin.assume_init();
+                        s.push(if bin.size == 0 { &[][..] } else { std::slice::from_raw_parts(bin.data, bin.size) });
+                        Some(())
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            }
+        };
+        if fast.is_some() {
+            return Ok(());
+        }
+        let v = value(t, &self.plain, bump).map_err(|e| self.err(row, &e))?;
+        v.write(&self.plain, &mut self.data).map_err(|e| self.err(row, &e))
+    }
+
+    fn err(&self, row: u64, why: &str) -> String {
+        format!("column `{}` ({}), row {row}: {why}", self.name, self.table_ty)
+    }
+
+    fn finish(mut self) -> Result<(String, Column), String> {
+        self.data.check(&self.plain).map_err(|e| format!("column `{}`: the rows do not fit its type {}: {e}", self.name, self.plain))?;
+        finish_dynamic(&mut self.data);
+        let data = encode_low_cardinality(self.table_ty, self.data).map_err(|e| e.to_string())?;
+        let col = Column::new(self.table_ty.clone(), data).map_err(|e| e.to_string())?;
+        Ok((self.name.to_owned(), col))
+    }
+}
+
+/// How the caller's data is laid out.
+pub enum Layout {
+    /// `[values_of_column_1, values_of_column_2, ...]` in the header's order.
+    Columns,
+    /// `[[v1, v2, ...], ...]` in the header's order.
+    RowLists,
+    /// `[%{"name" => v, ...}, ...]` (or atom keys).
+    RowMaps,
+}
+
+/// Next list cell (None at the end; Err for an improper list).
+unsafe fn next_cell(env: *mut sys::ErlNifEnv, list: &mut T) -> Result<Option<T>, String> {
+    let mut head: T = T::default();
+    let mut tail: T = T::default();
+    if sys::enif_get_list_cell(env, *list, &mut head, &mut tail) != 0 {
+        *list = tail;
+        Ok(Some(head))
+    } else if sys::enif_is_empty_list(env, *list) != 0 {
+        Ok(None)
+    } else {
+        Err("not a proper list".into())
+    }
+}
+
+/// Build one block of at most `max_rows` rows from `data` for the `header` columns; returns
+/// the block and what is left of the data (in the same layout). `first_row`: the index of the
+/// block's first row in the whole data (for errors). A value that does not fit fails the
+/// whole block, naming its column and row.
+pub fn build_block<'a>(
+    env: Env<'a>,
+    header: &[(String, DataType)],
+    layout: Layout,
+    data: Term<'a>,
+    max_rows: usize,
+    first_row: u64,
+) -> Result<(Block, Term<'a>), String> {
+    let raw_env = env.as_c_arg();
+    let bump = Bump::new();
+    let wrap = |t: T| unsafe { Term::new(env, t) };
+    let mut builders = Vec::with_capacity(header.len());
+    match layout {
+        Layout::Columns => {
+            let lists: Vec<Term<'a>> = data.decode().map_err(|_| "the columns must be a list of lists")?;
+            if lists.len() != header.len() {
+                return Err(format!("{} columns of data for {} columns of the table", lists.len(), header.len()));
+            }
+            let mut rests = Vec::with_capacity(lists.len());
+            let mut rows = None;
+            for ((name, ty), list) in header.iter().zip(lists) {
+                let mut b = Builder::new(name, ty, max_rows.min(1 << 20))?;
+                let mut cur = list.as_c_arg();
+                // Plain numbers in a tight loop; the first value it cannot take (or the list's
+                // end) is left to the general loop below.
+                let mut n = unsafe { fill_plain(raw_env, &mut b.data, &b.plain, &mut cur, max_rows) };
+                while n < max_rows {
+                    match unsafe { next_cell(raw_env, &mut cur) }.map_err(|e| format!("column `{name}`: {e}"))? {
+                        Some(v) => b.push(wrap(v), first_row + n as u64, &bump)?,
+                        None => break,
+                    }
+                    n += 1;
+                }
+                match rows {
+                    None => rows = Some(n),
+                    Some(r) if r != n => {
+                        return Err(format!(
+                            "column `{name}` has {} values where the columns before it have {}",
+                            first_row as usize + n,
+                            first_row as usize + r
+                        ))
+                    }
+                    _ => {}
+                }
+                rests.push(wrap(cur));
+                builders.push(b);
+            }
+            let block = finish_block(builders)?;
+            let rest = if rests.iter().all(|t| t.is_empty_list()) { Term::list_new_empty(env) } else { list_of(env, &rests) };
+            Ok((block, rest))
+        }
+        Layout::RowLists | Layout::RowMaps => {
+            for (name, ty) in header {
+                builders.push(Builder::new(name, ty, max_rows.min(1 << 20))?);
+            }
+            let keys: Vec<(Term<'a>, Option<Term<'a>>)> = header
+                .iter()
+                .map(|(n, _)| {
+                    let bin = rustler::types::binary::NewBinary::from_slice(env, n.as_bytes());
+                    (Term::from(bin), rustler::Atom::existing_from_str(env, n).ok().map(|a| rustler::Encoder::encode(&a, env)))
+                })
+                .collect();
+            let mut cur = data.as_c_arg();
+            let mut n = 0usize;
+            let mut cells = vec![T::default(); header.len()];
+            while n < max_rows {
+                let Some(row) = (unsafe { next_cell(raw_env, &mut cur) })? else { break };
+                let row = wrap(row);
+                let r = first_row + n as u64;
+                match layout {
+                    Layout::RowLists => {
+                        let mut rc = row.as_c_arg();
+                        for (i, cell) in cells.iter_mut().enumerate() {
+                            *cell = unsafe { next_cell(raw_env, &mut rc) }
+                                .map_err(|_| format!("row {r} is not a list"))?
+                                .ok_or_else(|| format!("row {r} has {i} values for {} columns", header.len()))?;
+                        }
+                        if unsafe { sys::enif_is_empty_list(raw_env, rc) } == 0 {
+                            return Err(format!("row {r} has more values than the {} columns", header.len()));
+                        }
+                    }
+                    _ => {
+                        if !row.is_map() {
+                            return Err(format!("row {r} is not a map"));
+                        }
+                        for (cell, ((name, _), (skey, akey))) in cells.iter_mut().zip(header.iter().zip(&keys)) {
+                            let v = row.map_get(*skey).ok().or_else(|| akey.and_then(|a| row.map_get(a).ok()));
+                            *cell = v.ok_or_else(|| format!("row {r} has no value for column `{name}`"))?.as_c_arg();
+                        }
+                    }
+                }
+                for (b, cell) in builders.iter_mut().zip(&cells) {
+                    b.push(wrap(*cell), r, &bump)?;
+                }
+                n += 1;
+            }
+            Ok((finish_block(builders)?, wrap(cur)))
+        }
+    }
+}
+
+/// Append plain numbers from the list at `cur` to `data` (a builder of `ty`) until `max` values,
+/// the list's end or a value that is not a number of the column's range; `cur` is left at the
+/// first cell not taken. Returns how many were taken.
+unsafe fn fill_plain(env: *mut sys::ErlNifEnv, data: &mut ColumnData, ty: &DataType, cur: &mut T, max: usize) -> usize {
+    macro_rules! fill {
+        ($c:expr, $get:ident, $tmp:ty, $conv:expr) => {{
+            let mut n = 0usize;
+            let (mut head, mut tail) = (T::default(), T::default());
+            while n < max && sys::enif_get_list_cell(env, *cur, &mut head, &mut tail) != 0 {
+                let mut v: $tmp = Default::default();
+                if sys::$get(env, head, &mut v) == 0 {
+                    break;
+                }
+                match $conv(v) {
+                    Some(x) => $c.push(x),
+                    None => break,
+                }
+                *cur = tail;
+                n += 1;
+            }
+            n
+        }};
+    }
+    match (ty, data) {
+        (DataType::UInt64, ColumnData::UInt64(c)) => fill!(c, enif_get_uint64, u64, Some),
+        (DataType::Int64, ColumnData::Int64(c)) => fill!(c, enif_get_int64, i64, Some),
+        (DataType::UInt32, ColumnData::UInt32(c)) => fill!(c, enif_get_uint64, u64, |v: u64| u32::try_from(v).ok()),
+        (DataType::Int32, ColumnData::Int32(c)) => fill!(c, enif_get_int64, i64, |v: i64| i32::try_from(v).ok()),
+        (DataType::UInt16, ColumnData::UInt16(c)) => fill!(c, enif_get_uint64, u64, |v: u64| u16::try_from(v).ok()),
+        (DataType::Int16, ColumnData::Int16(c)) => fill!(c, enif_get_int64, i64, |v: i64| i16::try_from(v).ok()),
+        (DataType::UInt8, ColumnData::UInt8(c)) => fill!(c, enif_get_uint64, u64, |v: u64| u8::try_from(v).ok()),
+        (DataType::Int8, ColumnData::Int8(c)) => fill!(c, enif_get_int64, i64, |v: i64| i8::try_from(v).ok()),
+        (DataType::Float64, ColumnData::Float64(c)) => fill!(c, enif_get_double, f64, Some),
+        _ => 0,
+    }
+}
+
+fn finish_block(builders: Vec<Builder<'_>>) -> Result<Block, String> {
+    let mut block = Block::new();
+    for b in builders {
+        let (name, col) = b.finish()?;
+        block.push(name, col).map_err(|e| e.to_string())?;
+    }
+    Ok(block)
+}
+
+fn list_of<'a>(env: Env<'a>, items: &[Term<'a>]) -> Term<'a> {
+    let raw: Vec<T> = items.iter().map(|t| t.as_c_arg()).collect();
+    unsafe { Term::new(env, sys::enif_make_list_from_array(env.as_c_arg(), raw.as_ptr(), raw.len() as u32)) }
+}

@@ -1,0 +1,486 @@
+//! The NIF of chwire's Elixir binding (`Chwire.Native`, elixir/lib/chwire/native.ex).
+//!
+//! Nothing here blocks a scheduler on the network: every operation starts a task on chwire's
+//! tokio runtime and returns an op at once; results are delivered as `{:chwire, id, cells}`
+//! messages and taken with `op_take`, which builds the terms in the caller (on a dirty CPU
+//! scheduler when they are many; see `ops`). Every NIF catches panics and returns
+//! `{:error, %Chwire.Error{name: "PANIC"}}` instead of taking the VM down.
+
+mod convert;
+mod error;
+mod input;
+mod ops;
+mod tasks;
+
+use convert::{header_of, Out};
+use error::NifError;
+use ops::{runtime, Handle, Item, Op, Target};
+use rustler::{Atom, Binary, Encoder, Env, ResourceArc, Term};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tasks::Spec;
+
+mod atoms {
+    rustler::atoms! {
+        ok, error, nil, chwire, __struct__, __exception__, kind, code, name, message,
+        done, header, block, empty, sent, insert_header, more,
+        columns, result, rows, maps,
+    }
+}
+
+/// Run a NIF body, turning a panic or an error into `{:error, %Chwire.Error{}}`.
+fn guard<'a>(env: Env<'a>, f: impl FnOnce() -> Result<Term<'a>, NifError>) -> Term<'a> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(t)) => t,
+        Ok(Err(e)) => e.to_error_tuple(env),
+        Err(p) => NifError::Panic(error::panic_message(&*p)).to_error_tuple(env),
+    }
+}
+
+fn ok<'a>(env: Env<'a>, t: impl Encoder) -> Term<'a> {
+    (atoms::ok(), t).encode(env)
+}
+
+/// Start `work` as op `id` of the calling process.
+fn start_op<'a, F>(
+    env: Env<'a>,
+    id: u64,
+    depth: usize,
+    target: Option<&Target>,
+    work: impl FnOnce(ops::Tx) -> F,
+) -> (ResourceArc<Op>, Term<'a>)
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let (op, tx) = Op::new(env.pid(), id, depth, target);
+    let op = ResourceArc::new(op);
+    op.start(tx, work);
+    let t = ok(env, op.clone());
+    (op, t)
+}
+
+fn spec(sql: String, params: Vec<(String, Term<'_>)>, settings: Vec<(String, String)>, query_id: Option<String>) -> Result<Spec, NifError> {
+    let params = input::params(params, &sql).map_err(NifError::Data)?;
+    Ok(Spec { sql, params, settings, query_id })
+}
+
+// ---------------------------------------------------------------- connections
+
+/// Connect (in the background): `{:ok, op}`, then the op yields `{:ok, handle}`.
+#[rustler::nif]
+fn connect<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, id: u64) -> Term<'a> {
+    guard(env, || {
+        let o = tasks::options(url.as_deref(), &opts)?;
+        Ok(start_op(env, id, 1, None, |tx| tasks::connect(o, tx)).1)
+    })
+}
+
+/// A pool (connections open on demand): `{:ok, handle}`.
+#[rustler::nif]
+fn pool_new<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, pool_opts: Vec<(String, u64)>) -> Term<'a> {
+    guard(env, || {
+        let o = tasks::options(url.as_deref(), &opts)?;
+        let mut p = chwire::PoolOptions::default();
+        let ms = |v: u64| (v > 0).then(|| std::time::Duration::from_millis(v));
+        for (k, v) in pool_opts {
+            match k.as_str() {
+                "size" => p.max_size = v.max(1) as usize,
+                "min_idle" => p.min_idle = v as usize,
+                "checkout_timeout" => p.acquire_timeout = ms(v),
+                "idle_timeout" => p.idle_timeout = ms(v),
+                "max_lifetime" => p.max_lifetime = ms(v),
+                "health_check_after" => p.health_check_after = Some(std::time::Duration::from_millis(v)),
+                other => return Err(NifError::Data(format!("unknown pool option {other:?}"))),
+            }
+        }
+        let _enter = runtime().enter();
+        let pool = chwire::Pool::new(o, p)?;
+        Ok(ok(env, ResourceArc::new(Handle { target: Target::Pool(pool) })))
+    })
+}
+
+/// `%{size, idle, in_use, waiting}` of a pool (`nil` for a connection).
+#[rustler::nif]
+fn pool_status<'a>(env: Env<'a>, h: ResourceArc<Handle>) -> Term<'a> {
+    guard(env, || match &h.target {
+        Target::Pool(p) => {
+            let s = p.status();
+            let keys = ["size", "idle", "in_use", "waiting"].map(|k| Atom::from_str(env, k).map(|a| a.encode(env)));
+            let keys: Vec<Term<'a>> = keys.into_iter().collect::<Result<_, _>>().map_err(|_| NifError::Data("atom".into()))?;
+            let vals = [s.size as u64, s.idle as u64, s.in_use as u64, s.waiting as u64].map(|v| v.encode(env));
+            Ok(Term::map_from_term_arrays(env, &keys, &vals).map_err(|_| NifError::Data("map".into()))?)
+        }
+        Target::Client(_) => Ok(atoms::nil().encode(env)),
+    })
+}
+
+/// Close a connection (a running query ends first); pools close when their handle is gone.
+#[rustler::nif]
+fn close<'a>(env: Env<'a>, h: ResourceArc<Handle>) -> Term<'a> {
+    guard(env, || {
+        if let Target::Client(c) = &h.target {
+            let c = c.clone();
+            runtime().spawn(async move {
+                c.lock().await.take();
+            });
+        }
+        Ok(atoms::ok().encode(env))
+    })
+}
+
+/// Ping the server through the handle (op yields `{:ok, 0}`).
+#[rustler::nif]
+fn ping<'a>(env: Env<'a>, h: ResourceArc<Handle>, id: u64) -> Term<'a> {
+    guard(env, || Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::ping(h.clone(), tx)).1))
+}
+
+// ---------------------------------------------------------------- queries
+
+/// Start a SELECT (or any statement). `mode`: `:all` (one item with every block) or
+/// `:stream` (header, blocks, done; one block queued at a time).
+#[rustler::nif]
+#[allow(clippy::too_many_arguments)]
+fn query<'a>(
+    env: Env<'a>,
+    h: ResourceArc<Handle>,
+    sql: String,
+    params: Vec<(String, Term<'a>)>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+    stream: bool,
+    columns: bool,
+    id: u64,
+) -> Term<'a> {
+    guard(env, || {
+        let spec = spec(sql, params, settings, query_id)?;
+        let target = h.clone();
+        let t = if stream {
+            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_stream(target, spec, tx)).1
+        } else {
+            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_all(target, spec, columns, tx)).1
+        };
+        Ok(t)
+    })
+}
+
+/// A SELECT as one Arrow IPC stream (op yields `{:ok, binary}`). `mapping`: `"rich"` or
+/// `"clickhouse"` (docs/ARROW.md); `output_format_arrow_*` settings shape the batches and are
+/// not sent (the server may not know them).
+#[rustler::nif]
+#[allow(clippy::too_many_arguments)]
+fn query_arrow<'a>(
+    env: Env<'a>,
+    h: ResourceArc<Handle>,
+    sql: String,
+    params: Vec<(String, Term<'a>)>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+    mapping: String,
+    id: u64,
+) -> Term<'a> {
+    guard(env, || {
+        let mut arrow = match mapping.as_str() {
+            "rich" => chwire_arrow::ArrowOptions::rich(),
+            "clickhouse" => chwire_arrow::ArrowOptions::clickhouse(),
+            m => return Err(NifError::Data(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
+        };
+        let mut sent = Vec::with_capacity(settings.len());
+        for (k, v) in settings {
+            if k.trim().starts_with("output_format_arrow_") {
+                arrow.set(&k, &v)?;
+            } else {
+                sent.push((k, v));
+            }
+        }
+        let spec = spec(sql, params, sent, query_id)?;
+        let target = h.clone();
+        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, tx)).1)
+    })
+}
+
+/// Insert an Arrow IPC stream (op yields `{:ok, rows}`).
+#[rustler::nif(schedule = "DirtyCpu")]
+fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: String, ipc: Binary<'a>, id: u64) -> Term<'a> {
+    guard(env, || {
+        let bytes = ipc.as_slice().to_vec();
+        let target = h.clone();
+        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::insert_arrow(target, table, bytes, tx)).1)
+    })
+}
+
+// ---------------------------------------------------------------- inserts
+
+fn quote_ident(name: &str) -> String {
+    let mut s = String::with_capacity(name.len() + 2);
+    s.push('`');
+    for c in name.chars() {
+        match c {
+            '`' => s.push_str("\\`"),
+            '\\' => s.push_str("\\\\"),
+            c => s.push(c),
+        }
+    }
+    s.push('`');
+    s
+}
+
+/// Start `INSERT INTO table [(names)] VALUES`: the op yields `{:insert_header, columns}`,
+/// then `:sent` per block given with `insert_block`, then `{:ok, rows}` after `insert_end`.
+#[rustler::nif]
+fn insert_start<'a>(
+    env: Env<'a>,
+    h: ResourceArc<Handle>,
+    table: String,
+    names: Option<Vec<String>>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+    id: u64,
+) -> Term<'a> {
+    guard(env, || {
+        let cols = names.map(|n| format!(" ({})", n.iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", "))).unwrap_or_default();
+        let spec = Spec { sql: format!("INSERT INTO {table}{cols} VALUES"), params: Vec::new(), settings, query_id };
+        let (btx, brx) = tokio::sync::mpsc::channel(2);
+        let target = h.clone();
+        let (op, t) = start_op(env, id, 4, Some(&h.target), |tx| tasks::insert(target, spec, brx, tx));
+        *op.blocks.lock().unwrap_or_else(|e| e.into_inner()) = Some(btx);
+        Ok(t)
+    })
+}
+
+fn insert_block_impl<'a>(env: Env<'a>, op: ResourceArc<Op>, layout: Atom, data: Term<'a>, max_rows: u64, first_row: u64) -> Term<'a> {
+    guard(env, || {
+        let header = op
+            .insert_columns
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or(NifError::Data("the insert has no header yet".into()))?;
+        let layout = if layout == atoms::columns() {
+            input::Layout::Columns
+        } else if layout == atoms::maps() {
+            input::Layout::RowMaps
+        } else {
+            input::Layout::RowLists
+        };
+        let (block, rest) = input::build_block(env, &header, layout, data, max_rows.max(1) as usize, first_row).map_err(NifError::Data)?;
+        let rows = block.rows();
+        if rows > 0 {
+            let tx = op.blocks.lock().unwrap_or_else(|e| e.into_inner()).clone().ok_or(NifError::Closed)?;
+            if tx.try_send(block).is_err() {
+                // The insert ended (its error is the op's next item) or too many blocks queued.
+                return Ok((atoms::error(), atoms::done()).encode(env));
+            }
+        }
+        Ok((atoms::ok(), rows as u64, rest).encode(env))
+    })
+}
+
+/// Build a block of at most `max_rows` rows from `data` (layout `:columns`, `:rows` or
+/// `:maps`) and queue it: `{:ok, rows, rest}`, or an error naming the column and row of the
+/// first value that does not fit (nothing of the block is sent).
+#[rustler::nif]
+fn insert_block<'a>(env: Env<'a>, op: ResourceArc<Op>, layout: Atom, data: Term<'a>, max_rows: u64, first_row: u64) -> Term<'a> {
+    insert_block_impl(env, op, layout, data, max_rows, first_row)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn insert_block_dirty<'a>(env: Env<'a>, op: ResourceArc<Op>, layout: Atom, data: Term<'a>, max_rows: u64, first_row: u64) -> Term<'a> {
+    insert_block_impl(env, op, layout, data, max_rows, first_row)
+}
+
+/// No more blocks: the insert ends (the op yields `{:ok, rows}`).
+#[rustler::nif]
+fn insert_end<'a>(env: Env<'a>, op: ResourceArc<Op>) -> Term<'a> {
+    guard(env, || {
+        op.blocks.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Ok(atoms::ok().encode(env))
+    })
+}
+
+// ---------------------------------------------------------------- results
+
+/// Ref-counted bytes handed to the VM as a binary without a copy.
+struct Bytes(Vec<u8>);
+
+#[rustler::resource_impl]
+impl rustler::Resource for Bytes {}
+
+fn take_impl<'a>(env: Env<'a>, op: ResourceArc<Op>, columns: bool) -> Term<'a> {
+    guard(env, || {
+        let Some(item) = op.take() else { return Ok(atoms::empty().encode(env)) };
+        let tz = op.shared.tz.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let out = Out::new(env, tz);
+        Ok(match item {
+            Item::Rows { header, blocks } => {
+                let header = header.as_ref().or(blocks.first()).map(header_of).unwrap_or_default();
+                if columns {
+                    ok(env, out.column_pairs(&header, &blocks))
+                } else {
+                    ok(env, out.result(&header, &blocks))
+                }
+            }
+            Item::Encoded { header, enc } => {
+                let header = header.as_ref().map(header_of).unwrap_or_default();
+                ok(env, out.encoded(&header, enc))
+            }
+            Item::Header(b) => {
+                let h: Vec<(String, String)> = header_of(&b).into_iter().map(|(n, t)| (n, t.to_string())).collect();
+                (atoms::header(), h).encode(env)
+            }
+            Item::Block(b) => (atoms::block(), out.result(&header_of(&b), std::slice::from_ref(&b))).encode(env),
+            Item::Done => atoms::done().encode(env),
+            Item::Handle(h) => ok(env, ResourceArc::new(h)),
+            Item::InsertHeader(cols) => {
+                let h: Vec<(String, String)> = cols.iter().map(|(n, t)| (n.clone(), t.to_string())).collect();
+                *op.insert_columns.lock().unwrap_or_else(|e| e.into_inner()) = Some(cols);
+                (atoms::insert_header(), h).encode(env)
+            }
+            Item::Sent => atoms::sent().encode(env),
+            Item::Count(n) => ok(env, n),
+            Item::Arrow(bytes) => {
+                let r = ResourceArc::new(Bytes(bytes));
+                let bin = r.make_binary(env, |b| &b.0);
+                ok(env, bin)
+            }
+            Item::Error(e) => e.to_error_tuple(env),
+        })
+    })
+}
+
+/// The op's next item as terms built in the caller (`:empty` when none is queued).
+/// `columns`: a whole result as `[{name, values}]` rather than `%Chwire.Result{}`.
+#[rustler::nif]
+fn op_take<'a>(env: Env<'a>, op: ResourceArc<Op>, columns: bool) -> Term<'a> {
+    take_impl(env, op, columns)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn op_take_dirty<'a>(env: Env<'a>, op: ResourceArc<Op>, columns: bool) -> Term<'a> {
+    take_impl(env, op, columns)
+}
+
+/// Stop an op: its query is cancelled on the server (chwire sends Cancel and drains the
+/// connection before its next query), an unfinished insert is aborted. No message of the op
+/// arrives after this returns.
+#[rustler::nif]
+fn op_cancel<'a>(env: Env<'a>, op: ResourceArc<Op>) -> Term<'a> {
+    guard(env, || {
+        op.cancel();
+        Ok(atoms::ok().encode(env))
+    })
+}
+
+// ---------------------------------------------------------------- Native format, tests, floors
+
+/// Decode Native-format bytes (as `FORMAT Native` or chwire's writers produce) with chwire's
+/// decoders: `{:ok, [%Chwire.Result{}]}`, one per block.
+#[rustler::nif(schedule = "DirtyCpu")]
+fn decode_native<'a>(env: Env<'a>, bytes: Binary<'a>, tz: Option<String>) -> Term<'a> {
+    guard(env, || {
+        let blocks = chwire::proto::native::decode_all(bytes.as_slice()).map_err(|e| NifError::Data(e.to_string()))?;
+        let out = Out::new(env, tz);
+        let results: Vec<Term<'a>> = blocks.iter().map(|b| out.result(&header_of(b), std::slice::from_ref(b))).collect();
+        Ok(ok(env, results))
+    })
+}
+
+/// Encode columns `[{name, type, values}]` as one Native block, through the same builders as
+/// inserts: `{:ok, bytes}`.
+#[rustler::nif(schedule = "DirtyCpu")]
+fn encode_native<'a>(env: Env<'a>, columns: Vec<(String, String, Term<'a>)>) -> Term<'a> {
+    guard(env, || {
+        let mut header = Vec::with_capacity(columns.len());
+        let mut lists = Vec::with_capacity(columns.len());
+        for (n, t, values) in columns {
+            let ty = chwire::DataType::parse(&t).map_err(|e| NifError::Data(format!("column `{n}`: {e}")))?;
+            header.push((n, ty));
+            lists.push(values);
+        }
+        let data = lists.encode(env);
+        let (block, _) = input::build_block(env, &header, input::Layout::Columns, data, usize::MAX, 0).map_err(NifError::Data)?;
+        let mut out = Vec::new();
+        chwire::proto::native::encode_block(&block, &mut out);
+        let r = ResourceArc::new(Bytes(out));
+        Ok(ok(env, r.make_binary(env, |b| &b.0)))
+    })
+}
+
+/// The floor of building the seed's terms: `rows` rows of (UInt64 ×3, Float64 ×2, Int64,
+/// UInt32) made in memory (no network, no decoding), turned into `[{name, values}]` the way
+/// `query_columns` does. The buffers are built before the clock the caller reads.
+/// `bulk`: whole columns through one external-term-format decode (what queries use), else one
+/// `enif_make_*` per value (for the comparison in docs/BENCHMARKS.md).
+#[rustler::nif(schedule = "DirtyCpu")]
+fn floor_columns<'a>(env: Env<'a>, rows: u64, bulk: bool) -> Term<'a> {
+    guard(env, || {
+        use chwire::{Column, ColumnData, DataType as D};
+        if rows > 100_000_000 {
+            return Err(NifError::Data(format!("{rows} rows: the floor builds at most 100M")));
+        }
+        let n = rows as usize;
+        let u: Vec<u64> = (0..n as u64).collect();
+        let f: Vec<f64> = (0..n).map(|i| i as f64 * 0.5).collect();
+        let i: Vec<i64> = (0..n as i64).map(|x| x - 500_000).collect();
+        let w: Vec<u32> = (0..n as u32).collect();
+        let mut b = chwire::Block::new();
+        let cols = [
+            ("id", D::UInt64, ColumnData::UInt64(u.clone())),
+            ("user_id", D::UInt64, ColumnData::UInt64(u.clone())),
+            ("timestamp", D::UInt64, ColumnData::UInt64(u)),
+            ("value", D::Float64, ColumnData::Float64(f.clone())),
+            ("count", D::Int64, ColumnData::Int64(i)),
+            ("score", D::Float64, ColumnData::Float64(f)),
+            ("rank", D::UInt32, ColumnData::UInt32(w)),
+        ];
+        for (name, ty, data) in cols {
+            b.push(name, Column::new(ty, data)?)?;
+        }
+        let (t0, c0) = (std::time::Instant::now(), thread_cpu_us());
+        let mut out = Out::new(env, None);
+        out.bulk = bulk;
+        let t = out.column_pairs(&header_of(&b), std::slice::from_ref(&b));
+        let (us, cpu) = (t0.elapsed().as_micros() as u64, thread_cpu_us() - c0);
+        Ok(ok(env, (us, cpu, t)))
+    })
+}
+
+/// The network-and-decoding floor of a query: its blocks read and dropped, no terms (op
+/// yields `{:ok, rows}`).
+#[rustler::nif]
+fn query_count<'a>(env: Env<'a>, h: ResourceArc<Handle>, sql: String, id: u64) -> Term<'a> {
+    guard(env, || {
+        let target = h.clone();
+        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::count(target, sql, tx)).1)
+    })
+}
+
+/// CPU time of the calling thread, in µs (robust to other processes' load).
+fn thread_cpu_us() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec to fill; CLOCK_THREAD_CPUTIME_ID exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1000
+}
+
+/// A deliberate panic inside a NIF, to show it comes back as an error tuple.
+#[rustler::nif]
+fn panic_test<'a>(env: Env<'a>, what: String) -> Term<'a> {
+    guard(env, || -> Result<Term<'a>, NifError> { panic!("panic_test: {what}") })
+}
+
+/// A deliberate panic inside a runtime task (the op yields an error item).
+#[rustler::nif]
+fn panic_task<'a>(env: Env<'a>, id: u64) -> Term<'a> {
+    guard(env, || Ok(start_op(env, id, 1, None, |_tx| async move { panic!("panic in a chwire task") }).1))
+}
+
+/// On load: panics (caught at the NIF boundary or in a task, and returned as errors) print one
+/// line to stderr instead of the default hook's backtrace.
+fn load(_env: Env<'_>, _info: Term<'_>) -> bool {
+    std::panic::set_hook(Box::new(|p| {
+        let at = p.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("chwire: caught panic{at}: {}", error::panic_message(p.payload()));
+    }));
+    true
+}
+
+rustler::init!("Elixir.Chwire.Native", load = load);

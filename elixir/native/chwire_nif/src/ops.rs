@@ -1,0 +1,246 @@
+//! Network operations on chwire's tokio runtime, their results handed to the calling process.
+//!
+//! An operation (`Op`, a resource the caller holds) runs as a task on the runtime. Each result
+//! it produces (a block, a whole result, an acknowledgement, an error) goes into the op's
+//! bounded queue, and then the caller gets the message `{:chwire, id, cells}` (`cells`: how
+//! many values the item holds, so that Elixir picks a dirty scheduler for large ones). The
+//! caller then takes the item with `op_take`, which builds its terms in the caller's own
+//! process heap: no reply is copied between processes, and no scheduler ever waits on the
+//! network (the caller waits in `receive`).
+//!
+//! The queue of a stream holds one block: the task waits for the consumer before decoding
+//! more, so memory stays bounded by a block or two whatever the result's size. Dropping the
+//! op (the consumer closed the stream, or died and the resource was collected) aborts the task,
+//! which drops chwire's query stream: chwire sends Cancel and drains the connection before
+//! its next query.
+
+use crate::error::NifError;
+use chwire::{Block, Client, DataType};
+use rustler::{Encoder, LocalPid, OwnedEnv};
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+/// The runtime every connection's IO runs on (two worker threads; they only move bytes and
+/// decode blocks, the terms are built by the callers).
+pub fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("chwire-io")
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("cannot start chwire's tokio runtime: {e}"))
+    })
+}
+
+/// What a handle talks to: one connection (a client runs one query at a time, so callers
+/// queue on its lock) or a pool.
+pub enum Target {
+    Client(Arc<tokio::sync::Mutex<Option<Client>>>),
+    Pool(chwire::Pool),
+}
+
+/// `Chwire.Native` handle: a connection or a pool, accepted by every operation.
+pub struct Handle {
+    pub target: Target,
+}
+
+#[rustler::resource_impl]
+impl rustler::Resource for Handle {}
+
+/// A connection for one operation.
+pub enum Lease {
+    Guard(tokio::sync::OwnedMutexGuard<Option<Client>>),
+    Pooled(Box<chwire::Pooled>),
+}
+
+impl Lease {
+    pub async fn get(target: &Target) -> Result<Lease, NifError> {
+        match target {
+            Target::Client(c) => Ok(Lease::Guard(c.clone().lock_owned().await)),
+            Target::Pool(p) => Ok(Lease::Pooled(Box::new(p.get().await?))),
+        }
+    }
+
+    pub fn client(&mut self) -> Result<&mut Client, NifError> {
+        match self {
+            Lease::Guard(g) => g.as_mut().ok_or(NifError::Closed),
+            Lease::Pooled(p) => Ok(p),
+        }
+    }
+}
+
+/// One result of an operation.
+pub enum Item {
+    /// A whole SELECT: its header and blocks (`query`, `query_columns`).
+    Rows {
+        header: Option<Block>,
+        blocks: Vec<Block>,
+    },
+    /// A whole SELECT of plain columns, already in the external term format.
+    Encoded {
+        header: Option<Block>,
+        enc: crate::convert::Encoded,
+    },
+    /// A stream's header (column names and types), then its blocks, then `Done`.
+    Header(Block),
+    Block(Block),
+    Done,
+    /// A new connection.
+    Handle(Handle),
+    /// An insert's header: the table's columns the data goes into.
+    InsertHeader(Vec<(String, DataType)>),
+    /// An insert block was sent.
+    Sent,
+    /// A count of rows (inserts).
+    Count(u64),
+    /// One Arrow IPC stream.
+    Arrow(Vec<u8>),
+    Error(NifError),
+}
+
+impl Item {
+    /// How many values the item holds (the caller builds its terms on a dirty scheduler
+    /// when there are many).
+    fn cells(&self) -> u64 {
+        let of = |b: &Block| (b.rows() * b.num_columns().max(1)) as u64;
+        match self {
+            Item::Rows { blocks, .. } => blocks.iter().map(of).sum(),
+            Item::Encoded { enc, .. } => (enc.n * enc.ncols.max(1)) as u64,
+            Item::Block(b) => of(b),
+            _ => 0,
+        }
+    }
+}
+
+/// The state a task shares with its op.
+pub struct Shared {
+    pid: LocalPid,
+    id: u64,
+    /// Set when the op was cancelled or dropped: no message is sent after it (checked and
+    /// set under this lock, so once `cancel` returns no message of this op can arrive).
+    cancelled: Mutex<bool>,
+    /// The server's timezone (DateTime columns without their own), once connected.
+    pub tz: Mutex<Option<String>>,
+}
+
+impl Shared {
+    /// Tell the caller an item is waiting. False when the op was cancelled.
+    fn notify(&self, cells: u64) -> bool {
+        let cancelled = self.cancelled.lock().unwrap_or_else(|e| e.into_inner());
+        if *cancelled {
+            return false;
+        }
+        let mut env = OwnedEnv::new();
+        let _ = env.send_and_clear(&self.pid, |env| (crate::atoms::chwire(), self.id, cells).encode(env));
+        true
+    }
+}
+
+/// The sending side of an op, held by its task.
+pub struct Tx {
+    items: mpsc::Sender<Item>,
+    pub shared: Arc<Shared>,
+}
+
+impl Tx {
+    /// Queue `item` (waiting while the queue is full) and tell the caller. False when the
+    /// consumer is gone.
+    pub async fn send(&self, item: Item) -> bool {
+        let cells = item.cells();
+        if self.items.send(item).await.is_err() {
+            return false;
+        }
+        self.shared.notify(cells)
+    }
+}
+
+/// What the caller holds of a running operation.
+pub struct Op {
+    items: Mutex<mpsc::Receiver<Item>>,
+    pub shared: Arc<Shared>,
+    abort: Mutex<Option<AbortHandle>>,
+    /// An insert's block channel (closed by `insert_end`).
+    pub blocks: Mutex<Option<mpsc::Sender<Block>>>,
+    /// An insert's target columns, once its header came.
+    pub insert_columns: Mutex<Option<Vec<(String, DataType)>>>,
+    /// A client whose abandoned HTTP query is settled on cancel.
+    settle: Option<Arc<tokio::sync::Mutex<Option<Client>>>>,
+}
+
+#[rustler::resource_impl]
+impl rustler::Resource for Op {}
+
+impl Op {
+    /// A new op for the calling process and its task's sender. `depth`: items queued ahead.
+    pub fn new(pid: LocalPid, id: u64, depth: usize, target: Option<&Target>) -> (Op, Tx) {
+        let (tx, rx) = mpsc::channel(depth.max(1));
+        let shared = Arc::new(Shared { pid, id, cancelled: Mutex::new(false), tz: Mutex::new(None) });
+        let settle = match target {
+            Some(Target::Client(c)) => Some(c.clone()),
+            _ => None,
+        };
+        let op = Op {
+            items: Mutex::new(rx),
+            shared: shared.clone(),
+            abort: Mutex::new(None),
+            blocks: Mutex::new(None),
+            insert_columns: Mutex::new(None),
+            settle,
+        };
+        (op, Tx { items: tx, shared })
+    }
+
+    /// Run `work` on the runtime. A panic in it becomes an error item.
+    pub fn start<F>(&self, tx: Tx, work: impl FnOnce(Tx) -> F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let rt = runtime();
+        let shared = tx.shared.clone();
+        let items = tx.items.clone();
+        let inner = rt.spawn(work(tx));
+        *self.abort.lock().unwrap_or_else(|e| e.into_inner()) = Some(inner.abort_handle());
+        rt.spawn(async move {
+            if let Err(e) = inner.await {
+                if e.is_panic() {
+                    let msg = crate::error::panic_message(&*e.into_panic());
+                    let tx = Tx { items, shared };
+                    tx.send(Item::Error(NifError::Panic(msg))).await;
+                }
+            }
+        });
+    }
+
+    /// The next item, if one is queued.
+    pub fn take(&self) -> Option<Item> {
+        self.items.lock().unwrap_or_else(|e| e.into_inner()).try_recv().ok()
+    }
+
+    /// Stop the task (dropping the query or insert it runs) and any message after this.
+    pub fn cancel(&self) {
+        *self.shared.cancelled.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.blocks.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(h) = self.abort.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            if !h.is_finished() {
+                h.abort();
+                if let Some(c) = self.settle.clone() {
+                    // Over HTTP an abandoned query is killed now rather than at the next use.
+                    runtime().spawn(async move {
+                        if let Some(c) = c.lock().await.as_mut() {
+                            let _ = c.settle().await;
+                        }
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Op {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}

@@ -1,0 +1,266 @@
+//! The tasks behind each operation (see `ops`).
+
+use crate::error::NifError;
+use crate::input::Param;
+use crate::ops::{Handle, Item, Lease, Target, Tx};
+use chwire::{Block, Client, Event, Options};
+use rustler::ResourceArc;
+use std::sync::Arc;
+
+/// A statement with what goes with it.
+#[derive(Debug, Clone, Default)]
+pub struct Spec {
+    pub sql: String,
+    pub params: Vec<(String, Param)>,
+    pub settings: Vec<(String, String)>,
+    pub query_id: Option<String>,
+}
+
+impl Spec {
+    pub fn apply(self, client: &mut Client) -> chwire::Query<'_> {
+        let mut q = client.query(self.sql);
+        for (k, v) in self.settings {
+            q = q.setting(k, v);
+        }
+        for (k, p) in self.params {
+            q = q.param(k, p);
+        }
+        if let Some(id) = self.query_id {
+            q = q.query_id(id);
+        }
+        q
+    }
+}
+
+/// Options from a URL plus `{key, value}` overrides by their URL key.
+pub fn options(url: Option<&str>, extra: &[(String, String)]) -> Result<Options, NifError> {
+    let mut o = match url {
+        Some(u) => Options::from_url(u)?,
+        None => Options::default(),
+    };
+    for (k, v) in extra {
+        match k.as_str() {
+            "host" => o.host = v.clone(),
+            "port" => o.port = v.parse().map_err(|_| NifError::Data(format!("invalid port {v:?}")))?,
+            _ => o.set(k, v)?,
+        }
+    }
+    Ok(o)
+}
+
+pub async fn connect(opts: Options, tx: Tx) {
+    let item = match Client::connect(opts).await {
+        Ok(c) => Item::Handle(Handle { target: Target::Client(Arc::new(tokio::sync::Mutex::new(Some(c)))) }),
+        Err(e) => Item::Error(e.into()),
+    };
+    tx.send(item).await;
+}
+
+fn note_tz(tx: &Tx, c: &Client) {
+    let tz = c.server_info().and_then(|s| s.timezone);
+    *tx.shared.tz.lock().unwrap_or_else(|e| e.into_inner()) = tz;
+}
+
+/// A whole SELECT in one item. Plain columns are encoded for the caller as the blocks
+/// arrive (`columns`: the shape, one list per column or rows) and the blocks dropped.
+pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, tx: Tx) {
+    let res = async {
+        let mut lease = Lease::get(&target.target).await?;
+        let c = lease.client()?;
+        note_tz(&tx, c);
+        let mut s = spec.apply(c).stream().await?;
+        let mut enc = Some(crate::convert::Encoded::new(columns));
+        let mut blocks = Vec::new();
+        while let Some(b) = s.next_block().await? {
+            if let Some(e) = enc.as_mut() {
+                if e.push(&b) {
+                    continue;
+                }
+                // Not plain (the types are the same in every block: this is the first one).
+                enc = None;
+            }
+            blocks.push(b);
+        }
+        let header = s.header().cloned();
+        Ok::<_, NifError>(match enc {
+            Some(enc) if blocks.is_empty() => Item::Encoded { header, enc },
+            _ => Item::Rows { header, blocks },
+        })
+    }
+    .await;
+    tx.send(res.unwrap_or_else(Item::Error)).await;
+}
+
+/// A SELECT block by block: the header, each block (waiting for the consumer), `Done`.
+pub async fn query_stream(target: ResourceArc<Handle>, spec: Spec, tx: Tx) {
+    let res = async {
+        let mut lease = Lease::get(&target.target).await?;
+        let c = lease.client()?;
+        note_tz(&tx, c);
+        let mut s = spec.apply(c).stream().await?;
+        let mut header_sent = false;
+        while let Some(ev) = s.next_event().await? {
+            if !header_sent {
+                if let Some(h) = s.header() {
+                    header_sent = true;
+                    if !tx.send(Item::Header(h.clone())).await {
+                        return Ok(None);
+                    }
+                }
+            }
+            if let Event::Data(b) = ev {
+                if b.rows() > 0 && !tx.send(Item::Block(b)).await {
+                    // The consumer left: dropping the stream cancels the query.
+                    return Ok(None);
+                }
+            }
+        }
+        if !header_sent {
+            tx.send(Item::Header(s.header().cloned().unwrap_or_else(Block::new))).await;
+        }
+        Ok::<_, NifError>(Some(Item::Done))
+    }
+    .await;
+    match res {
+        Ok(Some(item)) => {
+            tx.send(item).await;
+        }
+        Ok(None) => {}
+        Err(e) => {
+            tx.send(Item::Error(e)).await;
+        }
+    }
+}
+
+/// An INSERT fed by the caller: the header, then one `Sent` per block the caller queued,
+/// then the count once the caller closed the block channel.
+pub async fn insert(target: ResourceArc<Handle>, spec: Spec, mut blocks: tokio::sync::mpsc::Receiver<Block>, tx: Tx) {
+    let res = async {
+        let mut lease = Lease::get(&target.target).await?;
+        let c = lease.client()?;
+        note_tz(&tx, c);
+        let mut ins = spec.apply(c).insert().await?;
+        let cols = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
+        if !tx.send(Item::InsertHeader(cols)).await {
+            return Ok(None);
+        }
+        let mut rows = 0u64;
+        while let Some(b) = blocks.recv().await {
+            rows += b.rows() as u64;
+            ins.send(&b).await?;
+            if !tx.send(Item::Sent).await {
+                return Ok(None);
+            }
+        }
+        ins.end().await?;
+        Ok::<_, NifError>(Some(rows))
+    }
+    .await;
+    match res {
+        Ok(Some(rows)) => {
+            tx.send(Item::Count(rows)).await;
+        }
+        Ok(None) => {}
+        Err(e) => {
+            tx.send(Item::Error(e)).await;
+        }
+    }
+}
+
+/// A SELECT as one Arrow IPC stream, written batch by batch.
+pub async fn query_arrow(target: ResourceArc<Handle>, spec: Spec, arrow: chwire_arrow::ArrowOptions, tx: Tx) {
+    let res = async {
+        let mut lease = Lease::get(&target.target).await?;
+        let c = lease.client()?;
+        let mut s = spec.apply(c).fetch_arrow(arrow).await?;
+        let schema = s.schema();
+        let mut w = arrow_ipc::writer::StreamWriter::try_new(Vec::with_capacity(1 << 20), &schema)?;
+        while let Some(batch) = s.next_batch().await? {
+            w.write(&batch)?;
+        }
+        w.finish()?;
+        Ok::<_, NifError>(Item::Arrow(w.into_inner()?))
+    }
+    .await;
+    tx.send(res.unwrap_or_else(Item::Error)).await;
+}
+
+/// Check an in-memory Arrow IPC stream's framing before arrow-ipc reads it: every message's
+/// metadata and body must lie within the bytes (arrow-ipc allocates what a message claims).
+fn check_ipc(bytes: &[u8]) -> Result<(), NifError> {
+    let bad = |what: String| NifError::Arrow(format!("malformed IPC stream: {what}"));
+    let word = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let mut p = pos;
+        if word(p) == Some(0xFFFF_FFFF) {
+            p += 4;
+        }
+        let len = word(p).ok_or_else(|| bad(format!("cut in a message length at byte {p}")))? as usize;
+        p += 4;
+        if len == 0 {
+            return Ok(());
+        }
+        let meta =
+            bytes.get(p..p.saturating_add(len)).ok_or_else(|| bad(format!("a message of {len} bytes at byte {p} runs past the end")))?;
+        let message = arrow_ipc::root_as_message(meta).map_err(|e| bad(format!("a message header at byte {p}: {e}")))?;
+        let body = usize::try_from(message.bodyLength()).map_err(|_| bad("a negative body length".into()))?;
+        p = p.saturating_add(len);
+        if body > bytes.len().saturating_sub(p) {
+            return Err(bad(format!("a body of {body} bytes at byte {p} runs past the end ({} bytes)", bytes.len())));
+        }
+        pos = p + body;
+    }
+    Ok(())
+}
+
+/// An Arrow IPC stream inserted into `table`.
+pub async fn insert_arrow(target: ResourceArc<Handle>, table: String, ipc: Vec<u8>, tx: Tx) {
+    let res = async {
+        check_ipc(&ipc)?;
+        // The whole stream is decoded before the INSERT starts, so a malformed one sends
+        // nothing; arrow-ipc panics on some inconsistent buffers, which are errors here.
+        let batches = std::panic::catch_unwind(|| {
+            let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(ipc), None)?;
+            reader.collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(|p| NifError::Arrow(format!("malformed IPC stream: {}", crate::error::panic_message(&*p))))??;
+        match batches.first() {
+            None => return Ok(Item::Count(0)),
+            Some(b) if b.num_columns() == 0 => return Err(NifError::Arrow("the IPC stream's batches have no columns".into())),
+            _ => {}
+        }
+        let mut lease = Lease::get(&target.target).await?;
+        let c = lease.client()?;
+        let summary = c.insert_arrow(&table, batches).await?;
+        Ok::<_, NifError>(Item::Count(summary.rows_sent))
+    }
+    .await;
+    tx.send(res.unwrap_or_else(Item::Error)).await;
+}
+
+/// A no-result statement run to its end (DDL and such), or a ping.
+pub async fn ping(target: ResourceArc<Handle>, tx: Tx) {
+    let res = async {
+        let mut lease = Lease::get(&target.target).await?;
+        lease.client()?.ping().await?;
+        Ok::<_, NifError>(Item::Count(0))
+    }
+    .await;
+    tx.send(res.unwrap_or_else(Item::Error)).await;
+}
+
+/// A SELECT read to its end, its blocks dropped: `{:ok, rows}` (the benchmarks' floor).
+pub async fn count(target: ResourceArc<Handle>, sql: String, tx: Tx) {
+    let res = async {
+        let mut lease = Lease::get(&target.target).await?;
+        let mut s = lease.client()?.query(sql).stream().await?;
+        let mut rows = 0u64;
+        while let Some(b) = s.next_block().await? {
+            rows += b.rows() as u64;
+        }
+        Ok::<_, NifError>(Item::Count(rows))
+    }
+    .await;
+    tx.send(res.unwrap_or_else(Item::Error)).await;
+}

@@ -1,0 +1,690 @@
+defmodule ChwireTest do
+  use ExUnit.Case, async: false
+
+  import Bitwise
+  import Chwire.TestHelper
+
+  setup_all do
+    {:ok, conn} = Chwire.start_link(url: url())
+    %{conn: conn}
+  end
+
+  defp with_table(conn, tag, columns, fun) do
+    t = table(tag)
+    Chwire.execute!(conn, "CREATE TABLE #{t} (#{columns}) ENGINE = Memory")
+
+    try do
+      fun.(t)
+    after
+      Chwire.execute(conn, "DROP TABLE IF EXISTS #{t}")
+    end
+  end
+
+  # ---------------------------------------------------------------- types
+
+  # Every type ClickHouse 18.16 has, with values at their edges: inserted from Elixir, read
+  # back, and checked against the server's own text of what it stored.
+  @server_types [
+    {"i8", "Int8", [-128, 0, 127]},
+    {"i16", "Int16", [-32768, 1, 32767]},
+    {"i32", "Int32", [-2_147_483_648, 2, 2_147_483_647]},
+    {"i64", "Int64", [-9_223_372_036_854_775_808, 3, 9_223_372_036_854_775_807]},
+    {"u8", "UInt8", [0, 1, 255]},
+    {"u16", "UInt16", [0, 2, 65535]},
+    {"u32", "UInt32", [0, 3, 4_294_967_295]},
+    {"u64", "UInt64", [0, 4, 18_446_744_073_709_551_615]},
+    {"f32", "Float32", [-1.5, 0.0, :infinity]},
+    {"f64", "Float64", [:nan, -2.5e-300, 1.0e300]},
+    {"d32", "Decimal(9, 2)",
+     [
+       %Chwire.Decimal{coef: -999_999_999, scale: 2},
+       %Chwire.Decimal{coef: 0, scale: 2},
+       %Chwire.Decimal{coef: 12345, scale: 2}
+     ]},
+    {"d64", "Decimal(18, 4)",
+     [
+       %Chwire.Decimal{coef: -999_999_999_999_999_999, scale: 4},
+       %Chwire.Decimal{coef: 1, scale: 4},
+       %Chwire.Decimal{coef: 10_000, scale: 4}
+     ]},
+    {"d128", "Decimal(38, 10)",
+     [
+       %Chwire.Decimal{coef: -99_999_999_999_999_999_999_999_999_999_999_999_999, scale: 10},
+       %Chwire.Decimal{coef: 5, scale: 10},
+       %Chwire.Decimal{coef: 99_999_999_999_999_999_999_999_999_999_999_999_999, scale: 10}
+     ]},
+    {"s", "String", ["", "héllo \u{1F600}", <<0, 255, 1, "'\\">>]},
+    {"fs", "FixedString(4)", [<<0, 0, 0, 0>>, "abcd", <<"ab", 0, 0>>]},
+    {"d", "Date", [~D[1970-01-01], ~D[2024-02-29], ~D[2105-12-31]]},
+    {"dt", "DateTime",
+     [~U[1970-01-01 00:00:00Z], ~U[2024-02-29 12:34:56Z], ~U[2106-01-01 00:00:00Z]]},
+    {"dtz", "DateTime('Europe/Moscow')", [:moscow1, :moscow2, :moscow3]},
+    {"uuid", "UUID",
+     [
+       "00000000-0000-0000-0000-000000000000",
+       "61f0c404-5cb3-11e7-907b-a6006ad3dba0",
+       "ffffffff-ffff-ffff-ffff-ffffffffffff"
+     ]},
+    {"e8", "Enum8('a' = -128, 'b' = 1, 'c\\'q' = 127)", ["a", "b", "c'q"]},
+    {"e16", "Enum16('x' = -32768, 'y' = 32767)", ["x", "y", "x"]},
+    {"ni", "Nullable(Int32)", [nil, 1, nil]},
+    {"ns", "Nullable(String)", ["a", nil, ""]},
+    {"ai", "Array(Int32)", [[], [1, -2, 3], [2_147_483_647]]},
+    {"ans", "Array(Nullable(String))", [[nil], ["a", nil, "b"], []]},
+    {"aa", "Array(Array(UInt8))", [[[]], [[1, 2], [3]], []]},
+    {"tup", "Tuple(Int32, String, Array(UInt8))",
+     [{1, "a", []}, {-1, "", [1, 2]}, {0, "z", [255]}]},
+    {"lc", "LowCardinality(String)", ["x", "y", "x"]},
+    {"lcn", "LowCardinality(Nullable(String))", [nil, "y", "y"]},
+    {"nd", "Nullable(Date)", [nil, ~D[2000-01-01], nil]}
+  ]
+
+  defp moscow(:moscow1), do: DateTime.from_unix!(0)
+  defp moscow(:moscow2), do: DateTime.from_unix!(1_700_000_000)
+  defp moscow(:moscow3), do: DateTime.from_unix!(4_294_967_295)
+  defp moscow(v), do: v
+
+  defp same?(a, b) when is_float(a) and is_float(b), do: a == b
+  defp same?(%DateTime{} = a, %DateTime{} = b), do: DateTime.compare(a, b) == :eq
+  defp same?(a, b), do: a == b
+
+  test "every 18.16 type round-trips through insert and select", %{conn: conn} do
+    cols = Enum.map_join(@server_types, ", ", fn {n, t, _} -> "#{n} #{t}" end)
+
+    with_table(conn, "types", cols, fn t ->
+      data = for {n, _, vs} <- @server_types, do: {n, Enum.map(vs, &moscow/1)}
+      assert {:ok, 3} = Chwire.insert(conn, t, data)
+
+      {:ok, res} =
+        Chwire.query(
+          conn,
+          "SELECT #{Enum.map_join(@server_types, ", ", &elem(&1, 0))} FROM #{t} ORDER BY i8"
+        )
+
+      assert res.num_rows == 3
+      assert res.types == Enum.map(@server_types, &elem(&1, 1))
+
+      for {{name, _, expected}, i} <- Enum.with_index(@server_types) do
+        got = Enum.map(res.rows, &Enum.at(&1, i))
+
+        for {e, g} <- Enum.zip(Enum.map(expected, &moscow/1), got) do
+          assert same?(e, g), "#{name}: expected #{inspect(e)}, got #{inspect(g)}"
+        end
+      end
+
+      # The same rows through query_columns.
+      {:ok, cols} = Chwire.query_columns(conn, "SELECT u64, s, dtz FROM #{t} ORDER BY i8")
+      assert [{"u64", [0, 4, 18_446_744_073_709_551_615]}, {"s", _}, {"dtz", [m1, m2, _]}] = cols
+      # Calendar types carry the column's zone, with its offsets (no Elixir tz database).
+      assert %DateTime{time_zone: "Europe/Moscow", zone_abbr: "MSK", utc_offset: 10800, hour: 3} =
+               m1
+
+      assert DateTime.to_unix(m2) == 1_700_000_000
+
+      # What the server itself stored, as its text (the middle row: 18.16 prints the epoch as
+      # zeros, and Decimal128 text is broken in 18.16).
+      {:ok, %{rows: [row]}} =
+        Chwire.query(
+          conn,
+          "SELECT toString(d32), toString(d64), toString(dt), toString(dtz), toString(uuid), toString(f64), toString(d), toString(e8) FROM #{t} ORDER BY i8 LIMIT 1 OFFSET 1"
+        )
+
+      assert row == [
+               "0.00",
+               "0.0001",
+               "2024-02-29 12:34:56",
+               "2023-11-15 01:13:20",
+               "61f0c404-5cb3-11e7-907b-a6006ad3dba0",
+               "-2.5e-300",
+               "2024-02-29",
+               "b"
+             ]
+    end)
+  end
+
+  test "NULL, empty containers and aggregate states read as nil, empties and state bytes", %{
+    conn: conn
+  } do
+    assert {:ok,
+            %{
+              types: ["Nullable(Nothing)", "Array(Nothing)", "AggregateFunction(sum, UInt64)"],
+              rows: [row]
+            }} = Chwire.query(conn, "SELECT NULL, [], sumState(toUInt64(5))")
+
+    assert row == [nil, [], <<5, 0, 0, 0, 0, 0, 0, 0>>]
+  end
+
+  test "types beyond 18.16 round-trip through chwire's Native encoders and decoders" do
+    cols = [
+      {"i128", "Int128", [-170_141_183_460_469_231_731_687_303_715_884_105_728, 0, 1 <<< 100]},
+      {"u128", "UInt128", [0, 340_282_366_920_938_463_463_374_607_431_768_211_455, 7]},
+      {"i256", "Int256", [-(1 <<< 255), -1, (1 <<< 255) - 1]},
+      {"u256", "UInt256", [0, (1 <<< 256) - 1, 1 <<< 200]},
+      {"b", "Bool", [true, false, true]},
+      {"d32", "Date32", [~D[1900-01-01], ~D[1970-01-01], ~D[2299-12-31]]},
+      {"dt64", "DateTime64(3, 'Asia/Tokyo')", [:t1, :t2, :t3]},
+      {"dt64n", "DateTime64(9, 'UTC')",
+       [
+         %Chwire.DateTime64{ticks: 1_700_000_000_123_456_789, precision: 9},
+         %Chwire.DateTime64{ticks: -1, precision: 9},
+         %Chwire.DateTime64{ticks: 0, precision: 9}
+       ]},
+      {"m", "Map(String, UInt32)", [%{}, %{"a" => 1, "b" => 2}, %{"" => 0}]},
+      {"ip4", "IPv4", [{0, 0, 0, 0}, {192, 168, 1, 1}, {255, 255, 255, 255}]},
+      {"ip6", "IPv6",
+       [
+         {0, 0, 0, 0, 0, 0, 0, 1},
+         {0x2001, 0xDB8, 0, 0, 0, 0, 0, 0xFF},
+         {0, 0, 0, 0, 0, 0xFFFF, 0x102, 0x304}
+       ]},
+      {"dec256", "Decimal(76, 20)",
+       [
+         %Chwire.Decimal{coef: -(10 ** 75) + 1, scale: 20},
+         %Chwire.Decimal{coef: 1, scale: 20},
+         %Chwire.Decimal{coef: 10 ** 60, scale: 20}
+       ]}
+    ]
+
+    tokyo = fn
+      :t1 -> DateTime.from_unix!(1_700_000_000_123, :millisecond)
+      :t2 -> DateTime.from_unix!(-1, :millisecond)
+      :t3 -> DateTime.from_unix!(0, :millisecond)
+      v -> v
+    end
+
+    input = for {n, t, vs} <- cols, do: {n, t, Enum.map(vs, tokyo)}
+    assert {:ok, bytes} = Chwire.encode_native(input)
+    assert {:ok, [res]} = Chwire.decode_native(bytes)
+    assert res.types == Enum.map(cols, &elem(&1, 1))
+
+    for {{name, _, vs}, i} <- Enum.with_index(input) do
+      got = Enum.map(res.rows, &Enum.at(&1, i))
+
+      for {e, g} <- Enum.zip(vs, got) do
+        case {e, g} do
+          {%Chwire.DateTime64{ticks: tk}, %Chwire.DateTime64{ticks: tg, precision: 9}} ->
+            assert tk == tg, name
+
+          {%DateTime{}, %DateTime{time_zone: "Asia/Tokyo", utc_offset: 32400}} ->
+            assert DateTime.compare(e, g) == :eq, name
+
+          _ ->
+            assert same?(e, g), "#{name}: expected #{inspect(e)}, got #{inspect(g)}"
+        end
+      end
+    end
+
+    # Values that do not fit: an error naming the column and row.
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.encode_native([{"x", "Int256", [1, 1 <<< 255]}])
+
+    assert m =~ "column `x`" and m =~ "row 1"
+
+    # Garbage is an error, not a crash.
+    assert {:error, %Chwire.Error{kind: :data}} = Chwire.decode_native(<<1, 2, 255, 255, 255>>)
+  end
+
+  test "plain columns (the bulk path) keep their values, NaN and infinities, and empty results",
+       %{conn: conn} do
+    sql = """
+    SELECT toFloat64(number) / 0 AS f, -toFloat32(number) / 0 AS g, toUInt64(number) * 4611686018427387904 AS u,
+           -toInt64(number) * 4611686018427387904 AS i, toUInt8(number = 0) AS b, arrayStringConcat(arrayMap(x -> 'é', range(toUInt64(number)))) AS s,
+           if(number = 1, NULL, number) AS n, arrayMap(x -> if(x = 1, NULL, x), range(number)) AS a,
+           toLowCardinality(toString(number)) AS lc, toLowCardinality(if(number = 2, NULL, toString(number))) AS lcn
+    FROM system.numbers LIMIT 3
+    """
+
+    assert {:ok, cols} = Chwire.query_columns(conn, sql)
+
+    assert cols == [
+             {"f", [:nan, :infinity, :infinity]},
+             {"g", [:nan, :neg_infinity, :neg_infinity]},
+             {"u", [0, 4_611_686_018_427_387_904, 9_223_372_036_854_775_808]},
+             {"i", [0, -4_611_686_018_427_387_904, -9_223_372_036_854_775_808]},
+             {"b", [1, 0, 0]},
+             {"s", ["", "é", "éé"]},
+             {"n", [0, nil, 2]},
+             {"a", [[], [0], [0, nil]]},
+             {"lc", ["0", "1", "2"]},
+             {"lcn", ["0", "1", nil]}
+           ]
+
+    assert {:ok, %{rows: rows, num_rows: 3}} = Chwire.query(conn, sql)
+    assert rows == Enum.zip_with(Enum.map(cols, &elem(&1, 1)), & &1)
+
+    assert {:ok, [{"number", []}]} =
+             Chwire.query_columns(conn, "SELECT number FROM system.numbers LIMIT 0")
+
+    assert {:ok, %Chwire.Result{columns: ["number"], types: ["UInt64"], rows: [], num_rows: 0}} =
+             Chwire.query(conn, "SELECT number FROM system.numbers LIMIT 0")
+
+    # Many blocks into one list per column.
+    assert {:ok, [{"n", ns}]} =
+             Chwire.query_columns(conn, "SELECT number AS n FROM system.numbers LIMIT 200000")
+
+    assert ns == Enum.to_list(0..199_999)
+  end
+
+  # ---------------------------------------------------------------- parameters
+
+  test "parameters bind hostile strings as data", %{conn: conn} do
+    hostile = [
+      "it's",
+      "back\\slash",
+      "'; DROP TABLE x; --",
+      "{s:String}",
+      "tab\tnew\nline\r",
+      "nul\0byte",
+      "ünïcødé \u{1F600}",
+      "\\'",
+      ""
+    ]
+
+    for s <- hostile do
+      assert {:ok, %{rows: [[^s, n]]}} =
+               Chwire.query(conn, "SELECT {s:String}, length({s:String})", %{s: s})
+
+      assert n == byte_size(s)
+    end
+
+    assert {:ok, %{rows: [[["a'", "b\\", nil], {1, "x'"}, 3, nil, ~D[2024-01-02]]]}} =
+             Chwire.query(
+               conn,
+               "SELECT {a:Array(Nullable(String))}, {t:Tuple(UInt8, String)}, {n:Int64}, {z:Nullable(Int8)}, {d:Date}",
+               a: ["a'", "b\\", nil],
+               t: {1, "x'"},
+               n: 3,
+               z: nil,
+               d: ~D[2024-01-02]
+             )
+
+    assert {:ok, %{rows: [[%Chwire.Decimal{coef: 12345, scale: 3}]]}} =
+             Chwire.query(conn, "SELECT {d:Decimal64(3)}", %{d: Chwire.Decimal.new("12.345")})
+
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.query(conn, "SELECT {n:UInt8}", %{n: 1.5})
+
+    assert m =~ "\"n\""
+
+    # Nesting decided by the data is bounded (the NIF runs on a scheduler's stack).
+    deep = Enum.reduce(1..100_000, [], fn _, acc -> [acc] end)
+
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.query(conn, "SELECT {x:String}", %{y: deep, x: "a"})
+
+    assert m =~ "nested deeper"
+  end
+
+  # ---------------------------------------------------------------- errors
+
+  test "server errors are Chwire.Error with the code and name; the connection stays usable", %{
+    conn: conn
+  } do
+    assert {:error, %Chwire.Error{kind: :server, code: 60, name: "UNKNOWN_TABLE", message: m}} =
+             Chwire.query(conn, "SELECT * FROM ex_no_such_table")
+
+    assert m =~ "ex_no_such_table"
+
+    assert {:error, %Chwire.Error{code: 62, name: "SYNTAX_ERROR"}} = Chwire.query(conn, "SELEC 1")
+
+    assert_raise Chwire.Error, ~r/UNKNOWN_TABLE \(60\)/, fn ->
+      Chwire.query!(conn, "SELECT * FROM ex_no_such_table")
+    end
+
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+    assert {:ok, :pong} = Chwire.ping(conn)
+    assert {:ok, 0} = Chwire.execute(conn, "SELECT 1 WHERE 0")
+
+    assert {:error, %Chwire.Error{kind: :config}} =
+             Chwire.Connection.init(url: "tcp://h:1/db?compression=nope") |> stop_reason()
+
+    Process.flag(:trap_exit, true)
+
+    assert {:error, %Chwire.Error{kind: :connection}} =
+             Chwire.start_link(url: "tcp://default@127.0.0.1:1/default")
+  end
+
+  defp stop_reason({:stop, e}), do: {:error, e}
+  defp stop_reason(other), do: other
+
+  test "URL options: TLS verified against the rig's CA, a wrong CA refused, failover past a dead host" do
+    tls =
+      System.get_env("CHWIRE_TEST_TLS_DIR") ||
+        Path.join(System.get_env("CHWIRE_CH_DIR", "../build/clickhouse"), "tls")
+
+    %URI{port: port, userinfo: user, path: db} = URI.parse(url())
+    secure = "tcp://#{user}@localhost:#{port + 40}#{db}?secure=true&ca_file="
+
+    {:ok, c} = Chwire.start_link(url: secure <> Path.join(tls, "ca.pem"))
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(c, "SELECT 1")
+    GenServer.stop(c)
+
+    Process.flag(:trap_exit, true)
+
+    assert {:error, %Chwire.Error{kind: :tls}} =
+             Chwire.start_link(url: secure <> Path.join(tls, "other-ca.pem"))
+
+    {:ok, c} =
+      Chwire.start_link(
+        url: "tcp://#{user}@127.0.0.1:1,127.0.0.1:#{port}#{db}?connect_timeout=2s"
+      )
+
+    assert {:ok, %{rows: [[2]]}} = Chwire.query(c, "SELECT 2")
+
+    # Settings of the connection and of one query.
+    {:ok, c} = Chwire.start_link(url: url(), settings: [max_threads: 3])
+
+    assert {:ok, %{rows: [["3"]]}} =
+             Chwire.query(c, "SELECT value FROM system.settings WHERE name = 'max_threads'")
+
+    assert {:ok, %{rows: [["5"]]}} =
+             Chwire.query(c, "SELECT value FROM system.settings WHERE name = 'max_threads'", %{},
+               settings: [max_threads: 5]
+             )
+  end
+
+  test "a Rust panic is an error tuple and the VM carries on", %{conn: conn} do
+    assert {:error, %Chwire.Error{kind: :panic, name: "PANIC", message: m}} =
+             Chwire.Native.panic_test("from the test")
+
+    assert m =~ "from the test"
+
+    id = System.unique_integer([:positive])
+    {:ok, op} = Chwire.Native.panic_task(id)
+    assert {:error, %Chwire.Error{kind: :panic}} = Chwire.await(op, id, false)
+    assert {:ok, %{rows: [[2]]}} = Chwire.query(conn, "SELECT 2")
+  end
+
+  # ---------------------------------------------------------------- streams
+
+  test "a stream yields blocks in bounded memory and cancels the query when stopped early", %{
+    conn: conn
+  } do
+    total =
+      Chwire.stream(conn, "SELECT number FROM system.numbers LIMIT 300000")
+      |> Enum.reduce(0, fn %Chwire.Result{rows: rows}, acc ->
+        acc + Enum.reduce(rows, 0, fn [n], a -> a + n end)
+      end)
+
+    assert total == div(299_999 * 300_000, 2)
+
+    qid = "ex-stream-#{System.unique_integer([:positive])}"
+
+    {:ok, other} = Chwire.start_link(url: url())
+
+    blocks =
+      Chwire.stream(conn, "SELECT number FROM system.numbers", %{}, query_id: qid)
+      |> Stream.each(fn _ -> send(self(), {:running, running?(other, qid)}) end)
+      |> Enum.take(3)
+
+    assert length(blocks) == 3
+    # The query ran under our query id while the stream was open.
+    assert_received {:running, true}
+    assert [[0] | _] = hd(blocks).rows
+
+    # The connection is usable right after, and the query is gone from the server.
+    assert {:ok, %{rows: [[7]]}} = Chwire.query(conn, "SELECT 7")
+    assert wait_until(fn -> not running?(other, qid) end)
+
+    # Errors while streaming are raised.
+    assert_raise Chwire.Error, ~r/UNKNOWN_TABLE/, fn ->
+      Chwire.stream(conn, "SELECT * FROM ex_no_such_table") |> Enum.to_list()
+    end
+
+    assert {:ok, %{rows: [[8]]}} = Chwire.query(conn, "SELECT 8")
+
+    # A query on the same connection from inside its own stream would wait for itself: an error.
+    assert [{:error, %Chwire.Error{kind: :busy}}] =
+             Chwire.stream(conn, "SELECT 1")
+             |> Enum.map(fn _ -> Chwire.query(conn, "SELECT 2") end)
+
+    assert {:ok, %{rows: [[9]]}} = Chwire.query(conn, "SELECT 9")
+  end
+
+  test "a stream's memory does not grow with the result", %{conn: conn} do
+    # 20M rows (bench/elixir_bench.exs runs 100M): the process heap and the VM's memory after
+    # the first blocks stay flat.
+    {mem, n} =
+      Chwire.stream(conn, "SELECT number FROM system.numbers LIMIT 20000000")
+      |> Enum.reduce({[], 0}, fn r, {mem, n} ->
+        mem = if rem(n, 50) == 10, do: [:erlang.memory(:total) | mem], else: mem
+        {mem, n + r.num_rows}
+      end)
+
+    assert n == 20_000_000
+    [last | _] = mem
+    first = List.last(mem)
+    assert last - first < 64 * 1024 * 1024, "memory grew by #{last - first} bytes"
+  end
+
+  defp running?(conn, qid) do
+    {:ok, %{rows: [[n]]}} =
+      Chwire.query(conn, "SELECT count() FROM system.processes WHERE query_id = {q:String}", %{
+        q: qid
+      })
+
+    n > 0
+  end
+
+  defp wait_until(f, tries \\ 50) do
+    cond do
+      f.() -> true
+      tries == 0 -> false
+      true -> Process.sleep(100) && wait_until(f, tries - 1)
+    end
+  end
+
+  # ---------------------------------------------------------------- inserts
+
+  test "inserts take columns, maps and rows, in blocks; a bad value names its column and row", %{
+    conn: conn
+  } do
+    with_table(conn, "ins", "a UInt32, b String, c Nullable(Float64)", fn t ->
+      assert {:ok, 2} =
+               Chwire.insert(conn, t, [{"a", [1, 2]}, {"b", ["x", "y"]}, {"c", [nil, 1.5]}])
+
+      assert {:ok, 1} = Chwire.insert(conn, t, %{a: [3], b: ["z"], c: [2.0]})
+      assert {:ok, 2} = Chwire.insert(conn, t, [[4, "w", nil], [5, "v", 0.0]])
+      assert {:ok, 1} = Chwire.insert(conn, t, [%{"a" => 6, "b" => "u", "c" => 1.0}])
+      assert {:ok, 1} = Chwire.insert(conn, t, [%{a: 7, b: "t", c: nil}])
+      assert {:ok, 0} = Chwire.insert(conn, t, [])
+
+      many = Enum.to_list(100..10_099)
+
+      assert {:ok, 10_000} =
+               Chwire.insert(
+                 conn,
+                 t,
+                 [
+                   {"a", many},
+                   {"b", Enum.map(many, &Integer.to_string/1)},
+                   {"c", Enum.map(many, fn _ -> nil end)}
+                 ],
+                 block_rows: 999
+               )
+
+      assert {:ok, %{rows: [[10_007, sum]]}} =
+               Chwire.query(conn, "SELECT count(), sum(a) FROM #{t}")
+
+      assert sum == 28 + Enum.sum(many)
+
+      # A value out of range: the error names the column and row; nothing of its block is sent.
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(conn, t, [
+                 {"a", [1, 2, -1]},
+                 {"b", ["p", "q", "r"]},
+                 {"c", [nil, nil, nil]}
+               ])
+
+      assert m =~ "column `a`" and m =~ "row 2" and m =~ "UInt32"
+
+      assert {:error, %Chwire.Error{message: m}} = Chwire.insert(conn, t, [[1, :oops, nil]])
+      assert m =~ "column `b`" and m =~ "row 0"
+
+      assert {:error, %Chwire.Error{message: m}} = Chwire.insert(conn, t, [[1, "x"]])
+      assert m =~ "row 0 has 2 values"
+
+      assert {:error, %Chwire.Error{kind: :server, code: 16}} =
+               Chwire.insert(conn, t, %{"nope" => [1]})
+
+      assert {:ok, %{rows: [[10_007]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
+    end)
+  end
+
+  # ---------------------------------------------------------------- pool
+
+  test "a pool serves 50 concurrent processes" do
+    {:ok, pool} = Chwire.Pool.start_link(url: url(), size: 5)
+
+    results =
+      1..50
+      |> Enum.map(fn i ->
+        Task.async(fn ->
+          Chwire.query(pool, "SELECT {i:UInt32} * 2, sleepEachRow(0.02)", %{i: i})
+        end)
+      end)
+      |> Task.await_many(60_000)
+
+    assert Enum.map(results, fn {:ok, %{rows: [[v, _]]}} -> v end) == Enum.map(1..50, &(&1 * 2))
+    status = Chwire.Pool.status(pool)
+    assert status.size <= 5 and status.in_use == 0 and status.waiting == 0
+  end
+
+  test "a pool's checkout times out, and a broken connection is replaced" do
+    {:ok, pool} =
+      Chwire.Pool.start_link(url: url() <> "?read_timeout=400ms", size: 1, checkout_timeout: 200)
+
+    slow = Task.async(fn -> Chwire.query(pool, "SELECT sleep(0.3)") end)
+    Process.sleep(50)
+    assert {:error, %Chwire.Error{kind: :timeout}} = Chwire.query(pool, "SELECT 1")
+    assert {:ok, _} = Task.await(slow)
+
+    # No bytes for longer than read_timeout: the connection is discarded, not returned.
+    assert {:error, %Chwire.Error{kind: :timeout}} = Chwire.query(pool, "SELECT sleep(1)")
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(pool, "SELECT 1")
+  end
+
+  # ---------------------------------------------------------------- schedulers
+
+  test "a 1 s server sleep blocks no scheduler: another process's timer fires on time" do
+    n = System.schedulers_online() * 2
+    {:ok, pool} = Chwire.Pool.start_link(url: url(), size: n)
+    parent = self()
+
+    ticker =
+      spawn_link(fn ->
+        tick = fn tick, worst ->
+          t0 = System.monotonic_time(:millisecond)
+
+          receive do
+            :stop -> send(parent, {:worst, worst})
+          after
+            10 ->
+              late = System.monotonic_time(:millisecond) - t0 - 10
+              tick.(tick, max(worst, late))
+          end
+        end
+
+        tick.(tick, 0)
+      end)
+
+    sleepers = for _ <- 1..n, do: Task.async(fn -> Chwire.query(pool, "SELECT sleep(1)") end)
+    t0 = System.monotonic_time(:millisecond)
+    assert Enum.all?(Task.await_many(sleepers, 30_000), &match?({:ok, _}, &1))
+    elapsed = System.monotonic_time(:millisecond) - t0
+    send(ticker, :stop)
+    assert_receive {:worst, worst}, 5_000
+    assert elapsed >= 1000
+    # A blocked scheduler would make it ~1000 ms late; 300 ms leaves room for a loaded machine.
+    assert worst < 300, "the timer fired #{worst} ms late while #{n} queries slept"
+  end
+
+  # ---------------------------------------------------------------- Arrow
+
+  test "query_arrow gives one IPC stream; insert_arrow reads it back", %{conn: conn} do
+    sql =
+      "SELECT number AS n, toString(number) AS s, number / 2 AS f FROM system.numbers LIMIT 100000"
+
+    assert {:ok, ipc} = Chwire.query_arrow(conn, sql)
+    assert is_binary(ipc)
+
+    with_table(conn, "arrow", "n UInt64, s String, f Float64", fn t ->
+      assert {:ok, 100_000} = Chwire.insert_arrow(conn, t, ipc)
+
+      assert {:ok, %{rows: [[100_000, 4_999_950_000, 2_499_975_000.0]]}} =
+               Chwire.query(conn, "SELECT count(), sum(n), sum(f) FROM #{t}")
+    end)
+
+    assert {:error, %Chwire.Error{kind: :arrow}} =
+             Chwire.insert_arrow(conn, "ex_whatever", "not arrow")
+
+    # Cut or corrupted IPC input is an error (or, for flipped value bytes, other values), never
+    # a crash or a claimed-length allocation.
+    {:ok, small} =
+      Chwire.query_arrow(
+        conn,
+        "SELECT number AS n, toString(number) AS s FROM system.numbers LIMIT 1000"
+      )
+
+    with_table(conn, "arrow_bad", "n UInt64, s String", fn t ->
+      for cut <- [1, 4, 8, 12, 100, 300, byte_size(small) - 9] do
+        assert {:error, %Chwire.Error{kind: :arrow}} =
+                 Chwire.insert_arrow(conn, t, binary_part(small, 0, cut))
+      end
+
+      # Nothing of a refused stream was inserted; an empty one inserts nothing.
+      assert {:ok, %{rows: [[0]]}} =
+               Chwire.query(conn, "SELECT count() FROM #{t} WHERE n >= 1000")
+
+      {:ok, empty} = Chwire.query_arrow(conn, "SELECT n, s FROM #{t} WHERE 0")
+      assert {:ok, 0} = Chwire.insert_arrow(conn, t, empty)
+
+      :rand.seed(:exsss, {1, 2, 3})
+
+      for _ <- 1..200 do
+        at = :rand.uniform(byte_size(small)) - 1
+        <<pre::binary-size(at), _, post::binary>> = small
+        bad = pre <> <<:rand.uniform(256) - 1>> <> post
+
+        case Chwire.insert_arrow(conn, t, bad) do
+          {:ok, _} -> :ok
+          {:error, %Chwire.Error{kind: kind}} -> assert kind in [:arrow, :data, :server]
+        end
+      end
+    end)
+
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+
+    # Settings of the Arrow writer are applied by chwire, not sent to 18.16 (which lacks them).
+    assert {:ok, ipc2} =
+             Chwire.query_arrow(conn, "SELECT toLowCardinality('a') AS l", %{},
+               mapping: :clickhouse,
+               settings: [output_format_arrow_low_cardinality_as_dictionary: 1]
+             )
+
+    assert byte_size(ipc2) > 0
+
+    assert {:error, %Chwire.Error{kind: :arrow}} =
+             Chwire.query_arrow(conn, "SELECT 1", %{}, settings: [output_format_arrow_nope: 1])
+
+    if py = pyarrow() do
+      path =
+        Path.join(
+          Mix.Project.build_path(),
+          "ex_arrow_#{System.unique_integer([:positive])}.arrows"
+        )
+
+      File.write!(path, ipc)
+
+      script = """
+      import sys, pyarrow.ipc as ipc
+      t = ipc.open_stream(open(sys.argv[1], 'rb')).read_all()
+      print(t.num_rows, sum(t.column('n').to_pylist()), t.column('s')[7].as_py(), t.schema.field('n').type)
+      """
+
+      {out, 0} = System.cmd(py, ["-c", script, path])
+      File.rm(path)
+      assert String.trim(out) == "100000 4999950000 7 uint64"
+    end
+  end
+end
