@@ -168,12 +168,13 @@ class Client:
         ``string``) where a column has one."""
         if dtype_backend not in _DTYPE_BACKENDS:  # before the query runs
             raise ProgrammingError(f"dtype_backend must be one of {_DTYPE_BACKENDS}, not {dtype_backend!r}")
+        _need("pandas", "query_df")
         return _to_pandas(self.query_arrow(query, parameters, settings, query_id, progress), dtype_backend)
 
     def query_pl(self, query: str, parameters: Parameters = None, settings: Settings = None,
                  query_id: Optional[str] = None, progress: Progress = None) -> Any:
         """Run a query; its result as a ``polars.DataFrame`` (Arrow buffers handed over, not copied)."""
-        import polars
+        polars = _need("polars", "query_pl")
 
         return polars.DataFrame(self.query_arrow_stream(query, parameters, settings, query_id, progress))
 
@@ -182,6 +183,7 @@ class Client:
         """Run a query; its result as ``{column: numpy.ndarray}``."""
         import pyarrow.types as pat
 
+        _need("numpy", "query_np")
         table = self.query_arrow(query, parameters, settings, query_id, progress)
         names = table.column_names
         twice = sorted({n for n in names if names.count(n) > 1})
@@ -357,6 +359,20 @@ def _has_uuid(t: Any) -> bool:
     if getattr(t, "extension_name", None) == "arrow.uuid":
         return True
     return any(_has_uuid(t.field(i).type) for i in range(getattr(t, "num_fields", 0) or 0))
+
+
+def _need(module: str, what: str) -> Any:
+    """``module`` imported, or a ModuleNotFoundError that says which extra of chwire brings it
+    (before the query runs: a missing pandas is no reason to fetch a result)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        raise ModuleNotFoundError(
+            f"{what} needs {module}, which is not installed: pip install 'chwire[{module}]' (or pip install {module})",
+            name=module,
+        ) from e
 
 
 def _objects(col: Any) -> Any:

@@ -322,3 +322,14 @@ def test_bad_input_is_a_chwire_error(client, table):
             call()
         assert client.command("SELECT {i:UInt8}", parameters={"i": i}) == i
     assert client.command(f"SELECT count() FROM {table}") == 0
+
+
+def test_a_missing_extra_is_named_before_the_query_runs(client):
+    """query_df/query_pl/query_np without pandas/Polars/NumPy say which extra brings it."""
+    import sys
+
+    for module, call in [("pandas", client.query_df), ("polars", client.query_pl), ("numpy", client.query_np)]:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setitem(sys.modules, module, None)  # import fails as when it is not installed
+            with pytest.raises(ModuleNotFoundError, match=rf"pip install 'chwire\[{module}\]'"):
+                call("SELECT throwIf(1)")  # would fail on the server if it ran

@@ -9,12 +9,15 @@ use clap::Args;
 pub struct ConvertArgs {
     /// Input format (ClickHouse's names, any case): Native, Arrow, ArrowStream, Parquet, CSV,
     /// CSVWithNames, CSVWithNamesAndTypes, TSV, TSVWithNames, TSVWithNamesAndTypes, JSONEachRow
-    #[arg(long, value_parser = formats::input_format, default_value = "Native")]
-    from: Format,
+    /// [default: from the --input file's extension (.csv, .tsv, .parquet, .arrow, .arrows,
+    /// .jsonl, .native), else Native]
+    #[arg(long, value_parser = formats::input_format)]
+    from: Option<Format>,
     /// Output format: the input formats, Pretty, and Null (read the whole input, write
-    /// nothing: a check that it converts, or a timing of the read alone)
+    /// nothing: a check that it converts, or a timing of the read alone) [default: from the
+    /// --output file's extension]
     #[arg(long, value_parser = formats::any_format)]
-    to: Format,
+    to: Option<Format>,
     /// Read from this file instead of stdin
     #[arg(long, short = 'i')]
     input: Option<std::path::PathBuf>,
@@ -36,6 +39,27 @@ pub struct ConvertArgs {
     files: crate::file_args::FileArgs,
 }
 
+/// An input format: the one named, else the one the file's extension names, else Native
+/// (`assumed` then: a Native error says so, see [`native_assumed`]).
+pub fn input_format(named: Option<Format>, input: Option<&std::path::Path>) -> (Format, bool) {
+    match named.or_else(|| input.and_then(Format::from_path)) {
+        Some(f) => (f, false),
+        None => (Format::Native, true),
+    }
+}
+
+/// An error of input read as Native because nothing named its format, with how to name it:
+/// CSV read as Native fails on its first bytes as a type name, which says nothing of the cause.
+pub fn native_assumed(e: chwire::Error, flag: &str) -> chwire::Error {
+    match e.kind() {
+        chwire::ErrorKind::InvalidInput(m) if m.starts_with("Native input") => chwire::Error::invalid_input(format!(
+            "{m}\n(the input was read as Native, the default when {flag} is not given and no file extension names a format; \
+             name its format, e.g. {flag} CSVWithNames, Parquet or JSONEachRow)"
+        )),
+        _ => e,
+    }
+}
+
 pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
     if let (Some(input), Some(output)) = (&args.input, &args.output) {
         // Writing the output would truncate the input before it is read (and a failure would
@@ -48,20 +72,30 @@ pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
         }
     }
     formats::check_timezone(args.timezone.as_deref())?;
-    args.files.check_output(Some(args.to))?;
-    if let (Format::Null, Some(output)) = (args.to, &args.output) {
+    let to = match args.to.or_else(|| args.output.as_deref().and_then(Format::from_path)) {
+        Some(f) => f,
+        None => {
+            return Err(chwire::Error::invalid_input(match &args.output {
+                Some(o) => format!("--to is needed: no format has the extension of {}", o.display()),
+                None => "--to is needed (the output format), or an --output file whose extension names one".to_string(),
+            }))
+        }
+    };
+    args.files.check_output(Some(to))?;
+    if let (Format::Null, Some(output)) = (to, &args.output) {
         return Err(chwire::Error::invalid_input(format!(
             "--to Null writes nothing: leave out --output {} (it would be created empty)",
             output.display()
         )));
     }
-    if args.from == Format::Native && args.structure.is_some() {
+    let (from, assumed) = input_format(args.from, args.input.as_deref());
+    if from == Format::Native && args.structure.is_some() {
         return Err(chwire::Error::invalid_input(
             "Native input carries its columns and types: --structure is for text, Arrow and Parquet input",
         ));
     }
     let output = args.output.clone();
-    let result = convert(args, limits);
+    let result = convert(args, from, to, limits).map_err(|e| if assumed { native_assumed(e, "--from") } else { e });
     // A failed conversion leaves no partial file behind (a Parquet file cut short is unreadable);
     // only a regular file is removed, never a device or a pipe.
     if let (Err(_), Some(path)) = (&result, &output) {
@@ -72,15 +106,15 @@ pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
     result
 }
 
-fn convert(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
+fn convert(args: ConvertArgs, from: Format, to: Format, limits: Limits) -> chwire::Result<()> {
     let tz = Some(args.timezone.as_deref().unwrap_or("UTC"));
     let files = args.files.options(&args.settings, tz)?;
-    let mut source = formats::source(args.from, args.input.as_deref(), &files, tz, limits)?;
+    let mut source = formats::source(from, args.input.as_deref(), &files, tz, limits)?;
     let structure = args.structure.as_deref().map(formats::parse_structure).transpose()?;
     if let Some(columns) = &structure {
         source.bind(columns)?;
     }
-    let mut sink = formats::sink(args.to, formats::open_output(args.output.as_deref())?, tz, &files)?;
+    let mut sink = formats::sink(to, formats::open_output(args.output.as_deref())?, tz, &files)?;
     let mut columns: Option<Vec<(String, chwire::DataType)>> = None;
     let mut blocks = 0u64;
     while let Some(block) = source.next_block()? {
@@ -111,10 +145,10 @@ fn convert(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
     if !begun {
         match structure.or_else(|| source.columns()) {
             Some(columns) => sink.begin(&columns)?,
-            None if matches!(args.to, Format::Arrow | Format::ArrowStream | Format::Parquet) => {
+            None if matches!(to, Format::Arrow | Format::ArrowStream | Format::Parquet) => {
                 return Err(chwire::Error::invalid_input(format!(
                     "the input has no rows and declares no columns: a {} file needs them (give --structure)",
-                    args.to
+                    to
                 )));
             }
             None => {}

@@ -17,8 +17,10 @@ pub struct InsertArgs {
     /// CSVWithNames, CSVWithNamesAndTypes, TSV, TSVWithNames, TSVWithNamesAndTypes, JSONEachRow
     /// (a types line must agree with the table's types). Columns with names in the input go to
     /// the table's columns of the same names; CSV and TSV fill the table's columns in order
-    #[arg(long, short = 'f', value_parser = formats::input_format, default_value = "Native")]
-    format: Format,
+    /// [default: from the --input file's extension (.csv, .tsv, .parquet, .arrow, .arrows,
+    /// .jsonl, .native), else Native]
+    #[arg(long, short = 'f', value_parser = formats::input_format)]
+    format: Option<Format>,
     /// Read from this file instead of stdin
     #[arg(long, short = 'i')]
     input: Option<std::path::PathBuf>,
@@ -39,6 +41,11 @@ pub struct InsertArgs {
 }
 
 pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
+    let (format, assumed) = crate::convert::input_format(args.format, args.input.as_deref());
+    insert(opts, args, format).await.map_err(|e| if assumed { crate::convert::native_assumed(e, "--format") } else { e })
+}
+
+async fn insert(opts: Options, args: InsertArgs, format: Format) -> chwire::Result<()> {
     formats::options::refuse_unapplied(&args.settings)?;
     formats::check_timezone(args.timezone.as_deref())?;
     args.files.check_output(None)?;
@@ -49,15 +56,15 @@ pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
     let mut client = Client::connect(opts).await?;
     let tz = args.timezone.clone().or_else(|| client.server_info().and_then(|i| i.timezone));
     let files = args.files.options(&format_settings, tz.as_deref())?;
-    let mut source = formats::source(args.format, args.input.as_deref(), &files, tz.as_deref(), limits)?;
+    let mut source = formats::source(format, args.input.as_deref(), &files, tz.as_deref(), limits)?;
     let names = source.names()?;
-    if args.format == Format::Native && names.is_none() {
+    if format == Format::Native && names.is_none() {
         eprintln!("No blocks in the input: nothing inserted.");
         return Ok(());
     }
     let names = match names {
         // CSVWithNames names a tuple's elements (`t.a`, `t.b`): list the table's columns.
-        Some(n) if args.format.csv() && n.iter().any(|x| x.contains('.')) => Some(csv_columns(&mut client, &args.table, n).await?),
+        Some(n) if format.csv() && n.iter().any(|x| x.contains('.')) => Some(csv_columns(&mut client, &args.table, n).await?),
         n => n,
     };
     let columns = names.map(|n| format!(" ({})", quote_identifiers(n.iter().map(String::as_str)))).unwrap_or_default();

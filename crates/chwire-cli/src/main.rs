@@ -3,7 +3,7 @@
 use chwire::{Client, Compression, Event, Options};
 use chwire_cli::{bench, convert, demo, format_clause, insert, limits, parse_kv, progress};
 use chwire_formats as formats;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -401,9 +401,20 @@ fn peak_rss_kib() -> Option<u64> {
     status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
+/// The command line. The connection flags are global (`chwire --url U query` and `chwire query
+/// --url U` both work), so clap lists them under every command: they are hidden from the help
+/// of `convert`, which never connects.
+fn command() -> clap::Command {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let conn: Vec<clap::Id> = ConnArgs::augment_args(clap::Command::new("conn")).get_arguments().map(|a| a.get_id().clone()).collect();
+    // In place (`mut_arg` would reorder the built command's arguments).
+    cmd.mut_subcommand("convert", |c| c.mut_args(|a| if conn.contains(a.get_id()) { a.hide(true) } else { a }))
+}
+
 fn main() -> ExitCode {
     tune_malloc();
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_env("CHWIRE_LOG")).with_writer(std::io::stderr).init();
     let opts = match cli.conn.options().and_then(|mut o| {
         o.limits = cli.limits.apply(o.limits)?;

@@ -330,3 +330,26 @@ fn progress_always_writes_lines_when_stderr_is_no_terminal() {
         assert!(!String::from_utf8_lossy(&o.stderr).contains("progress"), "{o:?}");
     }
 }
+
+/// `insert` takes the input's format from its file name's extension when `--format` is not
+/// given; a file without one is read as Native, and the error says so.
+#[test]
+fn insert_format_follows_the_file_extension() {
+    let dir = std::env::temp_dir().join(format!("chwire-insert-ext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = "chwire_cli_insert_ext";
+    stdout(&chwire(&["query", &format!("DROP TABLE IF EXISTS {t}")]));
+    stdout(&chwire(&["query", &format!("CREATE TABLE {t} (id UInt64, s String) ENGINE = Memory")]));
+    let jsonl = dir.join("rows.jsonl");
+    std::fs::write(&jsonl, "{\"id\": 1, \"s\": \"a\"}\n{\"id\": 2, \"s\": \"b\"}\n").unwrap();
+    let ins = chwire(&["insert", t, "--input", jsonl.to_str().unwrap()]);
+    assert!(ins.status.success(), "{}", String::from_utf8_lossy(&ins.stderr));
+    assert_eq!(stdout(&chwire(&["query", &format!("SELECT id, s FROM {t} ORDER BY id")])), "1\ta\n2\tb\n");
+    let bare = dir.join("rows");
+    std::fs::write(&bare, "3,c\n").unwrap();
+    let ins = chwire(&["insert", t, "--input", bare.to_str().unwrap()]);
+    assert_eq!(ins.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&ins.stderr);
+    assert!(err.contains("read as Native") && err.contains("--format CSVWithNames"), "{err}");
+    stdout(&chwire(&["query", &format!("DROP TABLE {t}")]));
+}

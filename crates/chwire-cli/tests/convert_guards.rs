@@ -217,3 +217,50 @@ fn clickhouse_geo_columns_read_as_geo_types() {
         ["Point", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "MultiPoint", "Array(Tuple(`1` Float64, `2` Float64))"]
     );
 }
+
+/// Formats come from the file names' extensions when not named (as clickhouse-local and
+/// DuckDB infer them); input read as Native because nothing named its format says so, and how
+/// to name another; `--to` without an output extension is asked for.
+#[test]
+fn formats_follow_file_extensions() {
+    let csv = scratch("ext.csv");
+    std::fs::write(&csv, "28,1,x\n29,2,y\n").unwrap();
+    let parquet = scratch("ext.parquet");
+    let o = convert(&["-i", csv.to_str().unwrap(), "-S", "a UInt8, b UInt8, s String", "-o", parquet.to_str().unwrap()], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(&std::fs::read(&parquet).unwrap()[..4], b"PAR1");
+    let o = convert(&["-i", parquet.to_str().unwrap(), "--to", "tsv"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "28\t1\tx\n29\t2\ty\n");
+    // A named format wins over the extension.
+    let o = convert(&["-i", csv.to_str().unwrap(), "--from", "TSV", "-S", "line String", "--to", "tsv"], b"");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "28,1,x\n29,2,y\n", "{}", stderr(&o));
+    // No extension: Native, and an error that says so.
+    let text = scratch("ext-data");
+    std::fs::write(&text, "28,1,x\n").unwrap();
+    let o = convert(&["-i", text.to_str().unwrap(), "--to", "parquet", "-o", scratch("never.parquet").to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("read as Native") && stderr(&o).contains("--from CSVWithNames"), "{}", stderr(&o));
+    // Named Native: no such hint.
+    let o = convert(&["-i", text.to_str().unwrap(), "--from", "native", "--to", "tsv"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("read as Native"), "{}", stderr(&o));
+    // No --to and no output extension.
+    let o = convert(&["-i", csv.to_str().unwrap(), "-S", "a UInt8, b UInt8, s String"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--to is needed"), "{}", stderr(&o));
+    let o = convert(&["-i", csv.to_str().unwrap(), "-S", "a UInt8, b UInt8, s String", "-o", scratch("out.xyz").to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no format has the extension of"), "{}", stderr(&o));
+}
+
+/// `convert` never connects: its help lists no connection flags (they stay accepted, global).
+#[test]
+fn convert_help_lists_no_connection_flags() {
+    let o = convert(&["--help"], b"");
+    assert!(o.status.success());
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(help.contains("--structure") && !help.contains("--url") && !help.contains("--password"), "{help}");
+    let o = Command::new(env!("CARGO_BIN_EXE_chwire")).args(["query", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("--url"));
+}

@@ -46,6 +46,21 @@ const NAMES: &[(Format, &[&str])] = &[
     (Format::Null, &["Null"]),
 ];
 
+/// File name extensions and their formats ([`Format::from_path`]).
+const EXTENSIONS: &[(&str, Format)] = &[
+    ("native", Format::Native),
+    ("arrow", Format::Arrow),
+    ("feather", Format::Arrow),
+    ("arrows", Format::ArrowStream),
+    ("parquet", Format::Parquet),
+    ("pq", Format::Parquet),
+    ("csv", Format::Csv),
+    ("tsv", Format::Tsv),
+    ("tab", Format::Tsv),
+    ("jsonl", Format::JsonEachRow),
+    ("ndjson", Format::JsonEachRow),
+];
+
 impl Format {
     /// ClickHouse's name of the format.
     pub fn name(self) -> &'static str {
@@ -86,6 +101,14 @@ impl Format {
             Format::Pretty => T::Pretty,
             _ => return None,
         })
+    }
+
+    /// The format a file name's extension names (any case), as clickhouse-local and DuckDB
+    /// infer it: `.native`, `.arrow`/`.feather`, `.arrows`, `.parquet`/`.pq`, `.csv`,
+    /// `.tsv`/`.tab`, `.jsonl`/`.ndjson`; `None` for any other name.
+    pub fn from_path(path: &std::path::Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        EXTENSIONS.iter().find(|(e, _)| *e == ext).map(|(_, f)| *f)
     }
 
     /// For `--help`: every name, comma-separated.
@@ -182,6 +205,18 @@ pub fn source_of(
 mod tests {
     use super::*;
     use crate::io::Input;
+
+    #[test]
+    fn extensions_name_formats() {
+        use std::path::Path;
+        assert_eq!(Format::from_path(Path::new("data.csv")), Some(Format::Csv));
+        assert_eq!(Format::from_path(Path::new("/x/y.PARQUET")), Some(Format::Parquet));
+        assert_eq!(Format::from_path(Path::new("a.b.ndjson")), Some(Format::JsonEachRow));
+        assert_eq!(Format::from_path(Path::new("t.arrows")), Some(Format::ArrowStream));
+        assert_eq!(Format::from_path(Path::new("data.csv.gz")), None);
+        assert_eq!(Format::from_path(Path::new("data")), None);
+        assert_eq!(Format::from_path(Path::new(".csv")), None);
+    }
 
     #[test]
     fn names_are_case_insensitive_with_aliases() {
