@@ -22,18 +22,28 @@ demo: build
 ## Every test: formatting, lints, unit tests, byte fixtures, the live-server suites (the
 ## server is started for the run and stopped afterwards if this started it), the
 ## ClickHouse 26.9 oracle (chdb) and a benchmark smoke run.
-test: lint build modernfake
-	CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
+test:
+	@scripts/stage.sh begin
+	@scripts/stage.sh run lint $(MAKE) --no-print-directory lint
+	@scripts/stage.sh run build $(MAKE) --no-print-directory build modernfake
+	@scripts/stage.sh run cargo-test env CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
+	@scripts/stage.sh run bench-smoke $(MAKE) --no-print-directory bench-smoke
+	@scripts/stage.sh run oracle $(MAKE) --no-print-directory oracle
+	@scripts/stage.sh run fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
+	@scripts/stage.sh run faults $(MAKE) --no-print-directory faults
+	@scripts/stage.sh run http-test $(MAKE) --no-print-directory http-test
+	@scripts/stage.sh run python-test $(MAKE) --no-print-directory python-test
+	@scripts/stage.sh run spark-test $(MAKE) --no-print-directory spark-test
+	@scripts/stage.sh run adbc-test $(MAKE) --no-print-directory adbc-test
+	@scripts/stage.sh run elixir-test $(MAKE) --no-print-directory elixir-test
+	@scripts/stage.sh report
+
+## The benchmarks' smoke runs (a slice of each, so that they cannot rot): the side-by-side
+## suite's smoke mode and query_arrow against the block stream.
+bench-smoke: build
 	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
 	$(CARGO) build --release -q --workspace --example arrow_bench
 	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
-	$(MAKE) --no-print-directory oracle
-	$(MAKE) --no-print-directory fuzz-smoke
-	$(MAKE) --no-print-directory faults
-	$(MAKE) --no-print-directory http-test
-	$(MAKE) --no-print-directory python-test spark-test
-	$(MAKE) --no-print-directory adbc-test
-	$(MAKE) --no-print-directory elixir-test
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -91,11 +101,7 @@ PY_PINS := maturin==1.16.0 pyarrow==26.0.1 pandas==3.1.1 polars==2.1.0 numpy==2.
 py-venv:
 	test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install -q $(PY_PINS)
-	rm -rf build/py-wheels
-	$(CARGO) build --release --workspace
-	strip -o python/chwire/libadbc_driver_chwire.so target/release/libadbc_driver_chwire.so
-	$(PY_VENV)/bin/maturin build -q --release --strip -m python/Cargo.toml -i $(PY_VENV)/bin/python -o build/py-wheels
-	$(PY_VENV)/bin/pip install -q --force-reinstall --no-deps build/py-wheels/chwire-*.whl
+	CARGO=$(CARGO) scripts/py-wheel.sh $(PY_VENV)
 
 python-test: py-venv
 	scripts/oracle-venv.sh
