@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CRATES = sorted(str(p.parent) for p in ROOT.glob("crates/*/Cargo.toml")) + [str(ROOT / "python")]
+DEFAULT_CRATES = sorted(str(p.parent) for p in ROOT.glob("crates/*/Cargo.toml")) + [str(ROOT / "python"), str(ROOT / "elixir/native/chwire_nif")]
 
 
 def modules(src: Path) -> dict:

@@ -3,6 +3,7 @@
 
 use crate::connection::ChwireConnection;
 use crate::error::{invalid_arg, not_found, not_implemented, ChResult};
+use crate::options::{arrow_options, string_value, ARROW_MAPPING};
 use adbc_core::error::Result;
 use adbc_core::options::{OptionConnection, OptionDatabase, OptionValue};
 use adbc_core::{Database, Driver, Optionable};
@@ -39,27 +40,6 @@ pub struct ChwireDatabase {
     extra: Vec<(String, String)>,
     /// `chwire.arrow_mapping`: `rich` (default) or `clickhouse` (ClickHouse's own Arrow types).
     mapping: Option<String>,
-}
-
-/// The database option choosing the Arrow mapping of results.
-pub const ARROW_MAPPING: &str = "chwire.arrow_mapping";
-
-/// The Arrow options of a mapping's name.
-pub fn arrow_options(mapping: Option<&str>) -> Result<chwire_arrow::ArrowOptions> {
-    match mapping.unwrap_or("rich") {
-        "rich" => Ok(chwire_arrow::ArrowOptions::rich()),
-        "clickhouse" => Ok(chwire_arrow::ArrowOptions::clickhouse()),
-        m => Err(invalid_arg(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
-    }
-}
-
-pub fn string_value(key: &str, v: OptionValue) -> Result<String> {
-    match v {
-        OptionValue::String(s) => Ok(s),
-        OptionValue::Int(i) => Ok(i.to_string()),
-        OptionValue::Double(d) => Ok(d.to_string()),
-        _ => Err(invalid_arg(format!("option {key:?} takes a string"))),
-    }
 }
 
 impl ChwireDatabase {

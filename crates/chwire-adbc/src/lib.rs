@@ -12,9 +12,11 @@ mod error;
 mod info;
 mod ingest;
 mod objects;
+mod options;
 mod params;
 mod reader;
 mod runtime;
+mod session;
 mod statement;
 
 pub use connection::ChwireConnection;

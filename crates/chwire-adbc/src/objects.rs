@@ -2,8 +2,8 @@
 //! columns, read from `system.databases`, `system.tables` and `system.columns`. Filters are
 //! search patterns (`%`, `_`, `\` escapes, as SQL's LIKE), applied to what the server lists.
 
-use crate::connection::{Inner, TABLE_TYPES};
 use crate::error::{internal, invalid_arg};
+use crate::session::Inner;
 use crate::CATALOG;
 use adbc_core::error::Result;
 use adbc_core::options::ObjectDepth;
@@ -15,6 +15,10 @@ use arrow_array::{
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, FieldRef, Fields};
 use std::sync::Arc;
+
+/// ClickHouse's kinds of tables, as GetObjects reports them.
+/// The table types of GetTableTypes and GetObjects' filter.
+pub const TABLE_TYPES: [&str; 5] = ["TABLE", "VIEW", "MATERIALIZED VIEW", "DICTIONARY", "LOCAL TEMPORARY"];
 
 pub struct Filters<'a> {
     pub catalog: Option<&'a str>,

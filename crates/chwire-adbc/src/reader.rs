@@ -8,9 +8,9 @@
 //! Cancel and drains the query before the connection's next one. A task stopped by Cancel or by
 //! the release of its statement or connection ends the reader with an error saying which.
 
-use crate::connection::{BusyGuard, Running, SharedClient};
 use crate::error::{invalid_state, ChResult};
 use crate::params::ParamSet;
+use crate::session::{BusyGuard, Running, SharedClient};
 use adbc_core::error::{Error, Result};
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};

@@ -1,11 +1,11 @@
 //! A statement: SQL (or a bulk ingest), bound parameters or data, and its latest result.
 
-use crate::connection::{Inner, Running};
-use crate::database::string_value;
 use crate::error::{invalid_arg, invalid_state, not_found, not_implemented, ChResult};
 use crate::ingest::IngestOptions;
+use crate::options::string_value;
 use crate::params::{bind_rows, ParamSet};
 use crate::reader::{query_task, Job, StreamReader, BUFFERED};
+use crate::session::{Inner, Running};
 use adbc_core::error::Result;
 use adbc_core::options::{OptionStatement, OptionValue};
 use adbc_core::{CancelHandle, Optionable, PartitionedResult, Statement};
@@ -93,7 +93,7 @@ impl ChwireStatement {
     }
 
     /// Stop this statement's previous result and take the connection.
-    fn take_connection(&mut self) -> Result<crate::connection::BusyGuard> {
+    fn take_connection(&mut self) -> Result<crate::session::BusyGuard> {
         if let Some(r) = self.last.take().filter(|r| !r.is_finished()) {
             r.stop("the statement was executed again while its result was being read");
         }

@@ -1,0 +1,157 @@
+//! What a connection shares with its statements and the tasks that read their results: the
+//! client, its runtime, and the one task that may run at a time ([`Inner`]).
+
+use crate::error::{cancelled, invalid_state, ChResult};
+use crate::runtime::Pinned;
+use adbc_core::error::Result;
+use chwire::{Block, Options};
+use chwire_arrow::ArrowOptions;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::task::AbortHandle;
+
+pub type SharedClient = Arc<tokio::sync::Mutex<Option<chwire::Client>>>;
+
+const BUSY: &str = "the connection is busy: another result of it is still open (a connection runs one query at a time; \
+                    read that result to its end or release it, or use another connection)";
+
+/// A running task of the connection (a query, a stream, an insert), for cancel and release.
+pub struct Running {
+    abort: AbortHandle,
+    /// Stopped (aborted or abandoned): the connection is free as soon as the task is gone.
+    pub stopped: AtomicBool,
+    /// Why the task was stopped, for the stream that sees its end.
+    pub why: Arc<Mutex<&'static str>>,
+}
+
+impl Running {
+    pub fn new(abort: AbortHandle) -> Arc<Running> {
+        Arc::new(Running { abort, stopped: AtomicBool::new(false), why: Arc::new(Mutex::new("the query was cancelled")) })
+    }
+
+    pub fn stop(&self, why: &'static str) {
+        *self.why.lock().unwrap_or_else(|e| e.into_inner()) = why;
+        self.stopped.store(true, Ordering::Release);
+        self.abort.abort();
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.abort.is_finished()
+    }
+}
+
+/// Marks the connection busy while a task of it runs (released when dropped).
+pub struct BusyGuard(Arc<AtomicBool>);
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+pub struct Inner {
+    pub client: SharedClient,
+    pub rt: Pinned,
+    pub(crate) busy: Arc<AtomicBool>,
+    pub(crate) running: Mutex<Option<Arc<Running>>>,
+    pub opts: Mutex<Options>,
+    pub server: Option<chwire::ServerInfo>,
+    /// The Arrow mapping of results (the database's `chwire.arrow_mapping`).
+    pub(crate) arrow: ArrowOptions,
+}
+
+impl Inner {
+    /// Take the connection for one task, or say it is busy. A task that was just stopped
+    /// (cancel, a released or re-executed statement, a dropped result) is given a moment to
+    /// end; a running one is not waited for.
+    pub fn acquire(&self) -> Result<BusyGuard> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            if self.busy.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                return Ok(BusyGuard(self.busy.clone()));
+            }
+            let stopping =
+                self.running.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|r| r.stopped.load(Ordering::Acquire));
+            if !stopping || std::time::Instant::now() >= deadline {
+                return Err(invalid_state(BUSY));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    pub fn track(&self, r: Arc<Running>) {
+        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+    }
+
+    pub fn cancel(&self, why: &'static str) {
+        if let Some(r) = self.running.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            r.stop(why);
+        }
+    }
+
+    /// Arrow options for results: the rich mapping, DateTime without a zone in the server's.
+    pub fn arrow_options(&self) -> ArrowOptions {
+        let mut o = self.arrow.clone();
+        o.default_timezone = self.server.as_ref().and_then(|s| s.timezone.clone());
+        o
+    }
+
+    /// Run `sql` with `params` and collect its blocks (metadata queries: small results).
+    pub fn fetch(self: &Arc<Self>, sql: String, params: Vec<(&'static str, String)>) -> Result<Vec<Block>> {
+        let guard = self.acquire()?;
+        let client = self.client.clone();
+        let fut = async move {
+            let _guard = guard;
+            let mut lock = client.lock().await;
+            let c = lock.as_mut().ok_or_else(|| invalid_state("the connection is closed"))?;
+            let mut q = c.query(sql);
+            for (k, v) in params {
+                q = q.param(k, v);
+            }
+            q.fetch_blocks().await.ch()
+        };
+        let handle = self.rt.handle().spawn(fut);
+        self.track(Running::new(handle.abort_handle()));
+        crate::runtime::check_not_async()?;
+        match self.rt.handle().block_on(handle) {
+            Ok(r) => r,
+            Err(j) if j.is_cancelled() => Err(cancelled("the operation was cancelled")),
+            Err(j) => Err(crate::error::internal(format!("chwire task failed: {j}"))),
+        }
+    }
+
+    /// The rows of column `i` of `blocks` as text (String columns; NULL as None).
+    pub fn strings(blocks: &[Block], i: usize) -> Vec<Option<String>> {
+        let mut out = Vec::new();
+        for b in blocks {
+            if let Some((_, col)) = b.columns().get(i) {
+                for r in 0..col.len() {
+                    out.push(match col.value(r) {
+                        chwire::Value::Null => None,
+                        chwire::Value::String(s) | chwire::Value::FixedString(s) => Some(String::from_utf8_lossy(s).into_owned()),
+                        v => Some(format!("{v:?}")),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The UInt8 column `i` of `blocks`.
+    pub fn flags(blocks: &[Block], i: usize) -> Vec<bool> {
+        let mut out = Vec::new();
+        for b in blocks {
+            if let Some((_, col)) = b.columns().get(i) {
+                for r in 0..col.len() {
+                    out.push(matches!(col.value(r), chwire::Value::UInt(v) if v != 0) || matches!(col.value(r), chwire::Value::Bool(true)));
+                }
+            }
+        }
+        out
+    }
+
+    pub fn current_database(self: &Arc<Self>) -> Result<String> {
+        let b = self.fetch("SELECT currentDatabase()".into(), vec![])?;
+        Self::strings(&b, 0).into_iter().flatten().next().ok_or_else(|| invalid_state("the server named no current database"))
+    }
+}
