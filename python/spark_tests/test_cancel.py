@@ -4,10 +4,9 @@ must be gone within 15 s; it would run for a minute otherwise.
 
 Spark kills the task's Python worker with SIGKILL (pyspark/daemon.py, after
 `spark.python.task.killTimeout`), so no code of the worker runs: over the native protocol the
-server sees the closed connection at its next check and stops the query (passes). Over HTTP,
-18.16 notices a closed connection only when it next writes, and this query writes too little:
-it runs on (a known gap, xfail: stopping it needs a KILL QUERY from a process that outlives the
-worker)."""
+server sees the closed connection at its next check and stops the query. Over HTTP, 18.16
+notices a closed connection only when it next writes, and this query writes too little: the
+reader's watchdog process (chwire/spark/_watchdog.py), which outlives the worker, kills it."""
 
 import os
 import threading
@@ -24,10 +23,7 @@ def processes(ch, marker: str) -> int:
                       parameters={"m": f"%{marker}%"})
 
 
-@pytest.mark.parametrize("transport", [
-    "native",
-    pytest.param("http", marks=pytest.mark.xfail(strict=True, reason="a SIGKILLed worker cannot kill its quiet HTTP query")),
-])
+@pytest.mark.parametrize("transport", ["native", "http"])
 def test_a_killed_read_task_stops_its_query(spark, ch, nodes, transport):
     node = os.environ["CHWIRE_CLUSTER_NODE1"]
     if transport == "http":
@@ -61,3 +57,14 @@ def test_a_killed_read_task_stops_its_query(spark, ch, nodes, transport):
     while processes(ch, marker):
         assert time.monotonic() - start < 15, f"the cancelled read's query still runs ({transport})"
         time.sleep(0.2)
+
+
+def test_a_read_over_http_ends_normally_with_its_watchdog(spark, nodes):
+    port = int(os.environ.get("CHWIRE_CLUSTER_HTTP_BASE", "18710")) + 1
+    url = f"http://default@127.0.0.1:{port}/default"
+    q = "SELECT number AS n FROM system.numbers LIMIT 100000"
+    df = (spark.read.format("chwire").option("url", url).option("query", q)
+          .option("partitionColumn", "n").option("lowerBound", "0").option("upperBound", "100000")
+          .option("numPartitions", "3").load())
+    rows = sorted(r.n for r in df.collect())
+    assert rows == list(range(100000))
