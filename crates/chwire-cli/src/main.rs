@@ -33,7 +33,8 @@ fn tune_malloc() {}
 /// Connection options may come from a URL (--url or CHWIRE_URL), from the individual
 /// flags, or both (flags override the URL). Exit codes: 0 success, 1 the server reported
 /// an error (code, name and message are printed), 2 bad usage, 3 connection or protocol
-/// failure, 130 interrupted.
+/// failure, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM); either signal cancels the
+/// running query on the server first.
 #[derive(Parser, Debug)]
 #[command(name = "chwire", version, about, long_about)]
 struct Cli {
@@ -263,7 +264,61 @@ fn fail(e: &chwire::Error) -> ExitCode {
     }
 }
 
+/// SIGINT (Ctrl-C) and SIGTERM, caught from the start of `chwire query`: either one stops the
+/// query on the server (`QueryStream::cancel`: Cancel over the native protocol, KILL QUERY by
+/// its id over HTTP) before the process exits, rather than ending the process with the query
+/// still running. A signal that comes while a block is being written is acted on once it is
+/// written.
+struct Stop {
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+}
+
+impl Stop {
+    fn new() -> std::io::Result<Stop> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Stop { int: signal(SignalKind::interrupt())?, term: signal(SignalKind::terminate())? })
+        }
+        #[cfg(not(unix))]
+        Ok(Stop {})
+    }
+
+    /// The next signal, as the exit code it ends the process with.
+    async fn recv(&mut self) -> u8 {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.int.recv() => 130,
+                _ = self.term.recv() => 143,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            130
+        }
+    }
+}
+
+/// Stop the query on the server after a signal (a second signal exits at once), then exit.
+async fn cancel_and_exit(stream: chwire::QueryStream<'_>, stop: &mut Stop, code: u8) -> std::convert::Infallible {
+    let what = if code == 143 { "Terminated" } else { "Interrupted" };
+    eprintln!("{what}: cancelling the query.");
+    tokio::select! {
+        r = stream.cancel() => if let Err(e) = r {
+            eprintln!("Error while cancelling: {e}");
+        },
+        _ = stop.recv() => {}
+    }
+    std::process::exit(code.into());
+}
+
 async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> {
+    let mut stop = Stop::new()?;
     let sql = if args.sql == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
@@ -306,7 +361,10 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     args.files.check_output(Some(fmt))?;
     let (format_settings, settings) = formats::options::split_settings(args.settings);
     let http = opts.transport == chwire::Transport::Http;
-    let mut client = Client::connect(opts).await?;
+    let mut client = tokio::select! {
+        c = Client::connect(opts) => c?,
+        code = stop.recv() => std::process::exit(code.into()), // no query was sent
+    };
     let tz = client.server_info().and_then(|i| i.timezone);
     let files = args.files.options(&format_settings, tz.as_deref())?;
     let mut q = client.query(sql);
@@ -319,27 +377,34 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     for (k, v) in args.params {
         q = q.param(k, v);
     }
+    // A signal that came while the query was being sent is taken in the loop below.
     let mut stream = q.stream().await?;
-    let mut out = formats::sink(fmt, Box::new(std::io::stdout()), tz.as_deref(), &files)?;
+    let mut out = match formats::sink(fmt, Box::new(std::io::stdout()), tz.as_deref(), &files) {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = stream.cancel().await;
+            return Err(e);
+        }
+    };
     let mut begun = false;
     let bar = progress::Bar::new(args.progress);
-    let interrupted = tokio::signal::ctrl_c();
-    tokio::pin!(interrupted);
     let mut result_rows = 0u64;
     loop {
+        // A failed read has stopped the query itself (Cancel, or KILL QUERY over HTTP).
         let ev = tokio::select! {
             ev = stream.next_event() => ev?,
-            _ = &mut interrupted => {
+            code = stop.recv() => {
                 bar.finish();
-                out.flush()?;
-                eprintln!("Interrupted: cancelling the query.");
-                stream.cancel().await?;
-                std::process::exit(130);
+                let _ = out.flush();
+                match cancel_and_exit(stream, &mut stop, code).await {}
             }
         };
         let Some(ev) = ev else { break };
         if let (false, Some(h)) = (begun, stream.header()) {
-            out.begin(&formats::columns_of(h))?;
+            if let Err(e) = out.begin(&formats::columns_of(h)) {
+                let _ = stream.cancel().await;
+                return Err(e);
+            }
             begun = true;
         }
         match ev {
@@ -352,9 +417,11 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
                     out.write(block)
                 };
                 if let Err(e) = res {
+                    // The rest of the result is not wanted: stop the query on the server.
+                    bar.finish();
+                    let _ = stream.cancel().await;
                     if formats::is_broken_pipe(&e) {
                         // The reader went away (e.g. `| head`): stop quietly.
-                        bar.finish();
                         return Ok(());
                     }
                     return Err(e);

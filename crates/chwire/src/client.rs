@@ -5,7 +5,9 @@
 //! duration of the query. If one is dropped before the server finished, the client sends
 //! Cancel and, before its next query, drains the old query's packets up to EndOfStream; if
 //! that fails the connection is discarded and a new one is opened. The next query never
-//! sees packets of an old one.
+//! sees packets of an old one. Over HTTP, which has no Cancel, the query is killed by its id
+//! on another connection ([`kill_http_query`]). Every early end goes this way: a dropped
+//! stream or cursor, `cancel`, a query deadline, a receive timeout, a read that failed.
 
 use crate::conn::{Conn, Shared};
 use crate::error::{Error, ErrorKind, Result};
@@ -63,6 +65,13 @@ const HTTP_PARAMETERS_VERSION: (u64, u64, u64) = (19, 15, 0);
 /// How long to wait for an abandoned query to end before discarding the connection.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The longest an HTTP query's kill may take, connecting included (see [`kill_http_query`]).
+const KILL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long to wait before asking a second time to kill an HTTP query that the first ask did
+/// not find: its request may still have been on its way to the server.
+const KILL_AGAIN_AFTER: Duration = Duration::from_millis(250);
+
 /// An async ClickHouse client (one connection, reopened when it had to be dropped).
 pub struct Client {
     opts: Options,
@@ -80,10 +89,10 @@ pub struct Client {
     /// Whether the current query has received a Data packet (the server has then read the
     /// query's empty block).
     got_data: bool,
-    /// The id of an HTTP query left before its end: closing its connection stops it only at
-    /// the server's next write (18.16 buffers its answer; a query that writes little runs on),
-    /// so the next use of the client asks the server to kill it.
-    pub(crate) http_abandoned: Option<String>,
+    /// An HTTP query left before its end (its id and server) that could not be killed at
+    /// once (a stream dropped outside a tokio runtime): the next use of the client kills it
+    /// (see [`kill_http_query`]).
+    pub(crate) http_abandoned: Option<(String, usize)>,
 }
 
 impl std::fmt::Debug for Client {
@@ -316,12 +325,12 @@ impl Client {
         }
     }
 
-    /// Kill now a query this client abandoned over HTTP (a result stream dropped before its
-    /// end: cancelled, timed out), instead of at the client's next use: closing an HTTP
-    /// connection does not stop a query that is not writing. For a binding whose caller may
-    /// not use the client again soon (the Python package calls it after a cancel). Does
-    /// nothing when no such query is left; over the native protocol the next use drains or
-    /// drops the connection as before.
+    /// Kill now a query this client abandoned over HTTP that could not be killed when it was
+    /// abandoned (a stream dropped outside a tokio runtime: a dropped stream is otherwise
+    /// killed by a task of its own, a timed-out or cancelled one before the call returns),
+    /// instead of at the client's next use. Does nothing when no such query is left; over the
+    /// native protocol the query was sent Cancel when it was abandoned, and the next use
+    /// drains or drops the connection.
     pub async fn settle(&mut self) -> Result<()> {
         if self.http_abandoned.is_none() {
             return Ok(());
@@ -393,6 +402,13 @@ impl Client {
                 }
             }
         };
+        if let (Err(e), Some(Link::Native(conn))) = (&res, self.conn.as_mut()) {
+            if e.is_timeout() || matches!(e.kind(), ErrorKind::Decode(_) | ErrorKind::Protocol(_)) {
+                // No answer in time, or one that cannot be read: the query may still run.
+                // Cancel it (the connection is discarded all the same: `note` below).
+                conn.try_send_cancel();
+            }
+        }
         let first_after_legacy_settings = std::mem::take(&mut self.legacy_settings_sent);
         let packet = self.note(res)?;
         match packet {
@@ -483,45 +499,39 @@ impl Client {
         if self.conn.is_none() {
             self.conn = Some(Link::connect(&self.opts, &self.shared).await?);
         }
-        if let Some(id) = self.http_abandoned.take() {
-            self.kill_http_query(&id).await;
+        if let Some((id, endpoint)) = self.http_abandoned.take() {
+            kill_http_query(&self.opts, &self.shared, endpoint, &id).await;
         }
         Ok(self.conn.as_mut().expect("connected"))
     }
 
-    /// Remember `query_id` as left before its end, when it runs over HTTP (see
-    /// `http_abandoned`): the next use of the client kills it.
-    pub(crate) fn abandon_http(&mut self, query_id: &str) {
-        if matches!(self.conn, Some(Link::Http(_))) {
-            self.http_abandoned = Some(query_id.to_string());
+    /// The query `query_id` was left before its end and runs over HTTP: close its response
+    /// and kill it on the server ([`kill_http_query`]). With `wait`, before this returns (a
+    /// timeout, a failed read, `cancel`: the caller may exit right after the error);
+    /// otherwise (`Drop`) in a task of its own on the current tokio runtime, or, outside one,
+    /// at the client's next use. Does nothing over the native protocol.
+    pub(crate) async fn stop_http(&mut self, query_id: &str, wait: bool) {
+        let Some(Link::Http(h)) = self.conn.as_mut() else { return };
+        h.abort();
+        let endpoint = h.endpoint;
+        if wait {
+            kill_http_query(&self.opts, &self.shared, endpoint, query_id).await;
+        } else {
+            self.abandon_http(query_id);
         }
     }
 
-    /// `KILL QUERY ... ASYNC` for an abandoned HTTP query, on the new connection; a failure
-    /// (no right to kill, the query already ended elsewhere) is only logged.
-    async fn kill_http_query(&mut self, id: &str) {
+    /// What [`Client::stop_http`] does without `wait`, for `Drop`.
+    pub(crate) fn abandon_http(&mut self, query_id: &str) {
         let Some(Link::Http(h)) = self.conn.as_mut() else { return };
-        let sql = format!("KILL QUERY WHERE query_id = {} ASYNC", crate::params::QueryParam::sql_literal(id));
-        let req = crate::http::QueryRequest::new(&self.opts, &new_query_id());
-        let opts = &self.opts;
-        let killed = tokio::time::timeout(DRAIN_TIMEOUT, async {
-            h.start_query(opts, req, &sql).await?;
-            loop {
-                match h.recv().await? {
-                    ServerPacket::EndOfStream => return Ok(()),
-                    ServerPacket::Exception(e) => return Err(Error::from(e)),
-                    _ => {}
-                }
+        h.abort();
+        let endpoint = h.endpoint;
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                let (opts, shared, id) = (self.opts.clone(), self.shared.clone(), query_id.to_string());
+                rt.spawn(async move { kill_http_query(&opts, &shared, endpoint, &id).await });
             }
-        })
-        .await;
-        match killed {
-            Ok(Ok(())) => tracing::debug!(query_id = id, "killed the abandoned HTTP query"),
-            Ok(Err(e)) => tracing::debug!(query_id = id, error = %e, "could not kill the abandoned HTTP query"),
-            Err(_) => {
-                tracing::debug!(query_id = id, "no answer to KILL QUERY: the connection is replaced");
-                self.conn = None;
-            }
+            Err(_) => self.http_abandoned = Some((query_id.to_string(), endpoint)),
         }
     }
 
@@ -661,6 +671,65 @@ fn hostname() -> String {
                 .unwrap_or_default()
         })
         .clone()
+}
+
+/// Stop an HTTP query the client gave up on (cancelled, timed out, its stream dropped):
+/// `KILL QUERY WHERE query_id = … ASYNC` on a new connection to the server that runs it,
+/// outside any session (the query still holds it). HTTP has no Cancel: closing the response
+/// stops a query only when the server next writes to it, and 18.16 writes its answer per
+/// 1 MiB, so a query that returns little (or nothing until its end) would run on; 18.16 has
+/// no `cancel_http_readonly_queries_on_client_close` either (later servers have it, off by
+/// default). When the first KILL finds nothing, it is asked once more a moment later: the
+/// query's request may not have reached the server yet. At most [`KILL_TIMEOUT`]; a failure
+/// (the server unreachable, no right to kill) is only logged: the query was abandoned either
+/// way. Every query chwire sends over HTTP carries a query id, so that it can be killed.
+pub(crate) async fn kill_http_query(opts: &Options, shared: &Arc<Shared>, endpoint: usize, id: &str) -> bool {
+    let mut opts = opts.clone();
+    opts.session_id = None;
+    let sql = format!("KILL QUERY WHERE query_id = {} ASYNC", crate::params::QueryParam::sql_literal(id));
+    let attempt = async {
+        let mut conn = crate::http::HttpConn::connect(&opts, shared, endpoint).await?;
+        for round in 0..2 {
+            if round > 0 {
+                tokio::time::sleep(KILL_AGAIN_AFTER).await;
+                if !conn.ready_for_request().await {
+                    conn = crate::http::HttpConn::connect(&opts, shared, endpoint).await?;
+                }
+            }
+            conn.start_query(&opts, crate::http::QueryRequest::new(&opts, &new_query_id()), &sql).await?;
+            let mut found = 0;
+            loop {
+                match conn.recv().await? {
+                    ServerPacket::Data(b) => found += b.rows(),
+                    ServerPacket::EndOfStream => break,
+                    ServerPacket::Exception(e) => return Err(Error::from(e)),
+                    _ => {}
+                }
+            }
+            if found > 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    };
+    match tokio::time::timeout(KILL_TIMEOUT, attempt).await {
+        Ok(Ok(true)) => {
+            tracing::debug!(query_id = id, "killed the abandoned HTTP query");
+            true
+        }
+        Ok(Ok(false)) => {
+            tracing::debug!(query_id = id, "the abandoned HTTP query was no longer running");
+            false
+        }
+        Ok(Err(e)) => {
+            tracing::debug!(query_id = id, error = %e, "could not kill the abandoned HTTP query");
+            false
+        }
+        Err(_) => {
+            tracing::debug!(query_id = id, "no answer to KILL QUERY in time");
+            false
+        }
+    }
 }
 
 /// Read and discard packets of an abandoned query until it ends.

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterator, List
+import json
+import subprocess
+import sys
+import uuid
+from typing import Any, Iterator, List, Optional
 
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
@@ -50,11 +54,12 @@ class ChwireReader(DataSourceReader):
         # server's threads: its own work (an aggregation, a join) may need them.
         opts = self.plan.opts
         settings = {"max_threads": "1"} if opts.table and "max_threads" not in opts.settings else None
-        with opts.client(part["url"]) as client:
+        query_id = f"chwire-spark-{uuid.uuid4()}"
+        with _Watchdog(part["url"], opts.connect, query_id), opts.client(part["url"]) as client:
             # A replica that fails before the first batch is skipped by the connect/retry of
             # chwire's multi-host URL; one that fails after it fails the task, which Spark
             # retries (a task's partial output is never kept).
-            with client.query_arrow_stream(sql, settings=settings) as stream:
+            with client.query_arrow_stream(sql, settings=settings, query_id=query_id) as stream:
                 views = None
                 for batch in stream:
                     if batch.num_rows == 0:
@@ -73,6 +78,37 @@ class ChwireReader(DataSourceReader):
                             yield pa.RecordBatch.from_arrays(cols, names=names).cast(target)
                     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
                         raise ValueError(_cast_error(batch, target, e)) from e
+
+
+class _Watchdog:
+    """Over HTTP, a process that kills the read's query if this worker is killed before the
+    read ends (see _watchdog.py); nothing over the native protocol, where the server stops the
+    query of a closed connection itself."""
+
+    def __init__(self, url: str, connect: dict, query_id: str) -> None:
+        self.proc: Optional[subprocess.Popen] = None
+        if not url.lower().startswith(("http://", "https://")):
+            return
+        self.proc = subprocess.Popen([sys.executable, "-m", "chwire.spark._watchdog"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        job = {"url": url, "connect": connect, "query_id": query_id}
+        # Through the pipe, not the command line: the URL may hold a password.
+        self.proc.stdin.write((json.dumps(job, default=str) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def __enter__(self) -> "_Watchdog":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        # The read ended here (fully, by an error or closed by Spark): the query is over or
+        # was stopped by chwire itself.
+        if self.proc is not None:
+            try:
+                self.proc.stdin.write(b"done\n")
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            self.proc.wait()
 
 
 def _cast_error(batch: Any, target: Any, e: Exception) -> str:

@@ -162,6 +162,27 @@ pub(crate) fn sort_typed_paths(typed: &mut [(String, DataType)]) -> Result<(), &
     }
 }
 
+/// Put an Enum's elements in value order (as the server prints them) and check them as
+/// ClickHouse's `EnumValues` does: at least one element, no name and no value twice (the
+/// server refuses such a type: a repeated value would make the rows' names ambiguous, a
+/// repeated name the text parser's). `Err` says what is wrong. Both the name parser and the
+/// binary decoder use it.
+pub(crate) fn check_enum<V: Copy + Ord + fmt::Display>(items: &mut [(String, V)]) -> Result<(), String> {
+    if items.is_empty() {
+        return Err("an Enum cannot be empty".into());
+    }
+    items.sort_by_key(|(_, v)| *v);
+    if let Some(((a, v), (b, _))) = items.iter().zip(items.iter().skip(1)).find(|((_, x), (_, y))| x == y) {
+        return Err(format!("duplicate values in enum: {} = {v} and {} = {v}", quoted(b), quoted(a)));
+    }
+    let mut names: Vec<(&str, V)> = items.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    names.sort_unstable();
+    if let Some(((n, x), (_, y))) = names.iter().zip(names.iter().skip(1)).find(|((a, _), (b, _))| a == b) {
+        return Err(format!("duplicate names in enum: {} = {x} and {} = {y}", quoted(n), quoted(n)));
+    }
+    Ok(())
+}
+
 /// A parameter of a `JSON(...)` type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum JsonArg {

@@ -240,12 +240,12 @@ impl Node {
                         items16.push((n, i16::try_from(v).map_err(|_| bad("Enum16 value out of range"))?));
                     }
                 }
-                // The server prints elements ordered by value; so does chwire.
-                items8.sort_by_key(|(_, v)| *v);
-                items16.sort_by_key(|(_, v)| *v);
+                // Ordered by value, as the server prints them; refused where the server refuses.
                 if name == "Enum8" {
+                    check_enum(&mut items8).map_err(|e| bad(&e))?;
                     T::Enum8(items8)
                 } else {
+                    check_enum(&mut items16).map_err(|e| bad(&e))?;
                     T::Enum16(items16)
                 }
             }

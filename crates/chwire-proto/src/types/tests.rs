@@ -43,6 +43,26 @@ fn malformed_names_are_errors() {
     }
 }
 
+/// Enums the server itself refuses (ClickHouse's `EnumValues`): repeated values, repeated
+/// names, no elements.
+#[test]
+fn enums_the_server_refuses_are_malformed() {
+    for (s, says) in [
+        ("Enum8('a' = 1, 'b' = 1)", "duplicate values in enum: 'b' = 1 and 'a' = 1"),
+        ("Enum16('x' = -5, 'y' = 7, 'z' = -5)", "duplicate values in enum"),
+        ("Enum8('a' = 1, 'a' = 2)", "duplicate names in enum: 'a' = 1 and 'a' = 2"),
+        ("Nullable(Enum16('a' = 2, 'b' = 3, 'a' = 1))", "duplicate names in enum: 'a' = 1 and 'a' = 2"),
+        ("Enum8()", "an Enum cannot be empty"),
+    ] {
+        match DataType::parse(s) {
+            Err(DecodeError::InvalidTypeName { detail, .. }) => assert!(detail.contains(says), "{s}: {detail}"),
+            other => panic!("{s} should be refused, got {other:?}"),
+        }
+    }
+    // Names that differ only in case or in escapes are different names.
+    assert!(DataType::parse(r"Enum8('a' = 1, 'A' = 2, 'a\'' = 3)").is_ok());
+}
+
 #[test]
 fn nesting_is_limited() {
     let ok = format!("{}UInt8{}", "Array(".repeat(MAX_TYPE_DEPTH - 1), ")".repeat(MAX_TYPE_DEPTH - 1));

@@ -2,7 +2,10 @@
 
 use super::*;
 
-/// The results of a running query. Drop it to abandon the query (see [`Client`]).
+/// The results of a running query. Drop it to abandon the query: the server is told to stop
+/// it (native: Cancel at once, and the connection is drained before the next query; HTTP:
+/// `KILL QUERY` by its id, in a task of its own on the current tokio runtime; see
+/// [`Client`]). [`QueryStream::cancel`] does the same and waits until it is done.
 pub struct QueryStream<'c> {
     pub(super) client: &'c mut Client,
     /// Set while the query may still be sent again after a failover error.
@@ -58,10 +61,13 @@ impl QueryStream<'_> {
         let res = self.client.recv_for_query().await;
         if let Err(e) = &res {
             self.done = true;
-            // A deadline or a receive timeout over HTTP leaves the query running on the server.
-            if e.is_timeout() {
-                self.client.abandon_http(&self.query_id);
-            }
+            // The query may still run on the server (a server exception is an `Ok` packet
+            // here). Native: Cancel was sent (`recv_for_query`). HTTP: killed by its id,
+            // before the error is returned, as the caller may exit right after it; a broken
+            // connection only in a task of its own, as the server may be unreachable (and
+            // stops the query when it next writes to the closed connection).
+            let wait = !matches!(e.kind(), ErrorKind::Io(_) | ErrorKind::Closed);
+            self.client.stop_http(&self.query_id, wait).await;
         }
         res
     }
@@ -212,7 +218,11 @@ impl QueryStream<'_> {
         self.done = true;
         let client = &mut *self.client;
         client.pending = Pending::Drain { cancel_sent: false };
-        client.abandon_http(&self.query_id);
+        if matches!(client.conn, Some(Link::Http(_))) {
+            // Killed by its id before this returns; the connection is replaced at the next use.
+            client.stop_http(&self.query_id, true).await;
+            return Ok(());
+        }
         client.ready().await.map(|_| ())
     }
 }

@@ -156,6 +156,19 @@ mod tests {
     }
 
     #[test]
+    fn enums_the_server_refuses_are_malformed() {
+        // Enum8('a' = 1, 'b' = 1), Enum16('a' = 1, 'a' = 2), Enum8 with no element.
+        for (bytes, says) in [
+            (&[0x17, 2, 1, b'a', 1, 1, b'b', 1][..], "duplicate values"),
+            (&[0x18, 2, 1, b'a', 1, 0, 1, b'a', 2, 0][..], "duplicate names"),
+            (&[0x17, 0][..], "cannot be empty"),
+        ] {
+            let e = decode_type(&mut Reader::new(bytes)).unwrap_err();
+            assert!(format!("{e:?}").contains(says), "{e:?}");
+        }
+    }
+
+    #[test]
     fn values_as_clickhouse_26_9_writes_them() {
         // Array(Nullable(Int64)) [1, 2, NULL]
         let v = one(&[0x1e, 0x23, 0x0a, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1]).unwrap();

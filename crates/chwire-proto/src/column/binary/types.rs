@@ -75,11 +75,11 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
                     items16.push((name, i16::from_le_bytes(r.array()?)));
                 }
             }
-            items8.sort_by_key(|(_, v)| *v);
-            items16.sort_by_key(|(_, v)| *v);
             if code == 0x17 {
+                crate::types::check_enum(&mut items8).map_err(malformed)?;
                 T::Enum8(items8)
             } else {
+                crate::types::check_enum(&mut items16).map_err(malformed)?;
                 T::Enum16(items16)
             }
         }
