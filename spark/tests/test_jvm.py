@@ -254,3 +254,110 @@ def test_both_sources_in_one_session(spark, nodes):
     df = read(spark, nodes[0], table="shard_dist")
     assert "BatchScan chwire" in df._jdf.queryExecution().executedPlan().toString()
     assert df.count() == 30000
+
+
+def count_stage_tables(ch):
+    return ch.command("SELECT count() FROM system.tables WHERE startsWith(name, 'chwire_stage_')")
+
+
+def write(df, url, table, **opts):
+    w = df.write.format(JVM).option("url", url).option("table", table)
+    for k, v in opts.items():
+        w = w.option(k, v)
+    w.mode("append").save()
+
+
+@pytest.mark.parametrize("engine", ["MergeTree ORDER BY id", "Log"])
+def test_rows_written_are_the_rows_of_the_dataframe(spark, ch, nodes, jvm, engine):
+    """Through the staged protocol: a MergeTree target gets the staging tables' parts attached,
+    any other engine an INSERT ... SELECT from them."""
+    ch.command("DROP TABLE IF EXISTS default.jvm_w")
+    ch.command(f"CREATE TABLE default.jvm_w (id Int64, s String, d Date, f Float64, n Nullable(Int32), "
+               f"t DateTime('UTC')) ENGINE = {engine}")
+    try:
+        df = spark.range(0, 20000, numPartitions=4).selectExpr(
+            "id", "cast(id as string) as s", "date_add(date'2020-01-01', cast(id % 100 as int)) as d",
+            "id / 2 as f", "if(id % 3 = 0, null, cast(id as int)) as n",
+            "timestamp_seconds(1600000000 + id) as t")
+        write(df, nodes[0], "default.jvm_w", blockRows="3000")
+        got = read(spark, nodes[0], table="default.jvm_w").orderBy("id").collect()
+        assert [tuple(r) for r in got] == [tuple(r) for r in df.orderBy("id").collect()]
+        assert count_stage_tables(ch) == 0
+        assert (jvm.openReaders(), jvm.allocatedBytes()) == (0, 0)
+    finally:
+        ch.command("DROP TABLE default.jvm_w")
+
+
+def test_a_value_that_does_not_fit_the_column_is_an_error_naming_it(spark, ch, nodes):
+    ch.command("DROP TABLE IF EXISTS default.jvm_w_bad")
+    ch.command("CREATE TABLE default.jvm_w_bad (id Int64, v Float64) ENGINE = MergeTree ORDER BY id")
+    try:
+        df = spark.range(0, 10).selectExpr("id", "cast(id as decimal(20, 2)) as v")
+        with pytest.raises(Exception, match="column v: Arrow type Decimal128"):
+            write(df, nodes[0], "default.jvm_w_bad")
+        assert ch.command("SELECT count() FROM default.jvm_w_bad") == 0
+        assert count_stage_tables(ch) == 0
+    finally:
+        ch.command("DROP TABLE default.jvm_w_bad")
+
+
+def test_a_task_killed_mid_write_neither_loses_nor_duplicates_rows(spark, ch, nodes, tmp_path):
+    """The first attempt of partition 1 dies (its Python worker exits, as a crash) after several
+    of its blocks reached its staging table; Spark runs it again, and the target holds every row
+    exactly once."""
+    import os
+    import time
+
+    ch.command("DROP TABLE IF EXISTS default.jvm_w_kill")
+    ch.command("CREATE TABLE default.jvm_w_kill (id Int64, name String) ENGINE = MergeTree ORDER BY id")
+    marker = str(tmp_path / "killed")
+    n = 40000
+
+    def kill_first_attempt_of_partition_1(batches):
+        from pyspark import TaskContext
+
+        ctx = TaskContext.get()
+        seen = 0
+        for b in batches:
+            yield b
+            seen += b.num_rows
+            if ctx.partitionId() == 1 and ctx.attemptNumber() == 0 and seen >= 5000:
+                time.sleep(0.5)  # let the writer insert the blocks so far
+                open(marker, "w").close()
+                os._exit(1)
+
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "1000")
+    try:
+        df = (spark.range(0, n, numPartitions=4).selectExpr("id", "cast(id as string) as name")
+              .mapInArrow(kill_first_attempt_of_partition_1, "id long, name string"))
+        write(df, nodes[0], "default.jvm_w_kill", blockRows="1000")
+        assert os.path.exists(marker), "the first attempt of partition 1 was not killed"
+        assert ch.command("SELECT count(), uniqExact(id), sum(id) FROM default.jvm_w_kill") == [n, n, n * (n - 1) // 2]
+        assert count_stage_tables(ch) == 0
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+        ch.command("DROP TABLE default.jvm_w_kill")
+
+
+def test_a_failed_job_leaves_the_target_and_no_staging_tables(spark, ch, nodes, jvm):
+    ch.command("DROP TABLE IF EXISTS default.jvm_w_fail")
+    ch.command("CREATE TABLE default.jvm_w_fail (id Int64) ENGINE = MergeTree ORDER BY id")
+    ch.command("INSERT INTO default.jvm_w_fail SELECT number FROM system.numbers LIMIT 7")
+
+    def always_fail_partition_2(batches):
+        from pyspark import TaskContext
+
+        for b in batches:
+            yield b
+        if TaskContext.get().partitionId() == 2:
+            raise RuntimeError("partition 2 always fails")
+
+    try:
+        df = spark.range(0, 20000, numPartitions=4).mapInArrow(always_fail_partition_2, "id long")
+        with pytest.raises(Exception, match="partition 2 always fails"):
+            write(df, nodes[0], "default.jvm_w_fail", blockRows="1000")
+        assert ch.command("SELECT count() FROM default.jvm_w_fail") == 7
+        assert count_stage_tables(ch) == 0
+        assert (jvm.openReaders(), jvm.allocatedBytes()) == (0, 0)
+    finally:
+        ch.command("DROP TABLE default.jvm_w_fail")

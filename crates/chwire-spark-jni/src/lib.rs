@@ -13,6 +13,7 @@
 //! whose message starts with the ClickHouse error code when the server sent one.
 
 mod read;
+mod write;
 
 use chwire::ErrorKind;
 use jni::errors::ErrorPolicy;

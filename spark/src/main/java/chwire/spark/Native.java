@@ -66,4 +66,25 @@ final class Native {
 
     /** Close a reader: its query is cancelled on the server, its connection closed. */
     static native void closeReader(long reader);
+
+    /** Prepare a write job (driver): parsed options, written columns (JSON list) → job JSON. */
+    static native String prepareWrite(String optionsJson, String namesJson);
+
+    /** Start a task attempt's writer (its staging table created, its INSERT started). */
+    static native long openWriter(String jobJson, String tag);
+
+    /** Insert one exported batch (a struct array of the columns). */
+    static native void writeBatch(long writer, long arrowArray, long arrowSchema);
+
+    /** End a task attempt's INSERT: its commit message as JSON ({"stage", "rows"}). */
+    static native String commitWriter(long writer);
+
+    /** Free a writer; with abort, its staging table is dropped. */
+    static native void closeWriter(long writer, boolean abort);
+
+    /** Move the tasks' staging tables (JSON list) into the target, drop the job's others. */
+    static native void commitJob(String jobJson, String stagesJson);
+
+    /** Mark the job aborted and drop its staging tables. */
+    static native void abortJob(String jobJson);
 }
