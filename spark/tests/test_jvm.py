@@ -137,8 +137,11 @@ def test_only_the_columns_used_are_read(spark, nodes):
     q = df.select("name").where(F.col("name").startswith("12"))
     assert "[columns: name]" in scan_description(q)
     assert sorted(r.name for r in q.collect()) == sorted(str(i) for i in ALL_IDS if str(i).startswith("12"))
-    assert df.count() == 30000  # no column at all: rows only
-    assert "[columns: ]" in scan_description(df.groupBy().count())
+    ones = df.selectExpr("1 AS one")  # no column at all: rows only
+    assert "[columns: ]" in scan_description(ones)
+    assert len(ones.collect()) == 30000
+    assert df.count() == 30000  # a COUNT(*) pushed whole
+    assert "[aggregate: [COUNT(*)]" in scan_description(df.groupBy().count())
 
 
 FILTERS = [
@@ -361,3 +364,48 @@ def test_a_failed_job_leaves_the_target_and_no_staging_tables(spark, ch, nodes, 
         assert (jvm.openReaders(), jvm.allocatedBytes()) == (0, 0)
     finally:
         ch.command("DROP TABLE default.jvm_w_fail")
+
+
+AGGREGATES = [  # (GROUP BY column, [(function, column)])
+    ("k", [("sum", "v"), ("count", "*"), ("min", "s"), ("max", "d"), ("count", "n"), ("sum", "n")]),
+    ("e", [("min", "e"), ("max", "k"), ("sum", "v")]),
+    ("n", [("count", "*"), ("max", "s")]),
+    (None, [("sum", "v"), ("min", "k"), ("count", "*")]),
+]
+
+
+def test_aggregates_run_in_clickhouse_and_give_what_spark_gives(spark, ch, nodes):
+    ch.command("DROP TABLE IF EXISTS default.jvm_agg")
+    ch.command("CREATE TABLE default.jvm_agg (k Int32, v Int64, s String, d Date, e Enum8('b' = 1, 'a' = 2), "
+               "n Nullable(Int16), f Float64) ENGINE = MergeTree ORDER BY k")
+    D = dt.date
+    ch.insert("default.jvm_agg", [(i % 5, i * 7 - 50, f"s{i % 13}", D(2020, 1, 1 + i % 28), "ab"[i % 2],
+                                   None if i % 4 == 0 else i % 3, i / 3) for i in range(500)])
+    try:
+        df = read(spark, nodes[0], table="default.jvm_agg")
+        local = spark.createDataFrame(df.collect(), df.schema)
+        for key, spec in AGGREGATES:
+            aggs = [getattr(F, fn)(col) for fn, col in spec]
+            for src, where in [(df, "k >= 0"), (df, "k > 100")]:  # some rows; none
+                q = src.where(where)
+                q = q.groupBy(key).agg(*aggs) if key else q.agg(*aggs)
+                want = local.where(where)
+                want = want.groupBy(key).agg(*aggs) if key else want.agg(*aggs)
+                assert sorted(map(repr, q.collect())) == sorted(map(repr, want.collect())), (key, where)
+                plan = q._jdf.queryExecution().executedPlan().toString()
+                assert "HashAggregate" not in plan and "[aggregate:" in plan, plan
+        # a float sum stays with Spark
+        plan = df.groupBy("k").agg(F.sum("f"))._jdf.queryExecution().executedPlan().toString()
+        assert "HashAggregate" in plan and "[aggregate:" not in plan
+    finally:
+        ch.command("DROP TABLE default.jvm_agg")
+
+
+def test_an_aggregate_over_a_distributed_table_runs_on_the_shards(spark, nodes):
+    df = read(spark, nodes[0], table="shard_dist")
+    q = df.groupBy((F.col("id") % 3).alias("m")).count()  # an expression: Spark's
+    assert sorted(r["count"] for r in q.collect()) == [10000, 10000, 10000]
+    got = read(spark, nodes[0], table="shard_dist").agg(F.count("*"), F.min("name")).collect()
+    assert tuple(got[0]) == (30000, "0")
+    plan = read(spark, nodes[0], table="shard_dist").agg(F.count("*"))._jdf.queryExecution().executedPlan()
+    assert "[aggregate:" in plan.toString()

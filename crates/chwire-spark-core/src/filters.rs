@@ -83,8 +83,9 @@ pub enum Filter {
     Other,
 }
 
+/// What a column is compared as.
 #[derive(Clone, Copy, PartialEq)]
-enum Kind {
+pub(crate) enum Kind {
     Int,
     Str,
     Enum,
@@ -93,7 +94,7 @@ enum Kind {
 
 const INTS: &[&str] = &["Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32"];
 
-fn kind(ch_type: &str) -> Option<Kind> {
+pub(crate) fn kind(ch_type: &str) -> Option<Kind> {
     let mut t = ch_type;
     for wrap in ["Nullable(", "LowCardinality("] {
         if let Some(inner) = t.strip_prefix(wrap) {

@@ -14,6 +14,7 @@
 //! Everything a front end gets from here is plain data (serde, JSON across the bindings), so
 //! the two front ends cannot diverge on a rule: they only carry its results.
 
+pub mod aggregate;
 pub mod arrow;
 pub mod filters;
 pub mod options;

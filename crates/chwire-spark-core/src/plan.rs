@@ -48,6 +48,9 @@ pub struct Plan {
     /// Every column's (name, type) of the source, in its order (a split's key need not be read).
     pub types: Vec<(String, String)>,
     pub partitions: Vec<Part>,
+    /// The GROUP BY of an aggregation pushed whole (see `aggregate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_by: Option<String>,
 }
 
 /// Rows of a metadata query as text (NULL is None). Only for queries of names, types and
@@ -141,7 +144,8 @@ impl Plan {
             .iter()
             .map(|(n, t)| spark_column(n, t, opts.uint64_long).map_err(|e| Error::Unsupported(e.0)))
             .collect::<Result<Vec<_>>>()?;
-        let mut plan = Plan { options: opts.clone(), database, source, engine, columns, types: described, partitions: vec![] };
+        let mut plan =
+            Plan { options: opts.clone(), database, source, engine, columns, types: described, partitions: vec![], group_by: None };
         plan.partitions = plan.plan_partitions(client, &engine_full, &sorting_key, db_name).await?;
         Ok(plan)
     }
@@ -274,7 +278,8 @@ impl Plan {
         };
         let conds: Vec<String> = std::iter::once(&part.cond).chain(wheres).filter(|c| !c.is_empty()).map(|c| format!("({c})")).collect();
         let wh = if conds.is_empty() { String::new() } else { format!(" WHERE {}", conds.join(" AND ")) };
-        format!("SELECT {select} FROM {}{wh}", part.from)
+        let group = self.group_by.as_ref().map(|g| format!(" GROUP BY {g}")).unwrap_or_default();
+        format!("SELECT {select} FROM {}{wh}{group}", part.from)
     }
 
     /// [`Plan::sql`] with a LIMIT (a limit Spark pushed: each partition reads at most that

@@ -268,3 +268,28 @@ pub extern "system" fn Java_chwire_spark_Native_closeReader<'a>(mut env: EnvUnow
     })
     .resolve::<ThrowChwire>()
 }
+
+/// The plan of an aggregation pushed whole (JSON), or null when it stays with Spark: plan,
+/// GROUP BY columns (JSON list), aggregates (JSON list of `aggregate::Agg`), the ClickHouse
+/// types of the columns Spark sees as planned (JSON object).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_chwire_spark_Native_aggregatePlan<'a>(
+    mut env: EnvUnowned<'a>,
+    _class: JClass<'a>,
+    plan: JString<'a>,
+    groups: JString<'a>,
+    aggs: JString<'a>,
+    types: JString<'a>,
+) -> JString<'a> {
+    env.with_env(|env| -> Result<JString<'a>> {
+        let plan = Plan::from_json(&string(env, &plan)?)?;
+        let groups: Vec<String> = json("groups", &string(env, &groups)?)?;
+        let aggs: Vec<chwire_spark_core::aggregate::Agg> = json("aggregates", &string(env, &aggs)?)?;
+        let types: BTreeMap<String, String> = json("types", &string(env, &types)?)?;
+        match chwire_spark_core::aggregate::aggregate_sql(&groups, &aggs, &types) {
+            Some(pushed) => jstring(env, &plan.aggregated(&pushed).to_json()),
+            None => Ok(JString::default()),
+        }
+    })
+    .resolve::<ThrowChwire>()
+}

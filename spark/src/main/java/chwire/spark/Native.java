@@ -57,6 +57,9 @@ final class Native {
     /** The SELECT of one partition (for explain and tests). */
     static native String partitionSql(String planJson, String partJson, String wheresJson, long limit);
 
+    /** The plan of an aggregation pushed whole, or null when Spark keeps it. */
+    static native String aggregatePlan(String planJson, String groupsJson, String aggsJson, String typesJson);
+
     /** Start reading a partition; {@code readSchemaJson} is Spark's StructType (JSON). */
     static native long openReader(String planJson, String partJson, String wheresJson, long limit,
             String readSchemaJson);

@@ -25,6 +25,11 @@ final class ReadPlan implements Serializable {
         this.json = json;
     }
 
+    /** A plan made elsewhere (an aggregation's). */
+    static ReadPlan of(String json) {
+        return new ReadPlan(json);
+    }
+
     /** Plan a read of the parsed options; {@code wanted} null reads every column. */
     static ReadPlan make(String optionsJson, List<String> wanted) {
         return new ReadPlan(Native.plan(optionsJson, wanted == null ? null : Json.strings(wanted)));
