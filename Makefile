@@ -11,7 +11,8 @@ export PIP_NO_CACHE_DIR ?= 1
 .PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
-	py-venv python-test python-bench spark-venv spark-test bench-spark adbc-test adbc-bench elixir-test elixir-bench
+	py-venv python-test python-bench spark-venv spark-test bench-spark spark-jar spark-jvm-test adbc-test adbc-bench \
+	elixir-test elixir-bench
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -34,6 +35,7 @@ test:
 	@scripts/stage.sh run http-test $(MAKE) --no-print-directory http-test
 	@scripts/stage.sh run python-test $(MAKE) --no-print-directory python-test
 	@scripts/stage.sh run spark-test $(MAKE) --no-print-directory spark-test
+	@scripts/stage.sh run spark-jvm-test $(MAKE) --no-print-directory spark-jvm-test
 	@scripts/stage.sh run adbc-test $(MAKE) --no-print-directory adbc-test
 	@scripts/stage.sh run elixir-test $(MAKE) --no-print-directory elixir-test
 	@scripts/stage.sh report
@@ -136,6 +138,24 @@ spark-venv: py-venv
 
 spark-test: spark-venv
 	scripts/with-cluster.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/spark_tests
+
+## The JVM Spark connector (spark/, docs/SPARK.md): chwire's JNI library (one release build of
+## crates/chwire-spark-jni in the workspace target dir) inside one jar, compiled against the
+## jars of the pyspark in the venv (Spark 4.3.0, Arrow 19.0.0) with Maven (its repository under
+## build/spark/m2: offline once filled).
+SPARK_JARS_DIR = $$($(PY_VENV)/bin/python -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
+spark-jar: spark-venv
+	$(CARGO) build --release -q --workspace
+	mkdir -p build/spark/native
+	cp target/release/libchwire_spark_jni.so build/spark/native/
+	cd spark && mvn -q -B $$(test -d ../build/spark/m2/org/apache/maven && echo -o) -Dmaven.repo.local=$(CURDIR)/build/spark/m2 \
+		-Dspark.jars.dir=$(SPARK_JARS_DIR) -Dnative.dir=$(CURDIR)/build/spark/native package
+	cp build/spark/maven/chwire-spark.jar build/spark/chwire-spark.jar
+
+## The JVM connector on a local Spark (pyspark's, with spark.jars) against the cluster rig, next
+## to the PySpark source (same plans, same rows).
+spark-jvm-test: spark-jar
+	scripts/with-cluster.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider spark/tests
 
 ## chwire source vs Spark's JDBC source (clickhouse-jdbc from Maven) on W2's columns over the
 ## rig's 3-shard table; SPARK_BENCH_ROWS rows (docs/BENCHMARKS.md).

@@ -146,11 +146,15 @@ def test_the_staging_sweep_survives_tables_dropped_beside_it(ch, nodes):
     sweep of a job's staging tables (abort, commit) lists again instead of failing and leaving
     them behind (the abort of test_a_failed_job_leaves_the_target_and_no_staging_tables failed
     so once)."""
-    import types
+    import json
 
-    from chwire.spark._writer import STAGE_PREFIX, ChwireWriter
+    from chwire.spark._options import Options
+    from chwire.spark._writer import STAGE_PREFIX, sweep
 
-    job = types.SimpleNamespace(db="default", job="sweeprace")
+    # A write job of the shared protocol whose staging tables are `chwire_stage_sweeprace_*`.
+    job = json.dumps({"options": json.loads(Options({"url": nodes[0]}).json), "url": nodes[0], "job": "sweeprace",
+                      "db": "default", "target": "`default`.`none`", "names": [], "distributed": False,
+                      "attach_parts": False})
     stop, started = threading.Event(), threading.Event()
 
     def churn():
@@ -176,7 +180,7 @@ def test_the_staging_sweep_survives_tables_dropped_beside_it(ch, nodes):
             round_ += 1
             for part in ("a", "b"):
                 ch.command(f"CREATE TABLE default.{STAGE_PREFIX}sweeprace_{part} (x UInt8) ENGINE = Log")
-            ChwireWriter._drop_job_tables(job, ch)
+            sweep(job)
             for _ in range(20):  # this listing meets the same race: asked again
                 try:
                     left = ch.command(f"SELECT count() FROM system.tables WHERE startsWith(name, '{STAGE_PREFIX}sweeprace_')")

@@ -9,6 +9,7 @@ mod client;
 mod errors;
 mod params;
 mod runtime;
+mod spark;
 mod stream;
 
 use pyo3::prelude::*;
@@ -18,6 +19,7 @@ fn _chwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::RawClient>()?;
     m.add_class::<stream::QueryStream>()?;
     m.add_function(wrap_pyfunction!(stream::read_native, m)?)?;
+    spark::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,97 +1,59 @@
 """Spark filters (pushFilters, PySpark ≥ 4.1) → ClickHouse WHERE conditions.
 
-Only filters whose meaning is the same on both sides are pushed: comparisons of integer,
-string, Enum and Date columns with literals of the column's kind, IN, IS [NOT] NULL, NOT, and
-LIKE-style prefix/suffix/substring tests on strings. Floats (NaN orders differently), UInt64
-(a Decimal in Spark), timestamps (time zones) and converted columns stay with Spark. Where
-ClickHouse would differ, the condition is written to agree with Spark: an Enum is compared as
-its text (ClickHouse orders Enums by number and refuses names they do not have), `x IN (...)`
-is NULL for a NULL x (18.16 says 0, which NOT would turn into 1), and a Date literal is a day
-number, pushed only inside the range of Date (18.16 wraps others around).
+The translation is chwire's shared Spark rule (Rust: chwire-spark-core's filters, the same
+code the JVM connector uses): only filters whose meaning is the same on both sides are pushed
+(integer, string, Enum and Date columns against literals of their kind, IN, IS [NOT] NULL,
+NOT, prefix/suffix/substring tests), written to agree with Spark where ClickHouse differs
+(Enums compared as text, a NULL-safe IN, Date literals only within Date's range). This module
+only describes PySpark's filter objects to it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any, Dict, Optional
 
-from ._options import sql_string
-from ._types import quote_ident
+from .._chwire import spark_filter_sql
 
-_INTS = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32"}
-
-
-def _kind(ch_type: str) -> Optional[str]:
-    t = ch_type
-    for wrap in ("Nullable(", "LowCardinality("):
-        if t.startswith(wrap):
-            t = t[len(wrap):-1]
-    if t in _INTS:
-        return "int"
-    if t == "String":
-        return "str"
-    if t.startswith("Enum"):
-        # Compared as its text; 18.16 cannot take the text of a Nullable Enum that is NULL.
-        return None if ch_type.startswith("Nullable(") else "enum"
-    if t == "Date":
-        return "date"
-    return None
+_OPS = {"EqualTo": "eq", "GreaterThan": "gt", "GreaterThanOrEqual": "ge", "LessThan": "lt",
+        "LessThanOrEqual": "le", "StringStartsWith": "starts_with", "StringEndsWith": "ends_with",
+        "StringContains": "contains"}
 
 
-def _literal(kind: str, v: Any) -> Optional[str]:
-    if kind == "int" and isinstance(v, int) and not isinstance(v, bool):
-        return str(v)
-    if kind in ("str", "enum") and isinstance(v, str):
-        return sql_string(v)
-    if kind == "date" and isinstance(v, dt.date) and not isinstance(v, dt.datetime):
-        days = (v - dt.date(1970, 1, 1)).days
-        return f"toDate(toUInt16({days}))" if 0 <= days <= 65535 else None
-    return None
+def _lit(v: Any) -> Dict[str, Any]:
+    if isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63:
+        return {"kind": "int", "v": v}
+    if isinstance(v, str):
+        return {"kind": "str", "v": v}
+    if isinstance(v, dt.date) and not isinstance(v, dt.datetime):
+        return {"kind": "date", "v": (v - dt.date(1970, 1, 1)).days}
+    return {"kind": "other"}
 
 
-def _like(v: str) -> str:
-    return v.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def to_sql(f: Any, types: Dict[str, str]) -> Optional[str]:
-    """The WHERE condition of filter `f`, or None when it is not pushed."""
+def describe(f: Any) -> Dict[str, Any]:
+    """PySpark's filter `f` in the shared rules' JSON form (`{"op": "other"}` when unknown)."""
     from pyspark.sql import datasource as ds
 
     if isinstance(f, ds.Not):
-        inner = to_sql(f.child, types)
-        return f"NOT ({inner})" if inner else None
+        return {"op": "not", "child": describe(f.child)}
     attr = getattr(f, "attribute", None)
-    if not attr or len(attr) != 1 or attr[0] not in types:
-        return None
-    col = quote_ident(attr[0])
+    if not attr or len(attr) != 1:
+        return {"op": "other"}
+    col = attr[0]
     if isinstance(f, ds.IsNull):
-        return f"isNull({col})"
+        return {"op": "is_null", "col": col}
     if isinstance(f, ds.IsNotNull):
-        return f"isNotNull({col})"
-    kind = _kind(types[attr[0]])
-    if kind is None:
-        return None
-    if kind == "enum":
-        col = f"toString({col})"
-    ops = {ds.EqualTo: "=", ds.GreaterThan: ">", ds.GreaterThanOrEqual: ">=", ds.LessThan: "<",
-           ds.LessThanOrEqual: "<="}
-    for cls, op in ops.items():
-        if type(f) is cls:
-            lit = _literal(kind, f.value)
-            return f"{col} {op} {lit}" if lit is not None else None
+        return {"op": "is_not_null", "col": col}
     if isinstance(f, ds.In):
-        lits = [_literal(kind, v) for v in f.value]
-        if not lits or any(x is None for x in lits):
-            return None
-        cond = f"{col} IN ({', '.join(lits)})"  # type: ignore[arg-type]
-        nullable = types[attr[0]].startswith(("Nullable(", "LowCardinality(Nullable("))
-        return f"if(isNull({col}), NULL, {cond})" if nullable else cond
-    if kind in ("str", "enum") and isinstance(getattr(f, "value", None), str):
-        v = _like(f.value)
-        if isinstance(f, ds.StringStartsWith):
-            return f"{col} LIKE {sql_string(v + '%')}"
-        if isinstance(f, ds.StringEndsWith):
-            return f"{col} LIKE {sql_string('%' + v)}"
-        if isinstance(f, ds.StringContains):
-            return f"{col} LIKE {sql_string('%' + v + '%')}"
-    return None
+        return {"op": "in", "col": col, "values": [_lit(v) for v in f.value]}
+    op = _OPS.get(type(f).__name__)
+    if op is None or type(f) is not getattr(ds, type(f).__name__, None):
+        return {"op": "other"}
+    return {"op": op, "col": col, "value": _lit(f.value)}
+
+
+def to_sql(f: Any, types: Dict[str, str]) -> Optional[str]:
+    """The WHERE condition of filter `f` over columns of ClickHouse types `types`, or None
+    when it is not pushed."""
+    return spark_filter_sql(json.dumps(describe(f)), types)

@@ -1,0 +1,201 @@
+//! Spark-facing Arrow: the Arrow type Spark's `ArrowColumnVector` reads for each Spark type
+//! (Spark's own `ArrowUtils` mapping: timestamps as microseconds in UTC, decimals as
+//! Decimal128, lists of `element`, maps of `entries` {`key`, `value`}), and the conversion of
+//! chwire's batches into it: checked (a value that does not fit is an error naming the column,
+//! never truncated or wrapped), structs matched by position, every array at offset 0.
+
+use arrow_array::{cast::AsArray, types::TimestampMicrosecondType, Array, ArrayRef, ListArray, MapArray, RecordBatch, StructArray};
+use arrow_cast::{cast_with_options, CastOptions};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
+use serde_json::Value;
+use std::sync::Arc;
+
+use crate::types::SparkColumn;
+use crate::{invalid, Error, Result};
+
+/// The Arrow type of a Spark type in Spark's JSON form.
+pub fn arrow_type(t: &Value) -> Result<DataType> {
+    Ok(match t {
+        Value::String(s) => match s.as_str() {
+            "byte" => DataType::Int8,
+            "short" => DataType::Int16,
+            "integer" => DataType::Int32,
+            "long" => DataType::Int64,
+            "float" => DataType::Float32,
+            "double" => DataType::Float64,
+            "boolean" => DataType::Boolean,
+            "string" => DataType::Utf8,
+            "binary" => DataType::Binary,
+            "date" => DataType::Date32,
+            "timestamp" => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            d if d.starts_with("decimal(") => {
+                let inner = d.trim_start_matches("decimal(").trim_end_matches(')');
+                let (p, s) = inner.split_once(',').unwrap_or((inner, "0"));
+                let p: u8 = p.trim().parse().map_err(|_| Error::Invalid(format!("bad Spark type {d}")))?;
+                let s: i8 = s.trim().parse().map_err(|_| Error::Invalid(format!("bad Spark type {d}")))?;
+                DataType::Decimal128(p, s)
+            }
+            other => return invalid(format!("no Arrow type for Spark type {other}")),
+        },
+        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
+            Some("array") => {
+                let elem = arrow_type(&o["elementType"])?;
+                let nullable = o.get("containsNull").and_then(Value::as_bool).unwrap_or(true);
+                DataType::List(Arc::new(Field::new("element", elem, nullable)))
+            }
+            Some("struct") => DataType::Struct(struct_fields(&o["fields"])?),
+            Some("map") => {
+                let nullable = o.get("valueContainsNull").and_then(Value::as_bool).unwrap_or(true);
+                let entries = Fields::from(vec![
+                    Field::new("key", arrow_type(&o["keyType"])?, false),
+                    Field::new("value", arrow_type(&o["valueType"])?, nullable),
+                ]);
+                DataType::Map(Arc::new(Field::new("entries", DataType::Struct(entries), false)), false)
+            }
+            _ => return invalid(format!("no Arrow type for Spark type {t}")),
+        },
+        _ => return invalid(format!("no Arrow type for Spark type {t}")),
+    })
+}
+
+fn struct_fields(fields: &Value) -> Result<Fields> {
+    let Some(list) = fields.as_array() else { return invalid("a Spark struct without fields") };
+    list.iter().map(field).collect::<Result<Vec<_>>>().map(Fields::from)
+}
+
+/// The Arrow field of a Spark StructField in JSON form.
+pub fn field(f: &Value) -> Result<Field> {
+    let name = f["name"].as_str().unwrap_or_default();
+    Ok(Field::new(name, arrow_type(&f["type"])?, f["nullable"].as_bool().unwrap_or(true)))
+}
+
+/// The Arrow schema Spark reads for `columns`.
+pub fn spark_schema(columns: &[SparkColumn]) -> Result<SchemaRef> {
+    let fields = columns.iter().map(|c| field(&c.field)).collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+fn checked() -> CastOptions<'static> {
+    CastOptions { safe: false, ..Default::default() }
+}
+
+/// `array` as Arrow type `to` (see the module's doc).
+pub fn conform(array: &ArrayRef, to: &DataType) -> std::result::Result<ArrayRef, String> {
+    let from = array.data_type();
+    if from == to && array.offset() == 0 {
+        return Ok(array.clone());
+    }
+    if let DataType::Dictionary(_, values) = from {
+        let plain = cast_with_options(array, values, &checked()).map_err(|e| e.to_string())?;
+        return conform(&plain, to);
+    }
+    match (from, to) {
+        (DataType::Struct(_), DataType::Struct(fields)) => {
+            let s = array.as_struct();
+            if s.num_columns() != fields.len() {
+                return Err(format!("a Tuple of {} elements does not fit a struct of {}", s.num_columns(), fields.len()));
+            }
+            let children = s
+                .columns()
+                .iter()
+                .zip(fields.iter())
+                .map(|(c, f)| conform(c, f.data_type()))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            let nulls = s.nulls().cloned();
+            let out = StructArray::try_new(fields.clone(), children, nulls).map_err(|e| e.to_string())?;
+            Ok(Arc::new(out))
+        }
+        (DataType::List(_) | DataType::LargeList(_), DataType::List(field)) => {
+            let list = if matches!(from, DataType::LargeList(_)) {
+                let inner = array.as_list::<i64>().values().data_type().clone();
+                let as32 = DataType::List(Arc::new(Field::new("item", inner, true)));
+                cast_with_options(array, &as32, &checked()).map_err(|e| e.to_string())?
+            } else {
+                array.clone()
+            };
+            let l = list.as_list::<i32>();
+            // Offsets rebased to the values they point at (a sliced list keeps its offsets).
+            let first = l.value_offsets()[0] as usize;
+            let last = *l.value_offsets().last().unwrap_or(&0) as usize;
+            let values = conform(&l.values().slice(first, last - first), field.data_type())?;
+            let offsets = arrow_buffer::OffsetBuffer::new(l.offsets().iter().map(|o| o - first as i32).collect());
+            let out = ListArray::try_new(field.clone(), offsets, values, l.nulls().cloned()).map_err(|e| e.to_string())?;
+            Ok(Arc::new(out))
+        }
+        (DataType::Map(_, _), DataType::Map(field, sorted)) => {
+            let m = array.as_map();
+            let first = m.value_offsets()[0] as usize;
+            let last = *m.value_offsets().last().unwrap_or(&0) as usize;
+            let entries: ArrayRef = Arc::new(m.entries().clone());
+            let entries = conform(&entries.slice(first, last - first), field.data_type())?;
+            let offsets = arrow_buffer::OffsetBuffer::new(m.offsets().iter().map(|o| o - first as i32).collect());
+            let out = MapArray::try_new(field.clone(), offsets, entries.as_struct().clone(), m.nulls().cloned(), *sorted)
+                .map_err(|e| e.to_string())?;
+            Ok(Arc::new(out))
+        }
+        (DataType::Timestamp(unit, _), DataType::Timestamp(TimeUnit::Microsecond, _)) if *unit == TimeUnit::Nanosecond => {
+            let out = cast_with_options(array, to, &checked()).map_err(|e| e.to_string())?;
+            // arrow's cast divides: a value finer than a microsecond would be truncated.
+            let ns = cast_with_options(array, &DataType::Int64, &checked()).map_err(|e| e.to_string())?;
+            let ns = ns.as_primitive::<arrow_array::types::Int64Type>();
+            if let Some(i) = (0..ns.len()).find(|&i| ns.is_valid(i) && ns.value(i) % 1000 != 0) {
+                return Err(format!("row {i}: a timestamp of nanoseconds is finer than Spark's microseconds"));
+            }
+            debug_assert!(out.as_primitive_opt::<TimestampMicrosecondType>().is_some());
+            Ok(out)
+        }
+        _ => {
+            let out = cast_with_options(array, to, &checked()).map_err(|e| e.to_string())?;
+            if out.offset() != 0 {
+                // A cast that passed the array through as it was: copied to offset 0.
+                return Ok(arrow_array::make_array(out.to_data().slice(0, out.len())));
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// chwire's batch as Spark reads it: the columns of `schema`, in its order, by position.
+pub fn to_spark(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    if batch.num_columns() != schema.fields().len() {
+        return invalid(format!("the server sent {} columns, {} were planned", batch.num_columns(), schema.fields().len()));
+    }
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for (col, f) in batch.columns().iter().zip(schema.fields()) {
+        let c = conform(col, f.data_type())
+            .map_err(|e| Error::Invalid(format!("column '{}': its values do not fit Spark's {}: {e}", f.name(), f.data_type())))?;
+        columns.push(c);
+    }
+    RecordBatch::try_new(schema.clone(), columns).map_err(|e| Error::Invalid(format!("a batch for Spark: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Int64Array, StringArray, TimestampNanosecondArray, UInt64Array};
+    use serde_json::json;
+
+    #[test]
+    fn types() {
+        assert_eq!(arrow_type(&json!("decimal(20,0)")).unwrap(), DataType::Decimal128(20, 0));
+        let m = arrow_type(&json!({"type": "map", "keyType": "string", "valueType": "long", "valueContainsNull": true})).unwrap();
+        assert!(matches!(m, DataType::Map(_, false)));
+        assert!(arrow_type(&json!("interval")).is_err());
+    }
+
+    #[test]
+    fn checked_conversions() {
+        let u: ArrayRef = Arc::new(UInt64Array::from(vec![1, u64::MAX]));
+        assert!(conform(&u, &DataType::Int64).is_err());
+        assert_eq!(conform(&u, &DataType::Decimal128(20, 0)).unwrap().len(), 2);
+        let ok: ArrayRef = Arc::new(UInt64Array::from(vec![1, 2]));
+        assert_eq!(conform(&ok, &DataType::Int64).unwrap().as_primitive::<arrow_array::types::Int64Type>().value(1), 2);
+        let ts: ArrayRef = Arc::new(TimestampNanosecondArray::from(vec![1_000, 1_001]).with_timezone("UTC"));
+        let micro = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+        assert!(conform(&ts, &micro).unwrap_err().contains("row 1"));
+        let sliced: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]).slice(1, 2));
+        assert_eq!(conform(&sliced, &DataType::Int64).unwrap().offset(), 0);
+        let s: ArrayRef = Arc::new(StringArray::from(vec!["a"]));
+        assert!(conform(&s, &DataType::Utf8).is_ok());
+    }
+}

@@ -1,0 +1,203 @@
+//! SQL text and URL pieces: quoting, table names, a URL's host list.
+
+use crate::{invalid, Result};
+
+/// `` `name` `` with backquotes and backslashes escaped.
+pub fn quote_ident(name: &str) -> String {
+    let mut s = String::with_capacity(name.len() + 2);
+    s.push('`');
+    for c in name.chars() {
+        match c {
+            '`' => s.push_str("\\`"),
+            '\\' => s.push_str("\\\\"),
+            c => s.push(c),
+        }
+    }
+    s.push('`');
+    s
+}
+
+/// `'value'` with quotes and backslashes escaped.
+pub fn sql_string(value: &str) -> String {
+    let mut s = String::with_capacity(value.len() + 2);
+    s.push('\'');
+    for c in value.chars() {
+        match c {
+            '\'' => s.push_str("\\'"),
+            '\\' => s.push_str("\\\\"),
+            c => s.push(c),
+        }
+    }
+    s.push('\'');
+    s
+}
+
+/// One identifier at the start of `s` (backquoted with escapes, or a plain word): its
+/// unquoted text and the rest of `s`.
+fn ident(s: &str) -> Option<(String, &str)> {
+    if let Some(body) = s.strip_prefix('`') {
+        let mut out = String::new();
+        let mut chars = body.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => out.push(chars.next()?.1),
+                '`' => return Some((out, &body[i + 1..])),
+                c => out.push(c),
+            }
+        }
+        return None;
+    }
+    let first = s.chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return None;
+    }
+    let end = s.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).unwrap_or(s.len());
+    Some((s[..end].to_string(), &s[end..]))
+}
+
+/// `db.t`, `` `db`.`t` `` or `t` → (db or None, t).
+pub fn split_table(name: &str) -> Result<(Option<String>, String)> {
+    let bad = || invalid(format!("cannot read the table name {name:?} (use db.table)"));
+    let Some((a, rest)) = ident(name.trim()) else { return bad() };
+    if rest.is_empty() {
+        return Ok((None, a));
+    }
+    let Some(rest) = rest.strip_prefix('.') else { return bad() };
+    match ident(rest) {
+        Some((b, "")) => Ok((Some(a), b)),
+        _ => bad(),
+    }
+}
+
+/// Arguments of `Distributed(cluster, db, table[, key])`, unquoted.
+pub fn engine_args(engine_full: &str) -> Vec<String> {
+    let (Some(open), Some(close)) = (engine_full.find('('), engine_full.rfind(')')) else { return Vec::new() };
+    if close < open {
+        return Vec::new();
+    }
+    let inner = &engine_full[open + 1..close];
+    let mut args = Vec::new();
+    let (mut depth, mut cur, mut quote) = (0i32, String::new(), None::<char>);
+    for ch in inner.chars() {
+        if let Some(q) = quote {
+            cur.push(ch);
+            if ch == q {
+                quote = None;
+            }
+        } else if matches!(ch, '\'' | '`' | '"') {
+            quote = Some(ch);
+            cur.push(ch);
+        } else if ch == '(' {
+            depth += 1;
+            cur.push(ch);
+        } else if ch == ')' {
+            depth -= 1;
+            cur.push(ch);
+        } else if ch == ',' && depth == 0 {
+            args.push(cur.trim().to_string());
+            cur.clear();
+        } else {
+            cur.push(ch);
+        }
+    }
+    args.push(cur.trim().to_string());
+    args.into_iter()
+        .map(|a| {
+            let b = a.as_bytes();
+            if b.len() >= 2 && b[0] == b[b.len() - 1] && matches!(b[0], b'\'' | b'`' | b'"') {
+                a[1..a.len() - 1].to_string()
+            } else {
+                a
+            }
+        })
+        .collect()
+}
+
+/// A URL's parts around its host list: (`scheme://userinfo@`, hosts, `/path?query#frag`).
+fn url_parts(url: &str) -> (String, &str, &str) {
+    let (scheme, rest) = match url.find("://") {
+        Some(i) => (&url[..i + 3], &url[i + 3..]),
+        None => ("", url),
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (netloc, tail) = rest.split_at(end);
+    match netloc.rfind('@') {
+        Some(at) => (format!("{scheme}{}", &netloc[..=at]), &netloc[at + 1..], tail),
+        None => (scheme.to_string(), netloc, tail),
+    }
+}
+
+/// `url` with its host list replaced by `hosts` (user, password, database and options kept),
+/// e.g. one shard's replicas: `tcp://u@a:9000,b:9000/db`.
+pub fn url_with_hosts(url: &str, hosts: &[(String, u16)]) -> String {
+    let (head, _, tail) = url_parts(url);
+    let list: Vec<String> = hosts.iter().map(|(h, p)| if h.contains(':') { format!("[{h}]:{p}") } else { format!("{h}:{p}") }).collect();
+    format!("{head}{}{tail}", list.join(","))
+}
+
+/// The hosts of `url`'s host list as (host, port or None).
+pub fn url_hosts(url: &str) -> Vec<(String, Option<u16>)> {
+    let (_, hosts, _) = url_parts(url);
+    hosts
+        .split(',')
+        .filter(|h| !h.is_empty())
+        .map(|h| {
+            if let Some(rest) = h.strip_prefix('[') {
+                let (host, after) = rest.split_once(']').unwrap_or((rest, ""));
+                (host.to_string(), after.strip_prefix(':').and_then(|p| p.parse().ok()))
+            } else if h.matches(':').count() == 1 {
+                let (host, port) = h.split_once(':').unwrap_or((h, ""));
+                (host.to_string(), port.parse().ok())
+            } else {
+                (h.to_string(), None)
+            }
+        })
+        .collect()
+}
+
+/// `url` with only its first host (a table created by one statement must be used by the next
+/// on the same server).
+pub fn url_first_host(url: &str) -> String {
+    let (head, hosts, tail) = url_parts(url);
+    format!("{head}{}{tail}", hosts.split(',').next().unwrap_or(""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote_ident("a`b\\c"), "`a\\`b\\\\c`");
+        assert_eq!(sql_string("it's \\"), "'it\\'s \\\\'");
+    }
+
+    #[test]
+    fn table_names() {
+        assert_eq!(split_table("db.t").unwrap(), (Some("db".into()), "t".into()));
+        assert_eq!(split_table(" t ").unwrap(), (None, "t".into()));
+        assert_eq!(split_table("`my db`.`a\\`b`").unwrap(), (Some("my db".into()), "a`b".into()));
+        assert!(split_table("db.t.x").is_err());
+        assert!(split_table("1t").is_err());
+        assert!(split_table("").is_err());
+    }
+
+    #[test]
+    fn distributed_args() {
+        assert_eq!(
+            engine_args("Distributed(chwire_cluster, 'default', 'shard_local', rand())"),
+            vec!["chwire_cluster", "default", "shard_local", "rand()"]
+        );
+        assert_eq!(engine_args("Distributed(c, '', t)"), vec!["c", "", "t"]);
+    }
+
+    #[test]
+    fn urls() {
+        let u = "tcp://u:p@a:1,b:2/db?secure=1";
+        assert_eq!(url_with_hosts(u, &[("x".into(), 9), ("::1".into(), 8)]), "tcp://u:p@x:9,[::1]:8/db?secure=1");
+        assert_eq!(url_first_host(u), "tcp://u:p@a:1/db?secure=1");
+        assert_eq!(url_hosts(u), vec![("a".into(), Some(1)), ("b".into(), Some(2))]);
+        assert_eq!(url_hosts("tcp://h/db"), vec![("h".into(), None)]);
+        assert_eq!(url_first_host("tcp://h"), "tcp://h");
+    }
+}

@@ -1,0 +1,271 @@
+//! The staged write protocol: each task attempt inserts into its own staging table; the
+//! driver's commit moves the staged rows into the target, its abort removes them.
+//!
+//! * [`WriteJob::prepare`] (driver) picks the server (the first host of the URL that answers)
+//!   and a job id, and checks the written columns against the target;
+//! * each task attempt creates [`WriteJob::stage_table`] (`CREATE TABLE ... AS target` for a
+//!   plain `MergeTree` target, whose parts the commit attaches; else a `Log` table of the
+//!   written columns) on that server, inserts its rows, and before it reports success checks
+//!   that the job was not aborted ([`WriteJob::aborted_sql`]); on any failure it drops its table;
+//! * [`WriteJob::commit`] (driver, every task succeeded) moves each reported table into the
+//!   target (`ATTACH PARTITION ID ... FROM stage`: hard links, or `INSERT INTO target SELECT`,
+//!   synchronously for a `Distributed` target) and drops it, then drops every other staging
+//!   table of the job (attempts that failed or were killed, whose messages never arrived);
+//! * [`WriteJob::abort`] creates the (empty) marker table `chwire_aborted_<job>`, then drops
+//!   every staging table of the job; a task still running drops its own when it sees the marker.
+//!
+//! A task killed mid-write or retried leaves only a staging table that is never moved: the
+//! target gets each row of each partition exactly once.
+
+use chwire::{Client, ErrorKind};
+use serde::{Deserialize, Serialize};
+use std::hash::{BuildHasher, Hasher};
+use std::time::Duration;
+
+use crate::options::SparkOptions;
+use crate::plan::text_rows;
+use crate::sql::{quote_ident, split_table, sql_string, url_hosts, url_with_hosts};
+use crate::{invalid, Error, Result};
+
+pub const STAGE_PREFIX: &str = "chwire_stage_";
+pub const ABORT_PREFIX: &str = "chwire_aborted_";
+/// Listings of the job's staging tables tried while tables are dropped beside them.
+const LIST_ATTEMPTS: u32 = 8;
+
+/// One write job, made on the driver and sent to the tasks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WriteJob {
+    pub options: SparkOptions,
+    /// The server every statement of the job goes to.
+    pub url: String,
+    pub job: String,
+    pub db: String,
+    /// `` `db`.`table` ``.
+    pub target: String,
+    /// The written columns, in the order of the rows.
+    pub names: Vec<String>,
+    pub distributed: bool,
+    /// A plain MergeTree target: staging tables of the same structure whose parts the commit
+    /// attaches (hard links, no rows copied).
+    pub attach_parts: bool,
+}
+
+/// 16 random hex digits (std's per-process random hasher keys, mixed with the time).
+fn job_id() -> String {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    format!("{:016x}", h.finish())
+}
+
+/// The first host of the options' URL that answers, as a one-host URL.
+async fn first_answering(opts: &SparkOptions) -> Result<String> {
+    let mut last = None;
+    for (host, port) in url_hosts(&opts.url) {
+        // A host without a port is on ClickHouse's default: 9440 over TLS, else 9000.
+        let url = url_with_hosts(&opts.url, &[(host, port.unwrap_or_else(|| opts.default_port()))]);
+        match opts.connect(Some(&url)).await {
+            Ok(mut c) => match c.execute("SELECT 1").await {
+                Ok(_) => return Ok(url),
+                Err(e) => last = Some(e.into()),
+            },
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| Error::Invalid("no host in url".into())))
+}
+
+impl WriteJob {
+    /// Prepare a write of columns `names` with `opts` (driver).
+    pub async fn prepare(opts: &SparkOptions, names: &[String]) -> Result<WriteJob> {
+        let Some(table) = &opts.table else {
+            return invalid("writing with the chwire data source needs option 'table'");
+        };
+        let url = first_answering(opts).await?;
+        let mut c = opts.connect(Some(&url)).await?;
+        let (db, name) = split_table(table)?;
+        let db = match db {
+            Some(db) => db,
+            None => text_rows(&mut c, "SELECT currentDatabase()").await?.remove(0).remove(0).unwrap_or_default(),
+        };
+        let target = format!("{}.{}", quote_ident(&db), quote_ident(&name));
+        let engine = text_rows(
+            &mut c,
+            &format!("SELECT engine FROM system.tables WHERE database = {} AND name = {}", sql_string(&db), sql_string(&name)),
+        )
+        .await?
+        .into_iter()
+        .next()
+        .and_then(|r| r.into_iter().next().flatten())
+        .unwrap_or_default();
+        // The columns an INSERT takes (MATERIALIZED and ALIAS ones are not in SELECT *).
+        let have: Vec<String> = text_rows(&mut c, &format!("DESCRIBE TABLE {target}"))
+            .await?
+            .into_iter()
+            .filter_map(|r| {
+                let kind = r.get(2).cloned().flatten().unwrap_or_default();
+                (kind != "MATERIALIZED" && kind != "ALIAS").then(|| r.into_iter().next().flatten()).flatten()
+            })
+            .collect();
+        let missing: Vec<String> = names.iter().filter(|n| !have.contains(n)).map(|n| format!("'{n}'")).collect();
+        if !missing.is_empty() {
+            return invalid(format!("columns [{}] of the DataFrame are not in {table}", missing.join(", ")));
+        }
+        Ok(WriteJob {
+            options: opts.clone(),
+            url,
+            job: job_id(),
+            db,
+            target,
+            names: names.to_vec(),
+            distributed: engine == "Distributed",
+            attach_parts: engine == "MergeTree",
+        })
+    }
+
+    fn columns(&self) -> String {
+        self.names.iter().map(|n| quote_ident(n)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The staging table of one task attempt; `tag` names the attempt uniquely
+    /// (`<partition>_<attempt>_<task id>`).
+    pub fn stage_table(&self, tag: &str) -> String {
+        format!("{}.{}", quote_ident(&self.db), quote_ident(&format!("{STAGE_PREFIX}{}_{tag}", self.job)))
+    }
+
+    /// The statement creating staging table `stage`.
+    pub fn create_stage_sql(&self, stage: &str) -> String {
+        if self.attach_parts {
+            format!("CREATE TABLE {stage} AS {}", self.target)
+        } else {
+            format!("CREATE TABLE {stage} ENGINE = Log AS SELECT {} FROM {} LIMIT 0", self.columns(), self.target)
+        }
+    }
+
+    /// The INSERT of a task's rows into its staging table.
+    pub fn insert_sql(&self, stage: &str) -> String {
+        format!("INSERT INTO {stage} ({}) VALUES", self.columns())
+    }
+
+    fn abort_marker(&self) -> String {
+        format!("{}.{}", quote_ident(&self.db), quote_ident(&format!("{ABORT_PREFIX}{}", self.job)))
+    }
+
+    /// A query answering 1 when the job was aborted (a task checks it before reporting).
+    pub fn aborted_sql(&self) -> String {
+        format!("EXISTS TABLE {}", self.abort_marker())
+    }
+
+    pub fn drop_sql(stage: &str) -> String {
+        format!("DROP TABLE IF EXISTS {stage}")
+    }
+
+    /// A connection to the job's server.
+    pub async fn connect(&self) -> Result<Client> {
+        self.options.connect(Some(&self.url)).await
+    }
+
+    /// Move the staged tables `stages` (the tasks' messages) into the target, then drop every
+    /// staging table of the job.
+    pub async fn commit(&self, c: &mut Client, stages: &[String]) -> Result<()> {
+        let cols = self.columns();
+        for stage in stages {
+            if self.attach_parts {
+                let (db, name) = split_table(stage)?;
+                let db = db.unwrap_or_else(|| self.db.clone());
+                let parts = text_rows(
+                    c,
+                    &format!(
+                        "SELECT DISTINCT partition_id FROM system.parts WHERE database = {} AND table = {} AND active",
+                        sql_string(&db),
+                        sql_string(&name)
+                    ),
+                )
+                .await?;
+                for pid in parts.into_iter().filter_map(|r| r.into_iter().next().flatten()) {
+                    c.execute(format!("ALTER TABLE {} ATTACH PARTITION ID {} FROM {stage}", self.target, sql_string(&pid))).await?;
+                }
+            } else {
+                let mut q = c.query(format!("INSERT INTO {} ({cols}) SELECT {cols} FROM {stage}", self.target));
+                if self.distributed {
+                    q = q.setting("insert_distributed_sync", "1");
+                }
+                q.execute().await?;
+            }
+            c.execute(Self::drop_sql(stage)).await?;
+        }
+        self.drop_job_tables(c).await
+    }
+
+    /// Abort the job: the marker first, then the sweep (a task that finishes after the marker
+    /// drops its own table; one that finished before it is swept).
+    pub async fn abort(&self, c: &mut Client) -> Result<()> {
+        c.execute(format!("CREATE TABLE IF NOT EXISTS {} (job String) ENGINE = Log", self.abort_marker())).await?;
+        self.drop_job_tables(c).await
+    }
+
+    /// Drop every staging table of the job. Tasks drop their own tables meanwhile, and
+    /// ClickHouse 18.16 fails a listing of `system.tables` that meets a table being dropped
+    /// (UNKNOWN_TABLE, code 60): the listing is then tried again.
+    pub async fn drop_job_tables(&self, c: &mut Client) -> Result<()> {
+        let listing = format!(
+            "SELECT name FROM system.tables WHERE database = {} AND startsWith(name, {})",
+            sql_string(&self.db),
+            sql_string(&format!("{STAGE_PREFIX}{}_", self.job))
+        );
+        for attempt in 1..=LIST_ATTEMPTS {
+            let names = match text_rows(c, &listing).await {
+                Ok(rows) => rows,
+                Err(Error::Client(e)) if attempt < LIST_ATTEMPTS && matches!(e.kind(), ErrorKind::Server(s) if s.code == 60) => {
+                    tokio::time::sleep(Duration::from_millis(100 * u64::from(attempt))).await;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            for name in names.into_iter().filter_map(|r| r.into_iter().next().flatten()) {
+                c.execute(format!("DROP TABLE IF EXISTS {}.{}", quote_ident(&self.db), quote_ident(&name))).await?;
+            }
+            return Ok(());
+        }
+        Ok(())
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("write job serializes")
+    }
+
+    pub fn from_json(text: &str) -> Result<WriteJob> {
+        serde_json::from_str(text).map_err(|e| Error::Invalid(format!("bad write job JSON: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(engine_merge: bool) -> WriteJob {
+        WriteJob {
+            options: SparkOptions::parse([("url", "tcp://h/db")]).unwrap(),
+            url: "tcp://h:9000/db".into(),
+            job: "0123456789abcdef".into(),
+            db: "d".into(),
+            target: "`d`.`t`".into(),
+            names: vec!["a".into(), "b`".into()],
+            distributed: false,
+            attach_parts: engine_merge,
+        }
+    }
+
+    #[test]
+    fn statements() {
+        let j = job(false);
+        let stage = j.stage_table("3_0_17");
+        assert_eq!(stage, "`d`.`chwire_stage_0123456789abcdef_3_0_17`");
+        assert_eq!(j.create_stage_sql(&stage), format!("CREATE TABLE {stage} ENGINE = Log AS SELECT `a`, `b\\`` FROM `d`.`t` LIMIT 0"));
+        assert_eq!(job(true).create_stage_sql(&stage), format!("CREATE TABLE {stage} AS `d`.`t`"));
+        assert_eq!(j.aborted_sql(), "EXISTS TABLE `d`.`chwire_aborted_0123456789abcdef`");
+        assert_eq!(WriteJob::from_json(&j.to_json()).unwrap(), j);
+        assert_ne!(job_id(), job_id());
+        assert_eq!(job_id().len(), 16);
+    }
+}

@@ -1,0 +1,157 @@
+//! The Spark rules of `chwire-spark-core` for the PySpark data source (python/chwire/spark):
+//! options, type mapping, partition planning, filter translation and the staged write
+//! protocol come from the same Rust code as the JVM connector's. Plans, columns, filters and
+//! write jobs cross as JSON text (a plan is also what Spark pickles to the executors).
+
+use crate::errors::Error;
+use crate::runtime::{run, Pinned};
+use chwire_spark_core::{self as core, filters, Plan, SparkOptions, WriteJob};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::collections::BTreeMap;
+use std::future::Future;
+
+/// A rule's error as Python's: a bad option or value is a ValueError, a type without a Spark
+/// mapping `chwire.spark._types.UnsupportedType`, the client's and server's errors chwire's.
+fn py_error(py: Python<'_>, e: core::Error) -> PyErr {
+    match e {
+        core::Error::Invalid(m) => PyValueError::new_err(m),
+        core::Error::Unsupported(m) => unsupported(py, m),
+        core::Error::Client(e) => Error::Client(e).into_py(py),
+    }
+}
+
+fn unsupported(py: Python<'_>, m: String) -> PyErr {
+    let made = py
+        .import("chwire.spark._types")
+        .and_then(|t| t.getattr("UnsupportedType"))
+        .and_then(|c| c.call1((m.clone(),)))
+        .map(PyErr::from_value);
+    made.unwrap_or_else(|e| e)
+}
+
+/// Run a rule that talks to the server, with the GIL released.
+fn block<T, F>(py: Python<'_>, fut: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: Future<Output = core::Result<T>> + Send + 'static,
+{
+    let rt = Pinned::new();
+    run(py, rt.handle(), async move { Ok(fut.await) })?.map_err(|e| py_error(py, e))
+}
+
+/// Spark's options → the parsed options (JSON).
+#[pyfunction]
+pub fn spark_options(options: Vec<(String, String)>) -> PyResult<String> {
+    SparkOptions::parse(options).map(|o| o.to_json()).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Port a shard's replica is reached on, by the options' `shardPorts` and TLS.
+#[pyfunction]
+pub fn spark_shard_port(options: &str, port: u16) -> PyResult<u16> {
+    let o = SparkOptions::from_json(options).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(o.shard_port(port))
+}
+
+/// The Spark column (JSON) of ClickHouse column `name` of type `ch_type`.
+#[pyfunction]
+#[pyo3(signature = (name, ch_type, uint64_long=false))]
+pub fn spark_column(py: Python<'_>, name: &str, ch_type: &str, uint64_long: bool) -> PyResult<String> {
+    let c = core::spark_column(name, ch_type, uint64_long).map_err(|e| unsupported(py, e.0))?;
+    Ok(serde_json::to_string(&c).expect("a column serializes"))
+}
+
+/// Plan a read (connects to the options' URL): the plan as JSON.
+#[pyfunction]
+#[pyo3(signature = (options, wanted=None))]
+pub fn spark_plan(py: Python<'_>, options: &str, wanted: Option<Vec<String>>) -> PyResult<String> {
+    let o = SparkOptions::from_json(options).map_err(|e| py_error(py, e))?;
+    block(py, async move {
+        let mut c = o.connect(None).await?;
+        Ok(Plan::make(&mut c, &o, wanted.as_deref()).await?.to_json())
+    })
+}
+
+/// The SELECT of partition `part` (JSON) of a plan, with the pushed conditions `wheres`.
+#[pyfunction]
+pub fn spark_partition_sql(py: Python<'_>, plan: &str, part: &str, wheres: Vec<String>) -> PyResult<String> {
+    let p = Plan::from_json(plan).map_err(|e| py_error(py, e))?;
+    let part: chwire_spark_core::Part =
+        serde_json::from_str(part).map_err(|e| PyValueError::new_err(format!("bad partition JSON: {e}")))?;
+    Ok(p.sql(&part, &wheres))
+}
+
+/// The WHERE condition of a filter (JSON, see `chwire_spark_core::filters::Filter`) over
+/// columns of ClickHouse types `types`, or None when Spark keeps it.
+#[pyfunction]
+pub fn spark_filter_sql(filter: &str, types: BTreeMap<String, String>) -> Option<String> {
+    filters::filter_sql_json(filter, &types)
+}
+
+/// Prepare a write job (driver): the job as JSON.
+#[pyfunction]
+pub fn spark_write_prepare(py: Python<'_>, options: &str, names: Vec<String>) -> PyResult<String> {
+    let o = SparkOptions::from_json(options).map_err(|e| py_error(py, e))?;
+    block(py, async move { Ok(WriteJob::prepare(&o, &names).await?.to_json()) })
+}
+
+/// The statements of one task attempt (`tag` names it): its staging table, the CREATE of it,
+/// the query answering whether the job was aborted and the DROP of the table.
+#[pyfunction]
+pub fn spark_write_task<'py>(py: Python<'py>, job: &str, tag: &str) -> PyResult<Bound<'py, PyDict>> {
+    let j = WriteJob::from_json(job).map_err(|e| py_error(py, e))?;
+    let stage = j.stage_table(tag);
+    let d = PyDict::new(py);
+    d.set_item("url", &j.url)?;
+    d.set_item("create", j.create_stage_sql(&stage))?;
+    d.set_item("aborted", j.aborted_sql())?;
+    d.set_item("drop", WriteJob::drop_sql(&stage))?;
+    d.set_item("stage", stage)?;
+    Ok(d)
+}
+
+/// Commit a write job: move the staged tables into the target, drop the job's others.
+#[pyfunction]
+pub fn spark_write_commit(py: Python<'_>, job: &str, stages: Vec<String>) -> PyResult<()> {
+    let j = WriteJob::from_json(job).map_err(|e| py_error(py, e))?;
+    block(py, async move {
+        let mut c = j.connect().await?;
+        j.commit(&mut c, &stages).await
+    })
+}
+
+/// Abort a write job: the marker, then every staging table of the job dropped.
+#[pyfunction]
+pub fn spark_write_abort(py: Python<'_>, job: &str) -> PyResult<()> {
+    let j = WriteJob::from_json(job).map_err(|e| py_error(py, e))?;
+    block(py, async move {
+        let mut c = j.connect().await?;
+        j.abort(&mut c).await
+    })
+}
+
+/// Drop every staging table of a write job (what commit and abort end with).
+#[pyfunction]
+pub fn spark_write_sweep(py: Python<'_>, job: &str) -> PyResult<()> {
+    let j = WriteJob::from_json(job).map_err(|e| py_error(py, e))?;
+    block(py, async move {
+        let mut c = j.connect().await?;
+        j.drop_job_tables(&mut c).await
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(spark_options, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_shard_port, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_column, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_partition_sql, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_filter_sql, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_write_prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_write_task, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_write_commit, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_write_abort, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_write_sweep, m)?)?;
+    Ok(())
+}

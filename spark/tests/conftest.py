@@ -1,0 +1,55 @@
+"""The JVM connector (build/spark/chwire-spark.jar, `make spark-jar`) on a local Spark
+(pyspark's Spark 4.3.0, local[2] with 3 attempts per task) against the cluster rig, with the
+PySpark source registered in the same session for the comparisons.
+
+Run by `make spark-jvm-test` under scripts/with-cluster.sh (CHWIRE_CLUSTER_NODE1..3).
+"""
+
+import os
+import sys
+
+import pytest
+
+import chwire
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+JAR = os.environ.get("CHWIRE_SPARK_JAR", os.path.join(ROOT, "build", "spark", "chwire-spark.jar"))
+
+
+@pytest.fixture(scope="session")
+def nodes():
+    if "CHWIRE_CLUSTER_NODE1" not in os.environ:
+        pytest.skip("needs the cluster rig: scripts/with-cluster.sh")
+    return [f"tcp://default@{os.environ[f'CHWIRE_CLUSTER_NODE{n}']}/default" for n in (1, 2, 3)]
+
+
+@pytest.fixture(scope="session")
+def spark(nodes):
+    if not os.path.exists(JAR):
+        pytest.fail(f"no {JAR}: make spark-jar")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    s = (SparkSession.builder.master("local[2,3]").appName("chwire-spark-jvm-tests")
+         .config("spark.jars", JAR)
+         .config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "2")
+         .config("spark.driver.memory", "1g")
+         .config("spark.sql.session.timeZone", "UTC")
+         .config("spark.python.worker.reuse", "true")
+         .getOrCreate())
+    yield s
+    s.stop()
+
+
+@pytest.fixture()
+def ch(nodes):
+    with chwire.connect(nodes[0]) as c:
+        yield c
+
+
+@pytest.fixture()
+def jvm(spark):
+    """The JVM side's counters of open readers and allocated Arrow memory."""
+    return spark._jvm.chwire.spark.ColumnarReader
