@@ -9,7 +9,7 @@
 //! frees them here).
 //!
 //! Errors: every entry point runs inside `EnvUnowned::with_env` (which catches a panic) and
-//! resolves with [`ThrowChwire`]: an error or a panic becomes a `chwire.spark.ChwireException`
+//! resolves with `ThrowChwire`: an error or a panic becomes a `chwire.spark.ChwireException`
 //! whose message starts with the ClickHouse error code when the server sent one.
 
 mod read;
