@@ -1,7 +1,7 @@
 //! Spark filters → ClickHouse WHERE conditions.
 //!
 //! Only filters whose meaning is the same on both sides are pushed: comparisons of integer,
-//! string, Enum and Date columns with literals of the column's kind, IN, IS [NOT] NULL, NOT,
+//! string, Enum and Date columns with literals of the column's kind, IN, IS (NOT) NULL, NOT,
 //! and LIKE-style prefix/suffix/substring tests on strings. Floats (NaN orders differently),
 //! UInt64 (a Decimal in Spark), timestamps (time zones) and converted columns stay with
 //! Spark. Where ClickHouse would differ, the condition is written to agree with Spark: an Enum
