@@ -9,7 +9,7 @@
 //! * [`plan`]: the columns and one (URL, FROM, WHERE) per Spark partition;
 //! * [`filters`]: Spark filters (as JSON, built by each front end from its own filter
 //!   objects) → ClickHouse conditions that mean exactly what Spark means;
-//! * [`write`]: the staged, exactly-once write protocol's statements.
+//! * [`write`](mod@write): the staged, exactly-once write protocol's statements.
 //!
 //! Everything a front end gets from here is plain data (serde, JSON across the bindings), so
 //! the two front ends cannot diverge on a rule: they only carry its results.
