@@ -459,6 +459,27 @@ def test_ingest_a_stream_of_batches_and_a_bad_one(conn, ch, name):
             cur.adbc_ingest(name, bad, mode="append")
 
 
+def test_ingest_from_another_connections_result_stream(conn, ch, name):
+    """Copying a result into a table: the bound data is another connection's stream of this
+    driver, whose reads wait on the driver's runtime themselves (read on a runtime thread they
+    failed: "call it outside an async runtime"). An error in the source ends the ingest."""
+    with chwire.adbc.connect(URL) as src, src.cursor() as s, conn.cursor() as cur:
+        s.execute("SELECT number AS n, toString(number) AS s FROM system.numbers LIMIT 300000")
+        assert cur.adbc_ingest(name, s.fetch_record_batch(), mode="create") == 300000
+        # The same through `INSERT INTO t VALUES` with the stream bound as its rows.
+        s.execute("SELECT number + 300000 AS n, 'x' AS s FROM system.numbers LIMIT 1000")
+        cur.adbc_statement.set_sql_query(f"INSERT INTO {name} VALUES")
+        cur.adbc_statement.bind_stream(s.fetch_record_batch())
+        assert cur.adbc_statement.execute_update() == 1000
+        s.execute("SELECT number AS n, toString(throwIf(number = 200000)) AS s FROM system.numbers LIMIT 300000")
+        with pytest.raises(dbapi.Error, match="Code: 395"):
+            cur.adbc_ingest(name + "_2", s.fetch_record_batch(), mode="create")
+        cur.execute("SELECT 1")
+        assert cur.fetchone() == (1,)
+    assert ch.command(f"SELECT count(), sum(n) FROM {name}") == [301000, sum(range(301000))]
+    ch.command(f"DROP TABLE IF EXISTS {name}_2")
+
+
 # --- Polars ------------------------------------------------------------------------------
 
 

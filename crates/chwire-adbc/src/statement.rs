@@ -3,7 +3,7 @@
 use crate::connection::{Inner, Running};
 use crate::database::string_value;
 use crate::error::{invalid_arg, invalid_state, not_found, not_implemented, ChResult};
-use crate::ingest::IngestOptions;
+use crate::ingest::{Batches, IngestOptions};
 use crate::params::{bind_rows, ParamSet};
 use crate::reader::{query_task, Job, StreamReader, BUFFERED};
 use adbc_core::error::Result;
@@ -11,7 +11,6 @@ use adbc_core::options::{OptionStatement, OptionValue};
 use adbc_core::{CancelHandle, Optionable, PartitionedResult, Statement};
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use arrow_schema::Schema;
-use chwire::DataType;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -147,71 +146,59 @@ impl ChwireStatement {
 
     fn ingest(&mut self) -> Result<i64> {
         let reader = self.bound_reader().ok_or_else(|| invalid_state("bulk ingest needs bound data (bind a batch or a stream)"))?;
-        let guard = self.take_connection()?;
-        let client = self.inner.client.clone();
         let opts = self.ingest.clone();
-        self.run_task(async move {
-            let _guard = guard;
-            let mut lock = client.lock().await;
-            let c = lock.as_mut().ok_or_else(|| invalid_state("the connection is closed"))?;
-            crate::ingest::ingest(c, &opts, reader).await
-        })
+        let settings = self.settings.clone();
+        let schema = reader.schema();
+        self.pump(reader, move |c, batches| Box::pin(async move { crate::ingest::ingest(c, &opts, &settings, schema, batches).await }))
     }
 
     /// `INSERT INTO t [(cols)] VALUES` with the bound data as its rows.
     fn insert_data(&mut self, sql: String) -> Result<i64> {
         let reader = self.bound_reader().ok_or_else(|| invalid_state("no data bound"))?;
+        let settings = self.settings.clone();
+        // Bound data is matched to the INSERT's columns by position.
+        self.pump(reader, move |c, batches| Box::pin(async move { crate::ingest::insert_batches(c, sql, &settings, batches, true).await }))
+    }
+
+    /// Run `insert` as this statement's task with the batches of `reader`, which this thread
+    /// reads and hands over through a small channel. The bound data is read here, not on the
+    /// connection's runtime: a reader may block (a Python generator waiting for the GIL,
+    /// another connection's result stream, whose reads wait on a runtime themselves), and a
+    /// runtime thread serves other connections too. When the task ends early (an error, a
+    /// cancel) the channel closes and reading stops.
+    fn pump<F>(&mut self, reader: Box<dyn RecordBatchReader + Send>, insert: F) -> Result<i64>
+    where
+        F: for<'c> FnOnce(&'c mut chwire::Client, Batches) -> BoxFuture<'c, Result<i64>> + Send + 'static,
+    {
+        crate::runtime::check_not_async()?;
         let guard = self.take_connection()?;
         let client = self.inner.client.clone();
-        let settings = self.settings.clone();
-        self.run_task(async move {
+        let (tx, rx) = mpsc::channel(2);
+        let handle = self.inner.rt.handle().spawn(async move {
             let _guard = guard;
             let mut lock = client.lock().await;
             let c = lock.as_mut().ok_or_else(|| invalid_state("the connection is closed"))?;
-            let mut q = c.query(sql);
-            for (k, v) in settings {
-                q = q.setting(k, v);
+            insert(c, rx).await
+        });
+        let running = Running::new(handle.abort_handle());
+        self.inner.track(running.clone());
+        self.last = Some(running.clone());
+        for batch in reader {
+            let failed = batch.is_err();
+            if tx.blocking_send(batch).is_err() || failed {
+                break; // the task has ended (its result says why), or ends with the reader's error
             }
-            let res = async {
-                let mut ins = q.insert().await.ch()?;
-                let target: Vec<(String, DataType)> =
-                    ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
-                let mut rows = 0i64;
-                for batch in reader {
-                    let batch = batch?;
-                    let n = batch.num_rows();
-                    let mut at = 0;
-                    while at < n {
-                        let len = chwire::arrow::INSERT_BLOCK_ROWS.min(n - at);
-                        // Bound data is matched to the INSERT's columns by position.
-                        let renamed = rename_to(&batch.slice(at, len), &target)?;
-                        let block = chwire_arrow::batch_into_block(renamed, &target).ch()?;
-                        ins.send(&block).await.ch()?;
-                        at += len;
-                        rows += len as i64;
-                    }
-                }
-                ins.end().await.ch()?;
-                Ok(rows)
-            }
-            .await;
-            if res.is_err() {
-                crate::ingest::close_aborted_insert(c).await;
-            }
-            res
-        })
+        }
+        drop(tx);
+        match self.inner.rt.handle().block_on(handle) {
+            Ok(r) => r,
+            Err(j) if j.is_cancelled() => Err(crate::error::cancelled(*running.why.lock().unwrap_or_else(|e| e.into_inner()))),
+            Err(j) => Err(crate::error::internal(format!("chwire task failed: {j}"))),
+        }
     }
 }
 
-/// The batch's columns named as the target's, position by position.
-fn rename_to(batch: &RecordBatch, target: &[(String, DataType)]) -> Result<RecordBatch> {
-    if batch.num_columns() != target.len() {
-        return Err(invalid_arg(format!("{} columns bound for an INSERT of {} columns", batch.num_columns(), target.len())));
-    }
-    let fields: Vec<arrow_schema::Field> =
-        batch.schema().fields().iter().zip(target).map(|(f, (n, _))| f.as_ref().clone().with_name(n.clone())).collect();
-    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), batch.columns().to_vec())?)
-}
+type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 impl Optionable for ChwireStatement {
     type Option = OptionStatement;
