@@ -131,6 +131,23 @@ def test_parameters_by_name_and_by_position(conn):
             cur.execute("SELECT {a:UInt32}")
 
 
+def test_parameters_arrive_exactly(conn):
+    """Values reach the server as they were bound: on servers without server-side parameters
+    (18.16) a decimal went as a bare number, which ClickHouse parses as a Float64
+    (-12.3456 became -12.3455), and bytes that are not UTF-8 were replaced by U+FFFD."""
+    import decimal
+
+    with conn.cursor() as cur:
+        d = decimal.Decimal("-12.3456")
+        big = decimal.Decimal("100000000000000000000.0000000001")
+        cur.execute(
+            "SELECT {d:Decimal(18, 4)} AS d, {big:Decimal(38, 10)} AS big, {ds:Array(Decimal(18, 4))} AS ds, "
+            "hex({b:String}) AS b, {f:Float64} AS f",
+            {"d": d, "big": big, "ds": [d, decimal.Decimal("0.0001")], "b": b"a\xff\x00'\\", "f": 5e-324},
+        )
+        assert cur.fetchall() == [(d, big, [d, decimal.Decimal("0.0001")], "61FF00275C", 5e-324)]
+
+
 def test_a_value_that_does_not_fit_its_placeholder_is_refused(conn):
     with conn.cursor() as cur, pytest.raises(dbapi.DataError):
         cur.execute("SELECT {a:UInt8}", {"a": 300})

@@ -104,6 +104,12 @@ impl Inner {
         o
     }
 
+    /// The server's timezone (in which it reads DateTime text without a zone), else UTC.
+    pub fn server_timezone(&self) -> chwire_text::TimeZone {
+        let name = self.server.as_ref().and_then(|s| s.timezone.as_deref());
+        name.and_then(|n| chwire_text::TimeZone::get(n).ok()).unwrap_or(chwire_text::TimeZone::UTC)
+    }
+
     /// Run `sql` with `params` and collect its blocks (metadata queries: small results).
     pub fn fetch(self: &Arc<Self>, sql: String, params: Vec<(&'static str, String)>) -> Result<Vec<Block>> {
         let guard = self.acquire()?;

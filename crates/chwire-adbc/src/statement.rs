@@ -132,9 +132,10 @@ impl ChwireStatement {
             }
             return Ok(Vec::new());
         };
+        let tz = self.inner.server_timezone();
         let mut sets = Vec::new();
         for b in reader {
-            sets.extend(bind_rows(sql, &b?, self.by_name)?);
+            sets.extend(bind_rows(sql, &b?, self.by_name, &tz)?);
         }
         Ok(sets)
     }
