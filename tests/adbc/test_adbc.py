@@ -219,6 +219,26 @@ def test_an_error_while_a_stream_is_read_carries_the_code(conn):
         assert cur.fetchone() == (2,)
 
 
+def test_arrow_output_settings_shape_results_and_are_not_sent(conn):
+    """String values that are not UTF-8 fail the default mapping, whose error says to set
+    output_format_arrow_string_as_string = 0: the driver takes that setting (statement option,
+    URL, database option) for itself instead of sending it to a server that may not know it."""
+    q = "SELECT unhex('FF00') AS b"
+    with conn.cursor() as cur:
+        cur.execute(q)
+        with pytest.raises(Exception, match="output_format_arrow_string_as_string"):
+            cur.fetch_arrow_table()
+        cur.adbc_statement.set_options(**{"chwire.setting.output_format_arrow_string_as_string": "0"})
+        cur.execute(q)
+        assert cur.fetch_arrow_table().column(0).to_pylist() == [b"\xff\x00"]
+        with pytest.raises(dbapi.ProgrammingError, match="expected 0/1/true/false"):
+            cur.adbc_statement.set_options(**{"chwire.setting.output_format_arrow_string_as_string": "maybe"})
+    for c in (chwire.adbc.connect(URL + "?output_format_arrow_string_as_string=0"), chwire.adbc.connect(URL, output_format_arrow_string_as_string=0)):
+        with c, c.cursor() as cur:
+            cur.execute(q)
+            assert cur.fetch_arrow_table().column(0).type == pa.large_binary()
+
+
 def test_a_second_execute_on_a_busy_connection_is_a_clear_error(conn):
     c1, c2 = conn.cursor(), conn.cursor()
     c1.execute("SELECT number FROM system.numbers LIMIT 10000000")

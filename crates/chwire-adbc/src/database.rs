@@ -62,7 +62,34 @@ pub fn string_value(key: &str, v: OptionValue) -> Result<String> {
     }
 }
 
+/// Arrow output settings (`output_format_arrow_*`, e.g. `string_as_string = 0` for String
+/// values that are not UTF-8, as docs/ARROW.md names them) shape the batches the driver builds:
+/// they are taken out of `settings` and applied to `arrow`, not sent (the server, 18.16 among
+/// others, may not know them). As the Python package does with its settings.
+pub fn take_arrow_settings(settings: &mut Vec<(String, String)>, arrow: &mut chwire_arrow::ArrowOptions) -> Result<()> {
+    let mut failed = None;
+    settings.retain(|(k, v)| {
+        if !k.trim().starts_with("output_format_arrow_") {
+            return true;
+        }
+        if let Err(e) = arrow.set(k, v) {
+            failed.get_or_insert(e);
+        }
+        false
+    });
+    failed.map_or(Ok(()), |e| Err(invalid_arg(e.to_string())))
+}
+
 impl ChwireDatabase {
+    /// The client options these settings make, and the Arrow options of results (the mapping,
+    /// with the URL's and options' `output_format_arrow_*` settings applied).
+    pub fn connection_options(&self) -> Result<(Options, chwire_arrow::ArrowOptions)> {
+        let mut o = self.options()?;
+        let mut arrow = arrow_options(self.mapping.as_deref())?;
+        take_arrow_settings(&mut o.settings, &mut arrow)?;
+        Ok((o, arrow))
+    }
+
     /// The client options these settings make.
     pub fn options(&self) -> Result<Options> {
         let mut o = match &self.uri {
@@ -94,7 +121,8 @@ impl Optionable for ChwireDatabase {
         match key {
             OptionDatabase::Uri => {
                 let v = string_value(&name, value)?;
-                Options::from_url(&v).ch()?; // refused now, not at the first connection
+                let mut o = Options::from_url(&v).ch()?; // refused now, not at the first connection
+                take_arrow_settings(&mut o.settings, &mut chwire_arrow::ArrowOptions::default())?;
                 self.uri = Some(v);
             }
             OptionDatabase::Username => self.username = Some(string_value(&name, value)?),
@@ -108,7 +136,7 @@ impl Optionable for ChwireDatabase {
                 let v = string_value(&k, value)?;
                 let key = k[CHWIRE_PREFIX.len()..].to_string();
                 self.extra.push((key, v));
-                if let Err(e) = self.options() {
+                if let Err(e) = self.connection_options() {
                     self.extra.pop();
                     return Err(e);
                 }
@@ -150,7 +178,8 @@ impl Database for ChwireDatabase {
     type ConnectionType = ChwireConnection;
 
     fn new_connection(&self) -> Result<ChwireConnection> {
-        ChwireConnection::connect(self.options()?, arrow_options(self.mapping.as_deref())?)
+        let (o, arrow) = self.connection_options()?;
+        ChwireConnection::connect(o, arrow)
     }
 
     fn new_connection_with_opts(&self, opts: impl IntoIterator<Item = (OptionConnection, OptionValue)>) -> Result<ChwireConnection> {

@@ -1,7 +1,7 @@
 //! A statement: SQL (or a bulk ingest), bound parameters or data, and its latest result.
 
 use crate::connection::{Inner, Running};
-use crate::database::string_value;
+use crate::database::{string_value, take_arrow_settings};
 use crate::error::{invalid_arg, invalid_state, not_found, not_implemented, ChResult};
 use crate::ingest::{Batches, IngestOptions};
 use crate::params::{bind_rows, ParamSet};
@@ -87,6 +87,17 @@ impl ChwireStatement {
         ChwireStatement { inner, sql: None, bound: None, by_name: None, ingest: IngestOptions::default(), settings: Vec::new(), last: None }
     }
 
+    /// The ClickHouse settings this statement sends, and the Arrow options of its results: the
+    /// connection's, with this statement's `output_format_arrow_*` settings applied (they shape
+    /// the batches the driver builds and are not sent).
+    fn settings_and_arrow(&self) -> (Vec<(String, String)>, chwire_arrow::ArrowOptions) {
+        let mut settings = self.settings.clone();
+        let mut arrow = self.inner.arrow_options();
+        // Each was checked when it was set.
+        let _ = take_arrow_settings(&mut settings, &mut arrow);
+        (settings, arrow)
+    }
+
     fn sql(&self) -> Result<String> {
         self.sql.clone().ok_or_else(|| invalid_state("no SQL query was set"))
     }
@@ -148,7 +159,7 @@ impl ChwireStatement {
     fn ingest(&mut self) -> Result<i64> {
         let reader = self.bound_reader().ok_or_else(|| invalid_state("bulk ingest needs bound data (bind a batch or a stream)"))?;
         let opts = self.ingest.clone();
-        let settings = self.settings.clone();
+        let (settings, _) = self.settings_and_arrow();
         let schema = reader.schema();
         self.pump(reader, move |c, batches| Box::pin(async move { crate::ingest::ingest(c, &opts, &settings, schema, batches).await }))
     }
@@ -156,7 +167,7 @@ impl ChwireStatement {
     /// `INSERT INTO t [(cols)] VALUES` with the bound data as its rows.
     fn insert_data(&mut self, sql: String) -> Result<i64> {
         let reader = self.bound_reader().ok_or_else(|| invalid_state("no data bound"))?;
-        let settings = self.settings.clone();
+        let (settings, _) = self.settings_and_arrow();
         // Bound data is matched to the INSERT's columns by position.
         self.pump(reader, move |c, batches| Box::pin(async move { crate::ingest::insert_batches(c, sql, &settings, batches, true).await }))
     }
@@ -233,6 +244,9 @@ impl Optionable for ChwireStatement {
             OptionStatement::Other(k) if k == ORDER_BY => self.ingest.order_by = Some(string_value(&k, value)?),
             OptionStatement::Other(k) if k.starts_with(SETTING_PREFIX) && k.len() > SETTING_PREFIX.len() => {
                 let v = string_value(&k, value)?;
+                // An Arrow output setting is checked now (it is applied, not sent).
+                let mut arrow = chwire_arrow::ArrowOptions::default();
+                take_arrow_settings(&mut vec![(k[SETTING_PREFIX.len()..].to_string(), v.clone())], &mut arrow)?;
                 self.settings.push((k[SETTING_PREFIX.len()..].to_string(), v));
             }
             _ => return Err(not_implemented(format!("unknown statement option {name:?}"))),
@@ -296,8 +310,9 @@ impl Statement for ChwireStatement {
         let sets = self.param_sets(&sql)?;
         let guard = self.take_connection()?;
         let (tx, rx) = mpsc::channel(BUFFERED);
-        let job = Job { sql, sets, settings: self.settings.clone() };
-        let handle = self.inner.rt.handle().spawn(query_task(self.inner.client.clone(), job, self.inner.arrow_options(), tx, guard));
+        let (settings, arrow) = self.settings_and_arrow();
+        let job = Job { sql, sets, settings };
+        let handle = self.inner.rt.handle().spawn(query_task(self.inner.client.clone(), job, arrow, tx, guard));
         let running = Running::new(handle.abort_handle());
         self.inner.track(running.clone());
         self.last = Some(running.clone());
@@ -316,7 +331,7 @@ impl Statement for ChwireStatement {
         let insert = first_word(&sql) == "INSERT";
         let guard = self.take_connection()?;
         let client = self.inner.client.clone();
-        let settings = self.settings.clone();
+        let (settings, _) = self.settings_and_arrow();
         let written = self.run_task(async move {
             let _guard = guard;
             let mut lock = client.lock().await;
@@ -350,8 +365,7 @@ impl Statement for ChwireStatement {
         let sets = self.param_sets(&sql)?;
         let guard = self.take_connection()?;
         let client = self.inner.client.clone();
-        let settings = self.settings.clone();
-        let opts = self.inner.arrow_options();
+        let (settings, opts) = self.settings_and_arrow();
         self.run_task(async move {
             let _guard = guard;
             let mut lock = client.lock().await;
@@ -375,7 +389,7 @@ impl Statement for ChwireStatement {
     }
 
     fn get_parameter_schema(&self) -> Result<Schema> {
-        Ok(crate::params::parameter_schema(&self.sql()?, &self.inner.arrow_options()))
+        Ok(crate::params::parameter_schema(&self.sql()?, &self.settings_and_arrow().1))
     }
 
     fn prepare(&mut self) -> Result<()> {
