@@ -255,6 +255,20 @@ def test_a_second_execute_on_a_busy_connection_is_a_clear_error(conn):
     c2.close()
 
 
+def test_a_read_result_frees_the_connection_for_another_cursor(conn):
+    """A cursor that fetched the one row of its result has its data; its task may still be
+    taking the server's end of stream. Another cursor's query then waits for that instead of
+    failing with "busy" (it did about one time in five)."""
+    c1, c2 = conn.cursor(), conn.cursor()
+    for i in range(200):
+        c1.execute(f"SELECT {i}")
+        assert c1.fetchone() == (i,)
+        c2.execute("SELECT 2")
+        assert c2.fetchall() == [(2,)]
+    c1.close()
+    c2.close()
+
+
 def test_executing_a_statement_again_ends_its_previous_result(conn):
     with conn.cursor() as cur:
         stmt = cur.adbc_statement

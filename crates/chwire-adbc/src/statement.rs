@@ -312,8 +312,9 @@ impl Statement for ChwireStatement {
         let (tx, rx) = mpsc::channel(BUFFERED);
         let (settings, arrow) = self.settings_and_arrow();
         let job = Job { sql, sets, settings };
-        let handle = self.inner.rt.handle().spawn(query_task(self.inner.client.clone(), job, arrow, tx, guard));
-        let running = Running::new(handle.abort_handle());
+        let waiting = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let handle = self.inner.rt.handle().spawn(query_task(self.inner.client.clone(), job, arrow, tx, guard, waiting.clone()));
+        let running = Running::with_flag(handle.abort_handle(), waiting);
         self.inner.track(running.clone());
         self.last = Some(running.clone());
         Ok(Box::new(StreamReader::open(rx, running)?))
