@@ -192,6 +192,20 @@ def test_executemany_inserts_the_rows_as_one_block(conn, ch, name):
     assert ch.query(f"SELECT a, s FROM {name} ORDER BY a").result_rows == [(1, "x"), (2, "y"), (3, "z")]
 
 
+def test_bound_data_for_an_insert_select_is_refused_before_it_runs(conn, ch, name):
+    """An INSERT ... SELECT takes no rows: bound data with it was taken as the INSERT's rows,
+    the server ran the SELECT anyway and the call failed with INTERNAL ("unexpected
+    ProfileInfo packet") after writing. Now the data does not fit the query: refused, nothing
+    written."""
+    ch.command(f"CREATE TABLE {name} (a Int64) ENGINE = Memory")
+    with conn.cursor() as cur:
+        with pytest.raises(dbapi.ProgrammingError) as e:
+            cur.executemany(f"INSERT INTO {name} SELECT 5", [(1,)])
+        assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.INVALID_ARGUMENT
+        cur.executemany(f"INSERT INTO {name} SELECT {{a:Int64}}", [(7,), (8,)])
+    assert ch.query(f"SELECT a FROM {name} ORDER BY a").result_rows == [(7,), (8,)]
+
+
 # --- errors ------------------------------------------------------------------------------
 
 

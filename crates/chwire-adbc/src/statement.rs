@@ -64,6 +64,20 @@ fn first_word(sql: &str) -> String {
     s.chars().take_while(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_uppercase()
 }
 
+/// An INSERT whose rows are sent as data: it ends in `VALUES` or `FORMAT <name>` (an
+/// `INSERT ... SELECT` does not take data: it runs as it is).
+fn takes_data(sql: &str) -> bool {
+    if first_word(sql) != "INSERT" {
+        return false;
+    }
+    let words: Vec<String> = sql.trim_end().trim_end_matches(';').split_whitespace().rev().take(2).map(str::to_ascii_uppercase).collect();
+    match words.as_slice() {
+        [last, ..] if last == "VALUES" || last.ends_with(")VALUES") => true,
+        [_, format] => format == "FORMAT",
+        _ => false,
+    }
+}
+
 /// A statement with a result set (what ExecuteSchema may describe by starting it).
 fn has_result(sql: &str) -> bool {
     matches!(first_word(sql).as_str(), "SELECT" | "WITH" | "SHOW" | "DESCRIBE" | "DESC" | "EXISTS" | "EXPLAIN")
@@ -153,7 +167,7 @@ impl ChwireStatement {
 
     /// An INSERT without placeholders, with bound data: the data are its rows.
     fn is_data_insert(&self, sql: &str) -> bool {
-        self.bound.is_some() && first_word(sql) == "INSERT" && crate::params::placeholders(sql).is_empty()
+        self.bound.is_some() && takes_data(sql) && crate::params::placeholders(sql).is_empty()
     }
 
     fn ingest(&mut self) -> Result<i64> {
@@ -415,7 +429,18 @@ impl Statement for ChwireStatement {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_word, has_result};
+    use super::{first_word, has_result, takes_data};
+
+    #[test]
+    fn inserts_that_take_data() {
+        assert!(takes_data("INSERT INTO t VALUES"));
+        assert!(takes_data("insert into t (a, b) values ;"));
+        assert!(takes_data("INSERT INTO t (a)VALUES"));
+        assert!(takes_data("INSERT INTO t FORMAT Native\n"));
+        assert!(!takes_data("INSERT INTO t SELECT 5"));
+        assert!(!takes_data("INSERT INTO t SELECT * FROM values_t"));
+        assert!(!takes_data("SELECT 1 FORMAT Native"));
+    }
 
     #[test]
     fn first_words() {
