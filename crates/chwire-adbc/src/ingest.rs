@@ -9,6 +9,7 @@ use adbc_core::error::Result;
 use adbc_core::options::IngestMode;
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
+use chwire::arrow::INSERT_BLOCK_ROWS;
 use chwire::proto::packet::client::{quote_identifier, quote_identifiers};
 use chwire::DataType;
 use std::sync::Arc;
@@ -140,17 +141,19 @@ pub async fn insert_batches(
         let done = |rows: i64| if rows == 0 { "nothing was inserted".to_string() } else { format!("{rows} rows were sent before it") };
         while let Some(batch) = batches.recv().await {
             let batch = batch.map_err(|e| invalid_data(format!("reading the bound data: {e}; {}", done(rows))))?;
-            let batch = if by_position { rename_to(&batch, &target)? } else { batch };
-            let n = batch.num_rows();
-            let mut at = 0;
-            while at < n {
-                let len = chwire::arrow::INSERT_BLOCK_ROWS.min(n - at);
-                let chunk = if len == n { batch.clone() } else { batch.slice(at, len) };
+            let batch = if by_position { rename_to(batch, &target)? } else { batch };
+            // A batch of one block moves its buffers into the block where it can (no clone of
+            // it may stay alive).
+            let chunks = match batch.num_rows() {
+                n if n <= INSERT_BLOCK_ROWS => vec![batch],
+                n => (0..n).step_by(INSERT_BLOCK_ROWS).map(|at| batch.slice(at, INSERT_BLOCK_ROWS.min(n - at))).collect(),
+            };
+            for chunk in chunks {
+                let len = chunk.num_rows() as i64;
                 let block = chwire_arrow::batch_into_block(chunk, &target)
                     .map_err(|e| invalid_data(format!("Arrow conversion: {e}; {}", done(rows))))?;
                 ins.send(&block).await.ch()?;
-                at += len;
-                rows += len as i64;
+                rows += len;
             }
         }
         ins.end().await.ch()?;
@@ -163,14 +166,15 @@ pub async fn insert_batches(
     res
 }
 
-/// The batch's columns named as the target's, position by position.
-fn rename_to(batch: &RecordBatch, target: &[(String, DataType)]) -> Result<RecordBatch> {
+/// The batch's columns named as the target's, position by position (the batch is moved: its
+/// buffers stay owned once).
+fn rename_to(batch: RecordBatch, target: &[(String, DataType)]) -> Result<RecordBatch> {
     if batch.num_columns() != target.len() {
         return Err(invalid_arg(format!("{} columns bound for an INSERT of {} columns", batch.num_columns(), target.len())));
     }
-    let fields: Vec<Field> =
-        batch.schema().fields().iter().zip(target).map(|(f, (n, _))| f.as_ref().clone().with_name(n.clone())).collect();
-    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), batch.columns().to_vec())?)
+    let (schema, columns, _) = batch.into_parts();
+    let fields: Vec<Field> = schema.fields().iter().zip(target).map(|(f, (n, _))| f.as_ref().clone().with_name(n.clone())).collect();
+    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?)
 }
 
 /// An insert that failed half-way leaves the client's connection to be closed at its next use
