@@ -131,6 +131,23 @@ def test_parameters_by_name_and_by_position(conn):
             cur.execute("SELECT {a:UInt32}")
 
 
+def test_parameters_arrive_exactly(conn):
+    """Values reach the server as they were bound: on servers without server-side parameters
+    (18.16) a decimal went as a bare number, which ClickHouse parses as a Float64
+    (-12.3456 became -12.3455), and bytes that are not UTF-8 were replaced by U+FFFD."""
+    import decimal
+
+    with conn.cursor() as cur:
+        d = decimal.Decimal("-12.3456")
+        big = decimal.Decimal("100000000000000000000.0000000001")
+        cur.execute(
+            "SELECT {d:Decimal(18, 4)} AS d, {big:Decimal(38, 10)} AS big, {ds:Array(Decimal(18, 4))} AS ds, "
+            "hex({b:String}) AS b, {f:Float64} AS f",
+            {"d": d, "big": big, "ds": [d, decimal.Decimal("0.0001")], "b": b"a\xff\x00'\\", "f": 5e-324},
+        )
+        assert cur.fetchall() == [(d, big, [d, decimal.Decimal("0.0001")], "61FF00275C", 5e-324)]
+
+
 def test_a_value_that_does_not_fit_its_placeholder_is_refused(conn):
     with conn.cursor() as cur, pytest.raises(dbapi.DataError):
         cur.execute("SELECT {a:UInt8}", {"a": 300})
@@ -175,6 +192,20 @@ def test_executemany_inserts_the_rows_as_one_block(conn, ch, name):
     assert ch.query(f"SELECT a, s FROM {name} ORDER BY a").result_rows == [(1, "x"), (2, "y"), (3, "z")]
 
 
+def test_bound_data_for_an_insert_select_is_refused_before_it_runs(conn, ch, name):
+    """An INSERT ... SELECT takes no rows: bound data with it was taken as the INSERT's rows,
+    the server ran the SELECT anyway and the call failed with INTERNAL ("unexpected
+    ProfileInfo packet") after writing. Now the data does not fit the query: refused, nothing
+    written."""
+    ch.command(f"CREATE TABLE {name} (a Int64) ENGINE = Memory")
+    with conn.cursor() as cur:
+        with pytest.raises(dbapi.ProgrammingError) as e:
+            cur.executemany(f"INSERT INTO {name} SELECT 5", [(1,)])
+        assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.INVALID_ARGUMENT
+        cur.executemany(f"INSERT INTO {name} SELECT {{a:Int64}}", [(7,), (8,)])
+    assert ch.query(f"SELECT a FROM {name} ORDER BY a").result_rows == [(7,), (8,)]
+
+
 # --- errors ------------------------------------------------------------------------------
 
 
@@ -202,6 +233,26 @@ def test_an_error_while_a_stream_is_read_carries_the_code(conn):
         assert cur.fetchone() == (2,)
 
 
+def test_arrow_output_settings_shape_results_and_are_not_sent(conn):
+    """String values that are not UTF-8 fail the default mapping, whose error says to set
+    output_format_arrow_string_as_string = 0: the driver takes that setting (statement option,
+    URL, database option) for itself instead of sending it to a server that may not know it."""
+    q = "SELECT unhex('FF00') AS b"
+    with conn.cursor() as cur:
+        cur.execute(q)
+        with pytest.raises(Exception, match="output_format_arrow_string_as_string"):
+            cur.fetch_arrow_table()
+        cur.adbc_statement.set_options(**{"chwire.setting.output_format_arrow_string_as_string": "0"})
+        cur.execute(q)
+        assert cur.fetch_arrow_table().column(0).to_pylist() == [b"\xff\x00"]
+        with pytest.raises(dbapi.ProgrammingError, match="expected 0/1/true/false"):
+            cur.adbc_statement.set_options(**{"chwire.setting.output_format_arrow_string_as_string": "maybe"})
+    for c in (chwire.adbc.connect(URL + "?output_format_arrow_string_as_string=0"), chwire.adbc.connect(URL, output_format_arrow_string_as_string=0)):
+        with c, c.cursor() as cur:
+            cur.execute(q)
+            assert cur.fetch_arrow_table().column(0).type == pa.large_binary()
+
+
 def test_a_second_execute_on_a_busy_connection_is_a_clear_error(conn):
     c1, c2 = conn.cursor(), conn.cursor()
     c1.execute("SELECT number FROM system.numbers LIMIT 10000000")
@@ -215,6 +266,20 @@ def test_a_second_execute_on_a_busy_connection_is_a_clear_error(conn):
         next(iter(reader))
     c2.execute("SELECT 3")
     assert c2.fetchone() == (3,)
+    c2.close()
+
+
+def test_a_read_result_frees_the_connection_for_another_cursor(conn):
+    """A cursor that fetched the one row of its result has its data; its task may still be
+    taking the server's end of stream. Another cursor's query then waits for that instead of
+    failing with "busy" (it did about one time in five)."""
+    c1, c2 = conn.cursor(), conn.cursor()
+    for i in range(200):
+        c1.execute(f"SELECT {i}")
+        assert c1.fetchone() == (i,)
+        c2.execute("SELECT 2")
+        assert c2.fetchall() == [(2,)]
+    c1.close()
     c2.close()
 
 
@@ -457,6 +522,27 @@ def test_ingest_a_stream_of_batches_and_a_bad_one(conn, ch, name):
         bad = pa.table({"a": pa.array(["x"])})
         with pytest.raises(dbapi.Error, match="a"):
             cur.adbc_ingest(name, bad, mode="append")
+
+
+def test_ingest_from_another_connections_result_stream(conn, ch, name):
+    """Copying a result into a table: the bound data is another connection's stream of this
+    driver, whose reads wait on the driver's runtime themselves (read on a runtime thread they
+    failed: "call it outside an async runtime"). An error in the source ends the ingest."""
+    with chwire.adbc.connect(URL) as src, src.cursor() as s, conn.cursor() as cur:
+        s.execute("SELECT number AS n, toString(number) AS s FROM system.numbers LIMIT 300000")
+        assert cur.adbc_ingest(name, s.fetch_record_batch(), mode="create") == 300000
+        # The same through `INSERT INTO t VALUES` with the stream bound as its rows.
+        s.execute("SELECT number + 300000 AS n, 'x' AS s FROM system.numbers LIMIT 1000")
+        cur.adbc_statement.set_sql_query(f"INSERT INTO {name} VALUES")
+        cur.adbc_statement.bind_stream(s.fetch_record_batch())
+        assert cur.adbc_statement.execute_update() == 1000
+        s.execute("SELECT number AS n, toString(throwIf(number = 200000)) AS s FROM system.numbers LIMIT 300000")
+        with pytest.raises(dbapi.Error, match="Code: 395"):
+            cur.adbc_ingest(name + "_2", s.fetch_record_batch(), mode="create")
+        cur.execute("SELECT 1")
+        assert cur.fetchone() == (1,)
+    assert ch.command(f"SELECT count(), sum(n) FROM {name}") == [301000, sum(range(301000))]
+    ch.command(f"DROP TABLE IF EXISTS {name}_2")
 
 
 # --- Polars ------------------------------------------------------------------------------

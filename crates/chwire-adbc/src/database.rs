@@ -3,7 +3,7 @@
 
 use crate::connection::ChwireConnection;
 use crate::error::{invalid_arg, not_found, not_implemented, ChResult};
-use crate::options::{arrow_options, string_value, ARROW_MAPPING};
+use crate::options::{arrow_options, string_value, take_arrow_settings, ARROW_MAPPING};
 use adbc_core::error::Result;
 use adbc_core::options::{OptionConnection, OptionDatabase, OptionValue};
 use adbc_core::{Database, Driver, Optionable};
@@ -43,6 +43,15 @@ pub struct ChwireDatabase {
 }
 
 impl ChwireDatabase {
+    /// The client options these settings make, and the Arrow options of results (the mapping,
+    /// with the URL's and options' `output_format_arrow_*` settings applied).
+    pub fn connection_options(&self) -> Result<(Options, chwire_arrow::ArrowOptions)> {
+        let mut o = self.options()?;
+        let mut arrow = arrow_options(self.mapping.as_deref())?;
+        take_arrow_settings(&mut o.settings, &mut arrow)?;
+        Ok((o, arrow))
+    }
+
     /// The client options these settings make.
     pub fn options(&self) -> Result<Options> {
         let mut o = match &self.uri {
@@ -74,7 +83,8 @@ impl Optionable for ChwireDatabase {
         match key {
             OptionDatabase::Uri => {
                 let v = string_value(&name, value)?;
-                Options::from_url(&v).ch()?; // refused now, not at the first connection
+                let mut o = Options::from_url(&v).ch()?; // refused now, not at the first connection
+                take_arrow_settings(&mut o.settings, &mut chwire_arrow::ArrowOptions::default())?;
                 self.uri = Some(v);
             }
             OptionDatabase::Username => self.username = Some(string_value(&name, value)?),
@@ -88,7 +98,7 @@ impl Optionable for ChwireDatabase {
                 let v = string_value(&k, value)?;
                 let key = k[CHWIRE_PREFIX.len()..].to_string();
                 self.extra.push((key, v));
-                if let Err(e) = self.options() {
+                if let Err(e) = self.connection_options() {
                     self.extra.pop();
                     return Err(e);
                 }
@@ -130,7 +140,8 @@ impl Database for ChwireDatabase {
     type ConnectionType = ChwireConnection;
 
     fn new_connection(&self) -> Result<ChwireConnection> {
-        ChwireConnection::connect(self.options()?, arrow_options(self.mapping.as_deref())?)
+        let (o, arrow) = self.connection_options()?;
+        ChwireConnection::connect(o, arrow)
     }
 
     fn new_connection_with_opts(&self, opts: impl IntoIterator<Item = (OptionConnection, OptionValue)>) -> Result<ChwireConnection> {

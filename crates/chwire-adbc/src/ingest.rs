@@ -1,14 +1,18 @@
 //! Bulk ingest (`adbc.ingest.*`): CREATE TABLE from the Arrow schema through chwire-arrow's
 //! Arrow → ClickHouse type mapping (`clickhouse_type_for`, the mapping of `insert_arrow` and
-//! the CLI's inference), then the batches through chwire's `insert_arrow_reader` (each batch
-//! converted to the table's types, lossless casts only, in blocks of at most 2^20 rows).
+//! the CLI's inference), then the batches as chwire's `insert_arrow` sends them (each batch
+//! converted to the table's types by `batch_into_block`, lossless casts only, in blocks of at
+//! most 2^20 rows), taken from a channel that the calling thread fills from the bound data.
 
-use crate::error::{invalid_arg, invalid_state, ChResult};
+use crate::error::{invalid_arg, invalid_data, invalid_state, ChResult};
 use adbc_core::error::Result;
 use adbc_core::options::IngestMode;
-use arrow_array::RecordBatchReader;
-use arrow_schema::Schema;
-use chwire::proto::packet::client::quote_identifier;
+use arrow_array::RecordBatch;
+use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
+use chwire::arrow::INSERT_BLOCK_ROWS;
+use chwire::proto::packet::client::{quote_identifier, quote_identifiers};
+use chwire::DataType;
+use std::sync::Arc;
 
 /// The engine of tables created by ingest unless `chwire.ingest.engine` says otherwise.
 pub const DEFAULT_ENGINE: &str = "MergeTree";
@@ -90,17 +94,87 @@ impl IngestOptions {
     }
 }
 
-/// Create (by mode) and fill the table; the number of rows inserted.
-pub async fn ingest(c: &mut chwire::Client, opts: &IngestOptions, reader: Box<dyn RecordBatchReader + Send>) -> Result<i64> {
-    let schema = reader.schema();
+/// Batches handed from the thread that reads the bound data to the task that sends them.
+pub type Batches = tokio::sync::mpsc::Receiver<std::result::Result<RecordBatch, ArrowError>>;
+
+/// Create (by mode) and fill the table; the number of rows inserted. `schema` is the bound
+/// data's; its batches arrive through `batches`.
+pub async fn ingest(
+    c: &mut chwire::Client,
+    opts: &IngestOptions,
+    settings: &[(String, String)],
+    schema: SchemaRef,
+    batches: Batches,
+) -> Result<i64> {
     for sql in opts.prepare_sql(&schema)? {
         c.execute(sql).await.ch()?;
     }
-    let res = c.insert_arrow_reader(&opts.table()?, reader).await.ch();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let sql = format!("INSERT INTO {} ({}) VALUES", opts.table()?, quote_identifiers(&names));
+    insert_batches(c, sql, settings, batches, false).await
+}
+
+/// Run the INSERT `sql` with the batches of `batches` as its rows: each batch converted to the
+/// INSERT's columns (chwire-arrow's lossless conversion, `batch_into_block`) in blocks of at
+/// most 2^20 rows. `by_position`: the batches' columns are the INSERT's in order, whatever their
+/// names (bound data of `INSERT INTO t VALUES`); else they are matched by name (ingest, whose
+/// INSERT names the batches' columns). The number of rows sent.
+///
+/// The batches are read by the thread that called the driver (see `ChwireStatement::pump`), not
+/// here: a reader may block (a Python generator, another connection's result stream), and this
+/// runs on a runtime thread that serves other connections too.
+pub async fn insert_batches(
+    c: &mut chwire::Client,
+    sql: String,
+    settings: &[(String, String)],
+    mut batches: Batches,
+    by_position: bool,
+) -> Result<i64> {
+    let res = async {
+        let mut q = c.query(sql);
+        for (k, v) in settings {
+            q = q.setting(k.clone(), v.clone());
+        }
+        let mut ins = q.insert().await.ch()?;
+        let target: Vec<(String, DataType)> = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
+        let mut rows = 0i64;
+        let done = |rows: i64| if rows == 0 { "nothing was inserted".to_string() } else { format!("{rows} rows were sent before it") };
+        while let Some(batch) = batches.recv().await {
+            let batch = batch.map_err(|e| invalid_data(format!("reading the bound data: {e}; {}", done(rows))))?;
+            let batch = if by_position { rename_to(batch, &target)? } else { batch };
+            // A batch of one block moves its buffers into the block where it can (no clone of
+            // it may stay alive).
+            let chunks = match batch.num_rows() {
+                n if n <= INSERT_BLOCK_ROWS => vec![batch],
+                n => (0..n).step_by(INSERT_BLOCK_ROWS).map(|at| batch.slice(at, INSERT_BLOCK_ROWS.min(n - at))).collect(),
+            };
+            for chunk in chunks {
+                let len = chunk.num_rows() as i64;
+                let block = chwire_arrow::batch_into_block(chunk, &target)
+                    .map_err(|e| invalid_data(format!("Arrow conversion: {e}; {}", done(rows))))?;
+                ins.send(&block).await.ch()?;
+                rows += len;
+            }
+        }
+        ins.end().await.ch()?;
+        Ok(rows)
+    }
+    .await;
     if res.is_err() {
         close_aborted_insert(c).await;
     }
-    Ok(res?.rows_sent as i64)
+    res
+}
+
+/// The batch's columns named as the target's, position by position (the batch is moved: its
+/// buffers stay owned once).
+fn rename_to(batch: RecordBatch, target: &[(String, DataType)]) -> Result<RecordBatch> {
+    if batch.num_columns() != target.len() {
+        return Err(invalid_arg(format!("{} columns bound for an INSERT of {} columns", batch.num_columns(), target.len())));
+    }
+    let (schema, columns, _) = batch.into_parts();
+    let fields: Vec<Field> = schema.fields().iter().zip(target).map(|(f, (n, _))| f.as_ref().clone().with_name(n.clone())).collect();
+    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?)
 }
 
 /// An insert that failed half-way leaves the client's connection to be closed at its next use

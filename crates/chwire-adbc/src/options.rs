@@ -24,3 +24,21 @@ pub fn string_value(key: &str, v: OptionValue) -> Result<String> {
         _ => Err(invalid_arg(format!("option {key:?} takes a string"))),
     }
 }
+
+/// Arrow output settings (`output_format_arrow_*`, e.g. `string_as_string = 0` for String
+/// values that are not UTF-8, as docs/ARROW.md names them) shape the batches the driver builds:
+/// they are taken out of `settings` and applied to `arrow`, not sent (the server, 18.16 among
+/// others, may not know them). As the Python package does with its settings.
+pub fn take_arrow_settings(settings: &mut Vec<(String, String)>, arrow: &mut chwire_arrow::ArrowOptions) -> Result<()> {
+    let mut failed = None;
+    settings.retain(|(k, v)| {
+        if !k.trim().starts_with("output_format_arrow_") {
+            return true;
+        }
+        if let Err(e) = arrow.set(k, v) {
+            failed.get_or_insert(e);
+        }
+        false
+    });
+    failed.map_or(Ok(()), |e| Err(invalid_arg(e.to_string())))
+}

@@ -33,10 +33,50 @@ impl QueryParam for TextParam {
 
 pub type ParamSet = Vec<(String, TextParam)>;
 
-fn render(v: &Value<'_>, style: Style) -> String {
+/// The value as ClickHouse text in `style` (DateTime values without a zone in `tz`). String
+/// values are bytes: any that are not UTF-8 become `\xHH` escapes, which ClickHouse reads back
+/// as those bytes in quoted literals and in escaped parameter text alike (they only occur
+/// inside strings, which both forms escape).
+fn render(v: &Value<'_>, style: Style, tz: &TimeZone) -> String {
     let mut out = Vec::new();
-    write_value(&mut out, v, style, &TimeZone::UTC);
-    String::from_utf8_lossy(&out).into_owned()
+    write_value(&mut out, v, style, tz);
+    text_with_escapes(out)
+}
+
+fn text_with_escapes(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let bytes = e.into_bytes();
+            let mut s = String::with_capacity(bytes.len() + 8);
+            for chunk in bytes.utf8_chunks() {
+                s.push_str(chunk.valid());
+                for b in chunk.invalid() {
+                    s.push_str(&format!("\\x{b:02X}"));
+                }
+            }
+            s
+        }
+    }
+}
+
+/// The value as an SQL literal, for servers without server-side parameters (chwire binds
+/// `CAST(literal AS Type)`). A bare number with a fraction or beyond 64 bits is a Float64 to
+/// ClickHouse's parser (`CAST(-12.3456 AS Decimal(18, 4))` is -12.3455 on 18.16): decimals and
+/// wide integers go as quoted text, which CAST parses exactly as the declared type; floats as
+/// chwire's own float literals (a subnormal one is no literal 18.16 reads).
+fn literal(v: &Value<'_>, tz: &TimeZone) -> String {
+    match v {
+        Value::Decimal { .. } | Value::Decimal256 { .. } | Value::UInt128(_) | Value::Int128(_) | Value::UInt256(_) | Value::Int256(_) => {
+            format!("'{}'", render(v, Style::Tsv, tz))
+        }
+        Value::Float32(x) => x.sql_literal(),
+        Value::Float64(x) => x.sql_literal(),
+        Value::Array(items) => format!("[{}]", items.iter().map(|i| literal(i, tz)).collect::<Vec<_>>().join(", ")),
+        // tuple(...) is a tuple whatever the number of elements ((x) is x).
+        Value::Tuple(items) => format!("tuple({})", items.iter().map(|(_, i)| literal(i, tz)).collect::<Vec<_>>().join(", ")),
+        _ => render(v, Style::Quoted, tz),
+    }
 }
 
 /// The SQL's placeholders, in order of first appearance, with their declared types.
@@ -45,7 +85,9 @@ pub fn placeholders(sql: &str) -> Vec<(String, String)> {
 }
 
 /// One parameter set per row of `batch`.
-pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>) -> Result<Vec<ParamSet>> {
+/// DateTime values without a zone of their own are written in `tz`, the server's timezone,
+/// in which the server reads them back.
+pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>, tz: &TimeZone) -> Result<Vec<ParamSet>> {
     let ph = placeholders(sql);
     let fields = batch.schema().fields().clone();
     let names_match = fields.iter().all(|f| ph.iter().any(|(n, _)| n == f.name()));
@@ -87,8 +129,8 @@ pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>) -> Resul
         for (name, col) in block.columns() {
             let v = col.value(r);
             let composite = matches!(v, Value::Array(_) | Value::Tuple(_) | Value::Map(_));
-            let text = render(&v, if composite { Style::Quoted } else { Style::Tsv });
-            set.push((name.clone(), TextParam { text, literal: render(&v, Style::Quoted) }));
+            let text = render(&v, if composite { Style::Quoted } else { Style::Tsv }, tz);
+            set.push((name.clone(), TextParam { text, literal: literal(&v, tz) }));
         }
         rows.push(set);
     }
@@ -110,4 +152,46 @@ pub fn parameter_schema(sql: &str, opts: &chwire_arrow::ArrowOptions) -> Schema 
         })
         .collect();
     Schema::new(fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{ArrayRef, BinaryArray, Decimal128Array, Float64Array, TimestampSecondArray};
+
+    fn one(sql: &str, col: ArrayRef, tz: &TimeZone) -> TextParam {
+        let batch = RecordBatch::try_from_iter([("p", col)]).unwrap();
+        bind_rows(sql, &batch, None, tz).unwrap().remove(0).remove(0).1
+    }
+
+    #[test]
+    fn decimals_are_quoted_literals_not_floats() {
+        let d: ArrayRef = Arc::new(Decimal128Array::from(vec![-123456i128]).with_precision_and_scale(6, 4).unwrap());
+        let p = one("SELECT {p:Decimal(18, 4)}", d, &TimeZone::UTC);
+        assert_eq!(p.sql_literal(), "'-12.3456'");
+        assert_eq!(p.param_text(), "-12.3456");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_escaped() {
+        let b: ArrayRef = Arc::new(BinaryArray::from(vec![b"a\xff'\0".as_slice()]));
+        let p = one("SELECT {p:String}", b, &TimeZone::UTC);
+        assert_eq!(p.sql_literal(), "'a\\xFF\\'\\0'");
+        assert_eq!(p.param_text(), "a\\xFF\\'\\0");
+    }
+
+    #[test]
+    fn floats_use_chwires_literals() {
+        let p = one("SELECT {p:Float64}", Arc::new(Float64Array::from(vec![5e-324])), &TimeZone::UTC);
+        assert!(p.sql_literal().starts_with("reinterpretAsFloat64(unhex("), "{}", p.sql_literal());
+    }
+
+    #[test]
+    fn datetimes_without_a_zone_are_written_in_the_servers() {
+        let t: ArrayRef = Arc::new(TimestampSecondArray::from(vec![0i64]));
+        let tokyo = TimeZone::get("Asia/Tokyo").unwrap();
+        assert_eq!(one("SELECT {p:DateTime}", t.clone(), &tokyo).sql_literal(), "'1970-01-01 09:00:00'");
+        assert_eq!(one("SELECT {p:DateTime('UTC')}", t.clone(), &tokyo).sql_literal(), "'1970-01-01 00:00:00'");
+        assert_eq!(one("SELECT {p:DateTime}", t, &TimeZone::UTC).param_text(), "1970-01-01 00:00:00");
+    }
 }

@@ -15,6 +15,7 @@ use adbc_core::error::{Error, Result};
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 use chwire_arrow::ArrowOptions;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -41,11 +42,12 @@ pub struct Job {
 }
 
 /// Run `job` and send its schema, then its batches, then `End` (or an error).
-pub async fn query_task(client: SharedClient, job: Job, opts: ArrowOptions, tx: Tx, guard: BusyGuard) {
+/// `waiting` is set while the task waits for the reader to take a batch (the channel is full).
+pub async fn query_task(client: SharedClient, job: Job, opts: ArrowOptions, tx: Tx, guard: BusyGuard, waiting: Arc<AtomicBool>) {
     let res = {
         let mut lock = client.lock().await;
         let res = match lock.as_mut() {
-            Some(c) => run(c, job, &opts, &tx).await,
+            Some(c) => run(c, job, &opts, &Sender { tx: &tx, waiting: &waiting }).await,
             None => Err(invalid_state("the connection is closed")),
         };
         if let Some(c) = lock.as_mut() {
@@ -57,7 +59,33 @@ pub async fn query_task(client: SharedClient, job: Job, opts: ArrowOptions, tx: 
     let _ = tx.send(res.map(|()| Msg::End)).await;
 }
 
-async fn run(c: &mut chwire::Client, job: Job, opts: &ArrowOptions, tx: &Tx) -> Result<()> {
+/// The task's end of the channel, which says when it waits for the reader.
+struct Sender<'a> {
+    tx: &'a Tx,
+    waiting: &'a AtomicBool,
+}
+
+impl Sender<'_> {
+    /// Send `m`; false once the reader is gone.
+    async fn send(&self, m: Msg) -> bool {
+        match self.tx.try_send(Ok(m)) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+            Err(mpsc::error::TrySendError::Full(m)) => {
+                self.waiting.store(true, Ordering::Release);
+                let sent = self.tx.send(m).await.is_ok();
+                self.waiting.store(false, Ordering::Release);
+                sent
+            }
+        }
+    }
+
+    async fn closed(&self) {
+        self.tx.closed().await
+    }
+}
+
+async fn run(c: &mut chwire::Client, job: Job, opts: &ArrowOptions, tx: &Sender<'_>) -> Result<()> {
     let sets = if job.sets.is_empty() { vec![Vec::new()] } else { job.sets };
     let mut schema: Option<SchemaRef> = None;
     for set in sets {
@@ -72,7 +100,7 @@ async fn run(c: &mut chwire::Client, job: Job, opts: &ArrowOptions, tx: &Tx) -> 
         match &schema {
             None => {
                 schema = Some(stream.schema());
-                if tx.send(Ok(Msg::Schema(stream.schema()))).await.is_err() {
+                if !tx.send(Msg::Schema(stream.schema())).await {
                     return Ok(());
                 }
             }
@@ -94,7 +122,7 @@ async fn run(c: &mut chwire::Client, job: Job, opts: &ArrowOptions, tx: &Tx) -> 
             if let Some(s) = schema0.as_ref().filter(|s| !Arc::ptr_eq(s, &b.schema())) {
                 b = RecordBatch::try_new(s.clone(), b.columns().to_vec())?;
             }
-            if tx.send(Ok(Msg::Batch(b))).await.is_err() {
+            if !tx.send(Msg::Batch(b)).await {
                 return Ok(());
             }
         }

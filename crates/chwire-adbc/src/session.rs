@@ -12,6 +12,10 @@ use tokio::task::AbortHandle;
 
 pub type SharedClient = Arc<tokio::sync::Mutex<Option<chwire::Client>>>;
 
+/// How long a new task waits for the connection's running task when that one is not waiting
+/// for its reader (see [`Inner::acquire`]).
+pub const FINISHING: std::time::Duration = std::time::Duration::from_secs(1);
+
 const BUSY: &str = "the connection is busy: another result of it is still open (a connection runs one query at a time; \
                     read that result to its end or release it, or use another connection)";
 
@@ -22,11 +26,24 @@ pub struct Running {
     pub stopped: AtomicBool,
     /// Why the task was stopped, for the stream that sees its end.
     pub why: Arc<Mutex<&'static str>>,
+    /// A result's task waits for its reader (the batches it decoded ahead fill the channel):
+    /// the connection stays busy until the result is read or released.
+    pub waiting_for_reader: Arc<AtomicBool>,
 }
 
 impl Running {
     pub fn new(abort: AbortHandle) -> Arc<Running> {
-        Arc::new(Running { abort, stopped: AtomicBool::new(false), why: Arc::new(Mutex::new("the query was cancelled")) })
+        Running::with_flag(abort, Arc::default())
+    }
+
+    /// A result's task, which sets `waiting_for_reader` while it waits for its reader.
+    pub fn with_flag(abort: AbortHandle, waiting_for_reader: Arc<AtomicBool>) -> Arc<Running> {
+        Arc::new(Running {
+            abort,
+            stopped: AtomicBool::new(false),
+            why: Arc::new(Mutex::new("the query was cancelled")),
+            waiting_for_reader,
+        })
     }
 
     pub fn stop(&self, why: &'static str) {
@@ -63,16 +80,23 @@ pub struct Inner {
 impl Inner {
     /// Take the connection for one task, or say it is busy. A task that was just stopped
     /// (cancel, a released or re-executed statement, a dropped result) is given a moment to
-    /// end; a running one is not waited for.
+    /// end. So is a running one that does not wait for its reader, for [`FINISHING`]: a result
+    /// whose batches were all read may still be taking the server's end of stream (a caller
+    /// that read the one row of `SELECT 1` and runs the next query must not be told "busy").
+    /// A result that waits for its reader is busy at once.
     pub fn acquire(&self) -> Result<BusyGuard> {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let start = std::time::Instant::now();
         loop {
             if self.busy.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok() {
                 return Ok(BusyGuard(self.busy.clone()));
             }
-            let stopping =
-                self.running.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|r| r.stopped.load(Ordering::Acquire));
-            if !stopping || std::time::Instant::now() >= deadline {
+            let (stopping, working) = match self.running.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                Some(r) => (r.stopped.load(Ordering::Acquire), !r.waiting_for_reader.load(Ordering::Acquire)),
+                None => (false, true),
+            };
+            let waited = start.elapsed();
+            let wait = (stopping && waited < std::time::Duration::from_secs(10)) || (working && waited < FINISHING);
+            if !wait {
                 return Err(invalid_state(BUSY));
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
@@ -94,6 +118,12 @@ impl Inner {
         let mut o = self.arrow.clone();
         o.default_timezone = self.server.as_ref().and_then(|s| s.timezone.clone());
         o
+    }
+
+    /// The server's timezone (in which it reads DateTime text without a zone), else UTC.
+    pub fn server_timezone(&self) -> chwire_text::TimeZone {
+        let name = self.server.as_ref().and_then(|s| s.timezone.as_deref());
+        name.and_then(|n| chwire_text::TimeZone::get(n).ok()).unwrap_or(chwire_text::TimeZone::UTC)
     }
 
     /// Run `sql` with `params` and collect its blocks (metadata queries: small results).

@@ -1,8 +1,8 @@
 //! A statement: SQL (or a bulk ingest), bound parameters or data, and its latest result.
 
 use crate::error::{invalid_arg, invalid_state, not_found, not_implemented, ChResult};
-use crate::ingest::IngestOptions;
-use crate::options::string_value;
+use crate::ingest::{Batches, IngestOptions};
+use crate::options::{string_value, take_arrow_settings};
 use crate::params::{bind_rows, ParamSet};
 use crate::reader::{query_task, Job, StreamReader, BUFFERED};
 use crate::session::{Inner, Running};
@@ -11,7 +11,6 @@ use adbc_core::options::{OptionStatement, OptionValue};
 use adbc_core::{CancelHandle, Optionable, PartitionedResult, Statement};
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use arrow_schema::Schema;
-use chwire::DataType;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -65,6 +64,20 @@ fn first_word(sql: &str) -> String {
     s.chars().take_while(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_uppercase()
 }
 
+/// An INSERT whose rows are sent as data: it ends in `VALUES` or `FORMAT <name>` (an
+/// `INSERT ... SELECT` does not take data: it runs as it is).
+fn takes_data(sql: &str) -> bool {
+    if first_word(sql) != "INSERT" {
+        return false;
+    }
+    let words: Vec<String> = sql.trim_end().trim_end_matches(';').split_whitespace().rev().take(2).map(str::to_ascii_uppercase).collect();
+    match words.as_slice() {
+        [last, ..] if last == "VALUES" || last.ends_with(")VALUES") => true,
+        [_, format] => format == "FORMAT",
+        _ => false,
+    }
+}
+
 /// A statement with a result set (what ExecuteSchema may describe by starting it).
 fn has_result(sql: &str) -> bool {
     matches!(first_word(sql).as_str(), "SELECT" | "WITH" | "SHOW" | "DESCRIBE" | "DESC" | "EXISTS" | "EXPLAIN")
@@ -86,6 +99,17 @@ impl CancelHandle for StmtCancel {
 impl ChwireStatement {
     pub fn new(inner: Arc<Inner>) -> ChwireStatement {
         ChwireStatement { inner, sql: None, bound: None, by_name: None, ingest: IngestOptions::default(), settings: Vec::new(), last: None }
+    }
+
+    /// The ClickHouse settings this statement sends, and the Arrow options of its results: the
+    /// connection's, with this statement's `output_format_arrow_*` settings applied (they shape
+    /// the batches the driver builds and are not sent).
+    fn settings_and_arrow(&self) -> (Vec<(String, String)>, chwire_arrow::ArrowOptions) {
+        let mut settings = self.settings.clone();
+        let mut arrow = self.inner.arrow_options();
+        // Each was checked when it was set.
+        let _ = take_arrow_settings(&mut settings, &mut arrow);
+        (settings, arrow)
     }
 
     fn sql(&self) -> Result<String> {
@@ -133,85 +157,74 @@ impl ChwireStatement {
             }
             return Ok(Vec::new());
         };
+        let tz = self.inner.server_timezone();
         let mut sets = Vec::new();
         for b in reader {
-            sets.extend(bind_rows(sql, &b?, self.by_name)?);
+            sets.extend(bind_rows(sql, &b?, self.by_name, &tz)?);
         }
         Ok(sets)
     }
 
     /// An INSERT without placeholders, with bound data: the data are its rows.
     fn is_data_insert(&self, sql: &str) -> bool {
-        self.bound.is_some() && first_word(sql) == "INSERT" && crate::params::placeholders(sql).is_empty()
+        self.bound.is_some() && takes_data(sql) && crate::params::placeholders(sql).is_empty()
     }
 
     fn ingest(&mut self) -> Result<i64> {
         let reader = self.bound_reader().ok_or_else(|| invalid_state("bulk ingest needs bound data (bind a batch or a stream)"))?;
-        let guard = self.take_connection()?;
-        let client = self.inner.client.clone();
         let opts = self.ingest.clone();
-        self.run_task(async move {
-            let _guard = guard;
-            let mut lock = client.lock().await;
-            let c = lock.as_mut().ok_or_else(|| invalid_state("the connection is closed"))?;
-            crate::ingest::ingest(c, &opts, reader).await
-        })
+        let (settings, _) = self.settings_and_arrow();
+        let schema = reader.schema();
+        self.pump(reader, move |c, batches| Box::pin(async move { crate::ingest::ingest(c, &opts, &settings, schema, batches).await }))
     }
 
     /// `INSERT INTO t [(cols)] VALUES` with the bound data as its rows.
     fn insert_data(&mut self, sql: String) -> Result<i64> {
         let reader = self.bound_reader().ok_or_else(|| invalid_state("no data bound"))?;
+        let (settings, _) = self.settings_and_arrow();
+        // Bound data is matched to the INSERT's columns by position.
+        self.pump(reader, move |c, batches| Box::pin(async move { crate::ingest::insert_batches(c, sql, &settings, batches, true).await }))
+    }
+
+    /// Run `insert` as this statement's task with the batches of `reader`, which this thread
+    /// reads and hands over through a small channel. The bound data is read here, not on the
+    /// connection's runtime: a reader may block (a Python generator waiting for the GIL,
+    /// another connection's result stream, whose reads wait on a runtime themselves), and a
+    /// runtime thread serves other connections too. When the task ends early (an error, a
+    /// cancel) the channel closes and reading stops.
+    fn pump<F>(&mut self, reader: Box<dyn RecordBatchReader + Send>, insert: F) -> Result<i64>
+    where
+        F: for<'c> FnOnce(&'c mut chwire::Client, Batches) -> BoxFuture<'c, Result<i64>> + Send + 'static,
+    {
+        crate::runtime::check_not_async()?;
         let guard = self.take_connection()?;
         let client = self.inner.client.clone();
-        let settings = self.settings.clone();
-        self.run_task(async move {
+        let (tx, rx) = mpsc::channel(2);
+        let handle = self.inner.rt.handle().spawn(async move {
             let _guard = guard;
             let mut lock = client.lock().await;
             let c = lock.as_mut().ok_or_else(|| invalid_state("the connection is closed"))?;
-            let mut q = c.query(sql);
-            for (k, v) in settings {
-                q = q.setting(k, v);
+            insert(c, rx).await
+        });
+        let running = Running::new(handle.abort_handle());
+        self.inner.track(running.clone());
+        self.last = Some(running.clone());
+        for batch in reader {
+            let failed = batch.is_err();
+            if tx.blocking_send(batch).is_err() || failed {
+                break; // the task has ended (its result says why), or ends with the reader's error
             }
-            let res = async {
-                let mut ins = q.insert().await.ch()?;
-                let target: Vec<(String, DataType)> =
-                    ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
-                let mut rows = 0i64;
-                for batch in reader {
-                    let batch = batch?;
-                    let n = batch.num_rows();
-                    let mut at = 0;
-                    while at < n {
-                        let len = chwire::arrow::INSERT_BLOCK_ROWS.min(n - at);
-                        // Bound data is matched to the INSERT's columns by position.
-                        let renamed = rename_to(&batch.slice(at, len), &target)?;
-                        let block = chwire_arrow::batch_into_block(renamed, &target).ch()?;
-                        ins.send(&block).await.ch()?;
-                        at += len;
-                        rows += len as i64;
-                    }
-                }
-                ins.end().await.ch()?;
-                Ok(rows)
-            }
-            .await;
-            if res.is_err() {
-                crate::ingest::close_aborted_insert(c).await;
-            }
-            res
-        })
+        }
+        drop(tx);
+        match self.inner.rt.handle().block_on(handle) {
+            Ok(r) => r,
+            Err(j) if j.is_cancelled() => Err(crate::error::cancelled(*running.why.lock().unwrap_or_else(|e| e.into_inner()))),
+            Err(j) => Err(crate::error::internal(format!("chwire task failed: {j}"))),
+        }
     }
 }
 
-/// The batch's columns named as the target's, position by position.
-fn rename_to(batch: &RecordBatch, target: &[(String, DataType)]) -> Result<RecordBatch> {
-    if batch.num_columns() != target.len() {
-        return Err(invalid_arg(format!("{} columns bound for an INSERT of {} columns", batch.num_columns(), target.len())));
-    }
-    let fields: Vec<arrow_schema::Field> =
-        batch.schema().fields().iter().zip(target).map(|(f, (n, _))| f.as_ref().clone().with_name(n.clone())).collect();
-    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), batch.columns().to_vec())?)
-}
+type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 impl Optionable for ChwireStatement {
     type Option = OptionStatement;
@@ -245,6 +258,9 @@ impl Optionable for ChwireStatement {
             OptionStatement::Other(k) if k == ORDER_BY => self.ingest.order_by = Some(string_value(&k, value)?),
             OptionStatement::Other(k) if k.starts_with(SETTING_PREFIX) && k.len() > SETTING_PREFIX.len() => {
                 let v = string_value(&k, value)?;
+                // An Arrow output setting is checked now (it is applied, not sent).
+                let mut arrow = chwire_arrow::ArrowOptions::default();
+                take_arrow_settings(&mut vec![(k[SETTING_PREFIX.len()..].to_string(), v.clone())], &mut arrow)?;
                 self.settings.push((k[SETTING_PREFIX.len()..].to_string(), v));
             }
             _ => return Err(not_implemented(format!("unknown statement option {name:?}"))),
@@ -308,9 +324,11 @@ impl Statement for ChwireStatement {
         let sets = self.param_sets(&sql)?;
         let guard = self.take_connection()?;
         let (tx, rx) = mpsc::channel(BUFFERED);
-        let job = Job { sql, sets, settings: self.settings.clone() };
-        let handle = self.inner.rt.handle().spawn(query_task(self.inner.client.clone(), job, self.inner.arrow_options(), tx, guard));
-        let running = Running::new(handle.abort_handle());
+        let (settings, arrow) = self.settings_and_arrow();
+        let job = Job { sql, sets, settings };
+        let waiting = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let handle = self.inner.rt.handle().spawn(query_task(self.inner.client.clone(), job, arrow, tx, guard, waiting.clone()));
+        let running = Running::with_flag(handle.abort_handle(), waiting);
         self.inner.track(running.clone());
         self.last = Some(running.clone());
         Ok(Box::new(StreamReader::open(rx, running)?))
@@ -328,7 +346,7 @@ impl Statement for ChwireStatement {
         let insert = first_word(&sql) == "INSERT";
         let guard = self.take_connection()?;
         let client = self.inner.client.clone();
-        let settings = self.settings.clone();
+        let (settings, _) = self.settings_and_arrow();
         let written = self.run_task(async move {
             let _guard = guard;
             let mut lock = client.lock().await;
@@ -362,8 +380,7 @@ impl Statement for ChwireStatement {
         let sets = self.param_sets(&sql)?;
         let guard = self.take_connection()?;
         let client = self.inner.client.clone();
-        let settings = self.settings.clone();
-        let opts = self.inner.arrow_options();
+        let (settings, opts) = self.settings_and_arrow();
         self.run_task(async move {
             let _guard = guard;
             let mut lock = client.lock().await;
@@ -387,7 +404,7 @@ impl Statement for ChwireStatement {
     }
 
     fn get_parameter_schema(&self) -> Result<Schema> {
-        Ok(crate::params::parameter_schema(&self.sql()?, &self.inner.arrow_options()))
+        Ok(crate::params::parameter_schema(&self.sql()?, &self.settings_and_arrow().1))
     }
 
     fn prepare(&mut self) -> Result<()> {
@@ -412,7 +429,18 @@ impl Statement for ChwireStatement {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_word, has_result};
+    use super::{first_word, has_result, takes_data};
+
+    #[test]
+    fn inserts_that_take_data() {
+        assert!(takes_data("INSERT INTO t VALUES"));
+        assert!(takes_data("insert into t (a, b) values ;"));
+        assert!(takes_data("INSERT INTO t (a)VALUES"));
+        assert!(takes_data("INSERT INTO t FORMAT Native\n"));
+        assert!(!takes_data("INSERT INTO t SELECT 5"));
+        assert!(!takes_data("INSERT INTO t SELECT * FROM values_t"));
+        assert!(!takes_data("SELECT 1 FORMAT Native"));
+    }
 
     #[test]
     fn first_words() {
