@@ -6,147 +6,95 @@
 //! Decimal, UUID, IP addresses) are turned into their text by the Python layer, which the
 //! server parses as the placeholder's type.
 
-use chwire::{DataType, QueryParam};
+use chwire::DataType;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-#[derive(Debug, Clone)]
-pub enum Param {
-    Null,
-    Bool(bool),
-    Int(i128),
-    Float(f64),
-    Str(String),
-    List(Vec<Param>),
-    Tuple(Vec<Param>),
-    Map(Vec<(Param, Param)>),
-}
+pub use chwire::ParamValue as Param;
 
-impl Param {
-    /// The parameter for `v`, built by the placeholder's declared type `ty` where that decides
-    /// (a Python tuple or list for a `Tuple(...)` is a tuple, for an `Array(...)` an array, a
-    /// dict for a `Map(...)` a map); without it, as the value's own type says.
-    pub fn from_py(v: &Bound<'_, PyAny>, ty: Option<&DataType>) -> PyResult<Param> {
-        let ty = ty.map(plain);
-        let sequence = v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>();
-        match ty {
-            Some(DataType::Tuple(items)) if sequence => {
-                let values: Vec<Bound<'_, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
-                if values.len() != items.len() {
-                    return Err(PyTypeError::new_err(format!(
-                        "{} values for a {} of {} elements",
-                        values.len(),
-                        DataType::Tuple(items.clone()),
-                        items.len()
-                    )));
-                }
-                return values.iter().zip(items).map(|(x, (_, t))| Param::from_py(x, Some(t))).collect::<PyResult<_>>().map(Param::Tuple);
-            }
-            Some(DataType::Array(inner)) if sequence => return Param::list(v, Some(inner)),
-            // The server refuses `1.5` for an integer parameter (BAD_QUERY_PARAMETER); the
-            // CAST literal of old servers would cut it to 1.
-            Some(t) if t.is_integer() && v.is_instance_of::<PyFloat>() => {
+/// The parameter for `v`, built by the placeholder's declared type `ty` where that decides
+/// (a Python tuple or list for a `Tuple(...)` is a tuple, for an `Array(...)` an array, a
+/// dict for a `Map(...)` a map); without it, as the value's own type says.
+pub fn from_py(v: &Bound<'_, PyAny>, ty: Option<&DataType>) -> PyResult<Param> {
+    let ty = ty.map(plain);
+    let sequence = v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>();
+    match ty {
+        Some(DataType::Tuple(items)) if sequence => {
+            let values: Vec<Bound<'_, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
+            if values.len() != items.len() {
                 return Err(PyTypeError::new_err(format!(
-                    "{} for a {t} parameter: ClickHouse takes no float for an integer (pass an int)",
-                    v.repr()?
+                    "{} values for a {} of {} elements",
+                    values.len(),
+                    DataType::Tuple(items.clone()),
+                    items.len()
                 )));
             }
-            Some(DataType::Map(k, t)) if v.is_instance_of::<PyDict>() => {
-                let mut entries = Vec::new();
-                for kv in v.call_method0("items")?.try_iter()? {
-                    let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = kv?.extract()?;
-                    entries.push((Param::from_py(&key, Some(k))?, Param::from_py(&value, Some(t))?));
-                }
-                return Ok(Param::Map(entries));
+            return values.iter().zip(items).map(|(x, (_, t))| from_py(x, Some(t))).collect::<PyResult<_>>().map(Param::Tuple);
+        }
+        Some(DataType::Array(inner)) if sequence => return list(v, Some(inner)),
+        // The server refuses `1.5` for an integer parameter (BAD_QUERY_PARAMETER); the
+        // CAST literal of old servers would cut it to 1.
+        Some(t) if t.is_integer() && v.is_instance_of::<PyFloat>() => {
+            return Err(PyTypeError::new_err(format!(
+                "{} for a {t} parameter: ClickHouse takes no float for an integer (pass an int)",
+                v.repr()?
+            )));
+        }
+        Some(DataType::Map(k, t)) if v.is_instance_of::<PyDict>() => {
+            let mut entries = Vec::new();
+            for kv in v.call_method0("items")?.try_iter()? {
+                let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = kv?.extract()?;
+                entries.push((from_py(&key, Some(k))?, from_py(&value, Some(t))?));
             }
-            _ => {}
+            return Ok(Param::Map(entries));
         }
-        Param::untyped(v)
+        _ => {}
     }
+    untyped(v)
+}
 
-    /// The elements of a list or tuple as an array (of `inner` where it is known).
-    fn list(v: &Bound<'_, PyAny>, inner: Option<&DataType>) -> PyResult<Param> {
-        let mut items = v.try_iter()?.map(|x| Param::from_py(&x?, inner)).collect::<PyResult<Vec<Param>>>()?;
-        // Ints among floats are floats: one array literal has one element type (['1', 2.5]
-        // has no common type on the server).
-        // An int that no float holds exactly (beyond 2^53) is refused, not rounded.
-        if items.iter().any(|p| matches!(p, Param::Float(_))) {
-            for p in &mut items {
-                if let Param::Int(i) = *p {
-                    let f = i as f64;
-                    if f as i128 != i {
-                        return Err(PyTypeError::new_err(format!(
-                            "{i} among floats would be rounded to {f}: a list has one element type (bind ints and floats apart)"
-                        )));
-                    }
-                    *p = Param::Float(f);
+/// The elements of a list or tuple as an array (of `inner` where it is known).
+fn list(v: &Bound<'_, PyAny>, inner: Option<&DataType>) -> PyResult<Param> {
+    let mut items = v.try_iter()?.map(|x| from_py(&x?, inner)).collect::<PyResult<Vec<Param>>>()?;
+    // Ints among floats are floats: one array literal has one element type (['1', 2.5]
+    // has no common type on the server).
+    // An int that no float holds exactly (beyond 2^53) is refused, not rounded.
+    if items.iter().any(|p| matches!(p, Param::Float(_))) {
+        for p in &mut items {
+            if let Param::Int(i) = *p {
+                let f = i as f64;
+                if f as i128 != i {
+                    return Err(PyTypeError::new_err(format!(
+                        "{i} among floats would be rounded to {f}: a list has one element type (bind ints and floats apart)"
+                    )));
                 }
+                *p = Param::Float(f);
             }
         }
-        Ok(Param::List(items))
     }
-
-    fn untyped(v: &Bound<'_, PyAny>) -> PyResult<Param> {
-        if v.is_none() {
-            Ok(Param::Null)
-        } else if v.is_instance_of::<PyBool>() {
-            Ok(Param::Bool(v.extract()?))
-        } else if v.is_instance_of::<PyInt>() {
-            Ok(Param::Int(v.extract()?))
-        } else if v.is_instance_of::<PyFloat>() {
-            Ok(Param::Float(v.extract()?))
-        } else if v.is_instance_of::<PyString>() {
-            Ok(Param::Str(v.extract()?))
-        } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-            Param::list(v, None)
-        } else {
-            Err(PyTypeError::new_err(format!(
-                "cannot bind a {} as a query parameter (use None, bool, int, float, str, a list or tuple of them, or a dict for a Map)",
-                v.get_type().name()?
-            )))
-        }
-    }
+    Ok(Param::List(items))
 }
 
-impl QueryParam for Param {
-    fn param_text(&self) -> String {
-        match self {
-            Param::Null => None::<i64>.param_text(),
-            Param::Bool(b) => b.param_text(),
-            Param::Int(i) => i.param_text(),
-            Param::Float(f) => f.param_text(),
-            Param::Str(s) => s.param_text(),
-            // ClickHouse reads a composite parameter's text as its quoted literal.
-            Param::List(_) => self.sql_literal(),
-            Param::Tuple(items) => format!("({})", literals(items)),
-            Param::Map(entries) => format!("{{{}}}", entry_literals(entries, ":")),
-        }
+fn untyped(v: &Bound<'_, PyAny>) -> PyResult<Param> {
+    if v.is_none() {
+        Ok(Param::Null)
+    } else if v.is_instance_of::<PyBool>() {
+        Ok(Param::Bool(v.extract()?))
+    } else if v.is_instance_of::<PyInt>() {
+        Ok(Param::Int(v.extract()?))
+    } else if v.is_instance_of::<PyFloat>() {
+        Ok(Param::Float(v.extract()?))
+    } else if v.is_instance_of::<PyString>() {
+        Ok(Param::Str(v.extract()?))
+    } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        list(v, None)
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "cannot bind a {} as a query parameter (use None, bool, int, float, str, a list or tuple of them, or a dict for a Map)",
+            v.get_type().name()?
+        )))
     }
-
-    fn sql_literal(&self) -> String {
-        match self {
-            Param::Null => None::<i64>.sql_literal(),
-            Param::Bool(b) => b.sql_literal(),
-            Param::Int(i) => i.sql_literal(),
-            Param::Float(f) => f.sql_literal(),
-            Param::Str(s) => s.sql_literal(),
-            Param::List(items) => items.as_slice().sql_literal(),
-            // `tuple(x)`: `(x)` is x itself in SQL.
-            Param::Tuple(items) => format!("tuple({})", literals(items)),
-            Param::Map(entries) => format!("map({})", entry_literals(entries, ",")),
-        }
-    }
-}
-
-/// The SQL literals of `items`, comma-separated.
-fn literals(items: &[Param]) -> String {
-    items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")
-}
-
-/// The SQL literals of a map's entries, each key and value joined by `between`, comma-separated.
-fn entry_literals(entries: &[(Param, Param)], between: &str) -> String {
-    entries.iter().map(|(k, v)| format!("{}{between}{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
 }
 
 /// The type without the wrappers that do not change a value's literal.
@@ -169,7 +117,7 @@ pub fn extract(params: Option<&Bound<'_, PyAny>>, sql: &str) -> PyResult<Vec<(St
     for kv in items.try_iter()? {
         let (k, v): (String, Bound<'_, PyAny>) = kv?.extract()?;
         let ty = types.iter().find(|(n, _)| *n == k).and_then(|(_, t)| DataType::parse(t).ok());
-        out.push((k.clone(), Param::from_py(&v, ty.as_ref()).map_err(|e| in_param(p.py(), &k, e))?));
+        out.push((k.clone(), from_py(&v, ty.as_ref()).map_err(|e| in_param(p.py(), &k, e))?));
     }
     Ok(out)
 }

@@ -44,7 +44,7 @@ pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, Server
 pub use error::{Error, ErrorKind, Result};
 pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
 pub use options::{parse_duration, Options, Transport};
-pub use params::{placeholder_types, QueryParam};
+pub use params::{placeholder_types, ParamValue, QueryParam};
 pub use pool::{Pool, PoolOptions, PoolStatus, Pooled};
 pub use row::{FromColumn, Row, RowOwned, ToColumn};
 pub use tls::TlsOptions;
