@@ -288,6 +288,23 @@ def relaxed(t):
     return t
 
 
+def storage_type(t):
+    """`t` with extension types as their storage types, at any depth (the same layout)."""
+    if isinstance(t, pa.BaseExtensionType):
+        return storage_type(t.storage_type)
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, storage_type(f.type), f.nullable) for f in t])
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        make = pa.list_ if pa.types.is_list(t) else pa.large_list
+        return make(pa.field(t.value_field.name, storage_type(t.value_type), t.value_field.nullable))
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(pa.field(t.value_field.name, storage_type(t.value_type), t.value_field.nullable), t.list_size)
+    if pa.types.is_map(t):
+        return pa.map_(pa.field(t.key_field.name, storage_type(t.key_type), False),
+                       pa.field(t.item_field.name, storage_type(t.item_type), t.item_field.nullable))
+    return t
+
+
 def duckdb_rows(path, like):
     """DuckDB's rows of a Parquet file (UUIDs as arrow.uuid, `arrow_lossless_conversion`) and
     pyarrow's `like` of it, both cast to pyarrow's types with nested fields nullable."""
@@ -298,11 +315,14 @@ def duckdb_rows(path, like):
         t = con.sql(f"SELECT * FROM read_parquet('{path.replace(chr(39), chr(39) * 2)}')").to_arrow_table()
     finally:
         con.close()
+    def storage(c):  # a column with extension types (arrow.uuid, arrow.json) at any depth as their storage
+        st = storage_type(c.type)
+        return c if st == c.type else pa.chunked_array([x.view(st) for x in c.chunks], st)
+
     cols, mine = [], []
-    for f, c, m in zip(like.schema, t.columns, like.columns):
-        want = relaxed(f.type)
-        if isinstance(c.type, pa.ExtensionType):
-            c = pa.chunked_array([x.storage for x in c.chunks], c.type.storage_type)
+    for c, m in zip(t.columns, like.columns):
+        c, m = storage(c), storage(m)
+        want = relaxed(m.type)
         cols.append(c if c.type == want else c.cast(want))
         mine.append(m if m.type == want else m.cast(want))
     return plain(pa.table(cols, names=like.column_names)), plain(pa.table(mine, names=like.column_names))
