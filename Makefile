@@ -62,7 +62,7 @@ oracle: build
 
 ## Parquet and Arrow files against chdb and pyarrow, every conformance case (`make oracle`
 ## runs the slice PARQUET_ORACLE_SMOKE of it).
-PARQUET_ORACLE_SMOKE ?= stream/
+PARQUET_ORACLE_SMOKE ?= stream/,variant/,lowcardinality/FixedString
 oracle-parquet: build
 	scripts/oracle-venv.sh
 	build/oracle-venv/bin/python tests/oracle/parquet.py --chwire $(CHWIRE)

@@ -12,6 +12,13 @@
 //! (unless `output_format_parquet_datetime_as_uint32`) and Enum as its names (byte arrays), so
 //! a clickhouse-mapping Parquet file does the same, at any depth, by each column's
 //! `clickhouse.type`.
+//!
+//! Parquet has no union type: a Variant (a dense union in both mappings) goes to Parquet as a
+//! struct with one nullable member per variant type, in the variant's order (named as the
+//! union's members, a repeated name with `_` and its position appended), at most one of them
+//! set in a row and none in a NULL row; the union's Null member is left out. The column's
+//! `clickhouse.type` says Variant, and reading takes such a struct back into the Variant
+//! (`from_arrow`). ClickHouse 26.9 cannot write Variant to Parquet at all.
 
 use crate::schema::CLICKHOUSE_TYPE_KEY;
 use crate::{Error, Result};
@@ -59,7 +66,7 @@ pub fn to_parquet_batch(batch: &RecordBatch, target: &SchemaRef, mapping: Parque
                 (Some(ch), Some(step)) => ch_array(c, &step, ch)?,
                 _ => c.clone(),
             };
-            Ok(if c.data_type() == f.data_type() { c } else { arrow_cast::cast(&c, f.data_type())? })
+            fit(&c, f.data_type())
         })
         .collect::<Result<Vec<ArrayRef>>>()?;
     let rows = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
@@ -129,7 +136,7 @@ fn top_field(f: &Field, mapping: ParquetMapping) -> Option<Field> {
     let step = ch_type(f.data_type(), ch.as_ref(), ChOnly(!mapping.datetime_as_uint32));
     let t = step.clone().unwrap_or_else(|| f.data_type().clone());
     match (ty(&t), step) {
-        (Some(t), _) | (None, Some(t)) => Some(f.clone().with_data_type(t)),
+        (Some(t), _) | (None, Some(t)) => Some(retyped(f, t)),
         (None, None) => None,
     }
 }
@@ -242,7 +249,104 @@ fn enum_names(array: &ArrayRef, items: &[(&str, i16)]) -> Result<ArrayRef> {
 }
 
 fn field(f: &Field) -> Option<Field> {
-    ty(f.data_type()).map(|t| f.clone().with_data_type(t))
+    ty(f.data_type()).map(|t| retyped(f, t))
+}
+
+/// `f` as type `t`; a variant's struct is never NULL itself (its members are), so its field is
+/// required, as readers take a nullable group for a nullable tuple.
+fn retyped(f: &Field, t: A) -> Field {
+    let required = matches!(f.data_type(), A::Union(..));
+    let f = f.clone().with_data_type(t);
+    if required {
+        f.with_nullable(false)
+    } else {
+        f
+    }
+}
+
+/// The struct members of a union (a Variant) in Parquet: one nullable member per member but
+/// the Null one, names made unique.
+fn union_members(fs: &arrow_schema::UnionFields) -> Fields {
+    let kept: Vec<&FieldRef> = fs.iter().map(|(_, f)| f).filter(|f| f.data_type() != &A::Null).collect();
+    kept.iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let repeated = kept.iter().filter(|g| g.name() == f.name()).count() > 1;
+            let name = if repeated { format!("{}_{}", f.name(), i + 1) } else { f.name().clone() };
+            let t = ty(f.data_type()).unwrap_or_else(|| f.data_type().clone());
+            Field::new(name, t, true).with_metadata(f.metadata().clone())
+        })
+        .collect()
+}
+
+/// `array` as `target`, a type from [`ty`]: unions become structs of their members, the rest
+/// casts (at any depth).
+fn fit(array: &ArrayRef, target: &A) -> Result<ArrayRef> {
+    use arrow_array::{FixedSizeListArray, GenericListArray};
+    if array.data_type() == target {
+        return Ok(array.clone());
+    }
+    Ok(match (array.data_type(), target) {
+        (A::Union(..), A::Struct(fs)) => union_struct(array, fs)?,
+        (A::List(_), A::List(f)) => {
+            let l = array.as_list::<i32>();
+            Arc::new(GenericListArray::<i32>::try_new(f.clone(), l.offsets().clone(), fit(l.values(), f.data_type())?, l.nulls().cloned())?)
+        }
+        (A::LargeList(_), A::LargeList(f)) => {
+            let l = array.as_list::<i64>();
+            Arc::new(GenericListArray::<i64>::try_new(f.clone(), l.offsets().clone(), fit(l.values(), f.data_type())?, l.nulls().cloned())?)
+        }
+        (A::FixedSizeList(..), A::FixedSizeList(f, n)) => {
+            let l = array.as_fixed_size_list();
+            Arc::new(FixedSizeListArray::try_new(f.clone(), *n, fit(l.values(), f.data_type())?, l.nulls().cloned())?)
+        }
+        (A::Struct(_), A::Struct(fs)) => {
+            let s = array.as_struct();
+            let columns = s.columns().iter().zip(fs.iter()).map(|(c, f)| fit(c, f.data_type())).collect::<Result<Vec<_>>>()?;
+            Arc::new(StructArray::try_new_with_length(fs.clone(), columns, s.nulls().cloned(), s.len())?)
+        }
+        (A::Map(..), A::Map(entries, sorted)) => {
+            let m = array.as_map();
+            let e: ArrayRef = Arc::new(m.entries().clone());
+            let e = fit(&e, entries.data_type())?;
+            Arc::new(MapArray::try_new(entries.clone(), m.offsets().clone(), e.as_struct().clone(), m.nulls().cloned(), *sorted)?)
+        }
+        (A::Dictionary(..), A::Dictionary(_, v)) => {
+            let d = array.as_any_dictionary();
+            d.with_values(fit(d.values(), v)?)
+        }
+        _ => arrow_cast::cast(array, target)?,
+    })
+}
+
+/// A union (a Variant) as the struct of [`union_members`]: member k holds the rows of the
+/// union's k-th member, NULL elsewhere.
+fn union_struct(array: &ArrayRef, fs: &Fields) -> Result<ArrayRef> {
+    let A::Union(ufs, _) = array.data_type() else { return Err(Error::UnsupportedType(format!("{} as a struct", array.data_type()))) };
+    let u = array.as_union();
+    let ids: Vec<i8> = ufs.iter().filter(|(_, f)| f.data_type() != &A::Null).map(|(id, _)| id).collect();
+    if ids.len() != fs.len() {
+        return Err(Error::UnsupportedType(format!("a union of {} members as a struct of {}", ids.len(), fs.len())));
+    }
+    // One pass over the rows: each member's rows (its child's offsets), NULL where another is.
+    let mut rows: Vec<Vec<Option<u32>>> = vec![Vec::with_capacity(u.len()); ids.len()];
+    for i in 0..u.len() {
+        let id = u.type_id(i);
+        let offset = u32::try_from(u.value_offset(i)).map_err(|_| Error::value("a union offset beyond u32"))?;
+        for (k, member) in rows.iter_mut().enumerate() {
+            member.push((ids.get(k) == Some(&id)).then_some(offset));
+        }
+    }
+    let columns = ids
+        .iter()
+        .zip(fs.iter())
+        .zip(rows)
+        .map(|((&id, f), rows)| {
+            let child = fit(u.child(id), f.data_type())?;
+            Ok(arrow_select::take::take(child.as_ref(), &arrow_array::UInt32Array::from(rows), None)?)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(StructArray::try_new_with_length(fs.clone(), columns, None, u.len())?))
 }
 
 fn fields(fs: &Fields) -> Option<Fields> {
@@ -253,7 +357,8 @@ fn fields(fs: &Fields) -> Option<Fields> {
     Some(new.into_iter().zip(fs.iter()).map(|(n, o)| n.unwrap_or_else(|| o.as_ref().clone())).collect())
 }
 
-/// `t` with timestamps in seconds as milliseconds; None when it has none.
+/// `t` with timestamps in seconds as milliseconds, dictionaries of fixed-size binary as
+/// their values and unions as structs; None when it has none of them.
 fn ty(t: &A) -> Option<A> {
     match t {
         A::Timestamp(TimeUnit::Second, tz) => Some(A::Timestamp(TimeUnit::Millisecond, tz.clone())),
@@ -262,7 +367,13 @@ fn ty(t: &A) -> Option<A> {
         A::FixedSizeList(f, n) => field(f).map(|f| A::FixedSizeList(Arc::new(f), *n)),
         A::Struct(fs) => fields(fs).map(A::Struct),
         A::Map(f, sorted) => field(f).map(|f| A::Map(Arc::new(f), *sorted)),
+        // parquet-rs writes the dictionary page of a dictionary of fixed-size binary as byte
+        // arrays (length-prefixed) in a FIXED_LEN_BYTE_ARRAY column, which pyarrow refuses
+        // and ClickHouse and DuckDB misread: the values go as they are, as ClickHouse writes
+        // LowCardinality(FixedString) (parquet-rs still dictionary-encodes them, correctly).
+        A::Dictionary(_, v) if matches!(**v, A::FixedSizeBinary(_)) => Some((**v).clone()),
         A::Dictionary(k, v) => ty(v).map(|v| A::Dictionary(k.clone(), Box::new(v))),
+        A::Union(fs, _) => Some(A::Struct(union_members(fs))),
         _ => None,
     }
 }
@@ -354,5 +465,88 @@ mod tests {
         let written = parquet_schema(&schema, ch).unwrap();
         assert_eq!(enum_name_leaves(&written, ch), [false, true, false]);
         assert_eq!(enum_name_leaves(&written, ParquetMapping::default()), [false, false, false]);
+    }
+
+    /// parquet-rs writes a dictionary of fixed-size binary as a byte-array dictionary page in
+    /// a FIXED_LEN_BYTE_ARRAY column (pyarrow refuses it): LowCardinality(FixedString) goes
+    /// as its values, in both mappings, at any depth.
+    #[test]
+    fn dictionaries_of_fixed_size_binary_go_as_their_values() {
+        use crate::{block_to_batch, schema_of_block, ArrowOptions};
+        use chwire_proto::column::{ArrayColumn, LowCardinalityColumn};
+        use chwire_proto::{Block, Column, ColumnData as D};
+        let lc = LowCardinalityColumn::from_plain(D::Fixed { width: 2, data: b"abab".to_vec() }, false).unwrap();
+        let column = D::Array(Box::new(ArrayColumn { offsets: vec![0, 2], values: D::LowCardinality(Box::new(lc)) }));
+        let ty = DataType::parse("Array(LowCardinality(FixedString(2)))").unwrap();
+        let block = Block::new().with("s", Column::new(ty, column).unwrap()).unwrap();
+        for opts in [ArrowOptions::rich(), ArrowOptions::clickhouse()] {
+            let schema = schema_of_block(&block, &opts).unwrap();
+            let batch = block_to_batch(block.clone(), &schema, &opts).unwrap();
+            assert_eq!(format!("{:?}", schema.field(0).data_type()).contains("Dictionary"), opts.rich_mode(), "{opts:?}");
+            // The clickhouse mapping has no dictionaries here (nothing to change).
+            let target = parquet_schema(&schema, ParquetMapping::default()).unwrap_or_else(|| schema.clone());
+            let out = to_parquet_batch(&batch, &target, ParquetMapping::default()).unwrap();
+            let values = match out.column(0).data_type() {
+                A::LargeList(_) => out.column(0).as_list::<i64>().values().clone(),
+                _ => out.column(0).as_list::<i32>().values().clone(),
+            };
+            assert_eq!(values.data_type(), &A::FixedSizeBinary(2), "{opts:?}");
+            assert_eq!(values.as_fixed_size_binary().value(1), b"ab");
+        }
+    }
+
+    /// A Variant goes to Parquet as a struct of one nullable member per type (at any depth),
+    /// and reads back into the Variant by its `clickhouse.type`; two members set in a row
+    /// are an error, not a guess.
+    #[test]
+    fn variants_go_as_structs_of_their_members_and_come_back() {
+        use crate::{batch_to_block_inferred, block_to_batch, schema_of_block, ArrowOptions};
+        use chwire_proto::column::{ArrayColumn, StringColumn, VariantColumn};
+        use chwire_proto::{Block, Column, ColumnData as D};
+        let ty = DataType::parse("Variant(UInt64, String, Array(UInt64))").unwrap();
+        // Rows: 1, 'a', [1, 2], NULL, [].
+        let variant = |n| {
+            let rows = [0u8, 1, 2, VariantColumn::NULL, 2];
+            let strings: StringColumn = ["a"].into_iter().collect();
+            let arrays = D::Array(Box::new(ArrayColumn { offsets: vec![0, 2, 2], values: D::UInt64(vec![1, 2]) }));
+            let v = VariantColumn::try_new(rows[..n].to_vec(), vec![D::UInt64(vec![1]), D::String(strings), arrays]).unwrap();
+            D::Variant(Box::new(v))
+        };
+        let arr = DataType::Array(Box::new(ty.clone()));
+        let nested = D::Array(Box::new(ArrayColumn { offsets: vec![0, 5, 5, 5, 5, 5], values: variant(5) }));
+        let block = Block::new()
+            .with("v", Column::new(ty.clone(), variant(5)).unwrap())
+            .unwrap()
+            .with("a", Column::new(arr.clone(), nested).unwrap())
+            .unwrap();
+        for opts in [ArrowOptions::rich(), ArrowOptions::clickhouse()] {
+            let schema = schema_of_block(&block, &opts).unwrap();
+            let batch = block_to_batch(block.clone(), &schema, &opts).unwrap();
+            let target = parquet_schema(&schema, ParquetMapping::default()).expect("changed");
+            let out = to_parquet_batch(&batch, &target, ParquetMapping::default()).unwrap();
+            let v = out.column(0).as_struct();
+            assert_eq!(v.num_columns(), 3, "no Null member");
+            assert!(v.nulls().is_none() && !target.field(0).is_nullable());
+            let set: Vec<Vec<bool>> = (0..5).map(|i| v.columns().iter().map(|c| c.is_valid(i)).collect()).collect();
+            assert_eq!(
+                set,
+                [[true, false, false], [false, true, false], [false, false, true], [false, false, false], [false, false, true]]
+            );
+            assert!(matches!(out.column(1).data_type(), A::List(f) | A::LargeList(f) if matches!(f.data_type(), A::Struct(_))));
+            let back = batch_to_block_inferred(&out).unwrap();
+            for name in ["v", "a"] {
+                let (got, orig) = (back.column(name).unwrap(), block.column(name).unwrap());
+                assert_eq!(got.data_type(), orig.data_type());
+                let rows = |c: &Column| (0..5).map(|i| format!("{:?}", c.value(i))).collect::<Vec<_>>();
+                assert_eq!(rows(got), rows(orig), "{opts:?}");
+            }
+            // Two members set in one row: a typed error.
+            let mut columns = v.columns().to_vec();
+            columns[1] = arrow_select::take::take(columns[1].as_ref(), &arrow_array::UInt32Array::from(vec![1, 1, 1, 1, 1]), None).unwrap();
+            let both = StructArray::try_new(v.fields().clone(), columns, None).unwrap();
+            let b = RecordBatch::try_new(Arc::new(Schema::new(vec![target.field(0).clone()])), vec![Arc::new(both)]).unwrap();
+            let err = batch_to_block_inferred(&b).unwrap_err().to_string();
+            assert!(err.contains("more than one variant member"), "{err}");
+        }
     }
 }

@@ -665,8 +665,13 @@ fn low_cardinality(array: &dyn Array, ty: &DataType, inner: &DataType) -> Result
 }
 
 /// Variant from a union: member i is type i (by position), members beyond the types (the
-/// "NULL" member) are NULL rows.
+/// "NULL" member) are NULL rows. Or from a struct of one member per type, as Parquet holds a
+/// Variant (`for_parquet`): the member set in a row is its type, none (or a NULL struct) a
+/// NULL row, more than one an error.
 fn variant(array: &dyn Array, ty: &DataType, types: &[DataType]) -> Result<ColumnData> {
+    if let A::Struct(_) = array.data_type() {
+        return variant_of_struct(array, ty, types);
+    }
     let A::Union(fields, _) = array.data_type() else { return Err(mismatch(array, ty, "expected a union")) };
     let u = array.as_union();
     let ids: Vec<i8> = fields.iter().map(|(id, _)| id).collect();
@@ -693,6 +698,37 @@ fn variant(array: &dyn Array, ty: &DataType, types: &[DataType]) -> Result<Colum
         let child = u.child(id);
         let idx = arrow_array::UInt32Array::from(std::mem::take(rows));
         let taken = arrow_select::take::take(child.as_ref(), &idx, None)?;
+        variants.push(to_column(taken.as_ref(), t)?);
+    }
+    let v = VariantColumn::try_new(discriminators, variants).map_err(|e| mismatch(array, ty, e))?;
+    Ok(ColumnData::Variant(Box::new(v)))
+}
+
+/// Variant from a struct of one member per variant type (see [`variant`]).
+fn variant_of_struct(array: &dyn Array, ty: &DataType, types: &[DataType]) -> Result<ColumnData> {
+    let s = array.as_struct();
+    if s.num_columns() != types.len() {
+        return Err(mismatch(array, ty, format!("{} struct members for {} variant types", s.num_columns(), types.len())));
+    }
+    let mut discriminators = Vec::with_capacity(s.len());
+    let mut rows: Vec<Vec<u32>> = vec![Vec::new(); types.len()];
+    for i in 0..s.len() {
+        let mut set = s.columns().iter().enumerate().filter(|(_, c)| s.is_valid(i) && c.is_valid(i)).map(|(m, _)| m);
+        match (set.next(), set.next()) {
+            (None, _) => discriminators.push(VariantColumn::NULL),
+            (Some(m), None) => {
+                let row = u32::try_from(i).map_err(|_| mismatch(array, ty, "more than 2^32 rows"))?;
+                rows.get_mut(m).ok_or_else(|| mismatch(array, ty, "a member beyond the types"))?.push(row);
+                discriminators.push(m as u8);
+            }
+            (Some(a), Some(b)) => {
+                return Err(mismatch(array, ty, format!("row {i} has values in more than one variant member ({a} and {b})")));
+            }
+        }
+    }
+    let mut variants = Vec::with_capacity(types.len());
+    for ((t, child), rows) in types.iter().zip(s.columns()).zip(rows) {
+        let taken = arrow_select::take::take(child.as_ref(), &arrow_array::UInt32Array::from(rows), None)?;
         variants.push(to_column(taken.as_ref(), t)?);
     }
     let v = VariantColumn::try_new(discriminators, variants).map_err(|e| mismatch(array, ty, e))?;

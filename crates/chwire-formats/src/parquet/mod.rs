@@ -43,10 +43,10 @@ impl Sink for ParquetSink {
     fn begin(&mut self, header: &[(String, DataType)]) -> chwire::Result<()> {
         let schema = schema_for(header, &self.files.arrow).map_err(invalid)?;
         let out = BufWriter::with_capacity(1 << 20, self.out.take().ok_or_else(|| invalid("the writer has begun already"))?);
-        check_parquet_types(&schema)?;
         let threads = if self.files.parallel_encoding { self.files.threads } else { 1 };
         self.parquet_schema = chwire_arrow::parquet_schema(&schema, self.files.parquet_mapping());
         let written = self.parquet_schema.clone().unwrap_or_else(|| schema.clone());
+        check_parquet_types(&written)?;
         self.writer = Some(
             writer::ParallelWriter::try_new(
                 out,
@@ -96,8 +96,8 @@ impl Sink for ParquetSink {
     }
 }
 
-/// Parquet has no union type (parquet's writer would panic on one): a Variant column, which
-/// both mappings write as a dense union, cannot go to Parquet (nor can ClickHouse 26.9 write it).
+/// Parquet has no union type (parquet's writer would panic on one): the schema written must
+/// have none (`chwire_arrow::parquet_schema` makes a Variant's union a struct of its members).
 fn check_parquet_types(schema: &arrow_schema::Schema) -> chwire::Result<()> {
     use arrow_schema::DataType as A;
     fn has_union(t: &A) -> bool {
