@@ -266,7 +266,7 @@ defmodule Chwire do
     cond do
       is_map(data) and not is_struct(data) ->
         {names, values} = data |> Enum.map(fn {k, v} -> {to_string(k), v} end) |> Enum.unzip()
-        if names == [], do: :empty, else: {:columns, names, values}
+        if names == [], do: :empty, else: columns(names, values)
 
       data == [] ->
         :empty
@@ -275,14 +275,16 @@ defmodule Chwire do
         case hd(data) do
           {_name, values} when is_list(values) ->
             {names, values} = data |> Enum.map(fn {k, v} -> {to_string(k), v} end) |> Enum.unzip()
-            {:columns, names, values}
+            columns(names, values)
 
           row when is_list(row) ->
             {:rows, cols && Enum.map(cols, &to_string/1), data}
 
+          # Without `columns:`, a row's key that is no column is an error (a typo would
+          # silently drop its values); with it, the other keys are ignored.
           row when is_map(row) ->
             names = cols || Map.keys(row)
-            {:maps, Enum.map(names, &to_string/1), data}
+            {if(cols, do: :maps_subset, else: :maps), Enum.map(names, &to_string/1), data}
 
           other ->
             {:error,
@@ -295,6 +297,35 @@ defmodule Chwire do
         {:error, data_error("insert data must be a map or a list, not #{inspect(data)}")}
     end
   end
+
+  # Columns of different lengths are an error before anything is sent (found block by block,
+  # the blocks before the short column's end would be in the table already).
+  defp columns(names, values) do
+    lengths = Enum.map(values, &proper_length/1)
+
+    case Enum.find_index(lengths, &(&1 == nil)) do
+      nil ->
+        case Enum.uniq(lengths) do
+          [_] ->
+            {:columns, names, values}
+
+          _ ->
+            desc = Enum.zip_with(names, lengths, &"`#{&1}`: #{&2}") |> Enum.join(", ")
+            {:error, data_error("the columns have different numbers of values (#{desc})")}
+        end
+
+      i ->
+        {:error, data_error("column `#{Enum.at(names, i)}`: not a proper list")}
+    end
+  end
+
+  defp proper_length(l) when is_list(l) do
+    length(l)
+  rescue
+    ArgumentError -> nil
+  end
+
+  defp proper_length(_), do: nil
 
   defp data_error(msg), do: %Chwire.Error{kind: :data, name: "DATA", message: msg}
 

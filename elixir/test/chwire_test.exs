@@ -441,6 +441,44 @@ defmodule ChwireTest do
     assert {:ok, %{rows: [[9]]}} = Chwire.query(conn, "SELECT 9")
   end
 
+  test "a stream whose consumer is killed mid-stream stops its query on the server at once" do
+    # Its own connection, so that nothing else uses it after the kill (a next query drained
+    # the abandoned one, and that was all that stopped it).
+    {:ok, conn} = Chwire.start_link(url: url())
+    {:ok, mon} = Chwire.start_link(url: url())
+    tag = "xpkill#{System.unique_integer([:positive])}"
+    me = self()
+
+    pid =
+      spawn(fn ->
+        Chwire.stream(conn, "SELECT number, '#{tag}' FROM system.numbers")
+        |> Enum.each(fn _ ->
+          send(me, :block)
+          Process.sleep(20)
+        end)
+      end)
+
+    # A slow consumer: the socket's buffers fill and the server blocks writing to it.
+    for _ <- 1..15, do: assert_receive(:block, 5_000)
+    Process.exit(pid, :kill)
+
+    running = fn ->
+      Chwire.query!(
+        mon,
+        "SELECT count() FROM system.processes WHERE query LIKE {t:String} AND query NOT LIKE '%system.processes%'",
+        %{t: "%#{tag}%"}
+      ).rows
+    end
+
+    assert Enum.any?(1..40, fn _ ->
+             Process.sleep(50)
+             running.() == [[0]]
+           end),
+           "the killed consumer's query is still running"
+
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+  end
+
   test "a stream's memory does not grow with the result", %{conn: conn} do
     # 20M rows (bench/elixir_bench.exs runs 100M): the process heap and the VM's memory after
     # the first blocks stay flat.
@@ -528,6 +566,61 @@ defmodule ChwireTest do
                Chwire.insert(conn, t, %{"nope" => [1]})
 
       assert {:ok, %{rows: [[10_007]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
+    end)
+  end
+
+  test "insert values that would go in wrong are errors, nothing of them sent", %{conn: conn} do
+    with_table(conn, "insbad", "d Decimal(18, 4), f Float32, s String", fn t ->
+      # 1.0e-256's shortest text has 256 digits after the point: its scale wrapped to 0 and
+      # the value went in as 1.
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(conn, t, %{"d" => [1.0e-256], "f" => [0.0], "s" => [""]})
+
+      assert m =~ "column `d`" and m =~ "row 0"
+
+      # A finite float beyond Float32's range went in as infinity; nearer ones still round.
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(conn, t, %{"d" => [0, 0], "f" => [0.1, -1.0e300], "s" => ["", ""]})
+
+      assert m =~ "column `f`" and m =~ "row 1" and m =~ "Float32"
+
+      # Columns of different lengths: an error before any block is sent (the first block,
+      # full in every column, went in).
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(
+                 conn,
+                 t,
+                 %{"d" => [1, 2], "f" => [1.0, 2.0], "s" => ["a", "b", "c"]},
+                 block_rows: 2
+               )
+
+      assert m =~ "`s`: 3"
+
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(conn, t, [{"d", [1 | 2]}, {"f", [1.0]}, {"s", ["a"]}])
+
+      assert m =~ "column `d`: not a proper list"
+
+      # A row map's key that is no column (a typo) was dropped silently.
+      good = %{"d" => 1, "f" => 1.0, "s" => "a"}
+
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(conn, t, [good, Map.put(good, "zz", 9)])
+
+      assert m =~ "row 1" and m =~ "zz"
+
+      assert {:ok, %{rows: [[0]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
+
+      # With `columns:`, other keys are ignored on purpose.
+      assert {:ok, 1} =
+               Chwire.insert(conn, t, [%{d: 1, f: 0.1, s: "x", other: :skip}],
+                 columns: [:d, :f, :s]
+               )
+
+      assert {:ok, %{rows: [["1.0000", f, "x"]]}} =
+               Chwire.query(conn, "SELECT toString(d), f, s FROM #{t}")
+
+      assert_in_delta f, 0.1, 1.0e-7
     end)
   end
 

@@ -321,7 +321,10 @@ fn decimal_parts<'a>(t: Term<'a>) -> Result<(Term<'a>, Option<(i128, u8)>), Stri
         let s = format!("{f}");
         let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
         let coef: i128 = format!("{int}{frac}").parse().map_err(|_| format!("{f} has too many digits for a decimal"))?;
-        return Ok((t, Some((coef, frac.len() as u8))));
+        // A tiny float's shortest text has hundreds of digits after the point (1e-256: 256):
+        // more than a decimal's scale can be, not a scale to wrap around.
+        let scale = u8::try_from(frac.len()).map_err(|_| format!("{f} has too many digits for a decimal"))?;
+        return Ok((t, Some((coef, scale))));
     }
     Err("not a decimal (use %Chwire.Decimal{coef, scale}, an integer or a float)".into())
 }
@@ -389,9 +392,9 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
                 Value::UInt256(raw)
             }
         }
-        D::Float32 => Value::Float32(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))? as f32),
+        D::Float32 => Value::Float32(to_f32(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?)?),
         D::Float64 => Value::Float64(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?),
-        D::BFloat16 => Value::BFloat16(((float_of(t).ok_or("not a number")? as f32).to_bits() >> 16) as u16),
+        D::BFloat16 => Value::BFloat16((to_f32(float_of(t).ok_or("not a number")?)?.to_bits() >> 16) as u16),
         D::Bool => match t.decode::<i64>() {
             Ok(v @ (0 | 1)) => Value::Bool(v == 1),
             _ => return Err(format!("{} does not fit Bool (use true or false)", describe(t))),
@@ -580,6 +583,16 @@ fn untyped<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
     })
 }
 
+/// A float rounded to the nearest Float32; a finite value beyond Float32's range is an error,
+/// not an infinity.
+fn to_f32(f: f64) -> Result<f32, String> {
+    let g = f as f32;
+    if g.is_infinite() && f.is_finite() {
+        return Err(format!("{f} is beyond Float32's range"));
+    }
+    Ok(g)
+}
+
 fn float_of(t: Term<'_>) -> Option<f64> {
     if let Ok(f) = t.decode::<f64>() {
         return Some(f);
@@ -686,8 +699,9 @@ pub enum Layout {
     Columns,
     /// `[[v1, v2, ...], ...]` in the header's order.
     RowLists,
-    /// `[%{"name" => v, ...}, ...]` (or atom keys).
-    RowMaps,
+    /// `[%{"name" => v, ...}, ...]` (or atom keys). `exact`: a key that is no column is an
+    /// error (else, with the caller's `columns:`, other keys are ignored).
+    RowMaps { exact: bool },
 }
 
 /// Next list cell (None at the end; Err for an improper list).
@@ -759,7 +773,7 @@ pub fn build_block<'a>(
             let rest = if rests.iter().all(|t| t.is_empty_list()) { Term::list_new_empty(env) } else { list_of(env, &rests) };
             Ok((block, rest))
         }
-        Layout::RowLists | Layout::RowMaps => {
+        Layout::RowLists | Layout::RowMaps { .. } => {
             for (name, ty) in header {
                 builders.push(Builder::new(name, ty, max_rows.min(1 << 20))?);
             }
@@ -773,6 +787,7 @@ pub fn build_block<'a>(
             let mut cur = data.as_c_arg();
             let mut n = 0usize;
             let mut cells = vec![T::default(); header.len()];
+            let exact = matches!(layout, Layout::RowMaps { exact: true });
             while n < max_rows {
                 let Some(row) = (unsafe { next_cell(raw_env, &mut cur) })? else { break };
                 let row = wrap(row);
@@ -796,6 +811,18 @@ pub fn build_block<'a>(
                         for (cell, ((name, _), (skey, akey))) in cells.iter_mut().zip(header.iter().zip(&keys)) {
                             let v = row.map_get(*skey).ok().or_else(|| akey.and_then(|a| row.map_get(a).ok()));
                             *cell = v.ok_or_else(|| format!("row {r} has no value for column `{name}`"))?.as_c_arg();
+                        }
+                        if exact && row.map_size().unwrap_or(0) > header.len() {
+                            let extra: Vec<String> = rustler::types::map::MapIterator::new(row)
+                                .into_iter()
+                                .flatten()
+                                .map(|(k, _)| k)
+                                .filter(|k| !keys.iter().any(|(s, a)| k == s || Some(*k) == *a))
+                                .map(|k| k.atom_to_string().ok().or_else(|| k.decode::<String>().ok()).unwrap_or_else(|| describe(k)))
+                                .collect();
+                            return Err(format!(
+                                "row {r} has keys that are no columns of the insert: {extra:?} (pass `columns:` to insert only some)"
+                            ));
                         }
                     }
                 }

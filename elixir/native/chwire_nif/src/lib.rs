@@ -23,7 +23,7 @@ mod atoms {
     rustler::atoms! {
         ok, error, nil, chwire, __struct__, __exception__, kind, code, name, message,
         done, header, block, empty, sent, insert_header, more,
-        columns, result, rows, maps,
+        columns, result, rows, maps, maps_subset,
     }
 }
 
@@ -257,7 +257,9 @@ fn insert_block_impl<'a>(env: Env<'a>, op: ResourceArc<Op>, layout: Atom, data: 
         let layout = if layout == atoms::columns() {
             input::Layout::Columns
         } else if layout == atoms::maps() {
-            input::Layout::RowMaps
+            input::Layout::RowMaps { exact: true }
+        } else if layout == atoms::maps_subset() {
+            input::Layout::RowMaps { exact: false }
         } else {
             input::Layout::RowLists
         };

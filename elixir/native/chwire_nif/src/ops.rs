@@ -227,10 +227,16 @@ impl Op {
             if !h.is_finished() {
                 h.abort();
                 if let Some(c) = self.settle.clone() {
-                    // Over HTTP an abandoned query is killed now rather than at the next use.
+                    // The abandoned query is stopped now rather than at the connection's next
+                    // use, which may never come. Over HTTP `settle` kills it; over the native
+                    // protocol the Cancel that dropping the query wrote is not read by a server
+                    // blocked writing to a full socket (a slow consumer, or one killed
+                    // mid-stream), so the query stayed in system.processes: `ping` drains it
+                    // (bounded like the core pool's background drain).
                     runtime().spawn(async move {
                         if let Some(c) = c.lock().await.as_mut() {
                             let _ = c.settle().await;
+                            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), c.ping()).await;
                         }
                     });
                 }
