@@ -449,10 +449,14 @@ defmodule Chwire do
   end
 
   defp prep(%_{} = s), do: to_string(s)
-  defp prep(l) when is_list(l), do: Enum.map(l, &prep/1)
+  defp prep(l) when is_list(l), do: prep_list(l)
   defp prep(t) when is_tuple(t), do: t |> Tuple.to_list() |> Enum.map(&prep/1) |> List.to_tuple()
   defp prep(m) when is_map(m), do: Map.new(m, fn {k, v} -> {prep(k), prep(v)} end)
   defp prep(v), do: v
+
+  # An improper list's tail is left as it is: the NIF rejects it as a :data error.
+  defp prep_list([h | t]), do: [prep(h) | prep_list(t)]
+  defp prep_list(tail), do: tail
 
   defp bang({:ok, v}), do: v
   defp bang({:error, e}), do: raise(e)

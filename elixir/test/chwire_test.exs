@@ -317,6 +317,39 @@ defmodule ChwireTest do
 
   # ---------------------------------------------------------------- errors
 
+  test "parameters out of their type's range, or improper lists, are errors, not wrapped", %{
+    conn: conn
+  } do
+    # On 18.16 the values go as CAST literals, which wrap: 300 came back as 44, 2^64 as 0.
+    for {sql, v} <- [
+          {"SELECT {v:Int8}", 300},
+          {"SELECT {v:Int8}", -129},
+          {"SELECT {v:UInt64}", 18_446_744_073_709_551_616},
+          {"SELECT {v:Nullable(UInt16)}", 65_536}
+        ] do
+      assert {:error, %Chwire.Error{kind: :data, message: m}} = Chwire.query(conn, sql, %{v: v})
+      assert m =~ "out of the range"
+    end
+
+    assert {:ok, %{rows: [[-128, 18_446_744_073_709_551_615]]}} =
+             Chwire.query(conn, "SELECT {a:Int8}, {b:UInt64}", %{
+               a: -128,
+               b: 18_446_744_073_709_551_615
+             })
+
+    # An improper list raised a FunctionClauseError in the Elixir layer.
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.query(conn, "SELECT {v:Array(Int32)}", %{v: [1 | 2]})
+
+    assert m =~ "proper list"
+
+    # Inside an Array value rustler's list decoder panicked (caught, but a :panic).
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.encode_native([{"a", "Array(Int32)", [[1 | 2]]}])
+
+    assert m =~ "column `a`" and m =~ "row 0"
+  end
+
   test "server errors are Chwire.Error with the code and name; the connection stays usable", %{
     conn: conn
   } do
@@ -690,6 +723,43 @@ defmodule ChwireTest do
     assert elapsed >= 1000
     # A blocked scheduler would make it ~1000 ms late; 300 ms leaves room for a loaded machine.
     assert worst < 300, "the timer fired #{worst} ms late while #{n} queries slept"
+  end
+
+  test "a result of few rows but many nested values is built off the normal schedulers", %{
+    conn: conn
+  } do
+    # 9,000 rows of 1,000-element arrays: 9M terms, counted as 9,000 cells they were built on
+    # the caller's normal scheduler, which (the only one online) blocked the timer ~0.5 s.
+    parent = self()
+    old = :erlang.system_flag(:schedulers_online, 1)
+
+    try do
+      ticker =
+        spawn_link(fn ->
+          tick = fn tick, worst ->
+            t0 = System.monotonic_time(:millisecond)
+
+            receive do
+              :stop -> send(parent, {:worst, worst})
+            after
+              10 -> tick.(tick, max(worst, System.monotonic_time(:millisecond) - t0 - 10))
+            end
+          end
+
+          tick.(tick, 0)
+        end)
+
+      Process.sleep(30)
+
+      assert {:ok, %{num_rows: 9000}} =
+               Chwire.query(conn, "SELECT range(1000) FROM numbers(9000)")
+
+      send(ticker, :stop)
+      assert_receive {:worst, worst}, 5_000
+      assert worst < 300, "the timer fired #{worst} ms late while the result was built"
+    after
+      :erlang.system_flag(:schedulers_online, old)
+    end
   end
 
   # ---------------------------------------------------------------- Arrow

@@ -73,7 +73,7 @@ impl Param {
     }
 
     fn list(t: Term<'_>, inner: Option<&DataType>, depth: u32) -> Result<Param, String> {
-        let items: Vec<Term<'_>> = t.decode().map_err(|_| "not a proper list".to_string())?;
+        let items: Vec<Term<'_>> = decode_list(t).map_err(|_| "not a proper list".to_string())?;
         let mut items = items.into_iter().map(|x| Param::typed(x, inner, depth)).collect::<Result<Vec<_>, _>>()?;
         // One array literal has one element type: integers among floats are floats (exact only).
         if items.iter().any(|p| matches!(p, Param::Float(_))) {
@@ -171,6 +171,12 @@ pub fn params(list: Vec<(String, Term<'_>)>, sql: &str) -> Result<Vec<(String, P
             Param::from_term(v, ty.as_ref()).map(|p| (k.clone(), p)).map_err(|e| format!("query parameter {k:?}: {e}"))
         })
         .collect()
+}
+
+/// A list's elements; an improper list is an error (rustler's list decoder panics at its end).
+fn decode_list<'a, D: rustler::Decoder<'a>>(t: Term<'a>) -> rustler::NifResult<Vec<D>> {
+    t.list_length()?;
+    t.decode()
 }
 
 // ---------------------------------------------------------------- integers
@@ -494,11 +500,11 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
             }
         }
         D::Array(inner) => {
-            let items: Vec<Term<'a>> = t.decode().map_err(|_| format!("{} does not fit {ty} (use a list)", describe(t)))?;
+            let items: Vec<Term<'a>> = decode_list(t).map_err(|_| format!("{} does not fit {ty} (use a list)", describe(t)))?;
             Value::Array(items.into_iter().map(|x| value(x, inner, bump)).collect::<Result<_, _>>()?)
         }
         D::Nested(fields) => {
-            let items: Vec<Term<'a>> = t.decode().map_err(|_| format!("{} does not fit {ty} (use a list of tuples)", describe(t)))?;
+            let items: Vec<Term<'a>> = decode_list(t).map_err(|_| format!("{} does not fit {ty} (use a list of tuples)", describe(t)))?;
             let mut rows = Vec::with_capacity(items.len());
             for x in items {
                 let elems = rustler::types::tuple::get_tuple(x).map_err(|_| "a Nested row must be a tuple")?;
@@ -514,7 +520,7 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
         D::Tuple(items) => {
             let elems = match kind {
                 TermType::Tuple => rustler::types::tuple::get_tuple(t).map_err(|_| "bad tuple")?,
-                TermType::List => t.decode().map_err(|_| "bad list")?,
+                TermType::List => decode_list(t).map_err(|_| "bad list")?,
                 _ => return Err(format!("{} does not fit {ty} (use a tuple)", describe(t))),
             };
             if elems.len() != items.len() {
@@ -531,7 +537,7 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
                     }
                 }
                 TermType::List => {
-                    let items: Vec<(Term<'a>, Term<'a>)> = t.decode().map_err(|_| "a Map as a list takes {key, value} tuples")?;
+                    let items: Vec<(Term<'a>, Term<'a>)> = decode_list(t).map_err(|_| "a Map as a list takes {key, value} tuples")?;
                     for (key, val) in items {
                         pairs.push((value(key, k, bump)?, value(val, v, bump)?));
                     }
@@ -563,7 +569,7 @@ fn untyped<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
         TermType::Float => Value::Float64(t.decode().map_err(|_| "bad float")?),
         TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
         TermType::List => {
-            let items: Vec<Term<'a>> = t.decode().map_err(|_| "bad list")?;
+            let items: Vec<Term<'a>> = decode_list(t).map_err(|_| "bad list")?;
             Value::Array(items.into_iter().map(|x| untyped(x, depth + 1)).collect::<Result<_, _>>()?)
         }
         TermType::Tuple => Value::Tuple(
@@ -736,7 +742,7 @@ pub fn build_block<'a>(
     let mut builders = Vec::with_capacity(header.len());
     match layout {
         Layout::Columns => {
-            let lists: Vec<Term<'a>> = data.decode().map_err(|_| "the columns must be a list of lists")?;
+            let lists: Vec<Term<'a>> = decode_list(data).map_err(|_| "the columns must be a list of lists")?;
             if lists.len() != header.len() {
                 return Err(format!("{} columns of data for {} columns of the table", lists.len(), header.len()));
             }
