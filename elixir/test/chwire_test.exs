@@ -343,6 +343,15 @@ defmodule ChwireTest do
 
     assert m =~ "proper list"
 
+    # A hand-made DateTime whose hour wrapped the seconds' arithmetic into range went in as
+    # 1970-01-01 00:59:44.
+    bad = %{DateTime.from_unix!(0) | hour: 5_124_095_576_030_432}
+
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.encode_native([{"a", "DateTime", [bad]}])
+
+    assert m =~ "out of any range"
+
     # Inside an Array value rustler's list decoder panicked (caught, but a :panic).
     assert {:error, %Chwire.Error{kind: :data, message: m}} =
              Chwire.encode_native([{"a", "Array(Int32)", [[1 | 2]]}])

@@ -299,13 +299,19 @@ fn days_of(t: Term<'_>) -> Result<i64, String> {
 /// `%NaiveDateTime{}` (taken as UTC).
 fn micros_of(t: Term<'_>, naive: bool) -> Result<i64, String> {
     let days = days_of(t)?;
-    let secs = days * 86_400 + field_i64(t, "hour")? * 3600 + field_i64(t, "minute")? * 60 + field_i64(t, "second")?;
-    let offset = if naive { 0 } else { field_i64(t, "utc_offset")? + field_i64(t, "std_offset")? };
+    let offset = if naive { 0 } else { field_i64(t, "utc_offset")?.saturating_add(field_i64(t, "std_offset")?) };
     let us = match field(t, "microsecond")?.decode::<(i64, i64)>() {
         Ok((us, _)) => us,
         Err(_) => return Err("the field microsecond is not {integer, precision}".into()),
     };
-    Ok((secs - offset) * 1_000_000 + us)
+    // Checked: the fields of a hand-made struct can be anything, and wrapping arithmetic could
+    // land a nonsense time inside the column's range.
+    let (h, m, s) = (field_i64(t, "hour")?, field_i64(t, "minute")?, field_i64(t, "second")?);
+    (|| {
+        let secs = days.checked_mul(86_400)?.checked_add(h.checked_mul(3600)?)?.checked_add(m.checked_mul(60)?)?.checked_add(s)?;
+        secs.checked_sub(offset)?.checked_mul(1_000_000)?.checked_add(us)
+    })()
+    .ok_or_else(|| "a date and time out of any range".to_string())
 }
 
 /// The coefficient and scale of a decimal: `%Chwire.Decimal{}`, an integer or a float
