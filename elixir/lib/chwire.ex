@@ -88,20 +88,31 @@ defmodule Chwire do
           # A connection (not a pool) stays with its stream until the stream ends: a query on
           # it from the consuming process would wait for itself.
           if Native.pool_status(h) == nil, do: Process.put({:chwire_streaming, h}, id)
-          {op, id, h}
+          {op, id, h, self()}
         else
           {:error, e} -> raise e
         end
       end,
-      fn {op, id, _} = acc ->
-        case await(op, id, false) do
-          {:header, _} -> {[], acc}
-          {:block, result} -> {[result], acc}
-          :done -> {:halt, acc}
-          {:error, e} -> raise e
-        end
+      fn
+        {_, _, _, pid} when pid != self() ->
+          # The op's messages go to the process that started it: waiting here would hang.
+          raise %Chwire.Error{
+            kind: :busy,
+            name: "BUSY",
+            message:
+              "a stream is enumerated by the process that started it (#{inspect(pid)}), " <>
+                "not continued in another"
+          }
+
+        {op, id, _, _} = acc ->
+          case await(op, id, false) do
+            {:header, _} -> {[], acc}
+            {:block, result} -> {[result], acc}
+            :done -> {:halt, acc}
+            {:error, e} -> raise e
+          end
       end,
-      fn {op, id, h} ->
+      fn {op, id, h, _} ->
         cancel(op, id)
         if Process.get({:chwire_streaming, h}) == id, do: Process.delete({:chwire_streaming, h})
       end

@@ -483,6 +483,23 @@ defmodule ChwireTest do
     assert {:ok, %{rows: [[9]]}} = Chwire.query(conn, "SELECT 9")
   end
 
+  test "a stream continued in another process than the one that started it raises, not hangs" do
+    {:ok, conn} = Chwire.start_link(url: url())
+
+    s =
+      Chwire.stream(conn, "SELECT number FROM numbers(100000)", %{},
+        settings: [max_block_size: 1000]
+      )
+
+    {:suspended, _, cont} = Enumerable.reduce(s, {:cont, nil}, fn x, _ -> {:suspend, x} end)
+    task = Task.async(fn -> try do: cont.({:cont, 0}), rescue: (e -> e) end)
+
+    assert {:ok, %Chwire.Error{kind: :busy, message: m}} = Task.yield(task, 5_000),
+           "the other process hung waiting for the stream's messages"
+
+    assert m =~ "started it"
+  end
+
   test "a stream whose consumer is killed mid-stream stops its query on the server at once" do
     # Its own connection, so that nothing else uses it after the kill (a next query drained
     # the abandoned one, and that was all that stopped it).
