@@ -84,7 +84,7 @@ defmodule Chwire do
         with {:ok, h} <- handle(conn),
              {:ok, settings} <- settings(opts),
              {:ok, op} <-
-               Native.query(h, sql, prep_params(params), settings, qid(opts), true, false, id) do
+               native_query(h, sql, prep_params(params), settings, qid(opts), true, false, id) do
           # A connection (not a pool) stays with its stream until the stream ends: a query on
           # it from the consuming process would wait for itself.
           if Native.pool_status(h) == nil, do: Process.put({:chwire_streaming, h}, id)
@@ -235,9 +235,17 @@ defmodule Chwire do
     with {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
          {:ok, op} <-
-           Native.query(h, sql, prep_params(params), settings, qid(opts), false, columns, id) do
+           native_query(h, sql, prep_params(params), settings, qid(opts), false, columns, id) do
       await(op, id, columns)
     end
+  end
+
+  # Parameters with lists, tuples or maps are converted on a dirty scheduler (their
+  # conversion takes as long as they are long); plain ones, the common case, are not.
+  defp native_query(h, sql, params, settings, query_id, stream, columns, id) do
+    if Enum.any?(params, fn {_, v} -> is_list(v) or is_tuple(v) or is_map(v) end),
+      do: Native.query_dirty(h, sql, params, settings, query_id, stream, columns, id),
+      else: Native.query(h, sql, params, settings, query_id, stream, columns, id)
   end
 
   defp feed(op, id, layout, data, block_rows, row, inflight) do

@@ -150,6 +150,39 @@ fn query<'a>(
     columns: bool,
     id: u64,
 ) -> Term<'a> {
+    query_impl(env, h, sql, params, settings, query_id, stream, columns, id)
+}
+
+/// `query` on a dirty CPU scheduler, for parameters with lists, tuples or maps (their
+/// conversion is as long as they are: 1M values took ~60 ms).
+#[rustler::nif(schedule = "DirtyCpu")]
+#[allow(clippy::too_many_arguments)]
+fn query_dirty<'a>(
+    env: Env<'a>,
+    h: ResourceArc<Handle>,
+    sql: String,
+    params: Vec<(String, Term<'a>)>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+    stream: bool,
+    columns: bool,
+    id: u64,
+) -> Term<'a> {
+    query_impl(env, h, sql, params, settings, query_id, stream, columns, id)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn query_impl<'a>(
+    env: Env<'a>,
+    h: ResourceArc<Handle>,
+    sql: String,
+    params: Vec<(String, Term<'a>)>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+    stream: bool,
+    columns: bool,
+    id: u64,
+) -> Term<'a> {
     guard(env, || {
         let spec = spec(sql, params, settings, query_id)?;
         let target = h.clone();
