@@ -806,6 +806,14 @@ defmodule ChwireTest do
     assert {:error, %Chwire.Error{kind: :data, message: m}} = result
     assert m =~ ":bad"
     assert worst < 300, "the timer fired #{worst} ms late while the parameter was converted"
+
+    {worst, result} =
+      timer_lateness(fn ->
+        Chwire.query_arrow(conn, "SELECT length({v:Array(UInt32)})", %{v: big})
+      end)
+
+    assert {:error, %Chwire.Error{kind: :data}} = result
+    assert worst < 300, "query_arrow: the timer fired #{worst} ms late"
   end
 
   # ---------------------------------------------------------------- Arrow

@@ -197,8 +197,9 @@ fn query_impl<'a>(
 
 /// A SELECT as one Arrow IPC stream (op yields `{:ok, binary}`). `mapping`: `"rich"` or
 /// `"clickhouse"` (docs/ARROW.md); `output_format_arrow_*` settings shape the batches and are
-/// not sent (the server may not know them).
-#[rustler::nif]
+/// not sent (the server may not know them). On a dirty scheduler: its parameters may be long
+/// lists, and its results are the large ones anyway.
+#[rustler::nif(schedule = "DirtyCpu")]
 #[allow(clippy::too_many_arguments)]
 fn query_arrow<'a>(
     env: Env<'a>,
