@@ -84,24 +84,35 @@ defmodule Chwire do
         with {:ok, h} <- handle(conn),
              {:ok, settings} <- settings(opts),
              {:ok, op} <-
-               Native.query(h, sql, prep_params(params), settings, qid(opts), true, false, id) do
+               native_query(h, sql, prep_params(params), settings, qid(opts), true, false, id) do
           # A connection (not a pool) stays with its stream until the stream ends: a query on
           # it from the consuming process would wait for itself.
           if Native.pool_status(h) == nil, do: Process.put({:chwire_streaming, h}, id)
-          {op, id, h}
+          {op, id, h, self()}
         else
           {:error, e} -> raise e
         end
       end,
-      fn {op, id, _} = acc ->
-        case await(op, id, false) do
-          {:header, _} -> {[], acc}
-          {:block, result} -> {[result], acc}
-          :done -> {:halt, acc}
-          {:error, e} -> raise e
-        end
+      fn
+        {_, _, _, pid} when pid != self() ->
+          # The op's messages go to the process that started it: waiting here would hang.
+          raise %Chwire.Error{
+            kind: :busy,
+            name: "BUSY",
+            message:
+              "a stream is enumerated by the process that started it (#{inspect(pid)}), " <>
+                "not continued in another"
+          }
+
+        {op, id, _, _} = acc ->
+          case await(op, id, false) do
+            {:header, _} -> {[], acc}
+            {:block, result} -> {[result], acc}
+            :done -> {:halt, acc}
+            {:error, e} -> raise e
+          end
       end,
-      fn {op, id, h} ->
+      fn {op, id, h, _} ->
         cancel(op, id)
         if Process.get({:chwire_streaming, h}) == id, do: Process.delete({:chwire_streaming, h})
       end
@@ -224,9 +235,17 @@ defmodule Chwire do
     with {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
          {:ok, op} <-
-           Native.query(h, sql, prep_params(params), settings, qid(opts), false, columns, id) do
+           native_query(h, sql, prep_params(params), settings, qid(opts), false, columns, id) do
       await(op, id, columns)
     end
+  end
+
+  # Parameters with lists, tuples or maps are converted on a dirty scheduler (their
+  # conversion takes as long as they are long); plain ones, the common case, are not.
+  defp native_query(h, sql, params, settings, query_id, stream, columns, id) do
+    if Enum.any?(params, fn {_, v} -> is_list(v) or is_tuple(v) or is_map(v) end),
+      do: Native.query_dirty(h, sql, params, settings, query_id, stream, columns, id),
+      else: Native.query(h, sql, params, settings, query_id, stream, columns, id)
   end
 
   defp feed(op, id, layout, data, block_rows, row, inflight) do
@@ -266,7 +285,7 @@ defmodule Chwire do
     cond do
       is_map(data) and not is_struct(data) ->
         {names, values} = data |> Enum.map(fn {k, v} -> {to_string(k), v} end) |> Enum.unzip()
-        if names == [], do: :empty, else: {:columns, names, values}
+        if names == [], do: :empty, else: columns(names, values)
 
       data == [] ->
         :empty
@@ -275,14 +294,16 @@ defmodule Chwire do
         case hd(data) do
           {_name, values} when is_list(values) ->
             {names, values} = data |> Enum.map(fn {k, v} -> {to_string(k), v} end) |> Enum.unzip()
-            {:columns, names, values}
+            columns(names, values)
 
           row when is_list(row) ->
             {:rows, cols && Enum.map(cols, &to_string/1), data}
 
+          # Without `columns:`, a row's key that is no column is an error (a typo would
+          # silently drop its values); with it, the other keys are ignored.
           row when is_map(row) ->
             names = cols || Map.keys(row)
-            {:maps, Enum.map(names, &to_string/1), data}
+            {if(cols, do: :maps_subset, else: :maps), Enum.map(names, &to_string/1), data}
 
           other ->
             {:error,
@@ -295,6 +316,35 @@ defmodule Chwire do
         {:error, data_error("insert data must be a map or a list, not #{inspect(data)}")}
     end
   end
+
+  # Columns of different lengths are an error before anything is sent (found block by block,
+  # the blocks before the short column's end would be in the table already).
+  defp columns(names, values) do
+    lengths = Enum.map(values, &proper_length/1)
+
+    case Enum.find_index(lengths, &(&1 == nil)) do
+      nil ->
+        case Enum.uniq(lengths) do
+          [_] ->
+            {:columns, names, values}
+
+          _ ->
+            desc = Enum.zip_with(names, lengths, &"`#{&1}`: #{&2}") |> Enum.join(", ")
+            {:error, data_error("the columns have different numbers of values (#{desc})")}
+        end
+
+      i ->
+        {:error, data_error("column `#{Enum.at(names, i)}`: not a proper list")}
+    end
+  end
+
+  defp proper_length(l) when is_list(l) do
+    length(l)
+  rescue
+    ArgumentError -> nil
+  end
+
+  defp proper_length(_), do: nil
 
   defp data_error(msg), do: %Chwire.Error{kind: :data, name: "DATA", message: msg}
 
@@ -418,10 +468,14 @@ defmodule Chwire do
   end
 
   defp prep(%_{} = s), do: to_string(s)
-  defp prep(l) when is_list(l), do: Enum.map(l, &prep/1)
+  defp prep(l) when is_list(l), do: prep_list(l)
   defp prep(t) when is_tuple(t), do: t |> Tuple.to_list() |> Enum.map(&prep/1) |> List.to_tuple()
   defp prep(m) when is_map(m), do: Map.new(m, fn {k, v} -> {prep(k), prep(v)} end)
   defp prep(v), do: v
+
+  # An improper list's tail is left as it is: the NIF rejects it as a :data error.
+  defp prep_list([h | t]), do: [prep(h) | prep_list(t)]
+  defp prep_list(tail), do: tail
 
   defp bang({:ok, v}), do: v
   defp bang({:error, e}), do: raise(e)

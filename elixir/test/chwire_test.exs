@@ -317,6 +317,48 @@ defmodule ChwireTest do
 
   # ---------------------------------------------------------------- errors
 
+  test "parameters out of their type's range, or improper lists, are errors, not wrapped", %{
+    conn: conn
+  } do
+    # On 18.16 the values go as CAST literals, which wrap: 300 came back as 44, 2^64 as 0.
+    for {sql, v} <- [
+          {"SELECT {v:Int8}", 300},
+          {"SELECT {v:Int8}", -129},
+          {"SELECT {v:UInt64}", 18_446_744_073_709_551_616},
+          {"SELECT {v:Nullable(UInt16)}", 65_536}
+        ] do
+      assert {:error, %Chwire.Error{kind: :data, message: m}} = Chwire.query(conn, sql, %{v: v})
+      assert m =~ "out of the range"
+    end
+
+    assert {:ok, %{rows: [[-128, 18_446_744_073_709_551_615]]}} =
+             Chwire.query(conn, "SELECT {a:Int8}, {b:UInt64}", %{
+               a: -128,
+               b: 18_446_744_073_709_551_615
+             })
+
+    # An improper list raised a FunctionClauseError in the Elixir layer.
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.query(conn, "SELECT {v:Array(Int32)}", %{v: [1 | 2]})
+
+    assert m =~ "proper list"
+
+    # A hand-made DateTime whose hour wrapped the seconds' arithmetic into range went in as
+    # 1970-01-01 00:59:44.
+    bad = %{DateTime.from_unix!(0) | hour: 5_124_095_576_030_432}
+
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.encode_native([{"a", "DateTime", [bad]}])
+
+    assert m =~ "out of any range"
+
+    # Inside an Array value rustler's list decoder panicked (caught, but a :panic).
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.encode_native([{"a", "Array(Int32)", [[1 | 2]]}])
+
+    assert m =~ "column `a`" and m =~ "row 0"
+  end
+
   test "server errors are Chwire.Error with the code and name; the connection stays usable", %{
     conn: conn
   } do
@@ -441,6 +483,61 @@ defmodule ChwireTest do
     assert {:ok, %{rows: [[9]]}} = Chwire.query(conn, "SELECT 9")
   end
 
+  test "a stream continued in another process than the one that started it raises, not hangs" do
+    {:ok, conn} = Chwire.start_link(url: url())
+
+    s =
+      Chwire.stream(conn, "SELECT number FROM numbers(100000)", %{},
+        settings: [max_block_size: 1000]
+      )
+
+    {:suspended, _, cont} = Enumerable.reduce(s, {:cont, nil}, fn x, _ -> {:suspend, x} end)
+    task = Task.async(fn -> try do: cont.({:cont, 0}), rescue: (e -> e) end)
+
+    assert {:ok, %Chwire.Error{kind: :busy, message: m}} = Task.yield(task, 5_000),
+           "the other process hung waiting for the stream's messages"
+
+    assert m =~ "started it"
+  end
+
+  test "a stream whose consumer is killed mid-stream stops its query on the server at once" do
+    # Its own connection, so that nothing else uses it after the kill (a next query drained
+    # the abandoned one, and that was all that stopped it).
+    {:ok, conn} = Chwire.start_link(url: url())
+    {:ok, mon} = Chwire.start_link(url: url())
+    tag = "xpkill#{System.unique_integer([:positive])}"
+    me = self()
+
+    pid =
+      spawn(fn ->
+        Chwire.stream(conn, "SELECT number, '#{tag}' FROM system.numbers")
+        |> Enum.each(fn _ ->
+          send(me, :block)
+          Process.sleep(20)
+        end)
+      end)
+
+    # A slow consumer: the socket's buffers fill and the server blocks writing to it.
+    for _ <- 1..15, do: assert_receive(:block, 5_000)
+    Process.exit(pid, :kill)
+
+    running = fn ->
+      Chwire.query!(
+        mon,
+        "SELECT count() FROM system.processes WHERE query LIKE {t:String} AND query NOT LIKE '%system.processes%'",
+        %{t: "%#{tag}%"}
+      ).rows
+    end
+
+    assert Enum.any?(1..40, fn _ ->
+             Process.sleep(50)
+             running.() == [[0]]
+           end),
+           "the killed consumer's query is still running"
+
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+  end
+
   test "a stream's memory does not grow with the result", %{conn: conn} do
     # 20M rows (bench/elixir_bench.exs runs 100M): the process heap and the VM's memory after
     # the first blocks stay flat.
@@ -531,6 +628,61 @@ defmodule ChwireTest do
     end)
   end
 
+  test "insert values that would go in wrong are errors, nothing of them sent", %{conn: conn} do
+    with_table(conn, "insbad", "d Decimal(18, 4), f Float32, s String", fn t ->
+      # 1.0e-256's shortest text has 256 digits after the point: its scale wrapped to 0 and
+      # the value went in as 1.
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(conn, t, %{"d" => [1.0e-256], "f" => [0.0], "s" => [""]})
+
+      assert m =~ "column `d`" and m =~ "row 0"
+
+      # A finite float beyond Float32's range went in as infinity; nearer ones still round.
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(conn, t, %{"d" => [0, 0], "f" => [0.1, -1.0e300], "s" => ["", ""]})
+
+      assert m =~ "column `f`" and m =~ "row 1" and m =~ "Float32"
+
+      # Columns of different lengths: an error before any block is sent (the first block,
+      # full in every column, went in).
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(
+                 conn,
+                 t,
+                 %{"d" => [1, 2], "f" => [1.0, 2.0], "s" => ["a", "b", "c"]},
+                 block_rows: 2
+               )
+
+      assert m =~ "`s`: 3"
+
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(conn, t, [{"d", [1 | 2]}, {"f", [1.0]}, {"s", ["a"]}])
+
+      assert m =~ "column `d`: not a proper list"
+
+      # A row map's key that is no column (a typo) was dropped silently.
+      good = %{"d" => 1, "f" => 1.0, "s" => "a"}
+
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.insert(conn, t, [good, Map.put(good, "zz", 9)])
+
+      assert m =~ "row 1" and m =~ "zz"
+
+      assert {:ok, %{rows: [[0]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
+
+      # With `columns:`, other keys are ignored on purpose.
+      assert {:ok, 1} =
+               Chwire.insert(conn, t, [%{d: 1, f: 0.1, s: "x", other: :skip}],
+                 columns: [:d, :f, :s]
+               )
+
+      assert {:ok, %{rows: [["1.0000", f, "x"]]}} =
+               Chwire.query(conn, "SELECT toString(d), f, s FROM #{t}")
+
+      assert_in_delta f, 0.1, 1.0e-7
+    end)
+  end
+
   # ---------------------------------------------------------------- pool
 
   test "a pool serves 50 concurrent processes" do
@@ -597,6 +749,71 @@ defmodule ChwireTest do
     assert elapsed >= 1000
     # A blocked scheduler would make it ~1000 ms late; 300 ms leaves room for a loaded machine.
     assert worst < 300, "the timer fired #{worst} ms late while #{n} queries slept"
+  end
+
+  # How late a 10 ms timer fires at worst while `fun` runs with one normal scheduler online
+  # (a dirty scheduler still runs beside it): a NIF that blocks it makes the timer late.
+  defp timer_lateness(fun) do
+    parent = self()
+    old = :erlang.system_flag(:schedulers_online, 1)
+
+    try do
+      ticker =
+        spawn_link(fn ->
+          tick = fn tick, worst ->
+            t0 = System.monotonic_time(:millisecond)
+
+            receive do
+              :stop -> send(parent, {:worst, worst})
+            after
+              10 -> tick.(tick, max(worst, System.monotonic_time(:millisecond) - t0 - 10))
+            end
+          end
+
+          tick.(tick, 0)
+        end)
+
+      Process.sleep(30)
+      result = fun.()
+      send(ticker, :stop)
+      assert_receive {:worst, worst}, 5_000
+      {worst, result}
+    after
+      :erlang.system_flag(:schedulers_online, old)
+    end
+  end
+
+  test "a result of few rows but many nested values is built off the normal schedulers", %{
+    conn: conn
+  } do
+    # 9,000 rows of 1,000-element arrays: 9M terms, counted as 9,000 cells they were built on
+    # the caller's normal scheduler, which (the only one online) blocked the timer ~0.5 s.
+    {worst, result} =
+      timer_lateness(fn -> Chwire.query(conn, "SELECT range(1000) FROM numbers(9000)") end)
+
+    assert {:ok, %{num_rows: 9000}} = result
+    assert worst < 300, "the timer fired #{worst} ms late while the result was built"
+  end
+
+  test "a long list parameter is converted off the normal schedulers", %{conn: conn} do
+    # 6M values took ~0.5 s to convert inside the (normal) query NIF. The last one is bad, so
+    # that the whole list is converted and then refused, nothing sent.
+    big = Enum.to_list(1..6_000_000) ++ [:bad]
+
+    {worst, result} =
+      timer_lateness(fn -> Chwire.query(conn, "SELECT length({v:Array(UInt32)})", %{v: big}) end)
+
+    assert {:error, %Chwire.Error{kind: :data, message: m}} = result
+    assert m =~ ":bad"
+    assert worst < 300, "the timer fired #{worst} ms late while the parameter was converted"
+
+    {worst, result} =
+      timer_lateness(fn ->
+        Chwire.query_arrow(conn, "SELECT length({v:Array(UInt32)})", %{v: big})
+      end)
+
+    assert {:error, %Chwire.Error{kind: :data}} = result
+    assert worst < 300, "query_arrow: the timer fired #{worst} ms late"
   end
 
   # ---------------------------------------------------------------- Arrow

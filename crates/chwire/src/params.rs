@@ -299,6 +299,16 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
         {
             return Err(Error::invalid(format!("query parameter {name:?}: {literal} is not a {ty}")));
         }
+        // Nor does an integer out of the type's range fit it: CAST(300 AS Int8) wraps to 44.
+        if let Some((lo, hi)) = int_range(ty.strip_prefix("Nullable(").and_then(|t| t.strip_suffix(')')).unwrap_or(ty)) {
+            let digits = literal.strip_prefix('-').unwrap_or(literal);
+            if !digits.is_empty()
+                && digits.bytes().all(|c| c.is_ascii_digit())
+                && literal.parse::<i128>().map_or(true, |v| v < lo || v > hi)
+            {
+                return Err(Error::invalid(format!("query parameter {name:?}: {literal} is out of the range of {ty}")));
+            }
+        }
         if after_limit(&out) && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
             // LIMIT and OFFSET take only number literals (18.16 rejects a CAST there);
             // digits alone cannot carry SQL.
@@ -310,6 +320,21 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
     }
     out.push_str(&sql[copied.min(sql.len())..]);
     Ok(out)
+}
+
+/// The range of an integer type of up to 64 bits, by its name.
+fn int_range(ty: &str) -> Option<(i128, i128)> {
+    Some(match ty.trim() {
+        "Int8" => (i8::MIN.into(), i8::MAX.into()),
+        "Int16" => (i16::MIN.into(), i16::MAX.into()),
+        "Int32" => (i32::MIN.into(), i32::MAX.into()),
+        "Int64" => (i64::MIN.into(), i64::MAX.into()),
+        "UInt8" => (0, u8::MAX.into()),
+        "UInt16" => (0, u16::MAX.into()),
+        "UInt32" => (0, u32::MAX.into()),
+        "UInt64" => (0, u64::MAX.into()),
+        _ => return None,
+    })
 }
 
 /// Whether SQL ending in `prefix` expects a LIMIT/OFFSET count next: `LIMIT `, `OFFSET `,
@@ -354,6 +379,18 @@ mod tests {
         assert!(bind_client_side("SELECT {n:UInt64}", &negative).unwrap_err().to_string().contains("-1 is not a UInt64"));
         assert!(bind_client_side("SELECT {n:Nullable(UInt8)}", &negative).is_err());
         assert_eq!(bind_client_side("SELECT {n:Int64}", &negative).unwrap(), "SELECT CAST(-1 AS Int64)");
+        // Out of the type's range: an error, not a CAST that wraps.
+        let p = |v: &str| vec![("n".to_string(), v.to_string())];
+        assert!(bind_client_side("SELECT {n:Int8}", &p("300")).is_err());
+        assert!(bind_client_side("SELECT {n:Nullable(Int8)}", &p("-129")).is_err());
+        assert!(bind_client_side("SELECT {n:UInt64}", &p("18446744073709551616")).is_err());
+        assert!(bind_client_side("SELECT {n:UInt32}", &p("99999999999999999999999999999999999999999")).is_err());
+        assert_eq!(bind_client_side("SELECT {n:Int8}", &p("-128")).unwrap(), "SELECT CAST(-128 AS Int8)");
+        assert_eq!(
+            bind_client_side("SELECT {n:UInt64}", &p("18446744073709551615")).unwrap(),
+            "SELECT CAST(18446744073709551615 AS UInt64)"
+        );
+        assert_eq!(bind_client_side("SELECT {n:Int8}", &p("NULL")).unwrap(), "SELECT CAST(NULL AS Int8)");
         assert_eq!(bind_client_side("SELECT 1 LIMIT {s:String}", &params).unwrap(), "SELECT 1 LIMIT CAST('x' AS String)");
     }
 

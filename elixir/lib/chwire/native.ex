@@ -17,6 +17,7 @@ defmodule Chwire.Native do
   def close(_handle), do: nif()
   def ping(_handle, _id), do: nif()
   def query(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _id), do: nif()
+  def query_dirty(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _id), do: nif()
   def query_arrow(_handle, _sql, _params, _settings, _query_id, _mapping, _id), do: nif()
   def insert_arrow(_handle, _table, _ipc, _id), do: nif()
   def insert_start(_handle, _table, _names, _settings, _query_id, _id), do: nif()

@@ -73,7 +73,7 @@ impl Param {
     }
 
     fn list(t: Term<'_>, inner: Option<&DataType>, depth: u32) -> Result<Param, String> {
-        let items: Vec<Term<'_>> = t.decode().map_err(|_| "not a proper list".to_string())?;
+        let items: Vec<Term<'_>> = decode_list(t).map_err(|_| "not a proper list".to_string())?;
         let mut items = items.into_iter().map(|x| Param::typed(x, inner, depth)).collect::<Result<Vec<_>, _>>()?;
         // One array literal has one element type: integers among floats are floats (exact only).
         if items.iter().any(|p| matches!(p, Param::Float(_))) {
@@ -171,6 +171,12 @@ pub fn params(list: Vec<(String, Term<'_>)>, sql: &str) -> Result<Vec<(String, P
             Param::from_term(v, ty.as_ref()).map(|p| (k.clone(), p)).map_err(|e| format!("query parameter {k:?}: {e}"))
         })
         .collect()
+}
+
+/// A list's elements; an improper list is an error (rustler's list decoder panics at its end).
+fn decode_list<'a, D: rustler::Decoder<'a>>(t: Term<'a>) -> rustler::NifResult<Vec<D>> {
+    t.list_length()?;
+    t.decode()
 }
 
 // ---------------------------------------------------------------- integers
@@ -293,13 +299,19 @@ fn days_of(t: Term<'_>) -> Result<i64, String> {
 /// `%NaiveDateTime{}` (taken as UTC).
 fn micros_of(t: Term<'_>, naive: bool) -> Result<i64, String> {
     let days = days_of(t)?;
-    let secs = days * 86_400 + field_i64(t, "hour")? * 3600 + field_i64(t, "minute")? * 60 + field_i64(t, "second")?;
-    let offset = if naive { 0 } else { field_i64(t, "utc_offset")? + field_i64(t, "std_offset")? };
+    let offset = if naive { 0 } else { field_i64(t, "utc_offset")?.saturating_add(field_i64(t, "std_offset")?) };
     let us = match field(t, "microsecond")?.decode::<(i64, i64)>() {
         Ok((us, _)) => us,
         Err(_) => return Err("the field microsecond is not {integer, precision}".into()),
     };
-    Ok((secs - offset) * 1_000_000 + us)
+    // Checked: the fields of a hand-made struct can be anything, and wrapping arithmetic could
+    // land a nonsense time inside the column's range.
+    let (h, m, s) = (field_i64(t, "hour")?, field_i64(t, "minute")?, field_i64(t, "second")?);
+    (|| {
+        let secs = days.checked_mul(86_400)?.checked_add(h.checked_mul(3600)?)?.checked_add(m.checked_mul(60)?)?.checked_add(s)?;
+        secs.checked_sub(offset)?.checked_mul(1_000_000)?.checked_add(us)
+    })()
+    .ok_or_else(|| "a date and time out of any range".to_string())
 }
 
 /// The coefficient and scale of a decimal: `%Chwire.Decimal{}`, an integer or a float
@@ -321,7 +333,10 @@ fn decimal_parts<'a>(t: Term<'a>) -> Result<(Term<'a>, Option<(i128, u8)>), Stri
         let s = format!("{f}");
         let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
         let coef: i128 = format!("{int}{frac}").parse().map_err(|_| format!("{f} has too many digits for a decimal"))?;
-        return Ok((t, Some((coef, frac.len() as u8))));
+        // A tiny float's shortest text has hundreds of digits after the point (1e-256: 256):
+        // more than a decimal's scale can be, not a scale to wrap around.
+        let scale = u8::try_from(frac.len()).map_err(|_| format!("{f} has too many digits for a decimal"))?;
+        return Ok((t, Some((coef, scale))));
     }
     Err("not a decimal (use %Chwire.Decimal{coef, scale}, an integer or a float)".into())
 }
@@ -389,9 +404,9 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
                 Value::UInt256(raw)
             }
         }
-        D::Float32 => Value::Float32(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))? as f32),
+        D::Float32 => Value::Float32(to_f32(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?)?),
         D::Float64 => Value::Float64(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?),
-        D::BFloat16 => Value::BFloat16(((float_of(t).ok_or("not a number")? as f32).to_bits() >> 16) as u16),
+        D::BFloat16 => Value::BFloat16((to_f32(float_of(t).ok_or("not a number")?)?.to_bits() >> 16) as u16),
         D::Bool => match t.decode::<i64>() {
             Ok(v @ (0 | 1)) => Value::Bool(v == 1),
             _ => return Err(format!("{} does not fit Bool (use true or false)", describe(t))),
@@ -491,11 +506,11 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
             }
         }
         D::Array(inner) => {
-            let items: Vec<Term<'a>> = t.decode().map_err(|_| format!("{} does not fit {ty} (use a list)", describe(t)))?;
+            let items: Vec<Term<'a>> = decode_list(t).map_err(|_| format!("{} does not fit {ty} (use a list)", describe(t)))?;
             Value::Array(items.into_iter().map(|x| value(x, inner, bump)).collect::<Result<_, _>>()?)
         }
         D::Nested(fields) => {
-            let items: Vec<Term<'a>> = t.decode().map_err(|_| format!("{} does not fit {ty} (use a list of tuples)", describe(t)))?;
+            let items: Vec<Term<'a>> = decode_list(t).map_err(|_| format!("{} does not fit {ty} (use a list of tuples)", describe(t)))?;
             let mut rows = Vec::with_capacity(items.len());
             for x in items {
                 let elems = rustler::types::tuple::get_tuple(x).map_err(|_| "a Nested row must be a tuple")?;
@@ -511,7 +526,7 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
         D::Tuple(items) => {
             let elems = match kind {
                 TermType::Tuple => rustler::types::tuple::get_tuple(t).map_err(|_| "bad tuple")?,
-                TermType::List => t.decode().map_err(|_| "bad list")?,
+                TermType::List => decode_list(t).map_err(|_| "bad list")?,
                 _ => return Err(format!("{} does not fit {ty} (use a tuple)", describe(t))),
             };
             if elems.len() != items.len() {
@@ -528,7 +543,7 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
                     }
                 }
                 TermType::List => {
-                    let items: Vec<(Term<'a>, Term<'a>)> = t.decode().map_err(|_| "a Map as a list takes {key, value} tuples")?;
+                    let items: Vec<(Term<'a>, Term<'a>)> = decode_list(t).map_err(|_| "a Map as a list takes {key, value} tuples")?;
                     for (key, val) in items {
                         pairs.push((value(key, k, bump)?, value(val, v, bump)?));
                     }
@@ -560,7 +575,7 @@ fn untyped<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
         TermType::Float => Value::Float64(t.decode().map_err(|_| "bad float")?),
         TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
         TermType::List => {
-            let items: Vec<Term<'a>> = t.decode().map_err(|_| "bad list")?;
+            let items: Vec<Term<'a>> = decode_list(t).map_err(|_| "bad list")?;
             Value::Array(items.into_iter().map(|x| untyped(x, depth + 1)).collect::<Result<_, _>>()?)
         }
         TermType::Tuple => Value::Tuple(
@@ -578,6 +593,16 @@ fn untyped<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
         },
         _ => return Err(format!("{} has no ClickHouse type of its own", describe(t))),
     })
+}
+
+/// A float rounded to the nearest Float32; a finite value beyond Float32's range is an error,
+/// not an infinity.
+fn to_f32(f: f64) -> Result<f32, String> {
+    let g = f as f32;
+    if g.is_infinite() && f.is_finite() {
+        return Err(format!("{f} is beyond Float32's range"));
+    }
+    Ok(g)
 }
 
 fn float_of(t: Term<'_>) -> Option<f64> {
@@ -686,8 +711,9 @@ pub enum Layout {
     Columns,
     /// `[[v1, v2, ...], ...]` in the header's order.
     RowLists,
-    /// `[%{"name" => v, ...}, ...]` (or atom keys).
-    RowMaps,
+    /// `[%{"name" => v, ...}, ...]` (or atom keys). `exact`: a key that is no column is an
+    /// error (else, with the caller's `columns:`, other keys are ignored).
+    RowMaps { exact: bool },
 }
 
 /// Next list cell (None at the end; Err for an improper list).
@@ -722,7 +748,7 @@ pub fn build_block<'a>(
     let mut builders = Vec::with_capacity(header.len());
     match layout {
         Layout::Columns => {
-            let lists: Vec<Term<'a>> = data.decode().map_err(|_| "the columns must be a list of lists")?;
+            let lists: Vec<Term<'a>> = decode_list(data).map_err(|_| "the columns must be a list of lists")?;
             if lists.len() != header.len() {
                 return Err(format!("{} columns of data for {} columns of the table", lists.len(), header.len()));
             }
@@ -759,7 +785,7 @@ pub fn build_block<'a>(
             let rest = if rests.iter().all(|t| t.is_empty_list()) { Term::list_new_empty(env) } else { list_of(env, &rests) };
             Ok((block, rest))
         }
-        Layout::RowLists | Layout::RowMaps => {
+        Layout::RowLists | Layout::RowMaps { .. } => {
             for (name, ty) in header {
                 builders.push(Builder::new(name, ty, max_rows.min(1 << 20))?);
             }
@@ -773,6 +799,7 @@ pub fn build_block<'a>(
             let mut cur = data.as_c_arg();
             let mut n = 0usize;
             let mut cells = vec![T::default(); header.len()];
+            let exact = matches!(layout, Layout::RowMaps { exact: true });
             while n < max_rows {
                 let Some(row) = (unsafe { next_cell(raw_env, &mut cur) })? else { break };
                 let row = wrap(row);
@@ -796,6 +823,18 @@ pub fn build_block<'a>(
                         for (cell, ((name, _), (skey, akey))) in cells.iter_mut().zip(header.iter().zip(&keys)) {
                             let v = row.map_get(*skey).ok().or_else(|| akey.and_then(|a| row.map_get(a).ok()));
                             *cell = v.ok_or_else(|| format!("row {r} has no value for column `{name}`"))?.as_c_arg();
+                        }
+                        if exact && row.map_size().unwrap_or(0) > header.len() {
+                            let extra: Vec<String> = rustler::types::map::MapIterator::new(row)
+                                .into_iter()
+                                .flatten()
+                                .map(|(k, _)| k)
+                                .filter(|k| !keys.iter().any(|(s, a)| k == s || Some(*k) == *a))
+                                .map(|k| k.atom_to_string().ok().or_else(|| k.decode::<String>().ok()).unwrap_or_else(|| describe(k)))
+                                .collect();
+                            return Err(format!(
+                                "row {r} has keys that are no columns of the insert: {extra:?} (pass `columns:` to insert only some)"
+                            ));
                         }
                     }
                 }

@@ -23,7 +23,7 @@ mod atoms {
     rustler::atoms! {
         ok, error, nil, chwire, __struct__, __exception__, kind, code, name, message,
         done, header, block, empty, sent, insert_header, more,
-        columns, result, rows, maps,
+        columns, result, rows, maps, maps_subset,
     }
 }
 
@@ -150,6 +150,39 @@ fn query<'a>(
     columns: bool,
     id: u64,
 ) -> Term<'a> {
+    query_impl(env, h, sql, params, settings, query_id, stream, columns, id)
+}
+
+/// `query` on a dirty CPU scheduler, for parameters with lists, tuples or maps (their
+/// conversion is as long as they are: 1M values took ~60 ms).
+#[rustler::nif(schedule = "DirtyCpu")]
+#[allow(clippy::too_many_arguments)]
+fn query_dirty<'a>(
+    env: Env<'a>,
+    h: ResourceArc<Handle>,
+    sql: String,
+    params: Vec<(String, Term<'a>)>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+    stream: bool,
+    columns: bool,
+    id: u64,
+) -> Term<'a> {
+    query_impl(env, h, sql, params, settings, query_id, stream, columns, id)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn query_impl<'a>(
+    env: Env<'a>,
+    h: ResourceArc<Handle>,
+    sql: String,
+    params: Vec<(String, Term<'a>)>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+    stream: bool,
+    columns: bool,
+    id: u64,
+) -> Term<'a> {
     guard(env, || {
         let spec = spec(sql, params, settings, query_id)?;
         let target = h.clone();
@@ -164,8 +197,9 @@ fn query<'a>(
 
 /// A SELECT as one Arrow IPC stream (op yields `{:ok, binary}`). `mapping`: `"rich"` or
 /// `"clickhouse"` (docs/ARROW.md); `output_format_arrow_*` settings shape the batches and are
-/// not sent (the server may not know them).
-#[rustler::nif]
+/// not sent (the server may not know them). On a dirty scheduler: its parameters may be long
+/// lists, and its results are the large ones anyway.
+#[rustler::nif(schedule = "DirtyCpu")]
 #[allow(clippy::too_many_arguments)]
 fn query_arrow<'a>(
     env: Env<'a>,
@@ -257,7 +291,9 @@ fn insert_block_impl<'a>(env: Env<'a>, op: ResourceArc<Op>, layout: Atom, data: 
         let layout = if layout == atoms::columns() {
             input::Layout::Columns
         } else if layout == atoms::maps() {
-            input::Layout::RowMaps
+            input::Layout::RowMaps { exact: true }
+        } else if layout == atoms::maps_subset() {
+            input::Layout::RowMaps { exact: false }
         } else {
             input::Layout::RowLists
         };

@@ -105,13 +105,32 @@ impl Item {
     /// How many values the item holds (the caller builds its terms on a dirty scheduler
     /// when there are many).
     fn cells(&self) -> u64 {
-        let of = |b: &Block| (b.rows() * b.num_columns().max(1)) as u64;
+        // Every value of every row, those inside arrays, maps and tuples included: 9,000 rows
+        // of 2,000-element arrays are 18M terms, which counted as 9,000 cells were built on a
+        // normal scheduler and blocked it for most of a second.
+        let of = |b: &Block| b.columns().iter().map(|(_, c)| weight(c.data())).sum::<u64>().max(b.rows() as u64);
         match self {
             Item::Rows { blocks, .. } => blocks.iter().map(of).sum(),
-            Item::Encoded { enc, .. } => (enc.n * enc.ncols.max(1)) as u64,
+            // Encoded terms take at least 2 bytes each (small integers, empty lists).
+            Item::Encoded { enc, .. } => ((enc.n * enc.ncols.max(1)) as u64).max(enc.bufs.iter().map(|b| b.len() as u64 / 2).sum()),
             Item::Block(b) => of(b),
             _ => 0,
         }
+    }
+}
+
+/// How many terms a column's values make, nested values included.
+fn weight(d: &chwire::ColumnData) -> u64 {
+    use chwire::ColumnData as D;
+    let own = d.len() as u64;
+    own + match d {
+        D::Nullable(n) => weight(&n.values),
+        D::Array(a) => weight(&a.values),
+        D::Tuple(t) => t.elements.iter().map(weight).sum(),
+        D::LowCardinality(l) => weight(&l.dictionary),
+        D::Variant(v) => v.variants.iter().map(weight).sum(),
+        D::Dynamic(v) => v.values.variants.iter().map(weight).sum(),
+        _ => 0,
     }
 }
 
@@ -227,10 +246,16 @@ impl Op {
             if !h.is_finished() {
                 h.abort();
                 if let Some(c) = self.settle.clone() {
-                    // Over HTTP an abandoned query is killed now rather than at the next use.
+                    // The abandoned query is stopped now rather than at the connection's next
+                    // use, which may never come. Over HTTP `settle` kills it; over the native
+                    // protocol the Cancel that dropping the query wrote is not read by a server
+                    // blocked writing to a full socket (a slow consumer, or one killed
+                    // mid-stream), so the query stayed in system.processes: `ping` drains it
+                    // (bounded like the core pool's background drain).
                     runtime().spawn(async move {
                         if let Some(c) = c.lock().await.as_mut() {
                             let _ = c.settle().await;
+                            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), c.ping()).await;
                         }
                     });
                 }
