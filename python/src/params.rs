@@ -56,24 +56,8 @@ pub fn from_py(v: &Bound<'_, PyAny>, ty: Option<&DataType>) -> PyResult<Param> {
 
 /// The elements of a list or tuple as an array (of `inner` where it is known).
 fn list(v: &Bound<'_, PyAny>, inner: Option<&DataType>) -> PyResult<Param> {
-    let mut items = v.try_iter()?.map(|x| from_py(&x?, inner)).collect::<PyResult<Vec<Param>>>()?;
-    // Ints among floats are floats: one array literal has one element type (['1', 2.5]
-    // has no common type on the server).
-    // An int that no float holds exactly (beyond 2^53) is refused, not rounded.
-    if items.iter().any(|p| matches!(p, Param::Float(_))) {
-        for p in &mut items {
-            if let Param::Int(i) = *p {
-                let f = i as f64;
-                if f as i128 != i {
-                    return Err(PyTypeError::new_err(format!(
-                        "{i} among floats would be rounded to {f}: a list has one element type (bind ints and floats apart)"
-                    )));
-                }
-                *p = Param::Float(f);
-            }
-        }
-    }
-    Ok(Param::List(items))
+    let items = v.try_iter()?.map(|x| from_py(&x?, inner)).collect::<PyResult<Vec<Param>>>()?;
+    Param::list(items).map_err(PyTypeError::new_err)
 }
 
 fn untyped(v: &Bound<'_, PyAny>) -> PyResult<Param> {

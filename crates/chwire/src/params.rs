@@ -138,6 +138,28 @@ pub enum ParamValue {
     Map(Vec<(ParamValue, ParamValue)>),
 }
 
+impl ParamValue {
+    /// A list of `items`, which one array literal gives one element type: integers among
+    /// floats become floats; one that no float holds exactly (beyond 2^53) is an error, never
+    /// rounded.
+    pub fn list(mut items: Vec<ParamValue>) -> std::result::Result<ParamValue, String> {
+        if items.iter().any(|p| matches!(p, ParamValue::Float(_))) {
+            for p in &mut items {
+                if let ParamValue::Int(i) = *p {
+                    let f = i as f64;
+                    if f as i128 != i {
+                        return Err(format!(
+                            "{i} among floats would be rounded to {f}: a list has one element type (bind ints and floats apart)"
+                        ));
+                    }
+                    *p = ParamValue::Float(f);
+                }
+            }
+        }
+        Ok(ParamValue::List(items))
+    }
+}
+
 impl QueryParam for ParamValue {
     fn param_text(&self) -> String {
         match self {
@@ -405,6 +427,9 @@ mod tests {
         assert_eq!(map.param_text(), "{'k':[1.5,1]}");
         assert_eq!(P::List(vec![P::Int(1), P::Int(2)]).param_text(), vec![1i128, 2].param_text());
         assert_eq!(P::Str("x\ty".into()).param_text(), "x\ty".to_string().param_text());
+        assert_eq!(P::list(vec![P::Int(1), P::Float(2.5)]), Ok(P::List(vec![P::Float(1.0), P::Float(2.5)])));
+        assert!(P::list(vec![P::Int((1 << 53) + 1), P::Float(0.5)]).unwrap_err().contains("would be rounded"));
+        assert_eq!(P::list(vec![P::Int(1), P::Null]), Ok(P::List(vec![P::Int(1), P::Null])));
     }
 
     #[test]

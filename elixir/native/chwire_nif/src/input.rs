@@ -7,7 +7,7 @@
 
 use bumpalo::Bump;
 use chwire::proto::column::{encode_low_cardinality, finish_dynamic};
-use chwire::{Block, Column, ColumnData, DataType, QueryParam, ToColumn, Value};
+use chwire::{Block, Column, ColumnData, DataType, ToColumn, Value};
 use rustler::sys::{self, ErlNifTerm as T};
 use rustler::{Binary, Env, Term, TermType};
 
@@ -17,19 +17,7 @@ use rustler::{Binary, Env, Term, TermType};
 /// type, decides the depth (the NIF's stack is a scheduler's).
 const MAX_DEPTH: u32 = 128;
 
-/// A bound `{name:Type}` parameter. The Elixir layer turns dates, times and decimals into
-/// text or integers first (`Chwire.Params`); the rest arrives as is.
-#[derive(Debug, Clone)]
-pub enum Param {
-    Null,
-    Bool(bool),
-    Int(i128),
-    Float(f64),
-    Str(String),
-    List(Vec<Param>),
-    Tuple(Vec<Param>),
-    Map(Vec<(Param, Param)>),
-}
+pub use chwire::ParamValue as Param;
 
 fn plain(ty: &DataType) -> &DataType {
     match ty {
@@ -38,128 +26,77 @@ fn plain(ty: &DataType) -> &DataType {
     }
 }
 
-impl Param {
-    pub fn from_term(t: Term<'_>, ty: Option<&DataType>) -> Result<Param, String> {
-        Param::typed(t, ty, 0)
-    }
+pub fn from_term(t: Term<'_>, ty: Option<&DataType>) -> Result<Param, String> {
+    typed(t, ty, 0)
+}
 
-    fn typed(t: Term<'_>, ty: Option<&DataType>, depth: u32) -> Result<Param, String> {
-        if depth > MAX_DEPTH {
-            return Err(format!("nested deeper than {MAX_DEPTH} levels"));
-        }
-        let depth = depth + 1;
-        let ty = ty.map(plain);
-        match (t.get_type(), ty) {
-            (TermType::Tuple, Some(DataType::Tuple(items))) => {
-                let elems = rustler::types::tuple::get_tuple(t).map_err(|_| "not a tuple".to_string())?;
-                if elems.len() != items.len() {
-                    return Err(format!("a tuple of {} for a {} of {} elements", elems.len(), DataType::Tuple(items.clone()), items.len()));
-                }
-                elems.iter().zip(items).map(|(x, (_, it))| Param::typed(*x, Some(it), depth)).collect::<Result<_, _>>().map(Param::Tuple)
-            }
-            (TermType::List, Some(DataType::Array(inner))) => Param::list(t, Some(inner), depth),
-            (TermType::Float, Some(ty)) if ty.is_integer() => {
-                Err(format!("a float for a {ty} parameter: ClickHouse takes no float for an integer (pass an integer)"))
-            }
-            (TermType::Map, Some(DataType::Map(k, v))) => {
-                let mut out = Vec::new();
-                for (key, value) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
-                    out.push((Param::typed(key, Some(k), depth)?, Param::typed(value, Some(v), depth)?));
-                }
-                Ok(Param::Map(out))
-            }
-            _ => Param::untyped(t, depth),
-        }
+fn typed(t: Term<'_>, ty: Option<&DataType>, depth: u32) -> Result<Param, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
     }
-
-    fn list(t: Term<'_>, inner: Option<&DataType>, depth: u32) -> Result<Param, String> {
-        let items: Vec<Term<'_>> = decode_list(t).map_err(|_| "not a proper list".to_string())?;
-        let mut items = items.into_iter().map(|x| Param::typed(x, inner, depth)).collect::<Result<Vec<_>, _>>()?;
-        // One array literal has one element type: integers among floats are floats (exact only).
-        if items.iter().any(|p| matches!(p, Param::Float(_))) {
-            for p in &mut items {
-                if let Param::Int(i) = *p {
-                    let f = i as f64;
-                    if f as i128 != i {
-                        return Err(format!("{i} among floats would be rounded to {f}"));
-                    }
-                    *p = Param::Float(f);
-                }
+    let depth = depth + 1;
+    let ty = ty.map(plain);
+    match (t.get_type(), ty) {
+        (TermType::Tuple, Some(DataType::Tuple(items))) => {
+            let elems = rustler::types::tuple::get_tuple(t).map_err(|_| "not a tuple".to_string())?;
+            if elems.len() != items.len() {
+                return Err(format!("a tuple of {} for a {} of {} elements", elems.len(), DataType::Tuple(items.clone()), items.len()));
             }
+            elems.iter().zip(items).map(|(x, (_, it))| typed(*x, Some(it), depth)).collect::<Result<_, _>>().map(Param::Tuple)
         }
-        Ok(Param::List(items))
-    }
-
-    fn untyped(t: Term<'_>, depth: u32) -> Result<Param, String> {
-        match t.get_type() {
-            TermType::Atom => match t.atom_to_string().unwrap_or_default().as_str() {
-                "nil" => Ok(Param::Null),
-                "true" => Ok(Param::Bool(true)),
-                "false" => Ok(Param::Bool(false)),
-                "nan" => Ok(Param::Float(f64::NAN)),
-                "infinity" => Ok(Param::Float(f64::INFINITY)),
-                "neg_infinity" => Ok(Param::Float(f64::NEG_INFINITY)),
-                a => Err(format!("cannot bind the atom :{a} (use nil, true, false or a string)")),
-            },
-            TermType::Integer => Ok(Param::Int(int_of(t).ok_or("an integer beyond 128 bits")?)),
-            TermType::Float => Ok(Param::Float(t.decode::<f64>().map_err(|_| "bad float")?)),
-            TermType::Binary => {
-                let b: Binary<'_> = t.decode().map_err(|_| "bad binary")?;
-                String::from_utf8(b.as_slice().to_vec()).map(Param::Str).map_err(|_| "a parameter string that is not UTF-8".to_string())
-            }
-            TermType::List => Param::list(t, None, depth),
-            TermType::Tuple => rustler::types::tuple::get_tuple(t)
-                .map_err(|_| "bad tuple".to_string())?
-                .into_iter()
-                .map(|x| Param::typed(x, None, depth))
-                .collect::<Result<_, _>>()
-                .map(Param::Tuple),
-            TermType::Map => {
-                let mut out = Vec::new();
-                for (k, v) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
-                    out.push((Param::typed(k, None, depth)?, Param::typed(v, None, depth)?));
-                }
-                Ok(Param::Map(out))
-            }
-            other => Err(format!("cannot bind a {other:?} as a query parameter")),
+        (TermType::List, Some(DataType::Array(inner))) => term_list(t, Some(inner), depth),
+        (TermType::Float, Some(ty)) if ty.is_integer() => {
+            Err(format!("a float for a {ty} parameter: ClickHouse takes no float for an integer (pass an integer)"))
         }
+        (TermType::Map, Some(DataType::Map(k, v))) => {
+            let mut out = Vec::new();
+            for (key, value) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
+                out.push((typed(key, Some(k), depth)?, typed(value, Some(v), depth)?));
+            }
+            Ok(Param::Map(out))
+        }
+        _ => param_untyped(t, depth),
     }
 }
 
-impl QueryParam for Param {
-    fn param_text(&self) -> String {
-        match self {
-            Param::Null => None::<i64>.param_text(),
-            Param::Bool(b) => b.param_text(),
-            Param::Int(i) => i.param_text(),
-            Param::Float(f) => f.param_text(),
-            Param::Str(s) => s.param_text(),
-            Param::List(_) => self.sql_literal(),
-            Param::Tuple(items) => format!("({})", literals(items)),
-            Param::Map(entries) => format!("{{{}}}", entry_literals(entries, ":")),
-        }
-    }
-
-    fn sql_literal(&self) -> String {
-        match self {
-            Param::Null => None::<i64>.sql_literal(),
-            Param::Bool(b) => b.sql_literal(),
-            Param::Int(i) => i.sql_literal(),
-            Param::Float(f) => f.sql_literal(),
-            Param::Str(s) => s.sql_literal(),
-            Param::List(items) => items.as_slice().sql_literal(),
-            Param::Tuple(items) => format!("tuple({})", literals(items)),
-            Param::Map(entries) => format!("map({})", entry_literals(entries, ",")),
-        }
-    }
+fn term_list(t: Term<'_>, inner: Option<&DataType>, depth: u32) -> Result<Param, String> {
+    let items: Vec<Term<'_>> = decode_list(t).map_err(|_| "not a proper list".to_string())?;
+    Param::list(items.into_iter().map(|x| typed(x, inner, depth)).collect::<Result<Vec<_>, _>>()?)
 }
 
-fn literals(items: &[Param]) -> String {
-    items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")
-}
-
-fn entry_literals(entries: &[(Param, Param)], between: &str) -> String {
-    entries.iter().map(|(k, v)| format!("{}{between}{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
+fn param_untyped(t: Term<'_>, depth: u32) -> Result<Param, String> {
+    match t.get_type() {
+        TermType::Atom => match t.atom_to_string().unwrap_or_default().as_str() {
+            "nil" => Ok(Param::Null),
+            "true" => Ok(Param::Bool(true)),
+            "false" => Ok(Param::Bool(false)),
+            "nan" => Ok(Param::Float(f64::NAN)),
+            "infinity" => Ok(Param::Float(f64::INFINITY)),
+            "neg_infinity" => Ok(Param::Float(f64::NEG_INFINITY)),
+            a => Err(format!("cannot bind the atom :{a} (use nil, true, false or a string)")),
+        },
+        TermType::Integer => Ok(Param::Int(int_of(t).ok_or("an integer beyond 128 bits")?)),
+        TermType::Float => Ok(Param::Float(t.decode::<f64>().map_err(|_| "bad float")?)),
+        TermType::Binary => {
+            let b: Binary<'_> = t.decode().map_err(|_| "bad binary")?;
+            String::from_utf8(b.as_slice().to_vec()).map(Param::Str).map_err(|_| "a parameter string that is not UTF-8".to_string())
+        }
+        TermType::List => term_list(t, None, depth),
+        TermType::Tuple => rustler::types::tuple::get_tuple(t)
+            .map_err(|_| "bad tuple".to_string())?
+            .into_iter()
+            .map(|x| typed(x, None, depth))
+            .collect::<Result<_, _>>()
+            .map(Param::Tuple),
+        TermType::Map => {
+            let mut out = Vec::new();
+            for (k, v) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
+                out.push((typed(k, None, depth)?, typed(v, None, depth)?));
+            }
+            Ok(Param::Map(out))
+        }
+        other => Err(format!("cannot bind a {other:?} as a query parameter")),
+    }
 }
 
 /// `[{name, value}]` → parameters, each by its placeholder's declared type in `sql`.
@@ -168,7 +105,7 @@ pub fn params(list: Vec<(String, Term<'_>)>, sql: &str) -> Result<Vec<(String, P
     list.into_iter()
         .map(|(k, v)| {
             let ty = types.iter().find(|(n, _)| *n == k).and_then(|(_, t)| DataType::parse(t).ok());
-            Param::from_term(v, ty.as_ref()).map(|p| (k.clone(), p)).map_err(|e| format!("query parameter {k:?}: {e}"))
+            from_term(v, ty.as_ref()).map(|p| (k.clone(), p)).map_err(|e| format!("query parameter {k:?}: {e}"))
         })
         .collect()
 }
