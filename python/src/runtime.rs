@@ -17,8 +17,6 @@
 use crate::errors::Error;
 use pyo3::prelude::*;
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use std::time::Duration;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
@@ -26,53 +24,7 @@ use tokio::task::JoinHandle;
 /// How often a waiting thread looks at Python's signals.
 pub const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 
-/// The runtimes, each with the number of clients it serves.
-fn runtimes() -> &'static [(Handle, AtomicUsize)] {
-    static RUNTIMES: OnceLock<Vec<(Handle, AtomicUsize)>> = OnceLock::new();
-    RUNTIMES.get_or_init(|| {
-        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(2, 8);
-        (0..n).map(|i| (start(i), AtomicUsize::new(0))).collect()
-    })
-}
-
-/// A client's place on one of the runtimes (dropping it frees the place).
-#[derive(Debug)]
-pub struct Pinned(usize);
-
-impl Pinned {
-    /// The runtime serving the fewest clients (the first of them on a tie).
-    pub fn new() -> Pinned {
-        let all = runtimes();
-        let i = (0..all.len()).min_by_key(|&i| all[i].1.load(Ordering::Relaxed)).unwrap_or(0);
-        all[i].1.fetch_add(1, Ordering::Relaxed);
-        Pinned(i)
-    }
-
-    pub fn handle(&self) -> &'static Handle {
-        &runtimes()[self.0].0
-    }
-}
-
-impl Drop for Pinned {
-    fn drop(&mut self) {
-        runtimes()[self.0].1.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// Start runtime `i` on a thread of its own, which drives its IO and timers for the rest of
-/// the process (Python threads wait on it with `Handle::block_on`, which relies on that).
-fn start(i: usize) -> Handle {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name(format!("chwire-io-{i}"))
-        .spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("cannot start a tokio runtime");
-            tx.send(rt.handle().clone()).expect("the starting thread waits for the handle");
-            rt.block_on(std::future::pending::<()>());
-        })
-        .expect("cannot start a chwire runtime thread");
-    rx.recv().expect("a chwire runtime thread died while starting")
-}
+pub use chwire::runtimes::Pinned;
 
 /// Wait for a task with the GIL released, checking signals; a signal aborts the task and
 /// is raised. A task aborted by `Client.cancel()` ends in [`Error::Cancelled`].

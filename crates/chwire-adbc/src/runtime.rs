@@ -10,56 +10,9 @@
 use crate::error::invalid_state;
 use adbc_core::error::Result;
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use tokio::runtime::Handle;
 
-fn runtimes() -> &'static [(Handle, AtomicUsize)] {
-    static RUNTIMES: OnceLock<Vec<(Handle, AtomicUsize)>> = OnceLock::new();
-    RUNTIMES.get_or_init(|| {
-        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(2, 8);
-        (0..n).map(|i| (start(i), AtomicUsize::new(0))).collect()
-    })
-}
-
-/// A connection's place on one of the runtimes (dropping it frees the place).
-#[derive(Debug)]
-pub struct Pinned(usize);
-
-impl Pinned {
-    pub fn new() -> Pinned {
-        let all = runtimes();
-        let i = (0..all.len()).min_by_key(|&i| all[i].1.load(Ordering::Relaxed)).unwrap_or(0);
-        all[i].1.fetch_add(1, Ordering::Relaxed);
-        Pinned(i)
-    }
-
-    pub fn handle(&self) -> &'static Handle {
-        &runtimes()[self.0].0
-    }
-}
-
-impl Drop for Pinned {
-    fn drop(&mut self) {
-        runtimes()[self.0].1.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-// A runtime that cannot start is the end of the driver: the panic is caught at the C
-// boundary by adbc_ffi (the call returns ADBC_STATUS_INTERNAL).
-#[allow(clippy::expect_used)]
-fn start(i: usize) -> Handle {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name(format!("chwire-adbc-{i}"))
-        .spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("cannot start a tokio runtime");
-            let _ = tx.send(rt.handle().clone());
-            rt.block_on(std::future::pending::<()>());
-        })
-        .expect("cannot start a chwire runtime thread");
-    rx.recv().expect("a chwire runtime thread died while starting")
-}
+pub use chwire::runtimes::Pinned;
 
 /// Refuse to block inside a tokio runtime (tokio would panic): a Rust caller on an async
 /// runtime must call the driver from `spawn_blocking`.

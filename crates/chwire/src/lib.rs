@@ -32,6 +32,7 @@ mod options;
 mod params;
 mod pool;
 pub mod row;
+pub mod runtimes;
 mod tls;
 
 #[cfg(feature = "arrow")]
