@@ -5,6 +5,7 @@ use crate::errors::{Error, IntoPyResult};
 use crate::params;
 use crate::runtime::run;
 use crate::stream::{arrow_options, QueryStream, Shared, Spec};
+use chwire::proto::packet::client::quote_identifier as quote_ident;
 use chwire::{DataType, Options};
 use chwire_arrow::ArrowOptions;
 use pyo3::prelude::*;
@@ -25,20 +26,6 @@ pub struct RawClient {
     /// The running task of this client, for `cancel()` from another thread.
     running: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
     server: Option<chwire::ServerInfo>,
-}
-
-fn quote_ident(name: &str) -> String {
-    let mut s = String::with_capacity(name.len() + 2);
-    s.push('`');
-    for c in name.chars() {
-        match c {
-            '`' => s.push_str("\\`"),
-            '\\' => s.push_str("\\\\"),
-            c => s.push(c),
-        }
-    }
-    s.push('`');
-    s
 }
 
 /// Arrow output settings (`output_format_arrow_*`, e.g. `string_as_string = 0` for String

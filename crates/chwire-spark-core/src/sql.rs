@@ -2,20 +2,8 @@
 
 use crate::{invalid, Result};
 
-/// `` `name` `` with backquotes and backslashes escaped.
-pub fn quote_ident(name: &str) -> String {
-    let mut s = String::with_capacity(name.len() + 2);
-    s.push('`');
-    for c in name.chars() {
-        match c {
-            '`' => s.push_str("\\`"),
-            '\\' => s.push_str("\\\\"),
-            c => s.push(c),
-        }
-    }
-    s.push('`');
-    s
-}
+/// `` `name` ``, escaped as ClickHouse reads a backquoted identifier.
+pub use chwire::proto::packet::client::quote_identifier as quote_ident;
 
 /// `'value'` with quotes and backslashes escaped.
 pub fn sql_string(value: &str) -> String {

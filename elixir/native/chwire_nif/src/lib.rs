@@ -12,6 +12,7 @@ mod input;
 mod ops;
 mod tasks;
 
+use chwire::proto::packet::client::quote_identifier as quote_ident;
 use convert::{header_of, Out};
 use error::NifError;
 use ops::{runtime, Handle, Item, Op, Target};
@@ -242,20 +243,6 @@ fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: String, ipc: Bi
 }
 
 // ---------------------------------------------------------------- inserts
-
-fn quote_ident(name: &str) -> String {
-    let mut s = String::with_capacity(name.len() + 2);
-    s.push('`');
-    for c in name.chars() {
-        match c {
-            '`' => s.push_str("\\`"),
-            '\\' => s.push_str("\\\\"),
-            c => s.push(c),
-        }
-    }
-    s.push('`');
-    s
-}
 
 /// Start `INSERT INTO table [(names)] VALUES`: the op yields `{:insert_header, columns}`,
 /// then `:sent` per block given with `insert_block`, then `{:ok, rows}` after `insert_end`.
