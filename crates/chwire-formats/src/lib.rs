@@ -38,20 +38,20 @@
 //! # std::fs::create_dir_all(&dir)?;
 //! # files(&dir)?;
 //! let mut client = chwire::Client::connect_url(&url).await?;
-//! client.execute("CREATE TABLE IF NOT EXISTS events (id UInt64, name String) ENGINE = Memory").await?;
-//! # client.execute("TRUNCATE TABLE events").await?;
+//! # client.execute("DROP TABLE IF EXISTS formats_doc_events").await?;
+//! client.execute("CREATE TABLE formats_doc_events (id UInt64, name String) ENGINE = Memory").await?;
 //! for (file, format) in [("events.parquet", Format::Parquet), ("events.csv", Format::Csv)] {
 //!     let mut input = source(format, Some(&dir.join(file)), &FileOptions::default(), None, chwire::Limits::default())?;
-//!     let mut insert = client.insert_blocks("INSERT INTO events VALUES").await?;
+//!     let mut insert = client.insert_blocks("INSERT INTO formats_doc_events VALUES").await?;
 //!     input.bind(&columns_of(insert.header()))?; // the table's columns: text parses to them
 //!     while let Some(block) = input.next_block()? {
 //!         insert.send(&block).await?;
 //!     }
 //!     insert.end().await?;
 //! }
-//! # let rows = client.query("SELECT count() FROM events").fetch_blocks().await?;
+//! # let rows = client.query("SELECT count() FROM formats_doc_events").fetch_blocks().await?;
 //! # assert_eq!(format!("{:?}", rows[0].column_at(0).unwrap().value(0)), "UInt(4)");
-//! # client.execute("DROP TABLE events").await?;
+//! # client.execute("DROP TABLE formats_doc_events").await?;
 //! # std::fs::remove_dir_all(&dir)?;
 //! # Ok(())
 //! # }
