@@ -409,3 +409,27 @@ def test_an_aggregate_over_a_distributed_table_runs_on_the_shards(spark, nodes):
     assert tuple(got[0]) == (30000, "0")
     plan = read(spark, nodes[0], table="shard_dist").agg(F.count("*"))._jdf.queryExecution().executedPlan()
     assert "[aggregate:" in plan.toString()
+
+
+def test_a_pushed_sum_that_overflows_long_is_an_error_as_in_spark(spark, ch, nodes):
+    """ClickHouse's sum(Int64) wraps around; Spark's SUM (ANSI, Spark 4's default) fails: the
+    pushed sum must not give the wrapped value (it fails too), and a sum that fits is exact."""
+    ch.command("DROP TABLE IF EXISTS default.jp_sum")
+    ch.command("CREATE TABLE default.jp_sum (k Int32, v Int64, n Nullable(Int64)) ENGINE = MergeTree ORDER BY k")
+    big = 2**63 - 1
+    ch.insert("default.jp_sum", [(1, big, big), (1, 5, None), (2, 7, None), (2, -5, -3), (3, big, 1), (3, -big, 2)])
+    try:
+        df = read(spark, nodes[0], table="default.jp_sum")
+        for q in [df.agg(F.sum("v")), df.groupBy("k").agg(F.sum("v")), df.groupBy("k").agg(F.sum("n"))]:
+            assert "[aggregate:" in q._jdf.queryExecution().executedPlan().toString()
+        with pytest.raises(Exception, match="ARITHMETIC_OVERFLOW"):
+            spark.createDataFrame(df.collect(), df.schema).agg(F.sum("v")).collect()  # Spark's own
+        with pytest.raises(Exception, match="_chwire_agg_0|overflow|out of range"):
+            df.agg(F.sum("v")).collect()
+        with pytest.raises(Exception, match="_chwire_agg_1|overflow|out of range"):
+            df.groupBy("k").agg(F.sum("v")).collect()
+        got = sorted(tuple(r) for r in df.where("k = 3").groupBy("k").agg(F.sum("v"), F.sum("n")).collect())
+        assert got == [(3, 0, 3)]
+        assert sorted(tuple(r) for r in df.groupBy("k").agg(F.sum("n")).collect()) == [(1, big), (2, -3), (3, 3)]
+    finally:
+        ch.command("DROP TABLE default.jp_sum")
