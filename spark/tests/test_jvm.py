@@ -433,3 +433,21 @@ def test_a_pushed_sum_that_overflows_long_is_an_error_as_in_spark(spark, ch, nod
         assert sorted(tuple(r) for r in df.groupBy("k").agg(F.sum("n")).collect()) == [(1, big), (2, -3), (3, 3)]
     finally:
         ch.command("DROP TABLE default.jp_sum")
+
+
+def test_strides_of_a_float_column_keep_its_nans(spark, ch, nodes):
+    """partitionColumn over a Float column: a NaN compares false with every bound, so strides
+    of `>=`/`<` alone read no NaN row; every row must be read once (NULLs too)."""
+    ch.command("DROP TABLE IF EXISTS default.jp_nan_strides")
+    ch.command("CREATE TABLE default.jp_nan_strides (id Int32, f Float64, nf Nullable(Float32)) "
+               "ENGINE = MergeTree ORDER BY id")
+    nan, inf = float("nan"), float("inf")
+    ch.insert("default.jp_nan_strides", [(1, nan, nan), (2, 1.0, None), (3, 7.5, 2.0), (4, inf, -inf), (5, -0.0, nan)])
+    try:
+        for col in ["f", "nf"]:
+            df = read(spark, nodes[0], table="default.jp_nan_strides", partitionColumn=col, numPartitions="3",
+                      lowerBound="0", upperBound="10")
+            assert df.rdd.getNumPartitions() == 3
+            assert sorted(r.id for r in df.collect()) == [1, 2, 3, 4, 5], col
+    finally:
+        ch.command("DROP TABLE default.jp_nan_strides")
