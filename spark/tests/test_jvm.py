@@ -451,3 +451,28 @@ def test_strides_of_a_float_column_keep_its_nans(spark, ch, nodes):
             assert sorted(r.id for r in df.collect()) == [1, 2, 3, 4, 5], col
     finally:
         ch.command("DROP TABLE default.jp_nan_strides")
+
+
+def test_uint64_columns_read_are_written_back(spark, ch, nodes):
+    """A UInt64 is read as decimal(20,0) (the default mapping): the same DataFrame written back
+    into UInt64 columns (plain, Nullable, in an Array) keeps every value, 2^64 - 1 too, and a
+    decimal outside UInt64 is an error naming the column."""
+    ch.command("DROP TABLE IF EXISTS default.jp_u64")
+    ch.command("CREATE TABLE default.jp_u64 (k Int32, u UInt64, nu Nullable(UInt64), au Array(UInt64)) "
+               "ENGINE = MergeTree ORDER BY k")
+    ch.command("DROP TABLE IF EXISTS default.jp_u64_copy")
+    ch.command("CREATE TABLE default.jp_u64_copy AS default.jp_u64")
+    top = 2**64 - 1
+    ch.insert("default.jp_u64", [(1, top, None, [top, 0]), (2, 0, 2**63, [])])
+    try:
+        df = read(spark, nodes[0], table="default.jp_u64")
+        write(df, nodes[0], "default.jp_u64_copy")
+        rows = lambda t: ch.query(f"SELECT * FROM {t} ORDER BY k").result_rows  # noqa: E731
+        assert rows("default.jp_u64_copy") == rows("default.jp_u64") == [(1, top, None, [top, 0]), (2, 0, 2**63, [])]
+        bad = spark.createDataFrame([(3, decimal.Decimal(-1))], "k int, u decimal(20,0)")
+        with pytest.raises(Exception, match="column 'u'"):
+            write(bad, nodes[0], "default.jp_u64_copy")
+        assert ch.command("SELECT count() FROM default.jp_u64_copy") == 2
+    finally:
+        ch.command("DROP TABLE default.jp_u64")
+        ch.command("DROP TABLE default.jp_u64_copy")

@@ -169,6 +169,51 @@ pub fn to_spark(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> 
     RecordBatch::try_new(schema.clone(), columns).map_err(|e| Error::Invalid(format!("a batch for Spark: {e}")))
 }
 
+/// The Arrow type a Spark column of Arrow type `from` is written as into ClickHouse type `to`,
+/// where Spark's own mapping differs from what chwire-arrow converts: a UInt64, read as
+/// `decimal(20,0)`, is written from that decimal (checked: a value outside UInt64 is an error).
+/// None where the batch's type is written as it is.
+fn written_type(from: &DataType, to: &chwire::DataType) -> Option<DataType> {
+    use chwire::DataType as Ch;
+    match (from, to) {
+        (_, Ch::Nullable(inner) | Ch::LowCardinality(inner)) => written_type(from, inner),
+        (DataType::Decimal128(20, 0), Ch::UInt64) => Some(DataType::UInt64),
+        (DataType::List(f), Ch::Array(inner)) => {
+            written_type(f.data_type(), inner).map(|t| DataType::List(Arc::new(f.as_ref().clone().with_data_type(t))))
+        }
+        _ => None,
+    }
+}
+
+/// Spark's batch as chwire-arrow converts it to the columns `target` (by name): the columns of
+/// [`written_type`] converted, checked, the others as they are.
+pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> Result<RecordBatch> {
+    let schema = batch.schema();
+    let mut changed = false;
+    let mut fields = Vec::with_capacity(batch.num_columns());
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for (col, f) in batch.columns().iter().zip(schema.fields()) {
+        let to = target.iter().find(|(n, _)| n == f.name()).and_then(|(_, t)| written_type(f.data_type(), t));
+        match to {
+            Some(to) => {
+                let c = conform(col, &to)
+                    .map_err(|e| Error::Invalid(format!("column '{}': its values do not fit ClickHouse's: {e}", f.name())))?;
+                fields.push(Arc::new(f.as_ref().clone().with_data_type(to)));
+                columns.push(c);
+                changed = true;
+            }
+            None => {
+                fields.push(f.clone());
+                columns.push(col.clone());
+            }
+        }
+    }
+    if !changed {
+        return Ok(batch);
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|e| Error::Invalid(format!("a batch for ClickHouse: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +226,19 @@ mod tests {
         let m = arrow_type(&json!({"type": "map", "keyType": "string", "valueType": "long", "valueContainsNull": true})).unwrap();
         assert!(matches!(m, DataType::Map(_, false)));
         assert!(arrow_type(&json!("interval")).is_err());
+    }
+
+    #[test]
+    fn uint64_is_written_from_spark_decimals() {
+        use arrow_array::Decimal128Array;
+        let target = [("u".to_string(), chwire::DataType::Nullable(Box::new(chwire::DataType::UInt64)))];
+        let d = Decimal128Array::from(vec![Some(u64::MAX as i128), None]).with_precision_and_scale(20, 0).unwrap();
+        let batch = RecordBatch::try_from_iter([("u", Arc::new(d) as ArrayRef)]).unwrap();
+        let out = from_spark(batch, &target).unwrap();
+        assert_eq!(out.column(0).as_primitive::<arrow_array::types::UInt64Type>().value(0), u64::MAX);
+        let neg = Decimal128Array::from(vec![-1i128]).with_precision_and_scale(20, 0).unwrap();
+        let batch = RecordBatch::try_from_iter([("u", Arc::new(neg) as ArrayRef)]).unwrap();
+        assert!(from_spark(batch, &target).unwrap_err().to_string().contains("column 'u'"));
     }
 
     #[test]
