@@ -453,24 +453,33 @@ def test_strides_of_a_float_column_keep_its_nans(spark, ch, nodes):
         ch.command("DROP TABLE default.jp_nan_strides")
 
 
-def test_uint64_columns_read_are_written_back(spark, ch, nodes):
-    """A UInt64 is read as decimal(20,0) (the default mapping): the same DataFrame written back
-    into UInt64 columns (plain, Nullable, in an Array) keeps every value, 2^64 - 1 too, and a
-    decimal outside UInt64 is an error naming the column."""
+def test_uint64_and_uuid_columns_read_are_written_back(spark, ch, nodes):
+    """A UInt64 is read as decimal(20,0) (the default mapping), a UUID as its text: the same
+    DataFrame written back into those columns (plain, Nullable, in an Array) keeps every value,
+    2^64 - 1 too; a decimal outside UInt64 or a text that is no UUID is an error naming the column."""
     ch.command("DROP TABLE IF EXISTS default.jp_u64")
-    ch.command("CREATE TABLE default.jp_u64 (k Int32, u UInt64, nu Nullable(UInt64), au Array(UInt64)) "
+    ch.command("CREATE TABLE default.jp_u64 (k Int32, u UInt64, nu Nullable(UInt64), au Array(UInt64), "
+               "id UUID, nid Nullable(UUID)) "
                "ENGINE = MergeTree ORDER BY k")
     ch.command("DROP TABLE IF EXISTS default.jp_u64_copy")
     ch.command("CREATE TABLE default.jp_u64_copy AS default.jp_u64")
     top = 2**64 - 1
-    ch.insert("default.jp_u64", [(1, top, None, [top, 0]), (2, 0, 2**63, [])])
+    ch.command("INSERT INTO default.jp_u64 SELECT 1, 18446744073709551615, NULL, [18446744073709551615, 0], "
+               "toUUID('01234567-89ab-cdef-0123-456789abcdef'), NULL")
+    ch.command("INSERT INTO default.jp_u64 SELECT 2, 0, 9223372036854775808, [], "
+               "toUUID('00000000-0000-0000-0000-000000000001'), toUUID('ffffffff-0000-0000-0000-00000000000f')")
     try:
         df = read(spark, nodes[0], table="default.jp_u64")
         write(df, nodes[0], "default.jp_u64_copy")
-        rows = lambda t: ch.query(f"SELECT * FROM {t} ORDER BY k").result_rows  # noqa: E731
-        assert rows("default.jp_u64_copy") == rows("default.jp_u64") == [(1, top, None, [top, 0]), (2, 0, 2**63, [])]
+        rows = lambda t: ch.query(f"SELECT k, u, nu, au, toString(id), toString(nid) FROM {t} ORDER BY k").result_rows  # noqa: E731
+        assert rows("default.jp_u64_copy") == rows("default.jp_u64") == [
+            (1, top, None, [top, 0], "01234567-89ab-cdef-0123-456789abcdef", None),
+            (2, 0, 2**63, [], "00000000-0000-0000-0000-000000000001", "ffffffff-0000-0000-0000-00000000000f")]
         bad = spark.createDataFrame([(3, decimal.Decimal(-1))], "k int, u decimal(20,0)")
         with pytest.raises(Exception, match="column 'u'"):
+            write(bad, nodes[0], "default.jp_u64_copy")
+        bad = spark.createDataFrame([(3, "not-a-uuid")], "k int, id string")
+        with pytest.raises(Exception, match="column 'id'.*not a UUID"):
             write(bad, nodes[0], "default.jp_u64_copy")
         assert ch.command("SELECT count() FROM default.jp_u64_copy") == 2
     finally:

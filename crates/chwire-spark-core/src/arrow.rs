@@ -171,7 +171,8 @@ pub fn to_spark(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> 
 
 /// The Arrow type a Spark column of Arrow type `from` is written as into ClickHouse type `to`,
 /// where Spark's own mapping differs from what chwire-arrow converts: a UInt64, read as
-/// `decimal(20,0)`, is written from that decimal (checked: a value outside UInt64 is an error).
+/// `decimal(20,0)`, is written from that decimal (checked: a value outside UInt64 is an error);
+/// a UUID, read as its text, from that text (see [`from_spark`]).
 /// None where the batch's type is written as it is.
 fn written_type(from: &DataType, to: &chwire::DataType) -> Option<DataType> {
     use chwire::DataType as Ch;
@@ -185,6 +186,32 @@ fn written_type(from: &DataType, to: &chwire::DataType) -> Option<DataType> {
     }
 }
 
+fn is_uuid(t: &chwire::DataType) -> bool {
+    use chwire::DataType as Ch;
+    match t {
+        Ch::Nullable(inner) | Ch::LowCardinality(inner) => is_uuid(inner),
+        Ch::Uuid => true,
+        _ => false,
+    }
+}
+
+/// UUIDs read as their text (Spark's string) back as the 16 bytes chwire-arrow writes.
+fn uuids(array: &ArrayRef) -> std::result::Result<ArrayRef, String> {
+    let text = cast_with_options(array, &DataType::Utf8, &checked()).map_err(|e| e.to_string())?;
+    let text = text.as_string::<i32>();
+    let mut out = arrow_array::builder::FixedSizeBinaryBuilder::with_capacity(text.len(), 16);
+    for (i, v) in text.iter().enumerate() {
+        match v {
+            Some(s) => {
+                let u = uuid::Uuid::try_parse(s).map_err(|e| format!("row {i}: '{s}' is not a UUID: {e}"))?;
+                out.append_value(u.as_bytes()).map_err(|e| e.to_string())?;
+            }
+            None => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
 /// Spark's batch as chwire-arrow converts it to the columns `target` (by name): the columns of
 /// [`written_type`] converted, checked, the others as they are.
 pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> Result<RecordBatch> {
@@ -193,7 +220,15 @@ pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> 
     let mut fields = Vec::with_capacity(batch.num_columns());
     let mut columns = Vec::with_capacity(batch.num_columns());
     for (col, f) in batch.columns().iter().zip(schema.fields()) {
-        let to = target.iter().find(|(n, _)| n == f.name()).and_then(|(_, t)| written_type(f.data_type(), t));
+        let ch = target.iter().find(|(n, _)| n == f.name()).map(|(_, t)| t);
+        if ch.is_some_and(is_uuid) && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8) {
+            let c = uuids(col).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?;
+            fields.push(Arc::new(f.as_ref().clone().with_data_type(c.data_type().clone())));
+            columns.push(c);
+            changed = true;
+            continue;
+        }
+        let to = ch.and_then(|t| written_type(f.data_type(), t));
         match to {
             Some(to) => {
                 let c = conform(col, &to)
