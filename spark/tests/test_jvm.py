@@ -409,3 +409,79 @@ def test_an_aggregate_over_a_distributed_table_runs_on_the_shards(spark, nodes):
     assert tuple(got[0]) == (30000, "0")
     plan = read(spark, nodes[0], table="shard_dist").agg(F.count("*"))._jdf.queryExecution().executedPlan()
     assert "[aggregate:" in plan.toString()
+
+
+def test_a_pushed_sum_that_overflows_long_is_an_error_as_in_spark(spark, ch, nodes):
+    """ClickHouse's sum(Int64) wraps around; Spark's SUM (ANSI, Spark 4's default) fails: the
+    pushed sum must not give the wrapped value (it fails too), and a sum that fits is exact."""
+    ch.command("DROP TABLE IF EXISTS default.jp_sum")
+    ch.command("CREATE TABLE default.jp_sum (k Int32, v Int64, n Nullable(Int64)) ENGINE = MergeTree ORDER BY k")
+    big = 2**63 - 1
+    ch.insert("default.jp_sum", [(1, big, big), (1, 5, None), (2, 7, None), (2, -5, -3), (3, big, 1), (3, -big, 2)])
+    try:
+        df = read(spark, nodes[0], table="default.jp_sum")
+        for q in [df.agg(F.sum("v")), df.groupBy("k").agg(F.sum("v")), df.groupBy("k").agg(F.sum("n"))]:
+            assert "[aggregate:" in q._jdf.queryExecution().executedPlan().toString()
+        with pytest.raises(Exception, match="ARITHMETIC_OVERFLOW"):
+            spark.createDataFrame(df.collect(), df.schema).agg(F.sum("v")).collect()  # Spark's own
+        with pytest.raises(Exception, match="_chwire_agg_0|overflow|out of range"):
+            df.agg(F.sum("v")).collect()
+        with pytest.raises(Exception, match="_chwire_agg_1|overflow|out of range"):
+            df.groupBy("k").agg(F.sum("v")).collect()
+        got = sorted(tuple(r) for r in df.where("k = 3").groupBy("k").agg(F.sum("v"), F.sum("n")).collect())
+        assert got == [(3, 0, 3)]
+        assert sorted(tuple(r) for r in df.groupBy("k").agg(F.sum("n")).collect()) == [(1, big), (2, -3), (3, 3)]
+    finally:
+        ch.command("DROP TABLE default.jp_sum")
+
+
+def test_strides_of_a_float_column_keep_its_nans(spark, ch, nodes):
+    """partitionColumn over a Float column: a NaN compares false with every bound, so strides
+    of `>=`/`<` alone read no NaN row; every row must be read once (NULLs too)."""
+    ch.command("DROP TABLE IF EXISTS default.jp_nan_strides")
+    ch.command("CREATE TABLE default.jp_nan_strides (id Int32, f Float64, nf Nullable(Float32)) "
+               "ENGINE = MergeTree ORDER BY id")
+    nan, inf = float("nan"), float("inf")
+    ch.insert("default.jp_nan_strides", [(1, nan, nan), (2, 1.0, None), (3, 7.5, 2.0), (4, inf, -inf), (5, -0.0, nan)])
+    try:
+        for col in ["f", "nf"]:
+            df = read(spark, nodes[0], table="default.jp_nan_strides", partitionColumn=col, numPartitions="3",
+                      lowerBound="0", upperBound="10")
+            assert df.rdd.getNumPartitions() == 3
+            assert sorted(r.id for r in df.collect()) == [1, 2, 3, 4, 5], col
+    finally:
+        ch.command("DROP TABLE default.jp_nan_strides")
+
+
+def test_uint64_and_uuid_columns_read_are_written_back(spark, ch, nodes):
+    """A UInt64 is read as decimal(20,0) (the default mapping), a UUID as its text: the same
+    DataFrame written back into those columns (plain, Nullable, in an Array) keeps every value,
+    2^64 - 1 too; a decimal outside UInt64 or a text that is no UUID is an error naming the column."""
+    ch.command("DROP TABLE IF EXISTS default.jp_u64")
+    ch.command("CREATE TABLE default.jp_u64 (k Int32, u UInt64, nu Nullable(UInt64), au Array(UInt64), "
+               "id UUID, nid Nullable(UUID)) "
+               "ENGINE = MergeTree ORDER BY k")
+    ch.command("DROP TABLE IF EXISTS default.jp_u64_copy")
+    ch.command("CREATE TABLE default.jp_u64_copy AS default.jp_u64")
+    top = 2**64 - 1
+    ch.command("INSERT INTO default.jp_u64 SELECT 1, 18446744073709551615, NULL, [18446744073709551615, 0], "
+               "toUUID('01234567-89ab-cdef-0123-456789abcdef'), NULL")
+    ch.command("INSERT INTO default.jp_u64 SELECT 2, 0, 9223372036854775808, [], "
+               "toUUID('00000000-0000-0000-0000-000000000001'), toUUID('ffffffff-0000-0000-0000-00000000000f')")
+    try:
+        df = read(spark, nodes[0], table="default.jp_u64")
+        write(df, nodes[0], "default.jp_u64_copy")
+        rows = lambda t: ch.query(f"SELECT k, u, nu, au, toString(id), toString(nid) FROM {t} ORDER BY k").result_rows  # noqa: E731
+        assert rows("default.jp_u64_copy") == rows("default.jp_u64") == [
+            (1, top, None, [top, 0], "01234567-89ab-cdef-0123-456789abcdef", None),
+            (2, 0, 2**63, [], "00000000-0000-0000-0000-000000000001", "ffffffff-0000-0000-0000-00000000000f")]
+        bad = spark.createDataFrame([(3, decimal.Decimal(-1))], "k int, u decimal(20,0)")
+        with pytest.raises(Exception, match="column 'u'"):
+            write(bad, nodes[0], "default.jp_u64_copy")
+        bad = spark.createDataFrame([(3, "not-a-uuid")], "k int, id string")
+        with pytest.raises(Exception, match="column 'id'.*not a UUID"):
+            write(bad, nodes[0], "default.jp_u64_copy")
+        assert ch.command("SELECT count() FROM default.jp_u64_copy") == 2
+    finally:
+        ch.command("DROP TABLE default.jp_u64")
+        ch.command("DROP TABLE default.jp_u64_copy")

@@ -4,6 +4,9 @@
 //! order of additions changes a sum; NaN), AVG (a double division of Spark's own), DISTINCT and
 //! expressions stay with Spark.
 //!
+//! A SUM is computed as Decimal(38, 0) (ClickHouse's sum of Int64 would wrap around silently);
+//! a sum beyond a long is then an error, as Spark's (ANSI) own SUM's.
+//!
 //! Without GROUP BY, Spark's SUM/MIN/MAX of no rows are NULL where ClickHouse gives the type's
 //! default: they are written `if(count() = 0, NULL, ...)`.
 
@@ -66,7 +69,10 @@ pub fn aggregate_sql(groups: &[String], aggs: &[Agg], types: &BTreeMap<String, S
                 format!("count({})", quote_ident(col))
             }
             Agg::Sum { col } => match kind(types.get(col)?)? {
-                Kind::Int => empty_is_null(format!("sum({})", quote_ident(col))),
+                // Summed as Decimal(38, 0), which no 64-bit sum overflows: ClickHouse's
+                // sum(Int64) wraps around where Spark's fails (ANSI) — the sum then reaches
+                // Spark's long through the checked conversion, a sum out of its range an error.
+                Kind::Int => empty_is_null(format!("sum(toDecimal128({}, 0))", quote_ident(col))),
                 _ => return None,
             },
             Agg::Min { col } | Agg::Max { col } => {
@@ -134,9 +140,9 @@ mod tests {
         .unwrap();
         let p = aggregate_sql(&["e".into(), "k".into()], &aggs, &types()).unwrap();
         assert_eq!(p.group_by, ["toString(`e`)", "`k`"]);
-        assert_eq!(p.select[2..], ["count()", "sum(`n`)", "min(toString(`e`))", "max(`s`)", "count(`f`)"]);
+        assert_eq!(p.select[2..], ["count()", "sum(toDecimal128(`n`, 0))", "min(toString(`e`))", "max(`s`)", "count(`f`)"]);
         let whole = aggregate_sql(&[], &aggs[1..2], &types()).unwrap();
-        assert_eq!(whole.select, ["if(count() = 0, NULL, sum(`n`))"]);
+        assert_eq!(whole.select, ["if(count() = 0, NULL, sum(toDecimal128(`n`, 0)))"]);
         assert_eq!(aggregate_sql(&[], &[Agg::Sum { col: "f".into() }], &types()), None);
         assert_eq!(aggregate_sql(&["f".into()], &[Agg::CountStar], &types()), None);
         assert_eq!(aggregate_sql(&[], &[Agg::Other], &types()), None);

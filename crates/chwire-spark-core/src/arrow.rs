@@ -169,6 +169,86 @@ pub fn to_spark(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> 
     RecordBatch::try_new(schema.clone(), columns).map_err(|e| Error::Invalid(format!("a batch for Spark: {e}")))
 }
 
+/// The Arrow type a Spark column of Arrow type `from` is written as into ClickHouse type `to`,
+/// where Spark's own mapping differs from what chwire-arrow converts: a UInt64, read as
+/// `decimal(20,0)`, is written from that decimal (checked: a value outside UInt64 is an error);
+/// a UUID, read as its text, from that text (see [`from_spark`]).
+/// None where the batch's type is written as it is.
+fn written_type(from: &DataType, to: &chwire::DataType) -> Option<DataType> {
+    use chwire::DataType as Ch;
+    match (from, to) {
+        (_, Ch::Nullable(inner) | Ch::LowCardinality(inner)) => written_type(from, inner),
+        (DataType::Decimal128(20, 0), Ch::UInt64) => Some(DataType::UInt64),
+        (DataType::List(f), Ch::Array(inner)) => {
+            written_type(f.data_type(), inner).map(|t| DataType::List(Arc::new(f.as_ref().clone().with_data_type(t))))
+        }
+        _ => None,
+    }
+}
+
+fn is_uuid(t: &chwire::DataType) -> bool {
+    use chwire::DataType as Ch;
+    match t {
+        Ch::Nullable(inner) | Ch::LowCardinality(inner) => is_uuid(inner),
+        Ch::Uuid => true,
+        _ => false,
+    }
+}
+
+/// UUIDs read as their text (Spark's string) back as the 16 bytes chwire-arrow writes.
+fn uuids(array: &ArrayRef) -> std::result::Result<ArrayRef, String> {
+    let text = cast_with_options(array, &DataType::Utf8, &checked()).map_err(|e| e.to_string())?;
+    let text = text.as_string::<i32>();
+    let mut out = arrow_array::builder::FixedSizeBinaryBuilder::with_capacity(text.len(), 16);
+    for (i, v) in text.iter().enumerate() {
+        match v {
+            Some(s) => {
+                let u = uuid::Uuid::try_parse(s).map_err(|e| format!("row {i}: '{s}' is not a UUID: {e}"))?;
+                out.append_value(u.as_bytes()).map_err(|e| e.to_string())?;
+            }
+            None => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Spark's batch as chwire-arrow converts it to the columns `target` (by name): the columns of
+/// [`written_type`] converted, checked, the others as they are.
+pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> Result<RecordBatch> {
+    let schema = batch.schema();
+    let mut changed = false;
+    let mut fields = Vec::with_capacity(batch.num_columns());
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for (col, f) in batch.columns().iter().zip(schema.fields()) {
+        let ch = target.iter().find(|(n, _)| n == f.name()).map(|(_, t)| t);
+        if ch.is_some_and(is_uuid) && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8) {
+            let c = uuids(col).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?;
+            fields.push(Arc::new(f.as_ref().clone().with_data_type(c.data_type().clone())));
+            columns.push(c);
+            changed = true;
+            continue;
+        }
+        let to = ch.and_then(|t| written_type(f.data_type(), t));
+        match to {
+            Some(to) => {
+                let c = conform(col, &to)
+                    .map_err(|e| Error::Invalid(format!("column '{}': its values do not fit ClickHouse's: {e}", f.name())))?;
+                fields.push(Arc::new(f.as_ref().clone().with_data_type(to)));
+                columns.push(c);
+                changed = true;
+            }
+            None => {
+                fields.push(f.clone());
+                columns.push(col.clone());
+            }
+        }
+    }
+    if !changed {
+        return Ok(batch);
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|e| Error::Invalid(format!("a batch for ClickHouse: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +261,19 @@ mod tests {
         let m = arrow_type(&json!({"type": "map", "keyType": "string", "valueType": "long", "valueContainsNull": true})).unwrap();
         assert!(matches!(m, DataType::Map(_, false)));
         assert!(arrow_type(&json!("interval")).is_err());
+    }
+
+    #[test]
+    fn uint64_is_written_from_spark_decimals() {
+        use arrow_array::Decimal128Array;
+        let target = [("u".to_string(), chwire::DataType::Nullable(Box::new(chwire::DataType::UInt64)))];
+        let d = Decimal128Array::from(vec![Some(u64::MAX as i128), None]).with_precision_and_scale(20, 0).unwrap();
+        let batch = RecordBatch::try_from_iter([("u", Arc::new(d) as ArrayRef)]).unwrap();
+        let out = from_spark(batch, &target).unwrap();
+        assert_eq!(out.column(0).as_primitive::<arrow_array::types::UInt64Type>().value(0), u64::MAX);
+        let neg = Decimal128Array::from(vec![-1i128]).with_precision_and_scale(20, 0).unwrap();
+        let batch = RecordBatch::try_from_iter([("u", Arc::new(neg) as ArrayRef)]).unwrap();
+        assert!(from_spark(batch, &target).unwrap_err().to_string().contains("column 'u'"));
     }
 
     #[test]

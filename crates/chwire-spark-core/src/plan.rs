@@ -9,7 +9,8 @@
 //!   an integer (the server skips the other ranges by its primary index), else
 //!   `cityHash64(sorting key) % n`; first and last ranges are open, so every row is read once;
 //! * a query: one partition, or with partitionColumn/lowerBound/upperBound, numPartitions
-//!   strides (JDBC's rule: open first and last strides, NULLs in the first).
+//!   strides (JDBC's rule: open first and last strides, NULLs in the first; the first is the
+//!   complement of the others, `NOT (x >= b)`, so that a Float column's NaNs are read too).
 
 use chwire::proto::column::Value;
 use chwire::Client;
@@ -374,7 +375,9 @@ pub fn strides(col: &str, lo: i128, hi: i128, n: usize, nulls_first: bool) -> Ve
             }
             let cond = if conds.is_empty() { "1".to_string() } else { conds.join(" AND ") };
             if nulls_first && i == 0 && !conds.is_empty() {
-                format!("({cond}) OR {col} IS NULL")
+                // The complement of the other strides: NOT (x >= b) also takes a NaN of a
+                // Float column (false against every bound), which `x < b` would leave out.
+                format!("NOT ({col} >= {}) OR {col} IS NULL", bounds[0])
             } else {
                 cond
             }
@@ -389,7 +392,7 @@ mod tests {
     #[test]
     fn strides_cover_every_value_once() {
         assert_eq!(strides("`x`", 0, 10, 3, false), vec!["`x` < 3", "`x` >= 3 AND `x` < 6", "`x` >= 6"]);
-        assert_eq!(strides("`x`", 0, 10, 2, true), vec!["(`x` < 5) OR `x` IS NULL", "`x` >= 5"]);
+        assert_eq!(strides("`x`", 0, 10, 2, true), vec!["NOT (`x` >= 5) OR `x` IS NULL", "`x` >= 5"]);
         // more partitions than values: one per value
         assert_eq!(strides("`x`", 5, 7, 8, false).len(), 2);
         assert_eq!(strides("`x`", 5, 5, 3, true), vec!["1"]);

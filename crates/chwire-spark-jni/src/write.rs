@@ -57,7 +57,7 @@ async fn write_task(job: WriteJob, stage: String, mut rx: mpsc::Receiver<RecordB
         let target: Vec<(String, DataType)> = ins.header().columns().iter().map(|(n, col)| (n.clone(), col.data_type().clone())).collect();
         let mut rows = 0u64;
         while let Some(batch) = rx.recv().await {
-            let block = chwire_arrow::batch_into_block(batch, &target)?;
+            let block = chwire_arrow::batch_into_block(chwire_spark_core::arrow::from_spark(batch, &target)?, &target)?;
             rows += block.rows() as u64;
             ins.send(&block).await?;
         }
