@@ -213,7 +213,7 @@ fn uuids(array: &ArrayRef) -> std::result::Result<ArrayRef, String> {
 }
 
 /// Spark's batch as chwire-arrow converts it to the columns `target` (by name): the columns of
-/// [`written_type`] converted, checked, the others as they are.
+/// `written_type` converted, checked, the others as they are.
 pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> Result<RecordBatch> {
     let schema = batch.schema();
     let mut changed = false;
