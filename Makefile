@@ -143,7 +143,7 @@ spark-test: spark-venv
 ## crates/chwire-spark-jni in the workspace target dir) inside one jar, compiled against the
 ## jars of the pyspark in the venv (Spark 4.3.0, Arrow 19.0.0) with Maven (its repository under
 ## build/spark/m2: offline once filled).
-SPARK_JARS_DIR = $$($(PY_VENV)/bin/python -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
+SPARK_JARS_DIR = $$($(abspath $(PY_VENV))/bin/python -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
 spark-jar: spark-venv
 	$(CARGO) build --release -q --workspace
 	mkdir -p build/spark/native
