@@ -148,8 +148,9 @@ spark-jar: spark-venv
 	$(CARGO) build --release -q --workspace
 	mkdir -p build/spark/native
 	cp target/release/libchwire_spark_jni.so build/spark/native/
-	cd spark && mvn -q -B $$(test -d ../build/spark/m2/org/apache/maven && echo -o) -Dmaven.repo.local=$(CURDIR)/build/spark/m2 \
+	cd spark && mvn -q -B $$(test -f ../build/spark/m2/.complete && echo -o) -Dmaven.repo.local=$(CURDIR)/build/spark/m2 \
 		-Dspark.jars.dir=$(SPARK_JARS_DIR) -Dnative.dir=$(CURDIR)/build/spark/native package
+	touch build/spark/m2/.complete
 	cp build/spark/maven/chwire-spark.jar build/spark/chwire-spark.jar
 
 ## The JVM connector on a local Spark (pyspark's, with spark.jars) against the cluster rig, next
