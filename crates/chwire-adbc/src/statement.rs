@@ -49,19 +49,7 @@ impl Drop for ChwireStatement {
 
 /// The first word of a statement, upper-cased (comments and parentheses skipped).
 fn first_word(sql: &str) -> String {
-    let mut s = sql.trim_start();
-    loop {
-        if let Some(rest) = s.strip_prefix("--") {
-            s = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
-        } else if let Some(rest) = s.strip_prefix("/*") {
-            s = rest.split_once("*/").map_or("", |(_, r)| r).trim_start();
-        } else if let Some(rest) = s.strip_prefix('(') {
-            s = rest.trim_start();
-        } else {
-            break;
-        }
-    }
-    s.chars().take_while(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_uppercase()
+    chwire::first_word(sql).to_ascii_uppercase()
 }
 
 /// An INSERT whose rows are sent as data: it ends in `VALUES` or `FORMAT <name>` (an

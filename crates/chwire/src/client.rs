@@ -628,8 +628,9 @@ impl Client {
     }
 }
 
-/// The statement's first word (after whitespace, comments and opening parentheses).
-fn first_word(sql: &str) -> &str {
+/// The statement's first word (after whitespace, comments and opening parentheses), as it is
+/// written: what decides how a statement runs (an INSERT takes data, a SELECT returns rows).
+pub fn first_word(sql: &str) -> &str {
     let mut s = sql.trim_start();
     loop {
         if let Some(rest) = s.strip_prefix("--") {

@@ -41,7 +41,7 @@ pub use chwire_proto as proto;
 pub use chwire_proto::{
     Block, Column, ColumnData, Compression, DataType, Limits, ProfileInfo, Progress, ServerException, StringColumn, Value,
 };
-pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
+pub use client::{first_word, Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
 pub use error::{Error, ErrorKind, Result};
 pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
 pub use options::{parse_duration, Options, Transport};
