@@ -219,8 +219,11 @@ impl QueryStream<'_> {
         let client = &mut *self.client;
         client.pending = Pending::Drain { cancel_sent: false };
         if matches!(client.conn, Some(Link::Http(_))) {
-            // Killed by its id before this returns; the connection is replaced at the next use.
+            // Killed by its id before this returns; the aborted response's connection is
+            // replaced now, so that the client is ready again (a pool takes it back at once).
             client.stop_http(&self.query_id, true).await;
+            client.conn = Some(Link::connect(&client.opts, &client.shared).await?);
+            client.pending = Pending::Idle;
             return Ok(());
         }
         client.ready().await.map(|_| ())
