@@ -89,11 +89,12 @@ pub fn spark_filter_sql(filter: &str, types: BTreeMap<String, String>) -> Option
     filters::filter_sql_json(filter, &types)
 }
 
-/// Prepare a write job (driver): the job as JSON.
+/// Prepare a write job (driver): the job as JSON; `overwrite` replaces the target's rows.
 #[pyfunction]
-pub fn spark_write_prepare(py: Python<'_>, options: &str, names: Vec<String>) -> PyResult<String> {
+#[pyo3(signature = (options, names, overwrite = false))]
+pub fn spark_write_prepare(py: Python<'_>, options: &str, names: Vec<String>, overwrite: bool) -> PyResult<String> {
     let o = SparkOptions::from_json(options).map_err(|e| py_error(py, e))?;
-    block(py, async move { Ok(WriteJob::prepare(&o, &names).await?.to_json()) })
+    block(py, async move { Ok(WriteJob::prepare(&o, &names, overwrite).await?.to_json()) })
 }
 
 /// The statements of one task attempt (`tag` names it): its staging table, the CREATE of it,

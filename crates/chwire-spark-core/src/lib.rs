@@ -9,13 +9,16 @@
 //! * [`plan`]: the columns and one (URL, FROM, WHERE) per Spark partition;
 //! * [`filters`]: Spark filters (as JSON, built by each front end from its own filter
 //!   objects) → ClickHouse conditions that mean exactly what Spark means;
-//! * [`write`](mod@write): the staged, exactly-once write protocol's statements.
+//! * [`write`](mod@write): the staged, exactly-once write protocol's statements (append and
+//!   overwrite);
+//! * [`catalog`]: the JVM catalog's operations and `CREATE TABLE` from a Spark schema.
 //!
 //! Everything a front end gets from here is plain data (serde, JSON across the bindings), so
 //! the two front ends cannot diverge on a rule: they only carry its results.
 
 pub mod aggregate;
 pub mod arrow;
+pub mod catalog;
 pub mod filters;
 pub mod options;
 pub mod plan;

@@ -48,6 +48,16 @@ pub struct WriteJob {
     /// A plain MergeTree target: staging tables of the same structure whose parts the commit
     /// attaches (hard links, no rows copied).
     pub attach_parts: bool,
+    /// Replace the target's rows (Spark's overwrite, `TRUNCATE` capability): the commit fills a
+    /// copy of the target and swaps it in with one `RENAME`.
+    pub overwrite: bool,
+}
+
+/// Whether the commit can replace a table of engine `engine` by a copy made with `CREATE TABLE
+/// ... AS` and one `RENAME` (not a replicated table, whose copy would share its ZooKeeper path,
+/// nor a Distributed one, whose rows are on the shards, nor a view).
+fn swappable(engine: &str) -> bool {
+    (engine.ends_with("MergeTree") && !engine.starts_with("Replicated")) || matches!(engine, "Log" | "TinyLog" | "StripeLog" | "Memory")
 }
 
 /// 16 random hex digits (std's per-process random hasher keys, mixed with the time).
@@ -59,7 +69,7 @@ fn job_id() -> String {
 }
 
 /// The first host of the options' URL that answers, as a one-host URL.
-async fn first_answering(opts: &SparkOptions) -> Result<String> {
+pub(crate) async fn first_answering(opts: &SparkOptions) -> Result<String> {
     let mut last = None;
     for (host, port) in url_hosts(&opts.url) {
         // A host without a port is on ClickHouse's default: 9440 over TLS, else 9000.
@@ -76,8 +86,9 @@ async fn first_answering(opts: &SparkOptions) -> Result<String> {
 }
 
 impl WriteJob {
-    /// Prepare a write of columns `names` with `opts` (driver).
-    pub async fn prepare(opts: &SparkOptions, names: &[String]) -> Result<WriteJob> {
+    /// Prepare a write of columns `names` with `opts` (driver); `overwrite` replaces the
+    /// target's rows at the commit instead of adding to them.
+    pub async fn prepare(opts: &SparkOptions, names: &[String], overwrite: bool) -> Result<WriteJob> {
         let Some(table) = &opts.table else {
             return invalid("writing with the chwire data source needs option 'table'");
         };
@@ -111,6 +122,12 @@ impl WriteJob {
         if !missing.is_empty() {
             return invalid(format!("columns [{}] of the DataFrame are not in {table}", missing.join(", ")));
         }
+        if overwrite && !swappable(&engine) {
+            return invalid(format!(
+                "cannot overwrite {table}: its engine {engine} cannot be replaced by a copy (overwrite takes MergeTree-family \
+                 tables without replication, Log, TinyLog, StripeLog and Memory); append, or truncate it yourself"
+            ));
+        }
         Ok(WriteJob {
             options: opts.clone(),
             url,
@@ -120,6 +137,7 @@ impl WriteJob {
             names: names.to_vec(),
             distributed: engine == "Distributed",
             attach_parts: engine == "MergeTree",
+            overwrite,
         })
     }
 
@@ -166,35 +184,54 @@ impl WriteJob {
     }
 
     /// Move the staged tables `stages` (the tasks' messages) into the target, then drop every
-    /// staging table of the job.
+    /// staging table of the job. An overwrite moves them into a copy of the target instead
+    /// (`CREATE TABLE ... AS`), and swaps it in for the target with one `RENAME`: until then
+    /// the target keeps its rows, after it it has exactly the job's.
     pub async fn commit(&self, c: &mut Client, stages: &[String]) -> Result<()> {
-        let cols = self.columns();
-        for stage in stages {
-            if self.attach_parts {
-                let (db, name) = split_table(stage)?;
-                let db = db.unwrap_or_else(|| self.db.clone());
-                let parts = text_rows(
-                    c,
-                    &format!(
-                        "SELECT DISTINCT partition_id FROM system.parts WHERE database = {} AND table = {} AND active",
-                        sql_string(&db),
-                        sql_string(&name)
-                    ),
-                )
-                .await?;
-                for pid in parts.into_iter().filter_map(|r| r.into_iter().next().flatten()) {
-                    c.execute(format!("ALTER TABLE {} ATTACH PARTITION ID {} FROM {stage}", self.target, sql_string(&pid))).await?;
-                }
-            } else {
-                let mut q = c.query(format!("INSERT INTO {} ({cols}) SELECT {cols} FROM {stage}", self.target));
-                if self.distributed {
-                    q = q.setting("insert_distributed_sync", "1");
-                }
-                q.execute().await?;
+        if !self.overwrite {
+            for stage in stages {
+                self.move_rows(c, stage, &self.target).await?;
             }
-            c.execute(Self::drop_sql(stage)).await?;
+            return self.drop_job_tables(c).await;
         }
+        let swap = self.stage_table("swap");
+        let old = self.stage_table("old");
+        c.execute(format!("CREATE TABLE {swap} AS {}", self.target)).await?;
+        for stage in stages {
+            self.move_rows(c, stage, &swap).await?;
+        }
+        c.execute(format!("RENAME TABLE {} TO {old}, {swap} TO {}", self.target, self.target)).await?;
+        c.execute(Self::drop_sql(&old)).await?;
         self.drop_job_tables(c).await
+    }
+
+    /// Move a staged table's rows into `dest` (the target or its copy), then drop it.
+    async fn move_rows(&self, c: &mut Client, stage: &str, dest: &str) -> Result<()> {
+        let cols = self.columns();
+        if self.attach_parts {
+            let (db, name) = split_table(stage)?;
+            let db = db.unwrap_or_else(|| self.db.clone());
+            let parts = text_rows(
+                c,
+                &format!(
+                    "SELECT DISTINCT partition_id FROM system.parts WHERE database = {} AND table = {} AND active",
+                    sql_string(&db),
+                    sql_string(&name)
+                ),
+            )
+            .await?;
+            for pid in parts.into_iter().filter_map(|r| r.into_iter().next().flatten()) {
+                c.execute(format!("ALTER TABLE {dest} ATTACH PARTITION ID {} FROM {stage}", sql_string(&pid))).await?;
+            }
+        } else {
+            let mut q = c.query(format!("INSERT INTO {dest} ({cols}) SELECT {cols} FROM {stage}"));
+            if self.distributed {
+                q = q.setting("insert_distributed_sync", "1");
+            }
+            q.execute().await?;
+        }
+        c.execute(Self::drop_sql(stage)).await?;
+        Ok(())
     }
 
     /// Abort the job: the marker first, then the sweep (a task that finishes after the marker
@@ -253,6 +290,7 @@ mod tests {
             names: vec!["a".into(), "b`".into()],
             distributed: false,
             attach_parts: engine_merge,
+            overwrite: false,
         }
     }
 
@@ -267,5 +305,7 @@ mod tests {
         assert_eq!(WriteJob::from_json(&j.to_json()).unwrap(), j);
         assert_ne!(job_id(), job_id());
         assert_eq!(job_id().len(), 16);
+        assert!(swappable("MergeTree") && swappable("ReplacingMergeTree") && swappable("Log"));
+        assert!(!swappable("ReplicatedMergeTree") && !swappable("Distributed") && !swappable("View"));
     }
 }

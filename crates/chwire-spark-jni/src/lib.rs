@@ -112,6 +112,23 @@ impl<T: Default> ErrorPolicy<T, Failure> for ThrowChwire {
     }
 }
 
+/// A catalog operation (`chwire.spark.ChwireCatalog`): parsed options and the request (JSON,
+/// chwire-spark-core's `catalog::Request`) → its outcome (JSON).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_chwire_spark_Native_catalog<'a>(
+    mut env: jni::EnvUnowned<'a>,
+    _class: jni::objects::JClass<'a>,
+    options: JString<'a>,
+    request: JString<'a>,
+) -> JString<'a> {
+    env.with_env(|env| -> Result<JString<'a>> {
+        let o = chwire_spark_core::SparkOptions::from_json(&string(env, &options)?)?;
+        let out = runtime().block_on(chwire_spark_core::catalog::run_json(&o, &string(env, &request)?))?;
+        jstring(env, &out)
+    })
+    .resolve::<ThrowChwire>()
+}
+
 /// A Java string argument as Rust's.
 pub(crate) fn string(env: &Env<'_>, s: &JString<'_>) -> Result<String> {
     Ok(s.try_to_string(env)?)

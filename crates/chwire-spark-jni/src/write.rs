@@ -13,7 +13,7 @@ use arrow_schema::ffi::FFI_ArrowSchema;
 use chwire::DataType;
 use chwire_spark_core::WriteJob;
 use jni::objects::{JClass, JString};
-use jni::sys::jlong;
+use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -24,18 +24,20 @@ fn job(env: &jni::Env<'_>, s: &JString<'_>) -> Result<WriteJob> {
     Ok(WriteJob::from_json(&string(env, s)?)?)
 }
 
-/// Prepare a write job (driver): parsed options and the written columns (JSON list) → the job.
+/// Prepare a write job (driver): parsed options and the written columns (JSON list) → the job;
+/// `overwrite` replaces the target's rows at the commit.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_chwire_spark_Native_prepareWrite<'a>(
     mut env: EnvUnowned<'a>,
     _class: JClass<'a>,
     options: JString<'a>,
     names: JString<'a>,
+    overwrite: jboolean,
 ) -> JString<'a> {
     env.with_env(|env| -> Result<JString<'a>> {
         let o = chwire_spark_core::SparkOptions::from_json(&string(env, &options)?)?;
         let names: Vec<String> = serde_json::from_str(&string(env, &names)?).map_err(|e| Failure(format!("bad columns JSON: {e}")))?;
-        let j = runtime().block_on(WriteJob::prepare(&o, &names))?;
+        let j = runtime().block_on(WriteJob::prepare(&o, &names, overwrite))?;
         jstring(env, &j.to_json())
     })
     .resolve::<ThrowChwire>()

@@ -48,13 +48,12 @@ class StagedPartition(WriterCommitMessage):
 
 class ChwireWriter(DataSourceArrowWriter):
     def __init__(self, opts: Options, schema: Any, overwrite: bool) -> None:
-        if overwrite:
-            raise ValueError("the chwire data source appends only: use mode('append')")
         self.opts = opts
         self.names = list(schema.names)
         # The shared protocol (Rust): the server (the first host of the URL that answers),
-        # a job id, the target's engine, and the written columns checked against it.
-        self.job = spark_write_prepare(opts.json, self.names)
+        # a job id, the target's engine, and the written columns checked against it. With
+        # overwrite, the commit replaces the target's rows (a filled copy swapped in).
+        self.job = spark_write_prepare(opts.json, self.names, overwrite)
 
     def _tag(self) -> str:
         try:

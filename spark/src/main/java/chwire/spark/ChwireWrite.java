@@ -15,29 +15,32 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * An append through the shared staged write protocol (crates/chwire-spark-core write.rs, the
- * PySpark source's too): each task attempt inserts into its own staging table, the driver's
- * commit moves the staged tables into the target, its abort drops them. A failed, killed or
- * retried task never adds rows to the target (docs/SPARK.md, "Writes and their guarantee").
+ * An append or an overwrite through the shared staged write protocol (crates/chwire-spark-core
+ * write.rs, the PySpark source's too): each task attempt inserts into its own staging table, the
+ * driver's commit moves the staged tables into the target (an overwrite: into a copy of the
+ * target, swapped in by one RENAME), its abort drops them. A failed, killed or retried task
+ * never adds rows to the target (docs/SPARK.md, "Writes and their guarantee").
  */
 final class ChwireWrite implements Write, BatchWrite {
     private final String optionsJson;
     private final StructType schema;
+    private final boolean overwrite;
     private String jobJson;
 
-    ChwireWrite(String optionsJson, StructType schema) {
+    ChwireWrite(String optionsJson, StructType schema, boolean overwrite) {
         this.optionsJson = optionsJson;
         this.schema = schema;
+        this.overwrite = overwrite;
     }
 
     @Override
     public String description() {
-        return "chwire staged append";
+        return overwrite ? "chwire staged overwrite" : "chwire staged append";
     }
 
     @Override
     public BatchWrite toBatch() {
-        jobJson = Native.prepareWrite(optionsJson, Json.strings(Arrays.asList(schema.fieldNames())));
+        jobJson = Native.prepareWrite(optionsJson, Json.strings(Arrays.asList(schema.fieldNames())), overwrite);
         return this;
     }
 

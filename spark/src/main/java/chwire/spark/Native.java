@@ -70,8 +70,17 @@ final class Native {
     /** Close a reader: its query is cancelled on the server, its connection closed. */
     static native void closeReader(long reader);
 
-    /** Prepare a write job (driver): parsed options, written columns (JSON list) → job JSON. */
-    static native String prepareWrite(String optionsJson, String namesJson);
+    /**
+     * Prepare a write job (driver): parsed options, written columns (JSON list) → job JSON; with
+     * {@code overwrite} the commit replaces the target's rows.
+     */
+    static native String prepareWrite(String optionsJson, String namesJson, boolean overwrite);
+
+    /**
+     * A catalog operation: parsed options and the request (JSON, chwire-spark-core's
+     * {@code catalog::Request}) → its outcome (JSON).
+     */
+    static native String catalog(String optionsJson, String requestJson);
 
     /** Start a task attempt's writer (its staging table created, its INSERT started). */
     static native long openWriter(String jobJson, String tag);

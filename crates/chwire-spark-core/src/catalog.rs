@@ -1,0 +1,479 @@
+//! The Spark catalog's rules (`chwire.spark.ChwireCatalog`): databases as namespaces, their
+//! tables, and `CREATE TABLE` from a Spark schema.
+//!
+//! * [`Request`]: one catalog operation, as the JVM front end sends it (JSON), run by
+//!   [`run`] on the first host of the catalog's URL that answers;
+//! * [`create_table_sql`]: a Spark schema and the table's properties → ClickHouse's
+//!   `CREATE TABLE`, with the Spark → ClickHouse type mapping of [`clickhouse_type`] (the
+//!   inverse of [`crate::types`]' mapping where the server has the type, so a table created
+//!   from Spark reads back with the same Spark types).
+//!
+//! Errors that Spark has exceptions for (no such database or table, one that exists already,
+//! a database that is not empty) come back as [`Outcome`]s the front end turns into Spark's
+//! own exceptions; everything else is an [`Error`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+use crate::options::SparkOptions;
+use crate::plan::text_rows;
+use crate::sql::{quote_ident, sql_string};
+use crate::write::{ABORT_PREFIX, STAGE_PREFIX};
+use crate::{invalid, Error, Result};
+
+/// A column of a table to create: Spark's name, type (Spark's JSON form), nullability and
+/// comment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewColumn {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub data_type: Value,
+    pub nullable: bool,
+    #[serde(default)]
+    pub comment: Option<String>,
+}
+
+/// A partition transform of `PARTITIONED BY`: its name (`identity`, `years`, `months`,
+/// `days`, `hours`, `bucket`, ...) and the columns it references.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transform {
+    pub name: String,
+    pub columns: Vec<String>,
+}
+
+/// One catalog operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// The connection's database (the URL's, `default` without one): Spark's default namespace.
+    CurrentDatabase,
+    Databases,
+    DatabaseExists {
+        db: String,
+    },
+    CreateDatabase {
+        db: String,
+    },
+    DropDatabase {
+        db: String,
+        cascade: bool,
+    },
+    Tables {
+        db: String,
+    },
+    TableExists {
+        db: String,
+        table: String,
+    },
+    CreateTable {
+        db: String,
+        table: String,
+        columns: Vec<NewColumn>,
+        partitioning: Vec<Transform>,
+        properties: BTreeMap<String, String>,
+    },
+    DropTable {
+        db: String,
+        table: String,
+    },
+    RenameTable {
+        db: String,
+        table: String,
+        to_db: String,
+        to_table: String,
+    },
+}
+
+/// What an operation found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    Done,
+    Bool { value: bool },
+    Names { names: Vec<String> },
+    NoSuchDatabase { db: String },
+    NoSuchTable { db: String, table: String },
+    DatabaseExists { db: String },
+    TableExists { db: String, table: String },
+    DatabaseNotEmpty { db: String },
+}
+
+/// Table properties the catalog reads (also as `option.<name>`, as Spark passes a writer's
+/// options): the engine (default `MergeTree`) and its clauses.
+pub const PROPERTIES: [&str; 6] = ["engine", "order_by", "partition_by", "primary_key", "sample_by", "settings"];
+/// Properties Spark sets itself, which say nothing ClickHouse keeps. The provider is one: a
+/// catalog's tables are always ClickHouse's, and `saveAsTable` without `format` names the
+/// session's default source (parquet), as Spark's own JDBC catalog also ignores.
+const SPARK_RESERVED: [&str; 4] = ["owner", "provider", "is_managed_location", "collation"];
+
+/// The types the server has among those the mapping would use (newer servers have more).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ServerTypes {
+    pub bool_type: bool,
+    pub date32: bool,
+    pub datetime64: bool,
+    pub map: bool,
+    pub named_tuple: bool,
+}
+
+impl ServerTypes {
+    /// Every type a current server has.
+    pub const MODERN: ServerTypes = ServerTypes { bool_type: true, date32: true, datetime64: true, map: true, named_tuple: true };
+
+    async fn of(c: &mut chwire::Client) -> Result<ServerTypes> {
+        let rows = text_rows(c, "SELECT name FROM system.data_type_families WHERE name IN ('Bool', 'Date32', 'DateTime64', 'Map')").await?;
+        let has = |n: &str| rows.iter().any(|r| r.first().cloned().flatten().as_deref() == Some(n));
+        // Named tuple elements came with Map's generation of servers (20.x and later).
+        Ok(ServerTypes {
+            bool_type: has("Bool"),
+            date32: has("Date32"),
+            datetime64: has("DateTime64"),
+            map: has("Map"),
+            named_tuple: has("Map"),
+        })
+    }
+}
+
+/// The ClickHouse type of a Spark type (Spark's JSON form) on a server with `types`;
+/// `nullable` wraps it in `Nullable` where ClickHouse allows that (not arrays, maps, tuples).
+pub fn clickhouse_type(t: &Value, nullable: bool, types: ServerTypes) -> Result<String> {
+    let refuse = |what: &str, why: &str| -> Result<String> { invalid(format!("no ClickHouse type for Spark type {what}: {why}")) };
+    let scalar = match t {
+        Value::String(s) => match s.as_str() {
+            "byte" => "Int8".to_string(),
+            "short" => "Int16".into(),
+            "integer" => "Int32".into(),
+            "long" => "Int64".into(),
+            "float" => "Float32".into(),
+            "double" => "Float64".into(),
+            // Without Bool a boolean column would read back as short (UInt8), and Spark would
+            // refuse to write booleans into it: refused here, before anything is created.
+            "boolean" if types.bool_type => "Bool".into(),
+            "boolean" => return refuse("boolean", "this server has no Bool type; cast the column to tinyint"),
+            // Spark's char(n)/varchar(n) columns reach catalogs as string. Binary has no type
+            // that reads back as binary but FixedString, whose width Spark does not know.
+            "string" => "String".into(),
+            "binary" => return refuse("binary", "ClickHouse's String reads back as string; cast the column to string"),
+            // Date covers 1970-01-01..2149 (2105 on older servers); Date32 1900..2299.
+            "date" => (if types.date32 { "Date32" } else { "Date" }).into(),
+            // Without DateTime64, whole seconds: a value with a fraction is refused on write.
+            "timestamp" => (if types.datetime64 { "DateTime64(6)" } else { "DateTime" }).into(),
+            d if d.starts_with("decimal(") => {
+                let inner = d.trim_start_matches("decimal(").trim_end_matches(')');
+                let (p, s) = inner.split_once(',').unwrap_or((inner, "0"));
+                let (Ok(p), Ok(s)) = (p.trim().parse::<u8>(), s.trim().parse::<u8>()) else {
+                    return refuse(d, "cannot read its precision and scale");
+                };
+                format!("Decimal({p}, {s})")
+            }
+            other => return refuse(other, "ClickHouse has no such type (or chwire does not map it)"),
+        },
+        Value::Object(o) => {
+            return match o.get("type").and_then(Value::as_str) {
+                Some("array") => {
+                    let element =
+                        clickhouse_type(&o["elementType"], o.get("containsNull").and_then(Value::as_bool).unwrap_or(true), types)?;
+                    Ok(format!("Array({element})"))
+                }
+                Some("map") if types.map => {
+                    let key = clickhouse_type(&o["keyType"], false, types)?;
+                    let value =
+                        clickhouse_type(&o["valueType"], o.get("valueContainsNull").and_then(Value::as_bool).unwrap_or(true), types)?;
+                    Ok(format!("Map({key}, {value})"))
+                }
+                Some("map") => refuse("map", "this server has no Map type"),
+                Some("struct") if types.named_tuple => {
+                    let fields = o.get("fields").and_then(Value::as_array).cloned().unwrap_or_default();
+                    if fields.is_empty() {
+                        return refuse("struct<>", "a tuple needs at least one element");
+                    }
+                    let mut parts = Vec::new();
+                    for f in &fields {
+                        let name = f.get("name").and_then(Value::as_str).unwrap_or_default();
+                        let nullable = f.get("nullable").and_then(Value::as_bool).unwrap_or(true);
+                        parts.push(format!("{} {}", quote_ident(name), clickhouse_type(&f["type"], nullable, types)?));
+                    }
+                    Ok(format!("Tuple({})", parts.join(", ")))
+                }
+                Some("struct") => refuse("struct", "this server has no named tuples"),
+                other => refuse(other.unwrap_or("?"), "ClickHouse has no such type"),
+            };
+        }
+        other => return refuse(&other.to_string(), "not a Spark type"),
+    };
+    Ok(if nullable { format!("Nullable({scalar})") } else { scalar })
+}
+
+/// A property by its name, given bare or as `option.<name>`; given both ways differently is
+/// an error.
+fn property<'a>(props: &'a BTreeMap<String, String>, name: &str) -> Result<Option<&'a str>> {
+    let bare = props.get(name).map(String::as_str);
+    let option = props.get(&format!("option.{name}")).map(String::as_str);
+    match (bare, option) {
+        (Some(a), Some(b)) if a != b => invalid(format!("table property '{name}' is given twice, as {a:?} and {b:?}")),
+        (a, b) => Ok(a.or(b)),
+    }
+}
+
+/// The `PARTITION BY` expression of Spark's partition transforms.
+fn partition_expr(partitioning: &[Transform]) -> Result<Option<String>> {
+    let mut exprs = Vec::new();
+    for t in partitioning {
+        let [col] = t.columns.as_slice() else {
+            return invalid(format!("partition transform {}({}) is not supported", t.name, t.columns.join(", ")));
+        };
+        let c = quote_ident(col);
+        exprs.push(match t.name.as_str() {
+            "identity" => c,
+            "years" => format!("toYear({c})"),
+            "months" => format!("toYYYYMM({c})"),
+            "days" => format!("toYYYYMMDD({c})"),
+            "hours" => format!("toStartOfHour({c})"),
+            other => return invalid(format!("partition transform {other}({col}) is not supported; use the table property partition_by")),
+        });
+    }
+    Ok(match exprs.len() {
+        0 => None,
+        1 => exprs.pop(),
+        _ => Some(format!("({})", exprs.join(", "))),
+    })
+}
+
+/// `CREATE TABLE` of a Spark schema: the engine and its clauses from `properties`
+/// ([`PROPERTIES`]; a `MergeTree`-family engine without `order_by` is ordered by `tuple()`),
+/// `PARTITIONED BY` transforms as `PARTITION BY`.
+pub fn create_table_sql(
+    db: &str,
+    table: &str,
+    columns: &[NewColumn],
+    partitioning: &[Transform],
+    properties: &BTreeMap<String, String>,
+    types: ServerTypes,
+) -> Result<String> {
+    if columns.is_empty() {
+        return invalid("a ClickHouse table needs at least one column");
+    }
+    for key in properties.keys() {
+        let bare = key.strip_prefix("option.").unwrap_or(key);
+        if key.starts_with("option.") && !PROPERTIES.contains(&bare) {
+            // A writer's other options (url, user, ...) travel with it; they are not the table's.
+            continue;
+        }
+        if !PROPERTIES.contains(&bare) && !SPARK_RESERVED.contains(&bare) {
+            return invalid(format!("table property '{key}' is not one chwire knows (it takes {})", PROPERTIES.join(", ")));
+        }
+    }
+    let mut defs = Vec::new();
+    for c in columns {
+        let t = clickhouse_type(&c.data_type, c.nullable, types).map_err(|e| Error::Invalid(format!("column '{}': {e}", c.name)))?;
+        let mut d = format!("{} {t}", quote_ident(&c.name));
+        if let Some(comment) = c.comment.as_deref().filter(|s| !s.is_empty()) {
+            d.push_str(&format!(" COMMENT {}", sql_string(comment)));
+        }
+        defs.push(d);
+    }
+    let engine = property(properties, "engine")?.unwrap_or("MergeTree").trim();
+    if engine.is_empty() {
+        return invalid("table property 'engine' is empty");
+    }
+    let engine = if engine.contains('(') { engine.to_string() } else { format!("{engine}()") };
+    let merge_tree = engine.split('(').next().unwrap_or_default().ends_with("MergeTree");
+    let mut sql = format!("CREATE TABLE {}.{} ({}) ENGINE = {engine}", quote_ident(db), quote_ident(table), defs.join(", "));
+    let partition = match (partition_expr(partitioning)?, property(properties, "partition_by")?) {
+        (Some(_), Some(_)) => return invalid("give the partitioning as PARTITIONED BY or as the property partition_by, not both"),
+        (a, b) => a.or(b.map(str::to_string)),
+    };
+    let order_by = property(properties, "order_by")?.map(str::to_string).or_else(|| merge_tree.then(|| "tuple()".to_string()));
+    for (clause, value) in [
+        ("PARTITION BY", partition),
+        ("ORDER BY", order_by),
+        ("PRIMARY KEY", property(properties, "primary_key")?.map(str::to_string)),
+        ("SAMPLE BY", property(properties, "sample_by")?.map(str::to_string)),
+        ("SETTINGS", property(properties, "settings")?.map(str::to_string)),
+    ] {
+        if let Some(v) = value {
+            if v.trim().is_empty() {
+                return invalid(format!("table property for {clause} is empty"));
+            }
+            if !merge_tree && clause != "SETTINGS" {
+                return invalid(format!("{clause} is only for MergeTree-family engines, not {engine}"));
+            }
+            sql.push_str(&format!(" {clause} {v}"));
+        }
+    }
+    Ok(sql)
+}
+
+/// A table the catalog keeps out of listings: the write protocol's own.
+fn internal(name: &str) -> bool {
+    name.starts_with(STAGE_PREFIX) || name.starts_with(ABORT_PREFIX)
+}
+
+async fn database_exists(c: &mut chwire::Client, db: &str) -> Result<bool> {
+    let rows = text_rows(c, &format!("SELECT count() FROM system.databases WHERE name = {}", sql_string(db))).await?;
+    Ok(rows.first().and_then(|r| r.first().cloned().flatten()).as_deref() == Some("1"))
+}
+
+async fn table_exists(c: &mut chwire::Client, db: &str, table: &str) -> Result<bool> {
+    let rows =
+        text_rows(c, &format!("SELECT count() FROM system.tables WHERE database = {} AND name = {}", sql_string(db), sql_string(table)))
+            .await?;
+    Ok(rows.first().and_then(|r| r.first().cloned().flatten()).as_deref() == Some("1"))
+}
+
+async fn names(c: &mut chwire::Client, sql: &str) -> Result<Vec<String>> {
+    Ok(text_rows(c, sql).await?.into_iter().filter_map(|r| r.into_iter().next().flatten()).collect())
+}
+
+/// Run one catalog operation on the first host of `opts`' URL that answers.
+pub async fn run(opts: &SparkOptions, req: &Request) -> Result<Outcome> {
+    let url = crate::write::first_answering(opts).await?;
+    let mut c = opts.connect(Some(&url)).await?;
+    let c = &mut c;
+    Ok(match req {
+        Request::CurrentDatabase => Outcome::Names { names: names(c, "SELECT currentDatabase()").await? },
+        Request::Databases => Outcome::Names { names: names(c, "SELECT name FROM system.databases ORDER BY name").await? },
+        Request::DatabaseExists { db } => Outcome::Bool { value: database_exists(c, db).await? },
+        Request::CreateDatabase { db } => {
+            if database_exists(c, db).await? {
+                return Ok(Outcome::DatabaseExists { db: db.clone() });
+            }
+            c.execute(format!("CREATE DATABASE {}", quote_ident(db))).await?;
+            Outcome::Done
+        }
+        Request::DropDatabase { db, cascade } => {
+            if !database_exists(c, db).await? {
+                return Ok(Outcome::NoSuchDatabase { db: db.clone() });
+            }
+            let tables = names(c, &format!("SELECT name FROM system.tables WHERE database = {}", sql_string(db))).await?;
+            if !tables.is_empty() && !cascade {
+                return Ok(Outcome::DatabaseNotEmpty { db: db.clone() });
+            }
+            c.execute(format!("DROP DATABASE {}", quote_ident(db))).await?;
+            Outcome::Done
+        }
+        Request::Tables { db } => {
+            if !database_exists(c, db).await? {
+                return Ok(Outcome::NoSuchDatabase { db: db.clone() });
+            }
+            let all = names(c, &format!("SELECT name FROM system.tables WHERE database = {} ORDER BY name", sql_string(db))).await?;
+            Outcome::Names { names: all.into_iter().filter(|n| !internal(n)).collect() }
+        }
+        Request::TableExists { db, table } => Outcome::Bool { value: table_exists(c, db, table).await? },
+        Request::CreateTable { db, table, columns, partitioning, properties } => {
+            if !database_exists(c, db).await? {
+                return Ok(Outcome::NoSuchDatabase { db: db.clone() });
+            }
+            if table_exists(c, db, table).await? {
+                return Ok(Outcome::TableExists { db: db.clone(), table: table.clone() });
+            }
+            let types = ServerTypes::of(c).await?;
+            c.execute(create_table_sql(db, table, columns, partitioning, properties, types)?).await?;
+            Outcome::Done
+        }
+        Request::DropTable { db, table } => {
+            if !table_exists(c, db, table).await? {
+                return Ok(Outcome::Bool { value: false });
+            }
+            c.execute(format!("DROP TABLE {}.{}", quote_ident(db), quote_ident(table))).await?;
+            Outcome::Bool { value: true }
+        }
+        Request::RenameTable { db, table, to_db, to_table } => {
+            if !table_exists(c, db, table).await? {
+                return Ok(Outcome::NoSuchTable { db: db.clone(), table: table.clone() });
+            }
+            if table_exists(c, to_db, to_table).await? {
+                return Ok(Outcome::TableExists { db: to_db.clone(), table: to_table.clone() });
+            }
+            c.execute(format!(
+                "RENAME TABLE {}.{} TO {}.{}",
+                quote_ident(db),
+                quote_ident(table),
+                quote_ident(to_db),
+                quote_ident(to_table)
+            ))
+            .await?;
+            Outcome::Done
+        }
+    })
+}
+
+/// [`run`] with the request and its outcome as JSON (the JVM front end's form).
+pub async fn run_json(opts: &SparkOptions, request: &str) -> Result<String> {
+    let req: Request = serde_json::from_str(request).map_err(|e| Error::Invalid(format!("bad catalog request JSON: {e}")))?;
+    Ok(serde_json::to_string(&run(opts, &req).await?).expect("outcome serializes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const OLD: ServerTypes = ServerTypes { bool_type: false, date32: false, datetime64: false, map: false, named_tuple: false };
+
+    fn col(name: &str, t: Value, nullable: bool) -> NewColumn {
+        NewColumn { name: name.into(), data_type: t, nullable, comment: None }
+    }
+
+    #[test]
+    fn types_by_server() {
+        let ts = json!("timestamp");
+        assert_eq!(clickhouse_type(&ts, true, OLD).unwrap(), "Nullable(DateTime)");
+        assert_eq!(clickhouse_type(&ts, false, ServerTypes::MODERN).unwrap(), "DateTime64(6)");
+        assert!(clickhouse_type(&json!("boolean"), false, OLD).unwrap_err().to_string().contains("no Bool"));
+        assert_eq!(clickhouse_type(&json!("boolean"), true, ServerTypes::MODERN).unwrap(), "Nullable(Bool)");
+        assert!(clickhouse_type(&json!("binary"), false, ServerTypes::MODERN).is_err());
+        assert_eq!(clickhouse_type(&json!("decimal(38,10)"), false, OLD).unwrap(), "Decimal(38, 10)");
+        let arr = json!({"type": "array", "elementType": "long", "containsNull": true});
+        assert_eq!(clickhouse_type(&arr, true, OLD).unwrap(), "Array(Nullable(Int64))");
+        let map = json!({"type": "map", "keyType": "string", "valueType": "double", "valueContainsNull": false});
+        assert!(clickhouse_type(&map, false, OLD).is_err());
+        assert_eq!(clickhouse_type(&map, true, ServerTypes::MODERN).unwrap(), "Map(String, Float64)");
+        let st = json!({"type": "struct", "fields": [{"name": "a`b", "type": "integer", "nullable": false, "metadata": {}}]});
+        assert_eq!(clickhouse_type(&st, true, ServerTypes::MODERN).unwrap(), "Tuple(`a\\`b` Int32)");
+        assert!(clickhouse_type(&json!("interval day"), false, OLD).unwrap_err().to_string().contains("interval day"));
+        assert!(clickhouse_type(&json!("decimal(x,1)"), false, OLD).is_err());
+    }
+
+    #[test]
+    fn create_statement() {
+        let cols = [col("id", json!("long"), false), col("v", json!("string"), true)];
+        let mut props = BTreeMap::new();
+        props.insert("provider".to_string(), "chwire".to_string());
+        props.insert("owner".to_string(), "me".to_string());
+        props.insert("order_by".to_string(), "id".to_string());
+        let sql = create_table_sql("d", "t", &cols, &[], &props, OLD).unwrap();
+        assert_eq!(sql, "CREATE TABLE `d`.`t` (`id` Int64, `v` Nullable(String)) ENGINE = MergeTree() ORDER BY id");
+        // The default order, and partitions from PARTITIONED BY.
+        let parts = [Transform { name: "days".into(), columns: vec!["ts".into()] }];
+        let sql = create_table_sql("d", "t", &cols, &parts, &BTreeMap::new(), OLD).unwrap();
+        assert!(sql.ends_with("ENGINE = MergeTree() PARTITION BY toYYYYMMDD(`ts`) ORDER BY tuple()"), "{sql}");
+        // Other engines take no ORDER BY; unknown properties and other providers are refused.
+        let mut log = BTreeMap::new();
+        log.insert("engine".to_string(), "Log".to_string());
+        assert!(create_table_sql("d", "t", &cols, &[], &log, OLD).unwrap().ends_with("ENGINE = Log()"));
+        log.insert("order_by".to_string(), "id".to_string());
+        assert!(create_table_sql("d", "t", &cols, &[], &log, OLD).is_err());
+        let mut bad = BTreeMap::new();
+        bad.insert("engin".to_string(), "Log".to_string());
+        assert!(create_table_sql("d", "t", &cols, &[], &bad, OLD).unwrap_err().to_string().contains("engin"));
+        // A writer's options arrive as option.*: its engine clauses count, its others do not.
+        let mut opts = BTreeMap::new();
+        opts.insert("option.url".to_string(), "tcp://h".to_string());
+        opts.insert("option.order_by".to_string(), "id".to_string());
+        assert!(create_table_sql("d", "t", &cols, &[], &opts, OLD).unwrap().ends_with("ORDER BY id"));
+        assert!(create_table_sql("d", "t", &[], &[], &opts, OLD).is_err());
+        let bucket = [Transform { name: "bucket".into(), columns: vec!["id".into()] }];
+        assert!(create_table_sql("d", "t", &cols, &bucket, &BTreeMap::new(), OLD).is_err());
+    }
+
+    #[test]
+    fn requests_as_json() {
+        let r: Request = serde_json::from_str(r#"{"op":"tables","db":"x"}"#).unwrap();
+        assert_eq!(r, Request::Tables { db: "x".into() });
+        let o = serde_json::to_string(&Outcome::NoSuchTable { db: "a".into(), table: "b".into() }).unwrap();
+        assert_eq!(o, r#"{"outcome":"no_such_table","db":"a","table":"b"}"#);
+        assert!(internal("chwire_stage_0123_1_0_1") && !internal("events"));
+    }
+}
