@@ -8,7 +8,7 @@ use crate::runtime::{run, Pinned};
 use chwire_spark_core::{self as core, filters, Plan, SparkOptions, WriteJob};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3_arrow::input::AnyRecordBatch;
 use std::collections::BTreeMap;
 use std::future::Future;
 
@@ -97,19 +97,35 @@ pub fn spark_write_prepare(py: Python<'_>, options: &str, names: Vec<String>, ov
     block(py, async move { Ok(WriteJob::prepare(&o, &names, overwrite).await?.to_json()) })
 }
 
-/// The statements of one task attempt (`tag` names it): its staging table, the CREATE of it,
-/// the query answering whether the job was aborted and the DROP of the table.
+/// One task attempt's write (`tag` names it), by the protocol shared with the JVM connector
+/// (`WriteJob::write_stage`): its staging table created, `data`'s batches (Spark's Arrow, any
+/// Arrow stream; None for a partition without rows) converted and inserted in blocks, the job
+/// checked not aborted. Returns the staging table and the rows written; on a failure (also the
+/// stream's own, e.g. the task's exception) the table is dropped.
 #[pyfunction]
-pub fn spark_write_task<'py>(py: Python<'py>, job: &str, tag: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (job, tag, data = None))]
+pub fn spark_write_stage(py: Python<'_>, job: &str, tag: &str, data: Option<AnyRecordBatch>) -> PyResult<(String, u64)> {
     let j = WriteJob::from_json(job).map_err(|e| py_error(py, e))?;
     let stage = j.stage_table(tag);
-    let d = PyDict::new(py);
-    d.set_item("url", &j.url)?;
-    d.set_item("create", j.create_stage_sql(&stage))?;
-    d.set_item("aborted", j.aborted_sql())?;
-    d.set_item("drop", WriteJob::drop_sql(&stage))?;
-    d.set_item("stage", stage)?;
-    Ok(d)
+    let reader = data.map(AnyRecordBatch::into_reader).transpose()?;
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    // The stream is read on a thread of its own (a Python-backed stream takes the GIL for each
+    // batch, which the waiting caller has released).
+    let feeder = std::thread::spawn(move || {
+        for batch in reader.into_iter().flatten() {
+            let item = batch.map_err(|e| format!("reading the task's batches: {e}"));
+            let failed = item.is_err();
+            if tx.blocking_send(item).is_err() || failed {
+                break;
+            }
+        }
+    });
+    let out = {
+        let stage = stage.clone();
+        block(py, async move { j.write_stage(&stage, rx).await })
+    };
+    let _ = py.detach(|| feeder.join());
+    Ok((stage, out?))
 }
 
 /// Commit a write job: move the staged tables into the target, drop the job's others.
@@ -150,7 +166,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark_partition_sql, m)?)?;
     m.add_function(wrap_pyfunction!(spark_filter_sql, m)?)?;
     m.add_function(wrap_pyfunction!(spark_write_prepare, m)?)?;
-    m.add_function(wrap_pyfunction!(spark_write_task, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_write_stage, m)?)?;
     m.add_function(wrap_pyfunction!(spark_write_commit, m)?)?;
     m.add_function(wrap_pyfunction!(spark_write_abort, m)?)?;
     m.add_function(wrap_pyfunction!(spark_write_sweep, m)?)?;

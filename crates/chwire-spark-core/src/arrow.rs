@@ -186,6 +186,29 @@ fn written_type(from: &DataType, to: &chwire::DataType) -> Option<DataType> {
     }
 }
 
+fn is_float32(t: &chwire::DataType) -> bool {
+    use chwire::DataType as Ch;
+    match t {
+        Ch::Nullable(inner) | Ch::LowCardinality(inner) => is_float32(inner),
+        Ch::Float32 => true,
+        _ => false,
+    }
+}
+
+/// Spark's doubles into a Float32 column: each rounded to the nearest Float32, as ClickHouse
+/// itself converts them; a finite value beyond Float32's range is an error naming its row (it
+/// would become infinity).
+fn float32s(array: &ArrayRef) -> std::result::Result<ArrayRef, String> {
+    let doubles = array.as_primitive::<arrow_array::types::Float64Type>();
+    if let Some((i, v)) =
+        doubles.iter().enumerate().find_map(|(i, v)| v.filter(|v| v.is_finite() && v.abs() > f64::from(f32::MAX)).map(|v| (i, v)))
+    {
+        return Err(format!("row {i}: {v:e} is beyond the range of Float32"));
+    }
+    let out: arrow_array::Float32Array = doubles.unary(|v| v as f32);
+    Ok(Arc::new(out))
+}
+
 fn is_uuid(t: &chwire::DataType) -> bool {
     use chwire::DataType as Ch;
     match t {
@@ -224,6 +247,13 @@ pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> 
         if ch.is_some_and(is_uuid) && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8) {
             let c = uuids(col).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?;
             fields.push(Arc::new(f.as_ref().clone().with_data_type(c.data_type().clone())));
+            columns.push(c);
+            changed = true;
+            continue;
+        }
+        if ch.is_some_and(is_float32) && f.data_type() == &DataType::Float64 {
+            let c = float32s(col).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?;
+            fields.push(Arc::new(f.as_ref().clone().with_data_type(DataType::Float32)));
             columns.push(c);
             changed = true;
             continue;
@@ -274,6 +304,22 @@ mod tests {
         let neg = Decimal128Array::from(vec![-1i128]).with_precision_and_scale(20, 0).unwrap();
         let batch = RecordBatch::try_from_iter([("u", Arc::new(neg) as ArrayRef)]).unwrap();
         assert!(from_spark(batch, &target).unwrap_err().to_string().contains("column 'u'"));
+    }
+
+    #[test]
+    fn doubles_into_float32_are_rounded_or_refused_beyond_its_range() {
+        use arrow_array::Float64Array;
+        let target = [("f".to_string(), chwire::DataType::Nullable(Box::new(chwire::DataType::Float32)))];
+        let d = Float64Array::from(vec![Some(1.5), None, Some(0.1), Some(f64::NAN), Some(f64::INFINITY)]);
+        let batch = RecordBatch::try_from_iter([("f", Arc::new(d) as ArrayRef)]).unwrap();
+        let out = from_spark(batch, &target).unwrap();
+        let f = out.column(0).as_primitive::<arrow_array::types::Float32Type>();
+        assert_eq!((f.value(0), f.is_null(1), f.value(2)), (1.5, true, 0.1f32));
+        assert!(f.value(3).is_nan() && f.value(4).is_infinite());
+        let big = Float64Array::from(vec![1.0, 1e300]);
+        let batch = RecordBatch::try_from_iter([("f", Arc::new(big) as ArrayRef)]).unwrap();
+        let e = from_spark(batch, &target).unwrap_err().to_string();
+        assert!(e.contains("column 'f': row 1") && e.contains("beyond the range of Float32"), "{e}");
     }
 
     #[test]

@@ -17,10 +17,12 @@
 //! A task killed mid-write or retried leaves only a staging table that is never moved: the
 //! target gets each row of each partition exactly once.
 
-use chwire::{Client, ErrorKind};
+use arrow_array::RecordBatch;
+use chwire::{Client, DataType, ErrorKind};
 use serde::{Deserialize, Serialize};
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 use crate::options::SparkOptions;
 use crate::plan::text_rows;
@@ -50,6 +52,7 @@ pub struct WriteJob {
     pub attach_parts: bool,
     /// Replace the target's rows (Spark's overwrite, `TRUNCATE` capability): the commit fills a
     /// copy of the target and swaps it in with one `RENAME`.
+    #[serde(default)]
     pub overwrite: bool,
 }
 
@@ -176,6 +179,71 @@ impl WriteJob {
 
     pub fn drop_sql(stage: &str) -> String {
         format!("DROP TABLE IF EXISTS {stage}")
+    }
+
+    /// One task attempt's write (both front ends): create staging table `stage`, insert the
+    /// Spark batches `rx` delivers (an error item, the front end's failure to produce the
+    /// next batch, fails the write with it) in blocks of `blockRows` rows (smaller batches gathered;
+    /// each converted by [`crate::arrow::from_spark`] and chwire-arrow's checked casts to the
+    /// staging table's columns: a value that does not fit is an error naming the column), end
+    /// the INSERT and check that the job was not aborted. Returns the rows written; on any
+    /// failure the staging table is dropped.
+    pub async fn write_stage(&self, stage: &str, mut rx: mpsc::Receiver<std::result::Result<RecordBatch, String>>) -> Result<u64> {
+        let mut c = self.connect().await?;
+        c.execute(self.create_stage_sql(stage)).await?;
+        let res = async {
+            let mut ins = c.insert_blocks(self.insert_sql(stage)).await?;
+            let target: Vec<(String, DataType)> =
+                ins.header().columns().iter().map(|(n, col)| (n.clone(), col.data_type().clone())).collect();
+            let block_rows = usize::try_from(self.options.block_rows).unwrap_or(usize::MAX).max(1);
+            let mut rows = 0u64;
+            let mut pending: Vec<RecordBatch> = Vec::new();
+            let mut pending_rows = 0usize;
+            loop {
+                let next = rx.recv().await.transpose().map_err(Error::Invalid)?;
+                let end = next.is_none();
+                if let Some(batch) = next {
+                    pending_rows += batch.num_rows();
+                    pending.push(batch);
+                }
+                if pending.is_empty() || (!end && pending_rows < block_rows) {
+                    if end {
+                        break;
+                    }
+                    continue;
+                }
+                let batch = if pending.len() == 1 {
+                    pending.pop().expect("one batch")
+                } else {
+                    let b = arrow_select::concat::concat_batches(&pending[0].schema(), &pending)
+                        .map_err(|e| Error::Invalid(format!("gathering batches of different schemas: {e}")))?;
+                    pending.clear();
+                    b
+                };
+                pending_rows = 0;
+                let block = chwire_arrow::batch_into_block(crate::arrow::from_spark(batch, &target)?, &target)
+                    .map_err(|e| Error::Invalid(format!("Arrow conversion: {e}")))?;
+                rows += block.rows() as u64;
+                ins.send(&block).await?;
+                if end {
+                    break;
+                }
+            }
+            ins.end().await?;
+            // A task still running when the job was aborted (its abort has already swept the
+            // staging tables) removes its own table.
+            let aborted = text_rows(&mut c, &self.aborted_sql()).await?;
+            if aborted.first().and_then(|r| r.first().cloned().flatten()).as_deref() == Some("1") {
+                return invalid(format!("the write job {} was aborted", self.job));
+            }
+            Ok(rows)
+        }
+        .await;
+        if res.is_err() {
+            let _ = c.settle().await;
+            let _ = c.execute(Self::drop_sql(stage)).await;
+        }
+        res
     }
 
     /// A connection to the job's server.

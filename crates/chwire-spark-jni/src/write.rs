@@ -1,16 +1,16 @@
 //! Writes: `chwire.spark.Native`'s write entry points over the shared staged write protocol
 //! (chwire-spark-core's `WriteJob`, the PySpark source's too).
 //!
-//! A task's writer is a native task owning its connection: it creates the attempt's staging
+//! A task's writer is a native task owning its connection, running the shared task-attempt
+//! write (`WriteJob::write_stage`, the PySpark source's too): it creates the attempt's staging
 //! table, starts one INSERT into it and sends each batch the JVM exported (imported here from
-//! the C Data Interface, converted to the table's columns by chwire-arrow, lossless casts only)
-//! as a Native block. Committing the task ends the INSERT and checks the job was not aborted;
-//! aborting it (or any failure) drops the staging table.
+//! the C Data Interface, converted to the table's columns, lossless casts only) as a Native
+//! block. Committing the task ends the INSERT and checks the job was not aborted; aborting it
+//! (or any failure) drops the staging table.
 
 use arrow_array::{ffi::from_ffi, RecordBatch, StructArray};
 use arrow_data::ffi::FFI_ArrowArray;
 use arrow_schema::ffi::FFI_ArrowSchema;
-use chwire::DataType;
 use chwire_spark_core::WriteJob;
 use jni::objects::{JClass, JString};
 use jni::sys::{jboolean, jlong};
@@ -22,6 +22,11 @@ use crate::{jstring, runtime, string, Failure, Result, ThrowChwire};
 
 fn job(env: &jni::Env<'_>, s: &JString<'_>) -> Result<WriteJob> {
     Ok(WriteJob::from_json(&string(env, s)?)?)
+}
+
+/// The shared task-attempt write (`WriteJob::write_stage`) as the writer's native task.
+async fn write_stage(job: WriteJob, stage: String, rx: mpsc::Receiver<std::result::Result<RecordBatch, String>>) -> Result<u64> {
+    Ok(job.write_stage(&stage, rx).await?)
 }
 
 /// Prepare a write job (driver): parsed options and the written columns (JSON list) → the job;
@@ -44,40 +49,11 @@ pub extern "system" fn Java_chwire_spark_Native_prepareWrite<'a>(
 }
 
 struct Writer {
-    tx: Option<mpsc::Sender<RecordBatch>>,
+    tx: Option<mpsc::Sender<std::result::Result<RecordBatch, String>>>,
     /// None once awaited (its result was taken).
     task: Option<JoinHandle<Result<u64>>>,
     job: WriteJob,
     stage: String,
-}
-
-async fn write_task(job: WriteJob, stage: String, mut rx: mpsc::Receiver<RecordBatch>) -> Result<u64> {
-    let mut c = job.connect().await?;
-    c.execute(job.create_stage_sql(&stage)).await?;
-    let res = async {
-        let mut ins = c.insert_blocks(job.insert_sql(&stage)).await?;
-        let target: Vec<(String, DataType)> = ins.header().columns().iter().map(|(n, col)| (n.clone(), col.data_type().clone())).collect();
-        let mut rows = 0u64;
-        while let Some(batch) = rx.recv().await {
-            let block = chwire_arrow::batch_into_block(chwire_spark_core::arrow::from_spark(batch, &target)?, &target)?;
-            rows += block.rows() as u64;
-            ins.send(&block).await?;
-        }
-        ins.end().await?;
-        // A task still running when the job was aborted (its abort has already swept the
-        // staging tables) removes its own table.
-        let aborted = chwire_spark_core::plan::text_rows(&mut c, &job.aborted_sql()).await?;
-        if aborted.first().and_then(|r| r.first().cloned().flatten()).as_deref() == Some("1") {
-            return Err(Failure(format!("the write job {} was aborted", job.job)));
-        }
-        Ok(rows)
-    }
-    .await;
-    if res.is_err() {
-        let _ = c.settle().await;
-        let _ = c.execute(WriteJob::drop_sql(&stage)).await;
-    }
-    res
 }
 
 /// Start a task attempt's writer: the job and the attempt's tag → a writer handle.
@@ -92,7 +68,7 @@ pub extern "system" fn Java_chwire_spark_Native_openWriter<'a>(
         let j = job(env, &job_json)?;
         let stage = j.stage_table(&string(env, &tag)?);
         let (tx, rx) = mpsc::channel(1);
-        let task = runtime().spawn(write_task(j.clone(), stage.clone(), rx));
+        let task = runtime().spawn(write_stage(j.clone(), stage.clone(), rx));
         Ok(Box::into_raw(Box::new(Writer { tx: Some(tx), task: Some(task), job: j, stage })) as jlong)
     })
     .resolve::<ThrowChwire>()
@@ -136,7 +112,7 @@ pub extern "system" fn Java_chwire_spark_Native_writeBatch<'a>(
         // SAFETY: `handle` came from openWriter; the JVM's writer uses it from one thread.
         let w = unsafe { &mut *(handle as *mut Writer) };
         let Some(tx) = w.tx.as_ref() else { return Err(Failure("the writer was committed".into())) };
-        if tx.blocking_send(batch).is_err() {
+        if tx.blocking_send(Ok(batch)).is_err() {
             // The task stopped taking batches: its error.
             return Err(finish(w).err().unwrap_or_else(|| Failure("the writer ended early".into())));
         }
