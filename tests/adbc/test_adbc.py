@@ -1,6 +1,6 @@
 """chwire's ADBC driver through Python's ADBC driver manager (adbc-driver-manager's DB-API)
 and Polars, against the live server. `make adbc-test` runs it with the wheel installed in
-build/py-venv (the driver library shipped inside the package)."""
+build/py-venv (the driver is the package's compiled module)."""
 
 import datetime
 import os
@@ -53,20 +53,43 @@ def database(ch):
 # --- loading ---------------------------------------------------------------------------
 
 
-def test_the_driver_ships_inside_the_package():
+def test_the_driver_ships_inside_the_package(monkeypatch):
+    """The wheel's compiled module is the driver: a plain `pip install` of python/ (what
+    `make py-venv` does through maturin, without copying anything in) gives a working driver.
+    Fails if the module lacks the entrypoints or the path leaves the installed package."""
+    import ctypes
+
+    import chwire._chwire
+
+    monkeypatch.delenv("CHWIRE_ADBC_DRIVER", raising=False)
     path = pathlib.Path(chwire.adbc.driver_path())
-    assert path.is_file()
-    assert path.parent == pathlib.Path(chwire.__file__).resolve().parent
-    assert path.name == chwire.adbc.LIBRARY
+    package = pathlib.Path(chwire.__file__).resolve().parent
+    assert path == pathlib.Path(chwire._chwire.__file__).resolve()
+    assert path.parent == package and path.is_file()
+    lib = ctypes.CDLL(str(path))
+    assert lib.AdbcDriverChwireInit and lib.AdbcDriverInit
+    assert not (package / chwire.adbc.LIBRARY).exists()  # no second copy of the driver to go stale
+    # The manager loads it by that path, with chwire's entrypoint or the fallback one.
+    for entrypoint in (chwire.adbc.ENTRYPOINT, None):
+        kw = {"entrypoint": entrypoint} if entrypoint else {}
+        with dbapi.connect(driver=str(path), uri=URL, autocommit=True, **kw) as c, c.cursor() as cur:
+            cur.execute("SELECT 40 + 2")
+            assert cur.fetchone() == (42,)
+    if os.path.exists("/proc/self/maps"):  # the process maps one copy of the code: the module's
+        with open("/proc/self/maps") as f:
+            assert chwire.adbc.LIBRARY not in f.read()
 
 
 def test_managers_find_the_driver_by_name_through_its_manifest(tmp_path, monkeypatch):
     manifest = chwire.adbc.write_manifest(tmp_path)
     assert manifest == tmp_path / "chwire.toml"
+    assert f'shared = "{chwire.adbc.driver_path()}"' in manifest.read_text()
     monkeypatch.setenv("ADBC_DRIVER_PATH", str(tmp_path))
     with dbapi.connect(driver="chwire", uri=URL, autocommit=True) as c, c.cursor() as cur:
         cur.execute("SELECT 40 + 2")
         assert cur.fetchone() == (42,)
+    other = chwire.adbc.write_manifest(tmp_path / "go", shared="/opt/lib/libadbc_driver_chwire.so")
+    assert 'shared = "/opt/lib/libadbc_driver_chwire.so"' in other.read_text()
 
 
 # --- queries -----------------------------------------------------------------------------
