@@ -453,6 +453,42 @@ def test_get_objects_at_every_depth(conn, meta):
     assert _objects(conn, depth="tables", catalog_filter="nope") == []
 
 
+def test_get_objects_lists_the_sessions_temporary_tables(conn):
+    """ClickHouse's temporary tables belong to the session and to no database (system.tables
+    says database ''): they are the db schema "" of type LOCAL TEMPORARY, only on their own
+    connection, with their columns (which 18.16's system.columns leaves out)."""
+    t = "adbc_tmp_" + uuid.uuid4().hex[:8]
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE TEMPORARY TABLE {t} (id UInt64, name Nullable(String) COMMENT 'who', n UInt8 DEFAULT 7)")
+    schemas = [s["db_schema_name"] for s in _objects(conn, depth="db_schemas")[0]["catalog_db_schemas"]]
+    assert schemas[0] == "" and "default" in schemas
+    assert "" not in [s["db_schema_name"] for s in _objects(conn, depth="db_schemas", db_schema_filter="def%")[0]["catalog_db_schemas"]]
+
+    tables = _objects(conn, depth="tables", db_schema_filter="")[0]["catalog_db_schemas"]
+    assert [s["db_schema_name"] for s in tables] == [""]
+    assert [(x["table_name"], x["table_type"]) for x in tables[0]["db_schema_tables"]] == [(t, "LOCAL TEMPORARY")]
+    # The type filter finds it whatever the schema filter; TABLE does not take it.
+    temps = _objects(conn, depth="tables", table_types_filter=["LOCAL TEMPORARY"])[0]["catalog_db_schemas"]
+    assert {(s["db_schema_name"], x["table_name"]) for s in temps for x in s["db_schema_tables"]} == {("", t)}
+    plain = _objects(conn, depth="tables", db_schema_filter="", table_types_filter=["TABLE"])[0]["catalog_db_schemas"]
+    assert plain[0]["db_schema_tables"] == []
+
+    cols = _objects(conn, depth="all", db_schema_filter="", table_name_filter=t)[0]["catalog_db_schemas"][0]["db_schema_tables"][0]["table_columns"]
+    assert [(c["column_name"], c["ordinal_position"], c["xdbc_type_name"], c["xdbc_is_nullable"], c["remarks"], c["xdbc_column_def"]) for c in cols] == [
+        ("id", 1, "UInt64", "NO", None, None),
+        ("name", 2, "Nullable(String)", "YES", "who", None),
+        ("n", 3, "UInt8", "NO", None, "7"),
+    ]
+    only = _objects(conn, depth="columns", db_schema_filter="", column_name_filter="n")[0]["catalog_db_schemas"][0]["db_schema_tables"]
+    assert [(c["column_name"], c["ordinal_position"]) for c in only[0]["table_columns"]] == [("n", 3)]
+    s = conn.adbc_get_table_schema(t, db_schema_filter="")
+    assert s.names == ["id", "name", "n"]
+
+    # Another session has none of them.
+    with chwire.adbc.connect(URL) as other:
+        assert "" not in [s["db_schema_name"] for s in _objects(other, depth="db_schemas")[0]["catalog_db_schemas"]]
+
+
 def test_get_table_schema_and_types(conn, meta):
     s = conn.adbc_get_table_schema("events", db_schema_filter=meta)
     assert s.names == ["id", "name", "at"]
