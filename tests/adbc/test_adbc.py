@@ -176,6 +176,48 @@ def test_a_value_that_does_not_fit_its_placeholder_is_refused(conn):
         cur.execute("SELECT {a:UInt8}", {"a": 300})
 
 
+def test_a_python_float_binds_to_a_float32_placeholder(conn):
+    """A Python float is a double: for a Float32 placeholder it is the nearest Float32, as the
+    server reads the parameter's text (chwire's own client binds it so); the server's
+    toFloat32 is the oracle. A double beyond Float32's range is refused, not made infinite."""
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT {x:Float32} AS x, toTypeName(x), x = toFloat32(0.1), {v:Array(Float32)} = [toFloat32(0.1), toFloat32(2.5)], "
+            "{n:Nullable(Float32)} IS NULL",
+            {"x": 0.1, "v": [0.1, 2.5], "n": None},
+        )
+        x, type_name, same, same_items, null = cur.fetchone()
+        assert (type_name, same, same_items, null) == ("Float32", 1, 1, 1)
+        assert x == float(pa.scalar(0.1, pa.float32()).as_py())
+        with pytest.raises(dbapi.DataError, match="beyond Float32's range"):
+            cur.execute("SELECT {x:Float32}", {"x": 1e39})
+
+
+def test_uuid_parameters_as_text(conn):
+    u = "61f0c404-5cb3-11e7-907b-a6006ad3dba0"
+    with conn.cursor() as cur:
+        cur.execute("SELECT {u:UUID} = toUUID(%r), toString({u2:UUID})" % u, {"u": u, "u2": u.replace("-", "").upper()})
+        assert cur.fetchone() == (1, u)
+
+
+def test_ip_parameters_as_text(conn, ch):
+    if ch.command("SELECT count() FROM system.data_type_families WHERE name = 'IPv4'") == 0:
+        pytest.skip("the server has no IPv4/IPv6 types (18.16): chwire-arrow's unit tests check the conversion")
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT toString({a:IPv4}), toString({b:IPv6}), toString({c:IPv6})",
+            {"a": "192.168.0.1", "b": "2001:db8::1", "c": "::ffff:1.2.3.4"},
+        )
+        assert cur.fetchone() == ("192.168.0.1", "2001:db8::1", "::ffff:1.2.3.4")
+
+
+def test_text_that_is_no_uuid_or_address_is_refused_before_it_is_sent(conn):
+    with conn.cursor() as cur:
+        for sql, value in [("SELECT {u:UUID}", "not-a-uuid"), ("SELECT {a:IPv4}", "1.2.3"), ("SELECT {b:IPv6}", "1.2.3.4.5")]:
+            with pytest.raises(dbapi.DataError, match="is not the text of a"):
+                cur.execute(sql, {sql[8]: value})
+
+
 def test_parameter_schema_and_execute_schema(conn):
     with conn.cursor() as cur:
         cur.adbc_prepare("SELECT {a:UInt8} AS a, {b:Array(String)} AS b")
