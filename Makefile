@@ -112,7 +112,8 @@ python-test: py-venv
 ## The ADBC driver (crates/chwire-adbc, docs/ADBC.md): the wheel of py-venv (maturin's plain
 ## build, as `pip install ./python`: its compiled module is the driver) with adbc-driver-manager,
 ## the DB-API/Polars suite tests/adbc against the live server, then the ADBC project's Go
-## validation suite (tests/adbc/go) through Go's driver manager with the crate's own library.
+## validation suite (tests/adbc/go) through Go's driver manager with the crate's own library
+## (target/release/libadbc_driver_chwire.so, from py-wheel.sh's workspace build).
 ADBC_PINS := adbc-driver-manager==1.13.0
 # Cases of the Go suite left out, each for a reason given in docs/ADBC.md (the suite expects
 # one batch where ClickHouse sends one block per part; Go's drivermgr answers ExecutePartitions
@@ -121,7 +122,6 @@ ADBC_GO_SKIP := TestValidation/Statement/(TestSqlIngestCreateAppend|TestSqlParti
 adbc-test: py-venv
 	$(PY_VENV)/bin/pip install -q $(ADBC_PINS)
 	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/adbc
-	$(CARGO) build --release -p chwire-adbc
 	set -o pipefail; cd tests/adbc/go && CHWIRE_ADBC_DRIVER=$(CURDIR)/target/release/libadbc_driver_chwire.so \
 		../../../scripts/with-server.sh go test -count=1 -v -skip '$(ADBC_GO_SKIP)' ./... | grep -E '^\s*--- |^(ok|FAIL)'
 
