@@ -109,10 +109,11 @@ python-test: py-venv
 	scripts/oracle-venv.sh
 	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 
-## The ADBC driver (crates/chwire-adbc, docs/ADBC.md): the wheel of py-venv (which ships the
-## driver library) with adbc-driver-manager, the DB-API/Polars suite tests/adbc against the
-## live server, then the ADBC project's Go validation suite (tests/adbc/go) through Go's
-## driver manager.
+## The ADBC driver (crates/chwire-adbc, docs/ADBC.md): the wheel of py-venv (maturin's plain
+## build, as `pip install ./python`: its compiled module is the driver) with adbc-driver-manager,
+## the DB-API/Polars suite tests/adbc against the live server, then the ADBC project's Go
+## validation suite (tests/adbc/go) through Go's driver manager with the crate's own library
+## (target/release/libadbc_driver_chwire.so, from py-wheel.sh's workspace build).
 ADBC_PINS := adbc-driver-manager==1.13.0
 # Cases of the Go suite left out, each for a reason given in docs/ADBC.md (the suite expects
 # one batch where ClickHouse sends one block per part; Go's drivermgr answers ExecutePartitions

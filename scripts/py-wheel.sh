@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the chwire wheel (with the ADBC driver inside) and installs it into a venv, unless the
+# Builds the chwire wheel (its compiled module carries the ADBC driver) and installs it into a venv, unless the
 # wheel installed there is newer than every source it is made of: python-test, spark-test and
 # adbc-test all need it, and `make test` builds it once.
 #
@@ -18,7 +18,6 @@ if [ -f "$STAMP" ] && [ -z "$(find python crates Cargo.toml Cargo.lock -newer "$
 fi
 rm -rf build/py-wheels
 "$CARGO" build --release --workspace
-strip -o python/chwire/libadbc_driver_chwire.so target/release/libadbc_driver_chwire.so
 "$VENV/bin/maturin" build -q --release --strip -m python/Cargo.toml -i "$VENV/bin/python" -o build/py-wheels
 "$VENV/bin/pip" install -q --force-reinstall --no-deps build/py-wheels/chwire-*.whl
 touch "$STAMP"

@@ -11,10 +11,12 @@
     df = pl.read_database("SELECT ...", conn)
     df.write_database("t", conn, engine="adbc", if_table_exists="append")
 
-The driver is a shared library of its own (``libadbc_driver_chwire.so``, the Rust crate
-crates/chwire-adbc), shipped inside this package; ``driver_path()`` gives its path for other
-driver managers (Go, Java, R, C). ``adbc-driver-manager`` (PyPI) is needed for ``connect``;
-chwire does not depend on it otherwise. See docs/ADBC.md.
+The driver (the Rust crate crates/chwire-adbc) is linked into this package's compiled module
+``chwire._chwire``, whose shared object exports the driver's ADBC entrypoints: every build of
+the package carries it (``pip install`` included), and ``driver_path()`` gives that file's path
+for the manager. Other runtimes (Go, Java, R, C) load the crate's own library,
+``libadbc_driver_chwire.so``. ``adbc-driver-manager`` (PyPI) is needed for ``connect``; chwire
+does not depend on it otherwise. See docs/ADBC.md.
 """
 
 import os
@@ -24,9 +26,12 @@ from typing import Any, Mapping, Optional
 
 __all__ = ["connect", "driver_path", "write_manifest", "ENTRYPOINT", "LIBRARY"]
 
-#: The driver's init function (driver managers derive it from the library's name too).
+#: The driver's init function (driver managers derive it from the library's name too; the
+#: compiled module's name says nothing, so chwire always names it).
 ENTRYPOINT = "AdbcDriverChwireInit"
 
+#: The file name of the standalone driver library the Rust crate builds for other runtimes
+#: (``cargo build --release -p chwire-adbc``); Python's manager uses ``driver_path()``.
 if sys.platform == "win32":
     LIBRARY = "adbc_driver_chwire.dll"
 elif sys.platform == "darwin":
@@ -39,27 +44,27 @@ _ADBC_KEYS = {"uri", "username", "password"}
 
 
 def driver_path() -> str:
-    """The path of the ADBC driver library: ``$CHWIRE_ADBC_DRIVER`` if set, else the copy
-    inside this package."""
+    """The path of the ADBC driver library: ``$CHWIRE_ADBC_DRIVER`` if set, else this
+    package's compiled module (``chwire/_chwire.*.so``), which exports the driver's
+    entrypoints. A driver manager in a Python process loads it by this path; a manager in a
+    process without Python cannot (the module needs the interpreter's symbols): use the
+    standalone ``LIBRARY`` there."""
     env = os.environ.get("CHWIRE_ADBC_DRIVER")
     if env:
         return env
-    here = pathlib.Path(__file__).resolve().parent / LIBRARY
-    if here.is_file():
-        return str(here)
-    raise FileNotFoundError(
-        f"chwire's ADBC driver ({LIBRARY}) is not in {here.parent}: this build of the package "
-        "was made without it (`cargo build --release -p chwire-adbc` builds it; set "
-        "CHWIRE_ADBC_DRIVER to its path)"
-    )
+    from . import _chwire
+
+    return str(pathlib.Path(_chwire.__file__).resolve())
 
 
-def write_manifest(directory, name: str = "chwire") -> pathlib.Path:
-    """Write an ADBC driver manifest ``<name>.toml`` for this package's driver into
-    ``directory`` and return its path. Driver managers that search ``directory`` (e.g. in
-    ``ADBC_DRIVER_PATH``, or the user's ``~/.config/adbc/drivers``) then load the driver by
-    name: ``adbc_driver_manager.dbapi.connect(driver="chwire", uri=...)``, or Go's
-    ``drivermgr`` with ``driver=chwire``."""
+def write_manifest(directory, name: str = "chwire", shared=None) -> pathlib.Path:
+    """Write an ADBC driver manifest ``<name>.toml`` into ``directory`` and return its path.
+    Driver managers that search ``directory`` (e.g. in ``ADBC_DRIVER_PATH``, or the user's
+    ``~/.config/adbc/drivers``) then load the driver by name:
+    ``adbc_driver_manager.dbapi.connect(driver="chwire", uri=...)``. The manifest names
+    ``shared``, by default ``driver_path()`` (this package's module, for managers in Python
+    processes); for Go's ``drivermgr``, Java, R or C give the path of the standalone
+    ``libadbc_driver_chwire.so``."""
     import json
 
     from . import __version__
@@ -73,7 +78,7 @@ def write_manifest(directory, name: str = "chwire") -> pathlib.Path:
         f"name = {json.dumps('chwire (ClickHouse, native protocol)')}\n"
         f"version = {json.dumps(__version__)}\n"
         "\n[ADBC]\nversion = \"1.1.0\"\n"
-        f"\n[Driver]\nentrypoint = {json.dumps(ENTRYPOINT)}\nshared = {json.dumps(driver_path())}\n"
+        f"\n[Driver]\nentrypoint = {json.dumps(ENTRYPOINT)}\nshared = {json.dumps(str(shared) if shared is not None else driver_path())}\n"
     )
     return path
 

@@ -14,6 +14,14 @@ mod stream;
 
 use pyo3::prelude::*;
 
+// chwire's ADBC driver (crates/chwire-adbc) is part of this module: linking it makes the
+// module's shared object export the driver's entrypoints (`AdbcDriverChwireInit`,
+// `AdbcDriverInit`), so an ADBC driver manager loads `chwire/_chwire.*.so` itself as the driver
+// (`chwire.adbc.driver_path()`) and a wheel built by plain `pip install` carries it. The
+// manager dlopens it inside a Python process, where the interpreter's symbols the module uses
+// are already present. Python code does not call the driver through this module.
+use adbc_driver_chwire as _;
+
 #[pymodule]
 fn _chwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::RawClient>()?;

@@ -1,6 +1,6 @@
 """chwire's ADBC driver through Python's ADBC driver manager (adbc-driver-manager's DB-API)
 and Polars, against the live server. `make adbc-test` runs it with the wheel installed in
-build/py-venv (the driver library shipped inside the package)."""
+build/py-venv (the driver is the package's compiled module)."""
 
 import datetime
 import os
@@ -53,20 +53,43 @@ def database(ch):
 # --- loading ---------------------------------------------------------------------------
 
 
-def test_the_driver_ships_inside_the_package():
+def test_the_driver_ships_inside_the_package(monkeypatch):
+    """The wheel's compiled module is the driver: a plain `pip install` of python/ (what
+    `make py-venv` does through maturin, without copying anything in) gives a working driver.
+    Fails if the module lacks the entrypoints or the path leaves the installed package."""
+    import ctypes
+
+    import chwire._chwire
+
+    monkeypatch.delenv("CHWIRE_ADBC_DRIVER", raising=False)
     path = pathlib.Path(chwire.adbc.driver_path())
-    assert path.is_file()
-    assert path.parent == pathlib.Path(chwire.__file__).resolve().parent
-    assert path.name == chwire.adbc.LIBRARY
+    package = pathlib.Path(chwire.__file__).resolve().parent
+    assert path == pathlib.Path(chwire._chwire.__file__).resolve()
+    assert path.parent == package and path.is_file()
+    lib = ctypes.CDLL(str(path))
+    assert lib.AdbcDriverChwireInit and lib.AdbcDriverInit
+    assert not (package / chwire.adbc.LIBRARY).exists()  # no second copy of the driver to go stale
+    # The manager loads it by that path, with chwire's entrypoint or the fallback one.
+    for entrypoint in (chwire.adbc.ENTRYPOINT, None):
+        kw = {"entrypoint": entrypoint} if entrypoint else {}
+        with dbapi.connect(driver=str(path), uri=URL, autocommit=True, **kw) as c, c.cursor() as cur:
+            cur.execute("SELECT 40 + 2")
+            assert cur.fetchone() == (42,)
+    if os.path.exists("/proc/self/maps"):  # the process maps one copy of the code: the module's
+        with open("/proc/self/maps") as f:
+            assert chwire.adbc.LIBRARY not in f.read()
 
 
 def test_managers_find_the_driver_by_name_through_its_manifest(tmp_path, monkeypatch):
     manifest = chwire.adbc.write_manifest(tmp_path)
     assert manifest == tmp_path / "chwire.toml"
+    assert f'shared = "{chwire.adbc.driver_path()}"' in manifest.read_text()
     monkeypatch.setenv("ADBC_DRIVER_PATH", str(tmp_path))
     with dbapi.connect(driver="chwire", uri=URL, autocommit=True) as c, c.cursor() as cur:
         cur.execute("SELECT 40 + 2")
         assert cur.fetchone() == (42,)
+    other = chwire.adbc.write_manifest(tmp_path / "go", shared="/opt/lib/libadbc_driver_chwire.so")
+    assert 'shared = "/opt/lib/libadbc_driver_chwire.so"' in other.read_text()
 
 
 # --- queries -----------------------------------------------------------------------------
@@ -151,6 +174,48 @@ def test_parameters_arrive_exactly(conn):
 def test_a_value_that_does_not_fit_its_placeholder_is_refused(conn):
     with conn.cursor() as cur, pytest.raises(dbapi.DataError):
         cur.execute("SELECT {a:UInt8}", {"a": 300})
+
+
+def test_a_python_float_binds_to_a_float32_placeholder(conn):
+    """A Python float is a double: for a Float32 placeholder it is the nearest Float32, as the
+    server reads the parameter's text (chwire's own client binds it so); the server's
+    toFloat32 is the oracle. A double beyond Float32's range is refused, not made infinite."""
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT {x:Float32} AS x, toTypeName(x), x = toFloat32(0.1), {v:Array(Float32)} = [toFloat32(0.1), toFloat32(2.5)], "
+            "{n:Nullable(Float32)} IS NULL",
+            {"x": 0.1, "v": [0.1, 2.5], "n": None},
+        )
+        x, type_name, same, same_items, null = cur.fetchone()
+        assert (type_name, same, same_items, null) == ("Float32", 1, 1, 1)
+        assert x == float(pa.scalar(0.1, pa.float32()).as_py())
+        with pytest.raises(dbapi.DataError, match="beyond Float32's range"):
+            cur.execute("SELECT {x:Float32}", {"x": 1e39})
+
+
+def test_uuid_parameters_as_text(conn):
+    u = "61f0c404-5cb3-11e7-907b-a6006ad3dba0"
+    with conn.cursor() as cur:
+        cur.execute("SELECT {u:UUID} = toUUID(%r), toString({u2:UUID})" % u, {"u": u, "u2": u.replace("-", "").upper()})
+        assert cur.fetchone() == (1, u)
+
+
+def test_ip_parameters_as_text(conn, ch):
+    if ch.command("SELECT count() FROM system.data_type_families WHERE name = 'IPv4'") == 0:
+        pytest.skip("the server has no IPv4/IPv6 types (18.16): chwire-arrow's unit tests check the conversion")
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT toString({a:IPv4}), toString({b:IPv6}), toString({c:IPv6})",
+            {"a": "192.168.0.1", "b": "2001:db8::1", "c": "::ffff:1.2.3.4"},
+        )
+        assert cur.fetchone() == ("192.168.0.1", "2001:db8::1", "::ffff:1.2.3.4")
+
+
+def test_text_that_is_no_uuid_or_address_is_refused_before_it_is_sent(conn):
+    with conn.cursor() as cur:
+        for sql, value in [("SELECT {u:UUID}", "not-a-uuid"), ("SELECT {a:IPv4}", "1.2.3"), ("SELECT {b:IPv6}", "1.2.3.4.5")]:
+            with pytest.raises(dbapi.DataError, match="is not the text of a"):
+                cur.execute(sql, {sql[8]: value})
 
 
 def test_parameter_schema_and_execute_schema(conn):
@@ -428,6 +493,42 @@ def test_get_objects_at_every_depth(conn, meta):
     views = _objects(conn, depth="tables", db_schema_filter=meta, table_types_filter=["VIEW"])
     assert [t["table_name"] for t in views[0]["catalog_db_schemas"][0]["db_schema_tables"]] == ["v"]
     assert _objects(conn, depth="tables", catalog_filter="nope") == []
+
+
+def test_get_objects_lists_the_sessions_temporary_tables(conn):
+    """ClickHouse's temporary tables belong to the session and to no database (system.tables
+    says database ''): they are the db schema "" of type LOCAL TEMPORARY, only on their own
+    connection, with their columns (which 18.16's system.columns leaves out)."""
+    t = "adbc_tmp_" + uuid.uuid4().hex[:8]
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE TEMPORARY TABLE {t} (id UInt64, name Nullable(String) COMMENT 'who', n UInt8 DEFAULT 7)")
+    schemas = [s["db_schema_name"] for s in _objects(conn, depth="db_schemas")[0]["catalog_db_schemas"]]
+    assert schemas[0] == "" and "default" in schemas
+    assert "" not in [s["db_schema_name"] for s in _objects(conn, depth="db_schemas", db_schema_filter="def%")[0]["catalog_db_schemas"]]
+
+    tables = _objects(conn, depth="tables", db_schema_filter="")[0]["catalog_db_schemas"]
+    assert [s["db_schema_name"] for s in tables] == [""]
+    assert [(x["table_name"], x["table_type"]) for x in tables[0]["db_schema_tables"]] == [(t, "LOCAL TEMPORARY")]
+    # The type filter finds it whatever the schema filter; TABLE does not take it.
+    temps = _objects(conn, depth="tables", table_types_filter=["LOCAL TEMPORARY"])[0]["catalog_db_schemas"]
+    assert {(s["db_schema_name"], x["table_name"]) for s in temps for x in s["db_schema_tables"]} == {("", t)}
+    plain = _objects(conn, depth="tables", db_schema_filter="", table_types_filter=["TABLE"])[0]["catalog_db_schemas"]
+    assert plain[0]["db_schema_tables"] == []
+
+    cols = _objects(conn, depth="all", db_schema_filter="", table_name_filter=t)[0]["catalog_db_schemas"][0]["db_schema_tables"][0]["table_columns"]
+    assert [(c["column_name"], c["ordinal_position"], c["xdbc_type_name"], c["xdbc_is_nullable"], c["remarks"], c["xdbc_column_def"]) for c in cols] == [
+        ("id", 1, "UInt64", "NO", None, None),
+        ("name", 2, "Nullable(String)", "YES", "who", None),
+        ("n", 3, "UInt8", "NO", None, "7"),
+    ]
+    only = _objects(conn, depth="columns", db_schema_filter="", column_name_filter="n")[0]["catalog_db_schemas"][0]["db_schema_tables"]
+    assert [(c["column_name"], c["ordinal_position"]) for c in only[0]["table_columns"]] == [("n", 3)]
+    s = conn.adbc_get_table_schema(t, db_schema_filter="")
+    assert s.names == ["id", "name", "n"]
+
+    # Another session has none of them.
+    with chwire.adbc.connect(URL) as other:
+        assert "" not in [s["db_schema_name"] for s in _objects(other, depth="db_schemas")[0]["catalog_db_schemas"]]
 
 
 def test_get_table_schema_and_types(conn, meta):

@@ -1,6 +1,11 @@
 //! GetObjects: the server's one catalog, its databases (ADBC's db schemas), their tables and
 //! columns, read from `system.databases`, `system.tables` and `system.columns`. Filters are
 //! search patterns (`%`, `_`, `\` escapes, as SQL's LIKE), applied to what the server lists.
+//!
+//! A session's temporary tables belong to no database: `system.tables` lists them with the
+//! database `''` (and `system.columns` of 18.16 not at all), so they are the db schema `""`
+//! (listed while the session has one), of type `LOCAL TEMPORARY`, their columns read with
+//! `DESCRIBE TABLE`. An empty db schema is also what ingest and GetTableSchema take for them.
 
 use crate::error::{internal, invalid_arg};
 use crate::session::Inner;
@@ -14,10 +19,10 @@ use arrow_array::{
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, FieldRef, Fields};
+use chwire::proto::packet::client::quote_identifier;
 use std::sync::Arc;
 
-/// ClickHouse's kinds of tables, as GetObjects reports them.
-/// The table types of GetTableTypes and GetObjects' filter.
+/// ClickHouse's kinds of tables, as GetObjects reports them: the table types of GetTableTypes and GetObjects' filter.
 pub const TABLE_TYPES: [&str; 5] = ["TABLE", "VIEW", "MATERIALIZED VIEW", "DICTIONARY", "LOCAL TEMPORARY"];
 
 pub struct Filters<'a> {
@@ -109,6 +114,9 @@ fn table_type(engine: &str, temporary: bool) -> &'static str {
     }
 }
 
+/// The db schema of a session's temporary tables (their `database` in `system.tables`).
+pub const TEMPORARY_DB_SCHEMA: &str = "";
+
 pub fn get_objects(inner: &Arc<Inner>, depth: ObjectDepth, f: &Filters<'_>) -> Result<RecordBatch> {
     if let Some(types) = &f.table_type {
         if let Some(t) = types.iter().find(|t| !TABLE_TYPES.contains(t)) {
@@ -121,9 +129,16 @@ pub fn get_objects(inner: &Arc<Inner>, depth: ObjectDepth, f: &Filters<'_>) -> R
     }
     let mut dbs = Vec::new();
     if depth != ObjectDepth::Catalogs {
+        // The session's temporary tables first: "" sorts before every database's name.
+        if matches(f.db_schema, TEMPORARY_DB_SCHEMA) {
+            let b = inner.fetch("SELECT name FROM system.tables WHERE is_temporary LIMIT 1".into(), vec![])?;
+            if Inner::strings(&b, 0).into_iter().flatten().next().is_some() {
+                dbs.push(Db { name: TEMPORARY_DB_SCHEMA.to_string(), tables: Vec::new() });
+            }
+        }
         let b = inner.fetch("SELECT name FROM system.databases ORDER BY name".into(), vec![])?;
         for name in Inner::strings(&b, 0).into_iter().flatten() {
-            if matches(f.db_schema, &name) {
+            if name != TEMPORARY_DB_SCHEMA && matches(f.db_schema, &name) {
                 dbs.push(Db { name, tables: Vec::new() });
             }
         }
@@ -144,7 +159,7 @@ pub fn get_objects(inner: &Arc<Inner>, depth: ObjectDepth, f: &Filters<'_>) -> R
         }
     }
     let columns_too = matches!(depth, ObjectDepth::Columns | ObjectDepth::All);
-    if columns_too && dbs.iter().any(|d| !d.tables.is_empty()) {
+    if columns_too && dbs.iter().any(|d| d.name != TEMPORARY_DB_SCHEMA && !d.tables.is_empty()) {
         // system.columns lists each table's columns in the table's order (18.16 has no
         // `position` column): the ordinal is the place in that list, before any filter.
         let b = inner.fetch("SELECT database, table, name, type, default_expression, comment FROM system.columns".into(), vec![])?;
@@ -160,7 +175,9 @@ pub fn get_objects(inner: &Arc<Inner>, depth: ObjectDepth, f: &Filters<'_>) -> R
                 last = Some(key);
             }
             ordinal += 1;
-            if !matches(f.column_name, &name) {
+            // Temporary tables' columns come from DESCRIBE below (servers that list them
+            // here too would give them twice).
+            if db == TEMPORARY_DB_SCHEMA || !matches(f.column_name, &name) {
                 continue;
             }
             let Some(t) = dbs.iter_mut().find(|x| x.name == db).and_then(|d| d.tables.iter_mut().find(|t| t.name == table)) else {
@@ -175,7 +192,38 @@ pub fn get_objects(inner: &Arc<Inner>, depth: ObjectDepth, f: &Filters<'_>) -> R
             });
         }
     }
+    if columns_too {
+        if let Some(temp) = dbs.iter_mut().find(|d| d.name == TEMPORARY_DB_SCHEMA) {
+            for t in &mut temp.tables {
+                t.columns = describe(inner, &t.name, f.column_name)?;
+            }
+        }
+    }
     build(schema, depth, dbs)
+}
+
+/// The columns of a temporary table, by `DESCRIBE TABLE` (name, type, default kind, default
+/// expression, comment: the first five columns on every server), those matching `filter`
+/// with their place in the table.
+fn describe(inner: &Arc<Inner>, table: &str, filter: Option<&str>) -> Result<Vec<Col>> {
+    let b = inner.fetch(format!("DESCRIBE TABLE {}", quote_identifier(table)), vec![])?;
+    let cols: Vec<Vec<Option<String>>> = (0..5).map(|i| Inner::strings(&b, i)).collect();
+    let mut out = Vec::new();
+    for (i, name) in cols[0].iter().enumerate() {
+        let Some(name) = name else { continue };
+        if !matches(filter, name) {
+            continue;
+        }
+        let get = |c: usize| cols[c].get(i).cloned().flatten().filter(|s| !s.is_empty());
+        out.push(Col {
+            name: name.clone(),
+            ordinal: i32::try_from(i + 1).map_err(|_| internal("a table of more than 2^31 columns"))?,
+            ty: get(1).unwrap_or_default(),
+            default: get(3),
+            comment: get(4),
+        });
+    }
+    Ok(out)
 }
 
 fn list_item(dt: &DataType) -> Result<FieldRef> {

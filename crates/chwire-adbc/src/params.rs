@@ -1,8 +1,8 @@
 //! Bound parameters: rows of Arrow data given to `{name:Type}` placeholders, by name (the
 //! fields name the placeholders) or by position (field i is the i-th placeholder of the SQL).
 //!
-//! Each column is converted to its placeholder's declared type with chwire-arrow's lossless
-//! conversion (`batch_to_block`), and each value is rendered as ClickHouse's text formats print
+//! Each column is converted to its placeholder's declared type with chwire-arrow's parameter
+//! conversion (`params_to_block`: the lossless one of inserts, doubles rounded for Float32), and each value is rendered as ClickHouse's text formats print
 //! it (chwire-text): the escaped TSV text for server-side parameters, the quoted literal for
 //! servers that have none (18.16), where chwire binds `CAST(literal AS Type)`. No type rule of
 //! its own here.
@@ -122,7 +122,7 @@ pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>, tz: &Tim
     let columns = bound.iter().map(|(_, _, i)| batch.column(*i).clone()).collect();
     let renamed = RecordBatch::try_new(Arc::new(renamed), columns)?;
     let target: Vec<(String, DataType)> = bound.iter().map(|(n, t, _)| (n.clone(), t.clone())).collect();
-    let block = chwire_arrow::batch_to_block(&renamed, &target).ch()?;
+    let block = chwire_arrow::params_to_block(&renamed, &target).ch()?;
     let mut rows = Vec::with_capacity(batch.num_rows());
     for r in 0..batch.num_rows() {
         let mut set = Vec::with_capacity(target.len());

@@ -1,6 +1,7 @@
 //! Arrow arrays → column data of a target ClickHouse type: the types either mapping writes,
 //! plus lossless casts (wider integers, any string/binary flavour, timestamp units where
-//! exact, dictionaries, …). Everything else is a [`Error::Mismatch`].
+//! exact, dictionaries, UUID/IPv4/IPv6 from their text, …). Everything else is a
+//! [`Error::Mismatch`].
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
@@ -50,6 +51,7 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
         T::Int64 => ColumnData::Int64(prim::<Int64Type>(array, ty)?),
         T::Float32 => ColumnData::Float32(prim::<Float32Type>(array, ty)?),
         T::Float64 => ColumnData::Float64(prim::<Float64Type>(array, ty)?),
+        T::Ipv4 | T::Ipv6 | T::Uuid if is_text(array) => text_column(array, ty)?,
         T::Ipv4 => ColumnData::UInt32(prim::<UInt32Type>(array, ty)?),
         T::Bool => ColumnData::UInt8(match array.data_type() {
             A::Boolean => array.as_boolean().values().iter().map(u8::from).collect(),
@@ -190,6 +192,17 @@ fn nullable(array: &dyn Array, inner: &DataType) -> Result<ColumnData> {
         }
         return Ok(ColumnData::Nullable(Box::new(NullableColumn { nulls, values })));
     }
+    if matches!(inner, DataType::Ipv4 | DataType::Ipv6 | DataType::Uuid) {
+        // Text is parsed row by row, NULL rows skipped (a dictionary's values unpacked first).
+        let plain = match array.data_type() {
+            A::Dictionary(_, v) if matches!(**v, A::Utf8 | A::LargeUtf8 | A::Utf8View) => Some(cast_with_options(array, v, &strict())?),
+            _ => None,
+        };
+        let text = plain.as_deref().unwrap_or(array);
+        if is_text(text) {
+            return Ok(ColumnData::Nullable(Box::new(NullableColumn { nulls, values: text_column(text, inner)? })));
+        }
+    }
     // The inner conversion reads the values behind NULLs too; arrays of other writers may
     // hold anything there, so NULL rows are replaced by a valid placeholder first.
     let filled;
@@ -298,6 +311,51 @@ fn enum_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
         }
         _ => unreachable!("enum types only"),
     })
+}
+
+fn is_text(array: &dyn Array) -> bool {
+    matches!(array.data_type(), A::Utf8 | A::LargeUtf8 | A::Utf8View)
+}
+
+/// A UUID, IPv4 or IPv6 column from the text of its values (NULL rows zero).
+fn text_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
+    Ok(match ty {
+        DataType::Ipv4 => ColumnData::UInt32(from_text(array, ty, |t| t.parse::<std::net::Ipv4Addr>().ok().map(u32::from))?),
+        DataType::Ipv6 => ColumnData::Fixed {
+            width: 16,
+            data: from_text(array, ty, |t| t.parse::<std::net::Ipv6Addr>().ok().map(|a| a.octets()))?.concat(),
+        },
+        _ => ColumnData::Fixed {
+            width: 16,
+            data: from_text(array, ty, |t| chwire_text::parse_uuid(t.as_bytes()).map(|u| uuid_to_wire(&u)))?.concat(),
+        },
+    })
+}
+
+/// Each value of a string array read by `parse` as ClickHouse reads the type's text (UUID,
+/// IPv4, IPv6); NULL rows are `T::default()` (the nulls are the Nullable's). Text that does
+/// not parse is an error naming the row.
+fn from_text<T: Default>(array: &dyn Array, ty: &DataType, parse: impl Fn(&str) -> Option<T>) -> Result<Vec<T>> {
+    let utf8;
+    let array = match array.data_type() {
+        A::Utf8 => array,
+        _ => {
+            utf8 = cast_with_options(array, &A::Utf8, &strict())?;
+            utf8.as_ref()
+        }
+    };
+    let mut out = Vec::with_capacity(array.len());
+    for (row, text) in array.as_string::<i32>().iter().enumerate() {
+        out.push(match text {
+            None => T::default(),
+            Some(t) => parse(t).ok_or_else(|| {
+                let shown: String = t.chars().take(64).collect();
+                let more = if shown.len() < t.len() { "…" } else { "" };
+                mismatch(array, ty, format!("row {row}: {shown:?}{more} is not the text of a {ty}"))
+            })?,
+        });
+    }
+    Ok(out)
 }
 
 /// Values of a primitive Arrow type, from that type or losslessly cast from a narrower

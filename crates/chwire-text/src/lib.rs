@@ -242,3 +242,46 @@ fn write_json_text(out: &mut Vec<u8>, text: &[u8], style: Style) {
         _ => out.extend_from_slice(text),
     }
 }
+
+/// A UUID read from ClickHouse's text of it: 32 hex digits, bare or in the 8-4-4-4-12 groups
+/// ClickHouse prints (either case). The bytes in the order of the text (RFC 4122's, Arrow's
+/// `arrow.uuid`); None for anything else.
+pub fn parse_uuid(text: &[u8]) -> Option<[u8; 16]> {
+    let grouped = text.len() == 36;
+    if grouped {
+        if [8, 13, 18, 23].iter().any(|&i| text.get(i) != Some(&b'-')) {
+            return None;
+        }
+    } else if text.len() != 32 {
+        return None;
+    }
+    let mut digits = text.iter().enumerate().filter(|(i, _)| !grouped || ![8, 13, 18, 23].contains(i)).map(|(_, &b)| b);
+    let mut out = [0u8; 16];
+    for byte in &mut out {
+        let hi = (digits.next()? as char).to_digit(16)?;
+        let lo = (digits.next()? as char).to_digit(16)?;
+        *byte = (hi * 16 + lo) as u8;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod uuid_tests {
+    use super::parse_uuid;
+
+    #[test]
+    fn uuid_text() {
+        let want = [0x61, 0xf0, 0xc4, 0x04, 0x5c, 0xb3, 0x11, 0xe7, 0x90, 0x7b, 0xa6, 0x00, 0x6a, 0xd3, 0xdb, 0xa0];
+        assert_eq!(parse_uuid(b"61f0c404-5cb3-11e7-907b-a6006ad3dba0"), Some(want));
+        assert_eq!(parse_uuid(b"61F0C4045CB311E7907BA6006AD3DBA0"), Some(want));
+        for bad in [
+            &b""[..],
+            b"61f0c404-5cb3-11e7-907b-a6006ad3dba",
+            b"61f0c4045cb3-11e7-907b-a6006ad3dba0-",
+            b"61f0c404-5cb3-11e7-907b-a6006ad3dbag",
+            b"+1f0c404-5cb3-11e7-907b-a6006ad3dba0",
+        ] {
+            assert_eq!(parse_uuid(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+    }
+}

@@ -281,16 +281,7 @@ fn big_int(digits: &str, neg: bool) -> Option<[u8; 32]> {
 }
 
 fn uuid(s: &str) -> Result<[u8; 16], String> {
-    let hex: Vec<u8> = s.bytes().filter(|&b| b != b'-').collect();
-    if hex.len() != 32 || s.len() != 36 && s.len() != 32 {
-        return Err("not a UUID".into());
-    }
-    let mut out = [0u8; 16];
-    for (byte, pair) in out.iter_mut().zip(hex.chunks(2)) {
-        let text = std::str::from_utf8(pair).map_err(|_| "not a UUID")?;
-        *byte = u8::from_str_radix(text, 16).map_err(|_| "not a UUID")?;
-    }
-    Ok(out)
+    chwire_text::parse_uuid(s.as_bytes()).ok_or_else(|| "not a UUID".into())
 }
 
 const ZERO_DATE: &str = "0000-00-00";
