@@ -554,6 +554,115 @@ defmodule ChwireTest do
     assert last - first < 64 * 1024 * 1024, "memory grew by #{last - first} bytes"
   end
 
+  # ---------------------------------------------------------------- result bounds
+
+  test "max_rows and max_bytes bound a result collected whole: exactly at a limit it comes", %{
+    conn: conn
+  } do
+    # 1000 UInt64 values: 1000 rows and 8000 bytes of decoded data (the bulk path).
+    sql = "SELECT number FROM numbers(1000)"
+    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, sql, %{}, max_rows: 1000)
+    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, sql, %{}, max_bytes: 8000)
+
+    assert {:ok, [{"number", numbers}]} =
+             Chwire.query_columns(conn, sql, %{}, max_rows: 1000, max_bytes: 8000)
+
+    assert numbers == Enum.to_list(0..999)
+
+    assert {:error, %Chwire.Error{kind: :limit, name: "MAX_ROWS_EXCEEDED", message: m}} =
+             Chwire.query(conn, sql, %{}, max_rows: 999)
+
+    assert m =~ "max_rows: 999" and m =~ "Chwire.stream"
+
+    assert {:error, %Chwire.Error{kind: :limit, name: "MAX_BYTES_EXCEEDED", message: m}} =
+             Chwire.query_columns(conn, sql, %{}, max_bytes: 7999)
+
+    assert m =~ "max_bytes: 7999" and m =~ "Chwire.stream"
+
+    # Dates (2 bytes each) go value by value: the same bounds.
+    dates = "SELECT toDate(number) AS d FROM numbers(1000)"
+    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, dates, %{}, max_bytes: 2000)
+
+    assert {:error, %Chwire.Error{name: "MAX_BYTES_EXCEEDED"}} =
+             Chwire.query(conn, dates, %{}, max_bytes: 1999)
+
+    # Limits of 0, and :infinity.
+    assert {:ok, %{num_rows: 0}} = Chwire.query(conn, "SELECT 1 WHERE 0", %{}, max_rows: 0)
+
+    assert {:error, %{name: "MAX_ROWS_EXCEEDED"}} =
+             Chwire.query(conn, "SELECT 1", %{}, max_rows: 0)
+
+    assert {:ok, %{num_rows: 1000}} =
+             Chwire.query(conn, sql, %{}, max_rows: :infinity, max_bytes: :infinity)
+
+    # Bad limits are errors before anything runs.
+    for bad <- [-1, 1.5, "10", :none] do
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.query(conn, sql, %{}, max_rows: bad)
+
+      assert m =~ "max_rows"
+
+      assert {:error, %Chwire.Error{kind: :data}} =
+               Chwire.query_arrow(conn, sql, %{}, max_bytes: bad)
+    end
+
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+  end
+
+  test "a result over its limit is cancelled on the server and the connection is reused", %{
+    conn: conn
+  } do
+    {:ok, other} = Chwire.start_link(url: url())
+
+    for {fun, opts} <- [
+          {&Chwire.query/4, [max_rows: 200_000]},
+          {&Chwire.query_columns/4, [max_bytes: 4_000_000]},
+          {&Chwire.query_arrow/4, [max_rows: 200_000]},
+          {&Chwire.query_arrow/4, [max_bytes: 4_000_000]}
+        ] do
+      qid = "ex-limit-#{System.unique_integer([:positive])}"
+      # Endless: only the limit stops it.
+      assert {:error, %Chwire.Error{kind: :limit, name: name}} =
+               fun.(conn, "SELECT number FROM system.numbers", %{}, [query_id: qid] ++ opts)
+
+      assert name in ["MAX_ROWS_EXCEEDED", "MAX_BYTES_EXCEEDED"]
+      # Drained before the error came back: the query is gone, the connection ready.
+      refute running?(other, qid), "#{inspect(opts)}: the query still runs"
+      assert {:ok, %{rows: [[2]]}} = Chwire.query(conn, "SELECT 2")
+    end
+
+    # The default bound: 1 GiB of decoded data (64 values of 1 MB per block).
+    qid = "ex-limit-default-#{System.unique_integer([:positive])}"
+
+    assert {:error, %Chwire.Error{name: "MAX_BYTES_EXCEEDED", message: m}} =
+             Chwire.query(
+               conn,
+               "SELECT materialize(toFixedString('x', 1000000)) FROM system.numbers",
+               %{},
+               query_id: qid,
+               settings: [max_block_size: 64]
+             )
+
+    assert m =~ "max_bytes: 1073741824"
+    refute running?(other, qid)
+    assert {:ok, %{rows: [[3]]}} = Chwire.query(conn, "SELECT 3")
+  end
+
+  test "query_arrow's max_bytes is the IPC stream's size", %{conn: conn} do
+    sql = "SELECT number, toString(number) AS s FROM numbers(5000)"
+    {:ok, ipc} = Chwire.query_arrow(conn, sql, %{}, max_bytes: :infinity)
+    n = byte_size(ipc)
+    assert {:ok, ^ipc} = Chwire.query_arrow(conn, sql, %{}, max_bytes: n, max_rows: 5000)
+
+    assert {:error, %Chwire.Error{name: "MAX_BYTES_EXCEEDED", message: m}} =
+             Chwire.query_arrow(conn, sql, %{}, max_bytes: n - 1)
+
+    assert m =~ "Arrow IPC"
+
+    assert {:error, %Chwire.Error{name: "MAX_ROWS_EXCEEDED"}} =
+             Chwire.query_arrow(conn, sql, %{}, max_rows: 4999)
+  end
+
   defp running?(conn, qid) do
     {:ok, %{rows: [[n]]}} =
       Chwire.query(conn, "SELECT count() FROM system.processes WHERE query_id = {q:String}", %{

@@ -16,9 +16,16 @@ defmodule Chwire.Native do
   def pool_status(_handle), do: nif()
   def close(_handle), do: nif()
   def ping(_handle, _id), do: nif()
-  def query(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _id), do: nif()
-  def query_dirty(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _id), do: nif()
-  def query_arrow(_handle, _sql, _params, _settings, _query_id, _mapping, _id), do: nif()
+
+  def query(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _limits, _id),
+    do: nif()
+
+  def query_dirty(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _limits, _id),
+    do: nif()
+
+  def query_arrow(_handle, _sql, _params, _settings, _query_id, _mapping, _limits, _id),
+    do: nif()
+
   def insert_arrow(_handle, _table, _ipc, _id), do: nif()
   def insert_start(_handle, _table, _names, _settings, _query_id, _id), do: nif()
   def insert_block(_op, _layout, _data, _max_rows, _first_row), do: nif()

@@ -149,9 +149,10 @@ fn query<'a>(
     query_id: Option<String>,
     stream: bool,
     columns: bool,
+    limits: (Option<u64>, Option<u64>),
     id: u64,
 ) -> Term<'a> {
-    query_impl(env, h, sql, params, settings, query_id, stream, columns, id)
+    query_impl(env, h, sql, params, settings, query_id, stream, columns, limits, id)
 }
 
 /// `query` on a dirty CPU scheduler, for parameters with lists, tuples or maps (their
@@ -167,9 +168,10 @@ fn query_dirty<'a>(
     query_id: Option<String>,
     stream: bool,
     columns: bool,
+    limits: (Option<u64>, Option<u64>),
     id: u64,
 ) -> Term<'a> {
-    query_impl(env, h, sql, params, settings, query_id, stream, columns, id)
+    query_impl(env, h, sql, params, settings, query_id, stream, columns, limits, id)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -182,6 +184,7 @@ fn query_impl<'a>(
     query_id: Option<String>,
     stream: bool,
     columns: bool,
+    limits: (Option<u64>, Option<u64>),
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
@@ -190,7 +193,8 @@ fn query_impl<'a>(
         let t = if stream {
             start_op(env, id, 1, Some(&h.target), |tx| tasks::query_stream(target, spec, tx)).1
         } else {
-            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_all(target, spec, columns, tx)).1
+            let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
+            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_all(target, spec, columns, limits, tx)).1
         };
         Ok(t)
     })
@@ -210,6 +214,7 @@ fn query_arrow<'a>(
     settings: Vec<(String, String)>,
     query_id: Option<String>,
     mapping: String,
+    limits: (Option<u64>, Option<u64>),
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
@@ -228,7 +233,8 @@ fn query_arrow<'a>(
         }
         let spec = spec(sql, params, sent, query_id)?;
         let target = h.clone();
-        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, tx)).1)
+        let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
+        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, limits, tx)).1)
     })
 }
 
