@@ -180,7 +180,7 @@ defmodule Chwire do
 
   @doc """
   Inserts an Arrow IPC stream into `table` (columns by name, converted losslessly to the
-  table's types): `{:ok, rows}`.
+  table's types): `{:ok, rows}`. `table` as for `insert/4`.
   """
   def insert_arrow(conn, table, ipc) when is_binary(ipc) do
     id = unique()
@@ -195,6 +195,12 @@ defmodule Chwire do
 
   @doc """
   Inserts `data` into `table`: `{:ok, rows}`.
+
+  `table` is a name, `"events"` or `"db.events"` (backquoted parts for other characters:
+  ``"`my db`.`a.b`"``), or a tuple `{"db", "events"}` whose parts are taken as they are
+  (names with dots). The name is read and quoted again, never pasted into SQL: one that does
+  not read as a table (`"t; DROP TABLE x"`, quotes, an empty name) is a `:data` error and
+  nothing runs.
 
   `data` is columns — `[{name, values}]` or a map `%{name => values}` — or rows: a list of
   lists (in the table's column order, or `columns:`'s) or a list of maps (`%{name => value}`,

@@ -737,6 +737,76 @@ defmodule ChwireTest do
     end)
   end
 
+  test "insert table names are read, never pasted: hostile ones are errors and run nothing", %{
+    conn: conn
+  } do
+    with_table(conn, "victim", "a UInt8", fn victim ->
+      {:ok, 1} = Chwire.insert(conn, victim, %{"a" => [1]})
+      {:ok, ipc} = Chwire.query_arrow(conn, "SELECT toUInt8(2) AS a")
+
+      hostile = [
+        "#{victim}; DROP TABLE #{victim}",
+        "#{victim} SELECT 1 --",
+        "`#{victim}`; DROP TABLE #{victim}",
+        "#{victim}`; DROP TABLE #{victim}; --",
+        "'#{victim}'",
+        "\"#{victim}\"",
+        "`#{victim}",
+        "",
+        " ",
+        "``",
+        "default.#{victim}.x",
+        "default.",
+        {"default", ""},
+        {"", victim},
+        {"default", 1},
+        {"default", victim, "x"},
+        :atom,
+        42
+      ]
+
+      for bad <- hostile do
+        assert {:error, %Chwire.Error{kind: :data, code: nil}} =
+                 Chwire.insert(conn, bad, %{"a" => [9]}),
+               inspect(bad)
+
+        assert {:error, %Chwire.Error{kind: :data, code: nil}} =
+                 Chwire.insert_arrow(conn, bad, ipc),
+               inspect(bad)
+      end
+
+      # Nothing ran: the table is there with its one row.
+      assert Chwire.query!(conn, "SELECT a FROM #{victim}").rows == [[1]]
+
+      # Good names: plain, with the database, backquoted, a tuple.
+      assert {:ok, 1} = Chwire.insert(conn, "default.#{victim}", %{"a" => [2]})
+      assert {:ok, 1} = Chwire.insert(conn, " `default`.`#{victim}` ", [[3]])
+      assert {:ok, 1} = Chwire.insert(conn, {"default", victim}, %{"a" => [4]})
+      assert {:ok, 1} = Chwire.insert_arrow(conn, {"default", victim}, ipc)
+      assert {:ok, 1} = Chwire.insert_arrow(conn, "default.#{victim}", ipc)
+
+      assert Chwire.query!(conn, "SELECT a FROM #{victim} ORDER BY a").rows ==
+               [[1], [2], [2], [2], [3], [4]]
+    end)
+
+    # A name with a dot, a backquote and a semicolon is a name: as a tuple or backquoted.
+    odd = "ex_odd.na`me; x_#{System.unique_integer([:positive])}"
+    quoted = "`" <> String.replace(odd, "`", "\\`") <> "`"
+    Chwire.execute!(conn, "CREATE TABLE default.#{quoted} (a UInt8) ENGINE = Memory")
+
+    try do
+      assert {:ok, 2} = Chwire.insert(conn, {"default", odd}, %{"a" => [1, 2]})
+      assert {:ok, 1} = Chwire.insert(conn, quoted, %{"a" => [3]})
+      {:ok, ipc} = Chwire.query_arrow(conn, "SELECT toUInt8(4) AS a")
+      assert {:ok, 1} = Chwire.insert_arrow(conn, "default." <> quoted, ipc)
+      assert Chwire.query!(conn, "SELECT sum(a) FROM default.#{quoted}").rows == [[10]]
+      # Unquoted, it does not read as a table name.
+      assert {:error, %Chwire.Error{kind: :data}} = Chwire.insert(conn, odd, %{"a" => [1]})
+    after
+      Chwire.execute(conn, "DROP TABLE IF EXISTS default.#{quoted}")
+    end
+  end
+
   test "insert values that would go in wrong are errors, nothing of them sent", %{conn: conn} do
     with_table(conn, "insbad", "d Decimal(18, 4), f Float32, s String", fn t ->
       # 1.0e-256's shortest text has 256 digits after the point: its scale wrapped to 0 and

@@ -64,6 +64,26 @@ fn spec(sql: String, params: Vec<(String, Term<'_>)>, settings: Vec<(String, Str
     Ok(Spec { sql, params, settings, query_id })
 }
 
+/// A table reference from Elixir, quoted for SQL: a binary read by `chwire::split_table`
+/// (`t`, `db.t`, backquoted parts) or a `{db, table}` tuple of binaries taken as they are (names
+/// with dots). Never pasted: anything else is a `:data` error and no SQL runs.
+fn table_ref(t: Term<'_>) -> Result<String, NifError> {
+    let (db, table) = if let Ok(name) = t.decode::<String>() {
+        chwire::split_table(&name)?
+    } else if let Ok((db, table)) = t.decode::<(String, String)>() {
+        if db.is_empty() || table.is_empty() {
+            return Err(NifError::Data(format!("an empty name in the table {{{db:?}, {table:?}}}")));
+        }
+        (Some(db), table)
+    } else {
+        return Err(NifError::Data("a table is a name (\"t\", \"db.t\") or a {db, table} tuple of strings".into()));
+    };
+    Ok(match db {
+        Some(db) => format!("{}.{}", quote_ident(&db), quote_ident(&table)),
+        None => quote_ident(&table),
+    })
+}
+
 // ---------------------------------------------------------------- connections
 
 /// Connect (in the background): `{:ok, op}`, then the op yields `{:ok, handle}`.
@@ -240,8 +260,9 @@ fn query_arrow<'a>(
 
 /// Insert an Arrow IPC stream (op yields `{:ok, rows}`).
 #[rustler::nif(schedule = "DirtyCpu")]
-fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: String, ipc: Binary<'a>, id: u64) -> Term<'a> {
+fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: Term<'a>, ipc: Binary<'a>, id: u64) -> Term<'a> {
     guard(env, || {
+        let table = table_ref(table)?;
         let bytes = ipc.as_slice().to_vec();
         let target = h.clone();
         Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::insert_arrow(target, table, bytes, tx)).1)
@@ -250,19 +271,20 @@ fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: String, ipc: Bi
 
 // ---------------------------------------------------------------- inserts
 
-/// Start `INSERT INTO table [(names)] VALUES`: the op yields `{:insert_header, columns}`,
+/// Start `INSERT INTO table [(names)] VALUES` (`table`: see `table_ref`): the op yields `{:insert_header, columns}`,
 /// then `:sent` per block given with `insert_block`, then `{:ok, rows}` after `insert_end`.
 #[rustler::nif]
 fn insert_start<'a>(
     env: Env<'a>,
     h: ResourceArc<Handle>,
-    table: String,
+    table: Term<'a>,
     names: Option<Vec<String>>,
     settings: Vec<(String, String)>,
     query_id: Option<String>,
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
+        let table = table_ref(table)?;
         let cols = names.map(|n| format!(" ({})", n.iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", "))).unwrap_or_default();
         let spec = Spec { sql: format!("INSERT INTO {table}{cols} VALUES"), params: Vec::new(), settings, query_id };
         let (btx, brx) = tokio::sync::mpsc::channel(2);
