@@ -476,7 +476,7 @@ defmodule Chwire do
         _ -> GenServer.call(conn, :chwire_handle)
       end
 
-    if Process.get({:chwire_streaming, h}) do
+    if streaming?(h) do
       {:error,
        %Chwire.Error{
          kind: :busy,
@@ -496,6 +496,38 @@ defmodule Chwire do
          name: "CLOSED",
          message: "no chwire connection or pool at #{inspect(conn)}: #{inspect(reason)}"
        }}
+  end
+
+  # Whether this process has a stream open on the connection `h`. A stream driven by hand
+  # (`Enumerable.reduce/3` suspended, a `Stream.transform/3` consumer) and dropped without
+  # being halted never ran its `after` step: its op is alive until a garbage collection frees
+  # it, and then its destructor cancels the query and frees the connection. So before saying
+  # `:busy` the process collects its garbage and asks whether the stream's op survived (the
+  # VM may run a collected resource's destructor a moment after the collection: it is asked
+  # again for up to about 50 ms).
+  defp streaming?(h) do
+    case Process.get({:chwire_streaming, h}) do
+      nil ->
+        false
+
+      id ->
+        :erlang.garbage_collect(self())
+
+        if stream_alive?(id, 50) do
+          true
+        else
+          Process.delete({:chwire_streaming, h})
+          false
+        end
+    end
+  end
+
+  defp stream_alive?(id, tries) do
+    cond do
+      not Native.stream_open(id) -> false
+      tries == 0 -> true
+      true -> Process.sleep(1) == :ok and stream_alive?(id, tries - 1)
+    end
   end
 
   defp unique, do: :erlang.unique_integer([:positive])

@@ -500,6 +500,54 @@ defmodule ChwireTest do
     assert m =~ "started it"
   end
 
+  test "a stream driven by hand and dropped without halting frees its connection" do
+    {:ok, conn} = Chwire.start_link(url: url())
+    {:ok, other} = Chwire.start_link(url: url())
+
+    for how <- [:reduce, :transform] do
+      qid = "ex-dropped-#{how}-#{System.unique_integer([:positive])}"
+      assert [[0]] = first_block_then_drop(conn, qid, how)
+      assert running?(other, qid)
+
+      # The stream is abandoned: not :busy, the connection answers, the query is gone.
+      assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+      assert wait_until(fn -> not running?(other, qid) end)
+      assert {:ok, 5} = Chwire.execute(conn, "SELECT number FROM numbers(5)")
+    end
+
+    # A stream still held (its continuation alive) keeps its connection: :busy, not a hang.
+    s =
+      Chwire.stream(conn, "SELECT number FROM numbers(100000)", %{},
+        settings: [max_block_size: 10]
+      )
+
+    {:suspended, _, cont} = Enumerable.reduce(s, {:cont, nil}, fn x, _ -> {:suspend, x} end)
+    assert {:error, %Chwire.Error{kind: :busy}} = Chwire.query(conn, "SELECT 2")
+    assert {:halted, _} = cont.({:halt, nil})
+    assert {:ok, %{rows: [[3]]}} = Chwire.query(conn, "SELECT 3")
+  end
+
+  # Takes the first block of an endless stream by hand and returns its rows, leaving the
+  # stream suspended (its continuation dropped on return, never halted).
+  defp first_block_then_drop(conn, qid, how) do
+    s =
+      Chwire.stream(conn, "SELECT number FROM system.numbers", %{},
+        query_id: qid,
+        settings: [max_block_size: 1000]
+      )
+
+    s =
+      case how do
+        :reduce -> s
+        :transform -> Stream.transform(s, 0, fn r, n -> {[r], n + 1} end)
+      end
+
+    {:suspended, %Chwire.Result{rows: [first | _]}, _cont} =
+      Enumerable.reduce(s, {:cont, nil}, fn x, _ -> {:suspend, x} end)
+
+    [first]
+  end
+
   test "a stream whose consumer is killed mid-stream stops its query on the server at once" do
     # Its own connection, so that nothing else uses it after the kill (a next query drained
     # the abandoned one, and that was all that stopped it).

@@ -211,6 +211,7 @@ fn query_impl<'a>(
         let spec = spec(sql, params, settings, query_id)?;
         let target = h.clone();
         let t = if stream {
+            ops::stream_opened(id);
             start_op(env, id, 1, Some(&h.target), |tx| tasks::query_stream(target, spec, tx)).1
         } else {
             let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
@@ -418,6 +419,13 @@ fn op_cancel<'a>(env: Env<'a>, op: ResourceArc<Op>) -> Term<'a> {
         op.cancel();
         Ok(atoms::ok().encode(env))
     })
+}
+
+/// Whether the stream op `id` is alive (its resource not yet collected): a stream abandoned
+/// without being closed frees its connection when it is collected.
+#[rustler::nif]
+fn stream_open(id: u64) -> bool {
+    ops::stream_open(id)
 }
 
 // ---------------------------------------------------------------- Native format, tests, floors

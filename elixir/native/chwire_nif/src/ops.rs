@@ -17,6 +17,7 @@
 use crate::error::NifError;
 use chwire::{Block, Client, DataType};
 use rustler::{Encoder, LocalPid, OwnedEnv};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -267,5 +268,25 @@ impl Op {
 impl Drop for Op {
     fn drop(&mut self) {
         self.cancel();
+        open_streams().lock().unwrap_or_else(|e| e.into_inner()).remove(&self.shared.id);
     }
+}
+
+/// The ids of the stream ops whose resource is alive: a stream the consumer abandoned without
+/// closing it (driven by hand and dropped) holds its connection until the VM collects its op,
+/// whose destructor cancels the query and frees the connection; until then a query on that
+/// connection from the same process is `:busy`, after it is not (`stream_open`).
+fn open_streams() -> &'static Mutex<HashSet<u64>> {
+    static OPEN: OnceLock<Mutex<HashSet<u64>>> = OnceLock::new();
+    OPEN.get_or_init(Default::default)
+}
+
+/// Note that op `id` is a stream (until its resource is dropped).
+pub fn stream_opened(id: u64) {
+    open_streams().lock().unwrap_or_else(|e| e.into_inner()).insert(id);
+}
+
+/// Whether the stream op `id` is still alive.
+pub fn stream_open(id: u64) -> bool {
+    open_streams().lock().unwrap_or_else(|e| e.into_inner()).contains(&id)
 }
