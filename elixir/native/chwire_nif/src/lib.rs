@@ -6,11 +6,13 @@
 //! scheduler when they are many; see `ops`). Every NIF catches panics and returns
 //! `{:error, %Chwire.Error{name: "PANIC"}}` instead of taking the VM down.
 
+mod columns;
 mod convert;
 mod error;
-mod input;
 mod ops;
+mod params;
 mod tasks;
+mod terms;
 
 use chwire::proto::packet::client::quote_identifier as quote_ident;
 use convert::{header_of, Out};
@@ -60,7 +62,7 @@ where
 }
 
 fn spec(sql: String, params: Vec<(String, Term<'_>)>, settings: Vec<(String, String)>, query_id: Option<String>) -> Result<Spec, NifError> {
-    let params = input::params(params, &sql).map_err(NifError::Data)?;
+    let params = params::params(params, &sql).map_err(NifError::Data)?;
     Ok(Spec { sql, params, settings, query_id })
 }
 
@@ -305,15 +307,16 @@ fn insert_block_impl<'a>(env: Env<'a>, op: ResourceArc<Op>, layout: Atom, data: 
             .clone()
             .ok_or(NifError::Data("the insert has no header yet".into()))?;
         let layout = if layout == atoms::columns() {
-            input::Layout::Columns
+            columns::Layout::Columns
         } else if layout == atoms::maps() {
-            input::Layout::RowMaps { exact: true }
+            columns::Layout::RowMaps { exact: true }
         } else if layout == atoms::maps_subset() {
-            input::Layout::RowMaps { exact: false }
+            columns::Layout::RowMaps { exact: false }
         } else {
-            input::Layout::RowLists
+            columns::Layout::RowLists
         };
-        let (block, rest) = input::build_block(env, &header, layout, data, max_rows.max(1) as usize, first_row).map_err(NifError::Data)?;
+        let (block, rest) =
+            columns::build_block(env, &header, layout, data, max_rows.max(1) as usize, first_row).map_err(NifError::Data)?;
         let rows = block.rows();
         if rows > 0 {
             let tx = op.blocks.lock().unwrap_or_else(|e| e.into_inner()).clone().ok_or(NifError::Closed)?;
@@ -455,7 +458,7 @@ fn encode_native<'a>(env: Env<'a>, columns: Vec<(String, String, Term<'a>)>) -> 
             lists.push(values);
         }
         let data = lists.encode(env);
-        let (block, _) = input::build_block(env, &header, input::Layout::Columns, data, usize::MAX, 0).map_err(NifError::Data)?;
+        let (block, _) = columns::build_block(env, &header, columns::Layout::Columns, data, usize::MAX, 0).map_err(NifError::Data)?;
         let mut out = Vec::new();
         chwire::proto::native::encode_block(&block, &mut out);
         let r = ResourceArc::new(Bytes(out));

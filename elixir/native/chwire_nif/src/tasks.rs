@@ -1,8 +1,8 @@
 //! The tasks behind each operation (see `ops`).
 
 use crate::error::NifError;
-use crate::input::Param;
 use crate::ops::{Handle, Item, Lease, Target, Tx};
+use crate::params::Param;
 use chwire::{Block, Client, Event, Options};
 use rustler::ResourceArc;
 use std::sync::Arc;
