@@ -486,6 +486,7 @@ defmodule Chwire do
              "first, or use a Chwire.Pool (a connection runs one query at a time)"
        }}
     else
+      collect_owners(h)
       {:ok, h}
     end
   catch
@@ -520,6 +521,15 @@ defmodule Chwire do
           false
         end
     end
+  end
+
+  # Another process's stream abandoned on the connection `h` holds it until that process
+  # collects its garbage, which an idle process may never do: it is asked to now (a stream it
+  # still consumes survives that, and this query queues behind it).
+  defp collect_owners(h) do
+    me = self()
+    for pid <- Native.stream_owners(h), pid != me, do: :erlang.garbage_collect(pid)
+    :ok
   end
 
   defp stream_alive?(id, tries) do

@@ -515,6 +515,26 @@ defmodule ChwireTest do
       assert {:ok, 5} = Chwire.execute(conn, "SELECT number FROM numbers(5)")
     end
 
+    # Abandoned by another process that stays alive and idle (no garbage collection of its
+    # own): a query from here does not wait for it forever.
+    me = self()
+    qid = "ex-dropped-other-#{System.unique_integer([:positive])}"
+
+    owner =
+      spawn(fn ->
+        send(me, {:first, first_block_then_drop(conn, qid, :reduce)})
+        Process.sleep(:infinity)
+      end)
+
+    assert_receive {:first, [[0]]}, 5_000
+    task = Task.async(fn -> Chwire.query(conn, "SELECT 4") end)
+
+    assert {:ok, {:ok, %{rows: [[4]]}}} = Task.yield(task, 10_000),
+           "a query waited for a stream another process abandoned"
+
+    assert wait_until(fn -> not running?(other, qid) end)
+    Process.exit(owner, :kill)
+
     # A stream still held (its continuation alive) keeps its connection: :busy, not a hang.
     s =
       Chwire.stream(conn, "SELECT number FROM numbers(100000)", %{},

@@ -35,6 +35,7 @@ defmodule Chwire.Native do
   def op_take_dirty(_op, _columns), do: nif()
   def op_cancel(_op), do: nif()
   def stream_open(_id), do: nif()
+  def stream_owners(_handle), do: nif()
   def decode_native(_bytes, _tz), do: nif()
   def encode_native(_columns), do: nif()
   def floor_columns(_rows, _bulk), do: nif()

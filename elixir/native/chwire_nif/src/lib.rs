@@ -213,7 +213,7 @@ fn query_impl<'a>(
         let spec = spec(sql, params, settings, query_id)?;
         let target = h.clone();
         let t = if stream {
-            ops::stream_opened(id);
+            ops::stream_opened(id, &h.target, env.pid());
             start_op(env, id, 1, Some(&h.target), |tx| tasks::query_stream(target, spec, tx)).1
         } else {
             let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
@@ -429,6 +429,13 @@ fn op_cancel<'a>(env: Env<'a>, op: ResourceArc<Op>) -> Term<'a> {
 #[rustler::nif]
 fn stream_open(id: u64) -> bool {
     ops::stream_open(id)
+}
+
+/// The processes consuming a live stream on this connection (`[]` for a pool): one that
+/// abandoned its stream without closing it frees the connection once it collects its garbage.
+#[rustler::nif]
+fn stream_owners(h: ResourceArc<Handle>) -> Vec<rustler::LocalPid> {
+    ops::stream_owners(&h.target)
 }
 
 // ---------------------------------------------------------------- Native format, tests, floors
