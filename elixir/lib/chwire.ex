@@ -216,7 +216,7 @@ defmodule Chwire do
         {:error, e}
 
       :empty ->
-        {:ok, 0}
+        with :ok <- Native.check_table(table), do: {:ok, 0}
 
       {layout, names, payload} ->
         id = unique()

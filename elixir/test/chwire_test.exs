@@ -841,6 +841,9 @@ defmodule ChwireTest do
         assert {:error, %Chwire.Error{kind: :data, code: nil}} =
                  Chwire.insert_arrow(conn, bad, ipc),
                inspect(bad)
+
+        # Nothing to insert: the name is still checked.
+        assert {:error, %Chwire.Error{kind: :data}} = Chwire.insert(conn, bad, []), inspect(bad)
       end
 
       # Nothing ran: the table is there with its one row.
@@ -850,6 +853,7 @@ defmodule ChwireTest do
       assert {:ok, 1} = Chwire.insert(conn, "default.#{victim}", %{"a" => [2]})
       assert {:ok, 1} = Chwire.insert(conn, " `default`.`#{victim}` ", [[3]])
       assert {:ok, 1} = Chwire.insert(conn, {"default", victim}, %{"a" => [4]})
+      assert {:ok, 0} = Chwire.insert(conn, {"default", victim}, %{})
       assert {:ok, 1} = Chwire.insert_arrow(conn, {"default", victim}, ipc)
       assert {:ok, 1} = Chwire.insert_arrow(conn, "default.#{victim}", ipc)
 

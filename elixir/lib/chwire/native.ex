@@ -27,6 +27,7 @@ defmodule Chwire.Native do
     do: nif()
 
   def insert_arrow(_handle, _table, _ipc, _id), do: nif()
+  def check_table(_table), do: nif()
   def insert_start(_handle, _table, _names, _settings, _query_id, _id), do: nif()
   def insert_block(_op, _layout, _data, _max_rows, _first_row), do: nif()
   def insert_block_dirty(_op, _layout, _data, _max_rows, _first_row), do: nif()

@@ -86,6 +86,16 @@ fn table_ref(t: Term<'_>) -> Result<String, NifError> {
     })
 }
 
+/// Check a table reference as the inserts read it: `:ok` or the `:data` error (an insert with
+/// no data runs nothing, but its table is still checked).
+#[rustler::nif]
+fn check_table<'a>(env: Env<'a>, table: Term<'a>) -> Term<'a> {
+    guard(env, || {
+        table_ref(table)?;
+        Ok(atoms::ok().encode(env))
+    })
+}
+
 // ---------------------------------------------------------------- connections
 
 /// Connect (in the background): `{:ok, op}`, then the op yields `{:ok, handle}`.
