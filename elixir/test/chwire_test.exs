@@ -714,6 +714,20 @@ defmodule ChwireTest do
     assert m =~ "max_bytes: 1073741824"
     refute running?(other, qid)
     assert {:ok, %{rows: [[3]]}} = Chwire.query(conn, "SELECT 3")
+
+    # Through a pool of one: its connection comes back drained and serves the next query.
+    {:ok, pool} = Chwire.Pool.start_link(url: url(), size: 1, checkout_timeout: 5_000)
+    qid = "ex-limit-pool-#{System.unique_integer([:positive])}"
+
+    assert {:error, %Chwire.Error{name: "MAX_ROWS_EXCEEDED"}} =
+             Chwire.query(pool, "SELECT number FROM system.numbers", %{},
+               query_id: qid,
+               max_rows: 100_000
+             )
+
+    refute running?(other, qid)
+    assert {:ok, %{rows: [[4]]}} = Chwire.query(pool, "SELECT 4")
+    assert %{size: 1, in_use: 0} = Chwire.Pool.status(pool)
   end
 
   test "query_arrow's max_bytes is the IPC stream's size", %{conn: conn} do
