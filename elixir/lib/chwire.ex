@@ -308,6 +308,10 @@ defmodule Chwire do
       :infinity ->
         {:ok, nil}
 
+      # Beyond 64 bits no result can reach it.
+      n when is_integer(n) and n > 0xFFFF_FFFF_FFFF_FFFF ->
+        {:ok, nil}
+
       n when is_integer(n) and n >= 0 ->
         {:ok, n}
 

@@ -663,6 +663,9 @@ defmodule ChwireTest do
     assert {:ok, %{num_rows: 1000}} =
              Chwire.query(conn, sql, %{}, max_rows: :infinity, max_bytes: :infinity)
 
+    assert {:ok, %{num_rows: 1000}} =
+             Chwire.query(conn, sql, %{}, max_rows: 1 <<< 70, max_bytes: 1 <<< 64)
+
     # Bad limits are errors before anything runs.
     for bad <- [-1, 1.5, "10", :none] do
       assert {:error, %Chwire.Error{kind: :data, message: m}} =
