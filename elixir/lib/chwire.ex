@@ -24,6 +24,8 @@ defmodule Chwire do
   # Items holding more values than this are built on a dirty CPU scheduler.
   @dirty_cells 20_000
   @insert_block_rows 262_144
+  # The default bound of a result collected whole (query/4, query_columns/4, query_arrow/4).
+  @max_bytes 1024 * 1024 * 1024
 
   @type conn :: GenServer.server()
   @type params :: map() | keyword()
@@ -46,13 +48,25 @@ defmodule Chwire do
   `params` bind `{name:Type}` placeholders (a map or keyword list): integers, floats, strings,
   booleans, `nil`, `Date`, `DateTime`, `NaiveDateTime`, `Chwire.Decimal`, and lists, tuples and
   maps of them; values arrive as data, never as SQL. `opts`: `settings:` (a map or keyword list
-  of ClickHouse settings), `query_id:`.
+  of ClickHouse settings), `query_id:`, `max_rows:`, `max_bytes:`.
+
+  The whole result is collected before it is returned, so it is bounded: `max_rows:` (default
+  `:infinity`) and `max_bytes:` (default 1 GiB, `:infinity` lifts it) of decoded column data
+  (as chwire holds it: fixed-width values at their width, strings their bytes plus 8 per value,
+  arrays 8 per row plus their elements, Nullable 1 per row more; the terms built from it are
+  larger). A result that goes over either is not read further: the query is cancelled on the
+  server and the result is `{:error, %Chwire.Error{kind: :limit, name: "MAX_ROWS_EXCEEDED"}}`
+  (or `"MAX_BYTES_EXCEEDED"`), the connection usable at once. `stream/4` reads results of any
+  size in memory bounded by a block.
   """
   def query(conn, sql, params \\ %{}, opts \\ []), do: run_query(conn, sql, params, opts, false)
 
   def query!(conn, sql, params \\ %{}, opts \\ []), do: bang(query(conn, sql, params, opts))
 
-  @doc "Runs `sql` and returns its columns in query order as `[{name, values}]`."
+  @doc """
+  Runs `sql` and returns its columns in query order as `[{name, values}]`. `opts` as `query/4`'s
+  (`max_rows:`, `max_bytes:` bound the result the same way).
+  """
   def query_columns(conn, sql, params \\ %{}, opts \\ []),
     do: run_query(conn, sql, params, opts, true)
 
@@ -84,7 +98,17 @@ defmodule Chwire do
         with {:ok, h} <- handle(conn),
              {:ok, settings} <- settings(opts),
              {:ok, op} <-
-               native_query(h, sql, prep_params(params), settings, qid(opts), true, false, id) do
+               native_query(
+                 h,
+                 sql,
+                 prep_params(params),
+                 settings,
+                 qid(opts),
+                 true,
+                 false,
+                 nil,
+                 id
+               ) do
           # A connection (not a pool) stays with its stream until the stream ends: a query on
           # it from the consuming process would wait for itself.
           if Native.pool_status(h) == nil, do: Process.put({:chwire_streaming, h}, id)
@@ -126,12 +150,15 @@ defmodule Chwire do
   `Explorer.DataFrame.load_ipc_stream!/1` reads it. The binary is chwire's buffer handed to the
   VM without a copy. `opts`: `mapping:` `:rich` (default: natural Arrow types) or `:clickhouse`
   (ClickHouse's own Arrow output; docs/ARROW.md), `settings:` (`output_format_arrow_*` ones
-  shape the batches and are not sent), `query_id:`.
+  shape the batches and are not sent), `query_id:`, `max_rows:` (default `:infinity`) and
+  `max_bytes:` (the IPC stream's size, default 1 GiB; `:infinity` lifts it): past either the
+  query is cancelled and the result is a `:limit` error, as for `query/4`.
   """
   def query_arrow(conn, sql, params \\ %{}, opts \\ []) do
     id = unique()
 
-    with {:ok, h} <- handle(conn),
+    with {:ok, limits} <- limits(opts),
+         {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
          {:ok, op} <-
            Native.query_arrow(
@@ -141,6 +168,7 @@ defmodule Chwire do
              settings,
              qid(opts),
              to_string(Keyword.get(opts, :mapping, :rich)),
+             limits,
              id
            ) do
       await(op, id, false)
@@ -152,7 +180,7 @@ defmodule Chwire do
 
   @doc """
   Inserts an Arrow IPC stream into `table` (columns by name, converted losslessly to the
-  table's types): `{:ok, rows}`.
+  table's types): `{:ok, rows}`. `table` as for `insert/4`.
   """
   def insert_arrow(conn, table, ipc) when is_binary(ipc) do
     id = unique()
@@ -168,6 +196,12 @@ defmodule Chwire do
   @doc """
   Inserts `data` into `table`: `{:ok, rows}`.
 
+  `table` is a name, `"events"` or `"db.events"` (backquoted parts for other characters:
+  ``"`my db`.`a.b`"``), or a tuple `{"db", "events"}` whose parts are taken as they are
+  (names with dots). The name is read and quoted again, never pasted into SQL: one that does
+  not read as a table (`"t; DROP TABLE x"`, quotes, an empty name) is a `:data` error and
+  nothing runs.
+
   `data` is columns — `[{name, values}]` or a map `%{name => values}` — or rows: a list of
   lists (in the table's column order, or `columns:`'s) or a list of maps (`%{name => value}`,
   string or atom keys). Data is sent in blocks of `block_rows:` rows (default 262144) while the
@@ -182,7 +216,7 @@ defmodule Chwire do
         {:error, e}
 
       :empty ->
-        {:ok, 0}
+        with :ok <- Native.check_table(table), do: {:ok, 0}
 
       {layout, names, payload} ->
         id = unique()
@@ -232,20 +266,59 @@ defmodule Chwire do
   defp run_query(conn, sql, params, opts, columns) do
     id = unique()
 
-    with {:ok, h} <- handle(conn),
+    with {:ok, limits} <- limits(opts),
+         {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
          {:ok, op} <-
-           native_query(h, sql, prep_params(params), settings, qid(opts), false, columns, id) do
+           native_query(
+             h,
+             sql,
+             prep_params(params),
+             settings,
+             qid(opts),
+             false,
+             columns,
+             limits,
+             id
+           ) do
       await(op, id, columns)
     end
   end
 
   # Parameters with lists, tuples or maps are converted on a dirty scheduler (their
   # conversion takes as long as they are long); plain ones, the common case, are not.
-  defp native_query(h, sql, params, settings, query_id, stream, columns, id) do
+  # `limits`: `{max_rows, max_bytes}` (nil: none) of a result collected whole.
+  defp native_query(h, sql, params, settings, query_id, stream, columns, limits, id) do
+    limits = limits || {nil, nil}
+
     if Enum.any?(params, fn {_, v} -> is_list(v) or is_tuple(v) or is_map(v) end),
-      do: Native.query_dirty(h, sql, params, settings, query_id, stream, columns, id),
-      else: Native.query(h, sql, params, settings, query_id, stream, columns, id)
+      do: Native.query_dirty(h, sql, params, settings, query_id, stream, columns, limits, id),
+      else: Native.query(h, sql, params, settings, query_id, stream, columns, limits, id)
+  end
+
+  # `max_rows:` and `max_bytes:` as `{rows | nil, bytes | nil}` (nil: no bound).
+  defp limits(opts) do
+    with {:ok, rows} <- limit(opts, :max_rows, :infinity),
+         {:ok, bytes} <- limit(opts, :max_bytes, @max_bytes),
+         do: {:ok, {rows, bytes}}
+  end
+
+  defp limit(opts, key, default) do
+    case Keyword.get(opts, key, default) do
+      :infinity ->
+        {:ok, nil}
+
+      # Beyond 64 bits no result can reach it.
+      n when is_integer(n) and n > 0xFFFF_FFFF_FFFF_FFFF ->
+        {:ok, nil}
+
+      n when is_integer(n) and n >= 0 ->
+        {:ok, n}
+
+      other ->
+        {:error,
+         data_error("#{key}: must be a non-negative integer or :infinity, not #{inspect(other)}")}
+    end
   end
 
   defp feed(op, id, layout, data, block_rows, row, inflight) do
@@ -407,7 +480,7 @@ defmodule Chwire do
         _ -> GenServer.call(conn, :chwire_handle)
       end
 
-    if Process.get({:chwire_streaming, h}) do
+    if streaming?(h) do
       {:error,
        %Chwire.Error{
          kind: :busy,
@@ -417,6 +490,7 @@ defmodule Chwire do
              "first, or use a Chwire.Pool (a connection runs one query at a time)"
        }}
     else
+      collect_owners(h)
       {:ok, h}
     end
   catch
@@ -427,6 +501,47 @@ defmodule Chwire do
          name: "CLOSED",
          message: "no chwire connection or pool at #{inspect(conn)}: #{inspect(reason)}"
        }}
+  end
+
+  # Whether this process has a stream open on the connection `h`. A stream driven by hand
+  # (`Enumerable.reduce/3` suspended, a `Stream.transform/3` consumer) and dropped without
+  # being halted never ran its `after` step: its op is alive until a garbage collection frees
+  # it, and then its destructor cancels the query and frees the connection. So before saying
+  # `:busy` the process collects its garbage and asks whether the stream's op survived (the
+  # VM may run a collected resource's destructor a moment after the collection: it is asked
+  # again for up to about 50 ms).
+  defp streaming?(h) do
+    case Process.get({:chwire_streaming, h}) do
+      nil ->
+        false
+
+      id ->
+        :erlang.garbage_collect(self())
+
+        if stream_alive?(id, 50) do
+          true
+        else
+          Process.delete({:chwire_streaming, h})
+          false
+        end
+    end
+  end
+
+  # Another process's stream abandoned on the connection `h` holds it until that process
+  # collects its garbage, which an idle process may never do: it is asked to now (a stream it
+  # still consumes survives that, and this query queues behind it).
+  defp collect_owners(h) do
+    me = self()
+    for pid <- Native.stream_owners(h), pid != me, do: :erlang.garbage_collect(pid)
+    :ok
+  end
+
+  defp stream_alive?(id, tries) do
+    cond do
+      not Native.stream_open(id) -> false
+      tries == 0 -> true
+      true -> Process.sleep(1) == :ok and stream_alive?(id, tries - 1)
+    end
   end
 
   defp unique, do: :erlang.unique_integer([:positive])

@@ -500,6 +500,74 @@ defmodule ChwireTest do
     assert m =~ "started it"
   end
 
+  test "a stream driven by hand and dropped without halting frees its connection" do
+    {:ok, conn} = Chwire.start_link(url: url())
+    {:ok, other} = Chwire.start_link(url: url())
+
+    for how <- [:reduce, :transform] do
+      qid = "ex-dropped-#{how}-#{System.unique_integer([:positive])}"
+      assert [[0]] = first_block_then_drop(conn, qid, how)
+      assert running?(other, qid)
+
+      # The stream is abandoned: not :busy, the connection answers, the query is gone.
+      assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+      assert wait_until(fn -> not running?(other, qid) end)
+      assert {:ok, 5} = Chwire.execute(conn, "SELECT number FROM numbers(5)")
+    end
+
+    # Abandoned by another process that stays alive and idle (no garbage collection of its
+    # own): a query from here does not wait for it forever.
+    me = self()
+    qid = "ex-dropped-other-#{System.unique_integer([:positive])}"
+
+    owner =
+      spawn(fn ->
+        send(me, {:first, first_block_then_drop(conn, qid, :reduce)})
+        Process.sleep(:infinity)
+      end)
+
+    assert_receive {:first, [[0]]}, 5_000
+    task = Task.async(fn -> Chwire.query(conn, "SELECT 4") end)
+
+    assert {:ok, {:ok, %{rows: [[4]]}}} = Task.yield(task, 10_000),
+           "a query waited for a stream another process abandoned"
+
+    assert wait_until(fn -> not running?(other, qid) end)
+    Process.exit(owner, :kill)
+
+    # A stream still held (its continuation alive) keeps its connection: :busy, not a hang.
+    s =
+      Chwire.stream(conn, "SELECT number FROM numbers(100000)", %{},
+        settings: [max_block_size: 10]
+      )
+
+    {:suspended, _, cont} = Enumerable.reduce(s, {:cont, nil}, fn x, _ -> {:suspend, x} end)
+    assert {:error, %Chwire.Error{kind: :busy}} = Chwire.query(conn, "SELECT 2")
+    assert {:halted, _} = cont.({:halt, nil})
+    assert {:ok, %{rows: [[3]]}} = Chwire.query(conn, "SELECT 3")
+  end
+
+  # Takes the first block of an endless stream by hand and returns its rows, leaving the
+  # stream suspended (its continuation dropped on return, never halted).
+  defp first_block_then_drop(conn, qid, how) do
+    s =
+      Chwire.stream(conn, "SELECT number FROM system.numbers", %{},
+        query_id: qid,
+        settings: [max_block_size: 1000]
+      )
+
+    s =
+      case how do
+        :reduce -> s
+        :transform -> Stream.transform(s, 0, fn r, n -> {[r], n + 1} end)
+      end
+
+    {:suspended, %Chwire.Result{rows: [first | _]}, _cont} =
+      Enumerable.reduce(s, {:cont, nil}, fn x, _ -> {:suspend, x} end)
+
+    [first]
+  end
+
   test "a stream whose consumer is killed mid-stream stops its query on the server at once" do
     # Its own connection, so that nothing else uses it after the kill (a next query drained
     # the abandoned one, and that was all that stopped it).
@@ -552,6 +620,132 @@ defmodule ChwireTest do
     [last | _] = mem
     first = List.last(mem)
     assert last - first < 64 * 1024 * 1024, "memory grew by #{last - first} bytes"
+  end
+
+  # ---------------------------------------------------------------- result bounds
+
+  test "max_rows and max_bytes bound a result collected whole: exactly at a limit it comes", %{
+    conn: conn
+  } do
+    # 1000 UInt64 values: 1000 rows and 8000 bytes of decoded data (the bulk path).
+    sql = "SELECT number FROM numbers(1000)"
+    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, sql, %{}, max_rows: 1000)
+    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, sql, %{}, max_bytes: 8000)
+
+    assert {:ok, [{"number", numbers}]} =
+             Chwire.query_columns(conn, sql, %{}, max_rows: 1000, max_bytes: 8000)
+
+    assert numbers == Enum.to_list(0..999)
+
+    assert {:error, %Chwire.Error{kind: :limit, name: "MAX_ROWS_EXCEEDED", message: m}} =
+             Chwire.query(conn, sql, %{}, max_rows: 999)
+
+    assert m =~ "max_rows: 999" and m =~ "Chwire.stream"
+
+    assert {:error, %Chwire.Error{kind: :limit, name: "MAX_BYTES_EXCEEDED", message: m}} =
+             Chwire.query_columns(conn, sql, %{}, max_bytes: 7999)
+
+    assert m =~ "max_bytes: 7999" and m =~ "Chwire.stream"
+
+    # Dates (2 bytes each) go value by value: the same bounds.
+    dates = "SELECT toDate(number) AS d FROM numbers(1000)"
+    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, dates, %{}, max_bytes: 2000)
+
+    assert {:error, %Chwire.Error{name: "MAX_BYTES_EXCEEDED"}} =
+             Chwire.query(conn, dates, %{}, max_bytes: 1999)
+
+    # Limits of 0, and :infinity.
+    assert {:ok, %{num_rows: 0}} = Chwire.query(conn, "SELECT 1 WHERE 0", %{}, max_rows: 0)
+
+    assert {:error, %{name: "MAX_ROWS_EXCEEDED"}} =
+             Chwire.query(conn, "SELECT 1", %{}, max_rows: 0)
+
+    assert {:ok, %{num_rows: 1000}} =
+             Chwire.query(conn, sql, %{}, max_rows: :infinity, max_bytes: :infinity)
+
+    assert {:ok, %{num_rows: 1000}} =
+             Chwire.query(conn, sql, %{}, max_rows: 1 <<< 70, max_bytes: 1 <<< 64)
+
+    # Bad limits are errors before anything runs.
+    for bad <- [-1, 1.5, "10", :none] do
+      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+               Chwire.query(conn, sql, %{}, max_rows: bad)
+
+      assert m =~ "max_rows"
+
+      assert {:error, %Chwire.Error{kind: :data}} =
+               Chwire.query_arrow(conn, sql, %{}, max_bytes: bad)
+    end
+
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+  end
+
+  test "a result over its limit is cancelled on the server and the connection is reused", %{
+    conn: conn
+  } do
+    {:ok, other} = Chwire.start_link(url: url())
+
+    for {fun, opts} <- [
+          {&Chwire.query/4, [max_rows: 200_000]},
+          {&Chwire.query_columns/4, [max_bytes: 4_000_000]},
+          {&Chwire.query_arrow/4, [max_rows: 200_000]},
+          {&Chwire.query_arrow/4, [max_bytes: 4_000_000]}
+        ] do
+      qid = "ex-limit-#{System.unique_integer([:positive])}"
+      # Endless: only the limit stops it.
+      assert {:error, %Chwire.Error{kind: :limit, name: name}} =
+               fun.(conn, "SELECT number FROM system.numbers", %{}, [query_id: qid] ++ opts)
+
+      assert name in ["MAX_ROWS_EXCEEDED", "MAX_BYTES_EXCEEDED"]
+      # Drained before the error came back: the query is gone, the connection ready.
+      refute running?(other, qid), "#{inspect(opts)}: the query still runs"
+      assert {:ok, %{rows: [[2]]}} = Chwire.query(conn, "SELECT 2")
+    end
+
+    # The default bound: 1 GiB of decoded data (64 values of 1 MB per block).
+    qid = "ex-limit-default-#{System.unique_integer([:positive])}"
+
+    assert {:error, %Chwire.Error{name: "MAX_BYTES_EXCEEDED", message: m}} =
+             Chwire.query(
+               conn,
+               "SELECT materialize(toFixedString('x', 1000000)) FROM system.numbers",
+               %{},
+               query_id: qid,
+               settings: [max_block_size: 64]
+             )
+
+    assert m =~ "max_bytes: 1073741824"
+    refute running?(other, qid)
+    assert {:ok, %{rows: [[3]]}} = Chwire.query(conn, "SELECT 3")
+
+    # Through a pool of one: its connection comes back drained and serves the next query.
+    {:ok, pool} = Chwire.Pool.start_link(url: url(), size: 1, checkout_timeout: 5_000)
+    qid = "ex-limit-pool-#{System.unique_integer([:positive])}"
+
+    assert {:error, %Chwire.Error{name: "MAX_ROWS_EXCEEDED"}} =
+             Chwire.query(pool, "SELECT number FROM system.numbers", %{},
+               query_id: qid,
+               max_rows: 100_000
+             )
+
+    refute running?(other, qid)
+    assert {:ok, %{rows: [[4]]}} = Chwire.query(pool, "SELECT 4")
+    assert %{size: 1, in_use: 0} = Chwire.Pool.status(pool)
+  end
+
+  test "query_arrow's max_bytes is the IPC stream's size", %{conn: conn} do
+    sql = "SELECT number, toString(number) AS s FROM numbers(5000)"
+    {:ok, ipc} = Chwire.query_arrow(conn, sql, %{}, max_bytes: :infinity)
+    n = byte_size(ipc)
+    assert {:ok, ^ipc} = Chwire.query_arrow(conn, sql, %{}, max_bytes: n, max_rows: 5000)
+
+    assert {:error, %Chwire.Error{name: "MAX_BYTES_EXCEEDED", message: m}} =
+             Chwire.query_arrow(conn, sql, %{}, max_bytes: n - 1)
+
+    assert m =~ "Arrow IPC"
+
+    assert {:error, %Chwire.Error{name: "MAX_ROWS_EXCEEDED"}} =
+             Chwire.query_arrow(conn, sql, %{}, max_rows: 4999)
   end
 
   defp running?(conn, qid) do
@@ -626,6 +820,80 @@ defmodule ChwireTest do
 
       assert {:ok, %{rows: [[10_007]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
     end)
+  end
+
+  test "insert table names are read, never pasted: hostile ones are errors and run nothing", %{
+    conn: conn
+  } do
+    with_table(conn, "victim", "a UInt8", fn victim ->
+      {:ok, 1} = Chwire.insert(conn, victim, %{"a" => [1]})
+      {:ok, ipc} = Chwire.query_arrow(conn, "SELECT toUInt8(2) AS a")
+
+      hostile = [
+        "#{victim}; DROP TABLE #{victim}",
+        "#{victim} SELECT 1 --",
+        "`#{victim}`; DROP TABLE #{victim}",
+        "#{victim}`; DROP TABLE #{victim}; --",
+        "'#{victim}'",
+        "\"#{victim}\"",
+        "`#{victim}",
+        "",
+        " ",
+        "``",
+        "default.#{victim}.x",
+        "default.",
+        {"default", ""},
+        {"", victim},
+        {"default", 1},
+        {"default", victim, "x"},
+        :atom,
+        42
+      ]
+
+      for bad <- hostile do
+        assert {:error, %Chwire.Error{kind: :data, code: nil}} =
+                 Chwire.insert(conn, bad, %{"a" => [9]}),
+               inspect(bad)
+
+        assert {:error, %Chwire.Error{kind: :data, code: nil}} =
+                 Chwire.insert_arrow(conn, bad, ipc),
+               inspect(bad)
+
+        # Nothing to insert: the name is still checked.
+        assert {:error, %Chwire.Error{kind: :data}} = Chwire.insert(conn, bad, []), inspect(bad)
+      end
+
+      # Nothing ran: the table is there with its one row.
+      assert Chwire.query!(conn, "SELECT a FROM #{victim}").rows == [[1]]
+
+      # Good names: plain, with the database, backquoted, a tuple.
+      assert {:ok, 1} = Chwire.insert(conn, "default.#{victim}", %{"a" => [2]})
+      assert {:ok, 1} = Chwire.insert(conn, " `default`.`#{victim}` ", [[3]])
+      assert {:ok, 1} = Chwire.insert(conn, {"default", victim}, %{"a" => [4]})
+      assert {:ok, 0} = Chwire.insert(conn, {"default", victim}, %{})
+      assert {:ok, 1} = Chwire.insert_arrow(conn, {"default", victim}, ipc)
+      assert {:ok, 1} = Chwire.insert_arrow(conn, "default.#{victim}", ipc)
+
+      assert Chwire.query!(conn, "SELECT a FROM #{victim} ORDER BY a").rows ==
+               [[1], [2], [2], [2], [3], [4]]
+    end)
+
+    # A name with a dot, a backquote and a semicolon is a name: as a tuple or backquoted.
+    odd = "ex_odd.na`me; x_#{System.unique_integer([:positive])}"
+    quoted = "`" <> String.replace(odd, "`", "\\`") <> "`"
+    Chwire.execute!(conn, "CREATE TABLE default.#{quoted} (a UInt8) ENGINE = Memory")
+
+    try do
+      assert {:ok, 2} = Chwire.insert(conn, {"default", odd}, %{"a" => [1, 2]})
+      assert {:ok, 1} = Chwire.insert(conn, quoted, %{"a" => [3]})
+      {:ok, ipc} = Chwire.query_arrow(conn, "SELECT toUInt8(4) AS a")
+      assert {:ok, 1} = Chwire.insert_arrow(conn, "default." <> quoted, ipc)
+      assert Chwire.query!(conn, "SELECT sum(a) FROM default.#{quoted}").rows == [[10]]
+      # Unquoted, it does not read as a table name.
+      assert {:error, %Chwire.Error{kind: :data}} = Chwire.insert(conn, odd, %{"a" => [1]})
+    after
+      Chwire.execute(conn, "DROP TABLE IF EXISTS default.#{quoted}")
+    end
   end
 
   test "insert values that would go in wrong are errors, nothing of them sent", %{conn: conn} do

@@ -1,6 +1,6 @@
 //! SQL text and URL pieces: quoting, table names, a URL's host list.
 
-use crate::{invalid, Result};
+use crate::Result;
 
 /// `` `name` ``, escaped as ClickHouse reads a backquoted identifier.
 pub use chwire::proto::packet::client::quote_identifier as quote_ident;
@@ -20,41 +20,9 @@ pub fn sql_string(value: &str) -> String {
     s
 }
 
-/// One identifier at the start of `s` (backquoted with escapes, or a plain word): its
-/// unquoted text and the rest of `s`.
-fn ident(s: &str) -> Option<(String, &str)> {
-    if let Some(body) = s.strip_prefix('`') {
-        let mut out = String::new();
-        let mut chars = body.char_indices();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '\\' => out.push(chars.next()?.1),
-                '`' => return Some((out, &body[i + 1..])),
-                c => out.push(c),
-            }
-        }
-        return None;
-    }
-    let first = s.chars().next()?;
-    if !(first.is_ascii_alphabetic() || first == '_') {
-        return None;
-    }
-    let end = s.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).unwrap_or(s.len());
-    Some((s[..end].to_string(), &s[end..]))
-}
-
-/// `db.t`, `` `db`.`t` `` or `t` → (db or None, t).
+/// `db.t`, `` `db`.`t` `` or `t` → (db or None, t): chwire's parser of table references.
 pub fn split_table(name: &str) -> Result<(Option<String>, String)> {
-    let bad = || invalid(format!("cannot read the table name {name:?} (use db.table)"));
-    let Some((a, rest)) = ident(name.trim()) else { return bad() };
-    if rest.is_empty() {
-        return Ok((None, a));
-    }
-    let Some(rest) = rest.strip_prefix('.') else { return bad() };
-    match ident(rest) {
-        Some((b, "")) => Ok((Some(a), b)),
-        _ => bad(),
-    }
+    chwire::split_table(name).map_err(|e| crate::Error::Invalid(e.to_string()))
 }
 
 /// Arguments of `Distributed(cluster, db, table[, key])`, unquoted.

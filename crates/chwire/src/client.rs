@@ -647,6 +647,47 @@ pub fn first_word(sql: &str) -> &str {
     &s[..end]
 }
 
+/// A table reference as a user wrote it, `t`, `db.t` or backquoted parts (`` `my db`.`a.b` ``,
+/// backslash escapes inside), read into its database (if named) and table, unquoted: to be
+/// quoted again with [`quote_identifier`](chwire_proto::packet::client::quote_identifier),
+/// never pasted into SQL. Anything else (`t; DROP TABLE x`, quotes, a third part, an empty
+/// name) is an [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) error.
+pub fn split_table(name: &str) -> Result<(Option<String>, String), crate::Error> {
+    let bad = || Err(crate::Error::invalid(format!("cannot read the table name {name:?} (use table, db.table or `quoted`.`parts`)")));
+    let Some((a, rest)) = ident(name.trim()) else { return bad() };
+    if rest.is_empty() {
+        return Ok((None, a));
+    }
+    let Some(rest) = rest.strip_prefix('.') else { return bad() };
+    match ident(rest) {
+        Some((b, "")) => Ok((Some(a), b)),
+        _ => bad(),
+    }
+}
+
+/// One identifier at the start of `s` (backquoted with backslash escapes, or a plain word),
+/// not empty: its unquoted text and the rest of `s`.
+fn ident(s: &str) -> Option<(String, &str)> {
+    if let Some(body) = s.strip_prefix('`') {
+        let mut out = String::new();
+        let mut chars = body.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => out.push(chars.next()?.1),
+                '`' => return (!out.is_empty()).then(|| (out, &body[i + 1..])),
+                c => out.push(c),
+            }
+        }
+        return None;
+    }
+    let first = s.chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return None;
+    }
+    let end = s.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).unwrap_or(s.len());
+    Some((s[..end].to_string(), &s[end..]))
+}
+
 /// Whether the statement is an INSERT.
 fn starts_with_insert(sql: &str) -> bool {
     first_word(sql).eq_ignore_ascii_case("insert")
@@ -765,6 +806,21 @@ async fn resync(conn: &mut Conn) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_names() {
+        assert_eq!(split_table("db.t").unwrap(), (Some("db".into()), "t".into()));
+        assert_eq!(split_table(" t ").unwrap(), (None, "t".into()));
+        assert_eq!(split_table("_t$1").unwrap(), (None, "_t$1".into()));
+        assert_eq!(split_table("`my db`.`a\\`b`").unwrap(), (Some("my db".into()), "a`b".into()));
+        assert_eq!(split_table("`a.b`").unwrap(), (None, "a.b".into()));
+        for bad in
+            ["", " ", "db.t.x", "1t", "t; DROP TABLE x", "t --", "`t", "t`", "`a`b`", "'t'", "\"t\"", "``", "db.", ".t", "db.``", "t x"]
+        {
+            let e = split_table(bad).unwrap_err();
+            assert!(matches!(e.kind(), crate::ErrorKind::InvalidInput(_)), "{bad:?}: {e}");
+        }
+    }
 
     #[test]
     fn detects_inserts() {

@@ -16,10 +16,18 @@ defmodule Chwire.Native do
   def pool_status(_handle), do: nif()
   def close(_handle), do: nif()
   def ping(_handle, _id), do: nif()
-  def query(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _id), do: nif()
-  def query_dirty(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _id), do: nif()
-  def query_arrow(_handle, _sql, _params, _settings, _query_id, _mapping, _id), do: nif()
+
+  def query(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _limits, _id),
+    do: nif()
+
+  def query_dirty(_handle, _sql, _params, _settings, _query_id, _stream, _columns, _limits, _id),
+    do: nif()
+
+  def query_arrow(_handle, _sql, _params, _settings, _query_id, _mapping, _limits, _id),
+    do: nif()
+
   def insert_arrow(_handle, _table, _ipc, _id), do: nif()
+  def check_table(_table), do: nif()
   def insert_start(_handle, _table, _names, _settings, _query_id, _id), do: nif()
   def insert_block(_op, _layout, _data, _max_rows, _first_row), do: nif()
   def insert_block_dirty(_op, _layout, _data, _max_rows, _first_row), do: nif()
@@ -27,6 +35,8 @@ defmodule Chwire.Native do
   def op_take(_op, _columns), do: nif()
   def op_take_dirty(_op, _columns), do: nif()
   def op_cancel(_op), do: nif()
+  def stream_open(_id), do: nif()
+  def stream_owners(_handle), do: nif()
   def decode_native(_bytes, _tz), do: nif()
   def encode_native(_columns), do: nif()
   def floor_columns(_rows, _bulk), do: nif()

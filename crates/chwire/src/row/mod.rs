@@ -271,8 +271,11 @@ impl Builders {
     }
 }
 
-/// Roughly how many bytes a column builder holds.
-fn approx_bytes(c: &ColumnData) -> usize {
+/// Roughly how many bytes a column's decoded data takes: fixed-width values at their width,
+/// strings their bytes plus 8 per value, arrays 8 per row plus their elements, Nullable 1 per
+/// row plus its values, LowCardinality 8 per row plus its dictionary. What bounds a builder
+/// (inserts) and a result collected whole (the bindings' `max_bytes`).
+pub fn approx_bytes(c: &ColumnData) -> usize {
     use ColumnData as D;
     match c {
         D::UInt8(v) => v.len(),
@@ -295,7 +298,16 @@ fn approx_bytes(c: &ColumnData) -> usize {
         D::LowCardinality(l) => l.keys.len() * 8 + approx_bytes(&l.dictionary),
         D::Variant(v) => v.discriminators.len() * 5 + v.variants.iter().map(approx_bytes).sum::<usize>(),
         D::Dynamic(d) => d.values.discriminators.len() * 5 + d.values.variants.iter().map(approx_bytes).sum::<usize>(),
-        D::Json(j) => j.text.as_ref().map_or(0, |t| t.data().len() + t.len() * 8),
+        D::Json(j) => {
+            j.text.as_ref().map_or(0, |t| t.data().len() + t.len() * 8)
+                + j.typed.iter().map(approx_bytes).sum::<usize>()
+                + j.dynamic
+                    .iter()
+                    .map(|(p, d)| p.len() + d.values.discriminators.len() * 5 + d.values.variants.iter().map(approx_bytes).sum::<usize>())
+                    .sum::<usize>()
+                + j.shared.as_ref().map_or(0, approx_bytes)
+        }
+        D::AggregateState(s) => s.data().len() + s.len() * 8,
         _ => 0,
     }
 }

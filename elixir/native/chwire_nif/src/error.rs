@@ -14,6 +14,9 @@ pub enum NifError {
     Panic(String),
     /// The connection or pool was closed.
     Closed,
+    /// A result collected whole went over `max_rows:` / `max_bytes:` (name, message); the
+    /// query was cancelled and the connection is usable.
+    Limit(&'static str, String),
 }
 
 impl From<chwire::Error> for NifError {
@@ -64,6 +67,7 @@ impl NifError {
             NifError::Data(m) => ("data", None, "DATA".into(), m.clone()),
             NifError::Panic(m) => ("panic", None, "PANIC".into(), format!("chwire panicked (a bug; the VM is fine): {m}")),
             NifError::Closed => ("closed", None, "CLOSED".into(), "the connection is closed".into()),
+            NifError::Limit(name, m) => ("limit", None, (*name).into(), m.clone()),
         }
     }
 

@@ -6,11 +6,13 @@
 //! scheduler when they are many; see `ops`). Every NIF catches panics and returns
 //! `{:error, %Chwire.Error{name: "PANIC"}}` instead of taking the VM down.
 
+mod columns;
 mod convert;
 mod error;
-mod input;
 mod ops;
+mod params;
 mod tasks;
+mod terms;
 
 use chwire::proto::packet::client::quote_identifier as quote_ident;
 use convert::{header_of, Out};
@@ -60,8 +62,38 @@ where
 }
 
 fn spec(sql: String, params: Vec<(String, Term<'_>)>, settings: Vec<(String, String)>, query_id: Option<String>) -> Result<Spec, NifError> {
-    let params = input::params(params, &sql).map_err(NifError::Data)?;
+    let params = params::params(params, &sql).map_err(NifError::Data)?;
     Ok(Spec { sql, params, settings, query_id })
+}
+
+/// A table reference from Elixir, quoted for SQL: a binary read by `chwire::split_table`
+/// (`t`, `db.t`, backquoted parts) or a `{db, table}` tuple of binaries taken as they are (names
+/// with dots). Never pasted: anything else is a `:data` error and no SQL runs.
+fn table_ref(t: Term<'_>) -> Result<String, NifError> {
+    let (db, table) = if let Ok(name) = t.decode::<String>() {
+        chwire::split_table(&name)?
+    } else if let Ok((db, table)) = t.decode::<(String, String)>() {
+        if db.is_empty() || table.is_empty() {
+            return Err(NifError::Data(format!("an empty name in the table {{{db:?}, {table:?}}}")));
+        }
+        (Some(db), table)
+    } else {
+        return Err(NifError::Data("a table is a name (\"t\", \"db.t\") or a {db, table} tuple of strings".into()));
+    };
+    Ok(match db {
+        Some(db) => format!("{}.{}", quote_ident(&db), quote_ident(&table)),
+        None => quote_ident(&table),
+    })
+}
+
+/// Check a table reference as the inserts read it: `:ok` or the `:data` error (an insert with
+/// no data runs nothing, but its table is still checked).
+#[rustler::nif]
+fn check_table<'a>(env: Env<'a>, table: Term<'a>) -> Term<'a> {
+    guard(env, || {
+        table_ref(table)?;
+        Ok(atoms::ok().encode(env))
+    })
 }
 
 // ---------------------------------------------------------------- connections
@@ -149,9 +181,10 @@ fn query<'a>(
     query_id: Option<String>,
     stream: bool,
     columns: bool,
+    limits: (Option<u64>, Option<u64>),
     id: u64,
 ) -> Term<'a> {
-    query_impl(env, h, sql, params, settings, query_id, stream, columns, id)
+    query_impl(env, h, sql, params, settings, query_id, stream, columns, limits, id)
 }
 
 /// `query` on a dirty CPU scheduler, for parameters with lists, tuples or maps (their
@@ -167,9 +200,10 @@ fn query_dirty<'a>(
     query_id: Option<String>,
     stream: bool,
     columns: bool,
+    limits: (Option<u64>, Option<u64>),
     id: u64,
 ) -> Term<'a> {
-    query_impl(env, h, sql, params, settings, query_id, stream, columns, id)
+    query_impl(env, h, sql, params, settings, query_id, stream, columns, limits, id)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -182,15 +216,18 @@ fn query_impl<'a>(
     query_id: Option<String>,
     stream: bool,
     columns: bool,
+    limits: (Option<u64>, Option<u64>),
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
         let spec = spec(sql, params, settings, query_id)?;
         let target = h.clone();
         let t = if stream {
+            ops::stream_opened(id, &h.target, env.pid());
             start_op(env, id, 1, Some(&h.target), |tx| tasks::query_stream(target, spec, tx)).1
         } else {
-            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_all(target, spec, columns, tx)).1
+            let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
+            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_all(target, spec, columns, limits, tx)).1
         };
         Ok(t)
     })
@@ -210,6 +247,7 @@ fn query_arrow<'a>(
     settings: Vec<(String, String)>,
     query_id: Option<String>,
     mapping: String,
+    limits: (Option<u64>, Option<u64>),
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
@@ -228,14 +266,16 @@ fn query_arrow<'a>(
         }
         let spec = spec(sql, params, sent, query_id)?;
         let target = h.clone();
-        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, tx)).1)
+        let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
+        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, limits, tx)).1)
     })
 }
 
 /// Insert an Arrow IPC stream (op yields `{:ok, rows}`).
 #[rustler::nif(schedule = "DirtyCpu")]
-fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: String, ipc: Binary<'a>, id: u64) -> Term<'a> {
+fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: Term<'a>, ipc: Binary<'a>, id: u64) -> Term<'a> {
     guard(env, || {
+        let table = table_ref(table)?;
         let bytes = ipc.as_slice().to_vec();
         let target = h.clone();
         Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::insert_arrow(target, table, bytes, tx)).1)
@@ -244,19 +284,20 @@ fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: String, ipc: Bi
 
 // ---------------------------------------------------------------- inserts
 
-/// Start `INSERT INTO table [(names)] VALUES`: the op yields `{:insert_header, columns}`,
+/// Start `INSERT INTO table [(names)] VALUES` (`table`: see `table_ref`): the op yields `{:insert_header, columns}`,
 /// then `:sent` per block given with `insert_block`, then `{:ok, rows}` after `insert_end`.
 #[rustler::nif]
 fn insert_start<'a>(
     env: Env<'a>,
     h: ResourceArc<Handle>,
-    table: String,
+    table: Term<'a>,
     names: Option<Vec<String>>,
     settings: Vec<(String, String)>,
     query_id: Option<String>,
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
+        let table = table_ref(table)?;
         let cols = names.map(|n| format!(" ({})", n.iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", "))).unwrap_or_default();
         let spec = Spec { sql: format!("INSERT INTO {table}{cols} VALUES"), params: Vec::new(), settings, query_id };
         let (btx, brx) = tokio::sync::mpsc::channel(2);
@@ -276,15 +317,16 @@ fn insert_block_impl<'a>(env: Env<'a>, op: ResourceArc<Op>, layout: Atom, data: 
             .clone()
             .ok_or(NifError::Data("the insert has no header yet".into()))?;
         let layout = if layout == atoms::columns() {
-            input::Layout::Columns
+            columns::Layout::Columns
         } else if layout == atoms::maps() {
-            input::Layout::RowMaps { exact: true }
+            columns::Layout::RowMaps { exact: true }
         } else if layout == atoms::maps_subset() {
-            input::Layout::RowMaps { exact: false }
+            columns::Layout::RowMaps { exact: false }
         } else {
-            input::Layout::RowLists
+            columns::Layout::RowLists
         };
-        let (block, rest) = input::build_block(env, &header, layout, data, max_rows.max(1) as usize, first_row).map_err(NifError::Data)?;
+        let (block, rest) =
+            columns::build_block(env, &header, layout, data, max_rows.max(1) as usize, first_row).map_err(NifError::Data)?;
         let rows = block.rows();
         if rows > 0 {
             let tx = op.blocks.lock().unwrap_or_else(|e| e.into_inner()).clone().ok_or(NifError::Closed)?;
@@ -392,6 +434,20 @@ fn op_cancel<'a>(env: Env<'a>, op: ResourceArc<Op>) -> Term<'a> {
     })
 }
 
+/// Whether the stream op `id` is alive (its resource not yet collected): a stream abandoned
+/// without being closed frees its connection when it is collected.
+#[rustler::nif]
+fn stream_open(id: u64) -> bool {
+    ops::stream_open(id)
+}
+
+/// The processes consuming a live stream on this connection (`[]` for a pool): one that
+/// abandoned its stream without closing it frees the connection once it collects its garbage.
+#[rustler::nif]
+fn stream_owners(h: ResourceArc<Handle>) -> Vec<rustler::LocalPid> {
+    ops::stream_owners(&h.target)
+}
+
 // ---------------------------------------------------------------- Native format, tests, floors
 
 /// Decode Native-format bytes (as `FORMAT Native` or chwire's writers produce) with chwire's
@@ -419,7 +475,7 @@ fn encode_native<'a>(env: Env<'a>, columns: Vec<(String, String, Term<'a>)>) -> 
             lists.push(values);
         }
         let data = lists.encode(env);
-        let (block, _) = input::build_block(env, &header, input::Layout::Columns, data, usize::MAX, 0).map_err(NifError::Data)?;
+        let (block, _) = columns::build_block(env, &header, columns::Layout::Columns, data, usize::MAX, 0).map_err(NifError::Data)?;
         let mut out = Vec::new();
         chwire::proto::native::encode_block(&block, &mut out);
         let r = ResourceArc::new(Bytes(out));

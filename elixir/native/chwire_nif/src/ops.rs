@@ -17,6 +17,7 @@
 use crate::error::NifError;
 use chwire::{Block, Client, DataType};
 use rustler::{Encoder, LocalPid, OwnedEnv};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -267,5 +268,45 @@ impl Op {
 impl Drop for Op {
     fn drop(&mut self) {
         self.cancel();
+        open_streams().lock().unwrap_or_else(|e| e.into_inner()).remove(&self.shared.id);
     }
+}
+
+/// The stream ops whose resource is alive, by id: the connection each runs on (its mutex's
+/// address; `None` for a pool's) and the process that consumes it. A stream the consumer
+/// abandoned without closing it (driven by hand and dropped) holds its connection until the VM
+/// collects its op, whose destructor cancels the query and frees the connection; until then
+/// a query on that connection from the same process is `:busy` (`stream_open`), and one from
+/// another process first has the owner collect its garbage (`stream_owners`).
+fn open_streams() -> &'static Mutex<OpenStreams> {
+    static OPEN: OnceLock<Mutex<OpenStreams>> = OnceLock::new();
+    OPEN.get_or_init(Default::default)
+}
+
+/// Live stream ops: id → (connection key, consumer).
+type OpenStreams = HashMap<u64, (Option<usize>, LocalPid)>;
+
+/// The key of a connection in `open_streams`.
+fn conn_key(target: &Target) -> Option<usize> {
+    match target {
+        Target::Client(c) => Some(Arc::as_ptr(c) as usize),
+        Target::Pool(_) => None,
+    }
+}
+
+/// Note that op `id` is a stream on `target` consumed by `pid` (until its resource is dropped).
+pub fn stream_opened(id: u64, target: &Target, pid: LocalPid) {
+    open_streams().lock().unwrap_or_else(|e| e.into_inner()).insert(id, (conn_key(target), pid));
+}
+
+/// Whether the stream op `id` is still alive.
+pub fn stream_open(id: u64) -> bool {
+    open_streams().lock().unwrap_or_else(|e| e.into_inner()).contains_key(&id)
+}
+
+/// The processes consuming a live stream on the connection `target` (none for a pool).
+pub fn stream_owners(target: &Target) -> Vec<LocalPid> {
+    let Some(key) = conn_key(target) else { return Vec::new() };
+    let open = open_streams().lock().unwrap_or_else(|e| e.into_inner());
+    open.values().filter(|(k, _)| *k == Some(key)).map(|(_, pid)| *pid).collect()
 }

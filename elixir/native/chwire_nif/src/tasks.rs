@@ -1,8 +1,8 @@
 //! The tasks behind each operation (see `ops`).
 
 use crate::error::NifError;
-use crate::input::Param;
 use crate::ops::{Handle, Item, Lease, Target, Tx};
+use crate::params::Param;
 use chwire::{Block, Client, Event, Options};
 use rustler::ResourceArc;
 use std::sync::Arc;
@@ -30,6 +30,55 @@ impl Spec {
         }
         q
     }
+}
+
+/// Bounds of a result collected whole (`max_rows:`, `max_bytes:`; `None`: no bound).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits {
+    pub max_rows: Option<u64>,
+    pub max_bytes: Option<u64>,
+}
+
+/// What a result collected whole holds so far, against its `Limits`.
+struct Tally {
+    limits: Limits,
+    rows: u64,
+    bytes: u64,
+    /// What the bytes are, for the message.
+    what: &'static str,
+}
+
+impl Tally {
+    fn new(limits: Limits, what: &'static str) -> Tally {
+        Tally { limits, rows: 0, bytes: 0, what }
+    }
+
+    /// Count `rows` and `bytes` more; an error when that goes over a limit (nothing of them
+    /// is kept then).
+    fn add(&mut self, rows: u64, bytes: u64) -> Result<(), NifError> {
+        let (rows, bytes) = (self.rows.saturating_add(rows), self.bytes.saturating_add(bytes));
+        let hint = "the query was cancelled; use Chwire.stream/4 for results this large (memory bounded by a block), \
+                    or raise the limit (:infinity lifts it)";
+        if let Some(max) = self.limits.max_rows.filter(|&m| rows > m) {
+            return Err(NifError::Limit("MAX_ROWS_EXCEEDED", format!("the result has more than max_rows: {max} rows; {hint}")));
+        }
+        if let Some(max) = self.limits.max_bytes.filter(|&m| bytes > m) {
+            return Err(NifError::Limit(
+                "MAX_BYTES_EXCEEDED",
+                format!("the result has more than max_bytes: {max} bytes ({}); {hint}", self.what),
+            ));
+        }
+        (self.rows, self.bytes) = (rows, bytes);
+        Ok(())
+    }
+}
+
+/// After a result went over its limits: the abandoned query (its stream dropped, which sent
+/// Cancel) is drained and the connection checked with a ping before the caller hears of it,
+/// so that the query is gone from the server and the connection ready when the error
+/// arrives. Bounded like the cancel of an op (the core's pool drains the same way).
+async fn drain(c: &mut Client) {
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), c.ping()).await;
 }
 
 /// Options from a URL plus `{key, value}` overrides by their URL key.
@@ -63,7 +112,8 @@ fn note_tz(tx: &Tx, c: &Client) {
 
 /// A whole SELECT in one item. Plain columns are encoded for the caller as the blocks
 /// arrive (`columns`: the shape, one list per column or rows) and the blocks dropped.
-pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, tx: Tx) {
+/// Past `limits` the query is cancelled and the item is a `Limit` error.
+pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, limits: Limits, tx: Tx) {
     let res = async {
         let mut lease = Lease::get(&target.target).await?;
         let c = lease.client()?;
@@ -71,7 +121,14 @@ pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, t
         let mut s = spec.apply(c).stream().await?;
         let mut enc = Some(crate::convert::Encoded::new(columns));
         let mut blocks = Vec::new();
+        let mut tally = Tally::new(limits, "decoded column data, as chwire::approx_bytes counts it");
         while let Some(b) = s.next_block().await? {
+            let bytes = b.columns().iter().map(|(_, col)| chwire::approx_bytes(col.data()) as u64).sum();
+            if let Err(e) = tally.add(b.rows() as u64, bytes) {
+                drop((s, blocks, enc));
+                drain(c).await;
+                return Err(e);
+            }
             if let Some(e) = enc.as_mut() {
                 if e.push(&b) {
                     continue;
@@ -168,17 +225,36 @@ pub async fn insert(target: ResourceArc<Handle>, spec: Spec, mut blocks: tokio::
 }
 
 /// A SELECT as one Arrow IPC stream, written batch by batch.
-pub async fn query_arrow(target: ResourceArc<Handle>, spec: Spec, arrow: chwire_arrow::ArrowOptions, tx: Tx) {
+/// Past `limits` (rows, and bytes of the IPC stream) the query is cancelled and the item is a
+/// `Limit` error.
+pub async fn query_arrow(target: ResourceArc<Handle>, spec: Spec, arrow: chwire_arrow::ArrowOptions, limits: Limits, tx: Tx) {
     let res = async {
         let mut lease = Lease::get(&target.target).await?;
         let c = lease.client()?;
         let mut s = spec.apply(c).fetch_arrow(arrow).await?;
         let schema = s.schema();
         let mut w = arrow_ipc::writer::StreamWriter::try_new(Vec::with_capacity(1 << 20), &schema)?;
+        let mut tally = Tally::new(limits, "of the Arrow IPC stream");
+        let mut written = 0;
+        let mut over = None;
         while let Some(batch) = s.next_batch().await? {
             w.write(&batch)?;
+            let now = w.get_ref().len();
+            if let Err(e) = tally.add(batch.num_rows() as u64, (now - written) as u64) {
+                over = Some(e);
+                break;
+            }
+            written = now;
         }
-        w.finish()?;
+        if over.is_none() {
+            w.finish()?;
+            over = tally.add(0, (w.get_ref().len() - written) as u64).err();
+        }
+        if let Some(e) = over {
+            drop((s, w));
+            drain(c).await;
+            return Err(e);
+        }
         Ok::<_, NifError>(Item::Arrow(w.into_inner()?))
     }
     .await;

@@ -1,210 +1,16 @@
-//! Elixir terms → chwire: query parameters (`QueryParam`) and insert blocks.
+//! Elixir terms → insert blocks.
 //!
 //! Insert values become chwire `Value`s by their column's type and are appended with chwire's
 //! own column writers (`ToColumn for Value`), so the rules of what fits a column (ranges,
 //! exact Float32 and decimal scales, enum names, LowCardinality and Dynamic encoding) are the
 //! core's. Plain numeric and String columns skip the `Value` step.
 
+use crate::terms::{decode_list, deep, int256_bytes, int_of, u128_of, MAX_DEPTH};
 use bumpalo::Bump;
 use chwire::proto::column::{encode_low_cardinality, finish_dynamic};
 use chwire::{Block, Column, ColumnData, DataType, ToColumn, Value};
 use rustler::sys::{self, ErlNifTerm as T};
 use rustler::{Binary, Env, Term, TermType};
-
-// ---------------------------------------------------------------- parameters
-
-/// Deepest nesting of lists, tuples and maps taken from Elixir where the data, not a column
-/// type, decides the depth (the NIF's stack is a scheduler's).
-const MAX_DEPTH: u32 = 128;
-
-pub use chwire::ParamValue as Param;
-
-fn plain(ty: &DataType) -> &DataType {
-    match ty {
-        DataType::Nullable(t) | DataType::LowCardinality(t) => plain(t),
-        t => t,
-    }
-}
-
-pub fn from_term(t: Term<'_>, ty: Option<&DataType>) -> Result<Param, String> {
-    typed(t, ty, 0)
-}
-
-fn typed(t: Term<'_>, ty: Option<&DataType>, depth: u32) -> Result<Param, String> {
-    if depth > MAX_DEPTH {
-        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
-    }
-    let depth = depth + 1;
-    let ty = ty.map(plain);
-    match (t.get_type(), ty) {
-        (TermType::Tuple, Some(DataType::Tuple(items))) => {
-            let elems = rustler::types::tuple::get_tuple(t).map_err(|_| "not a tuple".to_string())?;
-            if elems.len() != items.len() {
-                return Err(format!("a tuple of {} for a {} of {} elements", elems.len(), DataType::Tuple(items.clone()), items.len()));
-            }
-            elems.iter().zip(items).map(|(x, (_, it))| typed(*x, Some(it), depth)).collect::<Result<_, _>>().map(Param::Tuple)
-        }
-        (TermType::List, Some(DataType::Array(inner))) => term_list(t, Some(inner), depth),
-        (TermType::Float, Some(ty)) if ty.is_integer() => {
-            Err(format!("a float for a {ty} parameter: ClickHouse takes no float for an integer (pass an integer)"))
-        }
-        (TermType::Map, Some(DataType::Map(k, v))) => {
-            let mut out = Vec::new();
-            for (key, value) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
-                out.push((typed(key, Some(k), depth)?, typed(value, Some(v), depth)?));
-            }
-            Ok(Param::Map(out))
-        }
-        _ => param_untyped(t, depth),
-    }
-}
-
-fn term_list(t: Term<'_>, inner: Option<&DataType>, depth: u32) -> Result<Param, String> {
-    let items: Vec<Term<'_>> = decode_list(t).map_err(|_| "not a proper list".to_string())?;
-    Param::list(items.into_iter().map(|x| typed(x, inner, depth)).collect::<Result<Vec<_>, _>>()?)
-}
-
-fn param_untyped(t: Term<'_>, depth: u32) -> Result<Param, String> {
-    match t.get_type() {
-        TermType::Atom => match t.atom_to_string().unwrap_or_default().as_str() {
-            "nil" => Ok(Param::Null),
-            "true" => Ok(Param::Bool(true)),
-            "false" => Ok(Param::Bool(false)),
-            "nan" => Ok(Param::Float(f64::NAN)),
-            "infinity" => Ok(Param::Float(f64::INFINITY)),
-            "neg_infinity" => Ok(Param::Float(f64::NEG_INFINITY)),
-            a => Err(format!("cannot bind the atom :{a} (use nil, true, false or a string)")),
-        },
-        TermType::Integer => Ok(Param::Int(int_of(t).ok_or("an integer beyond 128 bits")?)),
-        TermType::Float => Ok(Param::Float(t.decode::<f64>().map_err(|_| "bad float")?)),
-        TermType::Binary => {
-            let b: Binary<'_> = t.decode().map_err(|_| "bad binary")?;
-            String::from_utf8(b.as_slice().to_vec()).map(Param::Str).map_err(|_| "a parameter string that is not UTF-8".to_string())
-        }
-        TermType::List => term_list(t, None, depth),
-        TermType::Tuple => rustler::types::tuple::get_tuple(t)
-            .map_err(|_| "bad tuple".to_string())?
-            .into_iter()
-            .map(|x| typed(x, None, depth))
-            .collect::<Result<_, _>>()
-            .map(Param::Tuple),
-        TermType::Map => {
-            let mut out = Vec::new();
-            for (k, v) in rustler::types::map::MapIterator::new(t).ok_or("not a map")? {
-                out.push((typed(k, None, depth)?, typed(v, None, depth)?));
-            }
-            Ok(Param::Map(out))
-        }
-        other => Err(format!("cannot bind a {other:?} as a query parameter")),
-    }
-}
-
-/// `[{name, value}]` → parameters, each by its placeholder's declared type in `sql`.
-pub fn params(list: Vec<(String, Term<'_>)>, sql: &str) -> Result<Vec<(String, Param)>, String> {
-    let types = chwire::placeholder_types(sql);
-    list.into_iter()
-        .map(|(k, v)| {
-            let ty = types.iter().find(|(n, _)| *n == k).and_then(|(_, t)| DataType::parse(t).ok());
-            from_term(v, ty.as_ref()).map(|p| (k.clone(), p)).map_err(|e| format!("query parameter {k:?}: {e}"))
-        })
-        .collect()
-}
-
-/// A list's elements; an improper list is an error (rustler's list decoder panics at its end).
-fn decode_list<'a, D: rustler::Decoder<'a>>(t: Term<'a>) -> rustler::NifResult<Vec<D>> {
-    t.list_length()?;
-    t.decode()
-}
-
-// ---------------------------------------------------------------- integers
-
-/// An integer term of up to 128 bits.
-pub fn int_of(t: Term<'_>) -> Option<i128> {
-    if let Ok(v) = t.decode::<i64>() {
-        return Some(v.into());
-    }
-    if let Ok(v) = t.decode::<u64>() {
-        return Some(v.into());
-    }
-    let (neg, mag) = big_of(t)?;
-    if mag[16..].iter().any(|&b| b != 0) {
-        return None;
-    }
-    let m = u128::from_le_bytes(mag[..16].try_into().ok()?);
-    if neg {
-        if m > i128::MAX as u128 + 1 {
-            return None;
-        }
-        Some((m as i128).wrapping_neg())
-    } else {
-        i128::try_from(m).ok()
-    }
-}
-
-fn u128_of(t: Term<'_>) -> Option<u128> {
-    if let Ok(v) = t.decode::<u64>() {
-        return Some(v.into());
-    }
-    let (neg, mag) = big_of(t)?;
-    if neg || mag[16..].iter().any(|&b| b != 0) {
-        return None;
-    }
-    Some(u128::from_le_bytes(mag[..16].try_into().ok()?))
-}
-
-/// An integer's sign and 256-bit little-endian magnitude (None beyond 256 bits).
-fn big_of(t: Term<'_>) -> Option<(bool, [u8; 32])> {
-    if !t.is_integer() {
-        return None;
-    }
-    let mut mag = [0u8; 32];
-    if let Ok(v) = t.decode::<i64>() {
-        mag[..8].copy_from_slice(&v.unsigned_abs().to_le_bytes());
-        return Some((v < 0, mag));
-    }
-    if let Ok(v) = t.decode::<u64>() {
-        mag[..8].copy_from_slice(&v.to_le_bytes());
-        return Some((false, mag));
-    }
-    let etf = t.to_binary();
-    let b = etf.as_slice();
-    // [131, SMALL_BIG_EXT (110), n, sign, n bytes]
-    if b.len() < 4 || b[0] != 131 || b[1] != 110 {
-        return None;
-    }
-    let n = b[2] as usize;
-    if n > 32 || b.len() < 4 + n {
-        return None;
-    }
-    mag[..n].copy_from_slice(&b[4..4 + n]);
-    Some((b[3] != 0, mag))
-}
-
-/// A 256-bit two's complement (signed) or plain (unsigned) little-endian value, if it fits.
-fn int256_bytes(t: Term<'_>, signed: bool) -> Option<[u8; 32]> {
-    let (neg, mut mag) = big_of(t)?;
-    if !signed {
-        return (!neg).then_some(mag);
-    }
-    let top = mag[31] & 0x80 != 0;
-    if !neg {
-        return (!top).then_some(mag);
-    }
-    // Negative: at most 2^255 in magnitude.
-    if top && (mag[31] != 0x80 || mag[..31].iter().any(|&b| b != 0)) {
-        return None;
-    }
-    let mut carry = true;
-    for b in &mut mag {
-        *b = !*b;
-        if carry {
-            let (r, c) = b.overflowing_add(1);
-            *b = r;
-            carry = c;
-        }
-    }
-    Some(mag)
-}
 
 // ---------------------------------------------------------------- values
 
@@ -303,6 +109,13 @@ fn tuple_ints(t: Term<'_>, n: usize, max: i64) -> Option<Vec<i64>> {
 
 /// An Elixir term as a chwire `Value` for a column of (plain, structural) type `ty`.
 pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Result<Value<'x>, String> {
+    match ty.structural() {
+        DataType::Array(_) | DataType::Nested(_) | DataType::Tuple(_) | DataType::Map(..) => deep(|| value_here(t, ty, bump)),
+        _ => value_here(t, ty, bump),
+    }
+}
+
+fn value_here<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Result<Value<'x>, String> {
     use DataType as D;
     let ty = ty.structural();
     if t.is_atom() {
@@ -498,6 +311,10 @@ pub fn value<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resul
 
 /// A value by its own Elixir type (for Variant and Dynamic columns).
 fn untyped<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
+    deep(|| untyped_here(t, depth))
+}
+
+fn untyped_here<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
     if depth > MAX_DEPTH {
         return Err(format!("nested deeper than {MAX_DEPTH} levels"));
     }
