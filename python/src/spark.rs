@@ -9,6 +9,7 @@ use chwire_spark_core::{self as core, filters, Plan, SparkOptions, WriteJob};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3_arrow::input::AnyRecordBatch;
+use pyo3_arrow::PyRecordBatchReader;
 use std::collections::BTreeMap;
 use std::future::Future;
 
@@ -128,6 +129,56 @@ pub fn spark_write_stage(py: Python<'_>, job: &str, tag: &str, data: Option<AnyR
     Ok((stage, out?))
 }
 
+/// One partition's batches, read by the task shared with the JVM connector
+/// (`read::read_partition`) and drained by this Arrow stream: Spark's types, checked (its
+/// errors end the stream with their text), one batch ahead. Dropping the stream stops the read
+/// (the query is cancelled on the server).
+struct PartitionReader {
+    schema: arrow_schema::SchemaRef,
+    rx: tokio::sync::mpsc::Receiver<core::Result<arrow_array::RecordBatch>>,
+    _pinned: Pinned,
+}
+
+impl Iterator for PartitionReader {
+    type Item = Result<arrow_array::RecordBatch, arrow_schema::ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        // Called by the consumer of the C stream, on a thread outside the runtime (pyarrow
+        // releases the GIL while it waits for the next batch).
+        self.rx.blocking_recv().map(|r| r.map_err(|e| arrow_schema::ArrowError::ExternalError(Box::new(e))))
+    }
+}
+
+impl arrow_array::RecordBatchReader for PartitionReader {
+    fn schema(&self) -> arrow_schema::SchemaRef {
+        self.schema.clone()
+    }
+}
+
+/// Read one partition: plan, partition (JSON), pushed conditions, Spark's read schema (JSON
+/// StructType, or None for the planned one), the query id → an Arrow C stream of Spark's
+/// batches (`pyarrow.RecordBatchReader.from_stream`).
+#[pyfunction]
+#[pyo3(signature = (plan, part, wheres, schema = None, query_id = None))]
+pub fn spark_read(
+    py: Python<'_>,
+    plan: &str,
+    part: &str,
+    wheres: Vec<String>,
+    schema: Option<&str>,
+    query_id: Option<String>,
+) -> PyResult<PyRecordBatchReader> {
+    let plan = Plan::from_json(plan).map_err(|e| py_error(py, e))?;
+    let part: chwire_spark_core::Part =
+        serde_json::from_str(part).map_err(|e| PyValueError::new_err(format!("bad partition JSON: {e}")))?;
+    let schema = chwire_spark_core::read::read_schema(&plan, schema).map_err(|e| py_error(py, e))?;
+    let sql = plan.sql(&part, &wheres);
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    let pinned = Pinned::new();
+    pinned.handle().spawn(chwire_spark_core::read::read_partition(plan, part, sql, query_id, schema.clone(), tx));
+    Ok(PyRecordBatchReader::new(Box::new(PartitionReader { schema, rx, _pinned: pinned })))
+}
+
 /// Commit a write job: move the staged tables into the target, drop the job's others.
 #[pyfunction]
 pub fn spark_write_commit(py: Python<'_>, job: &str, stages: Vec<String>) -> PyResult<()> {
@@ -167,6 +218,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark_filter_sql, m)?)?;
     m.add_function(wrap_pyfunction!(spark_write_prepare, m)?)?;
     m.add_function(wrap_pyfunction!(spark_write_stage, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_read, m)?)?;
     m.add_function(wrap_pyfunction!(spark_write_commit, m)?)?;
     m.add_function(wrap_pyfunction!(spark_write_abort, m)?)?;
     m.add_function(wrap_pyfunction!(spark_write_sweep, m)?)?;

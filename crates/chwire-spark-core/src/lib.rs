@@ -7,6 +7,7 @@
 //!   PySpark's `StructField.fromJson` and the JVM's `DataType.fromJson` both read) and the
 //!   SELECT expression reading each column as Spark can hold it;
 //! * [`plan`]: the columns and one (URL, FROM, WHERE) per Spark partition;
+//! * [`read`]: one partition read into Spark's Arrow batches;
 //! * [`filters`]: Spark filters (as JSON, built by each front end from its own filter
 //!   objects) → ClickHouse conditions that mean exactly what Spark means;
 //! * [`write`](mod@write): the staged, exactly-once write protocol's statements (append and
@@ -22,6 +23,7 @@ pub mod catalog;
 pub mod filters;
 pub mod options;
 pub mod plan;
+pub mod read;
 pub mod sql;
 pub mod types;
 pub mod write;

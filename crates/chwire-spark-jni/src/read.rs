@@ -3,11 +3,7 @@
 use arrow_array::{Array, RecordBatch, StructArray};
 use arrow_data::ffi::FFI_ArrowArray;
 use arrow_schema::ffi::FFI_ArrowSchema;
-use arrow_schema::SchemaRef;
-use chwire::Event;
-use chwire_arrow::ArrowOptions;
-use chwire_spark_core::arrow::{field, spark_schema, to_spark};
-use chwire_spark_core::{filters, Part, Plan, SparkOptions};
+use chwire_spark_core::{filters, read, Part, Plan, SparkOptions};
 use jni::objects::{JClass, JString};
 use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
@@ -100,75 +96,12 @@ fn args(env: &jni::Env<'_>, plan: &JString<'_>, part: &JString<'_>, wheres: &JSt
     Ok((plan, part, wheres))
 }
 
-/// One partition's running query: a task on the runtime owns the connection and sends Spark's
-/// batches through a channel of one (memory bounded by a block or two).
+/// One partition's running query: a task on the runtime (the shared `read_partition`) owns the
+/// connection and sends Spark's batches through a channel of one (memory bounded by a block or
+/// two).
 struct Reader {
-    rx: mpsc::Receiver<Result<RecordBatch>>,
+    rx: mpsc::Receiver<chwire_spark_core::Result<RecordBatch>>,
     task: JoinHandle<()>,
-}
-
-async fn read_task(plan: Plan, part: Part, sql: String, schema: SchemaRef, tx: mpsc::Sender<Result<RecordBatch>>) {
-    let mut client = match plan.options.connect(Some(&part.url)).await {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = tx.send(Err(e.into())).await;
-            return;
-        }
-    };
-    let res = stream(&mut client, &plan, sql, &schema, &tx).await;
-    // A reader closed early (a limit, a cancelled task) abandoned the query: cancelled on the
-    // server and drained, then the connection closes.
-    let _ = client.settle().await;
-    if let Err(e) = res {
-        let _ = tx.send(Err(e)).await;
-    }
-}
-
-async fn stream(
-    client: &mut chwire::Client,
-    plan: &Plan,
-    sql: String,
-    schema: &SchemaRef,
-    tx: &mpsc::Sender<Result<RecordBatch>>,
-) -> Result<()> {
-    let mut q = client.query(sql);
-    for (k, v) in plan.read_settings() {
-        q = q.setting(k, v);
-    }
-    let opts = ArrowOptions::rich();
-    let mut s = q.stream().await?;
-    let mut block_schema: Option<SchemaRef> = None;
-    loop {
-        let ev = tokio::select! {
-            biased;
-            _ = tx.closed() => return Ok(()),
-            ev = s.next_event() => ev?,
-        };
-        let Some(ev) = ev else { return Ok(()) };
-        let Event::Data(block) = ev else { continue };
-        if block.rows() == 0 {
-            continue;
-        }
-        let bs = match &block_schema {
-            Some(s) => s.clone(),
-            None => {
-                let s = chwire_arrow::schema_of_block(&block, &opts)?;
-                block_schema = Some(s.clone());
-                s
-            }
-        };
-        let batch = if schema.fields().is_empty() {
-            // No column read (count()): the rows only.
-            let rows = block.rows();
-            let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(rows));
-            RecordBatch::try_new_with_options(schema.clone(), vec![], &options).map_err(|e| Failure(e.to_string()))?
-        } else {
-            to_spark(&chwire_arrow::block_to_batch(block, &bs, &opts)?, schema)?
-        };
-        if tx.send(Ok(batch)).await.is_err() {
-            return Ok(());
-        }
-    }
 }
 
 /// Start reading a partition: plan, partition, pushed conditions, limit → a reader handle.
@@ -185,18 +118,11 @@ pub extern "system" fn Java_chwire_spark_Native_openReader<'a>(
     env.with_env(|env| -> Result<jlong> {
         let (plan, part, wheres) = args(env, &plan, &part, &wheres)?;
         let sql = plan.sql_limited(&part, &wheres, u64::try_from(limit).ok());
-        // Spark's read schema (JSON StructType): the planned types, or a user's schema whose
-        // types each column is converted to (checked).
-        let schema = if read_schema.is_null() {
-            spark_schema(&plan.columns)?
-        } else {
-            let v: serde_json::Value = json("schema", &string(env, &read_schema)?)?;
-            let fields = v["fields"].as_array().cloned().unwrap_or_default();
-            let fields = fields.iter().map(field).collect::<std::result::Result<Vec<_>, _>>()?;
-            std::sync::Arc::new(arrow_schema::Schema::new(fields))
-        };
+        // Spark's read schema (JSON StructType), or the planned one.
+        let spark = if read_schema.is_null() { None } else { Some(string(env, &read_schema)?) };
+        let schema = read::read_schema(&plan, spark.as_deref())?;
         let (tx, rx) = mpsc::channel(1);
-        let task = runtime().spawn(read_task(plan, part, sql, schema, tx));
+        let task = runtime().spawn(read::read_partition(plan, part, sql, None, schema, tx));
         Ok(Box::into_raw(Box::new(Reader { rx, task })) as jlong)
     })
     .resolve::<ThrowChwire>()

@@ -1,4 +1,4 @@
-"""The reader: each Spark partition streams chwire's Arrow batches, cast to Spark's schema."""
+"""The reader: each Spark partition streams Spark's Arrow batches from chwire's shared read."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any, Iterator, List, Optional
 
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from ._arrays import named_like, named_type
+from .._chwire import spark_read
 from ._filters import to_sql
 from ._plan import Plan
 from ._types import arrow_schema, spark_schema
@@ -42,42 +42,32 @@ class ChwireReader(DataSourceReader):
         return [ChwirePartition(i, p) for i, p in enumerate(self.plan.partitions)]
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
+        """The partition's batches from the read shared with the JVM connector (Rust:
+        chwire-spark-core's read_partition, which also converts them to Spark's types), as an
+        Arrow C stream. A partition is read by one Spark task on one core: the server reads a
+        table's part of it on one thread too, unless the settings say otherwise (docs/SPARK.md).
+        """
         import pyarrow as pa
 
-        target = arrow_schema(self.schema)
         part = partition.part  # type: ignore[attr-defined]
-        sql = self.plan.sql(part)
-        names = target.names
-        # A partition is read by one Spark task on one core: the server reads a table's part of
-        # it on one thread too, unless the settings say otherwise (100M rows from three shards
-        # on two cores: the servers' CPU 5.2-5.3 -> 4.5-4.6 s, docs/SPARK.md). A query keeps the
-        # server's threads: its own work (an aggregation, a join) may need them.
-        opts = self.plan.opts
-        settings = {"max_threads": "1"} if opts.table and "max_threads" not in opts.settings else None
+        target = arrow_schema(self.schema)
         query_id = f"chwire-spark-{uuid.uuid4()}"
-        with _Watchdog(part["url"], opts.connect, query_id), opts.client(part["url"]) as client:
-            # A replica that fails before the first batch is skipped by the connect/retry of
-            # chwire's multi-host URL; one that fails after it fails the task, which Spark
-            # retries (a task's partial output is never kept).
-            with client.query_arrow_stream(sql, settings=settings, query_id=query_id) as stream:
-                views = None
-                for batch in stream:
+        opts = self.plan.opts
+        # A replica that fails before the first batch is skipped by the connect/retry of
+        # chwire's multi-host URL; one that fails after it fails the task, which Spark retries
+        # (a task's partial output is never kept).
+        with _Watchdog(part["url"], opts.connect, query_id):
+            stream = spark_read(self.plan.json, json.dumps(part), list(self.plan.where), self.schema.json(), query_id)
+            reader = pa.RecordBatchReader.from_stream(stream)
+            try:
+                for batch in reader:
                     if batch.num_rows == 0:
                         continue
-                    if views is None:
-                        # Struct fields by position (a user's schema may name a Tuple's
-                        # elements differently): the renamed type of each column that needs
-                        # one, found once for the stream.
-                        views = [named_type(c.type, f.type) for c, f in zip(batch.columns, target)]
-                    try:
-                        # The SELECT lists the planned columns in the schema's order.
-                        if batch.schema.names == names and not any(views):
-                            yield batch.cast(target)
-                        else:
-                            cols = [c if t is None else c.view(t) for c, t in zip(batch.columns, views)]
-                            yield pa.RecordBatch.from_arrays(cols, names=names).cast(target)
-                    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-                        raise ValueError(_cast_error(batch, target, e)) from e
+                    # The same types as Spark's own Arrow schema; only names inside nested
+                    # types (a list's item) may differ, which a cast relabels without a copy.
+                    yield batch if batch.schema == target else batch.cast(target)
+            finally:
+                reader.close()
 
 
 class _Watchdog:
@@ -109,16 +99,6 @@ class _Watchdog:
             except OSError:
                 pass
             self.proc.wait()
-
-
-def _cast_error(batch: Any, target: Any, e: Exception) -> str:
-    """Name the column whose values do not fit Spark's type."""
-    for field, col in zip(target, batch.columns):
-        try:
-            named_like(col, field.type).cast(field.type)
-        except Exception as inner:  # noqa: BLE001 - only to name the column
-            return f"column {field.name!r}: its values do not fit Spark's {field.type}: {inner}"
-    return str(e)
 
 
 class ChwirePushdownReader(ChwireReader):
