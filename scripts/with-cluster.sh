@@ -36,9 +36,14 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
-# Armed before starting, so a failed or interrupted start is cleaned up too.
+# Armed before starting, so a failed or interrupted start is cleaned up too. A cluster of
+# which something already runs (ZooKeeper, or a node while another was killed by a fault
+# test) belongs to whoever started it: the missing parts are started, nothing is stopped.
 if ! "$CLUSTER" status >/dev/null 2>&1; then
-    cluster_here=1
+    parts="$("$CLUSTER" status 2>/dev/null || true)"
+    if ! grep -q ': running' <<<"$parts"; then
+        cluster_here=1
+    fi
     "$CLUSTER" start
 else
     echo "with-cluster.sh: using the cluster that is already running" >&2
