@@ -149,12 +149,16 @@ def materialise(df):
     return [int(x) if x is not None else None for x in row]
 
 
+SHOW_LOAD = False  # --jvm: each case's line ends with the load average at its end
+
+
 def timed(label, fn, results):
     t0 = time.perf_counter()
     out = fn()
     dt = time.perf_counter() - t0
     results.append((label, dt, out))
-    print(f"{label:<48} {dt:8.2f} s   {out}", flush=True)
+    load = f"   (load {os.getloadavg()[0]:.1f})" if SHOW_LOAD else ""
+    print(f"{label:<48} {dt:8.2f} s   {out}{load}", flush=True)
     return dt
 
 
@@ -267,7 +271,11 @@ class RssSampler:
 def run_jvm(args) -> int:
     """The JVM connector (format "chwire" from build/spark/chwire-spark.jar) in one Spark session
     with JDBC and the PySpark source (registered as "chwire_py" beside it): reads, writes, an
-    aggregate pushed into ClickHouse, the floors, and the JVM's RSS through a read."""
+    aggregate pushed into ClickHouse, the floors, and the JVM's RSS through a read. The machine
+    may be shared: every line ends with the load average, and the floors (and Spark alone) are
+    measured before and after the sources' reads, the lower time counting."""
+    global SHOW_LOAD
+    SHOW_LOAD = True
     for jar in (CHWIRE_JAR, BENCH_JAR):
         if not os.path.exists(jar):
             print(f"no {jar}: make bench-spark-jvm builds it", file=sys.stderr)
@@ -317,8 +325,8 @@ def run_jvm(args) -> int:
     for uint64, long in variants:
         kind = "UInt64 as LongType" if long else "UInt64 as DecimalType(20, 0)"
         print(f"-- reads, {kind} in every source", flush=True)
-        timed("  Spark alone: spark.range, the same aggregate", lambda: materialise(gen), [])
-        t_floor = timed("  any JVM columnar source: ready-made Arrow batches, no IO", lambda u=uint64: materialise(synth(u)), [])
+        t_alone = [timed("  Spark alone: spark.range, the same aggregate", lambda: materialise(gen), [])]
+        t_floor = [timed("  any JVM columnar source: ready-made Arrow batches, no IO", lambda u=uint64: materialise(synth(u)), [])]
         res = outs.setdefault(uint64, [])
         t_jvm = min(timed(f"read  JVM connector uint64={uint64} (3 partitions, one per shard)",
                           lambda u=uint64: materialise(source("chwire", u)), res),
@@ -329,12 +337,15 @@ def run_jvm(args) -> int:
                      lambda p=p: materialise(jdbc_reader(spark, jdbc_url, args.rows, p, long)), res)
                for p in [None] + jdbc_parts]
         assert len({str(r[2]) for r in res}) == 1, f"the reads disagree: {res}"
+        t_floor.append(timed("  any JVM columnar source: ready-made Arrow batches, no IO", lambda u=uint64: materialise(synth(u)), []))
+        t_alone.append(timed("  Spark alone: spark.range, the same aggregate", lambda: materialise(gen), []))
+        t_floor = min(t_floor)
         best_j = min(t_j)
         print(f"read ({kind}): the JVM connector is {best_j / t_jvm:.1f}x faster than the best JDBC setup "
               f"(target 5x; {t_j[0] / t_jvm:.1f}x vs one partition) and {t_py / t_jvm:.1f}x faster than the PySpark source "
               f"(target 1.5x). Floor: no JVM columnar source beats the best JDBC setup by more than {best_j / t_floor:.1f}x "
               f"here, nor the PySpark source by more than {t_py / t_floor:.1f}x; the connector takes {t_jvm / t_floor:.2f}x "
-              "the no-IO source's time", flush=True)
+              f"the no-IO source's time; Spark alone (spark.range) {min(t_alone):.2f} s", flush=True)
 
     # The Spark JVM's resident memory through a full read (local mode: the driver JVM is the
     # executor; the PySpark source's workers are other processes, not counted).
