@@ -11,7 +11,7 @@ export PIP_NO_CACHE_DIR ?= 1
 .PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
-	py-venv python-test python-bench spark-venv spark-test bench-spark spark-jar spark-jvm-test adbc-test adbc-bench \
+	py-venv python-test python-bench spark-venv spark-test bench-spark bench-spark-jvm spark-jar spark-jvm-test adbc-test adbc-bench \
 	elixir-test elixir-bench
 
 ## The main job: start the local server if needed, insert generated rows through chwire
@@ -164,6 +164,21 @@ spark-jvm-test: spark-jar
 SPARK_BENCH_ROWS ?= 10000000
 bench-spark: spark-venv
 	scripts/with-cluster.sh $(PY_VENV)/bin/python bench/spark/bench.py --rows $(SPARK_BENCH_ROWS)
+
+## The JVM connector (build/spark/chwire-spark.jar) against JDBC and the PySpark source in one
+## Spark session, with its floors (bench/spark/jvm: a columnar source without IO, an Arrow writer
+## that drops its batches, compiled against the venv's Spark jars into
+## build/spark/chwire-spark-bench.jar), an aggregate pushed down, and the Spark JVM's RSS
+## through a read; SPARK_BENCH_ROWS rows, 100M unless set (docs/BENCHMARKS.md). A 1M-row slice
+## takes about 2 min: make bench-spark-jvm SPARK_BENCH_ROWS=1000000. SPARK_BENCH_ARGS: more
+## options of bench/spark/bench.py (e.g. --jdbc-partitions 6,12, --decimal, --skip-write).
+bench-spark-jvm: spark-jar
+	rm -rf build/spark/bench-classes && mkdir -p build/spark/bench-classes
+	javac --release 17 -Xlint:all,-processing,-serial,-options,-path,-classfile -cp "$(SPARK_JARS_DIR)/*" \
+		-d build/spark/bench-classes bench/spark/jvm/chwire/bench/*.java
+	jar --create --file build/spark/chwire-spark-bench.jar -C build/spark/bench-classes .
+	scripts/with-cluster.sh $(PY_VENV)/bin/python bench/spark/bench.py --jvm \
+		--rows $(if $(filter file,$(origin SPARK_BENCH_ROWS)),100000000,$(SPARK_BENCH_ROWS)) $(SPARK_BENCH_ARGS)
 
 ## The Elixir binding (elixir/, docs in elixir/README.md): the NIF crate built once in the
 ## workspace's target dir (release), the Mix project's format check and its ExUnit suite against

@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Spark: the chwire data source against Spark's JDBC source (clickhouse-jdbc from Maven).
 
+Without --jvm, the PySpark source (python/chwire/spark); with --jvm, the JVM connector
+(build/spark/chwire-spark.jar) against JDBC and the PySpark source, its no-IO floors
+(bench/spark/jvm), an aggregate pushed into ClickHouse against the rows aggregated in Spark,
+and the Spark JVM's resident memory through a read (see run_jvm).
+
 W2's columns (number UInt64, s = toString(number), f = toFloat64(number), t =
 toDateTime(number)) in a table spread over the rig's three shards (`bench_w2`, Distributed over
 `bench_w2_local`; filled once per size). Each read forces full materialisation: count and a sum
@@ -8,7 +13,8 @@ over every column (length(s) and the epoch seconds of t). Then the same rows, ge
 Spark, are written into a MergeTree table by both sources. Every case runs in one Spark
 session, one after the other; the ratios are printed.
 
-Run by `make bench-spark` (scripts/with-cluster.sh exports CHWIRE_CLUSTER_NODE1..3).
+Run by `make bench-spark` and `make bench-spark-jvm` (scripts/with-cluster.sh exports
+CHWIRE_CLUSTER_NODE1..3).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import argparse
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import chwire
@@ -27,6 +34,10 @@ JDBC_JAR = os.path.join(ROOT, "build", "jdbc", "clickhouse-jdbc-0.3.2-patch11-al
 # 0.3.2's legacy driver speaks TabSeparated over HTTP, which 18.16 serves (the newer drivers
 # ask for RowBinaryWithNamesAndTypes and settings 18.16 does not have).
 JDBC_DRIVER = "ru.yandex.clickhouse.ClickHouseDriver"
+CHWIRE_JAR = os.path.join(ROOT, "build", "spark", "chwire-spark.jar")
+# The JVM floors (bench/spark/jvm: a columnar source without IO, a writer that drops its
+# batches), built by `make bench-spark-jvm`.
+BENCH_JAR = os.path.join(ROOT, "build", "spark", "chwire-spark-bench.jar")
 
 
 def nodes():
@@ -49,6 +60,22 @@ def fill(rows: int) -> None:
                       "ENGINE = Distributed(chwire_cluster, default, bench_w2_local, number % 3)")
             c.command("CREATE TABLE IF NOT EXISTS default.bench_w2_sink AS default.bench_w2_local "
                       "ENGINE = MergeTree ORDER BY number")
+
+
+def fill_kv(rows: int) -> None:
+    """`bench_kv` (Distributed over `bench_kv_local` on the three shards, as `bench_w2`): k =
+    number % 100 (Int32), v = number (Int64), `rows` rows: the aggregate pushdown's table (W2's
+    columns have no integer column whose SUM can be pushed: a UInt64 stays with Spark)."""
+    for i, hp in enumerate(nodes()):
+        with chwire.connect(f"tcp://default@{hp}/default") as c:
+            c.command("CREATE TABLE IF NOT EXISTS default.bench_kv_local (k Int32, v Int64) ENGINE = MergeTree ORDER BY v")
+            if c.command("SELECT count() FROM default.bench_kv_local") != len(range(i, rows, 3)):
+                c.command("TRUNCATE TABLE default.bench_kv_local")
+                c.command("INSERT INTO default.bench_kv_local SELECT toInt32(number % 100), toInt64(number) "
+                          f"FROM numbers({rows}) WHERE number % 3 = {i}")
+                c.command("OPTIMIZE TABLE default.bench_kv_local FINAL")
+            c.command("CREATE TABLE IF NOT EXISTS default.bench_kv AS default.bench_kv_local "
+                      "ENGINE = Distributed(chwire_cluster, default, bench_kv_local, v % 3)")
 
 
 def jdbc_jar() -> str:
@@ -122,13 +149,298 @@ def materialise(df):
     return [int(x) if x is not None else None for x in row]
 
 
+SHOW_LOAD = False  # --jvm: each case's line ends with the load average at its end
+
+
 def timed(label, fn, results):
     t0 = time.perf_counter()
     out = fn()
     dt = time.perf_counter() - t0
     results.append((label, dt, out))
-    print(f"{label:<48} {dt:8.2f} s   {out}", flush=True)
+    load = f"   (load {os.getloadavg()[0]:.1f})" if SHOW_LOAD else ""
+    print(f"{label:<48} {dt:8.2f} s   {out}{load}", flush=True)
     return dt
+
+
+def session(jars):
+    """The one Spark session of a run: local[2] (the machine's two cores), driver 2 GB."""
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master("local[2]").appName("chwire-bench-spark")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.memory", "2g")
+             .config("spark.jars", ",".join(jars)).config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def urls():
+    """chwire's URL of node 1, and the JDBC URL of its HTTP port."""
+    n1 = nodes()[0]
+    host, _ = n1.split(":")
+    http = int(os.environ.get("CHWIRE_CLUSTER_HTTP_BASE", "18710")) + 1
+    # compress=false: 18.16 answers the driver's compressed requests without the header row.
+    return f"tcp://default@{n1}/default", f"jdbc:clickhouse://{host}:{http}/default?compress=false"
+
+
+def jdbc_reader(spark, jdbc_url, rows, parts=None, long=False):
+    r = (spark.read.format("jdbc").option("url", jdbc_url).option("driver", JDBC_DRIVER)
+         .option("dbtable", "default.bench_w2").option("fetchsize", "100000"))
+    if long:
+        r = r.option("customSchema", "number LONG")
+    if parts:
+        r = (r.option("partitionColumn", "number").option("lowerBound", "0")
+             .option("upperBound", str(rows)).option("numPartitions", str(parts)))
+    return r.load()
+
+
+def generated(spark, rows):
+    """W2's rows made by Spark itself (3 partitions): what the writes write."""
+    from pyspark.sql import functions as F
+
+    return (spark.range(0, rows, numPartitions=3)
+            .select(F.col("id").alias("number"), F.col("id").cast("string").alias("s"),
+                    F.col("id").cast("double").alias("f"), F.col("id").cast("timestamp").alias("t")))
+
+
+class RssSampler:
+    """Samples a process's VmRSS (/proc/PID/status) every `interval` seconds in a thread, from
+    `with` to its end. Its peak since the start of the block is VmHWM after clearing the
+    kernel's high-water mark (`5` into /proc/PID/clear_refs) where that is allowed; the samples
+    give the shape over time."""
+
+    def __init__(self, pid: int, interval: float = 0.05) -> None:
+        self.pid, self.interval = pid, interval
+        self.samples: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+
+    def status(self) -> dict:
+        out = {}
+        with open(f"/proc/{self.pid}/status") as f:
+            for line in f:
+                key, _, rest = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    out[key] = int(rest.split()[0]) * 1024
+        return out
+
+    def __enter__(self):
+        try:
+            with open(f"/proc/{self.pid}/clear_refs", "w") as f:
+                f.write("5")
+            self.hwm_reset = True
+        except OSError:
+            self.hwm_reset = False
+        self.baseline = self.status()["VmRSS"]
+        self.t0 = time.perf_counter()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.samples.append((time.perf_counter() - self.t0, self.status()["VmRSS"]))
+            self._stop.wait(self.interval)
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.hwm = self.status()["VmHWM"]
+
+    def report(self, slack: int) -> bool:
+        """Prints baseline, peak and the peak of each tenth of the read; True when the second
+        half's peak exceeds the first half's by at most `slack` bytes (memory that does not grow
+        with the rows read)."""
+        mib = 1 << 20
+        end = self.samples[-1][0] if self.samples else 0.0
+        tenths = [max((r for t, r in self.samples if i * end / 10 <= t <= (i + 1) * end / 10), default=0) for i in range(10)]
+        half = len(self.samples) // 2
+        first = max((r for _, r in self.samples[:half]), default=0)
+        second = max((r for _, r in self.samples[half:]), default=0)
+        peak = max([r for _, r in self.samples] + [self.hwm if self.hwm_reset else 0])
+        bounded = second - first <= slack
+        print(f"  RSS of the Spark JVM (pid {self.pid}), {len(self.samples)} samples over {end:.1f} s: "
+              f"baseline {self.baseline / mib:.0f} MiB, peak {peak / mib:.0f} MiB (+{(peak - self.baseline) / mib:.0f} MiB; "
+              f"VmHWM {self.hwm / mib:.0f} MiB{'' if self.hwm_reset else ', since the JVM started: clear_refs refused'})", flush=True)
+        print("  peak RSS per tenth of the read, MiB: " + " ".join(f"{r / mib:.0f}" if r else "-" for r in tenths), flush=True)
+        print(f"  first half's peak {first / mib:.0f} MiB, second half's {second / mib:.0f} MiB: "
+              + ("bounded (does not grow with the rows read)" if bounded else
+                 f"NOT BOUNDED: grew {(second - first) / mib:.0f} MiB (> {slack / mib:.0f} MiB) in the second half"), flush=True)
+        return bounded
+
+
+def run_jvm(args) -> int:
+    """The JVM connector (format "chwire" from build/spark/chwire-spark.jar) in one Spark session
+    with JDBC and the PySpark source (registered as "chwire_py" beside it): reads, writes, an
+    aggregate pushed into ClickHouse, the floors, and the JVM's RSS through a read. The machine
+    may be shared: every line ends with the load average, and the floors (and Spark alone) are
+    measured before and after the sources' reads, the lower time counting."""
+    global SHOW_LOAD
+    SHOW_LOAD = True
+    for jar in (CHWIRE_JAR, BENCH_JAR):
+        if not os.path.exists(jar):
+            print(f"no {jar}: make bench-spark-jvm builds it", file=sys.stderr)
+            return 2
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    fill(args.rows)
+    fill_kv(args.rows)
+    from pyspark.sql import functions as F
+
+    from chwire.spark import ChwireDataSource
+
+    class PythonChwire(ChwireDataSource):
+        # "chwire" is the JVM connector's DataSourceRegister name in this session (docs/SPARK.md).
+        @classmethod
+        def name(cls):
+            return "chwire_py"
+
+    spark = session([jdbc_jar(), CHWIRE_JAR, BENCH_JAR])
+    spark.dataSource.register(PythonChwire)
+    url, jdbc_url = urls()
+    pid = int(spark._jvm.java.lang.ProcessHandle.current().pid())
+    jdbc_parts = [int(x) for x in args.jdbc_partitions.split(",") if x]
+    outs: dict = {}
+
+    def source(fmt, uint64, parts=None, table="default.bench_w2"):
+        r = spark.read.format(fmt).option("url", url).option("table", table).option("uint64", uint64)
+        if parts:
+            r = r.option("numPartitions", str(parts))
+        return r.load()
+
+    def synth(number):
+        return (spark.read.format("chwire.bench.SynthSource").option("rows", str(args.rows))
+                .option("parts", "3").option("number", number).load())
+
+    load = os.getloadavg()
+    print(f"rows {args.rows:,}; local[2]; {os.cpu_count()} cores; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}", flush=True)
+    # Warm-up of each path (JVM classes, the PySpark source's Python workers), not timed.
+    materialise(source("chwire", "long").filter(F.col("number") < 1000))
+    materialise(source("chwire_py", "long").filter(F.col("number") < 1000))
+    materialise(jdbc_reader(spark, jdbc_url, args.rows).limit(1000))
+    materialise(synth("long").limit(1000))
+    gen = generated(spark, args.rows)
+    materialise(gen.limit(1000))
+
+    variants = [("long", True)] + ([("decimal", False)] if args.decimal else [])
+    for uint64, long in variants:
+        kind = "UInt64 as LongType" if long else "UInt64 as DecimalType(20, 0)"
+        print(f"-- reads, {kind} in every source", flush=True)
+        t_alone = [timed("  Spark alone: spark.range, the same aggregate", lambda: materialise(gen), [])]
+        t_floor = [timed("  any JVM columnar source: ready-made Arrow batches, no IO", lambda u=uint64: materialise(synth(u)), [])]
+        res = outs.setdefault(uint64, [])
+        t_jvm = min(timed(f"read  JVM connector uint64={uint64} (3 partitions, one per shard)",
+                          lambda u=uint64: materialise(source("chwire", u)), res),
+                    timed(f"read  JVM connector uint64={uint64} (6 partitions, two per shard)",
+                          lambda u=uint64: materialise(source("chwire", u, 6)), res))
+        t_py = timed(f"read  PySpark source uint64={uint64} (3 partitions)", lambda u=uint64: materialise(source("chwire_py", u)), res)
+        t_j = [timed(f"read  JDBC{' customSchema number LONG' if long else ''} ({p or 1} partition(s))",
+                     lambda p=p: materialise(jdbc_reader(spark, jdbc_url, args.rows, p, long)), res)
+               for p in [None] + jdbc_parts]
+        assert len({str(r[2]) for r in res}) == 1, f"the reads disagree: {res}"
+        t_floor.append(timed("  any JVM columnar source: ready-made Arrow batches, no IO", lambda u=uint64: materialise(synth(u)), []))
+        t_alone.append(timed("  Spark alone: spark.range, the same aggregate", lambda: materialise(gen), []))
+        t_floor = min(t_floor)
+        best_j = min(t_j)
+        print(f"read ({kind}): the JVM connector is {best_j / t_jvm:.1f}x faster than the best JDBC setup "
+              f"(target 5x; {t_j[0] / t_jvm:.1f}x vs one partition) and {t_py / t_jvm:.1f}x faster than the PySpark source "
+              f"(target 1.5x). Floor: no JVM columnar source beats the best JDBC setup by more than {best_j / t_floor:.1f}x "
+              f"here, nor the PySpark source by more than {t_py / t_floor:.1f}x; the connector takes {t_jvm / t_floor:.2f}x "
+              f"the no-IO source's time; Spark alone (spark.range) {min(t_alone):.2f} s", flush=True)
+
+    # The Spark JVM's resident memory through a full read (local mode: the driver JVM is the
+    # executor; the PySpark source's workers are other processes, not counted).
+    print("-- memory: the JVM connector's full read (3 partitions, uint64=long), RSS sampled every 50 ms", flush=True)
+    spark._jvm.java.lang.System.gc()
+    time.sleep(2)  # the collector gives memory back to the system after a GC, not at once
+    with RssSampler(pid) as rss:
+        t0 = time.perf_counter()
+        out = materialise(source("chwire", "long"))
+        dt = time.perf_counter() - t0
+    print(f"{'read  JVM connector uint64=long (3 partitions)':<48} {dt:8.2f} s   {out}", flush=True)
+    bounded = rss.report(args.rss_slack << 20)
+    assert [out] == [r[2] for r in outs["long"][:1]], "the read disagrees with the others"
+
+    # An aggregate pushed into ClickHouse (one GROUP BY over the Distributed table) against the
+    # same aggregate in Spark over the rows read by the connector (3 partitions): -SUM(-v), whose
+    # argument is an expression, which the connector leaves to Spark (docs/SPARK.md, Pushdown;
+    # Spark's optimizer turns SUM(v + 0) back into SUM(v)).
+    print("-- aggregate: groupBy(k).agg(sum(v)) over bench_kv", flush=True)
+    kv = spark.read.format("chwire").option("url", url).option("table", "default.bench_kv").load()
+    pushed = kv.groupBy("k").agg(F.sum("v").alias("s"))
+    in_spark = kv.groupBy("k").agg((-F.sum(-F.col("v"))).alias("s"))
+    p_plan = pushed._jdf.queryExecution().executedPlan().toString()
+    s_plan = in_spark._jdf.queryExecution().executedPlan().toString()
+    assert "[aggregate:" in p_plan and "HashAggregate" not in p_plan, p_plan
+    assert "[aggregate:" not in s_plan and "HashAggregate" in s_plan, s_plan
+    print("  pushed: " + next(line.strip() for line in p_plan.splitlines() if "[aggregate:" in line), flush=True)
+    agg_rows: dict = {}
+
+    def collect_sorted(name, df):
+        rows = sorted((int(r[0]), int(r[1])) for r in df.collect())
+        agg_rows[name] = rows
+        return f"{len(rows)} groups, sum {sum(v for _, v in rows)}"
+
+    collect_sorted("warm-up", pushed), collect_sorted("warm-up", in_spark.filter(F.col("k") < 0))  # not timed
+    t_push = timed("agg   pushed into ClickHouse (no HashAggregate in the plan)", lambda: collect_sorted("pushed", pushed), [])
+    t_spark = timed("agg   rows read into Spark (k, v), aggregated there", lambda: collect_sorted("spark", in_spark), [])
+    assert agg_rows["pushed"] == agg_rows["spark"], "the pushed aggregate and Spark's disagree"
+    assert len(agg_rows["pushed"]) == min(100, args.rows)
+    assert sum(v for _, v in agg_rows["pushed"]) == args.rows * (args.rows - 1) // 2
+    # What bounds the pushed side: the server's own time for the pushed query (the connector's
+    # SQL and settings: a table's partitions run with max_threads = 1), through chwire's
+    # Python client without Spark, and the same with ClickHouse's plain (wrapping) sum.
+    with chwire.connect(url) as c:
+        def server_agg(expr):
+            rows = c.query_arrow(f"SELECT k, {expr} FROM default.bench_kv GROUP BY k", settings={"max_threads": 1}).num_rows
+            return f"{rows} groups"
+
+        t_srv = timed("  the server alone: the pushed query (sum(toDecimal128(v, 0))), no Spark",
+                      lambda: server_agg("sum(toDecimal128(v, 0))"), [])
+        timed("  the server alone: the same with sum(v)", lambda: server_agg("sum(v)"), [])
+    print(f"aggregate: pushed down is {t_spark / t_push:.1f}x faster than reading the rows into Spark (target 20x). Floor: the "
+          f"server alone takes {t_srv:.2f} s for the pushed query, so pushing it down can be at most {t_spark / t_srv:.1f}x "
+          f"faster here; Spark and the connector add {t_push - t_srv:.2f} s to it", flush=True)
+
+    if not args.skip_write:
+        print("-- writes: Spark's generated rows into a MergeTree table on node 1", flush=True)
+        with chwire.connect(url) as c:
+            def into_sink(write):
+                def run():
+                    c.command("TRUNCATE TABLE default.bench_w2_sink")
+                    write()
+                    n = c.command("SELECT count() FROM default.bench_w2_sink")
+                    assert n == args.rows, n
+                    return n
+                return run
+
+            def chwire_write(fmt):
+                return lambda: gen.write.format(fmt).option("url", url).option("table", "default.bench_w2_sink").mode("append").save()
+
+            def jdbc_write():
+                (gen.write.format("jdbc").option("url", jdbc_url).option("driver", JDBC_DRIVER)
+                 .option("dbtable", "default.bench_w2_sink").option("batchsize", "100000")
+                 .option("isolationLevel", "NONE").mode("append").save())
+
+            def server_alone():
+                c.command("INSERT INTO default.bench_w2_sink SELECT number, toString(number), toFloat64(number), "
+                          f"toDateTime(number, 'UTC') FROM numbers({args.rows})")
+
+            w_jvm = timed("write JVM connector (3 tasks, staged, committed)", into_sink(chwire_write("chwire")), [])
+            w_py = timed("write PySpark source (3 tasks, staged, committed)", into_sink(chwire_write("chwire_py")), [])
+            w_j = timed("write JDBC (3 tasks, batchsize 100000)", into_sink(jdbc_write), [])
+            w_srv = timed("  the server alone: INSERT ... SELECT FROM numbers", into_sink(server_alone), [])
+            timed("  Spark alone: the same rows into Spark's noop sink", lambda: gen.write.format("noop").mode("overwrite").save(), [])
+            w_any = timed("  any JVM Arrow writer: rows into Arrow batches, dropped",
+                          lambda: gen.write.format("chwire.bench.DiscardSink").mode("append").save(), [])
+            c.command("TRUNCATE TABLE default.bench_w2_sink")
+        print(f"write: the JVM connector is {w_j / w_jvm:.1f}x faster than JDBC (target 3x) and {w_py / w_jvm:.1f}x faster "
+              f"than the PySpark source. Floors: a JVM writer that builds Arrow batches and drops them is {w_j / w_any:.1f}x "
+              f"faster than JDBC; the server alone storing the rows {w_j / w_srv:.1f}x; the connector takes "
+              f"{w_jvm / w_any:.2f}x the dropping writer's time and {w_jvm / w_srv:.2f}x the server's", flush=True)
+    load = os.getloadavg()
+    print(f"done {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
+    spark.stop()
+    return 0 if bounded else 1
 
 
 def main() -> int:
@@ -136,27 +448,22 @@ def main() -> int:
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--jdbc-partitions", default="3,6,12", help="partition counts tried for JDBC's partitioned read")
     ap.add_argument("--skip-write", action="store_true")
+    ap.add_argument("--jvm", action="store_true", help="the JVM connector (build/spark/chwire-spark.jar) against JDBC and the PySpark source")
+    ap.add_argument("--decimal", action="store_true", help="--jvm: also the reads with UInt64 as DecimalType(20, 0)")
+    ap.add_argument("--rss-slack", type=int, default=64, help="--jvm: MiB the RSS may grow in a read's second half")
     args = ap.parse_args()
+    if args.jvm:
+        return run_jvm(args)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     fill(args.rows)
     jar = jdbc_jar()
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
     from chwire.spark import ChwireDataSource
 
-    spark = (SparkSession.builder.master("local[2]").appName("chwire-bench-spark")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.memory", "2g")
-             .config("spark.jars", jar).config("spark.sql.session.timeZone", "UTC").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = session([jar])
     spark.dataSource.register(ChwireDataSource)
-    n1 = nodes()[0]
-    host, port = n1.split(":")
-    http = int(os.environ.get("CHWIRE_CLUSTER_HTTP_BASE", "18710")) + 1
-    # compress=false: 18.16 answers the driver's compressed requests without the header row.
-    jdbc_url = f"jdbc:clickhouse://{host}:{http}/default?compress=false"
-    url = f"tcp://default@{n1}/default"
+    url, jdbc_url = urls()
     res: list = []
 
     def chw(uint64="decimal", parts=None):
@@ -167,22 +474,13 @@ def main() -> int:
         return r.load()
 
     def jdbc(parts=None, long=False):
-        r = (spark.read.format("jdbc").option("url", jdbc_url).option("driver", JDBC_DRIVER)
-             .option("dbtable", "default.bench_w2").option("fetchsize", "100000"))
-        if long:
-            r = r.option("customSchema", "number LONG")
-        if parts:
-            r = (r.option("partitionColumn", "number").option("lowerBound", "0")
-                 .option("upperBound", str(args.rows)).option("numPartitions", str(parts)))
-        return r.load()
+        return jdbc_reader(spark, jdbc_url, args.rows, parts, long)
 
     print(f"rows {args.rows:,}; local[2]; {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}", flush=True)
     # A warm-up of each path (JVM classes, every partition's Python worker), not timed.
     materialise(chw().filter(F.col("number") < 1000))
     materialise(jdbc().limit(1000))
-    gen = (spark.range(0, args.rows, numPartitions=3)
-           .select(F.col("id").alias("number"), F.col("id").cast("string").alias("s"),
-                   F.col("id").cast("double").alias("f"), F.col("id").cast("timestamp").alias("t")))
+    gen = generated(spark, args.rows)
     materialise(gen.limit(1000))
     # Spark's own share: the same aggregate over the same rows generated inside Spark (no
     # source), and over as many rows from a Python data source that does no IO at all.
