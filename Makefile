@@ -36,6 +36,7 @@ test:
 	@scripts/stage.sh run python-test $(MAKE) --no-print-directory python-test
 	@scripts/stage.sh run spark-test $(MAKE) --no-print-directory spark-test
 	@scripts/stage.sh run spark-jvm-test $(MAKE) --no-print-directory spark-jvm-test
+	@scripts/stage.sh run spark-bench-smoke $(MAKE) --no-print-directory bench-spark-jvm SPARK_BENCH_ROWS=200000 SPARK_BENCH_ARGS='--jdbc-partitions 3'
 	@scripts/stage.sh run adbc-test $(MAKE) --no-print-directory adbc-test
 	@scripts/stage.sh run elixir-test $(MAKE) --no-print-directory elixir-test
 	@scripts/stage.sh report
