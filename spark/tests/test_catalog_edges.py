@@ -51,7 +51,7 @@ def test_an_append_reaches_the_materialized_views_of_its_target(spark, ch, nodes
     assert ch.command(f"SELECT count() FROM system.tables WHERE database = '{DB}' AND startsWith(name, 'chwire_stage_')") == 0
 
 
-def test_a_catalog_tables_options_are_its_own_never_another_table(spark, ch, cat):
+def test_a_catalog_tables_options_are_its_own_never_another_table(spark, ch, nodes, cat):
     # r: each row's place in the block the write inserted it in.
     ch.command(f"CREATE TABLE {DB}.t (id Int64, s String, r UInt64 MATERIALIZED rowNumberInBlock()) "
                "ENGINE = MergeTree ORDER BY id")
@@ -64,7 +64,14 @@ def test_a_catalog_tables_options_are_its_own_never_another_table(spark, ch, cat
             spark.read.option(key, value).table(t).collect()
         with pytest.raises(Exception, match=f"option '{key}' names what to read or write"):
             spark.range(3).selectExpr("id", "'w' AS s").writeTo(t).option(key, value).append()
-    assert ch.command(f"SELECT count() FROM {DB}.t") == 0
+    other_server = nodes[1]
+    with pytest.raises(Exception, match="option 'url' differs from catalog ch's"):
+        spark.read.option("url", other_server).table(t).collect()
+    with pytest.raises(Exception, match="option 'url' differs from catalog ch's"):
+        spark.range(3).selectExpr("id", "'w' AS s").writeTo(t).option("url", other_server).append()
+    spark.range(3).selectExpr("id", "'w' AS s").writeTo(t).option("url", nodes[0]).append()  # the same: fine
+    assert ch.command(f"SELECT count() FROM {DB}.t") == 3
+    ch.command(f"TRUNCATE TABLE {DB}.t")
     assert ch.command(f"SELECT count() FROM {DB}.other") == 5
     # A write's own options count (a bad one is an error, as for format("chwire")) ...
     with pytest.raises(Exception, match="blockRows must be at least 1"):

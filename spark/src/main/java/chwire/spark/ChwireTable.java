@@ -70,8 +70,9 @@ class ChwireTable implements SupportsRead, SupportsWrite {
 
     /**
      * The options of one read or write: a catalog's table takes options of its own
-     * (numPartitions, settings, blockRows...) over the catalog's; one that names another table
-     * or a query is refused (it would read or write other rows under this table's name).
+     * (numPartitions, settings, blockRows...) over the catalog's; one that names another table,
+     * a query or another server is refused (it would read or write other rows under this
+     * table's name).
      */
     private String withOptions(CaseInsensitiveStringMap options) {
         if (catalogOptions == null || options.isEmpty()) {
@@ -83,6 +84,12 @@ class ChwireTable implements SupportsRead, SupportsWrite {
             if (OWN.contains(key)) {
                 throw new ChwireException("option '" + e.getKey() + "' names what to read or write, which a catalog's table "
                         + catalogName + " already says: drop the option, or use format(\"chwire\") for another table or a query");
+            }
+            if (key.equals("url") && !e.getValue().equals(catalogOptions.get("url"))) {
+                // The catalog's table is on the catalog's server: another URL would read or
+                // write a table of the same name elsewhere.
+                throw new ChwireException("option 'url' differs from catalog " + catalogName.split("\\.")[0]
+                        + "'s: a catalog's table is on the catalog's server (use format(\"chwire\") for another)");
             }
             merged.put(key, e.getValue());
         }
