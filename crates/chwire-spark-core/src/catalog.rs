@@ -151,9 +151,13 @@ pub fn clickhouse_type(t: &Value, nullable: bool, types: ServerTypes) -> Result<
             // refuse to write booleans into it: refused here, before anything is created.
             "boolean" if types.bool_type => "Bool".into(),
             "boolean" => return refuse("boolean", "this server has no Bool type; cast the column to tinyint"),
-            // Spark's char(n)/varchar(n) columns reach catalogs as string. Binary has no type
-            // that reads back as binary but FixedString, whose width Spark does not know.
+            // Spark 4.3 hands char(n)/varchar(n) columns to catalogs as such: String keeps no
+            // length, so they are refused (below) like binary, which has no type that reads
+            // back as binary but FixedString, whose width Spark does not know.
             "string" => "String".into(),
+            d if d.starts_with("char(") || d.starts_with("varchar(") => {
+                return refuse(d, "ClickHouse's String has no length and reads back as string; declare the column STRING");
+            }
             "binary" => return refuse("binary", "ClickHouse's String reads back as string; cast the column to string"),
             // Date covers 1970-01-01..2149 (2105 on older servers); Date32 1900..2299.
             "date" => (if types.date32 { "Date32" } else { "Date" }).into(),
@@ -305,6 +309,12 @@ pub fn create_table_sql(
     Ok(sql)
 }
 
+/// A database the server keeps for itself (`system`, `information_schema`): never dropped
+/// through the catalog, whatever `CASCADE` says.
+fn server_database(db: &str) -> bool {
+    db == "system" || db.eq_ignore_ascii_case("information_schema")
+}
+
 /// A table the catalog keeps out of listings: the write protocol's own.
 fn internal(name: &str) -> bool {
     name.starts_with(STAGE_PREFIX) || name.starts_with(ABORT_PREFIX)
@@ -343,6 +353,9 @@ pub async fn run(opts: &SparkOptions, req: &Request) -> Result<Outcome> {
             Outcome::Done
         }
         Request::DropDatabase { db, cascade } => {
+            if server_database(db) {
+                return invalid(format!("database {db} is the server's own: the chwire catalog does not drop it"));
+            }
             if !database_exists(c, db).await? {
                 return Ok(Outcome::NoSuchDatabase { db: db.clone() });
             }
@@ -434,6 +447,9 @@ mod tests {
         assert_eq!(clickhouse_type(&st, true, ServerTypes::MODERN).unwrap(), "Tuple(`a\\`b` Int32)");
         assert!(clickhouse_type(&json!("interval day"), false, OLD).unwrap_err().to_string().contains("interval day"));
         assert!(clickhouse_type(&json!("decimal(x,1)"), false, OLD).is_err());
+        let e = clickhouse_type(&json!("varchar(10)"), true, ServerTypes::MODERN).unwrap_err().to_string();
+        assert!(e.contains("varchar(10)") && e.contains("declare the column STRING"), "{e}");
+        assert!(clickhouse_type(&json!("char(3)"), false, OLD).is_err());
     }
 
     #[test]
@@ -475,5 +491,7 @@ mod tests {
         let o = serde_json::to_string(&Outcome::NoSuchTable { db: "a".into(), table: "b".into() }).unwrap();
         assert_eq!(o, r#"{"outcome":"no_such_table","db":"a","table":"b"}"#);
         assert!(internal("chwire_stage_0123_1_0_1") && !internal("events"));
+        assert!(server_database("system") && server_database("INFORMATION_SCHEMA") && server_database("information_schema"));
+        assert!(!server_database("System") && !server_database("default"));
     }
 }

@@ -101,7 +101,7 @@ impl SparkOptions {
             }
         }
         let connect = CONNECT.iter().filter_map(|(k, name)| opts.get(*k).map(|v| (name.to_string(), v.clone()))).collect();
-        Ok(SparkOptions {
+        let parsed = SparkOptions {
             url,
             table: get("table").or_else(|| get("dbtable")),
             query: get("query"),
@@ -117,7 +117,12 @@ impl SparkOptions {
             settings,
             connect,
             shard_ports: parse_port_map(opts.get("shardports").map(String::as_str))?,
-        })
+        };
+        // The URL and connection options as chwire reads them: a URL it cannot read is an error
+        // here, before a write or the catalog rewrites its host list (which would turn it into
+        // another URL).
+        parsed.chwire_options(None).map_err(|e| Error::Invalid(format!("option url {:?}: {e}", parsed.url)))?;
+        Ok(parsed)
     }
 
     /// Whether connections use TLS (an option, or the URL's `secure`, `ca_file` or `cert_file`).
@@ -134,12 +139,16 @@ impl SparkOptions {
             || ["ca_file", "cafile", "cert_file"].iter().any(|k| flags.get(*k).is_some_and(|v| !v.is_empty()))
     }
 
-    /// ClickHouse's default native port: 9440 over TLS, else 9000.
+    /// The port of a host the URL gives without one: for an `http://` URL 8123 and for an
+    /// `https://` one 8443 (as chwire connects for a read), else ClickHouse's default native
+    /// port, 9440 over TLS, else 9000.
     pub fn default_port(&self) -> u16 {
-        if self.secure() {
-            9440
-        } else {
-            9000
+        let scheme = self.url.split_once("://").map(|(s, _)| s.to_ascii_lowercase()).unwrap_or_default();
+        match scheme.as_str() {
+            "http" => 8123,
+            "https" => 8443,
+            _ if self.secure() => 9440,
+            _ => 9000,
         }
     }
 
@@ -258,6 +267,19 @@ mod tests {
         let e = parse(&[("url", "tcp://h"), ("columns", "a, b,a")]).unwrap_err().to_string();
         assert_eq!(e, "option columns names a more than once");
         assert!(parse(&[("url", "tcp://h"), ("shardPorts", "9000")]).is_err());
+        // A URL chwire cannot read is refused as it is (a host list rewritten from it would be
+        // another URL: `http//x` became `http:9000//x`, host 9000 = 0.0.35.40).
+        let e = parse(&[("url", "http//nonsense")]).unwrap_err().to_string();
+        assert!(e.contains("option url \"http//nonsense\"") && e.contains("invalid URL"), "{e}");
+        assert!(parse(&[("url", "tcp://h"), ("connect_timeout", "soon")]).is_err());
+    }
+
+    #[test]
+    fn a_host_without_port_gets_the_schemes_default() {
+        assert_eq!(parse(&[("url", "http://u@h/db")]).unwrap().default_port(), 8123);
+        assert_eq!(parse(&[("url", "HTTPS://h/db")]).unwrap().default_port(), 8443);
+        assert_eq!(parse(&[("url", "tcp://h/db?secure=1")]).unwrap().default_port(), 9440);
+        assert_eq!(parse(&[("url", "clickhouse://h/db")]).unwrap().default_port(), 9000);
     }
 
     #[test]

@@ -47,8 +47,9 @@ pub struct WriteJob {
     /// The written columns, in the order of the rows.
     pub names: Vec<String>,
     pub distributed: bool,
-    /// A plain MergeTree target: staging tables of the same structure whose parts the commit
-    /// attaches (hard links, no rows copied).
+    /// A plain MergeTree target that no materialized view reads: staging tables of the same
+    /// structure whose parts the commit attaches (hard links, no rows copied). Attached parts
+    /// never reach a materialized view, so a target with views gets `INSERT ... SELECT`.
     pub attach_parts: bool,
     /// Replace the target's rows (Spark's overwrite, `TRUNCATE` capability): the commit fills a
     /// copy of the target and swaps it in with one `RENAME`.
@@ -103,15 +104,22 @@ impl WriteJob {
             None => text_rows(&mut c, "SELECT currentDatabase()").await?.remove(0).remove(0).unwrap_or_default(),
         };
         let target = format!("{}.{}", quote_ident(&db), quote_ident(&name));
-        let engine = text_rows(
+        // The engine, and whether materialized views read the target's inserts (their
+        // dependencies): attached parts bypass them, so such a target gets INSERT ... SELECT.
+        let meta = text_rows(
             &mut c,
-            &format!("SELECT engine FROM system.tables WHERE database = {} AND name = {}", sql_string(&db), sql_string(&name)),
+            &format!(
+                "SELECT engine, toString(notEmpty(dependencies_table)) FROM system.tables WHERE database = {} AND name = {}",
+                sql_string(&db),
+                sql_string(&name)
+            ),
         )
         .await?
         .into_iter()
         .next()
-        .and_then(|r| r.into_iter().next().flatten())
         .unwrap_or_default();
+        let engine = meta.first().cloned().flatten().unwrap_or_default();
+        let has_views = meta.get(1).cloned().flatten().as_deref() == Some("1");
         // The columns an INSERT takes (MATERIALIZED and ALIAS ones are not in SELECT *).
         let have: Vec<String> = text_rows(&mut c, &format!("DESCRIBE TABLE {target}"))
             .await?
@@ -139,7 +147,7 @@ impl WriteJob {
             target,
             names: names.to_vec(),
             distributed: engine == "Distributed",
-            attach_parts: engine == "MergeTree",
+            attach_parts: engine == "MergeTree" && !has_views,
             overwrite,
         })
     }

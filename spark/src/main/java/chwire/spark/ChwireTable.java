@@ -1,7 +1,9 @@
 package chwire.spark;
 
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
@@ -19,7 +21,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 class ChwireTable implements SupportsRead, SupportsWrite {
     private final String optionsJson;
     private final StructType schema;
-    /** A catalog's table: its name, and the catalog's options a read's own options add to. */
+    /** A catalog's table: its name, and the catalog's options a read's or write's own options add to. */
     private final String catalogName;
     private final Map<String, String> catalogOptions;
 
@@ -55,18 +57,43 @@ class ChwireTable implements SupportsRead, SupportsWrite {
 
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-        if (catalogOptions != null && !options.isEmpty()) {
-            // A read of a catalog's table with options of its own (numPartitions, settings...).
-            Map<String, String> merged = new HashMap<>(catalogOptions);
-            options.forEach((k, v) -> merged.put(k.toLowerCase(java.util.Locale.ROOT), v));
-            return new ChwireScanBuilder(ChwireSource.parse(merged), schema);
-        }
-        return new ChwireScanBuilder(optionsJson, schema);
+        return new ChwireScanBuilder(withOptions(options), schema);
     }
 
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-        return new Builder(optionsJson, info.schema());
+        return new Builder(withOptions(info.options()), info.schema());
+    }
+
+    /** Options naming another table or a query: a catalog's table is the one its name says. */
+    private static final List<String> OWN = Arrays.asList("table", "dbtable", "query");
+
+    /**
+     * The options of one read or write: a catalog's table takes options of its own
+     * (numPartitions, settings, blockRows...) over the catalog's; one that names another table,
+     * a query or another server is refused (it would read or write other rows under this
+     * table's name).
+     */
+    private String withOptions(CaseInsensitiveStringMap options) {
+        if (catalogOptions == null || options.isEmpty()) {
+            return optionsJson;
+        }
+        Map<String, String> merged = new HashMap<>(catalogOptions);
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            String key = e.getKey().toLowerCase(java.util.Locale.ROOT);
+            if (OWN.contains(key)) {
+                throw new ChwireException("option '" + e.getKey() + "' names what to read or write, which a catalog's table "
+                        + catalogName + " already says: drop the option, or use format(\"chwire\") for another table or a query");
+            }
+            if (key.equals("url") && !e.getValue().equals(catalogOptions.get("url"))) {
+                // The catalog's table is on the catalog's server: another URL would read or
+                // write a table of the same name elsewhere.
+                throw new ChwireException("option 'url' differs from catalog " + catalogName.split("\\.")[0]
+                        + "'s: a catalog's table is on the catalog's server (use format(\"chwire\") for another)");
+            }
+            merged.put(key, e.getValue());
+        }
+        return ChwireSource.parse(merged);
     }
 
     /** An append, or with {@code truncate()} (Spark's overwrite) a replacement of the rows. */
