@@ -223,3 +223,38 @@ def python_source_name(spark):
 
     spark.dataSource.register(PythonChwireCatalogTests)
     return "chwire.spark.python.catalog_tests"
+
+
+def test_replace_and_ctas_are_atomic(spark, ch, cat):
+    """The catalog stages CREATE/REPLACE ... AS SELECT (StagingTableCatalog): a failed job
+    leaves the old table (engine, keys, rows) or no table; a successful one swaps in the new
+    table whole."""
+    ch.command(f"CREATE TABLE {DB}.keep (id Int64, s String) ENGINE = ReplacingMergeTree ORDER BY id")
+    ch.command(f"INSERT INTO {DB}.keep SELECT number, 'old' FROM system.numbers LIMIT 100")
+
+    def fail_partition_1(batches):
+        from pyspark import TaskContext
+
+        for b in batches:
+            yield b
+        if TaskContext.get().partitionId() == 1:
+            raise RuntimeError("partition 1 always fails")
+
+    failing = spark.range(0, 3000, numPartitions=3).selectExpr("id", "'new' AS s") \
+        .mapInArrow(fail_partition_1, "id long, s string")
+    for write in (lambda: failing.write.mode("overwrite").saveAsTable(f"ch.{DB}.keep"),
+                  lambda: failing.writeTo(f"ch.{DB}.keep").createOrReplace(),
+                  lambda: failing.writeTo(f"ch.{DB}.fresh").create()):
+        with pytest.raises(Exception, match="partition 1 always fails"):
+            write()
+        assert table_meta(ch, "keep") == {"engine": "ReplacingMergeTree", "sorting_key": "id", "partition_key": ""}
+        assert ch.command(f"SELECT count(), groupUniqArray(s) FROM {DB}.keep") == [100, ["old"]]
+        assert table_meta(ch, "fresh") is None
+        assert stage_tables(ch) == 0
+    new = spark.range(0, 3000, numPartitions=3).selectExpr("id", "'new' AS s")
+    new.writeTo(f"ch.{DB}.keep").tableProperty("order_by", "id").createOrReplace()
+    assert ch.command(f"SELECT count(), groupUniqArray(s) FROM {DB}.keep") == [3000, ["new"]]
+    assert table_meta(ch, "keep") == {"engine": "MergeTree", "sorting_key": "id", "partition_key": ""}
+    spark.sql(f"CREATE TABLE ch.{DB}.fresh USING chwire TBLPROPERTIES (order_by = 'id') AS SELECT id FROM range(7)")
+    assert ch.command(f"SELECT count() FROM {DB}.fresh") == 7
+    assert stage_tables(ch) == 0

@@ -83,6 +83,16 @@ pub enum Request {
         to_db: String,
         to_table: String,
     },
+    /// A staged CREATE / REPLACE (Spark's atomic CTAS and RTAS): table `staged`, created and
+    /// filled under a staging name in `db`, becomes `table` — with `replace`, in place of the
+    /// existing one (one `RENAME` of both, then the old table dropped); else only if `table`
+    /// does not exist.
+    CommitStaged {
+        db: String,
+        table: String,
+        staged: String,
+        replace: bool,
+    },
 }
 
 /// What an operation found.
@@ -407,6 +417,24 @@ pub async fn run(opts: &SparkOptions, req: &Request) -> Result<Outcome> {
                 quote_ident(to_table)
             ))
             .await?;
+            Outcome::Done
+        }
+        Request::CommitStaged { db, table, staged, replace } => {
+            if !internal(staged) {
+                return invalid(format!("{staged} is not a staging table"));
+            }
+            let t = format!("{}.{}", quote_ident(db), quote_ident(table));
+            let st = format!("{}.{}", quote_ident(db), quote_ident(staged));
+            let exists = table_exists(c, db, table).await?;
+            if *replace && exists {
+                let old = format!("{}.{}", quote_ident(db), quote_ident(&format!("{staged}_old")));
+                c.execute(format!("RENAME TABLE {t} TO {old}, {st} TO {t}")).await?;
+                c.execute(format!("DROP TABLE {old}")).await?;
+            } else if exists {
+                return Ok(Outcome::TableExists { db: db.clone(), table: table.clone() });
+            } else {
+                c.execute(format!("RENAME TABLE {st} TO {t}")).await?;
+            }
             Outcome::Done
         }
     })

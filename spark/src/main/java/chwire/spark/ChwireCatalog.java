@@ -18,12 +18,20 @@ import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.StagedTable;
+import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
@@ -36,7 +44,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * Spark schema. The rules (statements, the type mapping) are chwire-spark-core's catalog.rs;
  * DDL runs on the first host of the URL that answers (docs/SPARK.md, "The catalog").
  */
-public class ChwireCatalog implements TableCatalog, SupportsNamespaces {
+public class ChwireCatalog implements StagingTableCatalog, SupportsNamespaces {
     private String name;
     private Map<String, String> options;
     private String optionsJson;
@@ -233,9 +241,20 @@ public class ChwireCatalog implements TableCatalog, SupportsNamespaces {
     @Override
     public Table createTable(Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
             throws TableAlreadyExistsException, NoSuchNamespaceException {
+        create(ident, ident, columns, partitions, properties);
+        try {
+            return loadTable(ident);
+        } catch (NoSuchTableException e) {
+            throw new ChwireException("table " + ident + " was created but cannot be found: " + e.getMessage());
+        }
+    }
+
+    /** CREATE TABLE {@code physical} with the schema and properties Spark gave for {@code ident}. */
+    private void create(Identifier ident, Identifier physical, Column[] columns, Transform[] partitions,
+            Map<String, String> properties) throws TableAlreadyExistsException, NoSuchNamespaceException {
         ObjectNode r;
         try {
-            r = tableRequest("create_table", ident);
+            r = tableRequest("create_table", physical);
         } catch (NoSuchTableException e) {
             throw new NoSuchNamespaceException(ident.namespace());
         }
@@ -271,11 +290,118 @@ public class ChwireCatalog implements TableCatalog, SupportsNamespaces {
             case "table_exists":
                 throw new TableAlreadyExistsException(ident);
             default:
-                try {
-                    return loadTable(ident);
-                } catch (NoSuchTableException e) {
-                    throw new ChwireException("table " + ident + " was created but cannot be found: " + e.getMessage());
-                }
+        }
+    }
+
+    // ---- staged CREATE / REPLACE ... AS SELECT (atomic: the new table is built under a
+    // staging name, then renamed into place; a failed job drops it and leaves the old table) ----
+
+    @Override
+    public StagedTable stageCreate(Identifier ident, Column[] columns, Transform[] partitions,
+            Map<String, String> properties) throws TableAlreadyExistsException, NoSuchNamespaceException {
+        if (tableExists(ident)) {
+            throw new TableAlreadyExistsException(ident);
+        }
+        return stage(ident, columns, partitions, properties, false);
+    }
+
+    @Override
+    public StagedTable stageReplace(Identifier ident, Column[] columns, Transform[] partitions,
+            Map<String, String> properties) throws NoSuchNamespaceException, NoSuchTableException {
+        if (!tableExists(ident)) {
+            throw new NoSuchTableException(ident);
+        }
+        try {
+            return stage(ident, columns, partitions, properties, true);
+        } catch (TableAlreadyExistsException e) {
+            throw new ChwireException("a staging table for " + ident + " exists already: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public StagedTable stageCreateOrReplace(Identifier ident, Column[] columns, Transform[] partitions,
+            Map<String, String> properties) throws NoSuchNamespaceException {
+        try {
+            return stage(ident, columns, partitions, properties, true);
+        } catch (TableAlreadyExistsException e) {
+            throw new ChwireException("a staging table for " + ident + " exists already: " + e.getMessage());
+        }
+    }
+
+    private StagedTable stage(Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties,
+            boolean replace) throws TableAlreadyExistsException, NoSuchNamespaceException {
+        if (ident.namespace().length != 1) {
+            throw new NoSuchNamespaceException(ident.namespace());
+        }
+        // The write protocol's prefix: hidden from listings, never a user's table.
+        String staged = "chwire_stage_" + java.util.UUID.randomUUID().toString().replace("-", "") + "_table";
+        Identifier physical = Identifier.of(ident.namespace(), staged);
+        create(ident, physical, columns, partitions, properties);
+        ChwireTable inner;
+        try {
+            inner = (ChwireTable) loadTable(physical);
+        } catch (NoSuchTableException e) {
+            throw new ChwireException("staging table " + physical + " was created but cannot be found");
+        }
+        return new Staged(ident, staged, replace, inner);
+    }
+
+    /** A table being created or replaced: written as its staging table, renamed at commit. */
+    private final class Staged implements StagedTable, SupportsRead, SupportsWrite {
+        private final Identifier ident;
+        private final String staged;
+        private final boolean replace;
+        private final ChwireTable inner;
+
+        Staged(Identifier ident, String staged, boolean replace, ChwireTable inner) {
+            this.ident = ident;
+            this.staged = staged;
+            this.replace = replace;
+            this.inner = inner;
+        }
+
+        @Override
+        public String name() {
+            return name + "." + ident;
+        }
+
+        @Override
+        public org.apache.spark.sql.types.StructType schema() {
+            return inner.schema();
+        }
+
+        @Override
+        public java.util.Set<TableCapability> capabilities() {
+            return inner.capabilities();
+        }
+
+        @Override
+        public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+            return inner.newScanBuilder(options);
+        }
+
+        @Override
+        public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+            return inner.newWriteBuilder(info);
+        }
+
+        @Override
+        public void commitStagedChanges() {
+            ObjectNode r = request("commit_staged");
+            r.put("db", ident.namespace()[0]);
+            r.put("table", ident.name());
+            r.put("staged", staged);
+            r.put("replace", replace);
+            if (outcome(run(r)).equals("table_exists")) {
+                abortStagedChanges();
+                throw new ChwireException("table " + ident + " was created by someone else while this job ran; "
+                        + "its rows were not written");
+            }
+        }
+
+        @Override
+        public void abortStagedChanges() {
+            dropTable(Identifier.of(ident.namespace(), staged));
         }
     }
 
