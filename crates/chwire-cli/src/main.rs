@@ -57,7 +57,7 @@ struct ConnArgs {
     /// failover servers, see --load-balancing) [default: 127.0.0.1]
     #[arg(long, short = 'H', env = "CHWIRE_HOST", global = true)]
     host: Vec<String>,
-    /// Server port [default: 9000 native, 8123 http, 8443 https]
+    /// Server port [default: 9000 native, 9440 native with TLS, 8123 http, 8443 https]
     #[arg(long, env = "CHWIRE_PORT", global = true)]
     port: Option<u16>,
     /// User name [default: default]

@@ -255,7 +255,7 @@ mod tests {
              &ca_file=/ca.pem&cert_file=/c.pem&key_file=/k.pem&server_name=ch.example&handshake_timeout=3s&tcp_keepalive=0",
         )
         .unwrap();
-        assert_eq!(o.endpoints(), vec![Endpoint::new("a", 9001), Endpoint::new("b", 9000), Endpoint::new("::1", 9003)]);
+        assert_eq!(o.endpoints(), vec![Endpoint::new("a", 9001), Endpoint::new("b", 9440), Endpoint::new("::1", 9003)]);
         assert_eq!((o.user.as_str(), o.database.as_str()), ("u", "db"));
         assert_eq!((o.load_balancing, o.host_backoff, o.retries), (LoadBalancing::RoundRobin, Duration::from_secs(2), 5));
         let tls = o.tls.as_ref().unwrap();

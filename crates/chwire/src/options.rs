@@ -166,7 +166,7 @@ impl Options {
     /// Parse `tcp://user:password@host:port/database?compression=lz4&connect_timeout=5s&...`.
     ///
     /// `http://` and `https://` URLs select the HTTP transport (default ports 8123 and 8443;
-    /// `tcp://` defaults to 9000). Key `session_id` (HTTP) runs the queries in a server session.
+    /// `tcp://` defaults to 9000, 9440 with TLS). Key `session_id` (HTTP) runs the queries in a server session.
     ///
     /// Known query keys: `compression` (none, lz4, zstd, zstd:LEVEL), `connect_timeout`,
     /// `read_timeout`, `write_timeout` (`0` disables), `revision`, `client_name`,
@@ -194,7 +194,6 @@ impl Options {
             }
             s => return Err(Error::config(format!("unsupported URL scheme {s:?} (use tcp://, http:// or https://)"))),
         }
-        let default_port = o.default_port();
         let decode = |s: &str| {
             percent_encoding::percent_decode_str(s)
                 .decode_utf8()
@@ -217,19 +216,35 @@ impl Options {
         if !db.is_empty() {
             o.database = decode(db)?;
         }
+        // The host lists last: a host without a port gets the default of the transport and TLS
+        // the keys chose, wherever they stand in the query (`?hosts=b&secure=true`).
+        let mut host_lists = Vec::new();
+        for (k, v) in parsed.query_pairs() {
+            if k == "hosts" || k == "alt_hosts" {
+                host_lists.push(v.into_owned());
+            } else {
+                o.set(&k, &v)?;
+            }
+        }
+        let default_port = o.default_port();
+        if parsed.port().is_none() {
+            o.port = default_port;
+        }
         for h in alt_hosts {
             o.alt_hosts.push(Endpoint::parse(&h, default_port)?);
         }
-        for (k, v) in parsed.query_pairs() {
-            o.set(&k, &v)?;
+        for v in host_lists {
+            o.alt_hosts.extend(Endpoint::parse_list(&v, default_port)?);
         }
         Ok(o)
     }
 
-    /// The port a host without one gets: 9000 (native), 8123 (HTTP) or 8443 (HTTPS).
+    /// The port a host without one gets: 9000 (native), 9440 (native over TLS, as
+    /// `clickhouse-client --secure`), 8123 (HTTP) or 8443 (HTTPS).
     pub fn default_port(&self) -> u16 {
         match (self.transport, self.tls.is_some()) {
-            (Transport::Native, _) => 9000,
+            (Transport::Native, false) => 9000,
+            (Transport::Native, true) => 9440,
             (Transport::Http, false) => 8123,
             (Transport::Http, true) => 8443,
         }
@@ -450,6 +465,12 @@ mod tests {
         assert!(Options::from_url("tcp://h?compression=gzip").is_err());
         assert!(Options::from_url("tcp://h?connect_timeout=soon").is_err());
         assert!(Options::from_url("tcp://[::1]:9000").unwrap().host == "::1");
+        // A host without a port gets the default of the transport and TLS the keys chose.
+        let tls = Options::from_url("tcp://a,b:9441/db?hosts=c&secure=true").unwrap();
+        let ports: Vec<u16> = tls.alt_hosts.iter().map(|e| e.port).collect();
+        assert_eq!((tls.port, ports), (9440, vec![9441, 9440]));
+        assert_eq!(Options::from_url("tcp://a:9000/db?secure=1").unwrap().port, 9000);
+        assert_eq!(Options::from_url("tcp://a/db?transport=http").unwrap().port, 8123);
     }
 
     #[test]
