@@ -27,6 +27,7 @@ mod params;
 mod schema;
 mod strings;
 mod take;
+mod text_values;
 mod to_arrow;
 mod unify;
 mod wkb;
