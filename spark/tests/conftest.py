@@ -53,3 +53,33 @@ def ch(nodes):
 def jvm(spark):
     """The JVM side's counters of open readers and allocated Arrow memory."""
     return spark._jvm.chwire.spark.ColumnarReader
+
+
+@pytest.fixture(scope="session")
+def python_source(spark):
+    """The PySpark source beside the JVM one, under a name of its own (`format("chwire")` is the
+    jar's: see test_both_sources_in_one_session); registered once per session."""
+    from chwire.spark import ChwireDataSource
+
+    name = "chwire.spark.python"
+
+    class PythonChwire(ChwireDataSource):
+        @classmethod
+        def name(cls):
+            return name
+
+    spark.dataSource.register(PythonChwire)
+    return name
+
+
+@pytest.fixture()
+def cat(request, spark, ch, nodes):
+    """Catalog `ch` over node 1 (set at run time: Spark loads catalogs when first named), with
+    a fresh database named by the test module's `DB`, dropped afterwards."""
+    db = request.module.DB
+    spark.conf.set("spark.sql.catalog.ch", "chwire.spark.ChwireCatalog")
+    spark.conf.set("spark.sql.catalog.ch.url", nodes[0])
+    ch.command(f"DROP DATABASE IF EXISTS {db}")
+    ch.command(f"CREATE DATABASE {db}")
+    yield "ch"
+    ch.command(f"DROP DATABASE IF EXISTS {db}")

@@ -9,16 +9,20 @@ from pyspark.errors import AnalysisException
 DB = "jvm_cat"
 
 
-@pytest.fixture()
-def cat(spark, ch, nodes):
-    """Catalog `ch` over node 1 (set at run time: Spark loads catalogs when first named), with
-    a fresh database `jvm_cat`."""
-    spark.conf.set("spark.sql.catalog.ch", "chwire.spark.ChwireCatalog")
-    spark.conf.set("spark.sql.catalog.ch.url", nodes[0])
-    ch.command(f"DROP DATABASE IF EXISTS {DB}")
-    ch.command(f"CREATE DATABASE {DB}")
-    yield "ch"
-    ch.command(f"DROP DATABASE IF EXISTS {DB}")
+def failing_partition(n):
+    """A mapInArrow step whose partition `n` fails after its rows went by (a job that fails
+    mid-write). Made inside a function so that Spark's workers get it by value: this test
+    module is not importable there."""
+
+    def step(batches):
+        from pyspark import TaskContext
+
+        for b in batches:
+            yield b
+        if TaskContext.get().partitionId() == n:
+            raise RuntimeError(f"partition {n} always fails")
+
+    return step
 
 
 def stage_tables(ch):
@@ -148,25 +152,17 @@ def test_catalog_errors_are_spark_errors_or_name_the_problem(spark, ch, cat):
 
 
 @pytest.mark.parametrize("source", ["jvm", "python"])
-def test_overwrite_replaces_the_rows_exactly_once(spark, ch, nodes, python_source_name, source):
-    fmt = "chwire" if source == "jvm" else python_source_name
+def test_overwrite_replaces_the_rows_exactly_once(spark, ch, nodes, python_source, source):
+    fmt = "chwire" if source == "jvm" else python_source
     ch.command("DROP TABLE IF EXISTS default.jvm_ow")
     ch.command("CREATE TABLE default.jvm_ow (id Int64, s String) ENGINE = MergeTree ORDER BY id")
     ch.command("INSERT INTO default.jvm_ow SELECT number, 'old' FROM system.numbers LIMIT 500")
-
-    def fail_partition_1(batches):
-        from pyspark import TaskContext
-
-        for b in batches:
-            yield b
-        if TaskContext.get().partitionId() == 1:
-            raise RuntimeError("partition 1 always fails")
 
     try:
         new = spark.range(0, 3000, numPartitions=3).selectExpr("id", "'new' AS s")
         # A failed overwrite leaves the old rows, and no staging table.
         with pytest.raises(Exception, match="partition 1 always fails"):
-            (new.mapInArrow(fail_partition_1, "id long, s string").write.format(fmt).option("url", nodes[0])
+            (new.mapInArrow(failing_partition(1), "id long, s string").write.format(fmt).option("url", nodes[0])
              .option("table", "default.jvm_ow").mode("overwrite").save())
         assert ch.command("SELECT count(), groupUniqArray(s) FROM default.jvm_ow") == [500, ["old"]]
         assert stage_tables(ch) == 0
@@ -212,19 +208,6 @@ def test_save_modes_as_spark_defines_them(spark, ch, nodes, cat):
     assert stage_tables(ch) == 0
 
 
-@pytest.fixture(scope="module")
-def python_source_name(spark):
-    from chwire.spark import ChwireDataSource
-
-    class PythonChwireCatalogTests(ChwireDataSource):
-        @classmethod
-        def name(cls):
-            return "chwire.spark.python.catalog_tests"
-
-    spark.dataSource.register(PythonChwireCatalogTests)
-    return "chwire.spark.python.catalog_tests"
-
-
 def test_replace_and_ctas_are_atomic(spark, ch, cat):
     """The catalog stages CREATE/REPLACE ... AS SELECT (StagingTableCatalog): a failed job
     leaves the old table (engine, keys, rows) or no table; a successful one swaps in the new
@@ -232,16 +215,8 @@ def test_replace_and_ctas_are_atomic(spark, ch, cat):
     ch.command(f"CREATE TABLE {DB}.keep (id Int64, s String) ENGINE = ReplacingMergeTree ORDER BY id")
     ch.command(f"INSERT INTO {DB}.keep SELECT number, 'old' FROM system.numbers LIMIT 100")
 
-    def fail_partition_1(batches):
-        from pyspark import TaskContext
-
-        for b in batches:
-            yield b
-        if TaskContext.get().partitionId() == 1:
-            raise RuntimeError("partition 1 always fails")
-
     failing = spark.range(0, 3000, numPartitions=3).selectExpr("id", "'new' AS s") \
-        .mapInArrow(fail_partition_1, "id long, s string")
+        .mapInArrow(failing_partition(1), "id long, s string")
     for write in (lambda: failing.write.mode("overwrite").saveAsTable(f"ch.{DB}.keep"),
                   lambda: failing.writeTo(f"ch.{DB}.keep").createOrReplace(),
                   lambda: failing.writeTo(f"ch.{DB}.fresh").create()):

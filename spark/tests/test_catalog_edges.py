@@ -7,34 +7,11 @@ import pytest
 DB = "jvm_edge"
 
 
-@pytest.fixture(scope="module")
-def python_edge_source(spark):
-    from chwire.spark import ChwireDataSource
-
-    class PythonChwireEdgeTests(ChwireDataSource):
-        @classmethod
-        def name(cls):
-            return "chwire.spark.python.edge_tests"
-
-    spark.dataSource.register(PythonChwireEdgeTests)
-    return "chwire.spark.python.edge_tests"
-
-
-@pytest.fixture()
-def cat(spark, ch, nodes):
-    spark.conf.set("spark.sql.catalog.ch", "chwire.spark.ChwireCatalog")
-    spark.conf.set("spark.sql.catalog.ch.url", nodes[0])
-    ch.command(f"DROP DATABASE IF EXISTS {DB}")
-    ch.command(f"CREATE DATABASE {DB}")
-    yield "ch"
-    ch.command(f"DROP DATABASE IF EXISTS {DB}")
-
-
 @pytest.mark.parametrize("source", ["jvm", "python"])
-def test_an_append_reaches_the_materialized_views_of_its_target(spark, ch, nodes, cat, python_edge_source, source):
+def test_an_append_reaches_the_materialized_views_of_its_target(spark, ch, nodes, cat, python_source, source):
     """Attached parts bypass materialized views: a MergeTree target that views read gets its
     rows by INSERT ... SELECT, so every view sees them (through the catalog too)."""
-    fmt = "chwire" if source == "jvm" else python_edge_source
+    fmt = "chwire" if source == "jvm" else python_source
     ch.command(f"CREATE TABLE {DB}.src (id Int64, s String) ENGINE = MergeTree ORDER BY id")
     ch.command(f"CREATE MATERIALIZED VIEW {DB}.per_s ENGINE = SummingMergeTree ORDER BY s "
                f"AS SELECT s, count() AS c FROM {DB}.src GROUP BY s")

@@ -10,7 +10,6 @@ import pytest
 from pyspark.sql import functions as F
 
 JVM = "chwire"  # DataSourceRegister of the jar
-PY = "chwire.spark.python"  # name the PySpark source is registered under here (see below)
 ALL_IDS = list(range(30000))
 
 
@@ -19,21 +18,6 @@ def read(spark, url, fmt=JVM, **opts):
     for k, v in opts.items():
         r = r.option(k, v)
     return r.load()
-
-
-@pytest.fixture(scope="module")
-def python_source(spark):
-    """The PySpark source beside the JVM one, under a name of its own (see
-    test_both_sources_in_one_session)."""
-    from chwire.spark import ChwireDataSource
-
-    class PythonChwire(ChwireDataSource):
-        @classmethod
-        def name(cls):
-            return PY
-
-    spark.dataSource.register(PythonChwire)
-    return PY
 
 
 def scan_description(df):

@@ -236,12 +236,11 @@ fn no_null_where_none_fits(array: &ArrayRef, t: &chwire::DataType) -> std::resul
     }
 }
 
-fn is_float32(t: &chwire::DataType) -> bool {
-    use chwire::DataType as Ch;
+/// A column type without its Nullable and LowCardinality wrappers.
+fn plain(t: &chwire::DataType) -> &chwire::DataType {
     match t {
-        Ch::Nullable(inner) | Ch::LowCardinality(inner) => is_float32(inner),
-        Ch::Float32 => true,
-        _ => false,
+        chwire::DataType::Nullable(inner) | chwire::DataType::LowCardinality(inner) => plain(inner),
+        t => t,
     }
 }
 
@@ -257,15 +256,6 @@ fn float32s(array: &ArrayRef) -> std::result::Result<ArrayRef, String> {
     }
     let out: arrow_array::Float32Array = doubles.unary(|v| v as f32);
     Ok(Arc::new(out))
-}
-
-fn is_uuid(t: &chwire::DataType) -> bool {
-    use chwire::DataType as Ch;
-    match t {
-        Ch::Nullable(inner) | Ch::LowCardinality(inner) => is_uuid(inner),
-        Ch::Uuid => true,
-        _ => false,
-    }
 }
 
 /// UUIDs read as their text (Spark's string) back as the 16 bytes chwire-arrow writes.
@@ -297,26 +287,21 @@ pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> 
         if let Some(t) = ch {
             no_null_where_none_fits(col, t).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?;
         }
-        if ch.is_some_and(is_uuid) && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8) {
-            let c = uuids(col).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?;
-            fields.push(Arc::new(f.as_ref().clone().with_data_type(c.data_type().clone())));
-            columns.push(c);
-            changed = true;
-            continue;
-        }
-        if ch.is_some_and(is_float32) && f.data_type() == &DataType::Float64 {
-            let c = float32s(col).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?;
-            fields.push(Arc::new(f.as_ref().clone().with_data_type(DataType::Float32)));
-            columns.push(c);
-            changed = true;
-            continue;
-        }
-        let to = ch.and_then(|t| written_type(f.data_type(), t));
-        match to {
-            Some(to) => {
-                let c = conform(col, &to)
-                    .map_err(|e| Error::Invalid(format!("column '{}': its values do not fit ClickHouse's: {e}", f.name())))?;
-                fields.push(Arc::new(f.as_ref().clone().with_data_type(to)));
+        let in_column = |e: String| Error::Invalid(format!("column '{}': {e}", f.name()));
+        let converted = match (ch.map(plain), f.data_type()) {
+            (Some(chwire::DataType::Uuid), DataType::Utf8 | DataType::LargeUtf8) => Some(uuids(col).map_err(in_column)?),
+            (Some(chwire::DataType::Float32), DataType::Float64) => Some(float32s(col).map_err(in_column)?),
+            _ => match ch.and_then(|t| written_type(f.data_type(), t)) {
+                Some(to) => Some(
+                    conform(col, &to)
+                        .map_err(|e| Error::Invalid(format!("column '{}': its values do not fit ClickHouse's: {e}", f.name())))?,
+                ),
+                None => None,
+            },
+        };
+        match converted {
+            Some(c) => {
+                fields.push(Arc::new(f.as_ref().clone().with_data_type(c.data_type().clone())));
                 columns.push(c);
                 changed = true;
             }
