@@ -348,8 +348,7 @@ async fn names(c: &mut chwire::Client, sql: &str) -> Result<Vec<String>> {
 
 /// Run one catalog operation on the first host of `opts`' URL that answers.
 pub async fn run(opts: &SparkOptions, req: &Request) -> Result<Outcome> {
-    let url = crate::write::first_answering(opts).await?;
-    let mut c = opts.connect(Some(&url)).await?;
+    let (_, mut c) = crate::write::first_answering(opts).await?;
     let c = &mut c;
     Ok(match req {
         Request::CurrentDatabase => Outcome::Names { names: names(c, "SELECT currentDatabase()").await? },

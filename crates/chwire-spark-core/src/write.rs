@@ -72,15 +72,16 @@ fn job_id() -> String {
     format!("{:016x}", h.finish())
 }
 
-/// The first host of the options' URL that answers, as a one-host URL.
-pub(crate) async fn first_answering(opts: &SparkOptions) -> Result<String> {
+/// The first host of the options' URL that answers, as a one-host URL, with the connection
+/// that asked it (used on: no second connection to the same host).
+pub(crate) async fn first_answering(opts: &SparkOptions) -> Result<(String, Client)> {
     let mut last = None;
     for (host, port) in url_hosts(&opts.url) {
         // A host without a port is on ClickHouse's default: 9440 over TLS, else 9000.
         let url = url_with_hosts(&opts.url, &[(host, port.unwrap_or_else(|| opts.default_port()))]);
         match opts.connect(Some(&url)).await {
             Ok(mut c) => match c.execute("SELECT 1").await {
-                Ok(_) => return Ok(url),
+                Ok(_) => return Ok((url, c)),
                 Err(e) => last = Some(e.into()),
             },
             Err(e) => last = Some(e),
@@ -96,8 +97,7 @@ impl WriteJob {
         let Some(table) = &opts.table else {
             return invalid("writing with the chwire data source needs option 'table'");
         };
-        let url = first_answering(opts).await?;
-        let mut c = opts.connect(Some(&url)).await?;
+        let (url, mut c) = first_answering(opts).await?;
         let (db, name) = split_table(table)?;
         let db = match db {
             Some(db) => db,
