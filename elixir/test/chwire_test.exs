@@ -265,6 +265,37 @@ defmodule ChwireTest do
     assert ns == Enum.to_list(0..199_999)
   end
 
+  test "plain integer columns keep values at each edge of the term encodings", %{conn: conn} do
+    # The bulk path writes an integer as one byte up to 255, as 32 bits up to 2^31 - 1, and as
+    # a bignum's bytes beyond: values on both sides of each edge, in every width, compared
+    # with the server's own text of them.
+    edges =
+      [0, 1, 255, 256, 65535, 2_147_483_647, 2_147_483_648, 4_294_967_295, 4_294_967_296] ++
+        [9_223_372_036_854_775_807, 18_446_744_073_709_551_615] ++
+        [-1, -255, -256, -2_147_483_648, -2_147_483_649, -9_223_372_036_854_775_808]
+
+    for ty <- ~w(UInt8 UInt16 UInt32 UInt64 Int8 Int16 Int32 Int64) do
+      {lo, hi} =
+        case ty do
+          "UInt" <> bits ->
+            {0, (1 <<< String.to_integer(bits)) - 1}
+
+          "Int" <> bits ->
+            {-(1 <<< (String.to_integer(bits) - 1)), (1 <<< (String.to_integer(bits) - 1)) - 1}
+        end
+
+      vs = Enum.filter(edges, &(&1 >= lo and &1 <= hi))
+      values = Enum.map_join(vs, ", ", &"to#{ty}('#{&1}')")
+      sql = "SELECT arrayJoin([#{values}]) AS v, toString(v) AS t"
+
+      assert {:ok, [{"v", got}, {"t", text}]} = Chwire.query_columns(conn, sql)
+      assert got == vs, ty
+      assert Enum.map(got, &Integer.to_string/1) == text, ty
+      assert {:ok, %{rows: rows}} = Chwire.query(conn, sql)
+      assert Enum.map(rows, &hd/1) == vs, ty
+    end
+  end
+
   # ---------------------------------------------------------------- parameters
 
   test "parameters bind hostile strings as data", %{conn: conn} do
