@@ -1117,6 +1117,35 @@ defmodule ChwireTest do
 
   # ---------------------------------------------------------------- Arrow
 
+  test "results past 64 MiB (the NIF's allocator moves them to the system's malloc) keep their bytes",
+       %{conn: conn} do
+    # One IPC stream of 12M UInt64 (96 MB) and one encoded list of 8M bignums (88 MB) both grow
+    # across the size at which the NIF's allocator hands a buffer from mimalloc to malloc.
+    assert {:ok, ipc} =
+             Chwire.query_arrow(conn, "SELECT number AS n FROM system.numbers LIMIT 12000000")
+
+    assert byte_size(ipc) > 96_000_000
+
+    with_table(conn, "huge", "n UInt64", fn t ->
+      assert {:ok, 12_000_000} = Chwire.insert_arrow(conn, t, ipc)
+
+      assert {:ok, %{rows: [[12_000_000, 71_999_994_000_000, 0, 11_999_999]]}} =
+               Chwire.query(conn, "SELECT count(), sum(n), min(n), max(n) FROM #{t}")
+    end)
+
+    n = 8_000_000
+
+    assert {:ok, [{"b", bs}]} =
+             Chwire.query_columns(
+               conn,
+               "SELECT number * 4294967296 AS b FROM system.numbers LIMIT #{n}"
+             )
+
+    assert length(bs) == n
+    assert Enum.sum(bs) == div(n * (n - 1), 2) * 4_294_967_296
+    assert Enum.at(bs, n - 1) == (n - 1) * 4_294_967_296
+  end
+
   test "query_arrow gives one IPC stream; insert_arrow reads it back", %{conn: conn} do
     sql =
       "SELECT number AS n, toString(number) AS s, number / 2 AS f FROM system.numbers LIMIT 100000"

@@ -40,6 +40,7 @@ defmodule Chwire.Native do
   def decode_native(_bytes, _tz), do: nif()
   def encode_native(_columns), do: nif()
   def floor_columns(_rows, _bulk), do: nif()
+  def floor_fresh_bytes(_bytes), do: nif()
   def query_count(_handle, _sql, _id), do: nif()
   def panic_test(_what), do: nif()
   def panic_task(_id), do: nif()

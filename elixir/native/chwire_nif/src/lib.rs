@@ -6,6 +6,7 @@
 //! scheduler when they are many; see `ops`). Every NIF catches panics and returns
 //! `{:error, %Chwire.Error{name: "PANIC"}}` instead of taking the VM down.
 
+mod alloc;
 mod columns;
 mod convert;
 mod error;
@@ -522,6 +523,26 @@ fn floor_columns<'a>(env: Env<'a>, rows: u64, bulk: bool) -> Term<'a> {
     })
 }
 
+/// The kernel's floor of a result binary of `bytes` bytes: memory from Rust's allocator filled
+/// 64 KiB at a time and handed to the VM, as `query_arrow`'s IPC stream is (its pages are
+/// fresh every time: the allocator maps buffers this large anew and unmaps them when freed,
+/// where a binary made by the VM may reuse a carrier the VM kept).
+#[rustler::nif(schedule = "DirtyCpu")]
+fn floor_fresh_bytes<'a>(env: Env<'a>, bytes: u64) -> Term<'a> {
+    guard(env, || {
+        if bytes > 16 << 30 {
+            return Err(NifError::Data(format!("{bytes} bytes: the floor writes at most 16 GiB")));
+        }
+        let (n, chunk) = (bytes as usize, [1u8; 65536]);
+        let mut v = Vec::new();
+        while v.len() < n {
+            v.extend_from_slice(&chunk[..chunk.len().min(n - v.len())]);
+        }
+        let r = ResourceArc::new(Bytes(v));
+        Ok(ok(env, r.make_binary(env, |b| &b.0)))
+    })
+}
+
 /// The network-and-decoding floor of a query: its blocks read and dropped, no terms (op
 /// yields `{:ok, rows}`).
 #[rustler::nif]
@@ -563,3 +584,6 @@ fn load(_env: Env<'_>, _info: Term<'_>) -> bool {
 }
 
 rustler::init!("Elixir.Chwire.Native", load = load);
+
+#[global_allocator]
+static GLOBAL: alloc::Split = alloc::Split;
