@@ -592,6 +592,49 @@ def test_ingest_create_append_replace_create_append(conn, ch, name):
         assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.NOT_FOUND
 
 
+def test_ingest_creates_only_types_the_server_has(conn, ch, name):
+    """Bool, Date32 and DateTime64 are newer than 18.16: ingest spells them in the server's
+    types (the rule the Spark catalog shares), and a value the older type cannot hold is
+    refused by the insert, not changed. A type with no older equivalent is refused before
+    anything is created."""
+    families = {r[0] for r in ch.query("SELECT name FROM system.data_type_families").result_rows}
+    data = pa.table(
+        {
+            "b": pa.array([True, False, None]),
+            "d": pa.array([datetime.date(1970, 1, 2), datetime.date(2024, 2, 29), None], pa.date32()),
+            "t": pa.array([datetime.datetime(2024, 1, 2, 3, 4, 5), None, datetime.datetime(1999, 12, 31, 23, 59, 59)], pa.timestamp("us", "UTC")),
+        }
+    )
+    with conn.cursor() as cur:
+        assert cur.adbc_ingest(name, data, mode="create") == 3
+        types = dict((r[0], r[1]) for r in ch.query(f"DESCRIBE TABLE {name}").result_rows)
+        want = {
+            "b": "Nullable(Bool)" if "Bool" in families else "Nullable(UInt8)",
+            "d": "Nullable(Date32)" if "Date32" in families else "Nullable(Date)",
+            "t": "Nullable(DateTime64(6, 'UTC'))" if "DateTime64" in families else "Nullable(DateTime('UTC'))",
+        }
+        assert types == want
+        rows = ch.query(f"SELECT toUInt8(b), toString(d), toString(t) FROM {name} ORDER BY d").result_rows
+        frac = ".000000" if "DateTime64" in families else ""
+        assert sorted(rows, key=str) == sorted(
+            [(1, "1970-01-02", f"2024-01-02 03:04:05{frac}"), (0, "2024-02-29", None), (None, None, f"1999-12-31 23:59:59{frac}")], key=str
+        )
+        if "DateTime64" not in families:
+            # A fraction DateTime cannot hold, a date before Date's range: refused, nothing sent.
+            frac_t = pa.table({"t": pa.array([datetime.datetime(2024, 1, 1, 0, 0, 0, 500000)], pa.timestamp("us", "UTC"))})
+            with pytest.raises(dbapi.Error, match="(?i)fraction|lossless|cannot|precision"):
+                cur.adbc_ingest(name, frac_t, mode="append")
+            old_d = pa.table({"d": pa.array([datetime.date(1960, 1, 1)], pa.date32())})
+            with pytest.raises(dbapi.Error, match="(?i)range|cannot|outside|lossless"):
+                cur.adbc_ingest(name, old_d, mode="append")
+            assert ch.command(f"SELECT count() FROM {name}") == 3
+        if "Map" not in families:
+            m = pa.table({"m": pa.array([[("a", 1)]], pa.map_(pa.string(), pa.int64()))})
+            with pytest.raises(dbapi.Error, match="no type Map"):
+                cur.adbc_ingest(name + "_m", m, mode="create")
+            assert ch.command(f"EXISTS TABLE {name}_m") == 0
+
+
 def test_ingest_into_a_db_schema_with_engine_options(conn, ch, database):
     with conn.cursor() as cur:
         cur.adbc_statement.set_options(**{"chwire.ingest.engine": "ReplacingMergeTree", "chwire.ingest.order_by": "id"})

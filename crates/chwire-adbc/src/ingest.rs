@@ -1,6 +1,7 @@
 //! Bulk ingest (`adbc.ingest.*`): CREATE TABLE from the Arrow schema through chwire-arrow's
 //! Arrow → ClickHouse type mapping (`clickhouse_type_for`, the mapping of `insert_arrow` and
-//! the CLI's inference), then the batches as chwire's `insert_arrow` sends them (each batch
+//! the CLI's inference) spelled in the server's types (`ServerTypes::adapt`, shared with the
+//! Spark catalog: `Date32` → `Date` and so on where the server is older), then the batches as chwire's `insert_arrow` sends them (each batch
 //! converted to the table's types by `batch_into_block`, lossless casts only, in blocks of at
 //! most 2^20 rows), taken from a channel that the calling thread fills from the bound data.
 
@@ -11,7 +12,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
 use chwire::arrow::INSERT_BLOCK_ROWS;
 use chwire::proto::packet::client::{quote_identifier, quote_identifiers};
-use chwire::DataType;
+use chwire::{DataType, ServerTypes};
 use std::sync::Arc;
 
 /// The engine of tables created by ingest unless `chwire.ingest.engine` says otherwise.
@@ -50,14 +51,16 @@ impl IngestOptions {
         Ok(qualified(self.db_schema.as_deref(), t))
     }
 
-    /// The CREATE TABLE statement for `schema`.
-    pub fn create_sql(&self, schema: &Schema, if_not_exists: bool) -> Result<String> {
+    /// The CREATE TABLE statement for `schema` on a server with `types` (each column's type
+    /// spelled in the server's types: [`ServerTypes::adapt`], the rule the Spark catalog uses).
+    pub fn create_sql(&self, schema: &Schema, if_not_exists: bool, types: &ServerTypes) -> Result<String> {
         if schema.fields().is_empty() {
             return Err(invalid_arg("the data to ingest has no columns"));
         }
         let mut cols = Vec::new();
         for f in schema.fields() {
             let ty = chwire_arrow::clickhouse_type_for(f).ch()?;
+            let ty = types.adapt(&ty).map_err(|e| invalid_arg(format!("column {:?}: {e}", f.name())))?;
             cols.push(format!("{} {ty}", quote_identifier(f.name())));
         }
         let engine = match (&self.engine, self.temporary) {
@@ -79,17 +82,22 @@ impl IngestOptions {
         ))
     }
 
+    /// Whether the mode creates a table (and needs the server's types).
+    pub fn creates(&self) -> bool {
+        !matches!(self.mode, Some(IngestMode::Append))
+    }
+
     /// The statements before the insert, by mode.
-    pub fn prepare_sql(&self, schema: &Schema) -> Result<Vec<String>> {
+    pub fn prepare_sql(&self, schema: &Schema, types: &ServerTypes) -> Result<Vec<String>> {
         let table = self.table()?;
         Ok(match self.mode.unwrap_or(IngestMode::Create) {
-            IngestMode::Create => vec![self.create_sql(schema, false)?],
+            IngestMode::Create => vec![self.create_sql(schema, false, types)?],
             IngestMode::Append => vec![],
             IngestMode::Replace => vec![
                 format!("DROP {}TABLE IF EXISTS {table}", if self.temporary { "TEMPORARY " } else { "" }),
-                self.create_sql(schema, false)?,
+                self.create_sql(schema, false, types)?,
             ],
-            IngestMode::CreateAppend => vec![self.create_sql(schema, true)?],
+            IngestMode::CreateAppend => vec![self.create_sql(schema, true, types)?],
         })
     }
 }
@@ -106,7 +114,8 @@ pub async fn ingest(
     schema: SchemaRef,
     batches: Batches,
 ) -> Result<i64> {
-    for sql in opts.prepare_sql(&schema)? {
+    let types = if opts.creates() { c.server_types().await.ch()? } else { ServerTypes::all() };
+    for sql in opts.prepare_sql(&schema, &types)? {
         c.execute(sql).await.ch()?;
     }
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();

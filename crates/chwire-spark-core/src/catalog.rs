@@ -12,6 +12,7 @@
 //! a database that is not empty) come back as [`Outcome`]s the front end turns into Spark's
 //! own exceptions; everything else is an [`Error`].
 
+use chwire::ServerTypes;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -117,37 +118,34 @@ pub const PROPERTIES: [&str; 6] = ["engine", "order_by", "partition_by", "primar
 /// session's default source (parquet), as Spark's own JDBC catalog also ignores.
 const SPARK_RESERVED: [&str; 4] = ["owner", "provider", "is_managed_location", "collation"];
 
-/// The types the server has among those the mapping would use (newer servers have more).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ServerTypes {
-    pub bool_type: bool,
-    pub date32: bool,
-    pub datetime64: bool,
-    pub map: bool,
-    pub named_tuple: bool,
-}
-
-impl ServerTypes {
-    /// Every type a current server has.
-    pub const MODERN: ServerTypes = ServerTypes { bool_type: true, date32: true, datetime64: true, map: true, named_tuple: true };
-
-    async fn of(c: &mut chwire::Client) -> Result<ServerTypes> {
-        let rows = text_rows(c, "SELECT name FROM system.data_type_families WHERE name IN ('Bool', 'Date32', 'DateTime64', 'Map')").await?;
-        let has = |n: &str| rows.iter().any(|r| r.first().cloned().flatten().as_deref() == Some(n));
-        // Named tuple elements came with Map's generation of servers (20.x and later).
-        Ok(ServerTypes {
-            bool_type: has("Bool"),
-            date32: has("Date32"),
-            datetime64: has("DateTime64"),
-            map: has("Map"),
-            named_tuple: has("Map"),
-        })
+/// The ClickHouse type of a Spark type (Spark's JSON form) on a server with `types`;
+/// `nullable` wraps it in `Nullable` where ClickHouse allows that (not arrays, maps, tuples).
+/// The Spark type's current ClickHouse type, spelled in the server's types by the rule every
+/// front end shares ([`ServerTypes::adapt`]: `Date32` → `Date`, `DateTime64` → `DateTime`, a
+/// missing family refused); Spark's own refusals come first (a type that would not read back
+/// as itself).
+pub fn clickhouse_type(t: &Value, nullable: bool, types: &ServerTypes) -> Result<String> {
+    let current = spark_type(t, nullable, types.has("Bool"))?;
+    let ty = chwire::DataType::parse(&current).map_err(|e| Error::Invalid(format!("{current}: {e}")))?;
+    match types.adapt(&ty) {
+        Ok(ty) => Ok(ty.to_string()),
+        Err(e) => invalid(format!("no ClickHouse type for Spark type {}: {e}", spark_name(t))),
     }
 }
 
-/// The ClickHouse type of a Spark type (Spark's JSON form) on a server with `types`;
-/// `nullable` wraps it in `Nullable` where ClickHouse allows that (not arrays, maps, tuples).
-pub fn clickhouse_type(t: &Value, nullable: bool, types: ServerTypes) -> Result<String> {
+/// A Spark type as Spark prints it in its JSON form (`long`, `map`, `struct`).
+fn spark_name(t: &Value) -> String {
+    match t {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => o.get("type").and_then(Value::as_str).unwrap_or("?").to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The Spark type's ClickHouse type on a current server (Spark's refusals included; a server
+/// without `Bool` refuses booleans: they would read back as short, into which Spark writes no
+/// booleans).
+fn spark_type(t: &Value, nullable: bool, has_bool: bool) -> Result<String> {
     let refuse = |what: &str, why: &str| -> Result<String> { invalid(format!("no ClickHouse type for Spark type {what}: {why}")) };
     let scalar = match t {
         Value::String(s) => match s.as_str() {
@@ -159,7 +157,7 @@ pub fn clickhouse_type(t: &Value, nullable: bool, types: ServerTypes) -> Result<
             "double" => "Float64".into(),
             // Without Bool a boolean column would read back as short (UInt8), and Spark would
             // refuse to write booleans into it: refused here, before anything is created.
-            "boolean" if types.bool_type => "Bool".into(),
+            "boolean" if has_bool => "Bool".into(),
             "boolean" => return refuse("boolean", "this server has no Bool type; cast the column to tinyint"),
             // Spark 4.3 hands char(n)/varchar(n) columns to catalogs as such: String keeps no
             // length, so they are refused (below) like binary, which has no type that reads
@@ -169,10 +167,11 @@ pub fn clickhouse_type(t: &Value, nullable: bool, types: ServerTypes) -> Result<
                 return refuse(d, "ClickHouse's String has no length and reads back as string; declare the column STRING");
             }
             "binary" => return refuse("binary", "ClickHouse's String reads back as string; cast the column to string"),
-            // Date covers 1970-01-01..2149 (2105 on older servers); Date32 1900..2299.
-            "date" => (if types.date32 { "Date32" } else { "Date" }).into(),
-            // Without DateTime64, whole seconds: a value with a fraction is refused on write.
-            "timestamp" => (if types.datetime64 { "DateTime64(6)" } else { "DateTime" }).into(),
+            // Date32 covers 1900..2299 (Date, on servers without it, 1970-01-01..2149 or 2105);
+            // DateTime64(6) microseconds (DateTime, on servers without it, whole seconds: a
+            // value with a fraction is refused on write).
+            "date" => "Date32".into(),
+            "timestamp" => "DateTime64(6)".into(),
             d if d.starts_with("decimal(") => {
                 let inner = d.trim_start_matches("decimal(").trim_end_matches(')');
                 let (p, s) = inner.split_once(',').unwrap_or((inner, "0"));
@@ -186,18 +185,15 @@ pub fn clickhouse_type(t: &Value, nullable: bool, types: ServerTypes) -> Result<
         Value::Object(o) => {
             return match o.get("type").and_then(Value::as_str) {
                 Some("array") => {
-                    let element =
-                        clickhouse_type(&o["elementType"], o.get("containsNull").and_then(Value::as_bool).unwrap_or(true), types)?;
+                    let element = spark_type(&o["elementType"], o.get("containsNull").and_then(Value::as_bool).unwrap_or(true), has_bool)?;
                     Ok(format!("Array({element})"))
                 }
-                Some("map") if types.map => {
-                    let key = clickhouse_type(&o["keyType"], false, types)?;
-                    let value =
-                        clickhouse_type(&o["valueType"], o.get("valueContainsNull").and_then(Value::as_bool).unwrap_or(true), types)?;
+                Some("map") => {
+                    let key = spark_type(&o["keyType"], false, has_bool)?;
+                    let value = spark_type(&o["valueType"], o.get("valueContainsNull").and_then(Value::as_bool).unwrap_or(true), has_bool)?;
                     Ok(format!("Map({key}, {value})"))
                 }
-                Some("map") => refuse("map", "this server has no Map type"),
-                Some("struct") if types.named_tuple => {
+                Some("struct") => {
                     let fields = o.get("fields").and_then(Value::as_array).cloned().unwrap_or_default();
                     if fields.is_empty() {
                         return refuse("struct<>", "a tuple needs at least one element");
@@ -206,11 +202,10 @@ pub fn clickhouse_type(t: &Value, nullable: bool, types: ServerTypes) -> Result<
                     for f in &fields {
                         let name = f.get("name").and_then(Value::as_str).unwrap_or_default();
                         let nullable = f.get("nullable").and_then(Value::as_bool).unwrap_or(true);
-                        parts.push(format!("{} {}", quote_ident(name), clickhouse_type(&f["type"], nullable, types)?));
+                        parts.push(format!("{} {}", quote_ident(name), spark_type(&f["type"], nullable, has_bool)?));
                     }
                     Ok(format!("Tuple({})", parts.join(", ")))
                 }
-                Some("struct") => refuse("struct", "this server has no named tuples"),
                 other => refuse(other.unwrap_or("?"), "ClickHouse has no such type"),
             };
         }
@@ -263,7 +258,7 @@ pub fn create_table_sql(
     columns: &[NewColumn],
     partitioning: &[Transform],
     properties: &BTreeMap<String, String>,
-    types: ServerTypes,
+    types: &ServerTypes,
 ) -> Result<String> {
     if columns.is_empty() {
         return invalid("a ClickHouse table needs at least one column");
@@ -390,8 +385,8 @@ pub async fn run(opts: &SparkOptions, req: &Request) -> Result<Outcome> {
             if table_exists(c, db, table).await? {
                 return Ok(Outcome::TableExists { db: db.clone(), table: table.clone() });
             }
-            let types = ServerTypes::of(c).await?;
-            c.execute(create_table_sql(db, table, columns, partitioning, properties, types)?).await?;
+            let types = c.server_types().await?;
+            c.execute(create_table_sql(db, table, columns, partitioning, properties, &types)?).await?;
             Outcome::Done
         }
         Request::DropTable { db, table } => {
@@ -450,7 +445,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const OLD: ServerTypes = ServerTypes { bool_type: false, date32: false, datetime64: false, map: false, named_tuple: false };
+    /// ClickHouse 18.16's families among those the mapping uses.
+    fn old() -> ServerTypes {
+        ServerTypes::from_families([
+            "Int8", "Int16", "Int32", "Int64", "UInt8", "Float32", "Float64", "String", "Date", "DateTime", "Decimal", "Nullable", "Array",
+            "Tuple",
+        ])
+    }
 
     fn col(name: &str, t: Value, nullable: bool) -> NewColumn {
         NewColumn { name: name.into(), data_type: t, nullable, comment: None }
@@ -459,24 +460,24 @@ mod tests {
     #[test]
     fn types_by_server() {
         let ts = json!("timestamp");
-        assert_eq!(clickhouse_type(&ts, true, OLD).unwrap(), "Nullable(DateTime)");
-        assert_eq!(clickhouse_type(&ts, false, ServerTypes::MODERN).unwrap(), "DateTime64(6)");
-        assert!(clickhouse_type(&json!("boolean"), false, OLD).unwrap_err().to_string().contains("no Bool"));
-        assert_eq!(clickhouse_type(&json!("boolean"), true, ServerTypes::MODERN).unwrap(), "Nullable(Bool)");
-        assert!(clickhouse_type(&json!("binary"), false, ServerTypes::MODERN).is_err());
-        assert_eq!(clickhouse_type(&json!("decimal(38,10)"), false, OLD).unwrap(), "Decimal(38, 10)");
+        assert_eq!(clickhouse_type(&ts, true, &old()).unwrap(), "Nullable(DateTime)");
+        assert_eq!(clickhouse_type(&ts, false, &ServerTypes::all()).unwrap(), "DateTime64(6)");
+        assert!(clickhouse_type(&json!("boolean"), false, &old()).unwrap_err().to_string().contains("no Bool"));
+        assert_eq!(clickhouse_type(&json!("boolean"), true, &ServerTypes::all()).unwrap(), "Nullable(Bool)");
+        assert!(clickhouse_type(&json!("binary"), false, &ServerTypes::all()).is_err());
+        assert_eq!(clickhouse_type(&json!("decimal(38,10)"), false, &old()).unwrap(), "Decimal(38, 10)");
         let arr = json!({"type": "array", "elementType": "long", "containsNull": true});
-        assert_eq!(clickhouse_type(&arr, true, OLD).unwrap(), "Array(Nullable(Int64))");
+        assert_eq!(clickhouse_type(&arr, true, &old()).unwrap(), "Array(Nullable(Int64))");
         let map = json!({"type": "map", "keyType": "string", "valueType": "double", "valueContainsNull": false});
-        assert!(clickhouse_type(&map, false, OLD).is_err());
-        assert_eq!(clickhouse_type(&map, true, ServerTypes::MODERN).unwrap(), "Map(String, Float64)");
+        assert!(clickhouse_type(&map, false, &old()).is_err());
+        assert_eq!(clickhouse_type(&map, true, &ServerTypes::all()).unwrap(), "Map(String, Float64)");
         let st = json!({"type": "struct", "fields": [{"name": "a`b", "type": "integer", "nullable": false, "metadata": {}}]});
-        assert_eq!(clickhouse_type(&st, true, ServerTypes::MODERN).unwrap(), "Tuple(`a\\`b` Int32)");
-        assert!(clickhouse_type(&json!("interval day"), false, OLD).unwrap_err().to_string().contains("interval day"));
-        assert!(clickhouse_type(&json!("decimal(x,1)"), false, OLD).is_err());
-        let e = clickhouse_type(&json!("varchar(10)"), true, ServerTypes::MODERN).unwrap_err().to_string();
+        assert_eq!(clickhouse_type(&st, true, &ServerTypes::all()).unwrap(), "Tuple(`a\\`b` Int32)");
+        assert!(clickhouse_type(&json!("interval day"), false, &old()).unwrap_err().to_string().contains("interval day"));
+        assert!(clickhouse_type(&json!("decimal(x,1)"), false, &old()).is_err());
+        let e = clickhouse_type(&json!("varchar(10)"), true, &ServerTypes::all()).unwrap_err().to_string();
         assert!(e.contains("varchar(10)") && e.contains("declare the column STRING"), "{e}");
-        assert!(clickhouse_type(&json!("char(3)"), false, OLD).is_err());
+        assert!(clickhouse_type(&json!("char(3)"), false, &old()).is_err());
     }
 
     #[test]
@@ -486,29 +487,29 @@ mod tests {
         props.insert("provider".to_string(), "chwire".to_string());
         props.insert("owner".to_string(), "me".to_string());
         props.insert("order_by".to_string(), "id".to_string());
-        let sql = create_table_sql("d", "t", &cols, &[], &props, OLD).unwrap();
+        let sql = create_table_sql("d", "t", &cols, &[], &props, &old()).unwrap();
         assert_eq!(sql, "CREATE TABLE `d`.`t` (`id` Int64, `v` Nullable(String)) ENGINE = MergeTree() ORDER BY id");
         // The default order, and partitions from PARTITIONED BY.
         let parts = [Transform { name: "days".into(), columns: vec!["ts".into()] }];
-        let sql = create_table_sql("d", "t", &cols, &parts, &BTreeMap::new(), OLD).unwrap();
+        let sql = create_table_sql("d", "t", &cols, &parts, &BTreeMap::new(), &old()).unwrap();
         assert!(sql.ends_with("ENGINE = MergeTree() PARTITION BY toYYYYMMDD(`ts`) ORDER BY tuple()"), "{sql}");
         // Other engines take no ORDER BY; unknown properties and other providers are refused.
         let mut log = BTreeMap::new();
         log.insert("engine".to_string(), "Log".to_string());
-        assert!(create_table_sql("d", "t", &cols, &[], &log, OLD).unwrap().ends_with("ENGINE = Log()"));
+        assert!(create_table_sql("d", "t", &cols, &[], &log, &old()).unwrap().ends_with("ENGINE = Log()"));
         log.insert("order_by".to_string(), "id".to_string());
-        assert!(create_table_sql("d", "t", &cols, &[], &log, OLD).is_err());
+        assert!(create_table_sql("d", "t", &cols, &[], &log, &old()).is_err());
         let mut bad = BTreeMap::new();
         bad.insert("engin".to_string(), "Log".to_string());
-        assert!(create_table_sql("d", "t", &cols, &[], &bad, OLD).unwrap_err().to_string().contains("engin"));
+        assert!(create_table_sql("d", "t", &cols, &[], &bad, &old()).unwrap_err().to_string().contains("engin"));
         // A writer's options arrive as option.*: its engine clauses count, its others do not.
         let mut opts = BTreeMap::new();
         opts.insert("option.url".to_string(), "tcp://h".to_string());
         opts.insert("option.order_by".to_string(), "id".to_string());
-        assert!(create_table_sql("d", "t", &cols, &[], &opts, OLD).unwrap().ends_with("ORDER BY id"));
-        assert!(create_table_sql("d", "t", &[], &[], &opts, OLD).is_err());
+        assert!(create_table_sql("d", "t", &cols, &[], &opts, &old()).unwrap().ends_with("ORDER BY id"));
+        assert!(create_table_sql("d", "t", &[], &[], &opts, &old()).is_err());
         let bucket = [Transform { name: "bucket".into(), columns: vec!["id".into()] }];
-        assert!(create_table_sql("d", "t", &cols, &bucket, &BTreeMap::new(), OLD).is_err());
+        assert!(create_table_sql("d", "t", &cols, &bucket, &BTreeMap::new(), &old()).is_err());
     }
 
     #[test]

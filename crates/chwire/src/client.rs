@@ -22,6 +22,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 mod http_insert;
 mod insert;
 mod query;
+mod server_types;
 mod statement;
 mod stream;
 pub use insert::Insert;

@@ -38,6 +38,7 @@ mod tls;
 #[cfg(feature = "arrow")]
 pub use arrow::ArrowStream;
 pub use chwire_proto as proto;
+pub use chwire_proto::types::ServerTypes;
 pub use chwire_proto::{
     Block, Column, ColumnData, Compression, DataType, Limits, ProfileInfo, Progress, ServerException, StringColumn, Value,
 };

@@ -6,11 +6,13 @@ use std::fmt;
 
 mod display;
 mod parse;
+mod server;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use display::quoted;
 pub use parse::MAX_TYPE_DEPTH;
+pub use server::ServerTypes;
 
 /// A ClickHouse data type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
