@@ -492,3 +492,28 @@ def test_a_null_array_is_refused_not_stored_as_an_empty_one(spark, ch, nodes, py
         assert count_stage_tables(ch) == 0
     finally:
         ch.command("DROP TABLE default.jvm_w_nullarr")
+
+
+@pytest.mark.parametrize("fmt", [JVM, "python"])
+def test_columns_are_matched_to_the_table_as_spark_matches_names(spark, ch, nodes, python_source, fmt):
+    """Spark resolves names without regard to case (spark.sql.caseSensitive off): a DataFrame's
+    `ID` is the table's `id`, through both sources, as reads already were; an exact name wins.
+    A name matching two columns that differ only in case is an error naming them, nothing
+    written."""
+    fmt = python_source if fmt == "python" else fmt
+    ch.command("DROP TABLE IF EXISTS default.jvm_w_case")
+    ch.command("CREATE TABLE default.jvm_w_case (id Int64, UserName String, Score Int32, SCORE Int32) "
+               "ENGINE = MergeTree ORDER BY id")
+
+    def write(df):
+        df.write.format(fmt).option("url", nodes[0]).option("table", "default.jvm_w_case").mode("append").save()
+
+    try:
+        write(spark.createDataFrame([(1, "x", 3)], "ID long, username string, SCORE int"))
+        assert ch.query("SELECT id, UserName, Score, SCORE FROM default.jvm_w_case").result_rows == [(1, "x", 0, 3)]
+        with pytest.raises(Exception, match="differ only in case: 'score' \\('Score', 'SCORE'\\)"):
+            write(spark.createDataFrame([(2, 5)], "id long, score int"))
+        assert ch.command("SELECT count() FROM default.jvm_w_case") == 1
+        assert count_stage_tables(ch) == 0
+    finally:
+        ch.command("DROP TABLE default.jvm_w_case")

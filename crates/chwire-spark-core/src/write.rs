@@ -90,6 +90,37 @@ pub(crate) async fn first_answering(opts: &SparkOptions) -> Result<(String, Clie
     Err(last.unwrap_or_else(|| Error::Invalid("no host in url".into())))
 }
 
+/// The table's column for each DataFrame column, matched as Spark matches names by default
+/// (`spark.sql.caseSensitive` off): the column of the same name, else the one column whose name
+/// differs only in case. Columns not in the table, or matching two columns that differ only in
+/// case, are an error naming them.
+pub fn resolve_columns(names: &[String], have: &[String], table: &str) -> Result<Vec<String>> {
+    let (mut out, mut missing, mut ambiguous) = (Vec::with_capacity(names.len()), Vec::new(), Vec::new());
+    for n in names {
+        if have.contains(n) {
+            out.push(n.clone());
+            continue;
+        }
+        let like: Vec<&String> = have.iter().filter(|h| h.to_lowercase() == n.to_lowercase()).collect();
+        match like.as_slice() {
+            [one] => out.push((*one).clone()),
+            [] => missing.push(format!("'{n}'")),
+            many => ambiguous.push(format!("'{n}' ({})", many.iter().map(|h| format!("'{h}'")).collect::<Vec<_>>().join(", "))),
+        }
+    }
+    if !missing.is_empty() {
+        return invalid(format!("columns [{}] of the DataFrame are not in {table}", missing.join(", ")));
+    }
+    if !ambiguous.is_empty() {
+        return invalid(format!("columns of the DataFrame match columns of {table} that differ only in case: {}", ambiguous.join("; ")));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(dup) = out.iter().find(|n| !seen.insert(n.as_str())) {
+        return invalid(format!("two columns of the DataFrame are column '{dup}' of {table}"));
+    }
+    Ok(out)
+}
+
 impl WriteJob {
     /// Prepare a write of columns `names` with `opts` (driver); `overwrite` replaces the
     /// target's rows at the commit instead of adding to them.
@@ -129,10 +160,7 @@ impl WriteJob {
                 (kind != "MATERIALIZED" && kind != "ALIAS").then(|| r.into_iter().next().flatten()).flatten()
             })
             .collect();
-        let missing: Vec<String> = names.iter().filter(|n| !have.contains(n)).map(|n| format!("'{n}'")).collect();
-        if !missing.is_empty() {
-            return invalid(format!("columns [{}] of the DataFrame are not in {table}", missing.join(", ")));
-        }
+        let names = resolve_columns(names, &have, table)?;
         if overwrite && !swappable(&engine) {
             return invalid(format!(
                 "cannot overwrite {table}: its engine {engine} cannot be replaced by a copy (overwrite takes MergeTree-family \
@@ -145,11 +173,26 @@ impl WriteJob {
             job: job_id(),
             db,
             target,
-            names: names.to_vec(),
+            names,
             distributed: engine == "Distributed",
             attach_parts: engine == "MergeTree" && !has_views,
             overwrite,
         })
+    }
+
+    /// A batch of the DataFrame (its columns in the order `prepare` was given) with the table's
+    /// spelling of each column name.
+    fn named(&self, batch: RecordBatch) -> Result<RecordBatch> {
+        let schema = batch.schema();
+        if schema.fields().len() != self.names.len() {
+            return invalid(format!("a batch has {} columns, the write {}", schema.fields().len(), self.names.len()));
+        }
+        if schema.fields().iter().zip(&self.names).all(|(f, n)| f.name() == n) {
+            return Ok(batch);
+        }
+        let fields: Vec<_> = schema.fields().iter().zip(&self.names).map(|(f, n)| f.as_ref().clone().with_name(n.clone())).collect();
+        RecordBatch::try_new(std::sync::Arc::new(arrow_schema::Schema::new(fields)), batch.columns().to_vec())
+            .map_err(|e| Error::Invalid(format!("renaming a batch's columns: {e}")))
     }
 
     fn columns(&self) -> String {
@@ -229,6 +272,7 @@ impl WriteJob {
                     b
                 };
                 pending_rows = 0;
+                let batch = self.named(batch)?;
                 let block = chwire_arrow::batch_into_block(crate::arrow::from_spark(batch, &target)?, &target)
                     .map_err(|e| Error::Invalid(format!("Arrow conversion: {e}")))?;
                 rows += block.rows() as u64;
@@ -355,6 +399,19 @@ impl WriteJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dataframe_columns_resolve_as_spark_resolves_names() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let have = s(&["id", "Name", "a", "A"]);
+        assert_eq!(resolve_columns(&s(&["ID", "name", "a", "A"]), &have, "t").unwrap(), s(&["id", "Name", "a", "A"]));
+        let e = resolve_columns(&s(&["id", "nope"]), &have, "t").unwrap_err().to_string();
+        assert!(e.contains("'nope'") && e.contains("not in t"), "{e}");
+        let e = resolve_columns(&s(&["id"]), &s(&["ID", "Id"]), "t").unwrap_err().to_string();
+        assert!(e.contains("differ only in case") && e.contains("'ID'") && e.contains("'Id'"), "{e}");
+        let e = resolve_columns(&s(&["id", "ID"]), &s(&["Id"]), "t").unwrap_err().to_string();
+        assert!(e.contains("two columns of the DataFrame are column 'Id'"), "{e}");
+    }
 
     fn job(engine_merge: bool) -> WriteJob {
         WriteJob {
