@@ -10,6 +10,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Float64Type};
 use arrow_array::{Array, ArrayRef, LargeListArray, ListArray, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType as A, FieldRef, Schema};
+use chwire_proto::column::f32_of;
 use chwire_proto::{Block, DataType};
 use std::sync::Arc;
 
@@ -46,10 +47,8 @@ fn narrow_floats(array: &ArrayRef, ty: &DataType) -> Result<ArrayRef> {
     match (array.data_type(), base(ty)) {
         (A::Float64, DataType::Float32) => {
             let a = array.as_primitive::<Float64Type>();
-            let beyond =
-                a.iter().enumerate().find_map(|(row, x)| x.filter(|x| x.is_finite() && (*x as f32).is_infinite()).map(|x| (row, x)));
-            if let Some((row, x)) = beyond {
-                return Err(mismatch(array.as_ref(), ty, format!("row {row}: {x} is beyond Float32's range")));
+            if let Some((row, e)) = a.iter().enumerate().find_map(|(row, x)| x.and_then(|x| f32_of(x).err()).map(|e| (row, e))) {
+                return Err(mismatch(array.as_ref(), ty, format!("row {row}: {e}")));
             }
             Ok(Arc::new(a.unary::<_, Float32Type>(|x| x as f32)))
         }

@@ -249,10 +249,10 @@ fn plain(t: &chwire::DataType) -> &chwire::DataType {
 /// would become infinity).
 fn float32s(array: &ArrayRef) -> std::result::Result<ArrayRef, String> {
     let doubles = array.as_primitive::<arrow_array::types::Float64Type>();
-    if let Some((i, v)) =
-        doubles.iter().enumerate().find_map(|(i, v)| v.filter(|v| v.is_finite() && v.abs() > f64::from(f32::MAX)).map(|v| (i, v)))
+    if let Some((i, e)) =
+        doubles.iter().enumerate().find_map(|(i, v)| v.and_then(|v| chwire::proto::column::f32_of(v).err()).map(|e| (i, e)))
     {
-        return Err(format!("row {i}: {v:e} is beyond the range of Float32"));
+        return Err(format!("row {i}: {e}"));
     }
     let out: arrow_array::Float32Array = doubles.unary(|v| v as f32);
     Ok(Arc::new(out))
@@ -382,7 +382,7 @@ mod tests {
         let big = Float64Array::from(vec![1.0, 1e300]);
         let batch = RecordBatch::try_from_iter([("f", Arc::new(big) as ArrayRef)]).unwrap();
         let e = from_spark(batch, &target).unwrap_err().to_string();
-        assert!(e.contains("column 'f': row 1") && e.contains("beyond the range of Float32"), "{e}");
+        assert!(e.contains("column 'f': row 1") && e.contains("beyond Float32's range"), "{e}");
     }
 
     #[test]

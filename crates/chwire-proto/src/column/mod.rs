@@ -35,7 +35,7 @@ pub use codec::{
     decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind, write_prefix_of,
     Prefix, SerializationKind,
 };
-pub use value::{decimal256_to_string, decimal_to_string, int256_to_string, uuid_from_wire, uuid_to_wire, Value};
+pub use value::{decimal256_to_string, decimal_to_string, f32_of, int256_to_string, uuid_from_wire, uuid_to_wire, Value};
 
 use crate::error::EncodeError;
 use crate::types::DataType;

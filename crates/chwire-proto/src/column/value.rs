@@ -75,6 +75,19 @@ pub enum Value<'a> {
     QBit(Vec<Value<'a>>),
 }
 
+/// A double as a ClickHouse Float32: rounded to the nearest, as the server converts one; a
+/// finite value beyond Float32's range (it would round to infinity) is an error, not an
+/// infinity. NaN and the infinities stay what they are. Every front end that takes doubles for
+/// Float32 places (Elixir inserts, query parameters, the Spark sources) narrows with this.
+pub fn f32_of(f: f64) -> Result<f32, String> {
+    let g = f as f32;
+    if g.is_infinite() && f.is_finite() {
+        Err(format!("{f:e} is beyond Float32's range"))
+    } else {
+        Ok(g)
+    }
+}
+
 /// UUID wire order (two little-endian u64 halves) to canonical bytes.
 pub fn uuid_from_wire(w: &[u8]) -> [u8; 16] {
     let mut out = [0u8; 16];
@@ -387,5 +400,22 @@ mod text_tests {
         v[..16].copy_from_slice(&12345u128.to_le_bytes());
         assert_eq!(decimal256_to_string(&v, 4), "1.2345");
         assert_eq!(int256_to_string(&[0u8; 32], true), "0");
+    }
+}
+
+#[cfg(test)]
+mod f32_tests {
+    use super::f32_of;
+
+    #[test]
+    fn doubles_round_to_float32_or_are_refused_beyond_its_range() {
+        let max = f64::from(f32::MAX);
+        // Just above Float32's largest value still rounds down to it, as the server rounds.
+        assert_eq!(f32_of(max * (1.0 + f64::powi(2.0, -26))).unwrap(), f32::MAX);
+        assert_eq!(f32_of(-0.1).unwrap(), -0.1f32);
+        assert!(f32_of(f64::NAN).unwrap().is_nan());
+        assert_eq!(f32_of(f64::NEG_INFINITY).unwrap(), f32::NEG_INFINITY);
+        assert_eq!(f32_of(f64::MAX).unwrap_err(), "1.7976931348623157e308 is beyond Float32's range");
+        assert!(f32_of(-max * 2.0).is_err());
     }
 }

@@ -154,9 +154,11 @@ fn value_here<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resu
                 Value::UInt256(raw)
             }
         }
-        D::Float32 => Value::Float32(to_f32(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?)?),
+        D::Float32 => {
+            Value::Float32(chwire::proto::column::f32_of(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?)?)
+        }
         D::Float64 => Value::Float64(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?),
-        D::BFloat16 => Value::BFloat16((to_f32(float_of(t).ok_or("not a number")?)?.to_bits() >> 16) as u16),
+        D::BFloat16 => Value::BFloat16((chwire::proto::column::f32_of(float_of(t).ok_or("not a number")?)?.to_bits() >> 16) as u16),
         D::Bool => match t.decode::<i64>() {
             Ok(v @ (0 | 1)) => Value::Bool(v == 1),
             _ => return Err(format!("{} does not fit Bool (use true or false)", describe(t))),
@@ -347,16 +349,6 @@ fn untyped_here<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String
         },
         _ => return Err(format!("{} has no ClickHouse type of its own", describe(t))),
     })
-}
-
-/// A float rounded to the nearest Float32; a finite value beyond Float32's range is an error,
-/// not an infinity.
-fn to_f32(f: f64) -> Result<f32, String> {
-    let g = f as f32;
-    if g.is_infinite() && f.is_finite() {
-        return Err(format!("{f} is beyond Float32's range"));
-    }
-    Ok(g)
 }
 
 fn float_of(t: Term<'_>) -> Option<f64> {
