@@ -216,18 +216,28 @@ defmodule Chwire do
         {:error, e}
 
       :empty ->
-        with :ok <- Native.check_table(table), do: {:ok, 0}
+        with {:ok, _} <- block_rows(opts), :ok <- Native.check_table(table), do: {:ok, 0}
 
       {layout, names, payload} ->
         id = unique()
-        rows = Keyword.get(opts, :block_rows, @insert_block_rows)
 
-        with {:ok, h} <- handle(conn),
+        with {:ok, rows} <- block_rows(opts),
+             {:ok, h} <- handle(conn),
              {:ok, settings} <- settings(opts),
              {:ok, op} <- Native.insert_start(h, table, names, settings, qid(opts), id) do
           case await(op, id, false) do
             {:insert_header, _cols} ->
-              result = feed(op, id, layout, payload, rows, 0, 0)
+              # The op holds the connection until it ends: an error or a raise while feeding
+              # (a bad value the NIF raises on) aborts it at once, not when it is collected.
+              result =
+                try do
+                  feed(op, id, layout, payload, rows, 0, 0)
+                rescue
+                  e ->
+                    cancel(op, id)
+                    reraise e, __STACKTRACE__
+                end
+
               if match?({:error, _}, result), do: cancel(op, id)
               result
 
@@ -294,6 +304,17 @@ defmodule Chwire do
     if Enum.any?(params, fn {_, v} -> is_list(v) or is_tuple(v) or is_map(v) end),
       do: Native.query_dirty(h, sql, params, settings, query_id, stream, columns, limits, id),
       else: Native.query(h, sql, params, settings, query_id, stream, columns, limits, id)
+  end
+
+  # `block_rows:` of an insert: a positive integer.
+  defp block_rows(opts) do
+    case Keyword.get(opts, :block_rows, @insert_block_rows) do
+      n when is_integer(n) and n > 0 ->
+        {:ok, n}
+
+      other ->
+        {:error, data_error("block_rows: must be a positive integer, not #{inspect(other)}")}
+    end
   end
 
   # `max_rows:` and `max_bytes:` as `{rows | nil, bytes | nil}` (nil: no bound).
@@ -441,8 +462,17 @@ defmodule Chwire do
   # the heap is grown to hold them first (one small GC now), so they are not written to heap
   # fragments that a GC would copy again right after the call (that copy was as long as
   # building the terms: docs/BENCHMARKS.md).
+  # The words are the NIF's count of what the terms take when it encoded them whole (strings
+  # as their heap part, not their bytes: a string of 100 MB is a few words), else a bound
+  # from the number of values.
   defp take_large(op, columns, cells) do
-    with_heap(cells * if(columns, do: 4, else: 6), fn -> Native.op_take_dirty(op, columns) end)
+    words =
+      case Native.op_words(op) do
+        nil -> cells * if(columns, do: 4, else: 6)
+        w -> w + div(w, 8) + 1024
+      end
+
+    with_heap(words, fn -> Native.op_take_dirty(op, columns) end)
   end
 
   @doc false

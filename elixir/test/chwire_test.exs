@@ -853,6 +853,20 @@ defmodule ChwireTest do
     end)
   end
 
+  test "a bad block_rows is an error before the insert starts; the connection stays usable", %{
+    conn: conn
+  } do
+    with_table(conn, "blockrows", "n UInt64", fn t ->
+      for bad <- [-1, 0, :all, 1.5] do
+        assert {:error, %Chwire.Error{kind: :data, message: m}} =
+                 Chwire.insert(conn, t, [{"n", [1, 2]}], block_rows: bad)
+
+        assert m =~ "block_rows"
+        assert {:ok, %{rows: [[0]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
+      end
+    end)
+  end
+
   test "insert table names are read, never pasted: hostile ones are errors and run nothing", %{
     conn: conn
   } do
@@ -940,7 +954,7 @@ defmodule ChwireTest do
       assert {:error, %Chwire.Error{kind: :data, message: m}} =
                Chwire.insert(conn, t, %{"d" => [0, 0], "f" => [0.1, -1.0e300], "s" => ["", ""]})
 
-      assert m =~ "column `f`" and m =~ "row 1" and m =~ "Float32"
+      assert m =~ "column `f`" and m =~ "row 1" and m =~ "-1e300 is beyond Float32's range"
 
       # Columns of different lengths: an error before any block is sent (the first block,
       # full in every column, went in).
@@ -1144,6 +1158,33 @@ defmodule ChwireTest do
     assert length(bs) == n
     assert Enum.sum(bs) == div(n * (n - 1), 2) * 4_294_967_296
     assert Enum.at(bs, n - 1) == (n - 1) * 4_294_967_296
+  end
+
+  test "a result's heap is grown by what its terms take, not by its bytes", %{conn: conn} do
+    # 20k strings of 1 KB are 20 MB of bytes off the heap but some 160k words of terms: a
+    # process whose heap is capped at 100 MB takes them whole (it was killed when the heap
+    # was grown by the encoded bytes), through both shapes.
+    sql =
+      "SELECT arrayStringConcat(arrayMap(x -> 'abcdefgh', range(128))) AS s FROM system.numbers LIMIT 20000"
+
+    parent = self()
+
+    for f <- [&Chwire.query_columns/2, &Chwire.query/2] do
+      {pid, ref} =
+        spawn_monitor(fn ->
+          Process.flag(:max_heap_size, %{
+            size: div(100_000_000, 8),
+            kill: true,
+            error_logger: false
+          })
+
+          {:ok, r} = f.(conn, sql)
+          send(parent, {:rows, if(is_list(r), do: length(elem(hd(r), 1)), else: r.num_rows)})
+        end)
+
+      assert_receive {:rows, 20_000}, 30_000
+      assert_receive {:DOWN, ^ref, :process, ^pid, :normal}, 30_000
+    end
   end
 
   test "query_arrow gives one IPC stream; insert_arrow reads it back", %{conn: conn} do

@@ -34,6 +34,7 @@ defmodule Chwire.Native do
   def insert_end(_op), do: nif()
   def op_take(_op, _columns), do: nif()
   def op_take_dirty(_op, _columns), do: nif()
+  def op_words(_op), do: nif()
   def op_cancel(_op), do: nif()
   def stream_open(_id), do: nif()
   def stream_owners(_handle), do: nif()

@@ -557,11 +557,14 @@ pub struct Encoded {
     pub n: usize,
     pub ncols: usize,
     pub bufs: Vec<Vec<u8>>,
+    /// The heap words the decoded terms take (list cells, boxed numbers, binaries' headers;
+    /// a string's bytes only where they are on the heap): what the caller grows its heap by.
+    pub words: u64,
 }
 
 impl Encoded {
     pub fn new(columns: bool) -> Encoded {
-        Encoded { columns, n: 0, ncols: 0, bufs: Vec::new() }
+        Encoded { columns, n: 0, ncols: 0, bufs: Vec::new(), words: 0 }
     }
 
     /// Append a block; false (nothing appended) when a column is not plain.
@@ -578,6 +581,10 @@ impl Encoded {
             return false;
         }
         let rows = b.rows();
+        // A list cell per value (columns) or per value and row (rows: a list per row), plus
+        // what each value takes.
+        let cells = if self.columns { rows * cols.len() } else { rows * (cols.len() + 1) };
+        self.words += 2 * cells as u64 + cols.iter().map(|c| c.words_all(rows)).sum::<u64>();
         if self.columns {
             for (buf, c) in self.bufs.iter_mut().zip(&cols) {
                 buf.reserve(rows * 9);
@@ -712,6 +719,52 @@ impl<'c> Enc<'c> {
         }
     }
 
+    /// The heap words of values `0..rows`' terms, without their list cells.
+    fn words_all(&self, rows: usize) -> u64 {
+        match self {
+            Enc::U64(v) => v[..rows].iter().map(|&x| big_words(x)).sum(),
+            Enc::I64(v) => v[..rows].iter().map(|&x| big_words(x.unsigned_abs())).sum(),
+            Enc::F32(_) | Enc::F64(_) => 2 * rows as u64,
+            Enc::Bool(_) | Enc::U8(_) | Enc::U16(_) | Enc::U32(_) | Enc::I8(_) | Enc::I16(_) | Enc::I32(_) => 0,
+            _ => (0..rows).map(|i| self.words(i)).sum(),
+        }
+    }
+
+    /// The heap words of value `i`'s term (a float is 2; a binary of up to 64 bytes is on the
+    /// heap, 2 words and its bytes; a longer one is 6 words pointing at its bytes off the heap).
+    fn words(&self, i: usize) -> u64 {
+        match self {
+            Enc::U64(v) => big_words(v[i]),
+            Enc::I64(v) => big_words(v[i].unsigned_abs()),
+            Enc::F32(_) | Enc::F64(_) => 2,
+            Enc::Bool(_) | Enc::U8(_) | Enc::U16(_) | Enc::U32(_) | Enc::I8(_) | Enc::I16(_) | Enc::I32(_) => 0,
+            Enc::Str(s) => {
+                let n = s.get(i).len() as u64;
+                if n <= 64 {
+                    2 + n.div_ceil(8)
+                } else {
+                    6
+                }
+            }
+            Enc::Nullable(nulls, inner) => {
+                if nulls[i] != 0 {
+                    0
+                } else {
+                    inner.words(i)
+                }
+            }
+            Enc::Array(offsets, inner) => (offsets[i]..offsets[i + 1]).map(|j| 2 + inner.words(j as usize)).sum(),
+            Enc::LowCardinality(lc, nullable, inner) => {
+                let k = lc.keys.get(i);
+                if *nullable && k == 0 {
+                    0
+                } else {
+                    inner.words(k)
+                }
+            }
+        }
+    }
+
     #[inline]
     fn put(&self, buf: &mut Vec<u8>, i: usize) {
         match self {
@@ -759,6 +812,17 @@ impl<'c> Enc<'c> {
                 }
             }
         }
+    }
+}
+
+/// The heap words of an integer of magnitude `mag`: none for a small integer (60 bits,
+/// signed), a one-digit bignum's two beyond.
+#[inline]
+fn big_words(mag: u64) -> u64 {
+    if mag > (1 << 59) - 1 {
+        2
+    } else {
+        0
     }
 }
 

@@ -424,6 +424,13 @@ fn op_take_dirty<'a>(env: Env<'a>, op: ResourceArc<Op>, columns: bool) -> Term<'
     take_impl(env, op, columns)
 }
 
+/// The heap words the terms of the op's whole result take, once it is queued (nil for other
+/// items: the caller estimates from the cells of its message).
+#[rustler::nif]
+fn op_words(op: ResourceArc<Op>) -> Option<u64> {
+    *op.shared.words.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Stop an op: its query is cancelled on the server (chwire sends Cancel and drains the
 /// connection before its next query), an unfinished insert is aborted. No message of the op
 /// arrives after this returns.

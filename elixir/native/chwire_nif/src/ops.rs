@@ -144,6 +144,9 @@ pub struct Shared {
     cancelled: Mutex<bool>,
     /// The server's timezone (DateTime columns without their own), once connected.
     pub tz: Mutex<Option<String>>,
+    /// The heap words the terms of the last encoded result take (`Encoded::words`), for the
+    /// caller to grow its heap by before taking it.
+    pub words: Mutex<Option<u64>>,
 }
 
 impl Shared {
@@ -170,6 +173,9 @@ impl Tx {
     /// consumer is gone.
     pub async fn send(&self, item: Item) -> bool {
         let cells = item.cells();
+        if let Item::Encoded { enc, .. } = &item {
+            *self.shared.words.lock().unwrap_or_else(|e| e.into_inner()) = Some(enc.words);
+        }
         if self.items.send(item).await.is_err() {
             return false;
         }
@@ -197,7 +203,7 @@ impl Op {
     /// A new op for the calling process and its task's sender. `depth`: items queued ahead.
     pub fn new(pid: LocalPid, id: u64, depth: usize, target: Option<&Target>) -> (Op, Tx) {
         let (tx, rx) = mpsc::channel(depth.max(1));
-        let shared = Arc::new(Shared { pid, id, cancelled: Mutex::new(false), tz: Mutex::new(None) });
+        let shared = Arc::new(Shared { pid, id, cancelled: Mutex::new(false), tz: Mutex::new(None), words: Mutex::new(None) });
         let settle = match target {
             Some(Target::Client(c)) => Some(c.clone()),
             _ => None,
