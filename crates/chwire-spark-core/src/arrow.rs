@@ -258,23 +258,6 @@ fn float32s(array: &ArrayRef) -> std::result::Result<ArrayRef, String> {
     Ok(Arc::new(out))
 }
 
-/// UUIDs read as their text (Spark's string) back as the 16 bytes chwire-arrow writes.
-fn uuids(array: &ArrayRef) -> std::result::Result<ArrayRef, String> {
-    let text = cast_with_options(array, &DataType::Utf8, &checked()).map_err(|e| e.to_string())?;
-    let text = text.as_string::<i32>();
-    let mut out = arrow_array::builder::FixedSizeBinaryBuilder::with_capacity(text.len(), 16);
-    for (i, v) in text.iter().enumerate() {
-        match v {
-            Some(s) => {
-                let u = uuid::Uuid::try_parse(s).map_err(|e| format!("row {i}: '{s}' is not a UUID: {e}"))?;
-                out.append_value(u.as_bytes()).map_err(|e| e.to_string())?;
-            }
-            None => out.append_null(),
-        }
-    }
-    Ok(Arc::new(out.finish()))
-}
-
 /// Spark's batch as chwire-arrow converts it to the columns `target` (by name): the columns of
 /// `written_type` converted, checked, the others as they are.
 pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> Result<RecordBatch> {
@@ -289,7 +272,6 @@ pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> 
         }
         let in_column = |e: String| Error::Invalid(format!("column '{}': {e}", f.name()));
         let converted = match (ch.map(plain), f.data_type()) {
-            (Some(chwire::DataType::Uuid), DataType::Utf8 | DataType::LargeUtf8) => Some(uuids(col).map_err(in_column)?),
             (Some(chwire::DataType::Float32), DataType::Float64) => Some(float32s(col).map_err(in_column)?),
             _ => match ch.and_then(|t| written_type(f.data_type(), t)) {
                 Some(to) => Some(
