@@ -95,13 +95,14 @@ defmodule Chwire do
       fn ->
         id = unique()
 
-        with {:ok, h} <- handle(conn),
+        with {:ok, sql, params} <- args(sql, params, opts),
+             {:ok, h} <- handle(conn),
              {:ok, settings} <- settings(opts),
              {:ok, op} <-
                native_query(
                  h,
                  sql,
-                 prep_params(params),
+                 params,
                  settings,
                  qid(opts),
                  true,
@@ -157,14 +158,15 @@ defmodule Chwire do
   def query_arrow(conn, sql, params \\ %{}, opts \\ []) do
     id = unique()
 
-    with {:ok, limits} <- limits(opts),
+    with {:ok, sql, params} <- args(sql, params, opts),
+         {:ok, limits} <- limits(opts),
          {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
          {:ok, op} <-
            Native.query_arrow(
              h,
              sql,
-             prep_params(params),
+             params,
              settings,
              qid(opts),
              to_string(Keyword.get(opts, :mapping, :rich)),
@@ -211,7 +213,11 @@ defmodule Chwire do
   `query_id:`.
   """
   def insert(conn, table, data, opts \\ []) do
-    case shape(data, opts) do
+    case insert_opts(opts) && shape(data, opts) do
+      false ->
+        {:error,
+         data_error("opts: must be a keyword list with a string query_id:, not #{inspect(opts)}")}
+
       {:error, e} ->
         {:error, e}
 
@@ -276,14 +282,15 @@ defmodule Chwire do
   defp run_query(conn, sql, params, opts, columns) do
     id = unique()
 
-    with {:ok, limits} <- limits(opts),
+    with {:ok, sql, params} <- args(sql, params, opts),
+         {:ok, limits} <- limits(opts),
          {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
          {:ok, op} <-
            native_query(
              h,
              sql,
-             prep_params(params),
+             params,
              settings,
              qid(opts),
              false,
@@ -578,21 +585,87 @@ defmodule Chwire do
 
   defp qid(opts), do: Keyword.get(opts, :query_id)
 
+  # The arguments every query takes, checked (a bad one is a :data error, not a raise): the
+  # SQL as iodata, the parameters as a map or keyword list by name, the options as a keyword
+  # list with a string query_id. Returns the SQL as a binary and the parameters prepared.
+  defp args(sql, params, opts) do
+    cond do
+      not insert_opts(opts) ->
+        {:error,
+         data_error("opts: must be a keyword list with a string query_id:, not #{inspect(opts)}")}
+
+      not by_name?(params) ->
+        {:error,
+         data_error(
+           "params: must be a map or keyword list of name => value, not #{inspect(params)}"
+         )}
+
+      true ->
+        with {:ok, sql} <- sql_text(sql),
+             {:ok, params} <- prep_params(params),
+             do: {:ok, sql, params}
+    end
+  end
+
+  defp insert_opts(opts),
+    do: Keyword.keyword?(opts) and (qid(opts) == nil or is_binary(qid(opts)))
+
+  defp by_name?(params) when is_map(params),
+    do: Enum.all?(Map.keys(params), &(is_atom(&1) or is_binary(&1)))
+
+  defp by_name?(params) when is_list(params),
+    do: Enum.all?(params, &match?({k, _} when is_atom(k) or is_binary(k), &1))
+
+  defp by_name?(_), do: false
+
+  defp sql_text(sql) when is_binary(sql), do: {:ok, sql}
+
+  defp sql_text(sql) do
+    {:ok, IO.iodata_to_binary(sql)}
+  rescue
+    ArgumentError -> {:error, data_error("sql: must be a string (iodata), not #{inspect(sql)}")}
+  end
+
   @doc false
   def settings(opts) do
-    s =
-      Enum.map(Keyword.get(opts, :settings, []), fn
-        {k, true} -> {to_string(k), "1"}
-        {k, false} -> {to_string(k), "0"}
-        {k, v} -> {to_string(k), to_string(v)}
-      end)
+    given = Keyword.get(opts, :settings, [])
 
-    {:ok, s}
+    if by_name?(given) do
+      Enum.reduce_while(given, {:ok, []}, fn
+        {k, true}, {:ok, acc} ->
+          {:cont, {:ok, [{to_string(k), "1"} | acc]}}
+
+        {k, false}, {:ok, acc} ->
+          {:cont, {:ok, [{to_string(k), "0"} | acc]}}
+
+        {k, v}, {:ok, acc} when is_binary(v) or is_number(v) or is_atom(v) ->
+          {:cont, {:ok, [{to_string(k), to_string(v)} | acc]}}
+
+        {k, v}, _ ->
+          {:halt,
+           {:error,
+            data_error(
+              "settings: #{k} must be a string, number, atom or boolean, not #{inspect(v)}"
+            )}}
+      end)
+      |> case do
+        {:ok, s} -> {:ok, Enum.reverse(s)}
+        e -> e
+      end
+    else
+      {:error,
+       data_error(
+         "settings: must be a map or keyword list of name => value, not #{inspect(given)}"
+       )}
+    end
   end
 
   @doc false
   def prep_params(params) do
-    Enum.map(params, fn {k, v} -> {to_string(k), prep(v)} end)
+    {:ok, Enum.map(params, fn {k, v} -> {to_string(k), prep(v)} end)}
+  rescue
+    e in Protocol.UndefinedError ->
+      {:error, data_error("params: #{inspect(e.value)} has no text to bind")}
   end
 
   defp prep(%Date{} = d), do: Date.to_iso8601(d)

@@ -348,6 +348,46 @@ defmodule ChwireTest do
 
   # ---------------------------------------------------------------- errors
 
+  test "arguments of the wrong kind are :data errors, not raises; SQL may be iodata", %{
+    conn: conn
+  } do
+    for f <- [&Chwire.query/4, &Chwire.query_columns/4, &Chwire.query_arrow/4] do
+      for {sql, params, opts, what} <- [
+            {"SELECT 1", [1, 2], [], "params"},
+            {"SELECT 1", "x", [], "params"},
+            {"SELECT 1", %{}, [settings: [1]], "settings"},
+            {"SELECT 1", %{}, [settings: [max_threads: {1}]], "settings"},
+            {"SELECT 1", %{}, [query_id: 123], "opts"},
+            {"SELECT 1", %{}, %{query_id: "x"}, "opts"},
+            {:select, %{}, [], "sql"},
+            {"SELECT {p:String}", %{p: MapSet.new([1])}, [], "params"}
+          ] do
+        assert {:error, %Chwire.Error{kind: :data, message: m}} = f.(conn, sql, params, opts)
+        assert m =~ what
+      end
+
+      assert {:ok, _} = f.(conn, [~c"SELECT ", "1"], %{}, [])
+    end
+
+    assert_raise Chwire.Error, ~r/params/, fn ->
+      Chwire.stream(conn, "SELECT 1", [1]) |> Enum.to_list()
+    end
+
+    assert {:error, %Chwire.Error{kind: :data}} =
+             Chwire.insert(conn, "t", [{"n", [1]}], query_id: 5)
+
+    Process.flag(:trap_exit, true)
+
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.start_link(url: url(), settings: [max_threads: [1]])
+
+    assert_receive {:EXIT, _, %Chwire.Error{kind: :data}}
+    Process.flag(:trap_exit, false)
+
+    assert m =~ "settings"
+    assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
+  end
+
   test "parameters out of their type's range, or improper lists, are errors, not wrapped", %{
     conn: conn
   } do

@@ -43,15 +43,16 @@ defmodule Chwire.Connection do
   # settings sent with every query.
   def options(opts) do
     {settings, opts} = Keyword.pop(opts, :settings, [])
-    {:ok, s} = Chwire.settings(settings: settings)
 
-    kv =
-      Enum.map(opts, fn
-        {k, true} -> {to_string(k), "true"}
-        {k, false} -> {to_string(k), "false"}
-        {k, v} -> {to_string(k), to_string(v)}
-      end)
+    with {:ok, s} <- Chwire.settings(settings: settings) do
+      kv =
+        Enum.map(opts, fn
+          {k, true} -> {to_string(k), "true"}
+          {k, false} -> {to_string(k), "false"}
+          {k, v} -> {to_string(k), to_string(v)}
+        end)
 
-    {:ok, kv ++ s}
+      {:ok, kv ++ s}
+    end
   end
 end
