@@ -233,3 +233,30 @@ def test_replace_and_ctas_are_atomic(spark, ch, cat):
     spark.sql(f"CREATE TABLE ch.{DB}.fresh USING chwire TBLPROPERTIES (order_by = 'id') AS SELECT id FROM range(7)")
     assert ch.command(f"SELECT count() FROM {DB}.fresh") == 7
     assert stage_tables(ch) == 0
+
+
+def test_a_tables_engine_and_keys_are_its_properties(spark, ch, cat):
+    """DESCRIBE EXTENDED, SHOW TBLPROPERTIES and SHOW CREATE TABLE show a catalog table's engine
+    (with its arguments), keys and settings as the properties CREATE TABLE takes, and SHOW
+    CREATE TABLE's statement makes the same table again."""
+    ch.command(f"CREATE TABLE {DB}.props (id UInt64, v UInt32, d Date, s String) ENGINE = ReplacingMergeTree(v) "
+               "PARTITION BY toYYYYMM(d) ORDER BY (id, d) SAMPLE BY id SETTINGS index_granularity = 4096")
+    try:
+        props = {r.key: r.value for r in spark.sql(f"SHOW TBLPROPERTIES ch.{DB}.props").collect()}
+        assert props == {"engine": "ReplacingMergeTree(v)", "partition_by": "toYYYYMM(d)", "order_by": "(id, d)",
+                         "sample_by": "id", "settings": "index_granularity = 4096"}
+        described = {r.col_name: r.data_type for r in spark.sql(f"DESCRIBE TABLE EXTENDED ch.{DB}.props").collect()}
+        assert "engine=ReplacingMergeTree(v)" in described["Table Properties"]
+        create = spark.sql(f"SHOW CREATE TABLE ch.{DB}.props").collect()[0][0]
+        assert "'engine' = 'ReplacingMergeTree(v)'" in create and "'order_by' = '(id, d)'" in create, create
+        # The statement Spark shows makes the same table (under another name).
+        spark.sql(create.replace(f"{DB}.props", f"{DB}.props_again"))
+        assert table_meta(ch, "props_again") == {"engine": "ReplacingMergeTree", "sorting_key": "id, d",
+                                                 "partition_key": "toYYYYMM(d)"}
+        assert ch.command(f"SELECT engine_full FROM system.tables WHERE database = '{DB}' AND name = 'props_again'") == \
+            ch.command(f"SELECT engine_full FROM system.tables WHERE database = '{DB}' AND name = 'props'")
+        with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+            spark.sql(f"SHOW TBLPROPERTIES ch.{DB}.nope").collect()
+    finally:
+        ch.command(f"DROP TABLE IF EXISTS {DB}.props")
+        ch.command(f"DROP TABLE IF EXISTS {DB}.props_again")

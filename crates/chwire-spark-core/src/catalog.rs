@@ -67,6 +67,12 @@ pub enum Request {
         db: String,
         table: String,
     },
+    /// The table's engine and keys as the catalog's table properties (what `CREATE TABLE`
+    /// takes back): `DESCRIBE EXTENDED` and `SHOW CREATE TABLE` show them.
+    TableProperties {
+        db: String,
+        table: String,
+    },
     CreateTable {
         db: String,
         table: String,
@@ -108,6 +114,7 @@ pub enum Outcome {
     DatabaseExists { db: String },
     TableExists { db: String, table: String },
     DatabaseNotEmpty { db: String },
+    Properties { properties: BTreeMap<String, String> },
 }
 
 /// Table properties the catalog reads (also as `option.<name>`, as Spark passes a writer's
@@ -162,7 +169,12 @@ fn spark_type(t: &Value, nullable: bool, has_bool: bool) -> Result<String> {
             // Spark 4.3 hands char(n)/varchar(n) columns to catalogs as such: String keeps no
             // length, so they are refused (below) like binary, which has no type that reads
             // back as binary but FixedString, whose width Spark does not know.
-            "string" => "String".into(),
+            // Spark 4 spells the default collation out (SHOW CREATE TABLE prints it): byte
+            // order, ClickHouse's own. Other collations compare differently: refused.
+            "string" | "string collate UTF8_BINARY" => "String".into(),
+            d if d.starts_with("string collate ") => {
+                return refuse(d, "ClickHouse compares strings by their bytes (collation UTF8_BINARY); declare the column STRING");
+            }
             d if d.starts_with("char(") || d.starts_with("varchar(") => {
                 return refuse(d, "ClickHouse's String has no length and reads back as string; declare the column STRING");
             }
@@ -337,6 +349,89 @@ async fn table_exists(c: &mut chwire::Client, db: &str, table: &str) -> Result<b
     Ok(rows.first().and_then(|r| r.first().cloned().flatten()).as_deref() == Some("1"))
 }
 
+/// A table's engine and keys, by the names of [`PROPERTIES`]: `engine` with its arguments
+/// (`ReplacingMergeTree(v)`), the keys a MergeTree-family table has (`primary_key` only where
+/// it is not the sorting key), and its `SETTINGS`. None: no such table.
+async fn table_properties(c: &mut chwire::Client, db: &str, table: &str) -> Result<Option<BTreeMap<String, String>>> {
+    let sql = format!(
+        "SELECT engine, engine_full, partition_key, sorting_key, primary_key, sampling_key FROM system.tables \
+         WHERE database = {} AND name = {}",
+        sql_string(db),
+        sql_string(table)
+    );
+    let Some(row) = text_rows(c, &sql).await?.into_iter().next() else { return Ok(None) };
+    let field = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
+    // system.tables lists a key of several expressions without its parentheses (`id, d`):
+    // they are put back, as the key's clause needs them.
+    let key = |i: usize| {
+        let k = field(i);
+        if top_level(&k, ",").is_some() {
+            format!("({k})")
+        } else {
+            k
+        }
+    };
+    let (engine, full) = (field(0), field(1));
+    let mut p = BTreeMap::new();
+    p.insert("engine".to_string(), engine_with_arguments(&engine, &full).to_string());
+    let order_by = key(3);
+    for (name, value) in [("partition_by", key(2)), ("order_by", order_by.clone()), ("sample_by", key(5))] {
+        if !value.is_empty() {
+            p.insert(name.to_string(), value);
+        }
+    }
+    let primary = key(4);
+    if !primary.is_empty() && primary != order_by {
+        p.insert("primary_key".to_string(), primary);
+    }
+    if let Some(at) = top_level(&full, " SETTINGS ") {
+        p.insert("settings".to_string(), full[at + " SETTINGS ".len()..].to_string());
+    }
+    Ok(Some(p))
+}
+
+/// `engine` with the arguments `engine_full` gives it (`Name(args)`), else the name alone.
+fn engine_with_arguments<'a>(engine: &'a str, full: &'a str) -> &'a str {
+    match full.strip_prefix(engine) {
+        Some(rest) if rest.starts_with('(') => match top_level(rest, ")") {
+            Some(end) => &full[..engine.len() + end + 1],
+            None => engine,
+        },
+        _ => engine,
+    }
+}
+
+/// Where `pat` first occurs in `s` outside quotes and, for a pattern that does not close
+/// one, outside parentheses (a `)` is found where it closes the first `(`).
+fn top_level(s: &str, pat: &str) -> Option<usize> {
+    let (mut depth, mut quote, mut escaped) = (0i32, None::<char>, false);
+    for (i, ch) in s.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if ch == '\\' {
+                escaped = true;
+            } else if ch == q {
+                quote = None;
+            }
+            continue;
+        }
+        match ch {
+            '\'' | '`' | '"' => quote = Some(ch),
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if pat == ")" && depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ if depth == 0 && pat != ")" && s[i..].starts_with(pat) => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
 async fn names(c: &mut chwire::Client, sql: &str) -> Result<Vec<String>> {
     Ok(text_rows(c, sql).await?.into_iter().filter_map(|r| r.into_iter().next().flatten()).collect())
 }
@@ -378,6 +473,10 @@ pub async fn run(opts: &SparkOptions, req: &Request) -> Result<Outcome> {
             Outcome::Names { names: all.into_iter().filter(|n| !internal(n)).collect() }
         }
         Request::TableExists { db, table } => Outcome::Bool { value: table_exists(c, db, table).await? },
+        Request::TableProperties { db, table } => match table_properties(c, db, table).await? {
+            Some(properties) => Outcome::Properties { properties },
+            None => Outcome::NoSuchTable { db: db.clone(), table: table.clone() },
+        },
         Request::CreateTable { db, table, columns, partitioning, properties } => {
             if !database_exists(c, db).await? {
                 return Ok(Outcome::NoSuchDatabase { db: db.clone() });
@@ -475,9 +574,26 @@ mod tests {
         assert_eq!(clickhouse_type(&st, true, &ServerTypes::all()).unwrap(), "Tuple(`a\\`b` Int32)");
         assert!(clickhouse_type(&json!("interval day"), false, &old()).unwrap_err().to_string().contains("interval day"));
         assert!(clickhouse_type(&json!("decimal(x,1)"), false, &old()).is_err());
+        assert_eq!(clickhouse_type(&json!("string collate UTF8_BINARY"), false, &old()).unwrap(), "String");
+        let e = clickhouse_type(&json!("string collate UTF8_LCASE"), false, &old()).unwrap_err().to_string();
+        assert!(e.contains("UTF8_LCASE") && e.contains("by their bytes"), "{e}");
         let e = clickhouse_type(&json!("varchar(10)"), true, &ServerTypes::all()).unwrap_err().to_string();
         assert!(e.contains("varchar(10)") && e.contains("declare the column STRING"), "{e}");
         assert!(clickhouse_type(&json!("char(3)"), false, &old()).is_err());
+    }
+
+    #[test]
+    fn engines_keep_their_arguments_and_clauses_are_found_outside_quotes() {
+        let full = "ReplacingMergeTree(v) PARTITION BY toYYYYMM(d) ORDER BY (id, d) SETTINGS index_granularity = 4096";
+        assert_eq!(engine_with_arguments("ReplacingMergeTree", full), "ReplacingMergeTree(v)");
+        assert_eq!(engine_with_arguments("MergeTree", "MergeTree ORDER BY id"), "MergeTree");
+        assert_eq!(engine_with_arguments("Memory", ""), "Memory");
+        let odd = "Distributed('c', 'd', 't)(', rand()) SETTINGS fsync_after_insert = 0";
+        assert_eq!(engine_with_arguments("Distributed", odd), "Distributed('c', 'd', 't)(', rand())");
+        assert_eq!(top_level(full, " SETTINGS ").map(|i| &full[i..]), Some(" SETTINGS index_granularity = 4096"));
+        assert_eq!(top_level("MergeTree ORDER BY (a, ' SETTINGS x')", " SETTINGS "), None);
+        assert_eq!(engine_with_arguments("Bad", "Bad(unclosed"), "Bad");
+        assert!(top_level("id, d", ",").is_some() && top_level("tuple(id, d)", ",").is_none());
     }
 
     #[test]

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
@@ -229,13 +230,18 @@ public class ChwireCatalog implements StagingTableCatalog, SupportsNamespaces {
 
     @Override
     public Table loadTable(Identifier ident) throws NoSuchTableException {
-        if (!tableExists(ident)) {
+        // The table's engine and keys, as the properties CREATE TABLE takes (DESCRIBE EXTENDED
+        // and SHOW CREATE TABLE show them); no such table is Spark's exception.
+        JsonNode found = run(tableRequest("table_properties", ident));
+        if (!outcome(found).equals("properties")) {
             throw new NoSuchTableException(ident);
         }
+        Map<String, String> properties = new TreeMap<>();
+        found.get("properties").fields().forEachRemaining(e -> properties.put(e.getKey(), e.getValue().asText()));
         Map<String, String> o = new HashMap<>(options);
         o.put("table", quoted(ident.namespace()[0], ident.name()));
         String json = ChwireSource.parse(o);
-        return new ChwireTable(json, ReadPlan.make(json, null).schema(), name + "." + ident, o);
+        return new ChwireTable(json, ReadPlan.make(json, null).schema(), name + "." + ident, o, properties);
     }
 
     @Override

@@ -24,16 +24,25 @@ class ChwireTable implements SupportsRead, SupportsWrite {
     /** A catalog's table: its name, and the catalog's options a read's or write's own options add to. */
     private final String catalogName;
     private final Map<String, String> catalogOptions;
+    /** A catalog's table: its engine and keys, as the properties CREATE TABLE takes. */
+    private final Map<String, String> properties;
 
     ChwireTable(String optionsJson, StructType schema) {
-        this(optionsJson, schema, null, null);
+        this(optionsJson, schema, null, null, Map.of());
     }
 
-    ChwireTable(String optionsJson, StructType schema, String catalogName, Map<String, String> catalogOptions) {
+    ChwireTable(String optionsJson, StructType schema, String catalogName, Map<String, String> catalogOptions,
+            Map<String, String> properties) {
         this.optionsJson = optionsJson;
         this.schema = schema;
         this.catalogName = catalogName;
         this.catalogOptions = catalogOptions;
+        this.properties = properties;
+    }
+
+    @Override
+    public Map<String, String> properties() {
+        return properties;
     }
 
     @Override
