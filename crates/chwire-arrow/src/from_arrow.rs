@@ -213,7 +213,16 @@ fn nullable(array: &dyn Array, inner: &DataType) -> Result<ColumnData> {
     } else {
         array
     };
-    let values = to_column_ignoring_nulls(source, inner)?;
+    let values = match to_column_ignoring_nulls(source, inner) {
+        Ok(values) => values,
+        // Dates and times are range-checked: what lies under a NULL (pandas' NaT is i64::MIN)
+        // may fail the check, so a failure is retried with zero there (values under NULLs
+        // are otherwise kept as they are, bit for bit).
+        Err(e) => match zero_under_nulls(source)? {
+            Some(zeroed) => to_column_ignoring_nulls(zeroed.as_ref(), inner).map_err(|_| e)?,
+            None => return Err(e),
+        },
+    };
     Ok(ColumnData::Nullable(Box::new(NullableColumn { nulls, values })))
 }
 
@@ -221,6 +230,33 @@ fn nullable(array: &dyn Array, inner: &DataType) -> Result<ColumnData> {
 fn needs_placeholders(array: &dyn Array, inner: &DataType) -> bool {
     matches!(inner, DataType::Enum8(_) | DataType::Enum16(_) | DataType::Json { .. })
         || (inner.fixed_width().is_some() && matches!(array.data_type(), A::Binary | A::LargeBinary))
+}
+
+/// A date, time, timestamp or duration array with zero under its NULLs: what a writer left
+/// there is no value and must not fail a range or exactness check (pandas leaves i64::MIN
+/// under NaT). None for other arrays.
+fn zero_under_nulls(array: &dyn Array) -> Result<Option<ArrayRef>> {
+    let Some(nulls) = array.logical_nulls() else { return Ok(None) };
+    let zeroed: ArrayRef = match array.data_type() {
+        A::Date32 | A::Time32(_) => {
+            let v = cast_with_options(array, &A::Int32, &strict())?;
+            let v = v.as_primitive::<arrow_array::types::Int32Type>().values();
+            std::sync::Arc::new(arrow_array::Int32Array::new(
+                v.iter().zip(nulls.iter()).map(|(&x, ok)| if ok { x } else { 0 }).collect(),
+                Some(nulls),
+            ))
+        }
+        A::Date64 | A::Time64(_) | A::Timestamp(..) | A::Duration(_) => {
+            let v = cast_with_options(array, &A::Int64, &strict())?;
+            let v = v.as_primitive::<Int64Type>().values();
+            std::sync::Arc::new(arrow_array::Int64Array::new(
+                v.iter().zip(nulls.iter()).map(|(&x, ok)| if ok { x } else { 0 }).collect(),
+                Some(nulls),
+            ))
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(cast_with_options(zeroed.as_ref(), array.data_type(), &strict())?))
 }
 
 /// `array` with the NULL rows' values replaced by the first enum element (dictionary

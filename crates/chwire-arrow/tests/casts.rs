@@ -256,3 +256,27 @@ fn list_views_are_arrays() {
         format!("{:?}", Value::Array(vec![Value::Int(10), Value::Int(11), Value::Int(12)]))
     );
 }
+
+#[test]
+fn what_lies_under_a_null_is_no_value_and_fails_no_range_check() {
+    use arrow_array::{Array, Date64Array};
+    use arrow_buffer::{NullBuffer, ScalarBuffer};
+    // pandas leaves i64::MIN under NaT; other writers leave whatever was there.
+    let under = |values: Vec<i64>| NullBuffer::from(values.iter().map(|&v| v != i64::MIN).collect::<Vec<_>>());
+    let raw = vec![1_500_000_000_000_000i64, i64::MIN];
+    let t = TimestampMicrosecondArray::new(ScalarBuffer::from(raw.clone()), Some(under(raw))).with_timezone("UTC");
+    let d = Date32Array::new(ScalarBuffer::from(vec![19000, -5000]), Some(NullBuffer::from(vec![true, false])));
+    let d64 = Date64Array::new(ScalarBuffer::from(vec![86_400_000i64, 1]), Some(NullBuffer::from(vec![true, false])));
+    assert_eq!((t.null_count(), d.null_count(), d64.null_count()), (1, 1, 1));
+    let b = batch(vec![("t", Arc::new(t), true), ("d", Arc::new(d), true), ("e", Arc::new(d64), true)]);
+    let target =
+        [("t".to_string(), ty("Nullable(DateTime('UTC'))")), ("d".into(), ty("Nullable(Date)")), ("e".into(), ty("Nullable(Date)"))];
+    let block = batch_to_block(&b, &target).unwrap();
+    assert_eq!(block.column("t").unwrap().value(0), Value::DateTime(1_500_000_000, Some("UTC")));
+    for c in ["t", "d", "e"] {
+        assert_eq!(block.column(c).unwrap().value(1), Value::Null, "{c}");
+    }
+    // A value that is there is still checked.
+    let bad = batch(vec![("t", Arc::new(TimestampMicrosecondArray::from(vec![Some(1), None])), true)]);
+    assert!(batch_to_block(&bad, &[("t".to_string(), ty("Nullable(DateTime)"))]).is_err());
+}
