@@ -635,6 +635,52 @@ def test_ingest_creates_only_types_the_server_has(conn, ch, name):
             assert ch.command(f"EXISTS TABLE {name}_m") == 0
 
 
+def test_a_refused_ingest_keeps_the_session_and_the_tables_as_they_were(conn, ch, name):
+    """A value the table cannot hold is refused before anything is sent: the INSERT ends with no
+    rows and the connection stays (its temporary tables too); create and replace check the
+    first batch before any table is created or dropped, and a failed create leaves no table."""
+    with conn.cursor() as cur:
+        assert cur.adbc_ingest("adbc_keep", DATA.select(["id"]), mode="create", temporary=True) == 3
+        small = pa.table({"id": pa.array([1], pa.int64()), "v": pa.array([300], pa.int64())})
+        cur.execute(f"CREATE TABLE {name} (id Int64, v UInt8) ENGINE = Memory")
+        with pytest.raises(dbapi.DataError, match="nothing was inserted"):
+            cur.adbc_ingest(name, small, mode="append")
+        with pytest.raises(dbapi.Error):
+            cur.executemany(f"INSERT INTO {name} VALUES", small)
+        cur.execute("SELECT count() FROM adbc_keep")
+        assert cur.fetchone() == (3,)
+        before = pa.table({"d": pa.array([datetime.date(2000, 1, 1)], pa.date32())})
+        old = pa.table({"d": pa.array([datetime.date(1960, 1, 1)], pa.date32())})
+        families = {r[0] for r in ch.query("SELECT name FROM system.data_type_families").result_rows}
+        if "Date32" not in families:
+            with pytest.raises(dbapi.DataError, match="nothing was created"):
+                cur.adbc_ingest(name + "_new", old, mode="create")
+            assert ch.command(f"EXISTS TABLE {name}_new") == 0
+            assert cur.adbc_ingest(name + "_r", before, mode="create") == 1
+            with pytest.raises(dbapi.DataError, match="nothing was created"):
+                cur.adbc_ingest(name + "_r", old, mode="replace")
+            assert ch.command(f"SELECT toString(d) FROM {name}_r") == "2000-01-01"
+            ch.command(f"DROP TABLE {name}_r")
+        cur.execute("SELECT count() FROM adbc_keep")
+        assert cur.fetchone() == (3,)
+
+
+def test_nulls_of_pandas_and_polars_hide_no_value(conn, ch, name):
+    """pandas leaves i64::MIN under NaT: a NULL's slot is no value, whatever the target type's
+    range (DateTime on 18.16), through pandas and Polars."""
+    import pandas as pd
+    import polars as pl
+
+    df = pd.DataFrame({"t": pd.to_datetime(["2024-01-02 03:04:05", None]).tz_localize("UTC"), "d": [datetime.date(2024, 1, 1), None]})
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    assert table.column("t").null_count == 1
+    with conn.cursor() as cur:
+        assert cur.adbc_ingest(name, table, mode="create") == 2
+        assert cur.adbc_ingest(name, pl.from_pandas(df).to_arrow(), mode="append") == 2
+    got = ch.query(f"SELECT toString(t), toString(d) FROM {name} ORDER BY t NULLS LAST").result_rows
+    assert [r[0] for r in got] == [got[0][0]] * 2 + [None, None] and got[0][0].startswith("2024-01-02 03:04:05")
+
+
 def test_ingest_into_a_db_schema_with_engine_options(conn, ch, database):
     with conn.cursor() as cur:
         cur.adbc_statement.set_options(**{"chwire.ingest.engine": "ReplacingMergeTree", "chwire.ingest.order_by": "id"})

@@ -57,12 +57,7 @@ impl IngestOptions {
         if schema.fields().is_empty() {
             return Err(invalid_arg("the data to ingest has no columns"));
         }
-        let mut cols = Vec::new();
-        for f in schema.fields() {
-            let ty = chwire_arrow::clickhouse_type_for(f).ch()?;
-            let ty = types.adapt(&ty).map_err(|e| invalid_arg(format!("column {:?}: {e}", f.name())))?;
-            cols.push(format!("{} {ty}", quote_identifier(f.name())));
-        }
+        let cols: Vec<String> = self.column_types(schema, types)?.iter().map(|(n, ty)| format!("{} {ty}", quote_identifier(n))).collect();
         let engine = match (&self.engine, self.temporary) {
             (Some(e), _) => e.clone(),
             (None, true) => "Memory".to_string(),
@@ -80,6 +75,20 @@ impl IngestOptions {
             self.table()?,
             cols.join(", ")
         ))
+    }
+
+    /// The name and type of each column of a table created for `schema` on a server with
+    /// `types`.
+    pub fn column_types(&self, schema: &Schema, types: &ServerTypes) -> Result<Vec<(String, DataType)>> {
+        schema
+            .fields()
+            .iter()
+            .map(|f| {
+                let ty = chwire_arrow::clickhouse_type_for(f).ch()?;
+                let ty = types.adapt(&ty).map_err(|e| invalid_arg(format!("column {:?}: {e}", f.name())))?;
+                Ok((f.name().clone(), ty))
+            })
+            .collect()
     }
 
     /// Whether the mode creates a table (and needs the server's types).
@@ -114,13 +123,34 @@ pub async fn ingest(
     schema: SchemaRef,
     batches: Batches,
 ) -> Result<i64> {
-    let types = if opts.creates() { c.server_types().await.ch()? } else { ServerTypes::all() };
+    let mut batches = batches;
+    let mut first = None;
+    let types = if opts.creates() {
+        let types = c.server_types().await.ch()?;
+        // The first batch is converted to the table's types before anything is created or
+        // dropped: a value they cannot hold (on an older server a date before 1970, a fraction
+        // of a second) refuses the ingest with the table as it was.
+        first = batches.recv().await;
+        if let Some(Ok(batch)) = &first {
+            let target = opts.column_types(&schema, &types)?;
+            chwire_arrow::batch_into_block(batch.clone(), &target)
+                .map_err(|e| invalid_data(format!("Arrow conversion: {e}; nothing was created or inserted")))?;
+        }
+        types
+    } else {
+        ServerTypes::all()
+    };
     for sql in opts.prepare_sql(&schema, &types)? {
         c.execute(sql).await.ch()?;
     }
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     let sql = format!("INSERT INTO {} ({}) VALUES", opts.table()?, quote_identifiers(&names));
-    insert_batches(c, sql, settings, batches, false).await
+    let res = insert_batches(c, sql, settings, first, batches, false).await;
+    if res.is_err() && matches!(opts.mode.unwrap_or(IngestMode::Create), IngestMode::Create) {
+        // The table this ingest created goes again: a failed create leaves nothing behind.
+        let _ = c.execute(format!("DROP {}TABLE IF EXISTS {}", if opts.temporary { "TEMPORARY " } else { "" }, opts.table()?)).await;
+    }
+    res
 }
 
 /// Run the INSERT `sql` with the batches of `batches` as its rows: each batch converted to the
@@ -136,10 +166,13 @@ pub async fn insert_batches(
     c: &mut chwire::Client,
     sql: String,
     settings: &[(String, String)],
+    first: Option<std::result::Result<RecordBatch, ArrowError>>,
     mut batches: Batches,
     by_position: bool,
 ) -> Result<i64> {
-    let res = async {
+    // Ok(Err(_)): refused before any block was sent, the INSERT ended with no rows (the
+    // connection, and the session's temporary tables, stay); Err(_): aborted mid-way.
+    let res: Result<Result<i64>> = async {
         let mut q = c.query(sql);
         for (k, v) in settings {
             q = q.setting(k.clone(), v.clone());
@@ -148,9 +181,29 @@ pub async fn insert_batches(
         let target: Vec<(String, DataType)> = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
         let mut rows = 0i64;
         let done = |rows: i64| if rows == 0 { "nothing was inserted".to_string() } else { format!("{rows} rows were sent before it") };
-        while let Some(batch) = batches.recv().await {
-            let batch = batch.map_err(|e| invalid_data(format!("reading the bound data: {e}; {}", done(rows))))?;
-            let batch = if by_position { rename_to(batch, &target)? } else { batch };
+        let mut first = first;
+        loop {
+            let batch = match first.take() {
+                Some(b) => b,
+                None => match batches.recv().await {
+                    Some(b) => b,
+                    None => break,
+                },
+            };
+            // Anything refused before the first block ends the INSERT with no rows.
+            let refused = match batch.map_err(|e| invalid_data(format!("reading the bound data: {e}; {}", done(rows)))) {
+                Ok(batch) if by_position => rename_to(batch, &target).map_err(|e| (e, rows)),
+                Ok(batch) => Ok(batch),
+                Err(e) => Err((e, rows)),
+            };
+            let batch = match refused {
+                Ok(batch) => batch,
+                Err((e, 0)) => {
+                    ins.end().await.ch()?;
+                    return Ok(Err(e));
+                }
+                Err((e, _)) => return Err(e),
+            };
             // A batch of one block moves its buffers into the block where it can (no clone of
             // it may stay alive).
             let chunks = match batch.num_rows() {
@@ -159,20 +212,32 @@ pub async fn insert_batches(
             };
             for chunk in chunks {
                 let len = chunk.num_rows() as i64;
-                let block = chwire_arrow::batch_into_block(chunk, &target)
-                    .map_err(|e| invalid_data(format!("Arrow conversion: {e}; {}", done(rows))))?;
+                let block = match chwire_arrow::batch_into_block(chunk, &target) {
+                    Ok(block) => block,
+                    Err(e) => {
+                        let e = invalid_data(format!("Arrow conversion: {e}; {}", done(rows)));
+                        if rows == 0 {
+                            ins.end().await.ch()?;
+                            return Ok(Err(e));
+                        }
+                        return Err(e);
+                    }
+                };
                 ins.send(&block).await.ch()?;
                 rows += len;
             }
         }
         ins.end().await.ch()?;
-        Ok(rows)
+        Ok(Ok(rows))
     }
     .await;
-    if res.is_err() {
-        close_aborted_insert(c).await;
+    match res {
+        Ok(res) => res,
+        Err(e) => {
+            close_aborted_insert(c).await;
+            Err(e)
+        }
     }
-    res
 }
 
 /// The batch's columns named as the target's, position by position (the batch is moved: its

@@ -171,7 +171,9 @@ impl ChwireStatement {
         let reader = self.bound_reader().ok_or_else(|| invalid_state("no data bound"))?;
         let (settings, _) = self.settings_and_arrow();
         // Bound data is matched to the INSERT's columns by position.
-        self.pump(reader, move |c, batches| Box::pin(async move { crate::ingest::insert_batches(c, sql, &settings, batches, true).await }))
+        self.pump(reader, move |c, batches| {
+            Box::pin(async move { crate::ingest::insert_batches(c, sql, &settings, None, batches, true).await })
+        })
     }
 
     /// Run `insert` as this statement's task with the batches of `reader`, which this thread
