@@ -522,3 +522,30 @@ def test_columns_are_matched_to_the_table_as_spark_matches_names(spark, ch, node
         assert count_stage_tables(ch) == 0
     finally:
         ch.command("DROP TABLE default.jvm_w_case")
+
+
+@pytest.mark.parametrize("fmt", [JVM, "python"])
+def test_doubles_into_float32_are_rounded_also_inside_arrays(spark, ch, nodes, python_source, fmt):
+    """A double goes into a Float32 place, at the top or inside an Array, rounded to the nearest
+    Float32 by the rule every front end shares; one beyond Float32's range is an error, nothing
+    written."""
+    import struct
+    fmt = python_source if fmt == "python" else fmt
+    f32 = lambda x: struct.unpack("f", struct.pack("f", x))[0]  # noqa: E731
+    ch.command("DROP TABLE IF EXISTS default.jvm_w_f32")
+    ch.command("CREATE TABLE default.jvm_w_f32 (id Int64, f Float32, a Array(Float32), n Array(Nullable(Float32))) "
+               "ENGINE = MergeTree ORDER BY id")
+
+    def write(rows):
+        spark.createDataFrame(rows, "id long, f double, a array<double>, n array<double>").coalesce(1).write \
+            .format(fmt).option("url", nodes[0]).option("table", "default.jvm_w_f32").mode("append").save()
+
+    try:
+        write([(1, 0.1, [0.1, 3.0e38], [None, 2.5])])
+        assert ch.query("SELECT id, f, a, n FROM default.jvm_w_f32").result_rows == [
+            (1, f32(0.1), [f32(0.1), f32(3.0e38)], [None, 2.5])]
+        with pytest.raises(Exception, match="beyond Float32's range"):
+            write([(2, 0.0, [1.0e39], [])])
+        assert ch.command("SELECT count() FROM default.jvm_w_f32") == 1
+    finally:
+        ch.command("DROP TABLE default.jvm_w_f32")

@@ -42,8 +42,10 @@ fn base(ty: &DataType) -> &DataType {
 }
 
 /// `array` with its doubles for Float32 places (`ty` itself, or the items of Arrays) rounded
-/// to Float32; the array itself where there are none.
-fn narrow_floats(array: &ArrayRef, ty: &DataType) -> Result<ArrayRef> {
+/// to Float32 by [`f32_of`] (a finite double beyond Float32's range is an error naming its
+/// row, or its item's index in the flattened values); the array itself where there are none.
+/// The rule of every front end that takes doubles for Float32 (parameters, the Spark sources).
+pub fn narrow_floats(array: &ArrayRef, ty: &DataType) -> Result<ArrayRef> {
     match (array.data_type(), base(ty)) {
         (A::Float64, DataType::Float32) => {
             let a = array.as_primitive::<Float64Type>();

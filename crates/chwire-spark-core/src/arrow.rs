@@ -236,28 +236,6 @@ fn no_null_where_none_fits(array: &ArrayRef, t: &chwire::DataType) -> std::resul
     }
 }
 
-/// A column type without its Nullable and LowCardinality wrappers.
-fn plain(t: &chwire::DataType) -> &chwire::DataType {
-    match t {
-        chwire::DataType::Nullable(inner) | chwire::DataType::LowCardinality(inner) => plain(inner),
-        t => t,
-    }
-}
-
-/// Spark's doubles into a Float32 column: each rounded to the nearest Float32, as ClickHouse
-/// itself converts them; a finite value beyond Float32's range is an error naming its row (it
-/// would become infinity).
-fn float32s(array: &ArrayRef) -> std::result::Result<ArrayRef, String> {
-    let doubles = array.as_primitive::<arrow_array::types::Float64Type>();
-    if let Some((i, e)) =
-        doubles.iter().enumerate().find_map(|(i, v)| v.and_then(|v| chwire::proto::column::f32_of(v).err()).map(|e| (i, e)))
-    {
-        return Err(format!("row {i}: {e}"));
-    }
-    let out: arrow_array::Float32Array = doubles.unary(|v| v as f32);
-    Ok(Arc::new(out))
-}
-
 /// Spark's batch as chwire-arrow converts it to the columns `target` (by name): the columns of
 /// `written_type` converted, checked, the others as they are.
 pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> Result<RecordBatch> {
@@ -270,16 +248,22 @@ pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> 
         if let Some(t) = ch {
             no_null_where_none_fits(col, t).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?;
         }
-        let in_column = |e: String| Error::Invalid(format!("column '{}': {e}", f.name()));
-        let converted = match (ch.map(plain), f.data_type()) {
-            (Some(chwire::DataType::Float32), DataType::Float64) => Some(float32s(col).map_err(in_column)?),
-            _ => match ch.and_then(|t| written_type(f.data_type(), t)) {
+        // Doubles for Float32 places, also inside arrays: rounded by the rule every front end
+        // shares (chwire-arrow's narrow_floats).
+        let narrowed = match ch {
+            Some(t) => chwire_arrow::narrow_floats(col, t).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?,
+            None => col.clone(),
+        };
+        let converted = if !Arc::ptr_eq(&narrowed, col) {
+            Some(narrowed)
+        } else {
+            match ch.and_then(|t| written_type(f.data_type(), t)) {
                 Some(to) => Some(
                     conform(col, &to)
                         .map_err(|e| Error::Invalid(format!("column '{}': its values do not fit ClickHouse's: {e}", f.name())))?,
                 ),
                 None => None,
-            },
+            }
         };
         match converted {
             Some(c) => {
@@ -364,7 +348,7 @@ mod tests {
         let big = Float64Array::from(vec![1.0, 1e300]);
         let batch = RecordBatch::try_from_iter([("f", Arc::new(big) as ArrayRef)]).unwrap();
         let e = from_spark(batch, &target).unwrap_err().to_string();
-        assert!(e.contains("column 'f': row 1") && e.contains("beyond Float32's range"), "{e}");
+        assert!(e.contains("column 'f'") && e.contains("row 1: ") && e.contains("beyond Float32's range"), "{e}");
     }
 
     #[test]
