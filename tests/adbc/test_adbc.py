@@ -665,6 +665,17 @@ def test_a_refused_ingest_keeps_the_session_and_the_tables_as_they_were(conn, ch
         assert cur.fetchone() == (3,)
 
 
+def test_columns_no_table_can_have_are_refused_before_anything_is_created(conn, ch, name):
+    """Arrow's null type (Nothing) and durations (Interval) have no table column type: refused
+    naming the column, before the CREATE, not a server error after it."""
+    for arr, what in [(pa.nulls(2), "Nothing"), (pa.array([1, 2], pa.duration("s")), "interval")]:
+        data = pa.table({"id": pa.array([1, 2], pa.int64()), "x": arr})
+        with conn.cursor() as cur:
+            with pytest.raises(dbapi.ProgrammingError, match=f'column "x".*{what}'):
+                cur.adbc_ingest(name, data, mode="create")
+        assert ch.command(f"EXISTS TABLE {name}") == 0
+
+
 def test_nulls_of_pandas_and_polars_hide_no_value(conn, ch, name):
     """pandas leaves i64::MIN under NaT: a NULL's slot is no value, whatever the target type's
     range (DateTime on 18.16), through pandas and Polars."""

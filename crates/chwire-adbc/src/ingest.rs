@@ -86,6 +86,12 @@ impl IngestOptions {
             .map(|f| {
                 let ty = chwire_arrow::clickhouse_type_for(f).ch()?;
                 let ty = types.adapt(&ty).map_err(|e| invalid_arg(format!("column {:?}: {e}", f.name())))?;
+                if let Some(what) = no_table_column(&ty) {
+                    return Err(invalid_arg(format!(
+                        "column {:?}: its type {ty} cannot be a table's column ({what}); cast it, or give it a clickhouse.type",
+                        f.name()
+                    )));
+                }
                 Ok((f.name().clone(), ty))
             })
             .collect()
@@ -108,6 +114,19 @@ impl IngestOptions {
             ],
             IngestMode::CreateAppend => vec![self.create_sql(schema, true, types)?],
         })
+    }
+}
+
+/// Why no table can have a column of `ty`, if none can: Arrow's null type maps to `Nothing` and
+/// durations to `Interval*`, which ClickHouse has for values but not for stored columns.
+fn no_table_column(ty: &DataType) -> Option<&'static str> {
+    match ty {
+        DataType::Nothing => Some("Nothing, the type of NULL, holds no values"),
+        DataType::Interval(_) => Some("intervals are not stored in tables"),
+        DataType::Nullable(t) | DataType::Array(t) | DataType::LowCardinality(t) => no_table_column(t),
+        DataType::Map(k, v) => no_table_column(k).or_else(|| no_table_column(v)),
+        DataType::Tuple(items) => items.iter().find_map(|(_, t)| no_table_column(t)),
+        _ => None,
     }
 }
 
