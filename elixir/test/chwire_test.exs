@@ -907,6 +907,32 @@ defmodule ChwireTest do
     end)
   end
 
+  test "enum values are taken by name or by number; a number of no element is an error", %{
+    conn: conn
+  } do
+    with_table(
+      conn,
+      "enum_num",
+      "a Enum8('x' = -128, 'y' = 127), b Enum16('p' = -32768, 'q' = 7)",
+      fn t ->
+        assert {:ok, 2} = Chwire.insert(conn, t, [{"a", [-128, "y"]}, {"b", [7, -32768]}])
+
+        assert {:ok, %{rows: [["x", "q"], ["y", "p"]]}} =
+                 Chwire.query(conn, "SELECT a, b FROM #{t}")
+
+        for {col, v} <- [{"a", 5}, {"b", 8}] do
+          data = [
+            {"a", [if(col == "a", do: v, else: "x")]},
+            {"b", [if(col == "b", do: v, else: "p")]}
+          ]
+
+          assert {:error, %Chwire.Error{kind: :data, message: m}} = Chwire.insert(conn, t, data)
+          assert m =~ "#{v} is not a value of Enum" and m =~ "column `#{col}`"
+        end
+      end
+    )
+  end
+
   test "insert table names are read, never pasted: hostile ones are errors and run nothing", %{
     conn: conn
   } do

@@ -167,21 +167,16 @@ fn value_here<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resu
             TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
             _ => return Err(format!("{} does not fit {ty} (use a binary)", describe(t))),
         },
-        D::Enum8(items) => match kind {
+        D::Enum8(_) | D::Enum16(_) => match kind {
             TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
             TermType::Integer => {
                 let v = t.decode::<i64>().map_err(|_| "bad integer")?;
-                let name = items.iter().find(|(_, e)| i64::from(*e) == v).ok_or_else(|| format!("{v} is not a value of {ty}"))?;
-                Value::String(name.0.as_bytes())
-            }
-            _ => return Err(format!("{} does not fit {ty} (use its name or value)", describe(t))),
-        },
-        D::Enum16(items) => match kind {
-            TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
-            TermType::Integer => {
-                let v = t.decode::<i64>().map_err(|_| "bad integer")?;
-                let name = items.iter().find(|(_, e)| i64::from(*e) == v).ok_or_else(|| format!("{v} is not a value of {ty}"))?;
-                Value::String(name.0.as_bytes())
+                let name = match ty {
+                    D::Enum8(items) => items.iter().find(|(_, e)| i64::from(*e) == v).map(|(n, _)| n),
+                    D::Enum16(items) => items.iter().find(|(_, e)| i64::from(*e) == v).map(|(n, _)| n),
+                    _ => None,
+                };
+                Value::String(name.ok_or_else(|| format!("{v} is not a value of {ty}"))?.as_bytes())
             }
             _ => return Err(format!("{} does not fit {ty} (use its name or value)", describe(t))),
         },

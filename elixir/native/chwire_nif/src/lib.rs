@@ -10,6 +10,7 @@ mod alloc;
 mod columns;
 mod convert;
 mod error;
+mod etf;
 mod ops;
 mod params;
 mod tasks;

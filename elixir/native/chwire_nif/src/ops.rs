@@ -83,7 +83,7 @@ pub enum Item {
     /// A whole SELECT of plain columns, already in the external term format.
     Encoded {
         header: Option<Block>,
-        enc: crate::convert::Encoded,
+        enc: crate::etf::Encoded,
     },
     /// A stream's header (column names and types), then its blocks, then `Done`.
     Header(Block),

@@ -119,7 +119,7 @@ pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, l
         let c = lease.client()?;
         note_tz(&tx, c);
         let mut s = spec.apply(c).stream().await?;
-        let mut enc = Some(crate::convert::Encoded::new(columns));
+        let mut enc = Some(crate::etf::Encoded::new(columns));
         let mut blocks = Vec::new();
         let mut tally = Tally::new(limits, "decoded column data, as chwire::approx_bytes counts it");
         while let Some(b) = s.next_block().await? {
