@@ -22,6 +22,7 @@ mod for_parquet;
 mod from_arrow;
 mod infer;
 mod json_text;
+mod leaf_values;
 mod options;
 mod params;
 mod schema;
