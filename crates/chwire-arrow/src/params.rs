@@ -8,7 +8,7 @@
 use crate::{batch_into_block, mismatch, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Float64Type};
-use arrow_array::{Array, ArrayRef, LargeListArray, ListArray, RecordBatch, RecordBatchOptions};
+use arrow_array::{Array, ArrayRef, GenericListArray, OffsetSizeTrait, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType as A, FieldRef, Schema};
 use chwire_proto::column::f32_of;
 use chwire_proto::{Block, DataType};
@@ -54,24 +54,20 @@ pub fn narrow_floats(array: &ArrayRef, ty: &DataType) -> Result<ArrayRef> {
             }
             Ok(Arc::new(a.unary::<_, Float32Type>(|x| x as f32)))
         }
-        (A::List(item), DataType::Array(inner)) => {
-            let list = array.as_list::<i32>();
-            let values = narrow_floats(list.values(), inner)?;
-            if Arc::ptr_eq(&values, list.values()) {
-                return Ok(array.clone());
-            }
-            Ok(Arc::new(ListArray::try_new(retyped(item, &values), list.offsets().clone(), values, list.nulls().cloned())?))
-        }
-        (A::LargeList(item), DataType::Array(inner)) => {
-            let list = array.as_list::<i64>();
-            let values = narrow_floats(list.values(), inner)?;
-            if Arc::ptr_eq(&values, list.values()) {
-                return Ok(array.clone());
-            }
-            Ok(Arc::new(LargeListArray::try_new(retyped(item, &values), list.offsets().clone(), values, list.nulls().cloned())?))
-        }
+        (A::List(item), DataType::Array(inner)) => narrow_list::<i32>(array, item, inner),
+        (A::LargeList(item), DataType::Array(inner)) => narrow_list::<i64>(array, item, inner),
         _ => Ok(array.clone()),
     }
+}
+
+/// A list array (offsets of width `O`) with its items narrowed by [`narrow_floats`].
+fn narrow_list<O: OffsetSizeTrait>(array: &ArrayRef, item: &FieldRef, inner: &DataType) -> Result<ArrayRef> {
+    let list = array.as_list::<O>();
+    let values = narrow_floats(list.values(), inner)?;
+    if Arc::ptr_eq(&values, list.values()) {
+        return Ok(array.clone());
+    }
+    Ok(Arc::new(GenericListArray::<O>::try_new(retyped(item, &values), list.offsets().clone(), values, list.nulls().cloned())?))
 }
 
 fn retyped(item: &FieldRef, values: &ArrayRef) -> FieldRef {
@@ -82,6 +78,7 @@ fn retyped(item: &FieldRef, values: &ArrayRef) -> FieldRef {
 mod tests {
     use super::*;
     use arrow_array::{Float64Array, StringArray};
+    use arrow_array::{LargeListArray, ListArray};
     use chwire_proto::column::Value;
 
     fn one(array: ArrayRef, ty: &str) -> Result<Block> {
@@ -97,10 +94,13 @@ mod tests {
         assert!(matches!(col.value(1), Value::Null));
         assert!(matches!(col.value(2), Value::Float32(x) if x.is_nan()));
         let list = ListArray::from_iter_primitive::<Float64Type, _, _>([Some(vec![Some(0.1), Some(2.5)])]);
-        let b = one(Arc::new(list), "Array(Float32)").unwrap();
-        assert!(
-            matches!(b.columns()[0].1.value(0), Value::Array(items) if matches!(items[..], [Value::Float32(a), Value::Float32(b)] if a == 0.1f32 && b == 2.5))
-        );
+        let large = LargeListArray::from_iter_primitive::<Float64Type, _, _>([Some(vec![Some(0.1), Some(2.5)])]);
+        for array in [Arc::new(list) as ArrayRef, Arc::new(large)] {
+            let b = one(array, "Array(Float32)").unwrap();
+            assert!(
+                matches!(b.columns()[0].1.value(0), Value::Array(items) if matches!(items[..], [Value::Float32(a), Value::Float32(b)] if a == 0.1f32 && b == 2.5))
+            );
+        }
         // Beyond the range: refused, naming the column; an insert's conversion stays strict.
         let e = one(Arc::new(Float64Array::from(vec![1e39])), "Float32").unwrap_err().to_string();
         assert!(e.contains("beyond Float32's range") && e.contains('x'), "{e}");
