@@ -8,7 +8,7 @@ LOAD_TASKS ?= 16
 # The venvs are built once; pip's download cache would only double their footprint on disk.
 export PIP_NO_CACHE_DIR ?= 1
 
-.PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status modernfake bench bench-smoke \
+.PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status server18-start server18-stop server18-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
 	py-venv python-test python-bench spark-venv spark-test bench-spark bench-spark-jvm spark-jar spark-jvm-test adbc-test adbc-bench \
@@ -27,7 +27,7 @@ test:
 	@scripts/stage.sh begin
 	@scripts/stage.sh run lint $(MAKE) --no-print-directory lint
 	@scripts/stage.sh run build $(MAKE) --no-print-directory build modernfake
-	@scripts/stage.sh run cargo-test env CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh $(CARGO) test --release --workspace
+	@scripts/stage.sh run cargo-test env CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh --both $(CARGO) test --release --workspace
 	@scripts/stage.sh run bench-smoke $(MAKE) --no-print-directory bench-smoke
 	@scripts/stage.sh run oracle $(MAKE) --no-print-directory oracle
 	@scripts/stage.sh run fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
@@ -44,9 +44,9 @@ test:
 ## The benchmarks' smoke runs (a slice of each, so that they cannot rot): the side-by-side
 ## suite's smoke mode and query_arrow against the block stream.
 bench-smoke: build
-	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
+	scripts/with-server.sh --18 python3 bench/run.py --smoke --no-setup > /dev/null
 	$(CARGO) build --release -q --workspace --example arrow_bench
-	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
+	scripts/with-server.sh --18 sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -108,7 +108,7 @@ py-venv:
 
 python-test: py-venv
 	scripts/oracle-venv.sh
-	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
+	scripts/with-server.sh --18 $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 
 ## The ADBC driver (crates/chwire-adbc, docs/ADBC.md): the wheel of py-venv (maturin's plain
 ## build, as `pip install ./python`: its compiled module is the driver) with adbc-driver-manager,
@@ -122,9 +122,9 @@ ADBC_PINS := adbc-driver-manager==1.13.0
 ADBC_GO_SKIP := TestValidation/Statement/(TestSqlIngestCreateAppend|TestSqlPartitionedInts)$$
 adbc-test: py-venv
 	$(PY_VENV)/bin/pip install -q $(ADBC_PINS)
-	scripts/with-server.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/adbc
+	scripts/with-server.sh --18 $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/adbc
 	set -o pipefail; cd tests/adbc/go && CHWIRE_ADBC_DRIVER=$(CURDIR)/target/release/libadbc_driver_chwire.so \
-		../../../scripts/with-server.sh go test -count=1 -v -skip '$(ADBC_GO_SKIP)' ./... | grep -E '^\s*--- |^(ok|FAIL)'
+		../../../scripts/with-server.sh --18 go test -count=1 -v -skip '$(ADBC_GO_SKIP)' ./... | grep -E '^\s*--- |^(ok|FAIL)'
 
 ## W1/W2 through ADBC into a pyarrow Table against chwire's query_arrow, and W2's 10M rows
 ## through adbc_ingest against insert_arrow (printed ratios; docs/BENCHMARKS.md).
@@ -139,7 +139,7 @@ spark-venv: py-venv
 	$(PY_VENV)/bin/pip install -q $(SPARK_PINS)
 
 spark-test: spark-venv
-	scripts/with-cluster.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/spark_tests
+	scripts/with-cluster.sh --18 $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/spark_tests
 
 ## The JVM Spark connector (spark/, docs/SPARK.md): chwire's JNI library (one release build of
 ## crates/chwire-spark-jni in the workspace target dir) inside one jar, compiled against the
@@ -158,7 +158,7 @@ spark-jar: spark-venv
 ## The JVM connector on a local Spark (pyspark's, with spark.jars) against the cluster rig, next
 ## to the PySpark source (same plans, same rows).
 spark-jvm-test: spark-jar
-	scripts/with-cluster.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider spark/tests
+	scripts/with-cluster.sh --18 $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider spark/tests
 
 ## chwire source vs Spark's JDBC source (clickhouse-jdbc from Maven) on W2's columns over the
 ## rig's 3-shard table; SPARK_BENCH_ROWS rows (docs/BENCHMARKS.md).
@@ -178,7 +178,7 @@ bench-spark-jvm: spark-jar
 	javac --release 17 -Xlint:all,-processing,-serial,-options,-path,-classfile -cp "$(SPARK_JARS_DIR)/*" \
 		-d build/spark/bench-classes bench/spark/jvm/chwire/bench/*.java
 	jar --create --file build/spark/chwire-spark-bench.jar -C build/spark/bench-classes .
-	scripts/with-cluster.sh $(PY_VENV)/bin/python bench/spark/bench.py --jvm \
+	scripts/with-cluster.sh --18 $(PY_VENV)/bin/python bench/spark/bench.py --jvm \
 		--rows $(if $(filter file,$(origin SPARK_BENCH_ROWS)),100000000,$(SPARK_BENCH_ROWS)) $(SPARK_BENCH_ARGS)
 
 ## The Elixir binding (elixir/, docs in elixir/README.md): the NIF crate built once in the
@@ -191,7 +191,7 @@ elixir-test:
 	$(EX_VENV)/bin/pip install -q pyarrow==26.0.1
 	$(CARGO) build --release --workspace
 	cd elixir && mix format --check-formatted
-	cd elixir && CHWIRE_SKIP_CARGO=1 CHWIRE_PYARROW_PYTHON=$(CURDIR)/$(EX_VENV)/bin/python ../scripts/with-server.sh mix test
+	cd elixir && CHWIRE_SKIP_CARGO=1 CHWIRE_PYARROW_PYTHON=$(CURDIR)/$(EX_VENV)/bin/python ../scripts/with-server.sh --18 mix test
 
 ## The Elixir benchmarks (the seed report's 1M x 7 case, the pure-Elixir RowBinary decoder, the
 ## insert, query_arrow of W1, a 100M-row stream; printed ratios, docs/BENCHMARKS.md).
@@ -214,19 +214,20 @@ bench: build
 bench-arrow: build
 	$(CARGO) build --release -q --workspace --example arrow_bench
 	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 5'
-## Faults on the three-server cluster (scripts/cluster.sh, started and stopped here): the
-## toxiproxy and SIGKILL tests, then a 15 s slice of the load test with one kill.
+## Faults on the three-server cluster of ClickHouse 26.9 (scripts/cluster.sh, started and
+## stopped here): the toxiproxy and SIGKILL tests; then a 15 s slice of the load test with one
+## kill on the 18.16 cluster (its replicas replicate; clickhouse-local has no ZooKeeper client).
 faults: build
-	scripts/with-cluster.sh --toxiproxy bash -c '$(CARGO) test --release --workspace --test faults -- --ignored && \
-		$(CARGO) build --release -q --workspace --example load && \
-		target/release/examples/load --duration 15 --tasks 8 --kills 1 --down 3'
+	scripts/with-cluster.sh --toxiproxy $(CARGO) test --release --workspace --test faults -- --ignored
+	$(CARGO) build --release -q --workspace --example load
+	scripts/with-cluster.sh --18 target/release/examples/load --duration 15 --tasks 8 --kills 1 --down 3
 
 ## The HTTP transport: the live suites (types, rows, Arrow, CLI) again over http://, and the
 ## HTTP tests through nginx (scripts/nginx.sh, started and stopped here) in front of the rig.
 HTTP_SUITES := --workspace --test http --test live --test rows --test rows_ext --test arrow --test pool
 http-test: build
-	scripts/with-server.sh bash -c 'scripts/nginx.sh start && trap "scripts/nginx.sh stop" EXIT && \
-		export CHWIRE_TEST_URL=http://default@127.0.0.1:$${CHWIRE_CH_HTTP_PORT:-18123}/default \
+	scripts/with-server.sh --both bash -c 'scripts/nginx.sh start && trap "scripts/nginx.sh stop" EXIT && \
+		export CHWIRE_TEST_URL=$$CHWIRE_TEST_HTTP_URL \
 			CHWIRE_TEST_PROXY_URL=$$(scripts/nginx.sh url) CHWIRE_TEST_PROXY_CUT_URL=$$(scripts/nginx.sh cut-url) && \
 		$(CARGO) test --release $(HTTP_SUITES) && \
 		$(CARGO) test --release --workspace --test cli --test formats'
@@ -235,7 +236,7 @@ http-test: build
 ## SIGKILLed and restarted twice (figures in docs/FAULTS.md).
 load: build
 	$(CARGO) build --release -q --workspace --example load
-	scripts/with-cluster.sh target/release/examples/load --duration $(LOAD_SECS) --tasks $(LOAD_TASKS) --kills 2
+	scripts/with-cluster.sh --18 target/release/examples/load --duration $(LOAD_SECS) --tasks $(LOAD_TASKS) --kills 2
 
 build:
 	scripts/deps.sh
@@ -251,6 +252,8 @@ lint:
 modernfake:
 	scripts/build-modernfake.sh build/modernfake
 
+## The default server, ClickHouse 26.9 (scripts/server.sh), and the oldest supported, 18.16
+## (scripts/server-18.sh).
 server-start:
 	scripts/server.sh start
 server-stop:
@@ -258,6 +261,12 @@ server-stop:
 # A server that is not running is an answer, not a failure of make.
 server-status:
 	@scripts/server.sh status || true
+server18-start:
+	scripts/server-18.sh start
+server18-stop:
+	scripts/server-18.sh stop
+server18-status:
+	@scripts/server-18.sh status || true
 
 cluster-start:
 	scripts/cluster.sh start

@@ -1,35 +1,57 @@
 #!/usr/bin/env bash
-# A three-server ClickHouse cluster on loopback for chwire's multi-host and fault tests.
+# A three-server ClickHouse cluster on loopback for chwire's multi-host and fault tests, of
+# ClickHouse 26.9 (the default) or of 18.16 (CHWIRE_CLUSTER_SERVER=18.16).
 #
-# Three instances of Debian's clickhouse-server 18.16 (each run by scripts/server.sh with its
-# own directory build/cluster/nodeN and ports) and one ZooKeeper (Debian's `zookeeper`
-# package, build/cluster/zk), so that ReplicatedMergeTree works. Two clusters in
-# `remote_servers`:
+# 26.9: three instances of scripts/server.sh (chdb-core's clickhouse-local), each with its own
+# directory build/cluster26/nodeN and ports. clickhouse-local has no ZooKeeper client and no
+# interserver port, so ReplicatedMergeTree cannot work there: `default.replicated` is a
+# MergeTree seeded with the same rows on every node (reads see replicas; writes do not
+# replicate), and what needs real replication runs on the 18.16 cluster.
+# 18.16: three instances of Debian's clickhouse-server 18.16 (scripts/server-18.sh, directories
+# build/cluster/nodeN) and one ZooKeeper (Debian's `zookeeper` package, build/cluster/zk), so
+# that ReplicatedMergeTree works, and native TLS on every node.
+# Two clusters in `remote_servers`:
 #   chwire_cluster     3 shards x 1 replica  (nodes 1, 2, 3)
 #   chwire_replicated  1 shard  x 3 replicas (nodes 1, 2, 3)
 # and these tables on every node (created on start if missing; seeded once):
 #   default.shard_local   MergeTree, node N holds the ids with id % 3 = N - 1 (0 <= id < 30000)
 #   default.shard_dist    Distributed(chwire_cluster, default, shard_local, id % 3): all 30000 rows
-#   default.replicated    ReplicatedMergeTree on every node, the same 30000 rows on each
+#   default.replicated    the same 30000 rows on each node (ReplicatedMergeTree on 18.16)
 #                         (id, name = toString(id), value = id * 0.5 for all three tables)
 #
 # Usage: scripts/cluster.sh start|stop|status|url|urls|env|clean
 #        scripts/cluster.sh node N start|stop|kill|status|url|pid
 #
 # Environment (ports of node N = base + N):
-#   CHWIRE_CLUSTER_TCP_BASE    native ports base (default 19610: nodes on 19611-19613; native
-#                              over TLS on base + 20 + N: 19631-19633)
-#   CHWIRE_CLUSTER_HTTP_BASE   HTTP ports base (default 18710: 18711-18713; interserver
-#                              replication ports base + 10: 18721-18723; HTTPS base + 20 + N)
-#   CHWIRE_CLUSTER_ZK_PORT     ZooKeeper client port (default 19619)
-#   CHWIRE_CLUSTER_DIR         directory of the rig (default build/cluster)
+#   CHWIRE_CLUSTER_SERVER      26.9 (default) or 18.16
+#   CHWIRE_CLUSTER_TCP_BASE    native ports base (26.9: 19610, nodes on 19611-19613; 18.16: 19650,
+#                              19651-19653, native over TLS on base + 20 + N: 19671-19673)
+#   CHWIRE_CLUSTER_HTTP_BASE   HTTP ports base (26.9: 18710, 18711-18713; 18.16: 18750,
+#                              18751-18753, interserver replication ports base + 10, HTTPS
+#                              base + 20 + N)
+#   CHWIRE_CLUSTER_ZK_PORT     ZooKeeper client port (18.16 only; default 19619)
+#   CHWIRE_CLUSTER_DIR         directory of the rig (26.9: build/cluster26; 18.16: build/cluster)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SERVER="$ROOT/scripts/server.sh"
-DIR="${CHWIRE_CLUSTER_DIR:-$ROOT/build/cluster}"
-TCP_BASE="${CHWIRE_CLUSTER_TCP_BASE:-19610}"
-HTTP_BASE="${CHWIRE_CLUSTER_HTTP_BASE:-18710}"
+KIND="${CHWIRE_CLUSTER_SERVER:-26.9}"
+case $KIND in
+    26.9)
+        SERVER="$ROOT/scripts/server.sh"
+        DIR="${CHWIRE_CLUSTER_DIR:-$ROOT/build/cluster26}"
+        TCP_BASE="${CHWIRE_CLUSTER_TCP_BASE:-19610}"
+        HTTP_BASE="${CHWIRE_CLUSTER_HTTP_BASE:-18710}"
+        ROOT_TAG=clickhouse
+        ;;
+    18.16)
+        SERVER="$ROOT/scripts/server-18.sh"
+        DIR="${CHWIRE_CLUSTER_DIR:-$ROOT/build/cluster}"
+        TCP_BASE="${CHWIRE_CLUSTER_TCP_BASE:-19650}"
+        HTTP_BASE="${CHWIRE_CLUSTER_HTTP_BASE:-18750}"
+        ROOT_TAG=yandex
+        ;;
+    *) printf 'cluster.sh: error: CHWIRE_CLUSTER_SERVER=%s: 26.9 or 18.16\n' "$KIND" >&2; exit 2 ;;
+esac
 ZK_PORT="${CHWIRE_CLUSTER_ZK_PORT:-19619}"
 HOST=127.0.0.1
 NODES=(1 2 3)
@@ -53,20 +75,24 @@ interserver_port() { echo $((HTTP_BASE + 10 + $1)); }
 tls_port() { echo $((TCP_BASE + 20 + $1)); }
 https_port() { echo $((HTTP_BASE + 20 + $1)); }
 
-# Runs scripts/server.sh for node $1 with that node's directory and ports.
+# Runs the server script for node $1 with that node's directory and ports.
 node_server() {
     local n=$1
     shift
-    CHWIRE_CH_DIR="$DIR/node$n" CHWIRE_CH_NAME="cluster.sh node$n" \
-        CHWIRE_CH_TCP_PORT="$(tcp_port "$n")" CHWIRE_CH_HTTP_PORT="$(http_port "$n")" \
-        CHWIRE_CH_TLS_PORT="$(tls_port "$n")" CHWIRE_CH_HTTPS_PORT="$(https_port "$n")" \
-        "$SERVER" "$@"
+    if [[ $KIND == 26.9 ]]; then
+        CHWIRE_CH_DIR="$DIR/node$n" CHWIRE_CH_NAME="cluster.sh node$n" \
+            CHWIRE_CH_TCP_PORT="$(tcp_port "$n")" CHWIRE_CH_HTTP_PORT="$(http_port "$n")" "$SERVER" "$@"
+    else
+        CHWIRE_CH18_DIR="$DIR/node$n" CHWIRE_CH18_NAME="cluster.sh node$n" \
+            CHWIRE_CH18_TCP_PORT="$(tcp_port "$n")" CHWIRE_CH18_HTTP_PORT="$(http_port "$n")" \
+            CHWIRE_CH18_TLS_PORT="$(tls_port "$n")" CHWIRE_CH18_HTTPS_PORT="$(https_port "$n")" \
+            "$SERVER" "$@"
+    fi
 }
 
+# A statement on node $1 (over HTTP: the 18.16 client cannot read some of 26.9's answers).
 node_query() {
-    local n=$1
-    shift
-    timeout 60 clickhouse-client --host "$HOST" --port "$(tcp_port "$n")" "$@" </dev/null
+    curl -fsS --max-time 60 "http://$HOST:$(http_port "$1")/" --data-binary "$2"
 }
 
 alive() {
@@ -180,12 +206,21 @@ write_node_config() {
         shards+="
             <shard><replica><host>$HOST</host><port>$(tcp_port "$m")</port></replica></shard>"
     done
+    local replication=""
+    if [[ $KIND == 18.16 ]]; then
+        replication="
+    <interserver_http_host>$HOST</interserver_http_host>
+    <interserver_http_port>$(interserver_port "$n")</interserver_http_port>
+    <zookeeper>
+        <node><host>$HOST</host><port>$ZK_PORT</port></node>
+        <session_timeout_ms>6000</session_timeout_ms>
+    </zookeeper>
+    <distributed_ddl><path>/clickhouse/task_queue/ddl</path></distributed_ddl>"
+    fi
     cat >"$d/config.d/cluster.xml" <<EOF
 <?xml version="1.0"?>
 <!-- Generated by scripts/cluster.sh; rewritten on every start. -->
-<yandex>
-    <interserver_http_host>$HOST</interserver_http_host>
-    <interserver_http_port>$(interserver_port "$n")</interserver_http_port>
+<$ROOT_TAG>$replication
     <remote_servers>
         <chwire_cluster>$shards
         </chwire_cluster>
@@ -195,11 +230,6 @@ write_node_config() {
             </shard>
         </chwire_replicated>
     </remote_servers>
-    <zookeeper>
-        <node><host>$HOST</host><port>$ZK_PORT</port></node>
-        <session_timeout_ms>6000</session_timeout_ms>
-    </zookeeper>
-    <distributed_ddl><path>/clickhouse/task_queue/ddl</path></distributed_ddl>
     <macros>
         <shard>01</shard>
         <replica>node$n</replica>
@@ -212,11 +242,13 @@ write_node_config() {
         <parts_to_delay_insert>1500</parts_to_delay_insert>
         <parts_to_throw_insert>3000</parts_to_throw_insert>
     </merge_tree>
-</yandex>
+</$ROOT_TAG>
 EOF
 }
 
-node_pid() { pid_of_file "$DIR/node$1/clickhouse-server.pid" clickhouse; }
+node_pid() {
+    if [[ $KIND == 26.9 ]]; then pid_of_file "$DIR/node$1/server.pid" chdb_server.py; else pid_of_file "$DIR/node$1/clickhouse-server.pid" clickhouse; fi
+}
 
 node_start() {
     write_node_config "$1"
@@ -225,30 +257,32 @@ node_start() {
 
 # Creates the rig's tables where missing and seeds them once.
 create_tables() {
-    local n
+    local n engine="MergeTree"
+    [[ $KIND == 26.9 ]] || engine="ReplicatedMergeTree('/clickhouse/tables/chwire/replicated', '{replica}')"
     for n in "${NODES[@]}"; do
-        node_query "$n" --multiquery --query "
-            CREATE TABLE IF NOT EXISTS default.shard_local (id UInt64, name String, value Float64)
-                ENGINE = MergeTree ORDER BY id;
-            CREATE TABLE IF NOT EXISTS default.shard_dist (id UInt64, name String, value Float64)
-                ENGINE = Distributed(chwire_cluster, default, shard_local, id % 3);
-            CREATE TABLE IF NOT EXISTS default.replicated (id UInt64, name String, value Float64)
-                ENGINE = ReplicatedMergeTree('/clickhouse/tables/chwire/replicated', '{replica}') ORDER BY id;"
+        node_query "$n" "CREATE TABLE IF NOT EXISTS default.shard_local (id UInt64, name String, value Float64)
+                ENGINE = MergeTree ORDER BY id"
+        node_query "$n" "CREATE TABLE IF NOT EXISTS default.shard_dist (id UInt64, name String, value Float64)
+                ENGINE = Distributed(chwire_cluster, default, shard_local, id % 3)"
+        node_query "$n" "CREATE TABLE IF NOT EXISTS default.replicated (id UInt64, name String, value Float64)
+                ENGINE = $engine ORDER BY id"
     done
     for n in "${NODES[@]}"; do
-        if [[ "$(node_query "$n" --query 'SELECT count() FROM default.shard_local')" == 0 ]]; then
-            node_query "$n" --query "INSERT INTO default.shard_local SELECT number, toString(number), number * 0.5
+        if [[ "$(node_query "$n" 'SELECT count() FROM default.shard_local')" == 0 ]]; then
+            node_query "$n" "INSERT INTO default.shard_local SELECT number, toString(number), number * 0.5
                 FROM system.numbers WHERE number % 3 = $((n - 1)) LIMIT $((SEED_ROWS / 3))"
         fi
+        # 26.9: every node is seeded by hand; 18.16: node 1's rows replicate to the others.
+        if [[ ($KIND == 26.9 || $n == 1) && "$(node_query "$n" 'SELECT count() FROM default.replicated')" == 0 ]]; then
+            node_query "$n" "INSERT INTO default.replicated SELECT number, toString(number), number * 0.5
+                FROM system.numbers LIMIT $SEED_ROWS"
+        fi
     done
-    if [[ "$(node_query 1 --query 'SELECT count() FROM default.replicated')" == 0 ]]; then
-        node_query 1 --query "INSERT INTO default.replicated SELECT number, toString(number), number * 0.5
-            FROM system.numbers LIMIT $SEED_ROWS"
-    fi
     for n in "${NODES[@]}"; do
-        node_query "$n" --receive_timeout 60 --query 'SYSTEM SYNC REPLICA default.replicated'
+        [[ $KIND == 26.9 ]] || curl -fsS --max-time 70 "http://$HOST:$(http_port "$n")/?receive_timeout=60" \
+            --data-binary 'SYSTEM SYNC REPLICA default.replicated' >/dev/null
         local got
-        got="$(node_query "$n" --query 'SELECT count() FROM default.replicated')"
+        got="$(node_query "$n" 'SELECT count() FROM default.replicated')"
         [[ $got == "$SEED_ROWS" ]] || die "node$n holds $got rows of default.replicated, expected $SEED_ROWS"
     done
 }
@@ -256,7 +290,7 @@ create_tables() {
 cmd_start() {
     mkdir -p "$DIR"
     node_server 1 install
-    zk_start
+    [[ $KIND == 26.9 ]] || zk_start
     local n
     for n in "${NODES[@]}"; do
         node_start "$n"
@@ -270,7 +304,7 @@ cmd_stop() {
     for n in "${NODES[@]}"; do
         node_server "$n" stop
     done
-    zk_stop
+    [[ $KIND == 26.9 ]] || zk_stop
 }
 
 cmd_status() {
@@ -279,7 +313,9 @@ cmd_status() {
         printf 'node%s: ' "$n"
         node_server "$n" status || rc=1
     done
-    if zk_ok; then echo "zookeeper: running on $HOST:$ZK_PORT"; else echo "zookeeper: not running"; rc=1; fi
+    if [[ $KIND == 18.16 ]]; then
+        if zk_ok; then echo "zookeeper: running on $HOST:$ZK_PORT"; else echo "zookeeper: not running"; rc=1; fi
+    fi
     return $rc
 }
 
@@ -294,9 +330,12 @@ cmd_url() {
 cmd_env() {
     local n
     echo "CHWIRE_CLUSTER_URL=$(cmd_url)"
+    echo "CHWIRE_CLUSTER_SERVER=$KIND"
     for n in "${NODES[@]}"; do
         echo "CHWIRE_CLUSTER_NODE$n=$HOST:$(tcp_port "$n")"
-        echo "CHWIRE_CLUSTER_TLS_NODE$n=$HOST:$(tls_port "$n")"
+        echo "CHWIRE_CLUSTER_HTTP_NODE$n=$HOST:$(http_port "$n")"
+        # Native TLS: 18.16 only (clickhouse-local has no TLS listener).
+        [[ $KIND == 26.9 ]] || echo "CHWIRE_CLUSTER_TLS_NODE$n=$HOST:$(tls_port "$n")"
     done
     echo "CHWIRE_CLUSTER_SCRIPT=$ROOT/scripts/cluster.sh"
 }

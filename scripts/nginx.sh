@@ -11,7 +11,8 @@
 #
 # Usage: scripts/nginx.sh install|start|stop|status|url|cut-url
 #
-# Environment: CHWIRE_NGINX_PORT, CHWIRE_CH_HTTP_PORT (default 18123)
+# Environment: CHWIRE_NGINX_PORT; the upstream is CHWIRE_TEST_HTTP_PORT (set by
+# scripts/with-server.sh), else CHWIRE_CH_HTTP_PORT, else 18123
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +21,7 @@ PID_FILE="$DIR/nginx.pid"
 HOST=127.0.0.1
 PORT="${CHWIRE_NGINX_PORT:-18190}"
 CUT_PORT=$((PORT + 1))
-UPSTREAM_PORT="${CHWIRE_CH_HTTP_PORT:-18123}"
+UPSTREAM_PORT="${CHWIRE_TEST_HTTP_PORT:-${CHWIRE_CH_HTTP_PORT:-18123}}"
 
 log() { printf 'nginx.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }

@@ -1,199 +1,92 @@
 #!/usr/bin/env bash
-# Local ClickHouse server rig for chwire's integration tests.
+# The local ClickHouse 26.9 server for chwire's tests, demo and benchmarks (the default
+# server; scripts/server-18.sh runs the oldest supported one, 18.16).
 #
-# Runs a private ClickHouse server (Debian's clickhouse-server package) with
-# its own config, data and logs under build/clickhouse/ in the repository.
-# It listens on 127.0.0.1 only and never touches /etc/clickhouse-server.
-# scripts/cluster.sh runs several instances through this script, each with its
-# own CHWIRE_CH_DIR and ports; files in CHWIRE_CH_DIR/config.d/*.xml are left
-# alone here and merged into the config by the server itself.
+# ClickHouse 26.9.2.1 is PyPI's chdb-core 26.9.0 (pinned), installed into its own venv
+# (build/ch26-venv, the engine alone: no pandas or pyarrow). scripts/lib/chdb_server.py runs
+# a whole clickhouse-local with this instance's config.xml, starts its native and HTTP
+# listeners and keeps a statement running so that they serve. Config, data and logs are under
+# build/ch26/; it listens on 127.0.0.1 only. Only the native and HTTP listeners exist in
+# clickhouse-local (no TLS, MySQL or gRPC), users come from users.xml only (CREATE USER is
+# refused), and it has no ZooKeeper client (ReplicatedMergeTree stays read-only): TLS and
+# replication tests run on 18.16. Files in CHWIRE_CH_DIR/config.d/*.xml (scripts/cluster.sh's
+# remote_servers) are merged into the config by the server itself.
 #
-# Usage: scripts/server.sh install|start|stop|status|wait|url
+# Usage: scripts/server.sh install|start|stop|status|wait|url|http-url|version
 #
 # Environment:
 #   CHWIRE_CH_TCP_PORT       native protocol port (default 19000)
-#   CHWIRE_CH_HTTP_PORT      HTTP port, used for /ping (default 18123)
-#   CHWIRE_CH_START_TIMEOUT  seconds to wait for the server to answer (default 60)
-#   CHWIRE_CH_STOP_TIMEOUT   seconds to wait after SIGTERM before SIGKILL (default 30)
-#   CHWIRE_CH_DIR            instance directory (default build/clickhouse)
+#   CHWIRE_CH_HTTP_PORT      HTTP port (default 18123)
+#   CHWIRE_CH_TZ             the server's time zone (default UTC; e.g. Asia/Kolkata)
+#   CHWIRE_CH_DIR            instance directory (default build/ch26)
 #   CHWIRE_CH_NAME           the instance's name in messages (default server.sh)
-#   CHWIRE_CH_TLS_PORT       native protocol over TLS, tcp_port_secure (default: TCP port + 40;
-#                            "off" disables TLS)
-#   CHWIRE_CH_HTTPS_PORT     HTTPS port (default: HTTP port + 40)
-#   CHWIRE_CH_TLS_CERT       which test certificate the server shows: server (default),
-#                            expired or other-server (see scripts/tls-certs.sh)
-#   CHWIRE_CH_TLS_DIR        where the test certificates are (default build/clickhouse/tls)
+#   CHWIRE_CH_START_TIMEOUT  seconds to wait for the server to answer (default 60)
+#   CHWIRE_CH_STOP_TIMEOUT   seconds to wait for it to exit before SIGKILL (default 20)
+#   CHWIRE_CH26_VENV         the venv with chdb-core (default build/ch26-venv)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CH_DIR="${CHWIRE_CH_DIR:-$ROOT/build/clickhouse}"
-CONFIG_FILE="$CH_DIR/config.xml"
-USERS_FILE="$CH_DIR/users.xml"
-PID_FILE="$CH_DIR/clickhouse-server.pid"
-LOG_DIR="$CH_DIR/log"
-SERVER_LOG="$LOG_DIR/clickhouse-server.log"
-ERROR_LOG="$LOG_DIR/clickhouse-server.err.log"
-STDOUT_LOG="$LOG_DIR/stdout.log"
-
+CH_DIR="${CHWIRE_CH_DIR:-$ROOT/build/ch26}"
+VENV="${CHWIRE_CH26_VENV:-$ROOT/build/ch26-venv}"
+CHDB_VERSION=26.9.0
 HOST=127.0.0.1
 TCP_PORT="${CHWIRE_CH_TCP_PORT:-19000}"
 HTTP_PORT="${CHWIRE_CH_HTTP_PORT:-18123}"
-TLS_PORT="${CHWIRE_CH_TLS_PORT:-$((TCP_PORT + 40))}"
-HTTPS_PORT="${CHWIRE_CH_HTTPS_PORT:-$((HTTP_PORT + 40))}"
-TLS_CERT="${CHWIRE_CH_TLS_CERT:-server}"
-TLS_DIR="${CHWIRE_CH_TLS_DIR:-$ROOT/build/clickhouse/tls}"
+TZ_NAME="${CHWIRE_CH_TZ:-UTC}"
 START_TIMEOUT="${CHWIRE_CH_START_TIMEOUT:-60}"
-STOP_TIMEOUT="${CHWIRE_CH_STOP_TIMEOUT:-30}"
-
-# /usr/sbin is not always on a non-root PATH; the Debian package puts the server there.
-PATH="$PATH:/usr/sbin:/usr/local/sbin"
-
-SERVER_CMD=()
-CLIENT_CMD=()
-
+STOP_TIMEOUT="${CHWIRE_CH_STOP_TIMEOUT:-20}"
 NAME="${CHWIRE_CH_NAME:-server.sh}"
+PID_FILE="$CH_DIR/server.pid"
+LOG_DIR="$CH_DIR/log"
+STDOUT_LOG="$LOG_DIR/stdout.log"
+ERROR_LOG="$LOG_DIR/clickhouse-server.err.log"
+LAUNCHER="$ROOT/scripts/lib/chdb_server.py"
 
-log() { printf '%s: %s\n' "$NAME" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+# shellcheck source=lib/rig.sh
+source "$ROOT/scripts/lib/rig.sh"
 
 usage() {
-    cat >&2 <<EOF
-usage: scripts/server.sh COMMAND
-
-commands:
-  install   install clickhouse-server and clickhouse-client (apt) if missing
-  start     write the config under build/clickhouse/ and start the server
-            (installs it first if needed); no-op if it is already running
-  stop      stop the server started by 'start' (SIGKILL after ${STOP_TIMEOUT}s)
-  status    print whether the server runs and its version; exit 0 if it does
-  wait      wait up to ${START_TIMEOUT}s until the server answers
-  url       print the test URL (default of CHWIRE_TEST_URL)
-
-environment: CHWIRE_CH_TCP_PORT (${TCP_PORT}), CHWIRE_CH_HTTP_PORT (${HTTP_PORT}),
-  CHWIRE_CH_TLS_PORT (${TLS_PORT}), CHWIRE_CH_HTTPS_PORT (${HTTPS_PORT}), CHWIRE_CH_DIR, CHWIRE_CH_TLS_CERT
-EOF
+    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
 }
 
-# --- locating binaries -------------------------------------------------------
+# --- install -----------------------------------------------------------------
 
-find_server() {
-    if command -v clickhouse-server >/dev/null 2>&1; then
-        SERVER_CMD=(clickhouse-server)
-    elif command -v clickhouse >/dev/null 2>&1; then
-        SERVER_CMD=(clickhouse server)
-    else
-        return 1
-    fi
-}
-
-find_client() {
-    if command -v clickhouse-client >/dev/null 2>&1; then
-        CLIENT_CMD=(clickhouse-client)
-    elif command -v clickhouse >/dev/null 2>&1; then
-        CLIENT_CMD=(clickhouse client)
-    else
-        return 1
-    fi
+have_chdb() {
+    [[ -x $VENV/bin/python ]] && "$VENV/bin/python" - "$CHDB_VERSION" <<'PY' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+import chdb._chdb  # noqa: F401
+sys.exit(0 if version("chdb-core") == sys.argv[1] else 1)
+PY
 }
 
 cmd_install() {
-    if find_server && find_client; then
-        return 0
-    fi
-    local sudo=()
-    if [[ $EUID -ne 0 ]]; then
-        command -v sudo >/dev/null 2>&1 || die "clickhouse is not installed and we are not root (no sudo either)"
-        sudo=(sudo)
-    fi
-    log "installing clickhouse-server and clickhouse-client with apt-get"
-    local apt_opts=(-o DPkg::Lock::Timeout=300)
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" update </dev/null
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y --no-install-recommends \
-        clickhouse-server clickhouse-client </dev/null
-    find_server || die "clickhouse-server still not found after apt-get install"
-    find_client || die "clickhouse-client still not found after apt-get install"
+    have_chdb && return 0
+    local py="${PYTHON:-python3}"
+    command -v "$py" >/dev/null 2>&1 || die "$py not found; install Python 3 (Debian: apt-get install python3 python3-venv)"
+    "$py" -c 'import venv, ensurepip' >/dev/null 2>&1 ||
+        die "the Python venv module is missing; install python3-venv (apt-get install -y python3-venv)"
+    [[ -x $VENV/bin/python ]] || "$py" -m venv "$VENV"
+    log "installing chdb-core==$CHDB_VERSION (ClickHouse 26.9) into $VENV (~180 MB download)"
+    # --no-deps: the server is the extension module alone; chdb's pandas/pyarrow API is unused.
+    PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 "$VENV/bin/python" -m pip install --no-input --quiet \
+        --no-deps "chdb-core==$CHDB_VERSION" >&2
+    have_chdb || die "chdb-core==$CHDB_VERSION installed but 'import chdb._chdb' fails in $VENV"
 }
 
 # --- probing -----------------------------------------------------------------
 
-# Prints the pid of our server if the pid file names a live clickhouse process.
-server_pid() {
-    [[ -f $PID_FILE ]] || return 1
-    local pid
-    pid="$(tr -dc '0-9' <"$PID_FILE")"
-    [[ -n $pid ]] || return 1
-    alive "$pid" || return 1
-    # Guard against a recycled pid: the process must be a clickhouse server.
-    if [[ -r /proc/$pid/cmdline ]] && ! tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q clickhouse; then
-        return 1
-    fi
-    printf '%s\n' "$pid"
-}
+server_pid() { pid_from_file "$PID_FILE" chdb_server.py; }
 
-# True while the process exists and is not a zombie awaiting reaping.
-alive() {
-    kill -0 "$1" 2>/dev/null || return 1
-    if [[ -r /proc/$1/stat ]]; then
-        local stat
-        stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
-        stat="${stat##*) }"
-        [[ ${stat:0:1} != Z ]] || return 1
-    fi
-}
-
-# Waits up to $2 seconds for process $1 to exit.
-wait_exit() {
-    local deadline=$((SECONDS + $2))
-    while alive "$1"; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.2
-    done
-}
-
-# True if the HTTP interface answers /ping with "Ok.".
-http_ping() {
-    if command -v curl >/dev/null 2>&1; then
-        [[ "$(curl -fsS --max-time 2 "http://$HOST:$HTTP_PORT/ping" 2>/dev/null)" == Ok.* ]]
-        return
-    fi
-    # Fallback without curl: raw HTTP/1.0 over bash's /dev/tcp.
-    # shellcheck disable=SC2016 # expanded by the inner bash
-    timeout 3 bash -c '
-        exec 3<>"/dev/tcp/$1/$2" || exit 1
-        printf "GET /ping HTTP/1.0\r\nHost: %s\r\n\r\n" "$1" >&3
-        grep -q "^Ok\." <&3
-    ' _ "$HOST" "$HTTP_PORT" 2>/dev/null
-}
-
-# True if something accepts TCP connections on the given port.
-port_open() {
-    # shellcheck disable=SC2016 # expanded by the inner bash
-    timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$HOST" "$1" 2>/dev/null
-}
-
-# Runs a query through the native protocol port; extra args go to the client.
-ch_query() {
-    local query=$1
-    shift
-    find_client || die "clickhouse-client not found (run: scripts/server.sh install)"
-    timeout 20 "${CLIENT_CMD[@]}" --host "$HOST" --port "$TCP_PORT" "$@" --query "$query" </dev/null
+# A query over HTTP (the 18.16 clickhouse-client cannot read some of 26.9's answers).
+http_query() {
+    curl -fsS --max-time 20 "http://$HOST:$HTTP_PORT/" --data-binary "$1"
 }
 
 answers() {
-    http_ping && ch_query 'SELECT 1' >/dev/null 2>&1
+    http_ping "$HTTP_PORT" && [[ "$(http_query 'SELECT 1' 2>/dev/null)" == 1 ]] && port_open "$TCP_PORT"
 }
 
-show_logs() {
-    local f
-    for f in "$STDOUT_LOG" "$ERROR_LOG"; do
-        if [[ -s $f ]]; then
-            log "--- last lines of $f ---"
-            tail -n 30 "$f" >&2
-        fi
-    done
-}
-
-# Waits until the server answers. With a pid, fails early if that process dies.
 wait_ready() {
     local pid=${1:-} deadline=$((SECONDS + START_TIMEOUT))
     while ((SECONDS < deadline)); do
@@ -201,138 +94,73 @@ wait_ready() {
             log "server process $pid exited during startup"
             return 1
         fi
-        if answers; then
-            return 0
-        fi
+        answers && return 0
         sleep 0.25
     done
-    log "server did not answer on $HOST:$TCP_PORT within ${START_TIMEOUT}s"
+    log "server did not answer on $HOST:$TCP_PORT / $HTTP_PORT within ${START_TIMEOUT}s"
     return 1
 }
 
 # --- config ------------------------------------------------------------------
 
 write_config() {
-    mkdir -p "$CH_DIR"/{data,tmp,user_files,format_schemas,config.d} "$LOG_DIR"
-    # Element names as in 18.16's /etc/clickhouse-server/config.xml (root <yandex>).
-    # No <interserver_http_port>: the interserver port stays disabled.
-    cat >"$CONFIG_FILE" <<EOF
+    mkdir -p "$CH_DIR"/{data,tmp,user_files,config.d} "$LOG_DIR"
+    cat >"$CH_DIR/config.xml" <<XML
 <?xml version="1.0"?>
 <!-- Generated by scripts/server.sh; rewritten on every start. -->
-<yandex>
+<clickhouse>
     <logger>
         <level>information</level>
-        <log>$SERVER_LOG</log>
+        <log>$LOG_DIR/clickhouse-server.log</log>
         <errorlog>$ERROR_LOG</errorlog>
         <size>100M</size>
         <count>3</count>
     </logger>
-
     <listen_host>$HOST</listen_host>
     <tcp_port>$TCP_PORT</tcp_port>
     <http_port>$HTTP_PORT</http_port>
-
-    <path>$CH_DIR/data/</path>
     <tmp_path>$CH_DIR/tmp/</tmp_path>
     <user_files_path>$CH_DIR/user_files/</user_files_path>
-    <format_schema_path>$CH_DIR/format_schemas/</format_schema_path>
-
-    <users_config>$USERS_FILE</users_config>
+    <users_config>$CH_DIR/users.xml</users_config>
     <default_profile>default</default_profile>
     <default_database>default</default_database>
-    <timezone>UTC</timezone>
-
-    <max_connections>1024</max_connections>
-    <keep_alive_timeout>3</keep_alive_timeout>
-    <max_concurrent_queries>100</max_concurrent_queries>
-    <uncompressed_cache_size>268435456</uncompressed_cache_size>
-    <mark_cache_size>268435456</mark_cache_size>
+    <max_concurrent_queries>200</max_concurrent_queries>
     <mlock_executable>false</mlock_executable>
-</yandex>
-EOF
-    cat >"$USERS_FILE" <<'EOF'
+</clickhouse>
+XML
+    # The users of the 18.16 rig. clickhouse-local changes four defaults that a server does
+    # not: they are set back here, so that sessions behave as a server's.
+    cat >"$CH_DIR/users.xml" <<'XML'
 <?xml version="1.0"?>
 <!-- Generated by scripts/server.sh; rewritten on every start. -->
-<yandex>
+<clickhouse>
     <profiles>
         <default>
             <max_memory_usage>4000000000</max_memory_usage>
-            <allow_experimental_low_cardinality_type>1</allow_experimental_low_cardinality_type>
+            <implicit_select>0</implicit_select>
+            <allow_introspection_functions>0</allow_introspection_functions>
+            <storage_file_read_method>pread</storage_file_read_method>
+            <default_format>TabSeparated</default_format>
         </default>
     </profiles>
-
     <users>
         <default>
             <password></password>
-            <networks>
-                <ip>::1</ip>
-                <ip>127.0.0.1</ip>
-            </networks>
+            <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
             <profile>default</profile>
             <quota>default</quota>
         </default>
         <!-- For authentication tests. -->
         <chwire_test>
             <password>s3cret</password>
-            <networks>
-                <ip>::1</ip>
-                <ip>127.0.0.1</ip>
-            </networks>
+            <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
             <profile>default</profile>
             <quota>default</quota>
         </chwire_test>
     </users>
-
-    <quotas>
-        <default>
-            <interval>
-                <duration>3600</duration>
-                <queries>0</queries>
-                <errors>0</errors>
-                <result_rows>0</result_rows>
-                <read_rows>0</read_rows>
-                <execution_time>0</execution_time>
-            </interval>
-        </default>
-    </quotas>
-</yandex>
-EOF
-}
-
-# TLS: test certificates (scripts/tls-certs.sh) and the secure ports, in config.d/tls.xml
-# (merged into the config by the server). Client certificates are verified when offered
-# (verificationMode relaxed: a certificate the test CA did not sign is refused).
-write_tls_config() {
-    rm -f "$CH_DIR/config.d/tls.xml"
-    [[ $TLS_PORT != off ]] || return 0
-    if ! command -v openssl >/dev/null 2>&1; then
-        log "installing openssl (for the TLS test certificates) with apt-get"
-        local sudo=()
-        [[ $EUID -eq 0 ]] || sudo=(sudo)
-        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends openssl </dev/null ||
-            die "openssl is needed for the TLS test certificates (apt-get install openssl)"
-    fi
-    "$ROOT/scripts/tls-certs.sh" "$TLS_DIR"
-    cat >"$CH_DIR/config.d/tls.xml" <<EOF
-<?xml version="1.0"?>
-<!-- Generated by scripts/server.sh; rewritten on every start. -->
-<yandex>
-    <tcp_port_secure>$TLS_PORT</tcp_port_secure>
-    <https_port>$HTTPS_PORT</https_port>
-    <openSSL>
-        <server>
-            <certificateFile>$TLS_DIR/$TLS_CERT.pem</certificateFile>
-            <privateKeyFile>$TLS_DIR/$TLS_CERT.key</privateKeyFile>
-            <caConfig>$TLS_DIR/ca.pem</caConfig>
-            <verificationMode>relaxed</verificationMode>
-            <loadDefaultCAFile>false</loadDefaultCAFile>
-            <cacheSessions>true</cacheSessions>
-            <disableProtocols>sslv2,sslv3,tlsv1,tlsv1_1</disableProtocols>
-            <preferServerCiphers>true</preferServerCiphers>
-        </server>
-    </openSSL>
-</yandex>
-EOF
+    <quotas><default></default></quotas>
+</clickhouse>
+XML
 }
 
 # --- commands ----------------------------------------------------------------
@@ -344,43 +172,31 @@ cmd_start() {
             log "already running (pid $pid) on $HOST:$TCP_PORT"
             return 0
         fi
-        show_logs
+        show_logs "$STDOUT_LOG" "$ERROR_LOG"
         die "server pid $pid is alive but does not answer; try: scripts/server.sh stop"
     fi
     rm -f "$PID_FILE"
-
     local port
-    for port in "$TCP_PORT" "$HTTP_PORT" $([[ $TLS_PORT == off ]] || echo "$TLS_PORT $HTTPS_PORT"); do
-        if port_open "$port"; then
-            die "port $HOST:$port is already in use by another process (set CHWIRE_CH_TCP_PORT / CHWIRE_CH_HTTP_PORT)"
-        fi
+    for port in "$TCP_PORT" "$HTTP_PORT"; do
+        port_open "$port" && die "port $HOST:$port is already in use by another process (set CHWIRE_CH_TCP_PORT / CHWIRE_CH_HTTP_PORT)"
     done
-
     cmd_install
     write_config
-    write_tls_config
-    # Fresh error logs per start, so a failure shows this start's errors only.
     : >"$ERROR_LOG"
-
-    log "starting ClickHouse on $HOST:$TCP_PORT (http $HTTP_PORT, tls $TLS_PORT, https $HTTPS_PORT), files in $CH_DIR"
-    # Foreground mode in a new session instead of --daemon: we learn the pid
-    # at once and can see an early exit (18.16's --daemon dies silently on
-    # some errors, e.g. a missing log directory). setsid detaches it from our
-    # process group so it outlives this script and terminal signals.
-    (cd "$CH_DIR" && exec setsid "${SERVER_CMD[@]}" --config-file="$CONFIG_FILE" \
+    log "starting ClickHouse 26.9 on $HOST:$TCP_PORT (http $HTTP_PORT, TZ $TZ_NAME), files in $CH_DIR"
+    # In a new session, so it outlives this script and terminal signals; the pid is known at
+    # once and an early exit is seen.
+    (cd "$CH_DIR" && exec env TZ="$TZ_NAME" setsid "$VENV/bin/python" "$LAUNCHER" "$CH_DIR/data/" \
         </dev/null >"$STDOUT_LOG" 2>&1) &
     pid=$!
     printf '%s\n' "$pid" >"$PID_FILE"
-
     if ! wait_ready "$pid"; then
-        show_logs
-        if kill -0 "$pid" 2>/dev/null; then
-            kill -9 "$pid" 2>/dev/null || true
-        fi
+        show_logs "$STDOUT_LOG" "$ERROR_LOG"
+        alive "$pid" && kill -KILL "$pid" 2>/dev/null
         rm -f "$PID_FILE"
-        die "ClickHouse failed to start"
+        die "ClickHouse 26.9 failed to start"
     fi
-    log "started (pid $pid, version $(ch_query 'SELECT version()' 2>/dev/null || echo '?'))"
+    log "started (pid $pid, version $(http_query 'SELECT version()' 2>/dev/null || echo '?'), time zone $(http_query 'SELECT timezone()' 2>/dev/null || echo '?'))"
 }
 
 cmd_stop() {
@@ -391,11 +207,11 @@ cmd_stop() {
         return 0
     fi
     log "stopping pid $pid"
-    kill -TERM "$pid" 2>/dev/null || true
+    # Ends the keep-alive statement (the KILL's own text does not start with SELECT).
+    http_query "KILL QUERY WHERE query LIKE 'SELECT sleepEachRow(1)%chwire-rig-keepalive%' ASYNC" >/dev/null 2>&1 || true
     if ! wait_exit "$pid" "$STOP_TIMEOUT"; then
-        log "still alive after ${STOP_TIMEOUT}s, sending SIGKILL"
-        kill -KILL "$pid" 2>/dev/null || true
-        wait_exit "$pid" 10 || die "pid $pid survived SIGKILL"
+        log "still alive after ${STOP_TIMEOUT}s"
+        terminate "$pid" 5
     fi
     rm -f "$PID_FILE"
     log "stopped"
@@ -404,11 +220,11 @@ cmd_stop() {
 cmd_status() {
     local pid version
     if pid="$(server_pid)"; then
-        if version="$(ch_query 'SELECT version()' 2>/dev/null)"; then
-            echo "running (pid $pid) on $HOST:$TCP_PORT, version $version"
+        if version="$(http_query 'SELECT version()' 2>/dev/null)"; then
+            echo "running (pid $pid) on $HOST:$TCP_PORT (http $HTTP_PORT), version $version"
             return 0
         fi
-        echo "not running: pid $pid is alive but does not answer on $HOST:$TCP_PORT"
+        echo "not running: pid $pid is alive but does not answer on $HOST:$HTTP_PORT"
         return 1
     fi
     echo "not running"
@@ -418,30 +234,22 @@ cmd_status() {
 cmd_wait() {
     local pid=""
     pid="$(server_pid)" || true
-    wait_ready "$pid" || { show_logs; exit 1; }
-}
-
-cmd_url() {
-    echo "tcp://default@$HOST:$TCP_PORT/default"
+    wait_ready "$pid" || { show_logs "$STDOUT_LOG" "$ERROR_LOG"; exit 1; }
 }
 
 main() {
-    if [[ $# -ne 1 ]]; then
-        usage
-        exit 2
-    fi
+    [[ $# -eq 1 ]] || { usage; exit 2; }
     case "$1" in
         install) cmd_install ;;
         start) cmd_start ;;
         stop) cmd_stop ;;
         status) cmd_status ;;
         wait) cmd_wait ;;
-        url) cmd_url ;;
+        url) echo "tcp://default@$HOST:$TCP_PORT/default" ;;
+        http-url) echo "http://default@$HOST:$HTTP_PORT/default" ;;
+        version) echo 26.9 ;;
         -h | --help | help) usage ;;
-        *)
-            usage
-            exit 2
-            ;;
+        *) usage; exit 2 ;;
     esac
 }
 

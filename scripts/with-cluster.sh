@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs CMD with the three-server cluster (scripts/cluster.sh) up, and with --toxiproxy also
-# the fault proxy (scripts/toxiproxy.sh).
+# the fault proxy (scripts/toxiproxy.sh). The cluster is of ClickHouse 26.9, or with --18 of
+# 18.16 (CHWIRE_CLUSTER_SERVER).
 #
-# Usage: scripts/with-cluster.sh [--toxiproxy] CMD [ARGS...]
+# Usage: scripts/with-cluster.sh [--18] [--toxiproxy] CMD [ARGS...]
 #
 # Starts what is not running yet, runs CMD with the cluster's environment
 # (CHWIRE_CLUSTER_URL, CHWIRE_CLUSTER_NODE1..3, CHWIRE_CLUSTER_SCRIPT and, with --toxiproxy,
@@ -15,12 +16,15 @@ CLUSTER="$SCRIPTS/cluster.sh"
 TOXIPROXY="$SCRIPTS/toxiproxy.sh"
 
 toxi=0
-if [[ ${1:-} == --toxiproxy ]]; then
-    toxi=1
-    shift
-fi
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --toxiproxy) toxi=1; shift ;;
+        --18) export CHWIRE_CLUSTER_SERVER=18.16; shift ;;
+        *) break ;;
+    esac
+done
 if [[ $# -eq 0 ]]; then
-    echo "usage: scripts/with-cluster.sh [--toxiproxy] CMD [ARGS...]" >&2
+    echo "usage: scripts/with-cluster.sh [--18] [--toxiproxy] CMD [ARGS...]" >&2
     exit 2
 fi
 

@@ -68,7 +68,7 @@ pub async fn run(opts: Options, args: DemoArgs) -> chwire::Result<()> {
         bar.update(&shown);
     }
     let summary = ins.end().await?;
-    bar.finish();
+    bar.finish(true);
     let secs = started.elapsed().as_secs_f64();
     eprintln!("Inserted {} rows in {secs:.2}s ({:.1} M rows/s).", summary.rows_sent, summary.rows_sent as f64 / secs / 1e6);
 

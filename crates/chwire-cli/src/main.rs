@@ -360,7 +360,6 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     formats::options::refuse_unapplied(&args.settings)?;
     args.files.check_output(Some(fmt))?;
     let (format_settings, settings) = formats::options::split_settings(args.settings);
-    let http = opts.transport == chwire::Transport::Http;
     let mut client = tokio::select! {
         c = Client::connect(opts) => c?,
         code = stop.recv() => std::process::exit(code.into()), // no query was sent
@@ -394,7 +393,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         let ev = tokio::select! {
             ev = stream.next_event() => ev?,
             code = stop.recv() => {
-                bar.finish();
+                bar.finish(false);
                 let _ = out.flush();
                 match cancel_and_exit(stream, &mut stop, code).await {}
             }
@@ -418,7 +417,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
                 };
                 if let Err(e) = res {
                     // The rest of the result is not wanted: stop the query on the server.
-                    bar.finish();
+                    bar.finish(false);
                     let _ = stream.cancel().await;
                     if formats::is_broken_pipe(&e) {
                         // The reader went away (e.g. `| head`): stop quietly.
@@ -447,15 +446,21 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
             return Err(e);
         }
     }
-    bar.finish();
+    bar.finish(stream.progress_is_final());
     if args.stats {
         let p = stream.progress();
         let peak = peak_rss_kib().map(|k| format!("; peak memory {:.1} MiB", k as f64 / 1024.0)).unwrap_or_default();
-        // 18.16 reports no progress over HTTP: say so rather than print zeros.
-        let read = if http && *p == chwire::Progress::default() {
+        // Over HTTP the server reports its progress only when the result begins (18.16: not
+        // at all): say so rather than print a count that stopped there, or zeros.
+        let read = if stream.progress_is_final() {
+            format!("{} rows, {} bytes read", p.read_rows, p.read_bytes)
+        } else if *p == chwire::Progress::default() {
             "rows and bytes read: not reported by the server over HTTP".to_string()
         } else {
-            format!("{} rows, {} bytes read", p.read_rows, p.read_bytes)
+            format!(
+                "at least {} rows, {} bytes read (the server reports its progress over HTTP only until the result begins)",
+                p.read_rows, p.read_bytes
+            )
         };
         eprintln!("{read}; {result_rows} rows in the result{peak}");
     }

@@ -81,15 +81,20 @@ impl Bar {
         }
     }
 
-    pub fn finish(&self) {
+    /// The end: lines of text end with the final figures, or (`final_figures` false: over
+    /// HTTP the server stops reporting when the result begins) say that the query is done
+    /// without repeating figures that stopped early.
+    pub fn finish(&self, final_figures: bool) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
-        // Lines of text end with the final figures.
         if let Some(lines) = &self.lines {
             let last = lines.lock().unwrap_or_else(|e| e.into_inner());
-            if !last.1.is_empty() {
+            if final_figures && !last.1.is_empty() {
                 eprintln!("progress: {} (done)", last.1);
+            } else if !last.1.is_empty() {
+                let secs = self.start.elapsed().as_secs_f64();
+                eprintln!("progress: done in {secs:.1}s (the server reports its progress over HTTP only until the result begins)");
             }
         }
     }

@@ -14,7 +14,7 @@ fn url() -> String {
 fn native_port() -> String {
     let o = chwire::Options::from_url(&url()).unwrap();
     if o.transport == chwire::Transport::Http {
-        return std::env::var("CHWIRE_CH_TCP_PORT").unwrap_or_else(|_| "19000".into());
+        return std::env::var("CHWIRE_TEST_TCP_PORT").unwrap_or_else(|_| "19000".into());
     }
     o.port.to_string()
 }

@@ -134,10 +134,14 @@ impl PacketDecoder {
     /// More bytes are needed: `needed` from the start of the receive buffer, on top of
     /// the `consumed` bytes of the current block already decoded.
     fn incomplete(&mut self, needed: usize, consumed: usize) -> Result<Option<ServerPacket>, DecodeError> {
+        let max = match &self.state {
+            State::Block(PartialBlock { kind: BlockKind::Log | BlockKind::ProfileEvents, .. }) => Limits::SERVER_BLOCKS.max_block_bytes,
+            _ => self.limits.max_block_bytes,
+        };
         let total = needed.saturating_add(consumed);
-        if total > self.limits.max_block_bytes {
+        if total > max {
             let what = if consumed > 0 || self.is_mid_packet() { "block bytes" } else { "server packet bytes" };
-            return Err(DecodeError::LimitExceeded { what, size: total as u64, limit: self.limits.max_block_bytes as u64 });
+            return Err(DecodeError::LimitExceeded { what, size: total as u64, limit: max as u64 });
         }
         self.needed = needed;
         Ok(None)
@@ -243,7 +247,10 @@ impl PacketDecoder {
     fn continue_block(&mut self, buf: &mut BytesMut) -> Result<Option<ServerPacket>, DecodeError> {
         let State::Block(pb) = &mut self.state else { unreachable!() };
         let compressed = pb.compressed;
-        let limits = self.limits;
+        let limits = match pb.kind {
+            BlockKind::Log | BlockKind::ProfileEvents => Limits::SERVER_BLOCKS,
+            _ => self.limits,
+        };
         loop {
             let step = if compressed {
                 let plain = self.plain.get(self.plain_pos..).unwrap_or_default();

@@ -43,6 +43,20 @@ impl Limits {
         max_columns: 1 << 16,
     };
 
+    /// The limits of the server's own blocks (Log and ProfileEvents: fixed schemas of 6 to 8
+    /// flat columns), whatever the limits of the data are: a client that allows 3 columns or
+    /// 10 rows per block still reads the 34-row ProfileEvents block a current server sends
+    /// after every query.
+    pub const SERVER_BLOCKS: Limits = Limits {
+        max_block_rows: 1 << 20,
+        max_block_bytes: 256 << 20,
+        max_string_len: 16 << 20,
+        max_array_len: 1 << 16,
+        max_depth: 8,
+        max_frame_size: 1 << 30,
+        max_columns: 64,
+    };
+
     /// The hard ceiling of [`Limits::max_depth`]: the parsers recurse once per level.
     pub const MAX_DEPTH: usize = 256;
 

@@ -96,9 +96,58 @@ pub fn http_exception(rest: &[u8]) -> Option<(i32, String)> {
     Some((code, String::from_utf8_lossy(rest).trim_end().to_string()))
 }
 
+/// What a tagged exception at the start of a body's rest is (see [`http_tagged_exception`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaggedException {
+    /// Not one: the bytes are something else (a block).
+    No,
+    /// It starts one, but its end has not arrived yet.
+    Partial,
+    /// The whole exception: its code (0 when the text has none) and its text.
+    Complete(i32, String),
+}
+
+/// The marker around the exception ClickHouse 24.11 and later write into a response whose
+/// status was already sent: `\r\n__exception__\r\n<tag>\r\n<text>\n<length> <tag>\r\n__exception__\r\n`,
+/// with the tag of the response's `X-ClickHouse-Exception-Tag` header (a random 16
+/// characters), so that no result bytes can be mistaken for it. The server then breaks the
+/// chunked body off, so that a client that does not know the marker sees a failed transfer,
+/// never a complete result. `rest` is the body from a block boundary on.
+pub fn http_tagged_exception(rest: &[u8], tag: &[u8]) -> TaggedException {
+    const MARK: &[u8] = b"\r\n__exception__\r\n";
+    let head_len = MARK.len().saturating_add(tag.len()).saturating_add(2);
+    let Some(head) = rest.get(..head_len.min(rest.len())) else { return TaggedException::No };
+    let mut want = Vec::with_capacity(head_len);
+    want.extend_from_slice(MARK);
+    want.extend_from_slice(tag);
+    want.extend_from_slice(b"\r\n");
+    if tag.is_empty() || !want.starts_with(head) {
+        return TaggedException::No;
+    }
+    if head.len() < head_len {
+        return TaggedException::Partial;
+    }
+    let body = rest.get(head_len..).unwrap_or_default();
+    let mut tail = Vec::with_capacity(tag.len().saturating_add(MARK.len()).saturating_add(1));
+    tail.push(b' ');
+    tail.extend_from_slice(tag);
+    tail.extend_from_slice(MARK);
+    let Some(end) = body.windows(tail.len()).position(|w| w == tail.as_slice()) else { return TaggedException::Partial };
+    // `<text>\n<length>` before the closing tag.
+    let text = body.get(..end).unwrap_or_default();
+    let text = match text.iter().rposition(|&b| b == b'\n') {
+        Some(nl) if text.get(nl.saturating_add(1)..).is_some_and(|d| !d.is_empty() && d.iter().all(u8::is_ascii_digit)) => {
+            text.get(..nl).unwrap_or_default()
+        }
+        _ => text,
+    };
+    let code = http_exception(text).map_or(0, |(c, _)| c);
+    TaggedException::Complete(code, String::from_utf8_lossy(text).trim_end().to_string())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::http_exception;
+    use super::{http_exception, http_tagged_exception, TaggedException};
 
     #[test]
     fn http_exception_as_18_16_sends_it() {
@@ -110,6 +159,23 @@ mod tests {
         assert_eq!(code, 395);
         assert!(text.ends_with("e.what() = DB::Exception"), "{text}");
         assert_eq!(http_exception(b"Code: 60. DB::Exception: Table x doesn't exist").unwrap().0, 60);
+    }
+
+    #[test]
+    fn tagged_exception_as_26_9_sends_it() {
+        // The tail of `SELECT number, throwIf(number = 30000) FROM numbers(100000)
+        // FORMAT Native` with max_block_size=10000 over HTTP on the 26.9 rig.
+        let text = "Code: 395. DB::Exception: Value passed to 'throwIf' function is non-zero. (FUNCTION_THROW_IF_VALUE_IS_NON_ZERO) (version 26.9.2.1)";
+        let tag = b"plzmsgnmvvxehbgr";
+        let body = format!("\r\n__exception__\r\nplzmsgnmvvxehbgr\r\n{text}\n{} plzmsgnmvvxehbgr\r\n__exception__\r\n", text.len() + 1);
+        assert_eq!(http_tagged_exception(body.as_bytes(), tag), TaggedException::Complete(395, text.to_string()));
+        for cut in [1, 5, 20, 40, body.len() - 3] {
+            assert_eq!(http_tagged_exception(&body.as_bytes()[..cut], tag), TaggedException::Partial, "{cut}");
+        }
+        assert_eq!(http_tagged_exception(body.as_bytes(), b"otherotherother0"), TaggedException::No);
+        assert_eq!(http_tagged_exception(body.as_bytes(), b""), TaggedException::No);
+        assert_eq!(http_tagged_exception(b"\x02\x03\x06number", tag), TaggedException::No);
+        assert_eq!(http_tagged_exception(b"", tag), TaggedException::Partial);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Load under faults: N tasks share one multi-host [`Pool`] over the cluster rig's three
-//! replicas (scripts/cluster.sh) and run reads and inserts for a fixed time while one server
+//! replicas (scripts/cluster.sh; the 18.16 cluster, whose replicas replicate: the 26.9 one has
+//! no ZooKeeper) and run reads and inserts for a fixed time while one server
 //! is SIGKILLed and restarted (twice by default). Run by `make load` (60 s) and, shorter,
 //! by `make test`; loopback only.
 //!
@@ -14,7 +15,7 @@
 //! * the pool is idle and within its size afterwards.
 //!
 //! ```sh
-//! scripts/with-cluster.sh cargo run --release -p chwire --example load -- --duration 60 --tasks 16
+//! scripts/with-cluster.sh --18 cargo run --release -p chwire --example load -- --duration 60 --tasks 16
 //! ```
 //! Options: `--duration SECS` (60), `--tasks N` (16), `--kills N` (2), `--node N` (the node to
 //! kill, 2), `--down SECS` (time a killed node stays down, 5), `--rows N` (rows per insert, 50),
@@ -298,7 +299,16 @@ async fn main() {
              ENGINE = ReplicatedMergeTree('/clickhouse/tables/chwire/{zk_name}', '{{replica}}') ORDER BY (batch, i)"
         ))
         .await
-        .unwrap_or_else(|e| die(&format!("create {table}: {e}")));
+        .unwrap_or_else(|e| {
+            // 225 NO_ZOOKEEPER: the 26.9 cluster (clickhouse-local) has no ZooKeeper client.
+            let hint = if e.code() == Some(225) {
+                "; the load test needs replicas that replicate (ReplicatedMergeTree): run it on the 18.16 cluster, \
+                 scripts/with-cluster.sh --18 (ClickHouse 26.9's clickhouse-local has no ZooKeeper client)"
+            } else {
+                ""
+            };
+            die(&format!("create {table}: {e}{hint}"))
+        });
     }
 
     // The client under test: every server, round robin, short timeouts so a dead server is

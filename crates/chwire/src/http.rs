@@ -18,7 +18,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 use body::{BodyMsg, ReqBody};
 use bytes::{Bytes, BytesMut};
-use chwire_proto::native::http_exception;
+use chwire_proto::native::{http_exception, http_tagged_exception, TaggedException};
 use chwire_proto::{PacketDecoder, Progress, ServerException, ServerHello, ServerPacket};
 use hyper::body::{Body as _, Incoming};
 use hyper::client::conn::http1::SendRequest;
@@ -70,10 +70,20 @@ pub(crate) struct HttpConn {
     eof: bool,
     /// The current response is gzip-encoded (`enable_http_compression`).
     gzip: Option<flate2::write::GzDecoder<Vec<u8>>>,
+    /// The current response's `X-ClickHouse-Exception-Tag` (24.11 and later): the marker of
+    /// an exception written into its body (`http_tagged_exception`).
+    exception_tag: Option<Vec<u8>>,
     /// The running insert's body (blocks go out through it).
     insert_tx: Option<mpsc::Sender<BodyMsg>>,
     /// A Progress packet to hand out before the body (from the response's headers).
     head_progress: Option<Progress>,
+    /// The response's `X-ClickHouse-Summary`, and the rows its body has given so far. The
+    /// summary is written when the headers go out, with the result's first block: it is the
+    /// query's whole progress when the body is empty (the headers went out at the end) or
+    /// when it says that everything the query was to read was read; of a longer result it is
+    /// the progress up to its first block.
+    summary: Option<Progress>,
+    body_rows: u64,
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
     /// The server's `Keep-Alive: timeout=N`: an idle connection older than that is closed
@@ -226,8 +236,11 @@ impl HttpConn {
                 decoder: PacketDecoder::native_stream().with_limits(opts.limits),
                 eof: true,
                 gzip: None,
+                exception_tag: None,
                 insert_tx: None,
                 head_progress: None,
+                summary: None,
+                body_rows: 0,
                 read_timeout: opts.read_timeout,
                 write_timeout: opts.write_timeout,
                 keep_alive: None,
@@ -299,6 +312,12 @@ impl HttpConn {
         (self.hello.version_major, self.hello.version_minor, self.hello.version_patch)
     }
 
+    /// Whether the progress of the response read to its end is the query's whole progress
+    /// (see `summary`).
+    pub(crate) fn progress_is_final(&self) -> bool {
+        self.summary.is_some_and(|p| self.body_rows == 0 || (p.total_rows_to_read > 0 && p.read_rows >= p.total_rows_to_read))
+    }
+
     /// Whether the connection can take a new request: open, nothing in flight, and not idle
     /// for longer than the server keeps idle connections.
     pub(crate) fn is_reusable(&self) -> bool {
@@ -326,8 +345,11 @@ impl HttpConn {
         self.decoder.reset();
         self.eof = false;
         self.gzip = None;
+        self.exception_tag = None;
         self.retry_at = 0;
         self.head_progress = None;
+        self.summary = None;
+        self.body_rows = 0;
         self.failure = None;
         self.state = State::Waiting(Box::pin(self.sender.send_request(req)));
         Ok(())
@@ -569,12 +591,14 @@ impl HttpConn {
             .and_then(|v| v.split(',').find_map(|p| p.trim().strip_prefix("timeout=")?.parse::<u64>().ok()))
             .map(Duration::from_secs);
         let gzip = h.get(hyper::header::CONTENT_ENCODING).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"gzip"));
+        self.exception_tag = h.get("x-clickhouse-exception-tag").map(|v| v.as_bytes().to_vec()).filter(|t| !t.is_empty());
         self.gzip = gzip.then(|| flate2::write::GzDecoder::new(Vec::new()));
         if let Some(name) = h.get("x-clickhouse-server-display-name").and_then(|v| v.to_str().ok()) {
             self.hello.display_name = Some(name.to_string());
         }
-        let summary = h.get("x-clickhouse-summary").or_else(|| h.get_all("x-clickhouse-progress").iter().next_back());
-        self.head_progress = summary.and_then(|v| v.to_str().ok()).and_then(parse_progress);
+        self.summary = h.get("x-clickhouse-summary").and_then(|v| v.to_str().ok()).and_then(parse_progress);
+        let progress = h.get("x-clickhouse-summary").or_else(|| h.get_all("x-clickhouse-progress").iter().next_back());
+        self.head_progress = progress.and_then(|v| v.to_str().ok()).and_then(parse_progress);
     }
 
     /// Decode what the body holds, reading more of it when needed. `None`: go on.
@@ -596,6 +620,25 @@ impl HttpConn {
             if self.rbuf.first() == Some(&b'C') && self.rbuf.len() < 16 && !self.eof {
                 self.read_more().await?;
                 return Ok(None);
+            }
+            if let Some(tag) = self.exception_tag.clone() {
+                match http_tagged_exception(&self.rbuf, &tag) {
+                    TaggedException::No => {}
+                    TaggedException::Partial if !self.eof && self.rbuf.len() <= MAX_ERROR_BODY => {
+                        self.read_more().await?;
+                        return Ok(None);
+                    }
+                    TaggedException::Partial => {
+                        self.rbuf.clear();
+                        self.drop_body();
+                        return Err(Error::protocol("the server's exception in the response body was cut off"));
+                    }
+                    TaggedException::Complete(_, text) => {
+                        self.rbuf.clear();
+                        self.drop_body();
+                        return Ok(Some(ServerPacket::Exception(parse_exception(&text, None))));
+                    }
+                }
             }
             if http_exception(&self.rbuf).is_some() {
                 while !self.eof {
@@ -623,6 +666,7 @@ impl HttpConn {
                 return Ok(Some(match p {
                     ServerPacket::Data(b) => {
                         self.header_due = false;
+                        self.body_rows = self.body_rows.saturating_add(b.rows() as u64);
                         ServerPacket::Data(self.with_zones(b).await)
                     }
                     p => p,
@@ -717,9 +761,32 @@ impl HttpConn {
                 }
                 Ok(true)
             }
-            Some(Err(e)) => Err(hyper_error(e)),
+            Some(Err(e)) => {
+                // A server that wrote its exception into the body then breaks the body off
+                // (so that no client mistakes the result for a whole one): the exception is
+                // the answer, read once the blocks before it are.
+                if let Some(gz) = self.gzip.as_mut() {
+                    use std::io::Write;
+                    let _ = gz.flush();
+                    self.rbuf.extend_from_slice(gz.get_ref());
+                    gz.get_mut().clear();
+                }
+                if self.exception_tag.as_deref().is_some_and(|tag| contains_tagged_exception(&self.rbuf, tag)) {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Err(hyper_error(e))
+            }
         }
     }
+}
+
+/// Whether a body ends with a whole tagged exception (anywhere after its last block).
+fn contains_tagged_exception(buf: &[u8], tag: &[u8]) -> bool {
+    const MARK: &[u8] = b"\r\n__exception__\r\n";
+    buf.windows(MARK.len())
+        .enumerate()
+        .any(|(i, w)| w == MARK && matches!(http_tagged_exception(buf.get(i..).unwrap_or_default(), tag), TaggedException::Complete(..)))
 }
 
 /// Read a whole (small) body: error texts and /ping's answer.

@@ -86,6 +86,15 @@ impl Link {
         }
     }
 
+    /// Whether the progress of a query that has ended is the server's final count (native:
+    /// always; HTTP: only when its summary header came after the whole result).
+    pub(crate) fn progress_is_final(&self) -> bool {
+        match self {
+            Link::Native(_) => true,
+            Link::Http(h) => h.progress_is_final(),
+        }
+    }
+
     /// Receive the next packet of the current query (over HTTP: the next block of the
     /// response body, an exception, or EndOfStream at its end).
     pub(crate) async fn recv(&mut self) -> Result<ServerPacket> {

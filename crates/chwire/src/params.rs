@@ -54,8 +54,10 @@ macro_rules! float {
 float!(f32 => "reinterpretAsFloat32", f64 => "reinterpretAsFloat64");
 
 impl QueryParam for bool {
+    /// `1`/`0`, which the server parses as Bool and as every integer type alike (`true` is
+    /// no UInt8).
     fn param_text(&self) -> String {
-        if *self { "true" } else { "false" }.into()
+        if *self { "1" } else { "0" }.into()
     }
     fn sql_literal(&self) -> String {
         if *self { "1" } else { "0" }.into()

@@ -3,9 +3,39 @@
 
 use chwire::{Client, Compression, Options};
 
-/// The rig's address (see scripts/server.sh), or CHWIRE_TEST_URL.
+/// The rig's address (ClickHouse 26.9, see scripts/server.sh), or CHWIRE_TEST_URL.
 pub fn url() -> String {
     std::env::var("CHWIRE_TEST_URL").unwrap_or_else(|_| "tcp://default@127.0.0.1:19000/default".to_string())
+}
+
+/// The port of the rig's HTTP interface (CHWIRE_TEST_HTTP_PORT, set by scripts/with-server.sh).
+pub fn http_port() -> u16 {
+    std::env::var("CHWIRE_TEST_HTTP_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(18123)
+}
+
+/// The oldest supported server's native address (ClickHouse 18.16, scripts/server-18.sh), or
+/// CHWIRE_TEST_URL_18.
+pub fn url_18() -> String {
+    std::env::var("CHWIRE_TEST_URL_18").unwrap_or_else(|_| "tcp://default@127.0.0.1:19100/default".to_string())
+}
+
+pub fn options_18() -> Options {
+    Options::from_url(&url_18()).expect("CHWIRE_TEST_URL_18 is a valid URL")
+}
+
+pub async fn client_18() -> Client {
+    match Client::connect(options_18()).await {
+        Ok(c) => c,
+        Err(e) => panic!(
+            "cannot reach the 18.16 test server at {} ({e}); start it with `scripts/server-18.sh start` or set CHWIRE_TEST_URL_18",
+            url_18()
+        ),
+    }
+}
+
+/// Whether `c` talks to a server older than ClickHouse 20 (the rig's 18.16).
+pub fn is_old_server(c: &Client) -> bool {
+    c.server_info().is_some_and(|s| s.version.0 < 20)
 }
 
 pub fn options() -> Options {

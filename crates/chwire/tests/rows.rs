@@ -148,7 +148,8 @@ async fn derived_rows_round_trip_and_arrive_as_the_server_sees_them() {
         ("pair.2 = 'seven'", 500),
         ("toInt64(price * 100) = toInt64(id * 101) - 5000", 500),
         ("id = 0 AND toString(precise) = '-123456.789012'", 1),
-        ("id = 12 AND toString(precise) = '-123456.789000'", 1),
+        // (26.9's toString drops trailing zeros, 18.16's keeps them: compare decimals.)
+        ("id = 12 AND precise = toDecimal64('-123456.789', 6)", 1),
         // (18.16's toString of Decimal128 is broken: compare decimals.)
         ("id = 456 AND huge = CAST('1000000000000000000000000000.0000000456' AS Decimal(38, 10))", 1),
         ("huge > CAST('999999999999999999999999999.9999999999' AS Decimal(38, 10))", 500),

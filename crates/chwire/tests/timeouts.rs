@@ -43,9 +43,14 @@ async fn query_deadline_cancels_and_the_connection_is_drained() {
     assert_eq!((o.query_timeout, o.read_timeout, o.write_timeout), (Some(Duration::from_millis(250)), None, Some(Duration::from_secs(7))));
 }
 
+/// A current server sends Progress (and ProfileEvents) every `interactive_delay` (0.1 s) while
+/// a query runs, and a receive timeout only fires on a silent socket: the timeout tests quiet
+/// the server with a long `interactive_delay` (a setting, sent with each query).
+const QUIET: &str = "interactive_delay=100000000";
+
 #[tokio::test]
 async fn receive_timeout_discards_the_connection() {
-    let url = format!("{}?receive_timeout=300ms", url());
+    let url = format!("{}?receive_timeout=300ms&{QUIET}", url());
     let mut c = Client::connect_url(&url).await.unwrap();
     let t = Instant::now();
     let err = c.query("SELECT sleep(1)").fetch_blocks().await.unwrap_err();
@@ -62,7 +67,7 @@ async fn receive_timeout_discards_the_connection() {
 async fn a_timed_out_write_is_not_sent_again() {
     let mut admin = client().await;
     admin.execute("DROP TABLE IF EXISTS chwire_timeout_ctas").await.unwrap();
-    let url = format!("{}?receive_timeout=300ms&retries=3", url());
+    let url = format!("{}?receive_timeout=300ms&retries=3&{QUIET}", url());
     let mut c = Client::connect_url(&url).await.unwrap();
     let err = c
         .query("CREATE TABLE chwire_timeout_ctas ENGINE = Log AS SELECT number, sleep(1) AS s FROM numbers(1)")
@@ -104,11 +109,29 @@ async fn handshake_timeout() {
     silent.abort();
 }
 
+/// The opt-in insert retry: a block sent twice with the same token is stored once (a MergeTree
+/// with a deduplication window), one with another token again.
+#[tokio::test]
+async fn deduplicated_insert_is_stored_once() {
+    let mut c = client().await;
+    c.execute("DROP TABLE IF EXISTS chwire_dedup_mt").await.unwrap();
+    c.execute("CREATE TABLE chwire_dedup_mt (x UInt64) ENGINE = MergeTree ORDER BY x SETTINGS non_replicated_deduplication_window = 100")
+        .await
+        .unwrap();
+    let block = chwire::Block::new().with("x", chwire::Column::from(vec![1u64, 2])).unwrap();
+    for token in ["t1", "t1", "t2"] {
+        c.insert_deduplicated("INSERT INTO chwire_dedup_mt (x) VALUES", &block, token).await.unwrap();
+    }
+    let (n, s): (u64, u64) = c.query("SELECT count(), sum(x) FROM chwire_dedup_mt").fetch_one().await.unwrap();
+    assert_eq!((n, s), (4, 6), "t1 once, t2 once");
+    c.execute("DROP TABLE chwire_dedup_mt").await.unwrap();
+}
+
 /// The opt-in insert retry needs insert_deduplication_token, which 18.16 lacks: refused
 /// before anything is sent.
 #[tokio::test]
 async fn deduplicated_insert_is_refused_on_old_servers() {
-    let mut c = client().await;
+    let mut c = client_18().await;
     c.execute("DROP TABLE IF EXISTS chwire_dedup").await.unwrap();
     c.execute("CREATE TABLE chwire_dedup (x UInt64) ENGINE = Memory").await.unwrap();
     let block = chwire::Block::new().with("x", chwire::Column::from(vec![1u64, 2])).unwrap();

@@ -1,8 +1,8 @@
-//! TLS against the rig's `tcp_port_secure` (scripts/server.sh: TCP port + 40, certificates
-//! from scripts/tls-certs.sh under build/clickhouse/tls): a verified connection, refusals
-//! with typed errors (unknown CA, wrong name, bad files) and client certificates, which
-//! the server verifies when offered. The expired certificate is in tests/failover.rs (the
-//! second server shows it).
+//! TLS against the 18.16 rig's `tcp_port_secure` (scripts/server-18.sh: TCP port + 40,
+//! certificates from scripts/tls-certs.sh under build/clickhouse/tls; ClickHouse 26.9's
+//! clickhouse-local has no TLS listener): a verified connection, refusals with typed errors
+//! (unknown CA, wrong name, bad files, an expired certificate on a second 18.16 instance) and
+//! client certificates, which the server verifies when offered.
 
 mod common;
 
@@ -20,12 +20,12 @@ pub fn tls_dir() -> PathBuf {
 fn tls_port() -> u16 {
     match std::env::var("CHWIRE_TEST_TLS_PORT") {
         Ok(p) => p.parse().expect("CHWIRE_TEST_TLS_PORT is a port"),
-        Err(_) => options().port + 40,
+        Err(_) => options_18().port + 40,
     }
 }
 
 fn secure(tls: TlsOptions) -> Options {
-    options().port(tls_port()).tls(tls)
+    options_18().port(tls_port()).tls(tls)
 }
 
 fn trusted() -> TlsOptions {
@@ -100,7 +100,7 @@ async fn verified_connection_runs_queries_and_inserts() {
 #[tokio::test]
 async fn url_and_server_name() {
     let ca = tls_dir().join("ca.pem");
-    let o = options();
+    let o = options_18();
     let url = format!("tcp://{}@127.0.0.1:{}/default?secure=true&ca_file={}", o.user, tls_port(), ca.display());
     let mut c = Client::connect_url(&url).await.expect("secure URL");
     assert!(c.is_tls());
@@ -109,7 +109,7 @@ async fn url_and_server_name() {
     let mut c = Client::connect(secure(trusted().server_name("localhost"))).await.expect("server name localhost");
     c.ping().await.unwrap();
     // Plain TCP on the TLS port fails (the server expects a TLS handshake), it does not hang.
-    let plain = tokio::time::timeout(std::time::Duration::from_secs(20), Client::connect(options().port(tls_port()))).await;
+    let plain = tokio::time::timeout(std::time::Duration::from_secs(20), Client::connect(options_18().port(tls_port()))).await;
     assert!(matches!(plain, Ok(Err(_))), "plain TCP to the TLS port: {plain:?}");
 }
 
@@ -168,4 +168,38 @@ async fn client_certificates() {
         d.join("client.key").display()
     );
     Client::connect_url(&url).await.expect("mTLS by URL").ping().await.unwrap();
+}
+
+/// A second 18.16 instance showing the expired test certificate: the handshake is refused
+/// with a TLS error naming it.
+#[tokio::test]
+async fn an_expired_certificate_is_refused() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let tcp = options_18().port + 2;
+    let script = |cmd: &str| {
+        std::process::Command::new(repo.join("scripts/server-18.sh"))
+            .arg(cmd)
+            .env("CHWIRE_CH18_DIR", repo.join("build/clickhouse-expired"))
+            .env("CHWIRE_CH18_NAME", "expired-certificate server")
+            .env("CHWIRE_CH18_TCP_PORT", tcp.to_string())
+            .env("CHWIRE_CH18_HTTP_PORT", (tcp - 900).to_string())
+            .env("CHWIRE_CH18_TLS_CERT", "expired")
+            .env("CHWIRE_CH18_TLS_DIR", tls_dir())
+            .status()
+            .expect("run scripts/server-18.sh")
+            .success()
+    };
+    struct Stop<F: Fn(&str) -> bool>(F);
+    impl<F: Fn(&str) -> bool> Drop for Stop<F> {
+        fn drop(&mut self) {
+            (self.0)("stop");
+        }
+    }
+    assert!(script("start"), "the expired-certificate server did not start");
+    let _stop = Stop(script);
+    let err = Client::connect(options_18().port(tcp + 40).tls(trusted())).await.unwrap_err();
+    match err.kind() {
+        ErrorKind::Tls(m) => assert!(m.contains("expired"), "{m}"),
+        _ => panic!("expected a TLS error for the expired certificate, got {err:?}"),
+    }
 }

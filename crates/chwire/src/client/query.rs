@@ -102,6 +102,7 @@ impl<'c> Query<'c> {
             totals: None,
             extremes: None,
             done: false,
+            progress_final: false,
         })
     }
 

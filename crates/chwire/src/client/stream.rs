@@ -19,6 +19,8 @@ pub struct QueryStream<'c> {
     pub(super) totals: Option<Block>,
     pub(super) extremes: Option<Block>,
     pub(super) done: bool,
+    /// The query ended and [`QueryStream::progress`] is the server's final count.
+    pub(super) progress_final: bool,
 }
 
 impl QueryStream<'_> {
@@ -34,6 +36,14 @@ impl QueryStream<'_> {
     /// Progress accumulated so far.
     pub fn progress(&self) -> &Progress {
         &self.progress
+    }
+
+    /// Whether the query has ended and [`QueryStream::progress`] is what the server read and
+    /// wrote in all. Always so over the native protocol; over HTTP the server reports its
+    /// progress only in the response's headers, which go out with the result's first block,
+    /// so of a result longer than the server's buffer only the progress up to then is known.
+    pub fn progress_is_final(&self) -> bool {
+        self.progress_final
     }
 
     pub fn profile_info(&self) -> Option<&ProfileInfo> {
@@ -148,6 +158,7 @@ impl QueryStream<'_> {
                 ServerPacket::TimezoneUpdate(tz) => Event::TimezoneUpdate(tz),
                 ServerPacket::EndOfStream => {
                     self.done = true;
+                    self.progress_final = self.client.conn.as_ref().is_some_and(Link::progress_is_final);
                     self.client.pending = Pending::Idle;
                     return Ok(None);
                 }
