@@ -46,9 +46,11 @@ defmodule Chwire do
   Runs `sql` and returns `%Chwire.Result{columns, types, rows, num_rows}`.
 
   `params` bind `{name:Type}` placeholders (a map or keyword list): integers, floats, strings,
-  booleans, `nil`, `Date`, `DateTime`, `NaiveDateTime`, `Chwire.Decimal`, and lists, tuples and
-  maps of them; values arrive as data, never as SQL. `opts`: `settings:` (a map or keyword list
-  of ClickHouse settings), `query_id:`, `max_rows:`, `max_bytes:`.
+  booleans, `nil`, `Date`, `Time`, `DateTime`, `NaiveDateTime` (as UTC), `Chwire.Decimal`,
+  `Chwire.DateTime64`, and lists, tuples and maps of them, each built by the placeholder's
+  declared type (an integer out of its range is an error); values arrive as data, never as
+  SQL. `opts`: `settings:` (a map or keyword list of ClickHouse settings), `query_id:`,
+  `max_rows:`, `max_bytes:`.
 
   The whole result is collected before it is returned, so it is bounded: `max_rows:` (default
   `:infinity`) and `max_bytes:` (default 1 GiB, `:infinity` lifts it) of decoded column data
@@ -669,7 +671,9 @@ defmodule Chwire do
   end
 
   defp prep(%Date{} = d), do: Date.to_iso8601(d)
-  defp prep(%NaiveDateTime{} = d), do: NaiveDateTime.to_string(d)
+  # As inserts take it: UTC. Its text would be read in the server's time zone (or the
+  # placeholder's), another instant on a server that is not in UTC.
+  defp prep(%NaiveDateTime{} = d), do: d |> DateTime.from_naive!("Etc/UTC") |> prep()
   defp prep(%Time{} = t), do: Time.to_string(t)
   defp prep(%Chwire.Decimal{} = d), do: Chwire.Decimal.to_string(d)
 

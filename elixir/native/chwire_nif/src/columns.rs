@@ -5,6 +5,7 @@
 //! exact Float32 and decimal scales, enum names, LowCardinality and Dynamic encoding) are the
 //! core's. Plain numeric and String columns skip the `Value` step.
 
+use crate::qbit::{bfloat16, qbit, write_type};
 use crate::terms::{decode_list, deep, int256_bytes, int_of, u128_of, MAX_DEPTH};
 use bumpalo::Bump;
 use chwire::proto::column::{encode_low_cardinality, finish_dynamic};
@@ -124,9 +125,9 @@ fn value_here<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resu
                 "nil" => return Ok(Value::Null),
                 "true" if !matches!(ty, D::String | D::FixedString(_)) => return Ok(Value::Bool(true)),
                 "false" if !matches!(ty, D::String | D::FixedString(_)) => return Ok(Value::Bool(false)),
-                "nan" => return Ok(Value::Float64(f64::NAN)),
-                "infinity" => return Ok(Value::Float64(f64::INFINITY)),
-                "neg_infinity" => return Ok(Value::Float64(f64::NEG_INFINITY)),
+                "nan" => return Ok(special_float(f64::NAN, ty)),
+                "infinity" => return Ok(special_float(f64::INFINITY, ty)),
+                "neg_infinity" => return Ok(special_float(f64::NEG_INFINITY, ty)),
                 _ => {}
             }
         }
@@ -158,7 +159,7 @@ fn value_here<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resu
             Value::Float32(chwire::proto::column::f32_of(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?)?)
         }
         D::Float64 => Value::Float64(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?),
-        D::BFloat16 => Value::BFloat16((chwire::proto::column::f32_of(float_of(t).ok_or("not a number")?)?.to_bits() >> 16) as u16),
+        D::BFloat16 => Value::BFloat16(bfloat16(float_of(t).ok_or_else(|| format!("{} does not fit {ty}", describe(t)))?)?),
         D::Bool => match t.decode::<i64>() {
             Ok(v @ (0 | 1)) => Value::Bool(v == 1),
             _ => return Err(format!("{} does not fit Bool (use true or false)", describe(t))),
@@ -301,17 +302,33 @@ fn value_here<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resu
         }
         D::Nothing => return Err("only nil fits Nothing".into()),
         D::Json { .. } if kind == TermType::Binary => Value::JsonText(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
-        D::Variant(_) | D::Dynamic { .. } => untyped(t, 0)?,
+        // A map (as JSON values are read): sent as its JSON text.
+        D::Json { .. } if kind == TermType::Map => Value::JsonText(bump.alloc_str(&crate::json::encode(t)?).as_bytes()),
+        // Time and Time64 are read as counts (seconds, ticks); %Time{} is taken too.
+        D::Time => match time_micros(t)? {
+            Some(us) => Value::Time(i32::try_from(us.div_euclid(1_000_000)).map_err(|_| "a Time beyond 32 bits")?),
+            None => Value::Time(t.decode::<i32>().map_err(|_| format!("{} does not fit Time (seconds or a %Time{{}})", describe(t)))?),
+        },
+        D::Time64(p) => match time_micros(t)? {
+            Some(us) => Value::Time64 { ticks: us, precision: 6 },
+            None => Value::Time64 {
+                ticks: t.decode::<i64>().map_err(|_| format!("{} does not fit {ty} (ticks or a %Time{{}})", describe(t)))?,
+                precision: *p,
+            },
+        },
+        D::Interval(k) => Value::Interval(t.decode::<i64>().map_err(|_| format!("{} does not fit {ty} (a count)", describe(t)))?, *k),
+        D::QBit { element, dimension } => qbit(t, element, *dimension, bump)?,
+        D::Variant(_) | D::Dynamic { .. } => untyped(t, 0, bump)?,
         _ => return Err(format!("inserting {ty} values from Elixir is not supported")),
     })
 }
 
 /// A value by its own Elixir type (for Variant and Dynamic columns).
-fn untyped<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
-    deep(|| untyped_here(t, depth))
+fn untyped<'a: 'x, 'x>(t: Term<'a>, depth: u32, bump: &'x Bump) -> Result<Value<'x>, String> {
+    deep(|| untyped_here(t, depth, bump))
 }
 
-fn untyped_here<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String> {
+fn untyped_here<'a: 'x, 'x>(t: Term<'a>, depth: u32, bump: &'x Bump) -> Result<Value<'x>, String> {
     if depth > MAX_DEPTH {
         return Err(format!("nested deeper than {MAX_DEPTH} levels"));
     }
@@ -327,26 +344,98 @@ fn untyped_here<'a: 'x, 'x>(t: Term<'a>, depth: u32) -> Result<Value<'x>, String
         TermType::Binary => Value::String(t.decode::<Binary<'a>>().map_err(|_| "bad binary")?.as_slice()),
         TermType::List => {
             let items: Vec<Term<'a>> = decode_list(t).map_err(|_| "bad list")?;
-            Value::Array(items.into_iter().map(|x| untyped(x, depth + 1)).collect::<Result<_, _>>()?)
+            Value::Array(items.into_iter().map(|x| untyped(x, depth + 1, bump)).collect::<Result<_, _>>()?)
         }
         TermType::Tuple => Value::Tuple(
             rustler::types::tuple::get_tuple(t)
                 .map_err(|_| "bad tuple")?
                 .into_iter()
-                .map(|x| untyped(x, depth + 1).map(|v| (None, v)))
+                .map(|x| untyped(x, depth + 1, bump).map(|v| (None, v)))
                 .collect::<Result<_, _>>()?,
         ),
         TermType::Atom => match t.atom_to_string().unwrap_or_default().as_str() {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
             "nil" => Value::Null,
+            "nan" => Value::Float64(f64::NAN),
+            "infinity" => Value::Float64(f64::INFINITY),
+            "neg_infinity" => Value::Float64(f64::NEG_INFINITY),
             a => return Err(format!("the atom :{a} has no ClickHouse type")),
+        },
+        // What reading gives for dates, times and decimals, and maps: their own types again.
+        TermType::Map => match struct_name(t).as_deref() {
+            Some("Elixir.Date") => {
+                let days = days_of(t)?;
+                match u16::try_from(days) {
+                    Ok(d) => Value::Date(d),
+                    Err(_) => Value::Date32(i32::try_from(days).map_err(|_| format!("day {days} is outside Date32's range"))?),
+                }
+            }
+            Some(name @ ("Elixir.DateTime" | "Elixir.NaiveDateTime")) => {
+                let us = micros_of(t, name == "Elixir.NaiveDateTime")?;
+                let digits = match field(t, "microsecond")?.decode::<(i64, i64)>() {
+                    Ok((_, p)) => p.clamp(0, 6) as u8,
+                    Err(_) => 6,
+                };
+                let step = 10i64.pow(6 - u32::from(digits));
+                match u32::try_from(us.div_euclid(1_000_000)) {
+                    Ok(secs) if digits == 0 && us.rem_euclid(1_000_000) == 0 => Value::DateTime(secs, None),
+                    _ if us % step == 0 => Value::DateTime64 { ticks: us / step, precision: digits, tz: None },
+                    _ => Value::DateTime64 { ticks: us, precision: 6, tz: None },
+                }
+            }
+            Some("Elixir.Chwire.DateTime64") => {
+                let p = u8::try_from(field_i64(t, "precision")?).map_err(|_| "bad precision")?;
+                Value::DateTime64 { ticks: field_i64(t, "ticks")?, precision: p, tz: None }
+            }
+            Some("Elixir.Chwire.Decimal") => {
+                let (coef, small) = decimal_parts(t)?;
+                match small {
+                    Some((raw, scale)) => Value::Decimal { raw, scale },
+                    None => {
+                        let bytes = int256_bytes(coef, true).ok_or("a decimal coefficient beyond 256 bits")?;
+                        let scale = u8::try_from(field_i64(t, "scale")?).map_err(|_| "bad scale")?;
+                        Value::Decimal256 { raw: bump.alloc_slice_copy(&bytes), scale }
+                    }
+                }
+            }
+            Some(other) => return Err(format!("a %{}{{}} has no ClickHouse type of its own", other.trim_start_matches("Elixir."))),
+            None => {
+                let mut pairs = Vec::new();
+                for (k, v) in rustler::types::map::MapIterator::new(t).ok_or("bad map")? {
+                    pairs.push((untyped(k, depth + 1, bump)?, untyped(v, depth + 1, bump)?));
+                }
+                Value::Map(pairs)
+            }
         },
         _ => return Err(format!("{} has no ClickHouse type of its own", describe(t))),
     })
 }
 
-fn float_of(t: Term<'_>) -> Option<f64> {
+/// NaN or an infinity (their atoms) for a column of `ty`.
+fn special_float<'x>(f: f64, ty: &DataType) -> Value<'x> {
+    match ty {
+        DataType::BFloat16 => Value::BFloat16(((f as f32).to_bits() >> 16) as u16),
+        _ => Value::Float64(f),
+    }
+}
+
+/// Microseconds since midnight of a `%Time{}`; None for other terms.
+fn time_micros(t: Term<'_>) -> Result<Option<i64>, String> {
+    if struct_name(t).as_deref() != Some("Elixir.Time") {
+        return Ok(None);
+    }
+    let us = match field(t, "microsecond")?.decode::<(i64, i64)>() {
+        Ok((us, _)) => us,
+        Err(_) => return Err("the field microsecond is not {integer, precision}".into()),
+    };
+    let (h, m, s) = (field_i64(t, "hour")?, field_i64(t, "minute")?, field_i64(t, "second")?);
+    (|| h.checked_mul(3600)?.checked_add(m.checked_mul(60)?)?.checked_add(s)?.checked_mul(1_000_000)?.checked_add(us))()
+        .map(Some)
+        .ok_or_else(|| "a time out of any range".to_string())
+}
+
+pub(crate) fn float_of(t: Term<'_>) -> Option<f64> {
     if let Ok(f) = t.decode::<f64>() {
         return Some(f);
     }
@@ -354,7 +443,7 @@ fn float_of(t: Term<'_>) -> Option<f64> {
 }
 
 /// A short description of a term for errors (its kind, and the value when short).
-fn describe(t: Term<'_>) -> String {
+pub(crate) fn describe(t: Term<'_>) -> String {
     let kind = match t.get_type() {
         TermType::Atom => return format!(":{}", t.atom_to_string().unwrap_or_default()),
         TermType::Binary => "a binary",
@@ -375,6 +464,8 @@ struct Builder<'h> {
     name: &'h str,
     table_ty: &'h DataType,
     plain: DataType,
+    /// `plain` with QBit as its storage (what the core's writers take).
+    write_ty: DataType,
     data: ColumnData,
 }
 
@@ -382,7 +473,7 @@ impl<'h> Builder<'h> {
     fn new(name: &'h str, table_ty: &'h DataType, rows: usize) -> Result<Self, String> {
         let plain = table_ty.without_low_cardinality();
         let data = ColumnData::with_capacity_for(&plain, rows).map_err(|e| e.to_string())?;
-        Ok(Builder { name, table_ty, plain, data })
+        Ok(Builder { name, table_ty, write_ty: write_type(&plain), plain, data })
     }
 
     /// Append one value; an error names the column and the row.
@@ -430,7 +521,7 @@ impl<'h> Builder<'h> {
             return Ok(());
         }
         let v = value(t, &self.plain, bump).map_err(|e| self.err(row, &e))?;
-        v.write(&self.plain, &mut self.data).map_err(|e| self.err(row, &e))
+        v.write(&self.write_ty, &mut self.data).map_err(|e| self.err(row, &e))
     }
 
     fn err(&self, row: u64, why: &str) -> String {

@@ -11,8 +11,10 @@ mod columns;
 mod convert;
 mod error;
 mod etf;
+mod json;
 mod ops;
 mod params;
+mod qbit;
 mod tasks;
 mod terms;
 

@@ -111,3 +111,30 @@ pub fn int256_bytes(t: Term<'_>, signed: bool) -> Option<[u8; 32]> {
     }
     Some(mag)
 }
+
+/// The decimal text of an integer term of up to 256 bits (None beyond).
+pub fn int_text(t: Term<'_>) -> Option<String> {
+    if let Some(v) = int_of(t) {
+        return Some(v.to_string());
+    }
+    let (neg, mag) = big_of(t)?;
+    // Little-endian 32-bit limbs, divided by 10^9 until nothing is left.
+    let mut limbs: Vec<u32> = mag.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let mut parts = Vec::new();
+    while limbs.iter().any(|&l| l != 0) {
+        let mut rem = 0u64;
+        for l in limbs.iter_mut().rev() {
+            let cur = (rem << 32) | u64::from(*l);
+            *l = (cur / 1_000_000_000) as u32;
+            rem = cur % 1_000_000_000;
+        }
+        parts.push(rem);
+    }
+    let mut s = String::from(if neg { "-" } else { "" });
+    let mut it = parts.iter().rev();
+    s.push_str(&it.next().map_or_else(|| "0".to_string(), u64::to_string));
+    for p in it {
+        s.push_str(&format!("{p:09}"));
+    }
+    Some(s)
+}
