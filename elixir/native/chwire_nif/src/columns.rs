@@ -6,7 +6,7 @@
 //! core's. Plain numeric and String columns skip the `Value` step.
 
 use crate::qbit::{bfloat16, qbit, write_type};
-use crate::terms::{decode_list, deep, int256_bytes, int_of, u128_of, MAX_DEPTH};
+use crate::terms::{decode_list, deep, describe, float_of, int256_bytes, int_of, u128_of, MAX_DEPTH};
 use bumpalo::Bump;
 use chwire::proto::column::{encode_low_cardinality, finish_dynamic};
 use chwire::{Block, Column, ColumnData, DataType, ToColumn, Value};
@@ -433,28 +433,6 @@ fn time_micros(t: Term<'_>) -> Result<Option<i64>, String> {
     (|| h.checked_mul(3600)?.checked_add(m.checked_mul(60)?)?.checked_add(s)?.checked_mul(1_000_000)?.checked_add(us))()
         .map(Some)
         .ok_or_else(|| "a time out of any range".to_string())
-}
-
-pub(crate) fn float_of(t: Term<'_>) -> Option<f64> {
-    if let Ok(f) = t.decode::<f64>() {
-        return Some(f);
-    }
-    int_of(t).map(|i| i as f64)
-}
-
-/// A short description of a term for errors (its kind, and the value when short).
-pub(crate) fn describe(t: Term<'_>) -> String {
-    let kind = match t.get_type() {
-        TermType::Atom => return format!(":{}", t.atom_to_string().unwrap_or_default()),
-        TermType::Binary => "a binary",
-        TermType::Integer => return format!("the integer {}", int_of(t).map_or_else(|| "(beyond 128 bits)".into(), |i| i.to_string())),
-        TermType::Float => return format!("the float {}", t.decode::<f64>().unwrap_or_default()),
-        TermType::List => "a list",
-        TermType::Map => "a map",
-        TermType::Tuple => "a tuple",
-        _ => "a term",
-    };
-    kind.into()
 }
 
 // ---------------------------------------------------------------- blocks

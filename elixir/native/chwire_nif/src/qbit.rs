@@ -1,8 +1,7 @@
 //! QBit and BFloat16 values from Elixir for inserts: floats cut to BFloat16 as ClickHouse cuts
 //! them, vectors transposed into QBit's bit planes.
 
-use crate::columns::{describe, float_of};
-use crate::terms::decode_list;
+use crate::terms::{decode_list, describe, float_of};
 use bumpalo::Bump;
 use chwire::{DataType, Value};
 use rustler::Term;

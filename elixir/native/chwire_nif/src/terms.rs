@@ -2,7 +2,7 @@
 //! bits, proper lists, and the bound on nesting. `params` (terms → query parameters) and
 //! `columns` (terms → insert blocks) build on these; this module uses neither.
 
-use rustler::Term;
+use rustler::{Term, TermType};
 
 /// Deepest nesting of lists, tuples and maps taken from Elixir where the data, not a column
 /// type, decides the depth (the NIF's stack is a scheduler's).
@@ -137,4 +137,26 @@ pub fn int_text(t: Term<'_>) -> Option<String> {
         s.push_str(&format!("{p:09}"));
     }
     Some(s)
+}
+
+pub(crate) fn float_of(t: Term<'_>) -> Option<f64> {
+    if let Ok(f) = t.decode::<f64>() {
+        return Some(f);
+    }
+    int_of(t).map(|i| i as f64)
+}
+
+/// A short description of a term for errors (its kind, and the value when short).
+pub(crate) fn describe(t: Term<'_>) -> String {
+    let kind = match t.get_type() {
+        TermType::Atom => return format!(":{}", t.atom_to_string().unwrap_or_default()),
+        TermType::Binary => "a binary",
+        TermType::Integer => return format!("the integer {}", int_of(t).map_or_else(|| "(beyond 128 bits)".into(), |i| i.to_string())),
+        TermType::Float => return format!("the float {}", t.decode::<f64>().unwrap_or_default()),
+        TermType::List => "a list",
+        TermType::Map => "a map",
+        TermType::Tuple => "a tuple",
+        _ => "a term",
+    };
+    kind.into()
 }
