@@ -6,6 +6,10 @@ import pyarrow
 
 __version__: str
 
+class Instant:
+    """A query parameter's point in time: microseconds since the epoch (UTC)."""
+    def __init__(self, micros: int) -> None: ...
+
 class QueryStream:
     """A running query's result as Arrow record batches (iterator, context manager and
     ``__arrow_c_stream__``)."""

@@ -8,11 +8,12 @@ import ipaddress as _ipaddress
 import uuid as _uuid
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
 
-from . import _types
-from ._chwire import QueryStream, RawClient
-from ._errors import DataError, ProgrammingError
+from . import _arrays, _types
+from ._chwire import Instant, QueryStream, RawClient
+from ._errors import DataError, NotSupportedError, ProgrammingError
 
 CLICKHOUSE_TYPE = "clickhouse.type"
+_EPOCH = _dt.datetime(1970, 1, 1)
 
 Parameters = Optional[Mapping[str, Any]]
 Settings = Optional[Mapping[str, Any]]
@@ -33,9 +34,11 @@ def _param_value(v: Any) -> Any:
     if isinstance(v, dict):  # for a Map(...) placeholder
         return {_param_value(k): _param_value(x) for k, x in v.items()}
     if isinstance(v, _dt.datetime):
+        # The instant (a naive datetime taken as UTC): the Rust layer writes it in the zone the
+        # server reads the placeholder's DateTime in (its own, or the type's).
         if v.tzinfo is not None:
             v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-        return v.isoformat(sep=" ")
+        return Instant((v - _EPOCH) // _dt.timedelta(microseconds=1))
     if isinstance(v, (_dt.date, _decimal.Decimal, _uuid.UUID, _ipaddress.IPv4Address, _ipaddress.IPv6Address)):
         return str(v)
     if isinstance(v, bytes):
@@ -91,12 +94,7 @@ class QueryResult:
     def result_columns(self) -> List[list]:
         """One list of Python values per column."""
         if self._columns is None:
-            cols = []
-            for col, t in zip(self._table.columns, self.column_types):
-                values = col.to_pylist()
-                conv = _types.to_python(_types.parse_type(t)) if t else None
-                cols.append([conv(v) for v in values] if conv else values)
-            self._columns = cols
+            self._columns = [_arrays.column_values(col, t) for col, t in zip(self._table.columns, self.column_types)]
         return self._columns
 
     @property
@@ -176,7 +174,16 @@ class Client:
         """Run a query; its result as a ``polars.DataFrame`` (Arrow buffers handed over, not copied)."""
         polars = _need("polars", "query_pl")
 
-        return polars.DataFrame(self.query_arrow_stream(query, parameters, settings, query_id, progress))
+        stream = self.query_arrow_stream(query, parameters, settings, query_id, progress)
+        # Polars panics (a PanicException, which `except Exception` does not catch) on the Arrow
+        # types it lacks: refused here, naming the column, before Polars sees the stream.
+        for f in stream.schema:
+            lacking = _polars_lacks(f.type)
+            if lacking:
+                stream.close_stream()
+                raise NotSupportedError(f"column {f.name!r} ({_ch_type(f)}) holds {lacking}, which Polars has no type "
+                                        "for: cast it in the query (e.g. toString, variantElement) or use query_arrow")
+        return polars.DataFrame(stream)
 
     def query_np(self, query: str, parameters: Parameters = None, settings: Settings = None,
                  query_id: Optional[str] = None, progress: Progress = None) -> Dict[str, Any]:
@@ -193,10 +200,12 @@ class Client:
         # Dictionaries (Enum, LowCardinality) decoded first: pyarrow's to_numpy of a
         # dictionary array ignores null keys (a NULL would show the value its key points at).
         # UUIDs (also inside arrays, tuples, maps) are uuid.UUID objects, as query() and
-        # query_df() give them.
-        return {name: _objects(col) if _has_uuid(col.type) else
+        # query_df() give them; so are the values NumPy would get as raw bytes or cannot take
+        # (128/256-bit integers, IPv6, Variant).
+        return {name: _row_objects(col, _ch_type(f)) if _types.rows_only(_ch_type(f)) else
+                _objects(col) if _has_uuid(col.type) else
                 (col.cast(col.type.value_type) if pat.is_dictionary(col.type) else col).to_numpy()
-                for name, col in zip(names, table.columns)}
+                for name, col, f in zip(names, table.columns, table.schema)}
 
     def query(self, query: str, parameters: Parameters = None, settings: Settings = None,
               query_id: Optional[str] = None, progress: Progress = None) -> QueryResult:
@@ -269,13 +278,17 @@ class Client:
             conv = _types.to_arrow(_types.parse_type(t)) if t else None
             row = None
             try:
+                if t and _arrays.holds_union(field.type):  # Variant: pyarrow builds no unions
+                    arrays.append(_arrays.build(values, field.type, _types.parse_type(t)))
+                    continue
                 if conv is not None:
                     converted = []
                     for row, v in enumerate(values):
                         converted.append(conv(v))
                     values, row = converted, None
                 arrays.append(pyarrow.array(values, type=field.type))
-            except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
+            except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, pyarrow.ArrowNotImplementedError, TypeError, ValueError,
+                    OverflowError) as e:
                 where = f", row {row}" if row is not None else ""
                 raise DataError(f"column {field.name!r} ({t}){where}: {e}") from e
         return self.insert_arrow(table, pyarrow.Table.from_arrays(arrays, schema=schema), settings, query_id)
@@ -375,28 +388,64 @@ def _need(module: str, what: str) -> Any:
         ) from e
 
 
-def _objects(col: Any) -> Any:
-    """A column as a NumPy array of Python values (uuid.UUID for UUIDs), one per row."""
+def _object_array(values: List[Any]) -> Any:
+    """A NumPy array of Python values, one per row."""
     import numpy
 
-    values = col.to_pylist()
     out = numpy.empty(len(values), dtype=object)
     for i, v in enumerate(values):  # element-wise: a list value must not become a dimension
         out[i] = v
     return out
 
 
+def _objects(col: Any) -> Any:
+    """A column as a NumPy array of Python values (uuid.UUID for UUIDs), one per row."""
+    return _object_array(col.to_pylist())
+
+
+def _polars_lacks(t: Any) -> Optional[str]:
+    """What Arrow type ``t`` is or holds that Polars cannot import: unions (Variant) and
+    decimal256 (Decimal beyond 38 digits)."""
+    import pyarrow.types as pat
+
+    if pat.is_union(t):
+        return "a union (Variant)"
+    if pat.is_decimal256(t):
+        return "a decimal256 (Decimal of more than 38 digits)"
+    if pat.is_map(t):
+        return _polars_lacks(t.key_type) or _polars_lacks(t.item_type)
+    for i in range(getattr(t, "num_fields", 0) or 0):
+        lacking = _polars_lacks(t.field(i).type)
+        if lacking:
+            return lacking
+    return None
+
+
+def _ch_type(field: Any) -> str:
+    """The ClickHouse type of a result's Arrow field (its ``clickhouse.type`` metadata)."""
+    return (field.metadata or {}).get(CLICKHOUSE_TYPE.encode(), b"").decode()
+
+
+def _row_objects(col: Any, type_text: str) -> Any:
+    """A column as a NumPy array of its row values (``query()``'s), one per row."""
+    return _object_array(_arrays.column_values(col, type_text))
+
+
 def _to_pandas(table: Any, dtype_backend: Optional[str]) -> Any:
     """A pyarrow Table as a pandas DataFrame with the dtypes ``dtype_backend`` (one of
     ``_DTYPE_BACKENDS``, checked by the caller before its query) asks for."""
     # pandas' conversion has no way for UUIDs inside arrays, tuples or maps: those columns are
-    # converted on their own, as Python values (uuid.UUID), like query() gives them.
+    # converted on their own, as Python values (uuid.UUID), like query() gives them. So are
+    # columns pandas would get as raw bytes (128/256-bit integers, IPv6) or cannot convert at
+    # all (Variant: "No known equivalent Pandas block"), as query()'s row values.
+    rows = [i for i, f in enumerate(table.schema) if dtype_backend != "pyarrow" and _types.rows_only(_ch_type(f))]
     nested = [i for i, f in enumerate(table.schema) if dtype_backend != "pyarrow" and _has_uuid(f.type)
-              and getattr(f.type, "extension_name", None) != "arrow.uuid"]
-    if nested:
-        df = _to_pandas(table.select([i for i in range(table.num_columns) if i not in nested]), dtype_backend)
-        for i in nested:
-            df.insert(i, table.column_names[i], _objects(table.column(i)), allow_duplicates=True)
+              and getattr(f.type, "extension_name", None) != "arrow.uuid" and i not in rows]
+    if nested or rows:
+        df = _to_pandas(table.select([i for i in range(table.num_columns) if i not in nested + rows]), dtype_backend)
+        for i in sorted(nested + rows):
+            col = _row_objects(table.column(i), _ch_type(table.schema.field(i))) if i in rows else _objects(table.column(i))
+            df.insert(i, table.column_names[i], col, allow_duplicates=True)
         return df
     if dtype_backend is None:
         return table.to_pandas()

@@ -47,12 +47,14 @@ fn take_arrow_settings(settings: &mut Vec<(String, String)>, arrow: &mut ArrowOp
 
 impl RawClient {
     fn spec(
+        &self,
         sql: String,
         parameters: Option<&Bound<'_, PyAny>>,
         settings: Option<&Bound<'_, PyAny>>,
         query_id: Option<String>,
     ) -> PyResult<Spec> {
-        let params = params::extract(parameters, &sql)?;
+        let tz = self.server.as_ref().and_then(|s| s.timezone.as_deref());
+        let params = params::extract(parameters, &sql, tz)?;
         Ok(Spec { sql, params, settings: params::settings(settings)?, query_id })
     }
 
@@ -73,7 +75,7 @@ impl RawClient {
         progress: Option<Py<PyAny>>,
         whole_table: bool,
     ) -> PyResult<QueryStream> {
-        let mut spec = Self::spec(sql, parameters, settings, query_id)?;
+        let mut spec = self.spec(sql, parameters, settings, query_id)?;
         let mut arrow = self.arrow.clone();
         take_arrow_settings(&mut spec.settings, &mut arrow).py_err(py)?;
         let guard = self.busy.acquire().py_err(py)?;
@@ -174,7 +176,7 @@ impl RawClient {
         }
         let cols: Vec<String> = schema.fields().iter().map(|f| quote_ident(f.name())).collect();
         let sql = format!("INSERT INTO {table} ({}) VALUES", cols.join(", "));
-        let spec = Self::spec(sql, None, settings, query_id)?;
+        let spec = self.spec(sql, None, settings, query_id)?;
         let client = self.client.clone();
         let _guard = self.busy.acquire().py_err(py)?;
         let task = async move {

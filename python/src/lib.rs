@@ -26,6 +26,7 @@ use adbc_driver_chwire as _;
 fn _chwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::RawClient>()?;
     m.add_class::<stream::QueryStream>()?;
+    m.add_class::<params::Instant>()?;
     m.add_function(wrap_pyfunction!(stream::read_native, m)?)?;
     spark::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

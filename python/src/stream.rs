@@ -41,6 +41,10 @@ const BUFFERED: usize = 1;
 const BUFFERED_TABLE: usize = 64;
 /// `read_table` joins consecutive batches smaller than this (a result of many small blocks)
 /// before handing them to pyarrow: one import per joined batch instead of one per block.
+/// Not when a column holds dictionaries (LowCardinality, Enum): each block has a dictionary of
+/// its own, and arrow-rs joins small ones end to end, repeating values (`['', '0', '1', '',
+/// '1', '0']` for two blocks of `toString(number % 2)`), which pandas refuses as categories.
+/// Separate chunks keep each its own dictionary, which pyarrow and pandas unify.
 const COALESCE_ROWS: usize = 65_536;
 
 /// The client shared by a Python `Client` and its running task (`None` once closed).
@@ -112,11 +116,16 @@ impl Drop for SettleOnDrop {
     }
 }
 
-async fn query_task(client: Shared, spec: Spec, opts: ArrowOptions, tx: Tx) {
+async fn query_task(client: Shared, spec: Spec, mut opts: ArrowOptions, tx: Tx) {
     let settle = SettleOnDrop::new(client.clone(), Handle::current());
     let mut guard = client.lock().await;
     let res = match guard.as_mut() {
         Some(c) => {
+            // DateTime columns without a zone are in the server's (as chwire's
+            // `Query::fetch_arrow` and the ADBC driver give them), unless the caller chose one.
+            if opts.default_timezone.is_none() {
+                opts.default_timezone = c.server_info().and_then(|s| s.timezone);
+            }
             let res = run_query(c, spec, &opts, &tx).await;
             // A consumer that left early abandoned the query.
             let _ = c.settle().await;
@@ -356,6 +365,7 @@ impl QueryStream {
         let mut out = Vec::new();
         let mut small: Vec<RecordBatch> = Vec::new();
         let mut small_rows = 0;
+        let joinable = !self.schema.fields().iter().any(|f| holds_dictionary(f.data_type()));
         let flush = |small: &mut Vec<RecordBatch>, out: &mut Vec<Bound<'py, PyAny>>| -> PyResult<()> {
             let b = match small.len() {
                 0 => return Ok(()),
@@ -368,7 +378,7 @@ impl QueryStream {
             Ok(())
         };
         while let Some(b) = self.feed.next_batch(py)? {
-            if b.num_rows() >= COALESCE_ROWS {
+            if b.num_rows() >= COALESCE_ROWS || !joinable {
                 flush(&mut small, &mut out)?;
                 small_rows = 0;
                 out.push(PyRecordBatch::new(b).into_pyarrow(py)?);
@@ -489,6 +499,21 @@ impl QueryStream {
         let reader = ChannelReader { feed, schema: self.schema.clone() };
         let py_reader = Bound::new(py, PyRecordBatchReader::new(Box::new(reader)))?;
         py_reader.call_method1("__arrow_c_stream__", (requested_schema,))
+    }
+}
+
+/// Whether values of `t` are or hold dictionary arrays.
+fn holds_dictionary(t: &arrow_schema::DataType) -> bool {
+    use arrow_schema::DataType as A;
+    match t {
+        A::Dictionary(..) => true,
+        A::Struct(fs) => fs.iter().any(|f| holds_dictionary(f.data_type())),
+        A::List(f) | A::LargeList(f) | A::ListView(f) | A::LargeListView(f) | A::FixedSizeList(f, _) | A::Map(f, _) => {
+            holds_dictionary(f.data_type())
+        }
+        A::Union(fs, _) => fs.iter().any(|(_, f)| holds_dictionary(f.data_type())),
+        A::RunEndEncoded(_, v) => holds_dictionary(v.data_type()),
+        _ => false,
     }
 }
 

@@ -108,7 +108,9 @@ def test_empty_result_keeps_schema(client):
     assert client.command("DROP TABLE chwire_py_empty_x") is None
 
 
-def test_parameters_are_data_never_sql(client):
+def test_parameters_are_data_never_sql(any_client):
+    """Server-side parameters on 26.9, typed CAST literals bound by chwire on 18.16."""
+    client = any_client
     t = client.query_arrow("SELECT {a:UInt64} + 1 AS x, {s:String} AS s, {l:Array(Int32)} AS l, {n:Nullable(Int8)} AS n",
                            parameters={"a": 41, "s": "it's a \\ 'test'; DROP TABLE x", "l": [1, -2], "n": None})
     assert t.to_pylist() == [{"x": 42, "s": "it's a \\ 'test'; DROP TABLE x", "l": [1, -2], "n": None}]
@@ -148,7 +150,8 @@ def test_arrow_settings_are_applied_by_chwire_not_sent(client, url):
         client.query(sql, settings={"output_format_arrow_string_as_string": "maybe"})
 
 
-def test_composite_parameters_follow_their_placeholders_type(client):
+def test_composite_parameters_follow_their_placeholders_type(any_client):
+    client = any_client
     # A tuple (or list) for a Tuple placeholder is a tuple, for an Array an array; nested too.
     r = client.query("SELECT {t:Tuple(UInt8, String)} AS t, {u:Tuple(UInt8)} AS u, {a:Array(UInt8)} AS a, "
                      "{p:Array(Tuple(UInt8, Nullable(String)))} AS p, {n:Tuple(Int8, Tuple(String, UInt8))} AS n",
@@ -176,9 +179,10 @@ def test_bytes_parameters_are_utf8_text(client):
         client.command("SELECT {b:String}", parameters={"b": object()})
 
 
-def test_setting_values_that_do_not_fit_an_old_server_are_refused(client, url):
-    if client.server_info["negotiated_revision"] >= 54429 or url.startswith("http"):
-        pytest.skip("settings travel as text")
+def test_setting_values_that_do_not_fit_an_old_server_are_refused(client18):
+    """Before revision 54429 (18.16) settings travel in binary, encoded by each setting's type."""
+    client = client18
+    assert client.server_info["negotiated_revision"] < 54429
     t0 = time.monotonic()
     for value in ("lots", None, 1.5, -1):
         with pytest.raises(chwire.DataError, match="setting max_threads = "):

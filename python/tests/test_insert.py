@@ -118,13 +118,23 @@ def test_insert_df_keeps_nan_as_a_float_value(client, table):
     assert sorted(rows, key=str) == sorted([(0, 1, None), (1, 0, 3.0)], key=str)
 
 
-def test_nullable_dictionaries_reach_pandas_and_numpy(client, table):
+def test_nullable_dictionaries_reach_pandas_and_numpy(any_client, old_server):
     """LowCardinality(Nullable(String)) and a Nullable Enum holding 18.16's placeholder (0, no
     item) under its NULLs: the dictionaries have no null entry, NULL stays NULL everywhere."""
-    make(client, table, "k UInt8, lc LowCardinality(Nullable(String)), e Nullable(Enum8('a' = 1))")
+    client, table = any_client, "py_" + uuid.uuid4().hex[:12]
+    # 18.16 has LowCardinality behind a setting that later servers no longer know.
+    old = {"allow_experimental_low_cardinality_type": 1} if old_server(client) else None
+    client.command(f"CREATE TABLE {table} (k UInt8, lc LowCardinality(Nullable(String)), e Nullable(Enum8('a' = 1))) "
+                   "ENGINE = Memory", settings=old)
+    try:
+        _nullable_dictionaries(client, table, old)
+    finally:
+        client.command(f"DROP TABLE {table}")
+
+
+def _nullable_dictionaries(client, table, settings):
     client.command(f"INSERT INTO {table} SELECT number, CAST(['a', NULL, '', 'b'][number + 1] AS LowCardinality(Nullable(String))), "
-                   "CAST(if(number = 0, 'a', NULL) AS Nullable(Enum8('a' = 1))) FROM numbers(4)",
-                   settings={"allow_experimental_low_cardinality_type": 1})
+                   "CAST(if(number = 0, 'a', NULL) AS Nullable(Enum8('a' = 1))) FROM numbers(4)", settings=settings)
     sql = f"SELECT lc, e FROM {table} ORDER BY k"
     df = client.query_df(sql)
     assert [None if pd.isna(x) else x for x in df["lc"]] == ["a", None, "", "b"]
@@ -169,7 +179,15 @@ TYPES_1816 = [
 ]
 
 
-def test_every_1816_type_round_trips(client, table):
+def test_every_1816_type_round_trips(any_client):
+    client, table = any_client, "py_" + uuid.uuid4().hex[:12]
+    try:
+        _round_trip_1816_types(client, table)
+    finally:
+        client.command(f"DROP TABLE IF EXISTS {table}")
+
+
+def _round_trip_1816_types(client, table):
     cols = ", ".join(f"{n} {t}" for n, t, _ in TYPES_1816)
     client.command(f"CREATE TABLE {table} (id UInt64, {cols}) ENGINE = Memory")
     exprs = ", ".join(f"CAST({e} AS {t}) AS {n}" for n, t, e in TYPES_1816)

@@ -150,3 +150,68 @@ def test_a_stream_stays_failed_after_an_interrupt(client):
     with pytest.raises(chwire.OperationalError, match="failed"):
         next(s)
     assert client.command("SELECT 13") == 13
+
+
+# Two blocks of each: LowCardinality and Enum columns carry a dictionary per block.
+DICTIONARIES = ("SELECT toLowCardinality(toString(number % 2)) AS lc, CAST(number % 2 AS Enum8('a' = 0, 'b' = 1)) AS e, "
+                "toLowCardinality(if(number % 3 = 0, NULL, toString(number % 3))) AS lcn, [toLowCardinality(toString(number % 4))] AS a "
+                "FROM numbers(10) SETTINGS max_block_size = 5")
+
+
+def _unique_dictionaries(chunked):
+    assert pa.types.is_dictionary(chunked.type) or chunked.type == pa.large_string()  # 18.16: Array(String)
+    for chunk in chunked.chunks if pa.types.is_dictionary(chunked.type) else ():
+        values = chunk.dictionary.to_pylist()
+        assert len(values) == len(set(values)), values
+
+
+def test_a_result_of_several_blocks_keeps_each_dictionary_unique(any_client):
+    """query_arrow joins small batches: joined, two blocks' dictionaries were one dictionary end
+    to end (['', '0', '1', '', '1', '0']), which pandas refused as categories ("Categorical
+    categories must be unique"). Through the stream and its C export, Polars and DuckDB too."""
+    c = any_client
+    settings = {"allow_experimental_low_cardinality_type": 1} if c.server_version.startswith("18.") else None
+    want = {"lc": [str(i % 2) for i in range(10)], "e": ["ab"[i % 2] for i in range(10)],
+            "lcn": [None if i % 3 == 0 else str(i % 3) for i in range(10)], "a": [[str(i % 4)] for i in range(10)]}
+    t = c.query_arrow(DICTIONARIES, settings=settings)
+    for name in ("lc", "e", "lcn"):
+        _unique_dictionaries(t.column(name))
+    _unique_dictionaries(pa.chunked_array([ch.values for ch in t.column("a").chunks]))
+    assert t.to_pydict() == want
+    df = c.query_df(DICTIONARIES, settings=settings)
+    assert df["lc"].tolist() == want["lc"] and sorted(df["lc"].cat.categories) == ["", "0", "1"]
+    assert df["e"].tolist() == want["e"] and list(df["e"].cat.categories) == ["a", "b"]
+    assert [None if isinstance(x, float) else x for x in df["lcn"].tolist()] == want["lcn"]
+    assert c.query(DICTIONARIES, settings=settings).result_columns[:2] == [want["lc"], want["e"]]
+    assert list(c.query_np(DICTIONARIES, settings=settings)["e"]) == want["e"]
+    assert pa.table(c.query_arrow_stream(DICTIONARIES, settings=settings)).to_pandas()["e"].tolist() == want["e"]
+    assert c.query_pl(DICTIONARIES, settings=settings)["lc"].to_list() == want["lc"]
+    s = c.query_arrow_stream(DICTIONARIES, settings=settings)
+    assert duckdb.sql("SELECT count(DISTINCT lc), count(DISTINCT e) FROM s").fetchall() == [(2, 2)]
+
+
+def test_datetimes_without_a_zone_are_in_the_servers(kolkata_url):
+    """A DateTime column without a zone of its own is in the server's (Asia/Kolkata here), as
+    chwire's Rust client, the ADBC driver and the Elixir binding give it: the Python stream
+    had its own conversion, which left it UTC (03:04:05 Kolkata came out as 21:34:05 UTC)."""
+    import datetime as dt
+    import zoneinfo
+
+    sql = ("SELECT toDateTime('2020-01-02 03:04:05') AS t, toDateTime64('2020-01-02 03:04:05.5', 1) AS t64, "
+           "[toDateTime('2020-01-02 03:04:05')] AS a, toDateTime('2020-01-02 03:04:05', 'UTC') AS u")
+    kolkata = zoneinfo.ZoneInfo("Asia/Kolkata")
+    with chwire.connect(kolkata_url) as c:
+        assert c.server_info["timezone"] == "Asia/Kolkata"
+        for schema in (c.query_arrow(sql).schema, c.query_arrow_stream(sql).schema, pa.table(c.query_arrow_stream(sql)).schema):
+            assert [str(f.type) for f in schema] == ["timestamp[s, tz=Asia/Kolkata]", "timestamp[ms, tz=Asia/Kolkata]",
+                                                     "large_list<item: timestamp[s, tz=Asia/Kolkata] not null>",
+                                                     "timestamp[s, tz=UTC]"]
+        t, t64, a, u = c.query(sql).result_rows[0]
+        assert t == dt.datetime(2020, 1, 2, 3, 4, 5, tzinfo=kolkata) and t.utcoffset() == dt.timedelta(hours=5, minutes=30)
+        assert t64 == dt.datetime(2020, 1, 2, 3, 4, 5, 500000, tzinfo=kolkata) and a == [t]
+        assert u == dt.datetime(2020, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+        assert str(c.query_df(sql)["t"].iloc[0]) == "2020-01-02 03:04:05+05:30"
+        # The same instants come back from an insert of what was read (naive datetimes are UTC).
+        c.command("CREATE TEMPORARY TABLE tz_rows (t DateTime, n DateTime64(3))")
+        c.insert("tz_rows", [(t, dt.datetime(2020, 1, 1, 21, 34, 5, 123000))])
+        assert c.command("SELECT toString(t), toString(n) FROM tz_rows") == ["2020-01-02 03:04:05", "2020-01-02 03:04:05.123"]

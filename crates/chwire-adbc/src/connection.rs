@@ -43,6 +43,7 @@ impl ChwireConnection {
             opts: Mutex::new(opts),
             server,
             arrow,
+            version: Default::default(),
         };
         Ok(ChwireConnection { inner: Arc::new(inner) })
     }
@@ -170,7 +171,9 @@ impl Connection for ChwireConnection {
     }
 
     fn get_info(&self, codes: Option<HashSet<InfoCode>>) -> Result<Box<dyn RecordBatchReader + Send>> {
-        Ok(one_batch(crate::info::info_batch(self.inner.server.as_ref(), codes)?))
+        let wants_version = codes.as_ref().is_none_or(|c| c.contains(&InfoCode::VendorVersion));
+        let version = if wants_version { self.inner.server_version() } else { None };
+        Ok(one_batch(crate::info::info_batch(self.inner.server.as_ref(), version.as_deref(), codes)?))
     }
 
     fn get_objects(

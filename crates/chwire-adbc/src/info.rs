@@ -14,10 +14,15 @@ enum V {
     Int(i64),
 }
 
-pub fn info_batch(server: Option<&chwire::ServerInfo>, codes: Option<HashSet<InfoCode>>) -> Result<RecordBatch> {
+/// The GetInfo result for `codes` (all when `None`); `version` is the server's version as it
+/// names it (`SELECT version()`), if known.
+pub fn info_batch(server: Option<&chwire::ServerInfo>, version: Option<&str>, codes: Option<HashSet<InfoCode>>) -> Result<RecordBatch> {
     let mut all: Vec<(InfoCode, V)> = vec![(InfoCode::VendorName, V::Str("ClickHouse".into()))];
-    if let Some(s) = server {
-        all.push((InfoCode::VendorVersion, V::Str(format!("{}.{}.{}", s.version.0, s.version.1, s.version.2))));
+    match (version, server) {
+        (Some(v), _) => all.push((InfoCode::VendorVersion, V::Str(v.into()))),
+        // The handshake's three numbers: a current server's version has four (26.9.2.1).
+        (None, Some(s)) => all.push((InfoCode::VendorVersion, V::Str(format!("{}.{}.{}", s.version.0, s.version.1, s.version.2)))),
+        (None, None) => {}
     }
     all.extend([
         (InfoCode::VendorSql, V::Bool(true)),

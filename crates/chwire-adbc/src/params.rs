@@ -64,17 +64,21 @@ fn text_with_escapes(bytes: Vec<u8>) -> String {
 /// `CAST(literal AS Type)`). A bare number with a fraction or beyond 64 bits is a Float64 to
 /// ClickHouse's parser (`CAST(-12.3456 AS Decimal(18, 4))` is -12.3455 on 18.16): decimals and
 /// wide integers go as quoted text, which CAST parses exactly as the declared type; floats as
-/// chwire's own float literals (a subnormal one is no literal 18.16 reads).
-fn literal(v: &Value<'_>, tz: &TimeZone) -> String {
+/// chwire's own float literals (a subnormal one is no literal 18.16 reads). Inside an array or
+/// tuple a decimal is typed by its own function (`toDecimal128('1.5', 1)`): 18.16 cannot cast
+/// `['1.5', NULL]` to `Array(Nullable(Decimal(9, 2)))` ("Attempt to read after eof").
+fn literal(v: &Value<'_>, tz: &TimeZone, nested: bool) -> String {
     match v {
+        Value::Decimal { scale, .. } if nested => format!("toDecimal128('{}', {scale})", render(v, Style::Tsv, tz)),
+        Value::Decimal256 { scale, .. } if nested => format!("toDecimal256('{}', {scale})", render(v, Style::Tsv, tz)),
         Value::Decimal { .. } | Value::Decimal256 { .. } | Value::UInt128(_) | Value::Int128(_) | Value::UInt256(_) | Value::Int256(_) => {
             format!("'{}'", render(v, Style::Tsv, tz))
         }
         Value::Float32(x) => x.sql_literal(),
         Value::Float64(x) => x.sql_literal(),
-        Value::Array(items) => format!("[{}]", items.iter().map(|i| literal(i, tz)).collect::<Vec<_>>().join(", ")),
+        Value::Array(items) => format!("[{}]", items.iter().map(|i| literal(i, tz, true)).collect::<Vec<_>>().join(", ")),
         // tuple(...) is a tuple whatever the number of elements ((x) is x).
-        Value::Tuple(items) => format!("tuple({})", items.iter().map(|(_, i)| literal(i, tz)).collect::<Vec<_>>().join(", ")),
+        Value::Tuple(items) => format!("tuple({})", items.iter().map(|(_, i)| literal(i, tz, true)).collect::<Vec<_>>().join(", ")),
         _ => render(v, Style::Quoted, tz),
     }
 }
@@ -130,7 +134,7 @@ pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>, tz: &Tim
             let v = col.value(r);
             let composite = matches!(v, Value::Array(_) | Value::Tuple(_) | Value::Map(_));
             let text = render(&v, if composite { Style::Quoted } else { Style::Tsv }, tz);
-            set.push((name.clone(), TextParam { text, literal: literal(&v, tz) }));
+            set.push((name.clone(), TextParam { text, literal: literal(&v, tz, false) }));
         }
         rows.push(set);
     }
@@ -157,7 +161,7 @@ pub fn parameter_schema(sql: &str, opts: &chwire_arrow::ArrowOptions) -> Schema 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{ArrayRef, BinaryArray, Decimal128Array, Float64Array, TimestampSecondArray};
+    use arrow_array::{Array, ArrayRef, BinaryArray, Decimal128Array, Float64Array, TimestampSecondArray};
 
     fn one(sql: &str, col: ArrayRef, tz: &TimeZone) -> TextParam {
         let batch = RecordBatch::try_from_iter([("p", col)]).unwrap();
@@ -170,6 +174,20 @@ mod tests {
         let p = one("SELECT {p:Decimal(18, 4)}", d, &TimeZone::UTC);
         assert_eq!(p.sql_literal(), "'-12.3456'");
         assert_eq!(p.param_text(), "-12.3456");
+    }
+
+    #[test]
+    fn decimals_inside_composites_are_typed_literals() {
+        let items = Decimal128Array::from(vec![Some(150i128), None]).with_precision_and_scale(9, 2).unwrap();
+        let list = arrow_array::ListArray::new(
+            Arc::new(Field::new("item", items.data_type().clone(), true)),
+            arrow_buffer::OffsetBuffer::from_lengths([2]),
+            Arc::new(items),
+            None,
+        );
+        let p = one("SELECT {p:Array(Nullable(Decimal(9, 2)))}", Arc::new(list), &TimeZone::UTC);
+        assert_eq!(p.sql_literal(), "[toDecimal128('1.5', 2), NULL]");
+        assert_eq!(p.param_text(), "[1.5,NULL]");
     }
 
     #[test]

@@ -75,6 +75,8 @@ pub struct Inner {
     pub server: Option<chwire::ServerInfo>,
     /// The Arrow mapping of results (the database's `chwire.arrow_mapping`).
     pub(crate) arrow: ArrowOptions,
+    /// The server's version as `SELECT version()` names it, once asked for (GetInfo).
+    pub(crate) version: std::sync::OnceLock<String>,
 }
 
 impl Inner {
@@ -178,6 +180,18 @@ impl Inner {
             }
         }
         out
+    }
+
+    /// The server's version as it names it: `SELECT version()`, asked once (the handshake
+    /// carries three of a current server's four numbers, 26.9.2 for 26.9.2.1). `None` when
+    /// the query cannot run now (the connection is busy with an open result).
+    pub fn server_version(self: &Arc<Self>) -> Option<String> {
+        if let Some(v) = self.version.get() {
+            return Some(v.clone());
+        }
+        let blocks = self.fetch("SELECT version()".into(), vec![]).ok()?;
+        let v = Self::strings(&blocks, 0).into_iter().flatten().next()?;
+        Some(self.version.get_or_init(|| v).clone())
     }
 
     pub fn current_database(self: &Arc<Self>) -> Result<String> {
