@@ -18,6 +18,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod block;
+pub mod chunked;
 pub mod column;
 pub mod compress;
 pub mod decoder;
