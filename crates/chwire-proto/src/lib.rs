@@ -28,6 +28,7 @@ pub mod limits;
 pub mod native;
 pub mod packet;
 pub mod revision;
+pub mod sql;
 pub mod types;
 pub mod wire;
 

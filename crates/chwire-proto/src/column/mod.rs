@@ -36,6 +36,7 @@ pub use codec::{
     decode_body, decode_column, decode_serialized, decode_sparse, encode_column, encode_column_at, encode_column_of, encode_column_of_at,
     read_prefix, read_serialization, write_prefix_of, Prefix, Serialization, SerializationKind,
 };
+pub use qbit::push_qbit;
 pub use value::{decimal256_to_string, decimal_to_string, f32_of, int256_to_string, uuid_from_wire, uuid_to_wire, Value};
 
 use crate::error::EncodeError;

@@ -200,6 +200,11 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
         }
         P::LowCardinality => {
             let DataType::LowCardinality(inner) = ty else { unreachable!() };
+            // No rows (inside arrays without elements): ClickHouse writes nothing, not even
+            // the flags, and reads nothing either.
+            if rows == 0 {
+                return ColumnData::empty_for(ty).map_err(|e| DecodeError::malformed("LowCardinality", e.to_string()).into());
+            }
             ColumnData::LowCardinality(Box::new(read_low_cardinality(inner, rows, r)?))
         }
         P::Variant => {
@@ -349,6 +354,8 @@ pub fn encode_column_at(data: &ColumnData, rev: Revision, out: &mut Vec<u8>) {
             out.extend_from_slice(&v.discriminators);
             v.variants.iter().for_each(|c| encode_column_at(c, rev, out));
         }
+        // No rows: nothing at all (see decode_body).
+        D::LowCardinality(l) if l.keys.is_empty() => {}
         D::LowCardinality(l) => write_low_cardinality(l, out),
     }
 }
