@@ -102,9 +102,10 @@ struct ConnArgs {
     /// Name to verify the server's certificate against (and send as SNI) [default: the host]
     #[arg(long, global = true, value_name = "NAME")]
     tls_server_name: Option<String>,
-    /// Protocol revision to announce (lower than chwire's own, for testing old servers)
-    #[arg(long, global = true)]
-    revision: Option<u64>,
+    /// Protocol revision to announce, from 54032 to chwire's own (54492, ClickHouse 26.9's):
+    /// a lower one makes a current server talk as to an older client (URL key client_revision)
+    #[arg(long, global = true, value_name = "N")]
+    client_revision: Option<u64>,
     /// native (TCP protocol) or http (ClickHouse's HTTP interface, https with --secure);
     /// http:// and https:// URLs choose http [default: native]
     #[arg(long, global = true, value_name = "native|http")]
@@ -151,8 +152,8 @@ impl ConnArgs {
         if let Some(t) = &self.connect_timeout {
             o.connect_timeout = chwire::parse_duration(t)?;
         }
-        if let Some(r) = self.revision {
-            o.revision = r;
+        if let Some(r) = self.client_revision {
+            o.client_revision = r;
         }
         for (key, value) in
             [("send_timeout", &self.send_timeout), ("receive_timeout", &self.receive_timeout), ("query_timeout", &self.query_timeout)]

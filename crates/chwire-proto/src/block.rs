@@ -1,8 +1,8 @@
 //! Blocks: a set of equally long, named columns, plus BlockInfo.
 
-use crate::column::{encode_column_of, Column};
+use crate::column::{encode_column_of_at, Column};
 use crate::error::{DecodeError, EncodeError, ReadResult};
-use crate::revision::{Revision, CUSTOM_SERIALIZATION};
+use crate::revision::{Revision, CUSTOM_SERIALIZATION, OUT_OF_ORDER_BUCKETS_IN_AGGREGATION};
 use crate::wire::{Reader, WriteExt};
 
 /// BlockInfo fields (sent with every block).
@@ -19,11 +19,17 @@ impl Default for BlockInfo {
 }
 
 impl BlockInfo {
-    pub fn encode(&self, out: &mut Vec<u8>) {
+    /// The fields, as a server of revision `rev` reads them: from 54480 with field 3
+    /// (`out_of_order_buckets`, empty), which ClickHouse writes in every block.
+    pub fn encode(&self, rev: Revision, out: &mut Vec<u8>) {
         out.put_varuint(1);
         out.put_u8(self.is_overflows as u8);
         out.put_varuint(2);
         out.put_i32_le(self.bucket_num);
+        if rev.has(OUT_OF_ORDER_BUCKETS_IN_AGGREGATION) {
+            out.put_varuint(3);
+            out.put_varuint(0);
+        }
         out.put_varuint(0);
     }
 
@@ -122,7 +128,7 @@ impl Block {
 
     /// Append the Native encoding of this block (as it goes inside a Data packet).
     pub fn encode(&self, rev: Revision, out: &mut Vec<u8>) {
-        self.info.encode(out);
+        self.info.encode(rev, out);
         out.put_varuint(self.columns.len() as u64);
         out.put_varuint(self.rows as u64);
         for (name, col) in &self.columns {
@@ -132,7 +138,7 @@ impl Block {
                 out.put_u8(0);
             }
             if self.rows > 0 {
-                encode_column_of(col.data_type(), col.data(), out);
+                encode_column_of_at(col.data_type(), col.data(), rev, out);
             }
         }
     }

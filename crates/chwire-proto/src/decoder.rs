@@ -14,13 +14,13 @@
 use bytes::{Buf, BytesMut};
 
 use crate::block::{Block, BlockInfo};
-use crate::column::{decode_column, skip_or_read_custom_kind, Column};
+use crate::column::{decode_column, decode_serialized, read_serialization, Column};
 use crate::compress::decompress_frame_limited;
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::limits::Limits;
 use crate::packet::server::*;
 use crate::packet::server_code as code;
-use crate::revision::{Revision, CUSTOM_SERIALIZATION};
+use crate::revision::{Revision, COMPRESSED_LOGS_PROFILE_EVENTS_COLUMNS, CUSTOM_SERIALIZATION, TABLE_READ_ONLY_CHECK};
 use crate::types::DataType;
 use crate::wire::Reader;
 
@@ -202,7 +202,10 @@ impl PacketDecoder {
         };
         if let Some(kind) = block_kind {
             r.str_bytes()?; // temporary table name: not used by clients
-            let compressed = self.compression && matches!(kind, BlockKind::Data | BlockKind::Totals | BlockKind::Extremes);
+                            // Log and ProfileEvents blocks go through compression from 54481 only.
+            let compressed = self.compression
+                && (matches!(kind, BlockKind::Data | BlockKind::Totals | BlockKind::Extremes)
+                    || self.rev.has(COMPRESSED_LOGS_PROFILE_EVENTS_COLUMNS));
             self.state = State::Block(PartialBlock { kind, compressed, header: None, columns: Vec::new(), consumed: 0 });
             return Ok(None);
         }
@@ -216,7 +219,7 @@ impl PacketDecoder {
             code::PROGRESS => ServerPacket::Progress(Progress::decode(r, self.rev)?),
             code::PONG => ServerPacket::Pong,
             code::END_OF_STREAM => ServerPacket::EndOfStream,
-            code::PROFILE_INFO => ServerPacket::ProfileInfo(ProfileInfo::decode(r)?),
+            code::PROFILE_INFO => ServerPacket::ProfileInfo(ProfileInfo::decode(r, self.rev)?),
             code::TABLES_STATUS_RESPONSE => {
                 let n = r.varuint_len("tables status entries", 1 << 20)?;
                 let mut v = Vec::new();
@@ -224,10 +227,21 @@ impl PacketDecoder {
                     let database = r.string()?;
                     let table = r.string()?;
                     let is_replicated = r.bool()?;
-                    let absolute_delay = if is_replicated { r.varuint()? } else { 0 };
-                    v.push(TableStatus { database, table, is_replicated, absolute_delay });
+                    let (mut absolute_delay, mut is_readonly) = (0, false);
+                    if is_replicated {
+                        absolute_delay = r.varuint()?;
+                        if self.rev.has(TABLE_READ_ONLY_CHECK) {
+                            is_readonly = r.varuint()? != 0;
+                        }
+                    }
+                    v.push(TableStatus { database, table, is_replicated, absolute_delay, is_readonly });
                 }
                 ServerPacket::TablesStatus(v)
+            }
+            // From 54481 both strings go through compression when the query has it on.
+            code::TABLE_COLUMNS if self.compression && self.rev.has(COMPRESSED_LOGS_PROFILE_EVENTS_COLUMNS) => {
+                let [table, description] = compressed_strings(r, self.limits)?;
+                ServerPacket::TableColumns { table, description }
             }
             code::TABLE_COLUMNS => ServerPacket::TableColumns { table: r.string()?, description: r.string()? },
             code::PART_UUIDS => {
@@ -254,7 +268,7 @@ impl PacketDecoder {
         loop {
             let step = if compressed {
                 let plain = self.plain.get(self.plain_pos..).unwrap_or_default();
-                let mut r = Reader::with_limits(plain, limits);
+                let mut r = Reader::with_limits(plain, limits).at_revision(self.rev);
                 let res = block_step(pb, &mut r, self.rev, self.bare);
                 if res.is_ok() {
                     // A reader's position never passes the end of its slice.
@@ -263,7 +277,7 @@ impl PacketDecoder {
                 }
                 res
             } else {
-                let mut r = Reader::with_limits(buf, limits);
+                let mut r = Reader::with_limits(buf, limits).at_revision(self.rev);
                 let res = block_step(pb, &mut r, self.rev, self.bare);
                 if res.is_ok() {
                     let used = r.position();
@@ -338,6 +352,50 @@ impl PacketDecoder {
     }
 }
 
+/// `N` strings sent through compression (a TableColumns body from 54481): frames are
+/// decompressed until the strings are whole, which must end on a frame boundary.
+fn compressed_strings<const N: usize>(r: &mut Reader<'_>, limits: Limits) -> ReadResult<[String; N]> {
+    let mut plain = Vec::new();
+    loop {
+        let base = r.position();
+        let used = match decompress_frame_limited(r.rest(), &mut plain, limits.max_frame_size) {
+            Ok(n) => n,
+            Err(ReadError::Incomplete { needed }) => return Err(ReadError::Incomplete { needed: base.saturating_add(needed) }),
+            Err(e) => return Err(e),
+        };
+        r.skip(used)?;
+        let mut p = Reader::with_limits(&plain, limits);
+        let mut out: [String; N] = std::array::from_fn(|_| String::new());
+        let mut whole = true;
+        for s in out.iter_mut() {
+            match p.string() {
+                Ok(v) => *s = v,
+                Err(ReadError::Incomplete { .. }) => {
+                    whole = false;
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if whole {
+            if !p.is_empty() {
+                return Err(
+                    DecodeError::malformed("TableColumns", format!("{} bytes follow its strings in their frames", p.remaining())).into()
+                );
+            }
+            return Ok(out);
+        }
+        if plain.len() > limits.max_block_bytes {
+            return Err(DecodeError::LimitExceeded {
+                what: "TableColumns bytes",
+                size: plain.len() as u64,
+                limit: limits.max_block_bytes as u64,
+            }
+            .into());
+        }
+    }
+}
+
 /// One step of block decoding: the header or one column. Returns `Ok(false)` when the
 /// block is complete. The caller consumes the reader's bytes only when a step succeeds.
 fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision, bare: bool) -> ReadResult<bool> {
@@ -362,8 +420,7 @@ pub fn decode_named_column(r: &mut Reader<'_>, rows: usize, rev: Revision) -> Re
     let name = r.string()?;
     let type_name = std::str::from_utf8(r.str_bytes()?).map_err(|_| DecodeError::malformed("column type", "type name is not UTF-8"))?;
     let ty = DataType::parse_limited(type_name, r.limits())?;
-    let sparse =
-        if rev.has(CUSTOM_SERIALIZATION) { skip_or_read_custom_kind(r, &name)? == crate::column::SerializationKind::Sparse } else { false };
+    let serialization = if rev.has(CUSTOM_SERIALIZATION) { read_serialization(&ty, r, &name)? } else { Default::default() };
     let in_column = |e: ReadError| match e {
         ReadError::Invalid(DecodeError::Malformed { what, detail }) => {
             ReadError::Invalid(DecodeError::Malformed { what, detail: format!("column {name:?}: {detail}") })
@@ -372,8 +429,8 @@ pub fn decode_named_column(r: &mut Reader<'_>, rows: usize, rev: Revision) -> Re
     };
     let data = if rows == 0 {
         crate::column::ColumnData::empty_for(&ty).map_err(|_| DecodeError::UnsupportedType(ty.to_string()))?
-    } else if sparse {
-        crate::column::decode_sparse(&ty, rows, r).map_err(in_column)?
+    } else if !serialization.is_default() {
+        decode_serialized(&ty, rows, &serialization, r).map_err(in_column)?
     } else {
         decode_column(&ty, rows, r).map_err(in_column)?
     };

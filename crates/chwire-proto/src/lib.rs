@@ -18,6 +18,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod block;
+pub mod chunked;
 pub mod column;
 pub mod compress;
 pub mod decoder;
@@ -27,6 +28,7 @@ pub mod limits;
 pub mod native;
 pub mod packet;
 pub mod revision;
+pub mod sql;
 pub mod types;
 pub mod wire;
 

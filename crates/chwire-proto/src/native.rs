@@ -58,7 +58,7 @@ pub fn write_block(block: &Block, scratch: &mut Vec<u8>, w: &mut impl std::io::W
     use std::io::{ErrorKind, IoSlice};
     scratch.clear();
     let mut pieces = Pieces::new(scratch);
-    encode_block_with(block, scratch, |data, scratch| column_pieces(data, scratch, &mut pieces));
+    encode_block_with(block, scratch, |data, scratch| column_pieces(data, Revision(0), scratch, &mut pieces));
     let pieces = pieces.finish(scratch);
     let mut slices: Vec<IoSlice<'_>> = pieces
         .iter()

@@ -3,9 +3,10 @@
 //! Every revision-gated field is present iff `min(client, server) >= gate`; [`Revision`]
 //! holds that negotiated value.
 
-/// The revision chwire announces by default. Every gate up to it is implemented:
-/// 54465 lets current servers send sparse columns (decoded into ordinary columns).
-pub const CLIENT_REVISION: u64 = 54465;
+/// The revision chwire announces by default, ClickHouse 26.9's own (`DBMS_TCP_PROTOCOL_VERSION`).
+/// Every gate up to it is implemented; docs/ARCHITECTURE.md ("Protocol revisions") lists what
+/// chwire does with each and which test proves it.
+pub const CLIENT_REVISION: u64 = 54492;
 
 /// Lowest revision chwire can talk to (BlockInfo, temporary-table names in Data).
 pub const MIN_REVISION: u64 = 54032;
@@ -37,9 +38,71 @@ pub const INTERSERVER_SECRET_V2: u64 = 54462;
 pub const TOTAL_BYTES_IN_PROGRESS: u64 = 54463;
 pub const TIMEZONE_UPDATES: u64 = 54464;
 pub const SPARSE_SERIALIZATION: u64 = 54465;
-/// Gates above [`CLIENT_REVISION`], listed so code can refer to them by name.
+/// SSH key authentication (a challenge before ServerHello); chwire authenticates by password.
+pub const SSH_AUTHENTICATION: u64 = 54466;
+/// `is_readonly` after `absolute_delay` of a replicated table in TablesStatusResponse.
+pub const TABLE_READ_ONLY_CHECK: u64 = 54467;
+/// No wire change (the server's `system.keywords` table).
+pub const SYSTEM_KEYWORDS_TABLE: u64 = 54468;
+/// ProfileInfo: `applied_aggregation`, `rows_before_aggregation`.
 pub const ROWS_BEFORE_AGGREGATION: u64 = 54469;
+/// Chunked packet framing, negotiated in ServerHello and the addendum.
+pub const CHUNKED_PACKETS: u64 = 54470;
+/// The parallel-replicas protocol version in ServerHello (right after the revision) and in
+/// the addendum.
+pub const VERSIONED_PARALLEL_REPLICAS_PROTOCOL: u64 = 54471;
+/// Query: `external_roles` after the settings (external clients send it empty).
+pub const INTERSERVER_EXTERNALLY_GRANTED_ROLES: u64 = 54472;
+/// Dynamic and JSON columns in their V2 serialization (self-describing: the version is the
+/// first field of their state prefix).
+pub const V2_DYNAMIC_AND_JSON_SERIALIZATION: u64 = 54473;
+/// ServerHello: the settings the server applies to the session.
+pub const SERVER_SETTINGS: u64 = 54474;
+/// ClientInfo: script query and line numbers.
+pub const QUERY_AND_LINE_NUMBERS: u64 = 54475;
+/// ClientInfo: the JWT flag.
+pub const JWT_IN_INTERSERVER: u64 = 54476;
+/// ServerHello: the query-plan serialization version.
+pub const QUERY_PLAN_SERIALIZATION: u64 = 54477;
+/// Columns marshalled in parallel (ColumnBLOB, serialization kind DETACHED): only for
+/// secondary (interserver) queries; an initial query never receives them.
+pub const PARALLEL_BLOCK_MARSHALLING: u64 = 54478;
+/// ServerHello: the cluster-function protocol version (last field).
+pub const VERSIONED_CLUSTER_FUNCTION_PROTOCOL: u64 = 54479;
+/// BlockInfo field 3, `out_of_order_buckets`, written in every block.
 pub const OUT_OF_ORDER_BUCKETS_IN_AGGREGATION: u64 = 54480;
+/// Log and ProfileEvents blocks and TableColumns bodies go through compression when the
+/// query has it on.
+pub const COMPRESSED_LOGS_PROFILE_EVENTS_COLUMNS: u64 = 54481;
+/// The REPLICATED serialization kind (a column of indexes into its distinct rows).
+pub const REPLICATED_SERIALIZATION: u64 = 54482;
+/// Sparse serialization of Nullable columns (the default is NULL).
+pub const NULLABLE_SPARSE_SERIALIZATION: u64 = 54483;
+/// An extra Progress packet after an asynchronous insert was queued.
+pub const PROGRESS_IN_ASYNC_INSERT: u64 = 54484;
+/// ClientInfo: `client_agent`.
+pub const CLIENT_AGENT_IN_CLIENT_INFO: u64 = 54485;
+/// ClientInfo: `is_internal`.
+pub const INTERNAL_QUERY_FLAG: u64 = 54486;
+/// The interserver secret's hash before a TablesStatusRequest (interserver only).
+pub const INTERSERVER_SECRET_TABLES_STATUS: u64 = 54487;
+/// ClientInfo: the current roles (a flag; external clients send none).
+pub const INTERSERVER_CURRENT_ROLES: u64 = 54488;
+/// No wire change (how servers choose an aggregation variant among themselves).
+pub const CURRENT_AGGREGATION_VARIANT_SELECTION_METHOD: u64 = 54489;
+/// ClientInfo, HTTP interface only: the handler's name and the request URL (chwire's
+/// ClientInfo is a TCP one).
+pub const HTTP_HANDLER_IN_CLIENT_INFO: u64 = 54490;
+/// The state of `quantile(s)Deterministic` gains a trailing `skip_degree` byte (state version 1).
+pub const QUANTILE_DETERMINISTIC_SKIP_DEGREE: u64 = 54491;
+/// String columns as a stream of UInt64 end offsets followed by all the bytes (both
+/// directions, at every depth but LowCardinality dictionaries).
+pub const STRING_WITH_SIZE_STREAM_SERIALIZATION: u64 = 54492;
+
+/// The revisions the live tests read the type corpus at: the last before each change of the
+/// data a server sends (sparse columns, Dynamic/JSON V2, replicated columns, String offsets).
+pub const MATRIX: [u64; 4] =
+    [SPARSE_SERIALIZATION, V2_DYNAMIC_AND_JSON_SERIALIZATION, REPLICATED_SERIALIZATION, STRING_WITH_SIZE_STREAM_SERIALIZATION];
 
 /// The negotiated revision: `min(client, server)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -70,6 +133,8 @@ mod tests {
     #[test]
     fn negotiation_is_min() {
         assert_eq!(Revision::negotiate(CLIENT_REVISION, 54412), Revision(54412));
+        assert_eq!(Revision::negotiate(CLIENT_REVISION, 54492), Revision(54492));
+        assert_eq!(CLIENT_REVISION, STRING_WITH_SIZE_STREAM_SERIALIZATION);
         assert_eq!(Revision::negotiate(54400, 54460), Revision(54400));
         assert!(Revision(54412).has(CLIENT_INFO));
         assert!(!Revision(54412).has(SETTINGS_SERIALIZED_AS_STRINGS));

@@ -4,6 +4,7 @@
 
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::limits::Limits;
+use crate::revision::Revision;
 
 /// Largest string the decoder accepts by default (the server's own cap; see
 /// [`Limits::max_string_len`]).
@@ -11,34 +12,60 @@ pub const MAX_STRING_SIZE: usize = Limits::DEFAULT.max_string_len;
 
 /// A cursor over a byte slice. Every read checks the bounds first; running out of bytes
 /// gives [`ReadError::Incomplete`] with the total number of bytes needed.
+///
+/// A reader also carries the revision its column data was written at (0, the Native file
+/// format's, unless set): column layouts differ by revision (String offsets from 54492,
+/// aggregate-function state versions), and every codec below it reads it from here.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     limits: Limits,
+    rev: Revision,
 }
 
 impl<'a> Reader<'a> {
-    /// A reader with the default [`Limits`].
+    /// A reader with the default [`Limits`], for data at revision 0.
     pub fn new(buf: &'a [u8]) -> Self {
-        Reader { buf, pos: 0, limits: Limits::DEFAULT }
+        Reader { buf, pos: 0, limits: Limits::DEFAULT, rev: Revision(0) }
     }
 
     /// A reader applying `limits` to every length it reads (and passing them on to
     /// [`Reader::sub`] readers).
     pub fn with_limits(buf: &'a [u8], limits: Limits) -> Self {
-        Reader { buf, pos: 0, limits }
+        Reader { buf, pos: 0, limits, rev: Revision(0) }
     }
 
-    /// A reader over another slice with this reader's limits.
+    /// This reader for column data written at revision `rev` (the negotiated one).
+    pub fn at_revision(mut self, rev: Revision) -> Self {
+        self.rev = rev;
+        self
+    }
+
+    /// A reader over another slice with this reader's limits and revision.
     pub fn sub<'b>(&self, buf: &'b [u8]) -> Reader<'b> {
-        Reader { buf, pos: 0, limits: self.limits }
+        Reader { buf, pos: 0, limits: self.limits, rev: self.rev }
     }
 
     /// The limits this reader applies.
     #[inline]
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// The revision the column data was written at.
+    #[inline]
+    pub fn revision(&self) -> Revision {
+        self.rev
+    }
+
+    /// Run `f` with the revision set to `rev` (e.g. a LowCardinality dictionary, whose
+    /// Strings keep the per-value layout whatever the revision), then restore it.
+    pub fn with_revision<T>(&mut self, rev: Revision, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.rev, rev);
+        let out = f(self);
+        self.rev = saved;
+        out
     }
 
     #[inline]

@@ -359,6 +359,7 @@ fn handshake() {
             display_name: Some("vm".into()),
             password_complexity_rules: Vec::new(),
             nonce: None,
+            ..Default::default()
         })
     );
     // Decoding Hello sets the negotiated revision: min(announced, server).
@@ -400,7 +401,15 @@ fn select_1() {
     assert_eq!(data.column("1").unwrap().as_u8(), Some(&[1u8][..]));
     assert_eq!(
         profile_info(&packets[2]),
-        ProfileInfo { rows: 1, blocks: 1, bytes: 9, applied_limit: false, rows_before_limit: 0, calculated_rows_before_limit: true }
+        ProfileInfo {
+            rows: 1,
+            blocks: 1,
+            bytes: 9,
+            applied_limit: false,
+            rows_before_limit: 0,
+            calculated_rows_before_limit: true,
+            ..Default::default()
+        }
     );
     assert_eq!(progress(&packets[3]), Progress { read_rows: 1, read_bytes: 1, ..Default::default() });
     assert_end_of_data(&packets[4]);
@@ -415,7 +424,15 @@ fn empty_result() {
     assert_eq!(block(&packets[0]).rows(), 0);
     assert_eq!(
         profile_info(&packets[1]),
-        ProfileInfo { rows: 0, blocks: 0, bytes: 0, applied_limit: true, rows_before_limit: 0, calculated_rows_before_limit: true }
+        ProfileInfo {
+            rows: 0,
+            blocks: 0,
+            bytes: 0,
+            applied_limit: true,
+            rows_before_limit: 0,
+            calculated_rows_before_limit: true,
+            ..Default::default()
+        }
     );
     assert_eq!(progress(&packets[2]), Progress::default());
     assert_end_of_data(&packets[3]);
@@ -532,7 +549,15 @@ fn check_totals_extremes(name: &str) {
     // 18.16 reports applied_limit for ORDER BY without LIMIT.
     assert_eq!(
         profile_info(&packets[4]),
-        ProfileInfo { rows: 3, blocks: 1, bytes: 51, applied_limit: true, rows_before_limit: 3, calculated_rows_before_limit: true }
+        ProfileInfo {
+            rows: 3,
+            blocks: 1,
+            bytes: 51,
+            applied_limit: true,
+            rows_before_limit: 3,
+            calculated_rows_before_limit: true,
+            ..Default::default()
+        }
     );
     assert_eq!(progress(&packets[5]), Progress { read_rows: 10, read_bytes: 80, ..Default::default() });
     assert_end_of_data(&packets[6]);
@@ -568,7 +593,15 @@ fn check_small_compressed(name: &str, method: u8) {
     assert_eq!(strings(data, "s"), ["0", "1", "2", "3", "4"]);
     assert_eq!(
         profile_info(&packets[2]),
-        ProfileInfo { rows: 5, blocks: 1, bytes: 90, applied_limit: true, rows_before_limit: 5, calculated_rows_before_limit: true }
+        ProfileInfo {
+            rows: 5,
+            blocks: 1,
+            bytes: 90,
+            applied_limit: true,
+            rows_before_limit: 5,
+            calculated_rows_before_limit: true,
+            ..Default::default()
+        }
     );
     assert_eq!(progress(&packets[3]), Progress { read_rows: 5, read_bytes: 40, ..Default::default() });
     assert_end_of_data(&packets[4]);
@@ -619,7 +652,8 @@ fn select_lz4_multiframe() {
             bytes: 1_200_000,
             applied_limit: true,
             rows_before_limit: 150_000,
-            calculated_rows_before_limit: true
+            calculated_rows_before_limit: true,
+            ..Default::default()
         }
     );
     assert_eq!(progress(&packets[3]), Progress { read_rows: 150_000, read_bytes: 1_200_000, ..Default::default() });
@@ -736,7 +770,15 @@ fn check_all_types(name: &str) {
 
     assert_eq!(
         profile_info(&packets[2]),
-        ProfileInfo { rows: 3, blocks: 1, bytes: 562, applied_limit: true, rows_before_limit: 3, calculated_rows_before_limit: true }
+        ProfileInfo {
+            rows: 3,
+            blocks: 1,
+            bytes: 562,
+            applied_limit: true,
+            rows_before_limit: 3,
+            calculated_rows_before_limit: true,
+            ..Default::default()
+        }
     );
     assert_eq!(progress(&packets[3]), Progress { read_rows: 3, read_bytes: 24, ..Default::default() });
     assert_end_of_data(&packets[4]);
@@ -821,7 +863,8 @@ fn tables_status() {
             database: "chwire_fixtures".into(),
             table: "t".into(),
             is_replicated: false,
-            absolute_delay: 0
+            absolute_delay: 0,
+            is_readonly: false
         }])]
     );
 }
@@ -1038,7 +1081,7 @@ fn data_packet(ncols: u64, rows: u64, columns: &[(&str, &str)]) -> Vec<u8> {
     let mut out = Vec::new();
     out.put_varuint(1);
     out.put_str("");
-    BlockInfo::default().encode(&mut out);
+    BlockInfo::default().encode(Revision(54412), &mut out);
     out.put_varuint(ncols);
     out.put_varuint(rows);
     for (name, ty) in columns {

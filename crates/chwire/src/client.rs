@@ -13,6 +13,7 @@ use crate::conn::{Conn, Shared};
 use crate::error::{Error, ErrorKind, Result};
 use crate::link::Link;
 use crate::options::Options;
+use crate::CLIENT_AGENT;
 use chwire_proto::packet::client::quote_identifiers;
 use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
 use chwire_proto::{Block, DataType, ProfileInfo, Progress, Revision, ServerPacket};
@@ -241,6 +242,13 @@ impl Client {
                 display_name: hello.display_name.clone(),
             }
         })
+    }
+
+    /// The settings the server applies to this connection's session, as it listed them in
+    /// its Hello (protocol revision 54474 and later: the user's profile, name and value as
+    /// text); empty for older servers and over HTTP.
+    pub fn server_settings(&self) -> &[(String, String)] {
+        self.conn.as_ref().map_or(&[], |c| c.hello().settings.as_slice())
     }
 
     /// Start building a query.
@@ -547,7 +555,7 @@ impl Client {
         }
         let settings = self.opts.settings_list(settings);
         let compression = self.opts.compression;
-        let revision = self.opts.revision;
+        let revision = self.opts.client_revision;
         let client_name = self.opts.client_name.clone();
         let quota_key = self.opts.quota_key.clone();
         let (rev, server_side) = match self.ready().await? {
@@ -608,6 +616,7 @@ impl Client {
             version_patch: crate::VERSION_PATCH,
             client_revision: revision,
             quota_key,
+            client_agent: CLIENT_AGENT.to_string(),
         };
         let packet = QueryPacket {
             query_id,

@@ -6,7 +6,9 @@ use crate::hosts::{Endpoint, Hosts};
 use crate::options::Options;
 use crate::tls::Stream;
 use bytes::BytesMut;
+use chwire_proto::chunked::{self, ChunkedMode, Dechunker};
 use chwire_proto::packet::client::{encode_addendum, ClientHello};
+use chwire_proto::revision::CHUNKED_PACKETS;
 use chwire_proto::{PacketDecoder, Revision, ServerHello, ServerPacket};
 use std::future::Future;
 use std::pin::Pin;
@@ -42,9 +44,19 @@ pub(crate) struct Conn {
     stream: Stream,
     rbuf: BytesMut,
     pub(crate) wbuf: Vec<u8>,
-    /// How much of `wbuf` is already written: kept here, not in `flush`, so that a flush
-    /// dropped midway and called again never writes a byte twice.
+    /// How much of `wbuf` is already written (with chunked sending, of the framed message):
+    /// kept here, not in `flush`, so that a flush dropped midway and called again never writes
+    /// a byte twice.
     wpos: usize,
+    /// Chunked framing of what is received (revision >= 54470): the bytes as they come off
+    /// the socket, before their chunk headers are taken out into `rbuf`.
+    chunked_in: Option<(Dechunker, BytesMut)>,
+    /// Chunked framing of what is sent: the headers of the message in `wbuf` being written.
+    chunked_out: Option<Vec<(usize, [u8; 4])>>,
+    /// Whether sending is chunked.
+    send_chunked: bool,
+    /// The rest of a framed Cancel that went out in part (written, unframed, before `wbuf`).
+    cancel_rest: Vec<u8>,
     pub(crate) scratch: Vec<u8>,
     decoder: PacketDecoder,
     pub(crate) hello: ServerHello,
@@ -96,10 +108,14 @@ impl Conn {
             rbuf: BytesMut::with_capacity(READ_CHUNK),
             wbuf: Vec::with_capacity(64 * 1024),
             wpos: 0,
+            chunked_in: None,
+            chunked_out: None,
+            send_chunked: false,
+            cancel_rest: Vec::new(),
             scratch: Vec::new(),
-            decoder: PacketDecoder::new(opts.revision).with_limits(opts.limits),
+            decoder: PacketDecoder::new(opts.client_revision).with_limits(opts.limits),
             hello: ServerHello::default(),
-            rev: Revision(opts.revision),
+            rev: Revision(opts.client_revision),
             read_timeout: opts.read_timeout,
             write_timeout: opts.write_timeout,
             endpoint,
@@ -108,7 +124,7 @@ impl Conn {
             client_name: opts.client_name.clone(),
             version_major: crate::VERSION_MAJOR,
             version_minor: crate::VERSION_MINOR,
-            revision: opts.revision,
+            revision: opts.client_revision,
             database: opts.database.clone(),
             user: opts.user.clone(),
             password: opts.password.clone(),
@@ -117,18 +133,55 @@ impl Conn {
         conn.flush().await?;
         match conn.recv().await? {
             ServerPacket::Hello(h) => {
-                conn.rev = h.negotiated(opts.revision);
+                conn.rev = h.negotiated(opts.client_revision);
                 conn.hello = h;
             }
             ServerPacket::Exception(e) => return Err(e.into()),
             other => return Err(Error::protocol(format!("expected Hello or Exception from the server, got {}", other.name()))),
         }
-        encode_addendum(conn.rev, &opts.quota_key, &mut conn.wbuf);
+        let (send, recv) = conn.negotiate_chunked(opts.chunked)?;
+        encode_addendum(conn.rev, &opts.quota_key, send, recv, &mut conn.wbuf);
         if !conn.wbuf.is_empty() {
             conn.flush().await?;
         }
+        // Framing starts after the addendum (never chunked itself).
+        conn.send_chunked = send;
+        if recv {
+            let raw = conn.rbuf.split();
+            let mut d = Dechunker::new(opts.limits.max_frame_size);
+            conn.rbuf = BytesMut::with_capacity(READ_CHUNK);
+            let mut raw = raw;
+            d.feed(&mut raw, &mut conn.rbuf)?;
+            conn.chunked_in = Some((d, raw));
+        }
         tracing::debug!(server = %conn.hello.name, revision = %conn.rev, tls = matches!(conn.stream, Stream::Tls(_)), "connected");
         Ok(conn)
+    }
+
+    /// Whether (send, receive) are chunked: what the server's Hello says of each direction
+    /// (its receiving is our sending), with `mode`.
+    fn negotiate_chunked(&self, mode: ChunkedMode) -> Result<(bool, bool)> {
+        if !self.rev.has(CHUNKED_PACKETS) {
+            if mode == ChunkedMode::On {
+                return Err(Error::config(format!(
+                    "chunked=true needs protocol revision {CHUNKED_PACKETS} or later; the connection's is {}",
+                    self.rev
+                )));
+            }
+            return Ok((false, false));
+        }
+        let word = |w: &Option<String>| w.clone().unwrap_or_else(|| "notchunked".into());
+        let send = chunked::negotiate(&word(&self.hello.chunked_recv), mode, "the packets it receives").map_err(Error::config)?;
+        let recv = chunked::negotiate(&word(&self.hello.chunked_send), mode, "the packets it sends").map_err(Error::config)?;
+        Ok((send, recv))
+    }
+
+    /// Take the chunk headers out of what was received.
+    fn dechunk(&mut self) -> Result<()> {
+        if let Some((d, raw)) = self.chunked_in.as_mut() {
+            d.feed(raw, &mut self.rbuf)?;
+        }
+        Ok(())
     }
 
     pub(crate) fn set_compression(&mut self, on: bool) {
@@ -142,28 +195,49 @@ impl Conn {
     /// (ProfileEvents, Progress, Log), and if neither side read while writing, both could
     /// block on full socket buffers.
     pub(crate) async fn flush(&mut self) -> Result<()> {
-        let Conn { stream, wbuf, wpos, rbuf, write_timeout, .. } = self;
+        if self.send_chunked && self.chunked_out.is_none() && self.wpos == 0 && !self.wbuf.is_empty() {
+            self.chunked_out = Some(chunked::headers(self.wbuf.len()));
+        }
+        let Conn { stream, wbuf, wpos, rbuf, write_timeout, chunked_in, chunked_out, cancel_rest, .. } = self;
         let duplex = std::future::poll_fn(|cx| loop {
-            let step = if *wpos < wbuf.len() {
-                Pin::new(&mut *stream).poll_write(cx, &wbuf[*wpos..]).map_ok(|n| {
+            if !cancel_rest.is_empty() {
+                match Pin::new(&mut *stream).poll_write(cx, cancel_rest) {
+                    Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::Error::from(std::io::ErrorKind::WriteZero))),
+                    Poll::Ready(Ok(n)) => drop(cancel_rest.drain(..n)),
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
+                }
+                continue;
+            }
+            let next = match chunked_out {
+                Some(h) => chunked::framed_slice(wbuf, h, *wpos),
+                None => wbuf.get(*wpos..).filter(|s| !s.is_empty()),
+            };
+            let step = match next {
+                Some(bytes) => Pin::new(&mut *stream).poll_write(cx, bytes).map_ok(|n| {
                     *wpos += n;
                     n
-                })
-            } else {
+                }),
                 // TLS keeps records until flushed; plain TCP is done at once.
-                Pin::new(&mut *stream).poll_flush(cx).map_ok(|()| usize::MAX)
+                None => Pin::new(&mut *stream).poll_flush(cx).map_ok(|()| usize::MAX),
             };
             match step {
                 Poll::Ready(Ok(usize::MAX)) => return Poll::Ready(Ok(())),
                 Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::Error::from(std::io::ErrorKind::WriteZero))),
                 Poll::Ready(Ok(_)) => continue,
                 Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => match poll_read_into(stream, rbuf, 64 * 1024, cx) {
-                    Poll::Ready(Ok(0)) => return Poll::Ready(Err(eof())),
-                    Poll::Ready(Ok(_)) => continue,
-                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                    Poll::Pending => return Poll::Pending,
-                },
+                Poll::Pending => {
+                    let into = match chunked_in.as_mut() {
+                        Some((_, raw)) => raw,
+                        None => &mut *rbuf,
+                    };
+                    match poll_read_into(stream, into, 64 * 1024, cx) {
+                        Poll::Ready(Ok(0)) => return Poll::Ready(Err(eof())),
+                        Poll::Ready(Ok(_)) => continue,
+                        Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                        Poll::Pending => return Poll::Pending,
+                    }
+                }
             }
         });
         match with_timeout(*write_timeout, "send", duplex).await {
@@ -174,7 +248,8 @@ impl Conn {
         }
         self.wbuf.clear();
         self.wpos = 0;
-        Ok(())
+        self.chunked_out = None;
+        self.dechunk()
     }
 
     /// Receive the next server packet.
@@ -185,12 +260,17 @@ impl Conn {
                     return Ok(p);
                 }
             }
-            self.rbuf.reserve(reserve_step(self.decoder.needed(), self.rbuf.len()));
-            let (stream, rbuf) = (&mut self.stream, &mut self.rbuf);
-            let n = with_timeout(self.read_timeout, "receive", stream.read_buf(rbuf)).await?;
+            let step = reserve_step(self.decoder.needed(), self.rbuf.len());
+            let into = match self.chunked_in.as_mut() {
+                Some((_, raw)) => raw,
+                None => &mut self.rbuf,
+            };
+            into.reserve(step);
+            let n = with_timeout(self.read_timeout, "receive", self.stream.read_buf(into)).await?;
             if n == 0 {
                 return Err(Error::new(ErrorKind::Closed));
             }
+            self.dechunk()?;
         }
     }
 
@@ -207,9 +287,13 @@ impl Conn {
                 }
             }
             let room = reserve_step(self.decoder.needed(), self.rbuf.len());
-            match poll_read_into(&mut self.stream, &mut self.rbuf, room, &mut cx) {
+            let into = match self.chunked_in.as_mut() {
+                Some((_, raw)) => raw,
+                None => &mut self.rbuf,
+            };
+            match poll_read_into(&mut self.stream, into, room, &mut cx) {
                 Poll::Ready(Ok(0)) => return Err(Error::new(ErrorKind::Closed)),
-                Poll::Ready(Ok(_)) => {}
+                Poll::Ready(Ok(_)) => self.dechunk()?,
                 Poll::Ready(Err(e)) => return Err(e.into()),
                 Poll::Pending => return Ok(None),
             }
@@ -219,12 +303,24 @@ impl Conn {
     /// Send Cancel without waiting (used from `Drop`); false if it could not be handed to
     /// the socket now (or other bytes are still unwritten).
     pub(crate) fn try_send_cancel(&mut self) -> bool {
-        if self.wpos != 0 || !self.wbuf.is_empty() {
+        if self.wpos != 0 || !self.wbuf.is_empty() || !self.cancel_rest.is_empty() {
             return false;
         }
         let mut cx = Context::from_waker(std::task::Waker::noop());
-        let byte = [chwire_proto::packet::client_code::CANCEL as u8];
-        let sent = matches!(Pin::new(&mut self.stream).poll_write(&mut cx, &byte), Poll::Ready(Ok(1)));
+        let cancel = chwire_proto::packet::client_code::CANCEL as u8;
+        // Chunked: the one-byte packet in a chunk of its own, then the end of the message.
+        let framed = [1, 0, 0, 0, cancel, 0, 0, 0, 0];
+        let bytes: &[u8] = if self.send_chunked { &framed } else { &framed[4..5] };
+        let sent = match Pin::new(&mut self.stream).poll_write(&mut cx, bytes) {
+            Poll::Ready(Ok(n)) if n == bytes.len() => true,
+            // Part of a framed Cancel went out: the next flush writes the rest first (the
+            // connection is drained before its next query, which flushes first).
+            Poll::Ready(Ok(n)) if n > 0 => {
+                self.cancel_rest.extend_from_slice(&bytes[n..]);
+                true
+            }
+            _ => false,
+        };
         // TLS: push the record out if the socket takes it now; otherwise the next flush does.
         let _ = Pin::new(&mut self.stream).poll_flush(&mut cx);
         sent

@@ -54,6 +54,8 @@ pub use tls::TlsOptions;
 pub(crate) const VERSION_MAJOR: u64 = 0;
 pub(crate) const VERSION_MINOR: u64 = 1;
 pub(crate) const VERSION_PATCH: u64 = 0;
+/// What chwire tells the server it is (ClientInfo's `client_agent`, revision >= 54485).
+pub(crate) const CLIENT_AGENT: &str = concat!("chwire/", env!("CARGO_PKG_VERSION"));
 
 /// The README's Rust examples, compiled as doc tests so they cannot rot.
 #[doc = include_str!("../../../README.md")]

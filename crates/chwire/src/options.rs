@@ -22,8 +22,13 @@ pub struct Options {
     /// Longest wait for the server's next bytes (`None`: wait forever).
     pub read_timeout: Option<Duration>,
     pub write_timeout: Option<Duration>,
-    /// The protocol revision to announce (default [`CLIENT_REVISION`]).
-    pub revision: u64,
+    /// The protocol revision to announce (default [`CLIENT_REVISION`], ClickHouse 26.9's):
+    /// a lower one makes a current server talk as it did to older clients (behind a proxy
+    /// that only knows an older protocol, say); URL key `client_revision`.
+    pub client_revision: u64,
+    /// Chunked packet framing (revision >= 54470; URL key `chunked`): `Auto` (the default)
+    /// follows a server that insists on it and frames nothing otherwise.
+    pub chunked: chwire_proto::chunked::ChunkedMode,
     pub client_name: String,
     pub quota_key: String,
     /// Settings sent with every query (a query's own settings override them).
@@ -95,7 +100,8 @@ impl Default for Options {
             connect_timeout: Duration::from_secs(10),
             read_timeout: Some(Duration::from_secs(300)),
             write_timeout: Some(Duration::from_secs(300)),
-            revision: CLIENT_REVISION,
+            client_revision: CLIENT_REVISION,
+            chunked: chwire_proto::chunked::ChunkedMode::Auto,
             client_name: "chwire".into(),
             quota_key: String::new(),
             settings: Vec::new(),
@@ -127,7 +133,8 @@ impl fmt::Debug for Options {
             .field("limits", &self.limits)
             .field("read_timeout", &self.read_timeout)
             .field("write_timeout", &self.write_timeout)
-            .field("revision", &self.revision)
+            .field("client_revision", &self.client_revision)
+            .field("chunked", &self.chunked)
             .field("client_name", &self.client_name)
             .field("settings", &self.settings)
             .field("tls", &self.tls)
@@ -169,7 +176,7 @@ impl Options {
     /// `tcp://` defaults to 9000, 9440 with TLS). Key `session_id` (HTTP) runs the queries in a server session.
     ///
     /// Known query keys: `compression` (none, lz4, zstd, zstd:LEVEL), `connect_timeout`,
-    /// `read_timeout`, `write_timeout` (`0` disables), `revision`, `client_name`,
+    /// `read_timeout`, `write_timeout` (`0` disables), `client_revision`, `chunked`, `client_name`,
     /// `quota_key`. Any other key is sent as a ClickHouse setting with every query.
     ///
     /// Several servers: `tcp://user@a:9000,b:9001/db` (or `?hosts=b:9001,c`). TLS:
@@ -279,10 +286,11 @@ impl Options {
             "load_balancing" => self.load_balancing = value.parse().map_err(Error::config)?,
             "host_backoff" => self.host_backoff = parse_duration(value)?,
             "retries" => self.retries = value.parse().map_err(|_| Error::config(format!("invalid retries {value:?}")))?,
-            "revision" => {
-                let r: u64 = value.parse().map_err(|_| Error::config(format!("invalid revision {value:?}")))?;
-                self.revision = r;
+            "client_revision" => {
+                let r: u64 = value.parse().map_err(|_| Error::config(format!("invalid client_revision {value:?}")))?;
+                self.client_revision = r;
             }
+            "chunked" => self.chunked = value.parse().map_err(Error::config)?,
             "client_name" => self.client_name = value.to_string(),
             "transport" => self.transport = value.parse().map_err(Error::config)?,
             "session_id" => self.session_id = Some(value.to_string()),
@@ -337,9 +345,14 @@ impl Options {
         self.write_timeout = d;
         self
     }
-    /// Announce a lower protocol revision than chwire's own.
-    pub fn revision(mut self, r: u64) -> Self {
-        self.revision = r;
+    /// Announce a lower protocol revision than chwire's own ([`Options::client_revision`]).
+    pub fn client_revision(mut self, r: u64) -> Self {
+        self.client_revision = r;
+        self
+    }
+    /// Chunked packet framing ([`Options::chunked`]).
+    pub fn chunked(mut self, mode: chwire_proto::chunked::ChunkedMode) -> Self {
+        self.chunked = mode;
         self
     }
     pub fn setting(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
@@ -406,10 +419,10 @@ impl Options {
         if self.user.is_empty() {
             return Err(Error::config("user must not be empty (ClickHouse's default user is `default`)"));
         }
-        if !(MIN_REVISION..=CLIENT_REVISION).contains(&self.revision) {
+        if !(MIN_REVISION..=CLIENT_REVISION).contains(&self.client_revision) {
             return Err(Error::config(format!(
-                "revision {} is outside what chwire implements ({MIN_REVISION}..={CLIENT_REVISION})",
-                self.revision
+                "client_revision {} is outside what chwire implements ({MIN_REVISION}..={CLIENT_REVISION})",
+                self.client_revision
             )));
         }
         Ok(())

@@ -32,7 +32,7 @@ async fn lower_announced_revision_is_negotiated() {
     if common::is_http() {
         return; // a native-protocol handshake
     }
-    let mut c = client_with(options().revision(54405)).await;
+    let mut c = client_with(options().client_revision(54405)).await;
     assert_eq!(c.server_info().unwrap().negotiated_revision, 54405);
     let b = c.query("SELECT toUInt8(7)").fetch_blocks().await.unwrap();
     assert_eq!(b[0].column_at(0).unwrap().as_u8(), Some(&[7u8][..]));

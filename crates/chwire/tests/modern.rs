@@ -292,9 +292,9 @@ async fn handshake_negotiates_the_lower_revision() {
     let fake = Fake::start(&["-tz", "Asia/Tokyo"]);
     let mut c = fake.client().await;
     let info = c.server_info().expect("connected");
-    assert_eq!(CLIENT_REVISION, 54465);
+    assert_eq!(CLIENT_REVISION, 54492);
     assert_eq!(info.revision, FAKE_REVISION);
-    assert_eq!(info.negotiated_revision, FAKE_REVISION, "min(54465, 54460)");
+    assert_eq!(info.negotiated_revision, FAKE_REVISION, "min(54492, 54460)");
     assert_eq!(info.name, "ClickHouse");
     assert_eq!(info.version, (23, 1, 1));
     assert_eq!(info.timezone.as_deref(), Some("Asia/Tokyo"));
@@ -309,7 +309,7 @@ async fn handshake_negotiates_the_lower_revision() {
     let hello = fake.wait_for("recv Hello", 1).await;
     assert!(
         hello[0].contains(r#"client="chwire""#)
-            && hello[0].contains("revision=54465")
+            && hello[0].contains("revision=54492")
             && hello[0].contains("negotiated revision 54460")
             && hello[0].contains(r#"database="default" user="default""#),
         "{hello:?}"
@@ -322,7 +322,7 @@ async fn handshake_negotiates_the_lower_revision() {
 
 #[tokio::test]
 async fn handshake_with_an_older_server() {
-    // The server is the lower side this time: min(54465, 54451).
+    // The server is the lower side this time: min(54492, 54451).
     let fake = Fake::start(&["-revision", "54451"]);
     let mut c = fake.client().await;
     let info = c.server_info().unwrap();
@@ -330,7 +330,7 @@ async fn handshake_with_an_older_server() {
     let ci = client_info(&fake, &mut c).await;
     assert_eq!(ci["server_revision"], "54451");
     assert_eq!(ci["negotiated_revision"], "54451");
-    assert_eq!(ci["hello_protocol_version"], "54465");
+    assert_eq!(ci["hello_protocol_version"], "54492");
     // No addendum below 54458.
     assert_eq!(ci["addendum_quota_key"], "");
     assert!(fake.lines_with("recv addendum").is_empty());
@@ -358,7 +358,7 @@ async fn client_info_fields_as_decoded_by_ch_go() {
         ("negotiated_revision", "54460"),
         ("hello_client_name", "chwire"),
         ("hello_version", "0.1"),
-        ("hello_protocol_version", "54465"),
+        ("hello_protocol_version", "54492"),
         ("hello_database", "default"),
         ("hello_user", "default"),
         ("addendum_quota_key", "qk-42"),
@@ -373,7 +373,7 @@ async fn client_info_fields_as_decoded_by_ch_go() {
         ("interface", "1"),
         ("client_name", "chwire"),
         ("client_version", "0.1.0"),
-        ("client_tcp_protocol_version", "54465"),
+        ("client_tcp_protocol_version", "54492"),
         ("quota_key", "qk-42"),
         ("distributed_depth", "0"),
         ("opentelemetry", ""),
@@ -732,7 +732,7 @@ async fn dropping_a_stream_midway_then_select_1() {
 #[tokio::test]
 async fn announced_revision_54458_has_no_parameters() {
     let fake = Fake::start(&[]);
-    let mut c = fake.client_with(fake.options().revision(54458)).await;
+    let mut c = fake.client_with(fake.options().client_revision(54458)).await;
     let info = c.server_info().unwrap();
     assert_eq!((info.revision, info.negotiated_revision), (FAKE_REVISION, 54458));
     let ci = client_info(&fake, &mut c).await;
@@ -782,7 +782,7 @@ async fn every_revision_gate_the_fake_decodes() {
     let fake = Fake::start(&[]);
     for (i, rev) in gates.into_iter().enumerate() {
         for compression in [Compression::None, Compression::Lz4] {
-            let mut c = fake.client_with(fake.options().revision(rev).compression(compression)).await;
+            let mut c = fake.client_with(fake.options().client_revision(rev).compression(compression)).await;
             assert_eq!(c.server_info().unwrap().negotiated_revision, rev);
             let ci = client_info(&fake, &mut c).await;
             assert_eq!(ci["negotiated_revision"], rev.to_string());

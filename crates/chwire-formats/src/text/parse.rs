@@ -67,7 +67,8 @@ pub fn scalar<'b>(ty: &DataType, t: &'b [u8], cx: &Ctx<'b>) -> Result<Value<'b>,
         T::Int128 => Value::Int128(int(text()?)?),
         T::UInt256 | T::Int256 => {
             let (neg, digits) = sign(text()?);
-            let raw = big_int(digits, neg).ok_or("not an integer of 256 bits")?;
+            let unsigned = matches!(plain(ty), T::UInt256);
+            let raw = big_int(digits, neg, unsigned).ok_or("not an integer of 256 bits")?;
             let raw = cx.bump.alloc_slice_copy(&raw);
             if matches!(plain(ty), T::Int256) {
                 Value::Int256(raw)
@@ -123,13 +124,16 @@ pub fn scalar<'b>(ty: &DataType, t: &'b [u8], cx: &Ctx<'b>) -> Result<Value<'b>,
                 // `v` is at most 38 digits: its negation cannot overflow.
                 Value::Decimal { raw: if neg { v.wrapping_neg() } else { v }, scale: *scale }
             } else {
-                let raw = big_int(&unscaled, neg).ok_or_else(|| format!("more than {precision} digits"))?;
+                let raw = big_int(&unscaled, neg, false).ok_or_else(|| format!("more than {precision} digits"))?;
                 Value::Decimal256 { raw: cx.bump.alloc_slice_copy(&raw), scale: *scale }
             }
         }
         T::Ipv4 => Value::Ipv4(text()?.parse().map_err(|e| format!("{e}"))?),
         T::Ipv6 => Value::Ipv6(text()?.parse().map_err(|e| format!("{e}"))?),
         T::Json { .. } => Value::JsonText(t),
+        // A state's text is its bytes, as ClickHouse writes it (checked as a state of the
+        // function when the block is built).
+        T::AggregateFunction(_) => Value::AggregateState(t),
         T::Dynamic { .. } => {
             let s = text()?;
             if let Ok(i) = s.parse::<i64>() {
@@ -145,6 +149,11 @@ pub fn scalar<'b>(ty: &DataType, t: &'b [u8], cx: &Ctx<'b>) -> Result<Value<'b>,
             types.iter().find_map(|vt| scalar(vt, t, cx).ok()).ok_or("fits none of the variant's types")?
         }
         T::Nothing => return Err("Nothing has no values".into()),
+        T::Geometry => scalar(&T::Geometry.storage().ok_or("no storage type for Geometry")?, t, cx)?,
+        T::QBit { element, .. } => match scalar(&T::Array(element.clone()), t, cx)? {
+            Value::Array(items) => Value::QBit(items),
+            v => v,
+        },
         T::Array(_) | T::Tuple(_) | T::Map(..) | T::Nested(_) | T::Geo(_) => {
             let mut q = Quoted { s: t, pos: 0, cx };
             let v = q.value(ty)?;
@@ -243,7 +252,9 @@ fn point_digits(int: &str, frac: &str, scale: u8) -> Result<String, String> {
 }
 
 /// Decimal digits as a 256-bit little-endian two's complement integer.
-fn big_int(digits: &str, neg: bool) -> Option<[u8; 32]> {
+/// The 32 little-endian bytes of a decimal integer: below 2^256 when `unsigned` (UInt256),
+/// else within Int256 (down to -2^255).
+fn big_int(digits: &str, neg: bool, unsigned: bool) -> Option<[u8; 32]> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -260,9 +271,10 @@ fn big_int(digits: &str, neg: bool) -> Option<[u8; 32]> {
             return None;
         }
     }
-    // Magnitude limits: below 2^255 (2^255 itself for the negative minimum).
+    // Magnitude limits: below 2^255 (2^255 itself for the negative minimum) for Int256; the
+    // carry check above keeps UInt256 below 2^256.
     let [l0, l1, l2, l3] = limbs;
-    if l3 >> 63 == 1 && !(neg && l3 == 1 << 63 && [l0, l1, l2] == [0; 3]) {
+    if !unsigned && l3 >> 63 == 1 && !(neg && l3 == 1 << 63 && [l0, l1, l2] == [0; 3]) {
         return None;
     }
     if neg {
@@ -394,6 +406,7 @@ pub fn default_value(ty: &DataType) -> Result<Value<'static>, String> {
         T::Int256 => Value::Int256(&[0; 32]),
         T::Float32 => Value::Float32(0.0),
         T::Float64 => Value::Float64(0.0),
+        T::BFloat16 => Value::BFloat16(0),
         T::Bool => Value::Bool(false),
         T::String | T::FixedString(_) => Value::String(b""),
         T::Enum8(items) => items.iter().min_by_key(|(_, v)| *v).map(|(n, _)| Value::Enum(leak(n), 0)).ok_or("an empty Enum")?,
@@ -403,13 +416,16 @@ pub fn default_value(ty: &DataType) -> Result<Value<'static>, String> {
         T::Date32 => Value::Date32(0),
         T::DateTime(_) => Value::DateTime(0, None),
         T::DateTime64 { precision, .. } => Value::DateTime64 { ticks: 0, precision: *precision, tz: None },
+        T::Time => Value::Time(0),
+        T::Time64(p) => Value::Time64 { ticks: 0, precision: *p },
+        T::Interval(kind) => Value::Interval(0, *kind),
         T::Decimal { scale, .. } => Value::Decimal { raw: 0, scale: *scale },
         T::Ipv4 => Value::Ipv4(std::net::Ipv4Addr::UNSPECIFIED),
         T::Ipv6 => Value::Ipv6(std::net::Ipv6Addr::UNSPECIFIED),
         T::Array(_) | T::Nested(_) | T::Geo(_) => Value::Array(Vec::new()),
         T::Map(..) => Value::Map(Vec::new()),
         T::Tuple(items) => Value::Tuple(items.iter().map(|(_, t)| default_value(t).map(|v| (None, v))).collect::<Result<_, _>>()?),
-        T::Variant(_) | T::Dynamic { .. } => Value::Null,
+        T::Variant(_) | T::Dynamic { .. } | T::Geometry => Value::Null,
         other => return Err(format!("{other} has no default value here")),
     })
 }
@@ -560,48 +576,11 @@ impl<'b> Quoted<'_, 'b> {
     }
 }
 
-/// Backslash escapes as ClickHouse writes them (`\t \n \r \0 \b \f \\ \' \xHH`, anything
-/// else stands for itself), into the arena.
+/// Backslash escapes as ClickHouse writes them (`chwire_proto::sql::unescape_with`), into
+/// the arena.
 pub fn unescape<'b>(raw: &[u8], bump: &'b Bump) -> &'b [u8] {
     let mut out = bumpalo::collections::Vec::with_capacity_in(raw.len(), bump);
-    let mut rest = raw;
-    while let Some((&b, tail)) = rest.split_first() {
-        rest = tail;
-        if b != b'\\' {
-            out.push(b);
-            continue;
-        }
-        // A backslash at the very end stands for itself.
-        let Some((&c, tail)) = rest.split_first() else {
-            out.push(b);
-            break;
-        };
-        rest = tail;
-        match c {
-            b't' => out.push(b'\t'),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b'0' => out.push(0),
-            b'b' => out.push(8),
-            b'f' => out.push(12),
-            b'a' => out.push(7),
-            b'v' => out.push(11),
-            // Two hex digits (`from_str_radix` alone would also take a sign: `\x+f`).
-            b'x' => match rest
-                .get(..2)
-                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-            {
-                Some(v) => {
-                    out.push(v);
-                    rest = rest.get(2..).unwrap_or_default();
-                }
-                None => out.push(c),
-            },
-            c => out.push(c),
-        }
-    }
+    chwire::proto::sql::unescape_with(raw, |b| out.push(b));
     out.into_bump_slice()
 }
 
@@ -709,12 +688,20 @@ mod tests {
     #[test]
     fn big_integers() {
         let max = "57896044618658097711785492504343953926634992332820282019728792003956564819967";
-        assert_eq!(big_int(max, false).unwrap()[31], 0x7f);
-        assert_eq!(big_int("57896044618658097711785492504343953926634992332820282019728792003956564819968", true).unwrap()[31], 0x80);
-        assert!(big_int("57896044618658097711785492504343953926634992332820282019728792003956564819968", false).is_none());
-        assert_eq!(big_int("1", true).unwrap(), [0xff; 32]);
+        assert_eq!(big_int(max, false, false).unwrap()[31], 0x7f);
         assert_eq!(
-            chwire::proto::column::int256_to_string(&big_int("123456789012345678901234567890123456789012", true).unwrap(), true),
+            big_int("57896044618658097711785492504343953926634992332820282019728792003956564819968", true, false).unwrap()[31],
+            0x80
+        );
+        assert!(big_int("57896044618658097711785492504343953926634992332820282019728792003956564819968", false, false).is_none());
+        assert_eq!(big_int("1", true, false).unwrap(), [0xff; 32]);
+        // UInt256 up to 2^256 - 1 (found live: 2^256 - 2 was refused), not one more.
+        let umax = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+        assert_eq!(big_int(umax, false, true).unwrap(), [0xff; 32]);
+        assert!(big_int("115792089237316195423570985008687907853269984665640564039457584007913129639936", false, true).is_none());
+        assert!(big_int(umax, false, false).is_none());
+        assert_eq!(
+            chwire::proto::column::int256_to_string(&big_int("123456789012345678901234567890123456789012", true, false).unwrap(), true),
             "-123456789012345678901234567890123456789012"
         );
     }

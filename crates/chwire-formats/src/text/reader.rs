@@ -620,6 +620,7 @@ fn fields_of_names(format: TextFormat, names: &[String], target: &[(String, Data
     Ok(columns)
 }
 
+mod infer;
 mod json;
 #[cfg(test)]
 mod tests;

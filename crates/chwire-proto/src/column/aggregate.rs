@@ -14,7 +14,11 @@
 //! | `uniq` | skip degree byte, VarUInt count, count × UInt32 hashes |
 //! | `uniqExact` | VarUInt count + count × (the value for one plain numeric/date argument, else a 128-bit hash) |
 //! | `groupArray[(max)]` | VarUInt count + each element (fixed width for numbers, dates, enums; else VarUInt length + bytes) |
+//! | `quantileDeterministic`, `quantilesDeterministic`, `medianDeterministic` | UInt64 sample count, UInt64 values seen, each sample as the value and its UInt32 determinator hash (padded: 8 bytes for values of up to 4 bytes, 16 for 8); state version 1 (revision 54491) adds a `skip_degree` byte |
 //!
+//! A state's layout can change with its version: the type name carries it
+//! (`AggregateFunction(1, quantileDeterministic(0.5), UInt64, UInt64)`, as a server of revision
+//! 54491 and later writes it), or, without one, the revision the column was written at says it.
 //! Combinators: `-If` (the state of the function without it) and the implicit `-Null` of
 //! `Nullable` arguments (a flag byte, then the state if the flag is set — except `count`,
 //! which counts non-NULLs itself, and `groupArray`, whose state has no flag).
@@ -23,6 +27,7 @@
 
 use super::StringColumn;
 use crate::error::{DecodeError, ReadError, ReadResult};
+use crate::revision::{Revision, QUANTILE_DETERMINISTIC_SKIP_DEGREE};
 use crate::types::{AggregateFunctionType, DataType};
 use crate::wire::Reader;
 
@@ -57,7 +62,13 @@ pub(crate) enum StateFormat {
     GroupArray(Option<usize>),
     /// The `-Null` combinator's flag byte, then the nested state if the flag is set.
     NullFlag(Box<StateFormat>),
+    /// A deterministic reservoir sample (`quantileDeterministic` …): UInt64 count, UInt64 total,
+    /// count × `pair` bytes, then (state version 1) the skip degree byte.
+    Reservoir { pair: usize, skip_degree: bool },
 }
+
+/// Most samples a deterministic reservoir keeps (ClickHouse's default is 8192).
+const MAX_RESERVOIR: usize = 1 << 24;
 
 /// An optional single value.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,9 +80,14 @@ pub(crate) enum Single {
 }
 
 impl StateFormat {
-    /// The layout of `f`'s states, or an `UnsupportedType` error naming the function.
-    pub(crate) fn of(f: &AggregateFunctionType) -> Result<StateFormat, DecodeError> {
+    /// The layout of `f`'s states written at revision `rev` (which gives the state version
+    /// when the type name has none), or an `UnsupportedType` error naming the function.
+    pub(crate) fn of(f: &AggregateFunctionType, rev: Revision) -> Result<StateFormat, DecodeError> {
         let unsupported = |why: String| DecodeError::UnsupportedType(format!("{f}: {why}"));
+        if RESERVOIR.contains(&f.function.as_str()) {
+            let version = f.version.unwrap_or(if rev.has(QUANTILE_DETERMINISTIC_SKIP_DEGREE) { 1 } else { 0 });
+            return reservoir(&f.args, version).map_err(unsupported);
+        }
         if let Some(v) = f.version.filter(|&v| v != 0) {
             return Err(unsupported(format!("state version {v} is not supported")));
         }
@@ -141,8 +157,42 @@ impl StateFormat {
                     inner.skip(r, skip_value)?;
                 }
             }
+            StateFormat::Reservoir { pair, skip_degree } => {
+                let count = r.u64_le()?;
+                let n = usize::try_from(count).ok().filter(|&n| n <= MAX_RESERVOIR).ok_or(DecodeError::LimitExceeded {
+                    what: "reservoir samples",
+                    size: count,
+                    limit: MAX_RESERVOIR as u64,
+                })?;
+                r.u64_le()?; // values seen
+                r.bytes(n.saturating_mul(*pair))?; // n <= 2^24, pair <= 16
+                if *skip_degree {
+                    r.u8()?;
+                }
+            }
         }
         Ok(())
+    }
+}
+
+/// The functions whose state is a deterministic reservoir sample.
+const RESERVOIR: [&str; 3] = ["quantileDeterministic", "quantilesDeterministic", "medianDeterministic"];
+
+/// The reservoir state of a value type (and a determinator argument), at a state version.
+fn reservoir(args: &[DataType], version: u64) -> Result<StateFormat, String> {
+    let [value, determinator] = args else { return Err("takes a value and a determinator".into()) };
+    if value.is_nullable() || determinator.is_nullable() {
+        return Err("Nullable arguments are not supported".into());
+    }
+    // A sample is `std::pair<T, UInt32>` in memory: padded to T's alignment (at least 4).
+    let pair = match value.fixed_width() {
+        Some(1 | 2 | 4) => 8,
+        Some(8) => 16,
+        _ => return Err(format!("of {value} is not supported")),
+    };
+    match version {
+        0 | 1 => Ok(StateFormat::Reservoir { pair, skip_degree: version == 1 }),
+        v => Err(format!("state version {v} is not supported")),
     }
 }
 
@@ -258,7 +308,7 @@ fn group_array_width(t: &DataType) -> Option<usize> {
 
 /// Read `rows` states of `f`: the bytes of each, as a string column.
 pub(crate) fn read_states(f: &AggregateFunctionType, rows: usize, r: &mut Reader<'_>, skip_value: SkipValue) -> ReadResult<StringColumn> {
-    let format = StateFormat::of(f)?;
+    let format = StateFormat::of(f, r.revision())?;
     let src = r.rest();
     let mut sub = r.sub(src);
     // Every state takes at least one byte: the offsets are bounded by what was received.
@@ -276,9 +326,10 @@ pub(crate) fn read_states(f: &AggregateFunctionType, rows: usize, r: &mut Reader
     StringColumn::try_from_parts(offsets, data).map_err(|e| DecodeError::malformed("aggregate states", e.to_string()).into())
 }
 
-/// Checks that every value of `states` is exactly one state of `f`.
+/// Checks that every value of `states` is exactly one state of `f` (of the version its type
+/// name gives, else version 0).
 pub(crate) fn check_states(f: &AggregateFunctionType, states: &StringColumn, skip_value: SkipValue) -> Result<(), String> {
-    let format = StateFormat::of(f).map_err(|e| e.to_string())?;
+    let format = StateFormat::of(f, Revision(0)).map_err(|e| e.to_string())?;
     for (i, s) in states.iter().enumerate() {
         let mut r = Reader::new(s);
         let ok = format.skip(&mut r, skip_value).is_ok() && r.is_empty();
@@ -368,7 +419,7 @@ mod tests {
             "AggregateFunction(sum, Nullable(Nothing))",
         ] {
             let DataType::AggregateFunction(f) = DataType::parse(ty).unwrap() else { panic!() };
-            match StateFormat::of(&f) {
+            match StateFormat::of(&f, Revision(0)) {
                 Err(DecodeError::UnsupportedType(m)) => assert!(m.contains(&f.function), "{m}"),
                 other => panic!("{ty}: {other:?}"),
             }

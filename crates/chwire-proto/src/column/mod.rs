@@ -13,6 +13,7 @@ mod binary;
 mod build;
 mod codec;
 mod qbit;
+mod take;
 mod value;
 
 mod low_cardinality;
@@ -32,9 +33,10 @@ pub use binary::{decode_type as decode_binary_type, encode_type as encode_binary
 pub use build::{encode_low_cardinality, finish_dynamic};
 pub(crate) use codec::{column_pieces, Piece, Pieces};
 pub use codec::{
-    decode_body, decode_column, decode_sparse, encode_column, encode_column_of, read_prefix, skip_or_read_custom_kind, write_prefix_of,
-    Prefix, SerializationKind,
+    decode_body, decode_column, decode_serialized, decode_sparse, encode_column, encode_column_at, encode_column_of, encode_column_of_at,
+    read_prefix, read_serialization, write_prefix_of, Prefix, Serialization, SerializationKind,
 };
+pub use qbit::push_qbit;
 pub use value::{decimal256_to_string, decimal_to_string, f32_of, int256_to_string, uuid_from_wire, uuid_to_wire, Value};
 
 use crate::error::EncodeError;

@@ -38,6 +38,22 @@ pub(crate) fn push(planes: &mut [ColumnData], values: &[u64]) {
     }
 }
 
+/// Append one vector to a QBit column of `element`s (its storage: a tuple of bit planes),
+/// from the element values' bit patterns (BFloat16 as its 16 bits, Float32 its 32, Float64 its
+/// 64); the vector must have the type's dimension.
+pub fn push_qbit(element: &crate::types::DataType, dimension: usize, planes: &mut ColumnData, bits: &[u64]) -> Result<(), String> {
+    let ColumnData::Tuple(t) = planes else { return Err("a QBit column's storage is its bit planes (a tuple)".into()) };
+    if bits.len() != dimension {
+        return Err(format!("a vector of {} elements for QBit({element}, {dimension})", bits.len()));
+    }
+    if t.elements.len() != crate::types::qbit_bits(element) {
+        return Err(format!("{} bit planes for QBit({element}, {dimension})", t.elements.len()));
+    }
+    push(&mut t.elements, bits);
+    t.rows = t.rows.saturating_add(1);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,10 +47,25 @@ impl ClientHello {
     }
 }
 
-/// Sent right after ServerHello when the negotiated revision has the addendum.
-pub fn encode_addendum(rev: Revision, quota_key: &str, out: &mut Vec<u8>) {
+/// The parallel-replicas protocol version chwire announces in the addendum (ClickHouse's
+/// `DBMS_PARALLEL_REPLICAS_PROTOCOL_VERSION`; chwire takes part in no parallel replicas).
+pub const PARALLEL_REPLICAS_PROTOCOL_VERSION: u64 = 8;
+
+/// Sent right after ServerHello when the negotiated revision has the addendum: the quota key,
+/// then (revision >= 54470) how chwire frames what it sends and wants to receive (`chunked`
+/// or `notchunked`, as negotiated from the server's Hello: [`crate::chunked`]), then
+/// (>= 54471) the parallel-replicas protocol version.
+pub fn encode_addendum(rev: Revision, quota_key: &str, chunked_send: bool, chunked_recv: bool, out: &mut Vec<u8>) {
     if rev.has(ADDENDUM) {
         out.put_str(quota_key);
+    }
+    let word = |chunked: bool| if chunked { "chunked" } else { "notchunked" };
+    if rev.has(CHUNKED_PACKETS) {
+        out.put_str(word(chunked_send));
+        out.put_str(word(chunked_recv));
+    }
+    if rev.has(VERSIONED_PARALLEL_REPLICAS_PROTOCOL) {
+        out.put_varuint(PARALLEL_REPLICAS_PROTOCOL_VERSION);
     }
 }
 
@@ -70,6 +85,8 @@ pub struct ClientInfo {
     /// The revision the client announced in Hello.
     pub client_revision: u64,
     pub quota_key: String,
+    /// What the client is (revision >= 54485; `system.query_log.client_agent`).
+    pub client_agent: String,
 }
 
 impl ClientInfo {
@@ -104,6 +121,22 @@ impl ClientInfo {
             out.put_varuint(0); // collaborate_with_initiator
             out.put_varuint(0); // count_participating_replicas
             out.put_varuint(0); // number_of_current_replica
+        }
+        if rev.has(QUERY_AND_LINE_NUMBERS) {
+            out.put_varuint(0); // script_query_number
+            out.put_varuint(0); // script_line_number
+        }
+        if rev.has(JWT_IN_INTERSERVER) {
+            out.put_u8(0); // no JWT
+        }
+        if rev.has(CLIENT_AGENT_IN_CLIENT_INFO) {
+            out.put_str(&self.client_agent);
+        }
+        if rev.has(INTERNAL_QUERY_FLAG) {
+            out.put_u8(0); // is_internal
+        }
+        if rev.has(INTERSERVER_CURRENT_ROLES) {
+            out.put_u8(0); // no current roles
         }
     }
 }
@@ -184,6 +217,9 @@ impl Query<'_> {
             }
         }
         out.put_str(""); // end of settings
+        if rev.has(INTERSERVER_EXTERNALLY_GRANTED_ROLES) {
+            out.put_str(""); // external_roles: none (the server reads them from interservers only)
+        }
         if rev.has(INTERSERVER_SECRET) {
             out.put_str("");
         }
@@ -241,8 +277,9 @@ mod tests {
             version_major: 0,
             version_minor: 1,
             version_patch: 0,
-            client_revision: CLIENT_REVISION,
+            client_revision: 54465,
             quota_key: String::new(),
+            client_agent: "chwire/0.1".into(),
         }
     }
 
@@ -276,6 +313,24 @@ mod tests {
         expected.extend_from_slice(&[0; 8]);
         expected.extend_from_slice(b"\x01\x01u\x01h\x06chwire\x00\x01\xc1\xa9\x03\x00\x00\x00\x00\x00\x00\x00");
         assert_eq!(at_54465, expected);
+        // 54492: + script query and line numbers, the JWT flag, client_agent, is_internal,
+        // and the current roles flag.
+        let mut at_54492 = Vec::new();
+        info().encode(Revision(54492), &mut at_54492);
+        expected.extend_from_slice(b"\x00\x00\x00\x0achwire/0.1\x00\x00");
+        assert_eq!(at_54492, expected);
+        // Each gate on its own: one field more per gate.
+        let len = |rev| {
+            let mut v = Vec::new();
+            info().encode(Revision(rev), &mut v);
+            v.len()
+        };
+        assert_eq!(len(QUERY_AND_LINE_NUMBERS) - len(QUERY_AND_LINE_NUMBERS - 1), 2);
+        assert_eq!(len(JWT_IN_INTERSERVER) - len(JWT_IN_INTERSERVER - 1), 1);
+        assert_eq!(len(CLIENT_AGENT_IN_CLIENT_INFO) - len(CLIENT_AGENT_IN_CLIENT_INFO - 1), 11);
+        assert_eq!(len(INTERNAL_QUERY_FLAG) - len(INTERNAL_QUERY_FLAG - 1), 1);
+        assert_eq!(len(INTERSERVER_CURRENT_ROLES) - len(INTERSERVER_CURRENT_ROLES - 1), 1);
+        assert_eq!(len(HTTP_HANDLER_IN_CLIENT_INFO), len(INTERSERVER_CURRENT_ROLES), "an HTTP-only field");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
 use crate::block::Block;
-use crate::error::ReadResult;
+use crate::error::{DecodeError, ReadResult};
 use crate::revision::*;
 use crate::wire::Reader;
 
@@ -16,40 +16,94 @@ pub struct ServerHello {
     pub version_patch: u64,
     /// The server's own revision.
     pub revision: u64,
+    /// The parallel-replicas protocol version (revision >= 54471).
+    pub parallel_replicas_version: Option<u64>,
     pub timezone: Option<String>,
     pub display_name: Option<String>,
+    /// How the server frames the packets it sends and wants to receive (revision >= 54470):
+    /// `chunked`, `notchunked`, or either with `_optional`.
+    pub chunked_send: Option<String>,
+    pub chunked_recv: Option<String>,
     pub password_complexity_rules: Vec<(String, String)>,
     pub nonce: Option<u64>,
+    /// The settings the server applies to this session, as (name, value) text (revision >=
+    /// 54474): the user's profile, as the server lists them.
+    pub settings: Vec<(String, String)>,
+    /// The query-plan serialization version (revision >= 54477).
+    pub query_plan_version: Option<u64>,
+    /// The cluster-function protocol version (revision >= 54479).
+    pub cluster_function_version: Option<u64>,
 }
+
+/// Most settings a ServerHello may list (a server lists the profile's changed settings).
+pub const MAX_HELLO_SETTINGS: usize = 1 << 16;
+/// Longest string a ServerHello may hold (`DBMS_MAX_HELLO_STRING_SIZE`, 4 KiB, in ClickHouse's
+/// own client; chwire allows more, for settings with long values).
+pub const MAX_HELLO_STRING: usize = 1 << 20;
 
 impl ServerHello {
     /// Decode the body (after the packet type). `client_revision` is what the client announced.
     pub fn decode(r: &mut Reader<'_>, client_revision: u64) -> ReadResult<ServerHello> {
+        let text = |r: &mut Reader<'_>| -> ReadResult<String> {
+            let len = r.varuint_len("ServerHello string bytes", MAX_HELLO_STRING)?;
+            Ok(String::from_utf8_lossy(r.bytes(len)?).into_owned())
+        };
         let mut h = ServerHello {
-            name: r.string()?,
+            name: text(r)?,
             version_major: r.varuint()?,
             version_minor: r.varuint()?,
             revision: r.varuint()?,
             ..Default::default()
         };
         let rev = Revision::negotiate(client_revision, h.revision);
+        if rev.has(VERSIONED_PARALLEL_REPLICAS_PROTOCOL) {
+            h.parallel_replicas_version = Some(r.varuint()?);
+        }
         if rev.has(SERVER_TIMEZONE) {
-            h.timezone = Some(r.string()?);
+            h.timezone = Some(text(r)?);
         }
         if rev.has(SERVER_DISPLAY_NAME) {
-            h.display_name = Some(r.string()?);
+            h.display_name = Some(text(r)?);
         }
         if rev.has(VERSION_PATCH) {
             h.version_patch = r.varuint()?;
         }
+        if rev.has(CHUNKED_PACKETS) {
+            h.chunked_send = Some(text(r)?);
+            h.chunked_recv = Some(text(r)?);
+        }
         if rev.has(PASSWORD_COMPLEXITY_RULES) {
             let n = r.varuint_len("password complexity rules", 256)?;
             for _ in 0..n {
-                h.password_complexity_rules.push((r.string()?, r.string()?));
+                h.password_complexity_rules.push((text(r)?, text(r)?));
             }
         }
         if rev.has(INTERSERVER_SECRET_V2) {
             h.nonce = Some(r.u64_le()?);
+        }
+        if rev.has(SERVER_SETTINGS) {
+            loop {
+                let name = text(r)?;
+                if name.is_empty() {
+                    break;
+                }
+                if h.settings.len() >= MAX_HELLO_SETTINGS {
+                    return Err(DecodeError::LimitExceeded {
+                        what: "ServerHello settings",
+                        size: (MAX_HELLO_SETTINGS as u64).saturating_add(1),
+                        limit: MAX_HELLO_SETTINGS as u64,
+                    }
+                    .into());
+                }
+                r.varuint()?; // flags (important, custom, tier): what the server means by it
+                h.settings.push((name, text(r)?));
+            }
+        }
+        if rev.has(QUERY_PLAN_SERIALIZATION) {
+            h.query_plan_version = Some(r.varuint()?);
+        }
+        if rev.has(VERSIONED_CLUSTER_FUNCTION_PROTOCOL) {
+            h.cluster_function_version = Some(r.varuint()?);
         }
         Ok(h)
     }
@@ -185,18 +239,28 @@ pub struct ProfileInfo {
     pub applied_limit: bool,
     pub rows_before_limit: u64,
     pub calculated_rows_before_limit: bool,
+    /// Whether the query aggregated, and the rows that went into the aggregation (revision
+    /// >= 54469; `false`/0 from older servers).
+    pub applied_aggregation: bool,
+    pub rows_before_aggregation: u64,
 }
 
 impl ProfileInfo {
-    pub fn decode(r: &mut Reader<'_>) -> ReadResult<ProfileInfo> {
-        Ok(ProfileInfo {
+    pub fn decode(r: &mut Reader<'_>, rev: Revision) -> ReadResult<ProfileInfo> {
+        let mut p = ProfileInfo {
             rows: r.varuint()?,
             blocks: r.varuint()?,
             bytes: r.varuint()?,
             applied_limit: r.bool()?,
             rows_before_limit: r.varuint()?,
             calculated_rows_before_limit: r.bool()?,
-        })
+            ..ProfileInfo::default()
+        };
+        if rev.has(ROWS_BEFORE_AGGREGATION) {
+            p.applied_aggregation = r.bool()?;
+            p.rows_before_aggregation = r.varuint()?;
+        }
+        Ok(p)
     }
 }
 
@@ -207,6 +271,8 @@ pub struct TableStatus {
     pub table: String,
     pub is_replicated: bool,
     pub absolute_delay: u64,
+    /// A replicated table in read-only mode (revision >= 54467).
+    pub is_readonly: bool,
 }
 
 /// A decoded server packet.
@@ -406,10 +472,21 @@ mod tests {
         b.put_u8(1);
         b.put_varuint(9);
         b.put_u8(1);
-        let p = ProfileInfo::decode(&mut Reader::new(&b)).unwrap();
-        assert_eq!(
-            p,
-            ProfileInfo { rows: 5, blocks: 2, bytes: 40, applied_limit: true, rows_before_limit: 9, calculated_rows_before_limit: true }
-        );
+        let old = ProfileInfo {
+            rows: 5,
+            blocks: 2,
+            bytes: 40,
+            applied_limit: true,
+            rows_before_limit: 9,
+            calculated_rows_before_limit: true,
+            ..Default::default()
+        };
+        assert_eq!(ProfileInfo::decode(&mut Reader::new(&b), Revision(54468)).unwrap(), old);
+        // From 54469: applied_aggregation and rows_before_aggregation follow.
+        assert!(ProfileInfo::decode(&mut Reader::new(&b), Revision(ROWS_BEFORE_AGGREGATION)).is_err());
+        b.put_u8(1);
+        b.put_varuint(1234);
+        let new = ProfileInfo::decode(&mut Reader::new(&b), Revision(ROWS_BEFORE_AGGREGATION)).unwrap();
+        assert_eq!(new, ProfileInfo { applied_aggregation: true, rows_before_aggregation: 1234, ..old });
     }
 }

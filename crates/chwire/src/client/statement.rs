@@ -42,13 +42,18 @@ pub fn split_table(name: &str) -> Result<(Option<String>, String), crate::Error>
 /// not empty: its unquoted text and the rest of `s`.
 fn ident(s: &str) -> Option<(String, &str)> {
     if let Some(body) = s.strip_prefix('`') {
-        let mut out = String::new();
+        // Up to the closing backquote, then the escapes resolved by ClickHouse's rule.
         let mut chars = body.char_indices();
         while let Some((i, c)) = chars.next() {
             match c {
-                '\\' => out.push(chars.next()?.1),
-                '`' => return (!out.is_empty()).then(|| (out, &body[i + 1..])),
-                c => out.push(c),
+                '\\' => {
+                    chars.next()?;
+                }
+                '`' => {
+                    let out = chwire_proto::sql::unescape(&body[..i]);
+                    return (!out.is_empty()).then_some((out, &body[i + 1..]));
+                }
+                _ => {}
             }
         }
         return None;

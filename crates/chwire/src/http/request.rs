@@ -134,22 +134,26 @@ fn identifier(s: &str) -> Option<(&str, String, &str)> {
     let s = skip_space(s);
     let q = s.chars().next()?;
     if q == '`' || q == '"' {
-        let mut out = String::new();
+        // The quoted text up to the closing quote (a doubled quote or a backslash before one
+        // keeps it inside), then its escapes resolved by ClickHouse's rule.
         let mut it = s.char_indices().skip(1).peekable();
+        let mut raw = String::new();
         while let Some((i, c)) = it.next() {
             if c == '\\' {
+                raw.push(c);
                 if let Some((_, n)) = it.next() {
-                    out.push(n);
+                    raw.push(n);
                 }
             } else if c == q {
                 if it.peek().map(|p| p.1) == Some(q) {
-                    out.push(q);
+                    raw.push('\\');
+                    raw.push(q);
                     it.next();
                 } else {
-                    return Some((&s[..=i], out, &s[i + 1..]));
+                    return Some((&s[..=i], chwire_proto::sql::unescape(&raw), &s[i + 1..]));
                 }
             } else {
-                out.push(c);
+                raw.push(c);
             }
         }
         None
@@ -243,6 +247,9 @@ mod tests {
 
     #[test]
     fn inserts_taken_apart() {
+        // Escapes inside quotes as ClickHouse reads them (found live: `tab\tname` was "tabtname").
+        let t = split_insert("INSERT INTO t (`tab\\tname`, `a``b`, `c\\`d`) VALUES").unwrap().unwrap();
+        assert_eq!(t.columns.unwrap().1, ["tab\tname", "a`b", "c`d"]);
         let t = split_insert("insert into db.t (a, `b c`, \"d\") VALUES").unwrap().unwrap();
         assert_eq!(t.table, "db.t");
         let (written, names) = t.columns.unwrap();

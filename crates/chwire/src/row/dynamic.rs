@@ -241,6 +241,7 @@ impl ToColumn for Value<'_> {
         use DataType as T;
         match (self, ty) {
             (v, T::Variant(types)) => write_variant(v, types, col),
+            (v, T::Geometry) => v.write(&T::Geometry.storage().ok_or("no storage type for Geometry")?, col),
             (v, T::Dynamic { .. }) => write_dynamic(v, col),
             (Value::JsonText(text) | Value::String(text), T::Json { .. }) => write_json_text(text, col),
             (Value::Null, T::Nullable(_)) => {
@@ -337,6 +338,28 @@ impl ToColumn for Value<'_> {
             },
             (Value::Interval(n, kind), T::Interval(k)) if kind == k => push_to!(col, Int64, *n),
             (Value::Nothing, T::Nothing) => push_to!(col, UInt8, 0),
+            // A state's bytes as they are (ColumnData::check checks them as states of f).
+            (Value::AggregateState(b), T::AggregateFunction(_)) => match col {
+                ColumnData::AggregateState(s) => {
+                    s.push(b);
+                    Ok(())
+                }
+                other => Err(bad_storage(other)),
+            },
+            // A vector: each element converted to the element type, then bit-transposed.
+            (Value::QBit(items) | Value::Array(items), T::QBit { element, dimension }) => {
+                let mut one = ColumnData::empty_for(element).map_err(|e| e.to_string())?;
+                for v in items {
+                    v.write(element, &mut one)?;
+                }
+                let bits: Vec<u64> = match &one {
+                    ColumnData::UInt16(v) => v.iter().map(|&b| u64::from(b)).collect(),
+                    ColumnData::Float32(v) => v.iter().map(|f| u64::from(f.to_bits())).collect(),
+                    ColumnData::Float64(v) => v.iter().map(|f| f.to_bits()).collect(),
+                    other => return Err(bad_storage(other)),
+                };
+                chwire_proto::column::push_qbit(element, *dimension, col, &bits)
+            }
             (Value::Array(items), T::Array(_) | T::Nested(_)) => items.write(ty, col),
             (Value::Map(pairs), T::Map(..)) => super::impls::write_map(pairs.iter().map(|(k, v)| (k, v)), ty, col),
             (Value::Tuple(items), T::Tuple(types)) if items.len() == types.len() => {
@@ -453,9 +476,25 @@ pub(crate) fn type_of(v: &Value<'_>) -> Option<DataType> {
         Value::Ipv4(_) => T::Ipv4,
         Value::Ipv6(_) => T::Ipv6,
         Value::Interval(_, kind) => T::Interval(*kind),
+        // The elements' one type; elements of different types make an Array(Dynamic), each
+        // element a Dynamic value of its own type (as the server infers `[1, 'a']`).
         Value::Array(items) => {
-            let inner = items.iter().find(|x| **x != Value::Null).map_or(Some(T::Nothing), type_of)?;
-            let nullable = items.contains(&Value::Null);
+            let mut types = items.iter().filter(|x| **x != Value::Null).map(type_of);
+            let inner = match types.next() {
+                None => T::Nothing,
+                Some(first) => {
+                    let first = first?;
+                    let mut same = true;
+                    for t in types {
+                        same &= t? == first;
+                    }
+                    if !same {
+                        return Some(T::Array(Box::new(T::Dynamic { max_types: None })));
+                    }
+                    first
+                }
+            };
+            let nullable = items.contains(&Value::Null) && !matches!(inner, T::Array(_) | T::Tuple(_) | T::Map(..));
             T::Array(Box::new(if nullable { T::Nullable(Box::new(inner)) } else { inner }))
         }
         Value::Map(pairs) => {

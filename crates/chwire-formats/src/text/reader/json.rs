@@ -68,7 +68,7 @@ pub(super) fn value<'b>(ty: &DataType, raw: &'b RawValue, marked: bool, cx: &Ctx
     };
     if text == "null" {
         return match plain {
-            T::Nullable(_) | T::Variant(_) | T::Dynamic { .. } => Ok(Value::Null),
+            T::Nullable(_) | T::Variant(_) | T::Dynamic { .. } | T::Geometry => Ok(Value::Null),
             _ => parse::default_value(ty),
         };
     }
@@ -109,7 +109,27 @@ pub(super) fn value<'b>(ty: &DataType, raw: &'b RawValue, marked: bool, cx: &Ctx
                 .collect::<Result<_, String>>()?;
             Ok(Value::Map(pairs))
         }
-        T::Nested(_) | T::Geo(_) => value(&ty.storage().ok_or_else(|| format!("no storage type for {ty}"))?, raw, marked, cx),
+        T::Nested(_) | T::Geo(_) | T::Geometry => value(&ty.storage().ok_or_else(|| format!("no storage type for {ty}"))?, raw, marked, cx),
+        // A vector: a JSON array of its elements.
+        T::QBit { element, .. } => match value(&T::Array(element.clone()), raw, marked, cx)? {
+            Value::Array(items) => Ok(Value::QBit(items)),
+            v => Ok(v),
+        },
+        // Each value's type inferred as the server infers it (infer.rs).
+        T::Dynamic { .. } => super::infer::dynamic_value(raw, marked, cx),
+        // The first of the variant's types the JSON value reads as, strings first for a JSON
+        // string and last for any other token (as the server takes `1` as UInt64, `"1"` as
+        // String, in a Variant(String, UInt64)).
+        T::Variant(types) => {
+            let is_string = |t: &&DataType| matches!(t, T::String | T::LowCardinality(_));
+            let (strings, others): (Vec<&DataType>, Vec<&DataType>) = types.iter().partition(is_string);
+            let order: Vec<&DataType> = if text.starts_with('"') {
+                strings.into_iter().chain(others).collect()
+            } else {
+                others.into_iter().chain(strings).collect()
+            };
+            order.into_iter().find_map(|t| value(t, raw, marked, cx).ok()).ok_or_else(|| "fits none of the variant's types".to_string())
+        }
         scalar_ty => {
             if text.starts_with('"') {
                 let s = string(text, marked, cx)?;
@@ -127,7 +147,7 @@ pub(super) fn value<'b>(ty: &DataType, raw: &'b RawValue, marked: bool, cx: &Ctx
 
 /// A JSON string's content (borrowed when it has no escapes). In a `marked` line (see
 /// [`mark_invalid_bytes`]), each `\uDC80`–`\uDCFF` is the byte it stands for.
-fn string<'b>(text: &'b str, marked: bool, cx: &Ctx<'b>) -> Result<&'b [u8], String> {
+pub(super) fn string<'b>(text: &'b str, marked: bool, cx: &Ctx<'b>) -> Result<&'b [u8], String> {
     if let Ok(s) = serde_json::from_str::<&'b str>(text) {
         return Ok(s.as_bytes());
     }

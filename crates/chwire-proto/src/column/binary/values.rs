@@ -97,7 +97,7 @@ pub(crate) fn read_value(ty: &DataType, r: &mut Reader<'_>, col: &mut ColumnData
             t.rows = t.rows.saturating_add(1);
         }
         (T::AggregateFunction(f), D::AggregateState(s)) => {
-            let format = crate::column::aggregate::StateFormat::of(f)?;
+            let format = crate::column::aggregate::StateFormat::of(f, r.revision())?;
             let start = r.position();
             let rest = r.rest();
             format.skip(r, skip_value)?;

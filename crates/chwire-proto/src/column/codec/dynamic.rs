@@ -4,8 +4,9 @@
 
 use super::super::{BinaryValues, ColumnData, DynamicColumn, VariantColumn};
 use super::fixed::read_vec;
-use super::{decode_body, encode_column, read_prefix, write_prefix_of, Prefix, VARIANT_MODE_BASIC};
+use super::{decode_body, encode_column_at, read_prefix, write_prefix_of, Prefix, VARIANT_MODE_BASIC};
 use crate::error::{DecodeError, ReadResult};
+use crate::revision::Revision;
 use crate::types::DataType;
 use crate::wire::{Reader, WriteExt};
 
@@ -132,12 +133,12 @@ pub(super) fn write_dynamic_prefix(d: &DynamicColumn, out: &mut Vec<u8>) {
     }
 }
 
-pub(super) fn write_dynamic_body(d: &DynamicColumn, out: &mut Vec<u8>) {
+pub(super) fn write_dynamic_body(d: &DynamicColumn, rev: Revision, out: &mut Vec<u8>) {
     if d.version == DYNAMIC_FLATTENED {
         let n = d.types.len() as u8;
         out.extend(d.values.discriminators.iter().map(|&x| if x == VariantColumn::NULL { n } else { x }));
     } else {
         out.extend_from_slice(&d.values.discriminators);
     }
-    d.values.variants.iter().for_each(|c| encode_column(c, out));
+    d.values.variants.iter().for_each(|c| encode_column_at(c, rev, out));
 }

@@ -5,8 +5,9 @@
 use super::super::{BinaryValues, ColumnData, JsonColumn};
 use super::dynamic::{read_dynamic_body, read_dynamic_prefix, write_dynamic_body, write_dynamic_prefix};
 use super::strings::read_strings;
-use super::{decode_body, encode_column, read_prefix, write_prefix_of, Prefix};
+use super::{decode_body, encode_column_at, read_prefix, write_prefix_of, Prefix};
 use crate::error::{DecodeError, ReadResult};
+use crate::revision::Revision;
 use crate::types::DataType;
 use crate::wire::{Reader, WriteExt};
 
@@ -46,7 +47,7 @@ pub(super) fn read_json_body(
         return Ok(JsonColumn {
             version: *version,
             rows,
-            text: Some(read_strings(r, rows)?),
+            text: Some(r.with_revision(Revision(0), |r| read_strings(r, rows))?),
             typed: Vec::new(),
             dynamic: Vec::new(),
             shared: None,
@@ -66,7 +67,9 @@ pub(super) fn read_json_body(
         None
     } else {
         let shared_ty = DataType::Array(Box::new(DataType::Tuple(vec![(None, DataType::String), (None, DataType::String)])));
-        Some(decode_body(&shared_ty, rows, &Prefix::None, r)?)
+        // The shared data keeps its length-prefixed paths and values at every revision
+        // (ClickHouse 26.9 at 54492 writes them so; its dynamic paths' Strings are offsets).
+        Some(r.with_revision(Revision(0), |r| decode_body(&shared_ty, rows, &Prefix::None, r))?)
     };
     let mut json = JsonColumn {
         version: *version,
@@ -112,14 +115,16 @@ pub(super) fn write_json_prefix(typed_types: &[(String, DataType)], j: &JsonColu
     }
 }
 
-pub(super) fn write_json_body(j: &JsonColumn, out: &mut Vec<u8>) {
+pub(super) fn write_json_body(j: &JsonColumn, rev: Revision, out: &mut Vec<u8>) {
     if let Some(text) = &j.text {
-        encode_column(&ColumnData::String(text.clone()), out);
+        // The string serialization writes its texts length-prefixed whatever the revision.
+        encode_column_at(&ColumnData::String(text.clone()), Revision(0), out);
         return;
     }
-    j.typed.iter().for_each(|c| encode_column(c, out));
-    j.dynamic.iter().for_each(|(_, d)| write_dynamic_body(d, out));
+    j.typed.iter().for_each(|c| encode_column_at(c, rev, out));
+    j.dynamic.iter().for_each(|(_, d)| write_dynamic_body(d, rev, out));
     if let Some(shared) = &j.shared {
-        encode_column(shared, out);
+        // Length-prefixed at every revision, as the server writes and reads it.
+        encode_column_at(shared, Revision(0), out);
     }
 }

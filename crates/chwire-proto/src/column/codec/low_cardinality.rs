@@ -6,6 +6,7 @@ use super::super::{ColumnData, LcKeys, LowCardinalityColumn};
 use super::fixed::read_vec;
 use super::{decode_column, encode_column};
 use crate::error::{DecodeError, ReadResult};
+use crate::revision::Revision;
 use crate::types::DataType;
 use crate::wire::{Reader, WriteExt};
 
@@ -26,7 +27,8 @@ pub(super) fn read_low_cardinality(inner: &DataType, rows: usize, r: &mut Reader
     let dictionary = if flags & LC_HAS_ADDITIONAL_KEYS != 0 {
         let n = r.u64_le()?;
         let n = usize::try_from(n).map_err(|_| DecodeError::malformed("LowCardinality", "dictionary too large"))?;
-        decode_column(inner.strip_nullable(), n, r)?
+        // The dictionary keeps the per-value String layout whatever the revision.
+        r.with_revision(Revision(0), |r| decode_column(inner.strip_nullable(), n, r))?
     } else {
         ColumnData::empty_for(inner.strip_nullable()).map_err(|e| DecodeError::malformed("LowCardinality", e.to_string()))?
     };
@@ -61,7 +63,8 @@ pub(super) fn write_low_cardinality(l: &LowCardinalityColumn, out: &mut Vec<u8>)
     };
     out.put_u64_le(code | LC_HAS_ADDITIONAL_KEYS | LC_NEED_UPDATE_DICTIONARY);
     out.put_u64_le(l.dictionary.len() as u64);
-    // Dictionary types have no prefix of their own (strings, numbers, dates).
+    // Dictionary types have no prefix of their own (strings, numbers, dates), and keep the
+    // per-value String layout whatever the revision.
     encode_column(&l.dictionary, out);
     out.put_u64_le(l.keys.len() as u64);
     out.extend_from_slice(keys);

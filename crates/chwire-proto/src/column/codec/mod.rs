@@ -4,6 +4,7 @@
 
 use super::{ArrayColumn, ColumnData, NullableColumn, TupleColumn};
 use crate::error::{DecodeError, ReadError, ReadResult};
+use crate::revision::{Revision, STRING_WITH_SIZE_STREAM_SERIALIZATION};
 use crate::types::DataType;
 use crate::wire::{Reader, WriteExt};
 
@@ -19,7 +20,8 @@ mod strings;
 mod tests;
 
 pub(crate) use pieces::{column_pieces, Piece, Pieces};
-pub use sparse::{decode_sparse, skip_or_read_custom_kind, SerializationKind};
+pub(crate) use sparse::KIND_REPLICATED;
+pub use sparse::{decode_serialized, decode_sparse, read_serialization, Serialization, SerializationKind};
 
 use dynamic::{read_dynamic_body, read_dynamic_prefix, read_variant_rows, write_dynamic_body, write_dynamic_prefix};
 use enums::{check_enum, decode_fixed};
@@ -103,7 +105,7 @@ pub fn read_prefix(ty: &DataType, r: &mut Reader<'_>) -> ReadResult<Prefix> {
     })
 }
 
-fn sub(p: &Prefix, i: usize) -> &Prefix {
+pub(super) fn sub(p: &Prefix, i: usize) -> &Prefix {
     match p {
         Prefix::One(x) if i == 0 => x,
         Prefix::Many(v) => v.get(i).unwrap_or(&Prefix::None),
@@ -198,6 +200,11 @@ pub fn decode_body(ty: &DataType, rows: usize, prefix: &Prefix, r: &mut Reader<'
         }
         P::LowCardinality => {
             let DataType::LowCardinality(inner) = ty else { unreachable!() };
+            // No rows (inside arrays without elements): ClickHouse writes nothing, not even
+            // the flags, and reads nothing either.
+            if rows == 0 {
+                return ColumnData::empty_for(ty).map_err(|e| DecodeError::malformed("LowCardinality", e.to_string()).into());
+            }
             ColumnData::LowCardinality(Box::new(read_low_cardinality(inner, rows, r)?))
         }
         P::Variant => {
@@ -251,11 +258,16 @@ pub fn write_prefix_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
     }
 }
 
-/// Append the wire form of a column of type `ty`: prefix, then body. `data` must fit `ty`
-/// (see [`ColumnData::check`]).
+/// Append the wire form of a column of type `ty` in the layout of revision 0 (the Native
+/// file format's): prefix, then body. `data` must fit `ty` (see [`ColumnData::check`]).
 pub fn encode_column_of(ty: &DataType, data: &ColumnData, out: &mut Vec<u8>) {
+    encode_column_of_at(ty, data, Revision(0), out);
+}
+
+/// [`encode_column_of`] in the layout of revision `rev` (a connection's negotiated one).
+pub fn encode_column_of_at(ty: &DataType, data: &ColumnData, rev: Revision, out: &mut Vec<u8>) {
     write_prefix_of(ty, data, out);
-    encode_column(data, out);
+    encode_column_at(data, rev, out);
 }
 
 /// The body of a fixed-width column (numbers, FixedString and the like): its values' memory,
@@ -280,8 +292,22 @@ pub(crate) fn fixed_bytes(data: &ColumnData) -> Option<&[u8]> {
     })
 }
 
-/// Append the body of `data` (no prefix; see [`encode_column_of`]).
+/// Append the body of `data` (no prefix; see [`encode_column_of`]) in the layout of
+/// revision 0 (the Native file format's).
 pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
+    encode_column_at(data, Revision(0), out);
+}
+
+/// Whether String columns (at any depth but LowCardinality dictionaries and JSON's string
+/// serialization) are a stream of N UInt64 end offsets and then all the bytes, rather than
+/// one length-prefixed value per row.
+#[inline]
+pub(crate) fn strings_with_sizes(rev: Revision) -> bool {
+    rev.has(STRING_WITH_SIZE_STREAM_SERIALIZATION)
+}
+
+/// Append the body of `data` in the layout of revision `rev`.
+pub fn encode_column_at(data: &ColumnData, rev: Revision, out: &mut Vec<u8>) {
     use ColumnData as D;
     match data {
         D::UInt8(_)
@@ -297,6 +323,11 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
         | D::Float32(_)
         | D::Float64(_)
         | D::Fixed { .. } => out.extend_from_slice(fixed_bytes(data).unwrap_or_default()),
+        D::String(s) if strings_with_sizes(rev) => {
+            // The end offsets are the column's own (its leading 0 left out), then its bytes.
+            out.extend_from_slice(bytemuck::cast_slice(s.offsets().get(1..).unwrap_or_default()));
+            out.extend_from_slice(s.data());
+        }
         D::String(s) => {
             // A lower bound: one length byte per value (exact for values under 128 bytes).
             out.reserve(s.data().len().saturating_add(s.len()));
@@ -306,23 +337,25 @@ pub fn encode_column(data: &ColumnData, out: &mut Vec<u8>) {
         }
         D::Nullable(n) => {
             out.extend_from_slice(&n.nulls);
-            encode_column(&n.values, out);
+            encode_column_at(&n.values, rev, out);
         }
         D::Array(a) => {
             out.extend_from_slice(bytemuck::cast_slice(a.offsets.get(1..).unwrap_or_default()));
-            encode_column(&a.values, out);
+            encode_column_at(&a.values, rev, out);
         }
         // ClickHouse writes '0' as the placeholder of an empty tuple's rows.
         D::Tuple(t) if t.elements.is_empty() => out.extend(std::iter::repeat_n(b'0', t.rows)),
-        D::Tuple(t) => t.elements.iter().for_each(|e| encode_column(e, out)),
-        D::Dynamic(d) => write_dynamic_body(d, out),
-        D::Json(j) => write_json_body(j, out),
+        D::Tuple(t) => t.elements.iter().for_each(|e| encode_column_at(e, rev, out)),
+        D::Dynamic(d) => write_dynamic_body(d, rev, out),
+        D::Json(j) => write_json_body(j, rev, out),
         // States are written back to back, exactly as received.
         D::AggregateState(s) => out.extend_from_slice(s.data()),
         D::Variant(v) => {
             out.extend_from_slice(&v.discriminators);
-            v.variants.iter().for_each(|c| encode_column(c, out));
+            v.variants.iter().for_each(|c| encode_column_at(c, rev, out));
         }
+        // No rows: nothing at all (see decode_body).
+        D::LowCardinality(l) if l.keys.is_empty() => {}
         D::LowCardinality(l) => write_low_cardinality(l, out),
     }
 }

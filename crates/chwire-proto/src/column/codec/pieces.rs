@@ -3,7 +3,8 @@
 //! is encoded into a scratch buffer. Writing a block so moves each large fixed-width column
 //! from its buffer to the output once, instead of copying it into an encoded block first.
 
-use super::{encode_column, fixed_bytes, ColumnData};
+use super::{encode_column_at, fixed_bytes, strings_with_sizes, ColumnData};
+use crate::revision::Revision;
 use std::ops::Range;
 
 /// Bodies smaller than this are copied into the scratch buffer (a piece per tiny column would
@@ -50,8 +51,8 @@ impl<'a> Pieces<'a> {
     }
 }
 
-/// The body of `data` (as [`encode_column`] writes it) appended to `pieces`.
-pub fn column_pieces<'a>(data: &'a ColumnData, scratch: &mut Vec<u8>, pieces: &mut Pieces<'a>) {
+/// The body of `data` (as [`encode_column_at`] writes it at `rev`) appended to `pieces`.
+pub fn column_pieces<'a>(data: &'a ColumnData, rev: Revision, scratch: &mut Vec<u8>, pieces: &mut Pieces<'a>) {
     use ColumnData as D;
     if let Some(bytes) = fixed_bytes(data) {
         return pieces.borrow(scratch, bytes);
@@ -59,13 +60,18 @@ pub fn column_pieces<'a>(data: &'a ColumnData, scratch: &mut Vec<u8>, pieces: &m
     match data {
         D::Nullable(n) => {
             pieces.borrow(scratch, &n.nulls);
-            column_pieces(&n.values, scratch, pieces);
+            column_pieces(&n.values, rev, scratch, pieces);
         }
         D::Array(a) => {
             pieces.borrow(scratch, bytemuck::cast_slice(a.offsets.get(1..).unwrap_or_default()));
-            column_pieces(&a.values, scratch, pieces);
+            column_pieces(&a.values, rev, scratch, pieces);
         }
-        D::Tuple(t) if !t.elements.is_empty() => t.elements.iter().for_each(|e| column_pieces(e, scratch, pieces)),
-        other => encode_column(other, scratch),
+        // From 54492 a String's wire form is its offsets and its bytes, as they are in memory.
+        D::String(s) if strings_with_sizes(rev) => {
+            pieces.borrow(scratch, bytemuck::cast_slice(s.offsets().get(1..).unwrap_or_default()));
+            pieces.borrow(scratch, s.data());
+        }
+        D::Tuple(t) if !t.elements.is_empty() => t.elements.iter().for_each(|e| column_pieces(e, rev, scratch, pieces)),
+        other => encode_column_at(other, rev, scratch),
     }
 }

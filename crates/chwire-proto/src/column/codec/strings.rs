@@ -1,16 +1,56 @@
-//! String columns: length-prefixed values into offsets plus one byte buffer.
+//! String columns into offsets plus one byte buffer: from length-prefixed values (revisions
+//! below 54492, Native files, LowCardinality dictionaries) or from the offsets and bytes
+//! ClickHouse sends from 54492 on, which are that layout already.
 
 use super::super::StringColumn;
-use super::shift;
-use crate::error::{ReadError, ReadResult};
+use super::fixed::read_offsets;
+use super::{shift, strings_with_sizes};
+use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::wire::Reader;
+
+/// A String column of `rows` rows in the layout of the reader's revision.
+pub(super) fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColumn> {
+    if strings_with_sizes(r.revision()) {
+        read_sized_strings(r, rows)
+    } else {
+        read_prefixed_strings(r, rows)
+    }
+}
+
+/// From 54492: N UInt64 end offsets (the first value starts at 0), then all the bytes. The
+/// offsets become the column's (behind its leading 0) with one copy, the bytes with another;
+/// the offsets are checked before anything is reserved for the bytes (non-decreasing, each
+/// value within `max_string_len`, the total within what the block may hold).
+#[cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+fn read_sized_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColumn> {
+    let offsets = read_offsets(r, rows)?;
+    let max_len = r.limits().max_string_len as u64;
+    let mut prev = 0u64;
+    for (row, &end) in offsets.iter().skip(1).enumerate() {
+        let Some(len) = end.checked_sub(prev) else {
+            return Err(DecodeError::malformed("String offsets", format!("offsets decrease at row {row} ({prev} then {end})")).into());
+        };
+        if len > max_len {
+            return Err(DecodeError::LimitExceeded { what: "string bytes", size: len, limit: max_len }.into());
+        }
+        prev = end;
+    }
+    let total = usize::try_from(prev).map_err(|_| DecodeError::malformed("String offsets", "more bytes than memory"))?;
+    let max_block = r.limits().max_block_bytes;
+    if total > max_block {
+        return Err(DecodeError::LimitExceeded { what: "block bytes", size: prev, limit: max_block as u64 }.into());
+    }
+    let data = r.bytes(total)?.to_vec();
+    // Checked above: offsets start at 0 (read_offsets), never decrease, end at data.len().
+    Ok(StringColumn { offsets, data })
+}
 
 // The hot loop of every String column, left with plain arithmetic and indexing on proven
 // bounds: `p` only grows by bytes that pass 1 has seen in `src` (`p <= src.len()`, checked
 // before each step), `len <= src.len() - p`, so `total` and `q` stay below `src.len()`, and
 // `windows(2)` yields pairs. The fuzz targets `native_column` and `packets` run it.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-pub(super) fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColumn> {
+fn read_prefixed_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColumn> {
     let src = r.rest();
     // Pass 1: walk the length prefixes, building the offsets and checking that every value
     // is there. Each row takes at least one byte, so the offsets' capacity is bounded by

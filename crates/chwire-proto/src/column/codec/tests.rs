@@ -401,7 +401,9 @@ mod sparse_limit_tests {
         let mut wire = Vec::new();
         wire.put_varuint(1000 | super::super::sparse::END_OF_GRANULE_FLAG);
         match decode_sparse(&ty, 1000, &mut Reader::new(&wire)) {
-            Err(ReadError::Invalid(crate::DecodeError::LimitExceeded { what: "sparse column bytes", .. })) => {}
+            Err(ReadError::Invalid(crate::DecodeError::LimitExceeded {
+                what: "bytes of an expanded sparse or replicated column", ..
+            })) => {}
             other => panic!("{other:?}"),
         }
         // Within the limit the defaults are there.
