@@ -229,7 +229,8 @@ struct QueryArgs {
     #[arg(long)]
     query_id: Option<String>,
     /// A value for a `{name:Type}` placeholder (repeatable): --param id=42. The value is
-    /// taken as it is (no escapes) and always arrives as data, never as SQL
+    /// taken as it is (no escapes) and always arrives as data, never as SQL; `\N` is NULL
+    /// (as `param_name=\N` over ClickHouse's HTTP interface)
     #[arg(long = "param", short = 'p', value_name = "NAME=VALUE", value_parser = parse_kv)]
     params: Vec<(String, String)>,
     /// Progress on stderr: auto (a bar on a terminal), always (when stderr is no terminal, a
@@ -375,7 +376,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         q = q.query_id(id);
     }
     for (k, v) in args.params {
-        q = q.param(k, v);
+        q = if v == "\\N" { q.param(k, None::<String>) } else { q.param(k, v) };
     }
     // A signal that came while the query was being sent is taken in the loop below.
     let mut stream = q.stream().await?;

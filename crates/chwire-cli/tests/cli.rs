@@ -267,6 +267,14 @@ fn params_from_the_command_line() {
     let o =
         chwire(&["query", "--format", "tsv", "--param", "s=it's; DROP TABLE x --", "--param", "n=41", "SELECT {s:String}, {n:UInt64} + 1"]);
     assert_eq!(stdout(&o), "it\\'s; DROP TABLE x --\t42\n");
+    // \N is NULL (as param_name=\N over HTTP), for every type; an integer out of the
+    // placeholder type's range is refused before it is sent (the server would wrap 300 into
+    // an Int8 as 44, the old server's CAST too).
+    let o = chwire(&["query", "-p", "a=\\N", "-p", "b=\\N", "SELECT {a:Nullable(Int32)} IS NULL, {b:Nullable(String)} IS NULL"]);
+    assert_eq!(stdout(&o), "1\t1\n");
+    let o = chwire(&["query", "-p", "c=300", "SELECT {c:Int8}"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("300 is out of the range of Int8"), "{o:?}");
     // A placeholder given two values is an error, not one of them silently.
     let o = chwire(&["query", "-p", "n=1", "-p", "n=2", "SELECT {n:UInt8}"]);
     assert_eq!(o.status.code(), Some(2), "{o:?}");
@@ -275,8 +283,9 @@ fn params_from_the_command_line() {
 }
 
 /// `chwire insert`: Native blocks written by `chwire query --format native` go back into a
-/// table (from a file and from stdin); a block whose types differ from the table's is refused
-/// and nothing of that insert is committed.
+/// table (from a file and from stdin); a column whose type differs from the table's is
+/// converted where the conversion loses nothing, and refused otherwise, nothing of that insert
+/// committed.
 #[test]
 fn insert_native_files_into_a_table() {
     let dir = std::env::temp_dir().join(format!("chwire-insert-{}", std::process::id()));
@@ -304,8 +313,21 @@ fn insert_native_files_into_a_table() {
         format!("SELECT count(), sum(id), uniqExact(lc), sum(length(a)), countIf(s = toString(id) AND d = toDateTime(id, 'UTC')) FROM {t}");
     assert_eq!(stdout(&chwire(&["query", &check])), "200000\t19999900000\t7\t400000\t200000\n");
 
-    // From stdin, and a block of the wrong type: refused, exit 2, nothing added.
-    let wrong = chwire(&["query", "--format", "native", "SELECT toInt8(1) AS id"]);
+    // Other types the table's hold exactly are converted (as the server converts, but
+    // without its wrap-around): Int8 into UInt64, String into LowCardinality(String).
+    let other = chwire(&["query", "--format", "native", "SELECT toInt8(1) AS id, 'x' AS s, toString(2) AS lc"]);
+    std::fs::write(&file, &other.stdout).unwrap();
+    stdout(&chwire(&["insert", t, "--input", file.to_str().unwrap()]));
+    assert_eq!(
+        stdout(&chwire(&["query", &format!("SELECT id, lc FROM {t} WHERE s = 'x'")])),
+        "1	2
+"
+    );
+    stdout(&chwire(&["query", &format!("ALTER TABLE {t} DELETE WHERE s = 'x' SETTINGS mutations_sync = 1")]));
+
+    // From stdin, and a block whose values the table's type cannot hold: refused, exit 2,
+    // nothing added.
+    let wrong = chwire(&["query", "--format", "native", "SELECT toInt8(-1) AS id"]);
     let mut child = Command::new(env!("CARGO_BIN_EXE_chwire"))
         .args(["--url", &url(), "insert", t])
         .stdin(std::process::Stdio::piped())
@@ -315,10 +337,51 @@ fn insert_native_files_into_a_table() {
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), &wrong.stdout).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Int8"), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("column id") && err.contains("UInt64"), "{err}");
     assert_eq!(stdout(&chwire(&["query", &format!("SELECT count() FROM {t}")])), "200000\n");
     stdout(&chwire(&["query", &format!("DROP TABLE {t}")]));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// CSV spreads a Tuple, and a Point, over fields of their own, as ClickHouse writes and reads
+/// it: what `chwire query -f CSV` writes, `chwire insert -f CSV` reads back (with names too);
+/// a tuple's quoted text in one field is refused, as the server refuses it.
+#[test]
+fn csv_tuples_and_points_are_fields_of_their_own() {
+    let t = "chwire_cli_csv_point";
+    stdout(&chwire(&["query", &format!("DROP TABLE IF EXISTS {t}")]));
+    stdout(&chwire(&["query", &format!("CREATE TABLE {t} (id UInt32, p Point, t Tuple(UInt8, String)) ENGINE = Memory")]));
+    stdout(&chwire(&["query", &format!("INSERT INTO {t} VALUES (1, (1.5, 2.5), (3, 'x'))")]));
+    let csv = stdout(&chwire(&["query", "-f", "CSV", &format!("SELECT * FROM {t}")]));
+    assert_eq!(csv, "1,1.5,2.5,3,\"x\"\n");
+    for fmt in ["CSV", "CSVWithNames"] {
+        let data = chwire(&["query", "-f", fmt, &format!("SELECT * FROM {t} WHERE id = 1")]);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_chwire"))
+            .args(["--url", &url(), "insert", t, "-f", fmt])
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &data.stdout).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{fmt}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(
+        stdout(&chwire(&["query", &format!("SELECT count(), sum(p.1), sum(t.1) FROM {t}")])),
+        "4\t6\t12\n",
+        "1 row, then 1 from CSV, then 2 from CSVWithNames"
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chwire"))
+        .args(["--url", &url(), "insert", t, "-f", "CSV"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"2,\"(3.5,4.5)\",4,y\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    stdout(&chwire(&["query", &format!("DROP TABLE {t}")]));
 }
 
 /// `--progress always` with stderr not a terminal (here a pipe) writes lines of text, the last

@@ -56,16 +56,46 @@ impl Sink for NullSink {
     }
 }
 
-/// Native blocks from a file or stdin, one at a time.
+/// Native blocks from a file or stdin, one at a time. A column whose type differs from the
+/// target's (a UInt64 file column into a UInt32 table column, `Nullable(String)` into
+/// `LowCardinality(Nullable(String))`) is converted with chwire-arrow's lossless casts, the
+/// rule of every Arrow and Parquet insert: a value the target type cannot hold is an error
+/// naming the column and row (where the server, converting on insert, would wrap 2^32 to 0).
 pub struct NativeSource {
     blocks: NativeBlocks,
     peeked: Option<Block>,
     skip: u64,
+    target: Vec<(String, DataType)>,
 }
 
 impl NativeSource {
     pub fn new(input: Box<dyn std::io::Read>, limits: chwire::Limits) -> NativeSource {
-        NativeSource { blocks: NativeBlocks::new(input, limits), peeked: None, skip: 0 }
+        NativeSource { blocks: NativeBlocks::new(input, limits), peeked: None, skip: 0, target: Vec::new() }
+    }
+
+    /// The block with its columns in the target's types (unchanged when they are already).
+    fn converted(&self, block: Block) -> chwire::Result<Block> {
+        let same =
+            |name: &str, ty: &DataType| self.target.iter().find(|(n, _)| n == name).is_none_or(|(_, t)| t == ty || same_on_the_wire(t, ty));
+        if self.target.is_empty() || block.columns().iter().all(|(n, c)| same(n, c.data_type())) {
+            return Ok(block);
+        }
+        let opts = chwire_arrow::ArrowOptions::default();
+        let schema = chwire_arrow::schema_of_block(&block, &opts).map_err(crate::error::invalid)?;
+        let batch = chwire_arrow::block_to_batch(block, &schema, &opts).map_err(crate::error::invalid)?;
+        let schema = batch.schema();
+        let target: Vec<(String, DataType)> =
+            self.target.iter().filter(|(n, _)| schema.fields().iter().any(|f| f.name() == n)).cloned().collect();
+        chwire_arrow::batch_into_block(batch, &target).map_err(crate::error::invalid)
+    }
+}
+
+/// Types equal on the wire (a `DateTime` without a zone is any zone's).
+fn same_on_the_wire(a: &DataType, b: &DataType) -> bool {
+    match (a, b) {
+        (DataType::DateTime(_), DataType::DateTime(_)) => true,
+        (DataType::Nullable(x), DataType::Nullable(y)) | (DataType::Array(x), DataType::Array(y)) => same_on_the_wire(x, y),
+        _ => a == b,
     }
 }
 
@@ -76,8 +106,9 @@ impl Source for NativeSource {
         }
         Ok(self.peeked.as_ref().map(|b| b.names().map(str::to_string).collect()))
     }
-    fn bind(&mut self, _target: &[(String, DataType)]) -> chwire::Result<()> {
-        // The blocks carry their own types; an INSERT checks them against the table.
+    fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()> {
+        // The blocks carry their own types: converted where the target's differ.
+        self.target = target.to_vec();
         Ok(())
     }
     fn skip_rows(&mut self, rows: u64) -> chwire::Result<()> {
@@ -94,14 +125,14 @@ impl Source for NativeSource {
             };
             let rows = block.rows() as u64;
             if self.skip == 0 {
-                return Ok(Some(block));
+                return self.converted(block).map(Some);
             }
             if self.skip >= rows {
                 self.skip -= rows;
                 continue;
             }
             let from = std::mem::take(&mut self.skip) as usize;
-            return Ok(Some(tail_of(&block, from)?));
+            return self.converted(tail_of(&block, from)?).map(Some);
         }
     }
 }

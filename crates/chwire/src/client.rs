@@ -564,7 +564,9 @@ impl Client {
         };
         let bound_sql;
         let (sql, parameters): (&str, Vec<(String, String)>) = if server_side {
-            (sql, parameters.iter().map(|p| (p.name.clone(), p.text.clone())).collect())
+            let texts: Vec<(String, String)> = parameters.iter().map(|p| (p.name.clone(), p.text.clone())).collect();
+            crate::params::check_integers(sql, &texts)?;
+            (sql, texts)
         } else if parameters.is_empty() && !sql.contains('{') {
             (sql, Vec::new())
         } else {
@@ -580,6 +582,9 @@ impl Client {
                 };
                 literals.push((p.name.clone(), lit.clone()));
             }
+            // The values' text too: a string "300" is a CAST('300' AS Int8) that wraps as well.
+            let texts: Vec<(String, String)> = parameters.iter().map(|p| (p.name.clone(), p.text.clone())).collect();
+            crate::params::check_integers(sql, &texts)?;
             bound_sql = crate::params::bind_client_side(sql, &literals)?;
             (bound_sql.as_str(), Vec::new())
         };

@@ -316,23 +316,7 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
             .map(|(_, v)| v.as_str())
             .ok_or_else(|| Error::invalid(format!("no value for query parameter {name:?}")))?;
         out.push_str(&sql[copied..range.start]);
-        // A negative number is no unsigned integer: CAST(-1 AS UInt64) would wrap to
-        // 2^64 - 1 (a server-side parameter is an error there, and so is this).
-        let unsigned = ty.strip_prefix("Nullable(").unwrap_or(ty).starts_with("UInt");
-        if unsigned && literal.starts_with('-') && literal.get(1..).is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
-        {
-            return Err(Error::invalid(format!("query parameter {name:?}: {literal} is not a {ty}")));
-        }
-        // Nor does an integer out of the type's range fit it: CAST(300 AS Int8) wraps to 44.
-        if let Some((lo, hi)) = int_range(ty.strip_prefix("Nullable(").and_then(|t| t.strip_suffix(')')).unwrap_or(ty)) {
-            let digits = literal.strip_prefix('-').unwrap_or(literal);
-            if !digits.is_empty()
-                && digits.bytes().all(|c| c.is_ascii_digit())
-                && literal.parse::<i128>().map_or(true, |v| v < lo || v > hi)
-            {
-                return Err(Error::invalid(format!("query parameter {name:?}: {literal} is out of the range of {ty}")));
-            }
-        }
+        check_integer(name, ty, literal)?;
         if after_limit(&out) && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
             // LIMIT and OFFSET take only number literals (18.16 rejects a CAST there);
             // digits alone cannot carry SQL.
@@ -344,6 +328,33 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
     }
     out.push_str(&sql[copied.min(sql.len())..]);
     Ok(out)
+}
+
+/// An integer parameter must fit its placeholder's type: CAST(300 AS Int8) wraps to 44, and so
+/// does ClickHouse 26.9's server-side parameter (`{n:Int8}` with `300` is 44), and a negative
+/// number is no unsigned integer. Text that is no plain integer is left to the server.
+pub(crate) fn check_integer(name: &str, ty: &str, text: &str) -> Result<()> {
+    let unsigned = ty.strip_prefix("Nullable(").unwrap_or(ty).starts_with("UInt");
+    if unsigned && text.starts_with('-') && text.get(1..).is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit())) {
+        return Err(Error::invalid(format!("query parameter {name:?}: {text} is not a {ty}")));
+    }
+    if let Some((lo, hi)) = int_range(ty.strip_prefix("Nullable(").and_then(|t| t.strip_suffix(')')).unwrap_or(ty)) {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) && text.parse::<i128>().map_or(true, |v| v < lo || v > hi) {
+            return Err(Error::invalid(format!("query parameter {name:?}: {text} is out of the range of {ty}")));
+        }
+    }
+    Ok(())
+}
+
+/// Check every integer parameter against its placeholder's type (see [`check_integer`]).
+pub(crate) fn check_integers(sql: &str, params: &[(String, String)]) -> Result<()> {
+    for Placeholder { name, ty, .. } in placeholders(sql).unwrap_or_default() {
+        if let Some((_, text)) = params.iter().find(|(n, _)| n == name) {
+            check_integer(name, ty, text)?;
+        }
+    }
+    Ok(())
 }
 
 /// The range of an integer type of up to 64 bits, by its name.

@@ -360,11 +360,8 @@ fn split_fields<'b>(row: &'b [u8], csv: bool, bump: &'b Bump) -> Result<Vec<Fiel
 
 /// How many CSV fields a column takes: a tuple's elements are fields of their own.
 fn csv_width(ty: &DataType) -> usize {
-    match ty {
-        // An empty tuple is one (empty) field, as ClickHouse writes it.
-        DataType::Tuple(items) if !items.is_empty() => items.iter().map(|(_, t)| csv_width(t)).sum(),
-        _ => 1,
-    }
+    // An empty tuple is one (empty) field, as ClickHouse writes it.
+    super::writer::csv_tuple(ty).map_or(1, |items| items.iter().map(|(_, t)| csv_width(t)).sum())
 }
 
 /// A value of `ty` from the next fields of a CSV or TSV row.
@@ -377,6 +374,10 @@ fn field_value<'b>(ty: &DataType, fields: &mut std::slice::Iter<'_, Field<'b>>, 
             }
             return Ok(Value::Tuple(Vec::new()));
         }
+    }
+    // A tuple (or a Point) spans fields of its own in CSV; its quoted text in one field is
+    // refused, as the server refuses it.
+    if let (true, Some(items)) = (csv, super::writer::csv_tuple(ty)) {
         let values = items.iter().map(|(_, t)| field_value(t, fields, csv, cx).map(|v| (None, v))).collect::<Result<_, _>>()?;
         return Ok(Value::Tuple(values));
     }
@@ -600,7 +601,7 @@ fn fields_of_names(format: TextFormat, names: &[String], target: &[(String, Data
             target.iter().enumerate().find_map(|(c, (t, ty))| {
                 let parts = if csv { super::writer::csv_fields(t, ty) } else { return None };
                 // (An empty tuple has no fields: it cannot be named.)
-                let tuple = matches!(ty, DataType::Tuple(_)) && !parts.is_empty();
+                let tuple = super::writer::csv_tuple(ty).is_some() && !parts.is_empty();
                 let named = names.get(i..i.saturating_add(parts.len())).is_some_and(|given| given.iter().eq(parts.iter().map(|(p, _)| p)));
                 (tuple && named).then_some((c, parts))
             })

@@ -9,11 +9,11 @@ pub use super::TextFormat;
 
 /// The CSV fields of a column, with their types: a Tuple's elements are fields of their own,
 /// named `column.element` (by name, or 1-based position) and typed by element, nested tuples
-/// further; a Nullable(Tuple) and an empty tuple are one field (as ClickHouse 26.9 writes
-/// CSVWithNames and CSVWithNamesAndTypes).
+/// further (a Point, a tuple of two Float64, too); a Nullable(Tuple) and an empty tuple are
+/// one field (as ClickHouse 26.9 writes CSVWithNames and CSVWithNamesAndTypes).
 pub fn csv_fields(name: &str, ty: &chwire::DataType) -> Vec<(String, chwire::DataType)> {
-    match ty {
-        chwire::DataType::Tuple(items) if !items.is_empty() => items
+    match csv_tuple(ty) {
+        Some(items) => items
             .iter()
             .enumerate()
             .flat_map(|(i, (el, t))| {
@@ -21,7 +21,21 @@ pub fn csv_fields(name: &str, ty: &chwire::DataType) -> Vec<(String, chwire::Dat
                 csv_fields(&format!("{name}.{sub}"), t)
             })
             .collect(),
-        _ => vec![(name.to_string(), ty.clone())],
+        None => vec![(name.to_string(), ty.clone())],
+    }
+}
+
+/// The elements of a type CSV spreads over fields of their own: a non-empty Tuple, or a
+/// type stored as one (Point). Arrays of them (Ring, Polygon) are one quoted field.
+pub fn csv_tuple(ty: &chwire::DataType) -> Option<Vec<(Option<String>, chwire::DataType)>> {
+    use chwire::DataType as T;
+    match ty {
+        T::Tuple(items) if !items.is_empty() => Some(items.clone()),
+        T::Geo(_) => match ty.storage() {
+            Some(T::Tuple(items)) if !items.is_empty() => Some(items),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -220,8 +234,8 @@ impl Writer {
 /// is one field holding its TSV text.
 fn write_csv(out: &mut Vec<u8>, v: &Value<'_>, ty: &chwire::DataType, tz: &TimeZone) {
     use chwire::DataType as T;
-    match (ty, v) {
-        (T::Tuple(items), Value::Tuple(values)) if !items.is_empty() => {
+    match (csv_tuple(ty), v) {
+        (Some(items), Value::Tuple(values)) => {
             for (i, ((_, t), (_, v))) in items.iter().zip(values).enumerate() {
                 if i > 0 {
                     out.push(b',');
@@ -229,7 +243,7 @@ fn write_csv(out: &mut Vec<u8>, v: &Value<'_>, ty: &chwire::DataType, tz: &TimeZ
                 write_csv(out, v, t, tz);
             }
         }
-        (T::Nullable(t), Value::Tuple(_)) if matches!(**t, T::Tuple(_)) => {
+        (None, Value::Tuple(_)) if matches!(ty, T::Nullable(t) if matches!(**t, T::Tuple(_))) => {
             let mut text = Vec::new();
             write_value(&mut text, v, Style::Tsv, tz);
             write_string(out, &text, Style::Csv);
