@@ -518,9 +518,9 @@ impl TextSource {
             // ClickHouse takes any bytes in a String; serde_json only UTF-8 (see json.rs).
             let (text, marked) = match std::str::from_utf8(text) {
                 Ok(t) => (t, false),
-                Err(_) => (json::mark_invalid_bytes(text, cx)?, true),
+                Err(_) => (jsontext::mark_invalid_bytes(text, cx)?, true),
             };
-            for (key, raw) in json::object(text.trim(), cx)? {
+            for (key, raw) in jsontext::object(text.trim(), cx)? {
                 let Some((slot, (_, ty))) = values.iter_mut().zip(target).find(|(_, (n, _))| n == key) else {
                     if self.skip_unknown {
                         continue;
@@ -623,5 +623,6 @@ fn fields_of_names(format: TextFormat, names: &[String], target: &[(String, Data
 
 mod infer;
 mod json;
+mod jsontext;
 #[cfg(test)]
 mod tests;

@@ -18,7 +18,7 @@
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
-use super::json::{object, string};
+use super::jsontext::{object, string};
 use crate::text::parse::{self, Ctx};
 use chwire::Value;
 use serde_json::value::RawValue;
