@@ -11,7 +11,8 @@ export PIP_NO_CACHE_DIR ?= 1
 .PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status server18-start server18-stop server18-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
-	py-venv python-test python-bench spark-venv spark-test bench-spark bench-spark-jvm spark-jar spark-jvm-test adbc-test adbc-bench \
+	py-venv python-test python-bench spark-venv spark-test bench-spark bench-spark-jvm spark-jar spark-jvm-test \
+	spark40-venv spark-jvm-test-40 adbc-test adbc-bench \
 	elixir-test elixir-bench
 
 ## The main job: start the local server if needed, insert generated rows through chwire
@@ -36,6 +37,7 @@ test:
 	@scripts/stage.sh run python-test $(MAKE) --no-print-directory python-test
 	@scripts/stage.sh run spark-test $(MAKE) --no-print-directory spark-test
 	@scripts/stage.sh run spark-jvm-test $(MAKE) --no-print-directory spark-jvm-test
+	@scripts/stage.sh run spark-jvm-test-40 $(MAKE) --no-print-directory spark-jvm-test-40
 	@scripts/stage.sh run spark-bench-smoke $(MAKE) --no-print-directory bench-spark-jvm SPARK_BENCH_ROWS=200000 SPARK_BENCH_ARGS='--jdbc-partitions 3'
 	@scripts/stage.sh run adbc-test $(MAKE) --no-print-directory adbc-test
 	@scripts/stage.sh run elixir-test $(MAKE) --no-print-directory elixir-test
@@ -133,13 +135,26 @@ adbc-bench: adbc-test
 
 ## The Spark data source (python/chwire/spark): pyspark 4.3 beside the wheel in build/py-venv
 ## (one venv: its pyarrow, pandas and numpy are Spark's too), a local[2] Spark against the
-## cluster rig (started and stopped by scripts/with-cluster.sh); needs Java 17. docs/SPARK.md.
+## cluster rig of ClickHouse 26.9 (started and stopped by scripts/with-cluster.sh), then the
+## tests marked cluster18 (TLS; clickhouse-local has no TLS listener nor ZooKeeper client) or
+## both_servers (behaviour that differs by server) against the 18.16 cluster; needs Java 17.
+## docs/SPARK.md. The 18.16 step's cluster has its own ports and directory (CHWIRE_CLUSTER18_*,
+## cluster.sh's 18.16 defaults), so that CHWIRE_CLUSTER_TCP_BASE & co. given for the 26.9
+## cluster are not also the 18.16 one's.
 SPARK_PINS := pyspark==4.3.0
 spark-venv: py-venv
 	$(PY_VENV)/bin/pip install -q $(SPARK_PINS)
 
+CHWIRE_CLUSTER18_TCP_BASE ?= 19650
+CHWIRE_CLUSTER18_HTTP_BASE ?= 18750
+CHWIRE_CLUSTER18_ZK_PORT ?= $(or $(CHWIRE_CLUSTER_ZK_PORT),19619)
+CHWIRE_CLUSTER18_DIR ?= $(CURDIR)/build/cluster
+WITH_CLUSTER_18 = env CHWIRE_CLUSTER_TCP_BASE=$(CHWIRE_CLUSTER18_TCP_BASE) CHWIRE_CLUSTER_HTTP_BASE=$(CHWIRE_CLUSTER18_HTTP_BASE) \
+	CHWIRE_CLUSTER_ZK_PORT=$(CHWIRE_CLUSTER18_ZK_PORT) CHWIRE_CLUSTER_DIR=$(CHWIRE_CLUSTER18_DIR) scripts/with-cluster.sh --18
+
 spark-test: spark-venv
-	scripts/with-cluster.sh --18 $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/spark_tests
+	scripts/with-cluster.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider python/spark_tests
+	$(WITH_CLUSTER_18) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider -m 'cluster18 or both_servers' python/spark_tests
 
 ## The JVM Spark connector (spark/, docs/SPARK.md): chwire's JNI library (one release build of
 ## crates/chwire-spark-jni in the workspace target dir) inside one jar, compiled against the
@@ -155,10 +170,27 @@ spark-jar: spark-venv
 	touch build/spark/m2/.complete
 	cp build/spark/maven/chwire-spark.jar build/spark/chwire-spark.jar
 
-## The JVM connector on a local Spark (pyspark's, with spark.jars) against the cluster rig, next
-## to the PySpark source (same plans, same rows).
+## The JVM connector on a local Spark (pyspark's, with spark.jars) against the 26.9 cluster rig,
+## next to the PySpark source (same plans, same rows); then the tests marked both_servers on the
+## 18.16 cluster (as spark-test).
 spark-jvm-test: spark-jar
-	scripts/with-cluster.sh --18 $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider spark/tests
+	scripts/with-cluster.sh $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider spark/tests
+	$(WITH_CLUSTER_18) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider -m both_servers spark/tests
+
+## The same jar (compiled against Spark 4.3) on Spark 4.0: pyspark 4.0.5 in a venv of its own
+## with the wheel, spark/tests against the 26.9 cluster (the tests comparing with the PySpark
+## source skip themselves: a Python Data Source needs PySpark 4.1). docs/SPARK.md.
+SPARK40_VENV := build/spark40-venv
+SPARK40_PINS := pyspark==4.0.5 pyarrow==26.0.1 pandas==2.3.3 numpy==2.4.6 pytest==9.2.0
+# py-venv's wheel (py-wheel.sh builds one at a time), installed again only when it is newer.
+spark40-venv: py-venv
+	test -x $(SPARK40_VENV)/bin/python || python3 -m venv $(SPARK40_VENV)
+	$(SPARK40_VENV)/bin/pip install -q $(SPARK40_PINS)
+	wheel=$$(ls build/py-wheels/chwire-*.whl) && { test $(SPARK40_VENV)/.chwire-wheel -nt $$wheel || \
+		{ $(SPARK40_VENV)/bin/pip install -q --force-reinstall --no-deps $$wheel && touch $(SPARK40_VENV)/.chwire-wheel; }; }
+
+spark-jvm-test-40: spark-jar spark40-venv
+	scripts/with-cluster.sh $(SPARK40_VENV)/bin/python -m pytest -q -p no:cacheprovider spark/tests
 
 ## chwire source vs Spark's JDBC source (clickhouse-jdbc from Maven) on W2's columns over the
 ## rig's 3-shard table; SPARK_BENCH_ROWS rows (docs/BENCHMARKS.md).
@@ -178,7 +210,7 @@ bench-spark-jvm: spark-jar
 	javac --release 17 -Xlint:all,-processing,-serial,-options,-path,-classfile -cp "$(SPARK_JARS_DIR)/*" \
 		-d build/spark/bench-classes bench/spark/jvm/chwire/bench/*.java
 	jar --create --file build/spark/chwire-spark-bench.jar -C build/spark/bench-classes .
-	scripts/with-cluster.sh --18 $(PY_VENV)/bin/python bench/spark/bench.py --jvm \
+	scripts/with-cluster.sh $(PY_VENV)/bin/python bench/spark/bench.py --jvm \
 		--rows $(if $(filter file,$(origin SPARK_BENCH_ROWS)),100000000,$(SPARK_BENCH_ROWS)) $(SPARK_BENCH_ARGS)
 
 ## The Elixir binding (elixir/, docs in elixir/README.md): the NIF crate built once in the

@@ -177,10 +177,10 @@ def session(jars):
 def urls():
     """chwire's URL of node 1, and the JDBC URL of its HTTP port."""
     n1 = nodes()[0]
-    host, _ = n1.split(":")
-    http = int(os.environ.get("CHWIRE_CLUSTER_HTTP_BASE", "18710")) + 1
+    # The HTTP port of node 1 as scripts/cluster.sh gives it (26.9's and 18.16's differ).
+    http = os.environ["CHWIRE_CLUSTER_HTTP_NODE1"]
     # compress=false: 18.16 answers the driver's compressed requests without the header row.
-    return f"tcp://default@{n1}/default", f"jdbc:clickhouse://{host}:{http}/default?compress=false"
+    return f"tcp://default@{n1}/default", f"jdbc:clickhouse://{http}/default?compress=false"
 
 
 def jdbc_reader(spark, jdbc_url, rows, parts=None, long=False):

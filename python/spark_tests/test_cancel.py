@@ -23,12 +23,12 @@ def processes(ch, marker: str) -> int:
                       parameters={"m": f"%{marker}%"})
 
 
+@pytest.mark.both_servers
 @pytest.mark.parametrize("transport", ["native", "http"])
 def test_a_killed_read_task_stops_its_query(spark, ch, nodes, transport):
     node = os.environ["CHWIRE_CLUSTER_NODE1"]
     if transport == "http":
-        port = int(os.environ.get("CHWIRE_CLUSTER_HTTP_BASE", "18710")) + 1
-        url = f"http://default@127.0.0.1:{port}/default"
+        url = f"http://default@{os.environ['CHWIRE_CLUSTER_HTTP_NODE1']}/default"
     else:
         url = f"tcp://default@{node}/default"
     marker = f"cx-spark-{transport}-{uuid.uuid4().hex}"
@@ -60,8 +60,7 @@ def test_a_killed_read_task_stops_its_query(spark, ch, nodes, transport):
 
 
 def test_a_read_over_http_ends_normally_with_its_watchdog(spark, nodes):
-    port = int(os.environ.get("CHWIRE_CLUSTER_HTTP_BASE", "18710")) + 1
-    url = f"http://default@127.0.0.1:{port}/default"
+    url = f"http://default@{os.environ['CHWIRE_CLUSTER_HTTP_NODE1']}/default"
     q = "SELECT number AS n FROM system.numbers LIMIT 100000"
     df = (spark.read.format("chwire").option("url", url).option("query", q)
           .option("partitionColumn", "n").option("lowerBound", "0").option("upperBound", "100000")

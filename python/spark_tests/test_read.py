@@ -59,6 +59,7 @@ def test_cluster_option_reads_a_local_table_on_every_shard(spark, nodes):
     assert df.agg(F.sum("id")).first()[0] == sum(ALL_IDS)
 
 
+@pytest.mark.cluster18("native TLS listeners, which clickhouse-local has not")
 def test_shards_are_read_over_tls_on_their_secure_ports(spark, nodes):
     """system.clusters gives each shard's native port; over TLS, `shardPorts` maps them to the
     nodes' secure ports (the rig's are native + 20), and every shard is read through TLS."""
@@ -115,6 +116,7 @@ def test_query_is_one_partition_or_strides_of_a_column(spark, nodes):
     assert sorted(int(r.n) for r in df.collect()) == list(range(1000))
 
 
+@pytest.mark.both_servers
 def test_filters_are_pushed_and_give_the_same_rows(spark, ch, nodes):
     ch.command("DROP TABLE IF EXISTS default.spark_filters")
     ch.command("CREATE TABLE default.spark_filters (id Int32, s String, d Date, n Nullable(Int16)) "
@@ -176,12 +178,13 @@ TYPES = [
 ]
 
 
-def test_every_18_16_type_is_read(spark, ch, nodes):
+@pytest.mark.both_servers
+def test_every_18_16_type_is_read(spark, ch, nodes, old_server):
     ch.command("DROP TABLE IF EXISTS default.spark_types")
-    ch.command("SET allow_experimental_low_cardinality_type = 1") if False else None
     cols = ", ".join(f"{n} {t}" for n, t, _, _ in TYPES)
-    ch.command(f"CREATE TABLE default.spark_types ({cols}) ENGINE = Memory",
-               settings={"allow_experimental_low_cardinality_type": 1})
+    # 18.16's LowCardinality is experimental (26.9 no longer knows the setting).
+    settings = {"allow_experimental_low_cardinality_type": 1} if old_server else {}
+    ch.command(f"CREATE TABLE default.spark_types ({cols}) ENGINE = Memory", settings=settings)
     ch.command(f"INSERT INTO default.spark_types SELECT {', '.join(v for _, _, v, _ in TYPES)}")
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     row = read(spark, nodes[0], table="default.spark_types").first().asDict(recursive=True)
@@ -208,8 +211,9 @@ def test_a_schema_given_to_the_reader_selects_and_casts_its_columns(spark, ch, n
     """`.schema(...)` is how a Spark user leaves columns out (the Python Data Source API has no
     pruning hook): only its columns are selected, in its order, cast to its types."""
     ch.command("DROP TABLE IF EXISTS default.spark_schema")
+    # b in the key: 26.9 refuses a plain column outside an AggregatingMergeTree's key.
     ch.command("CREATE TABLE default.spark_schema (a UInt64, b String, st AggregateFunction(uniq, UInt64)) "
-               "ENGINE = AggregatingMergeTree ORDER BY a")
+               "ENGINE = AggregatingMergeTree ORDER BY (a, b)")
     ch.command("INSERT INTO default.spark_schema SELECT number, toString(number), uniqState(number) "
                "FROM numbers(300) GROUP BY number")
     reader = spark.read.format("chwire").option("url", nodes[0]).option("table", "default.spark_schema")

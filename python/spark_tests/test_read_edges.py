@@ -19,6 +19,7 @@ def read(spark, url, schema=None, **opts):
     return r.load()
 
 
+@pytest.mark.both_servers
 def test_a_hash_split_reads_rows_with_nulls_once(spark, ch, nodes):
     """A table without a sorting key is split by a hash of all columns; in 18.16 the hash of a
     NULL is NULL, which took such rows into no partition."""
@@ -34,6 +35,7 @@ def test_a_hash_split_reads_rows_with_nulls_once(spark, ch, nodes):
     ch.command("DROP TABLE default.spark_nulls")
 
 
+@pytest.mark.both_servers
 def test_pushed_filters_give_the_rows_spark_gives(spark, ch, nodes):
     ch.command("DROP TABLE IF EXISTS default.spark_pushed")
     ch.command("CREATE TABLE default.spark_pushed (id Int32, e Enum8('b' = 1, 'a' = 2), ns Nullable(String), d Date) "

@@ -6,6 +6,7 @@ import subprocess
 import threading
 import time
 
+import pytest
 from pyspark.sql import functions as F
 
 import chwire
@@ -140,6 +141,7 @@ def test_a_failed_job_leaves_the_target_and_no_staging_tables(spark, ch, nodes):
     ch.command("DROP TABLE default.spark_w_fail")
 
 
+@pytest.mark.both_servers
 def test_the_staging_sweep_survives_tables_dropped_beside_it(ch, nodes):
     """18.16 fails a listing of system.tables that meets a table being dropped (UNKNOWN_TABLE,
     about one listing in twenty while another client creates and drops tables): the writer's

@@ -90,6 +90,7 @@ NULLABLE = ["Int8", "UInt8", "Int16", "UInt16", "Int32", "UInt32", "Int64", "UIn
             "Decimal(38, 2)", "UUID", "Enum8('a' = 1, 'b' = 2)"]
 
 
+@pytest.mark.both_servers
 def test_every_18_16_type_and_nulls_read_as_the_python_source_reads_them(spark, ch, nodes, python_source):
     ch.command("DROP TABLE IF EXISTS default.jvm_types")
     cols = [(n, t, v) for n, t, v, _ in TYPES] + [(f"n_{i}", f"Nullable({t})", "NULL") for i, t in enumerate(NULLABLE)]
@@ -136,6 +137,7 @@ FILTERS = [
 ]
 
 
+@pytest.mark.both_servers
 def test_filters_pushed_give_what_spark_gives(spark, ch, nodes):
     """Each filter through the JVM source (pushed where the shared rules allow) against Spark's
     own evaluation of the same filter over the same rows read without it."""
@@ -358,6 +360,7 @@ AGGREGATES = [  # (GROUP BY column, [(function, column)])
 ]
 
 
+@pytest.mark.both_servers
 def test_aggregates_run_in_clickhouse_and_give_what_spark_gives(spark, ch, nodes):
     ch.command("DROP TABLE IF EXISTS default.jvm_agg")
     ch.command("CREATE TABLE default.jvm_agg (k Int32, v Int64, s String, d Date, e Enum8('b' = 1, 'a' = 2), "
@@ -395,6 +398,7 @@ def test_an_aggregate_over_a_distributed_table_runs_on_the_shards(spark, nodes):
     assert "[aggregate:" in plan.toString()
 
 
+@pytest.mark.both_servers
 def test_a_pushed_sum_that_overflows_long_is_an_error_as_in_spark(spark, ch, nodes):
     """ClickHouse's sum(Int64) wraps around; Spark's SUM (ANSI, Spark 4's default) fails: the
     pushed sum must not give the wrapped value (it fails too), and a sum that fits is exact."""
@@ -477,10 +481,10 @@ def test_uint64_and_uuid_columns_read_are_written_back(spark, ch, nodes):
 
 
 @pytest.mark.parametrize("fmt", [JVM, "python"])
-def test_a_null_array_is_refused_not_stored_as_an_empty_one(spark, ch, nodes, python_source, fmt):
+def test_a_null_array_is_refused_not_stored_as_an_empty_one(spark, ch, nodes, request, fmt):
     """ClickHouse's arrays cannot be NULL: a NULL array (at any depth) is an error naming the
     column and row, through both sources, not an empty array stored in its place."""
-    fmt = python_source if fmt == "python" else fmt
+    fmt = request.getfixturevalue("python_source") if fmt == "python" else fmt
     ch.command("DROP TABLE IF EXISTS default.jvm_w_nullarr")
     ch.command("CREATE TABLE default.jvm_w_nullarr (id Int64, c Array(Array(Nullable(Int32)))) "
                "ENGINE = MergeTree ORDER BY id")
@@ -500,12 +504,12 @@ def test_a_null_array_is_refused_not_stored_as_an_empty_one(spark, ch, nodes, py
 
 
 @pytest.mark.parametrize("fmt", [JVM, "python"])
-def test_columns_are_matched_to_the_table_as_spark_matches_names(spark, ch, nodes, python_source, fmt):
+def test_columns_are_matched_to_the_table_as_spark_matches_names(spark, ch, nodes, request, fmt):
     """Spark resolves names without regard to case (spark.sql.caseSensitive off): a DataFrame's
     `ID` is the table's `id`, through both sources, as reads already were; an exact name wins.
     A name matching two columns that differ only in case is an error naming them, nothing
     written."""
-    fmt = python_source if fmt == "python" else fmt
+    fmt = request.getfixturevalue("python_source") if fmt == "python" else fmt
     ch.command("DROP TABLE IF EXISTS default.jvm_w_case")
     ch.command("CREATE TABLE default.jvm_w_case (id Int64, UserName String, Score Int32, SCORE Int32) "
                "ENGINE = MergeTree ORDER BY id")
@@ -525,12 +529,12 @@ def test_columns_are_matched_to_the_table_as_spark_matches_names(spark, ch, node
 
 
 @pytest.mark.parametrize("fmt", [JVM, "python"])
-def test_doubles_into_float32_are_rounded_also_inside_arrays(spark, ch, nodes, python_source, fmt):
+def test_doubles_into_float32_are_rounded_also_inside_arrays(spark, ch, nodes, request, fmt):
     """A double goes into a Float32 place, at the top or inside an Array, rounded to the nearest
     Float32 by the rule every front end shares; one beyond Float32's range is an error, nothing
     written."""
     import struct
-    fmt = python_source if fmt == "python" else fmt
+    fmt = request.getfixturevalue("python_source") if fmt == "python" else fmt
     f32 = lambda x: struct.unpack("f", struct.pack("f", x))[0]  # noqa: E731
     ch.command("DROP TABLE IF EXISTS default.jvm_w_f32")
     ch.command("CREATE TABLE default.jvm_w_f32 (id Int64, f Float32, a Array(Float32), n Array(Nullable(Float32))) "

@@ -171,16 +171,46 @@ pub fn to_spark(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> 
 
 /// The Arrow type a Spark column of Arrow type `from` is written as into ClickHouse type `to`,
 /// where Spark's own mapping differs from what chwire-arrow converts: a UInt64, read as
-/// `decimal(20,0)`, is written from that decimal (checked: a value outside UInt64 is an error);
+/// `decimal(20,0)`, is written from that decimal (checked: a value outside UInt64 is an error),
+/// at any depth (array elements, map keys and values, tuple elements by position);
 /// a UUID, read as its text, from that text (see [`from_spark`]).
 /// None where the batch's type is written as it is.
 fn written_type(from: &DataType, to: &chwire::DataType) -> Option<DataType> {
     use chwire::DataType as Ch;
+    // `fields` with the written type of each that has one; None when none has.
+    fn fields_written(fields: &Fields, to: &[&chwire::DataType]) -> Option<Fields> {
+        if fields.len() != to.len() {
+            return None;
+        }
+        let written: Vec<Option<DataType>> = fields.iter().zip(to).map(|(f, t)| written_type(f.data_type(), t)).collect();
+        if written.iter().all(Option::is_none) {
+            return None;
+        }
+        Some(
+            fields
+                .iter()
+                .zip(written)
+                .map(|(f, w)| match w {
+                    Some(t) => Arc::new(f.as_ref().clone().with_data_type(t)),
+                    None => f.clone(),
+                })
+                .collect(),
+        )
+    }
     match (from, to) {
         (_, Ch::Nullable(inner) | Ch::LowCardinality(inner)) => written_type(from, inner),
         (DataType::Decimal128(20, 0), Ch::UInt64) => Some(DataType::UInt64),
         (DataType::List(f), Ch::Array(inner)) => {
             written_type(f.data_type(), inner).map(|t| DataType::List(Arc::new(f.as_ref().clone().with_data_type(t))))
+        }
+        (DataType::Map(entries, sorted), Ch::Map(k, v)) => {
+            let DataType::Struct(kv) = entries.data_type() else { return None };
+            let kv = fields_written(kv, &[k, v])?;
+            Some(DataType::Map(Arc::new(entries.as_ref().clone().with_data_type(DataType::Struct(kv))), *sorted))
+        }
+        (DataType::Struct(fields), Ch::Tuple(elements)) => {
+            let to: Vec<&chwire::DataType> = elements.iter().map(|(_, t)| t).collect();
+            fields_written(fields, &to).map(DataType::Struct)
         }
         _ => None,
     }
@@ -308,6 +338,43 @@ mod tests {
         let neg = Decimal128Array::from(vec![-1i128]).with_precision_and_scale(20, 0).unwrap();
         let batch = RecordBatch::try_from_iter([("u", Arc::new(neg) as ArrayRef)]).unwrap();
         assert!(from_spark(batch, &target).unwrap_err().to_string().contains("column 'u'"));
+    }
+
+    #[test]
+    fn uint64_is_written_from_spark_decimals_inside_maps_and_tuples() {
+        use arrow_array::builder::{Decimal128Builder, MapBuilder, StringBuilder};
+        use arrow_array::Decimal128Array;
+        use chwire::DataType as Ch;
+        let u64_ = || Box::new(Ch::UInt64);
+        // Map(String, UInt64), read as map<string, decimal(20,0)>.
+        let mut b = MapBuilder::new(None, StringBuilder::new(), Decimal128Builder::new().with_data_type(DataType::Decimal128(20, 0)));
+        b.keys().append_value("top");
+        b.values().append_value(u64::MAX as i128);
+        b.append(true).unwrap();
+        let m: ArrayRef = Arc::new(b.finish());
+        // Tuple(Int32, Nullable(UInt64)), read as struct<1: int, 2: decimal(20,0)>.
+        let d = Decimal128Array::from(vec![Some(7i128)]).with_precision_and_scale(20, 0).unwrap();
+        let t: ArrayRef = Arc::new(StructArray::from(vec![
+            (Arc::new(Field::new("1", DataType::Int32, false)), Arc::new(arrow_array::Int32Array::from(vec![1])) as ArrayRef),
+            (Arc::new(Field::new("2", DataType::Decimal128(20, 0), true)), Arc::new(d) as ArrayRef),
+        ]));
+        let target = [
+            ("m".to_string(), Ch::Map(Box::new(Ch::String), u64_())),
+            ("t".to_string(), Ch::Tuple(vec![(None, Ch::Int32), (None, Ch::Nullable(u64_()))])),
+        ];
+        let batch = RecordBatch::try_from_iter([("m", m.clone()), ("t", t)]).unwrap();
+        let out = from_spark(batch, &target).unwrap();
+        let values = out.column(0).as_map().values().as_primitive::<arrow_array::types::UInt64Type>().value(0);
+        assert_eq!(values, u64::MAX);
+        let second = out.column(1).as_struct().column(1).as_primitive::<arrow_array::types::UInt64Type>().value(0);
+        assert_eq!(second, 7);
+        // A decimal outside UInt64 in a map value is an error naming the column.
+        let mut b = MapBuilder::new(None, StringBuilder::new(), Decimal128Builder::new().with_data_type(DataType::Decimal128(20, 0)));
+        b.keys().append_value("neg");
+        b.values().append_value(-1);
+        b.append(true).unwrap();
+        let batch = RecordBatch::try_from_iter([("m", Arc::new(b.finish()) as ArrayRef)]).unwrap();
+        assert!(from_spark(batch, &target[..1]).unwrap_err().to_string().contains("column 'm'"));
     }
 
     #[test]

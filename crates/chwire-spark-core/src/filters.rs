@@ -94,13 +94,25 @@ pub(crate) enum Kind {
 
 const INTS: &[&str] = &["Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32"];
 
-pub(crate) fn kind(ch_type: &str) -> Option<Kind> {
+/// `ch_type` without its `Nullable(...)` and `LowCardinality(...)` wrappers, in either order
+/// (`LowCardinality(Nullable(String))` is `String`).
+fn unwrapped(ch_type: &str) -> &str {
     let mut t = ch_type;
-    for wrap in ["Nullable(", "LowCardinality("] {
-        if let Some(inner) = t.strip_prefix(wrap) {
-            t = inner.strip_suffix(')').unwrap_or(inner);
-        }
+    while let Some(inner) = t.strip_prefix("Nullable(").or_else(|| t.strip_prefix("LowCardinality(")) {
+        t = inner.strip_suffix(')').unwrap_or(inner);
     }
+    t
+}
+
+/// Whether Spark sees a NULL exactly where ClickHouse has one: not for a Dynamic, whose NULL
+/// is read as the JSON text `null` (as ClickHouse writes it to Arrow), so `isNull` in
+/// ClickHouse would take rows that Spark holds as text.
+fn nulls_are_sparks(ch_type: &str) -> bool {
+    !unwrapped(ch_type).starts_with("Dynamic")
+}
+
+pub(crate) fn kind(ch_type: &str) -> Option<Kind> {
+    let t = unwrapped(ch_type);
     if INTS.contains(&t) {
         Some(Kind::Int)
     } else if t == "String" {
@@ -150,8 +162,8 @@ pub fn filter_sql(f: &Filter, types: &BTreeMap<String, String>) -> Option<String
     };
     let mut ident = quote_ident(col);
     match f {
-        F::IsNull { .. } => return Some(format!("isNull({ident})")),
-        F::IsNotNull { .. } => return Some(format!("isNotNull({ident})")),
+        F::IsNull { .. } => return nulls_are_sparks(ch_type).then(|| format!("isNull({ident})")),
+        F::IsNotNull { .. } => return nulls_are_sparks(ch_type).then(|| format!("isNotNull({ident})")),
         _ => {}
     }
     let kind = kind(ch_type)?;
@@ -202,6 +214,8 @@ mod tests {
             ("d", "Date"),
             ("n", "Nullable(Int16)"),
             ("f", "Float64"),
+            ("lcn", "LowCardinality(Nullable(String))"),
+            ("dy", "Dynamic(max_types=8)"),
         ]
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -226,6 +240,17 @@ mod tests {
         assert_eq!(sql(r#"{"op":"eq","col":"zz","value":{"kind":"int","v":1}}"#), None);
         assert_eq!(sql(r#"{"op":"fancy","col":"id"}"#), None);
         assert_eq!(sql(r#"{"op":"is_null","col":"f"}"#).unwrap(), "isNull(`f`)");
+    }
+
+    #[test]
+    fn wrappers_in_either_order_and_nulls_spark_does_not_see() {
+        assert_eq!(sql(r#"{"op":"eq","col":"lcn","value":{"kind":"str","v":"a"}}"#).unwrap(), "`lcn` = 'a'");
+        let f = r#"{"op":"in","col":"lcn","values":[{"kind":"str","v":"a"}]}"#;
+        assert_eq!(sql(f).unwrap(), "if(isNull(`lcn`), NULL, `lcn` IN ('a'))");
+        // A NULL Dynamic reaches Spark as the text `null`: its IS NULL stays with Spark.
+        assert_eq!(sql(r#"{"op":"is_null","col":"dy"}"#), None);
+        assert_eq!(sql(r#"{"op":"not","child":{"op":"is_not_null","col":"dy"}}"#), None);
+        assert_eq!(sql(r#"{"op":"is_not_null","col":"lcn"}"#).unwrap(), "isNotNull(`lcn`)");
     }
 
     #[test]

@@ -1,5 +1,8 @@
 package chwire.spark;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.Data;
@@ -29,9 +32,46 @@ final class ArrowRowWriter implements DataWriter<InternalRow> {
     ArrowRowWriter(String jobJson, String tag, StructType schema, long blockRows) {
         this.blockRows = blockRows;
         allocator = ColumnarReader.ALLOCATOR.newChildAllocator("chwire-write-" + tag, 0, Long.MAX_VALUE);
-        arrowSchema = ArrowUtils.toArrowSchema(schema, "UTC", true);
+        arrowSchema = toArrowSchema(schema);
         newBatch();
         handle = Native.openWriter(jobJson, tag);
+    }
+
+    /**
+     * {@code ArrowUtils.toArrowSchema} of the Spark in use, found once: Spark 4.0 has only
+     * {@code (schema, timeZoneId, errorOnDuplicatedFieldNames, largeVarTypes)}, 4.3 has
+     * {@code (schema, timeZoneId, errorOnDuplicatedFieldNames)} and a form of five, without the
+     * four (a direct call compiled against one Spark is a NoSuchMethodError on the other).
+     */
+    private static final MethodHandle TO_ARROW_SCHEMA = toArrowSchemaHandle();
+
+    private static MethodHandle toArrowSchemaHandle() {
+        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+        Class<?> out = org.apache.arrow.vector.types.pojo.Schema.class;
+        try {
+            MethodHandle four = lookup.findStatic(ArrowUtils.class, "toArrowSchema",
+                    MethodType.methodType(out, StructType.class, String.class, boolean.class, boolean.class));
+            // largeVarTypes false: Spark's ArrowWriter writes strings and binaries as Utf8/Binary.
+            return MethodHandles.insertArguments(four, 3, false);
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            try {
+                return lookup.findStatic(ArrowUtils.class, "toArrowSchema",
+                        MethodType.methodType(out, StructType.class, String.class, boolean.class));
+            } catch (NoSuchMethodException | IllegalAccessException e2) {
+                throw new ChwireException("this Spark's ArrowUtils has no toArrowSchema chwire knows: " + e2);
+            }
+        }
+    }
+
+    /** Spark's Arrow schema of {@code schema} (timestamps in UTC, duplicated names refused). */
+    static org.apache.arrow.vector.types.pojo.Schema toArrowSchema(StructType schema) {
+        try {
+            return (org.apache.arrow.vector.types.pojo.Schema) TO_ARROW_SCHEMA.invoke(schema, "UTC", true);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new ChwireException("ArrowUtils.toArrowSchema failed: " + e);
+        }
     }
 
     @Override
