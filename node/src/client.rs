@@ -1,0 +1,216 @@
+//! `NativeClient`: one connection or a pool, and the operations on it. The TS layer's `Client`
+//! and `Pool` wrap it.
+
+use crate::error::{Error, Result};
+use crate::insert::NativeInsert;
+use crate::js;
+use crate::ops::{self, Spec, Target};
+use crate::out::Mapping;
+use crate::stream::{Job, Mode, NativeStream};
+use chwire::proto::packet::client::quote_identifier;
+use chwire::Pool;
+use chwire_arrow::ArrowOptions;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[napi]
+pub struct NativeClient {
+    target: Arc<Target>,
+    server: Option<chwire::ServerInfo>,
+}
+
+fn pairs(m: Option<HashMap<String, String>>) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = m.unwrap_or_default().into_iter().collect();
+    // `settings` of the URL first, then these: a stable order for the same keys.
+    v.sort();
+    v
+}
+
+/// Connect one client: `url` and/or options by the core's URL keys.
+#[napi(ts_return_type = "Promise<NativeClient>")]
+pub async fn connect(url: Option<String>, options: Option<HashMap<String, String>>) -> napi::Result<NativeClient> {
+    let opts = ops::options(url.as_deref(), &pairs(options))?;
+    let client = chwire::Client::connect(opts).await.map_err(Error::from)?;
+    let server = client.server_info();
+    Ok(NativeClient { target: Arc::new(Target::Client(Arc::new(tokio::sync::Mutex::new(Some(client))))), server })
+}
+
+/// A pool (connections open as they are needed): options as `connect`'s, plus the pool's own.
+#[napi(catch_unwind)]
+pub fn create_pool(
+    url: Option<String>,
+    options: Option<HashMap<String, String>>,
+    pool: Option<HashMap<String, String>>,
+) -> napi::Result<NativeClient> {
+    let opts = ops::options(url.as_deref(), &pairs(options))?;
+    let popts = ops::pool_options(&pairs(pool))?;
+    // The pool's maintenance task needs the runtime's context.
+    let pool = napi::bindgen_prelude::within_runtime_if_available(|| Pool::new(opts, popts)).map_err(Error::from)?;
+    Ok(NativeClient { target: Arc::new(Target::Pool(pool)), server: None })
+}
+
+#[napi(object)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+    pub revision: f64,
+    pub timezone: Option<String>,
+    pub display_name: Option<String>,
+}
+
+#[napi(object)]
+pub struct PoolStatus {
+    pub size: u32,
+    pub idle: u32,
+    pub in_use: u32,
+    pub waiting: u32,
+}
+
+impl NativeClient {
+    fn server_tz(&self) -> Option<&str> {
+        self.server.as_ref().and_then(|s| s.timezone.as_deref())
+    }
+
+    fn spec(&self, env: js::Env, sql: String, o: Option<js::Val>) -> Result<(Spec, Mapping, ArrowOptions)> {
+        let get = |name: &str| -> Result<Option<js::Val>> {
+            match o {
+                Some(o) => Ok(js::opt(env, o, name)?),
+                None => Ok(None),
+            }
+        };
+        let params = crate::params::extract(env, get("params")?, &sql, self.server_tz())?;
+        let mut settings = crate::params::settings(env, get("settings")?)?;
+        let query_id = get("queryId")?.map(|v| js::string(env, v)).transpose()?;
+        let word = |name: &str| -> Result<Option<String>> { get(name)?.map(|v| js::string(env, v)).transpose().map_err(Error::from) };
+        let mut m = Mapping::default();
+        match word("int64")?.as_deref() {
+            None | Some("bigint") => {}
+            Some("number") => m.int64_as_number = true,
+            Some(x) => return Err(Error::Type(format!("int64: {x:?} (use \"bigint\" or \"number\")"))),
+        }
+        match word("decimal")?.as_deref() {
+            None | Some("string") => {}
+            Some("number") => m.decimal_as_number = true,
+            Some(x) => return Err(Error::Type(format!("decimal: {x:?} (use \"string\" or \"number\")"))),
+        }
+        let mut arrow = match word("arrowMapping")?.as_deref() {
+            None | Some("rich") => ArrowOptions::rich(),
+            Some("clickhouse") => ArrowOptions::clickhouse(),
+            Some(x) => return Err(Error::Type(format!("arrowMapping: {x:?} (use \"rich\" or \"clickhouse\")"))),
+        };
+        // Arrow output settings shape the batches chwire builds: applied here, not sent.
+        let mut failed = None;
+        settings.retain(|(k, v)| {
+            if !k.trim().starts_with("output_format_arrow_") {
+                return true;
+            }
+            if let Err(e) = arrow.set(k, v) {
+                failed.get_or_insert(e.to_string());
+            }
+            false
+        });
+        if let Some(e) = failed {
+            return Err(Error::Type(e));
+        }
+        Ok((Spec { sql, params, settings, query_id }, m, arrow))
+    }
+}
+
+#[napi]
+impl NativeClient {
+    /// Start a query; `mode`: blocks, columns, arrow, arrowStream or execute.
+    #[napi(catch_unwind)]
+    pub fn query(&self, env: Env, sql: String, mode: String, spec: Option<Unknown>) -> napi::Result<NativeStream> {
+        let raw = env.raw();
+        let spec_val = spec.map(|s| s.raw());
+        let (spec, mapping, arrow) = crate::error::guarded(|| self.spec(raw, sql, spec_val))?;
+        let mode = match mode.as_str() {
+            "blocks" => Mode::Blocks,
+            "columns" => Mode::Columns,
+            "arrow" => Mode::Arrow,
+            "arrowStream" => Mode::ArrowStream,
+            "execute" => Mode::Execute,
+            m => return Err(Error::Type(format!("unknown mode {m:?}")).into()),
+        };
+        Ok(NativeStream::start(self.target.clone(), Job { spec, mode, mapping, arrow }))
+    }
+
+    /// Start an INSERT into `table` (`t`, `db.t`, backquoted parts; read by the core's
+    /// `split_table` and quoted again) of `columns` (all of the table's when absent).
+    #[napi(catch_unwind)]
+    pub fn insert(&self, env: Env, table: String, columns: Option<Vec<String>>, spec: Option<Unknown>) -> napi::Result<NativeInsert> {
+        let (db, name) = chwire::split_table(&table).map_err(Error::from)?;
+        let mut sql = String::from("INSERT INTO ");
+        if let Some(db) = db {
+            sql.push_str(&quote_identifier(&db));
+            sql.push('.');
+        }
+        sql.push_str(&quote_identifier(&name));
+        if let Some(cols) = columns.filter(|c| !c.is_empty()) {
+            sql.push_str(" (");
+            sql.push_str(&cols.iter().map(|c| quote_identifier(c)).collect::<Vec<_>>().join(", "));
+            sql.push(')');
+        }
+        sql.push_str(" VALUES");
+        let raw = env.raw();
+        let spec_val = spec.map(|s| s.raw());
+        let (spec, _, _) = crate::error::guarded(|| self.spec(raw, sql, spec_val))?;
+        Ok(NativeInsert::start(self.target.clone(), spec))
+    }
+
+    #[napi]
+    pub fn server_info(&self) -> Option<ServerInfo> {
+        self.server.as_ref().map(|s| ServerInfo {
+            name: s.name.clone(),
+            version: format!("{}.{}.{}", s.version.0, s.version.1, s.version.2),
+            revision: s.revision as f64,
+            timezone: s.timezone.clone(),
+            display_name: s.display_name.clone(),
+        })
+    }
+
+    #[napi]
+    pub fn pool_status(&self) -> Option<PoolStatus> {
+        match &*self.target {
+            Target::Pool(p) => {
+                let s = p.status();
+                Some(PoolStatus { size: s.size as u32, idle: s.idle as u32, in_use: s.in_use as u32, waiting: s.waiting as u32 })
+            }
+            Target::Client(_) => None,
+        }
+    }
+
+    /// Close the connection (after a query still ending); a pool closes its idle connections
+    /// and refuses new work.
+    #[napi]
+    pub async fn close(&self) -> napi::Result<()> {
+        match &*self.target {
+            Target::Client(c) => {
+                c.lock().await.take();
+            }
+            Target::Pool(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A panic inside the addon, for the suite: it must arrive as an error, never a crash.
+    #[napi(catch_unwind)]
+    pub fn panic_for_test(&self, what: String) -> napi::Result<()> {
+        crate::error::guarded(|| -> Result<()> { panic!("{what}") })?;
+        Ok(())
+    }
+
+    /// The same inside a task on the runtime.
+    #[napi]
+    pub async fn panic_in_task_for_test(&self, what: String) -> napi::Result<()> {
+        let h = tokio::spawn(async move {
+            if !what.is_empty() {
+                panic!("{what}");
+            }
+        });
+        h.await.map_err(|j| Error::Panic(crate::error::panic_message(&*j.into_panic())))?;
+        Ok(())
+    }
+}

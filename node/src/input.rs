@@ -1,0 +1,778 @@
+//! JavaScript insert data → blocks of the table's columns (on the JS thread).
+//!
+//! The TS layer hands each column over either packed losslessly (all numbers in a
+//! `Float64Array`, all strings joined into one string plus their UTF-16 lengths, `Date`s as
+//! milliseconds, bigints of 64 bits in a `BigInt64Array`, booleans as bytes, each with an
+//! optional null map), as the caller's own typed array, or as the raw JS array. Every decision of
+//! what fits a column is made here, by the column's type: a value of the wrong kind is a
+//! `TypeError`, one of the right kind out of range (or inexact) a `RangeError`, each naming the
+//! column and row, and the block is refused whole before anything of it is sent. Values go
+//! through the core's writers (`ToColumn for Value`), with fast loops for plain numbers and
+//! strings.
+
+use crate::error::{Error, Result};
+use crate::js::{self, Env, Kind, Val};
+use chwire::proto::column::{encode_low_cardinality, f32_of, finish_dynamic};
+use chwire::{Block, Column, ColumnData, DataType, StringColumn, ToColumn, Value};
+
+/// Where a value failed: a TypeError or a RangeError with the column and row in front.
+enum Why {
+    Type(String),
+    Range(String),
+}
+
+fn ty_err(m: impl Into<String>) -> Why {
+    Why::Type(m.into())
+}
+
+fn at(col: &str, ty: &DataType, row: usize, w: Why) -> Error {
+    match w {
+        Why::Type(m) => Error::Type(format!("column `{col}` ({ty}), row {row}: {m}")),
+        Why::Range(m) => Error::Range(format!("column `{col}` ({ty}), row {row}: {m}")),
+    }
+}
+
+/// One cell of a packed column, before the column's type decides what it is.
+#[derive(Clone, Copy)]
+enum Cell<'a> {
+    Null,
+    Num(f64),
+    Int(i128),
+    UInt(u128),
+    Str(&'a str),
+    DateMs(f64),
+    Bool(bool),
+    Js(Val),
+}
+
+/// A packed column as the TS layer sent it.
+enum Packed<'a> {
+    F64(&'a [f64]),
+    I64(&'a [i64]),
+    Typed(&'static str, &'a [u8]),
+    Str(Vec<&'a str>),
+    Date(&'a [f64]),
+    Bool(&'a [u8]),
+    Raw(Vec<Val>),
+}
+
+fn cast<T: Copy>(b: &[u8]) -> &[T] {
+    let n = b.len() / std::mem::size_of::<T>();
+    if n == 0 {
+        return &[];
+    }
+    // Typed arrays are aligned to their element size by JavaScript itself.
+    unsafe { std::slice::from_raw_parts(b.as_ptr().cast(), n) }
+}
+
+/// Split the joined text `s` into values by their UTF-16 lengths `lens`.
+fn split<'a>(s: &'a str, lens: &[u32]) -> Result<Vec<&'a str>> {
+    let mut out = Vec::with_capacity(lens.len());
+    let total: usize = lens.iter().map(|&l| l as usize).sum();
+    if s.len() == total && s.is_ascii() {
+        let mut pos = 0;
+        for &l in lens {
+            out.push(&s[pos..pos + l as usize]);
+            pos += l as usize;
+        }
+        return Ok(out);
+    }
+    let mut chars = s.char_indices().peekable();
+    let mut pos = 0;
+    for &l in lens {
+        let start = pos;
+        let mut units = 0usize;
+        while units < l as usize {
+            let Some((_, c)) = chars.next() else { return Err(Error::Data("the joined strings are shorter than their lengths".into())) };
+            units += c.len_utf16();
+            pos += c.len_utf8();
+        }
+        if let Some(&(i, _)) = chars.peek() {
+            pos = i;
+        } else {
+            pos = s.len().min(pos);
+        }
+        out.push(&s[start..pos]);
+    }
+    Ok(out)
+}
+
+struct Source<'a> {
+    packed: Packed<'a>,
+    nulls: Option<&'a [u8]>,
+}
+
+impl<'a> Source<'a> {
+    fn read(env: Env, d: Val, text: &'a mut Option<String>) -> Result<(Source<'a>, usize)> {
+        let k = js::string(env, js::named(env, d, "k")?)?;
+        let v = js::named(env, d, "v")?;
+        let nulls = match js::opt(env, d, "z")? {
+            Some(z) => Some(js::bytes_of(env, z)?),
+            None => None,
+        };
+        let (packed, n) = match k.as_str() {
+            "f64" => {
+                let b = js::bytes_of(env, v)?;
+                (Packed::F64(cast(b)), b.len() / 8)
+            }
+            "i64" => {
+                let b = js::bytes_of(env, v)?;
+                (Packed::I64(cast(b)), b.len() / 8)
+            }
+            "date" => {
+                let b = js::bytes_of(env, v)?;
+                (Packed::Date(cast(b)), b.len() / 8)
+            }
+            "bool" => {
+                let b = js::bytes_of(env, v)?;
+                (Packed::Bool(b), b.len())
+            }
+            "ta" => {
+                let (t, b) = js::typed_array(env, v)?;
+                let w = match t {
+                    "i8" | "u8" => 1,
+                    "i16" | "u16" => 2,
+                    "i32" | "u32" | "f32" => 4,
+                    _ => 8,
+                };
+                (Packed::Typed(t, b), b.len() / w)
+            }
+            "str" => {
+                let lens: &[u32] = cast(js::bytes_of(env, js::named(env, d, "l")?)?);
+                *text = Some(js::string(env, v)?);
+                let parts = split(text.as_deref().unwrap_or(""), lens)?;
+                let n = parts.len();
+                (Packed::Str(parts), n)
+            }
+            _ => {
+                let items = js::elements(env, v)?;
+                let n = items.len();
+                (Packed::Raw(items), n)
+            }
+        };
+        Ok((Source { packed, nulls }, n))
+    }
+
+    #[inline]
+    fn cell(&self, i: usize) -> Cell<'a> {
+        if self.nulls.is_some_and(|z| z.get(i).is_some_and(|&x| x != 0)) {
+            return Cell::Null;
+        }
+        match &self.packed {
+            Packed::F64(v) => Cell::Num(v[i]),
+            Packed::I64(v) => Cell::Int(v[i] as i128),
+            Packed::Date(v) => Cell::DateMs(v[i]),
+            Packed::Bool(v) => Cell::Bool(v[i] != 0),
+            Packed::Str(v) => Cell::Str(v[i]),
+            Packed::Raw(v) => Cell::Js(v[i]),
+            Packed::Typed(t, b) => match *t {
+                "i8" => Cell::Int(cast::<i8>(b)[i] as i128),
+                "u8" => Cell::Int(b[i] as i128),
+                "i16" => Cell::Int(cast::<i16>(b)[i] as i128),
+                "u16" => Cell::Int(cast::<u16>(b)[i] as i128),
+                "i32" => Cell::Int(cast::<i32>(b)[i] as i128),
+                "u32" => Cell::Int(cast::<u32>(b)[i] as i128),
+                "f32" => Cell::Num(cast::<f32>(b)[i] as f64),
+                "f64" => Cell::Num(cast::<f64>(b)[i]),
+                "i64" => Cell::Int(cast::<i64>(b)[i] as i128),
+                _ => Cell::UInt(cast::<u64>(b)[i] as u128),
+            },
+        }
+    }
+}
+
+/// A JS value as a cell.
+fn js_cell<'a>(env: Env, v: Val) -> Result<Cell<'a>> {
+    Ok(match js::kind(env, v)? {
+        Kind::Null | Kind::Undefined => Cell::Null,
+        Kind::Number => Cell::Num(js::f64_of(env, v)?),
+        Kind::Boolean => Cell::Bool(js::bool_of(env, v)?),
+        Kind::BigInt => match js::bigint(env, v)? {
+            Some(i) => Cell::Int(i),
+            None => match js::biguint(env, v)? {
+                Some(u) => Cell::UInt(u),
+                None => Cell::Js(v),
+            },
+        },
+        Kind::Object if js::is_date(env, v)? => Cell::DateMs(js::date_ms(env, v)?),
+        _ => Cell::Js(v),
+    })
+}
+
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// A number that must be an integer.
+fn integral(f: f64) -> std::result::Result<i128, Why> {
+    if !f.is_finite() || f.fract() != 0.0 {
+        return Err(Why::Range(format!("{} is not an integer", js::js_number_text(f))));
+    }
+    if f.abs() > EXACT {
+        return Err(Why::Range(format!("{} is beyond 2^53, where numbers are not exact (pass a bigint)", js::js_number_text(f))));
+    }
+    Ok(f as i128)
+}
+
+fn days_of_ms(ms: f64) -> std::result::Result<i64, Why> {
+    if !ms.is_finite() {
+        return Err(Why::Range("an invalid Date".into()));
+    }
+    if ms.rem_euclid(86_400_000.0) != 0.0 {
+        return Err(Why::Range("a Date with a time of day for a date column (use midnight UTC)".into()));
+    }
+    Ok((ms / 86_400_000.0) as i64)
+}
+
+/// `YYYY-MM-DD` as days since 1970-01-01.
+fn date_text(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, m, d): (i64, i64, i64) = (s[0..4].parse().ok()?, s[5..7].parse().ok()?, s[8..10].parse().ok()?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    // Reject 2021-02-30 and such: the day must survive the round trip.
+    (days_to_month_day(days) == (m, d)).then_some(days)
+}
+
+fn days_to_month_day(z: i64) -> (i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (m, d)
+}
+
+/// Decimal text (`-12.50`) as (unscaled, scale).
+fn decimal_text(s: &str) -> Option<(i128, u8)> {
+    let t = s.trim();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    if (int.is_empty() && frac.is_empty()) || !int.bytes().all(|c| c.is_ascii_digit()) || !frac.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let raw: i128 = format!("{int}{frac}").parse().ok()?;
+    Some((if neg { -raw } else { raw }, u8::try_from(frac.len()).ok()?))
+}
+
+/// Parse a UUID's text (hyphens optional) into canonical bytes.
+fn uuid_text(s: &str) -> Option<[u8; 16]> {
+    let hex: Vec<u8> = s.bytes().filter(|&c| c != b'-').collect();
+    if hex.len() != 32 || !(s.len() == 32 || s.len() == 36) {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(std::str::from_utf8(&hex[2 * i..2 * i + 2]).ok()?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// What a cell is as a value of the (plain, structural) column type `ty`. `bump` keeps bytes the
+/// value borrows.
+fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32) -> std::result::Result<Value<'x>, Why> {
+    use DataType as D;
+    if depth > 64 {
+        return Err(ty_err("nested deeper than 64 levels"));
+    }
+    let ty = ty.structural();
+    if let Cell::Js(v) = c {
+        if !matches!(ty, D::Json { .. } | D::Variant(_) | D::Dynamic { .. }) {
+            let inner = js_cell(env, v).map_err(|e| ty_err(e.to_string()))?;
+            if !matches!(inner, Cell::Js(_)) {
+                return value(env, inner, ty, bump, depth);
+            }
+            if js::kind(env, v).ok() == Some(Kind::String) {
+                let s = bump.keep(js::string(env, v).map_err(|e| ty_err(format!("{e:?}")))?);
+                return value(env, Cell::Str(s), ty, bump, depth);
+            }
+        }
+    }
+    let what = |c: &Cell<'_>| match c {
+        Cell::Null => "null".to_string(),
+        Cell::Num(f) => format!("the number {}", js::js_number_text(*f)),
+        Cell::Int(i) => format!("the bigint {i}n"),
+        Cell::UInt(u) => format!("the bigint {u}n"),
+        Cell::Str(s) if s.chars().count() <= 40 => format!("the string {s:?}"),
+        Cell::Str(_) => "a string".into(),
+        Cell::DateMs(_) => "a Date".into(),
+        Cell::Bool(b) => format!("{b}"),
+        Cell::Js(v) => js::describe(env, *v),
+    };
+    let no = |c: &Cell<'_>, hint: &str| Why::Type(format!("{} does not fit {ty}{hint}", what(c)));
+    Ok(match (ty, c) {
+        (_, Cell::Null) => Value::Null,
+        (D::Nullable(inner) | D::LowCardinality(inner), c) => value(env, c, inner, bump, depth)?,
+        (D::Variant(_) | D::Dynamic { .. }, c) => untyped(env, c, bump, depth)?,
+        (D::Json { .. }, Cell::Str(s)) => Value::JsonText(s.as_bytes()),
+        (D::Json { .. }, Cell::Js(v)) => Value::JsonText(bump.keep(json_text(env, v).map_err(|e| ty_err(e.to_string()))?).as_bytes()),
+        (t, Cell::Num(f)) if t.is_integer() => Value::Int128(integral(f)?),
+        (t, Cell::Int(i)) if t.is_integer() => Value::Int128(i),
+        (t, Cell::UInt(u)) if t.is_integer() => Value::UInt128(u),
+        (t, Cell::Str(s)) if t.is_integer() && matches!(t, D::Int128 | D::UInt128 | D::Int256 | D::UInt256) => big_text(s, t)?,
+        (D::Float64, Cell::Num(f)) => Value::Float64(f),
+        (D::Float32, Cell::Num(f)) => Value::Float32(f32_of(f).map_err(Why::Range)?),
+        (D::BFloat16, Cell::Num(f)) => Value::BFloat16((f32_of(f).map_err(Why::Range)?.to_bits() >> 16) as u16),
+        (D::Float64 | D::Float32 | D::BFloat16, Cell::Int(i)) => value(env, Cell::Num(i as f64), ty, bump, depth)?,
+        (D::Bool, Cell::Bool(b)) => Value::Bool(b),
+        (D::Bool, Cell::Num(f)) if f == 0.0 || f == 1.0 => Value::Bool(f == 1.0),
+        (t, Cell::Bool(b)) if t.is_integer() => Value::Int128(b as i128),
+        (D::String | D::FixedString(_) | D::Enum8(_) | D::Enum16(_), Cell::Str(s)) => Value::String(s.as_bytes()),
+        (D::String | D::FixedString(_), Cell::Js(v))
+            if js::is_buffer(env, v).unwrap_or(false) || js::is_typedarray(env, v).unwrap_or(false) =>
+        {
+            Value::String(bump.keep_bytes(js::bytes_of(env, v).map_err(|e| ty_err(format!("{e:?}")))?.to_vec()))
+        }
+        (D::Enum8(items), Cell::Num(f)) => {
+            let n = integral(f)?;
+            Value::String(
+                items
+                    .iter()
+                    .find(|(_, e)| i128::from(*e) == n)
+                    .map(|(s, _)| s.as_bytes())
+                    .ok_or_else(|| Why::Range(format!("{n} is not a value of {ty}")))?,
+            )
+        }
+        (D::Enum16(items), Cell::Num(f)) => {
+            let n = integral(f)?;
+            Value::String(
+                items
+                    .iter()
+                    .find(|(_, e)| i128::from(*e) == n)
+                    .map(|(s, _)| s.as_bytes())
+                    .ok_or_else(|| Why::Range(format!("{n} is not a value of {ty}")))?,
+            )
+        }
+        (D::Uuid, Cell::Str(s)) => Value::Uuid(uuid_text(s).ok_or_else(|| Why::Range(format!("{s:?} is not a UUID")))?),
+        (D::Ipv4, Cell::Str(s)) => Value::Ipv4(s.parse().map_err(|_| Why::Range(format!("{s:?} is not an IPv4 address")))?),
+        (D::Ipv4, Cell::Num(f)) => {
+            Value::Ipv4(std::net::Ipv4Addr::from(u32::try_from(integral(f)?).map_err(|_| Why::Range("out of IPv4's range".into()))?))
+        }
+        (D::Ipv6, Cell::Str(s)) => Value::Ipv6(s.parse().map_err(|_| Why::Range(format!("{s:?} is not an IPv6 address")))?),
+        (D::Date | D::Date32, Cell::DateMs(ms)) => date_value(ty, days_of_ms(ms)?)?,
+        (D::Date | D::Date32, Cell::Str(s)) => {
+            date_value(ty, date_text(s).ok_or_else(|| Why::Range(format!("{s:?} is not a date (YYYY-MM-DD)")))?)?
+        }
+        (D::DateTime(_), Cell::DateMs(ms)) => {
+            if !ms.is_finite() || ms.rem_euclid(1000.0) != 0.0 {
+                return Err(Why::Range(
+                    "a Date with milliseconds for a DateTime column, which keeps whole seconds (use DateTime64(3))".into(),
+                ));
+            }
+            secs(ms / 1000.0)?
+        }
+        (D::DateTime(_), Cell::Num(f)) => secs(f)?,
+        (D::DateTime(_), Cell::Int(i)) => secs(i as f64)?,
+        (D::DateTime64 { precision, .. }, Cell::DateMs(ms)) => {
+            if !ms.is_finite() {
+                return Err(Why::Range("an invalid Date".into()));
+            }
+            Value::DateTime64 { ticks: ms as i64, precision: 3, tz: None }.rescaled(*precision)?
+        }
+        (D::DateTime64 { precision, .. }, Cell::Num(f)) => {
+            // Seconds with a fraction: exact in microseconds at most.
+            let us = f * 1e6;
+            if !us.is_finite() || us.fract() != 0.0 {
+                return Err(Why::Range(format!(
+                    "{} s is not exact in microseconds (pass a Date or ticks as a bigint)",
+                    js::js_number_text(f)
+                )));
+            }
+            Value::DateTime64 { ticks: us as i64, precision: 6, tz: None }.rescaled(*precision)?
+        }
+        (D::DateTime64 { precision, .. }, Cell::Int(i)) => {
+            Value::DateTime64 { ticks: i64::try_from(i).map_err(|_| Why::Range("beyond 64 bits".into()))?, precision: *precision, tz: None }
+        }
+        (D::Decimal { .. }, Cell::Str(s)) => {
+            let (raw, scale) = decimal_text(s).ok_or_else(|| Why::Range(format!("{s:?} is not a decimal number")))?;
+            Value::Decimal { raw, scale }
+        }
+        (D::Decimal { .. }, Cell::Num(f)) => {
+            if !f.is_finite() {
+                return Err(Why::Range(format!("{} is not a decimal number", js::js_number_text(f))));
+            }
+            let (raw, scale) = decimal_text(&format!("{f}")).ok_or_else(|| Why::Range(format!("{f} has too many digits for a decimal")))?;
+            Value::Decimal { raw, scale }
+        }
+        (D::Decimal { .. }, Cell::Int(i)) => Value::Decimal { raw: i, scale: 0 },
+        (D::Time, Cell::Num(f)) => Value::Time(i32::try_from(integral(f)?).map_err(|_| Why::Range("beyond Time's range".into()))?),
+        (D::Time64(_), Cell::Num(f)) => {
+            let us = f * 1e6;
+            if us.fract() != 0.0 || !us.is_finite() {
+                return Err(Why::Range("not exact in microseconds".into()));
+            }
+            Value::Time64 { ticks: us as i64, precision: 6 }
+        }
+        (D::Time | D::Time64(_), Cell::Str(s)) => {
+            time_text(s, ty).ok_or_else(|| Why::Range(format!("{s:?} is not a time ([-]h:mm:ss[.f])")))?
+        }
+        (D::Interval(k), Cell::Num(f)) => {
+            Value::Interval(i64::try_from(integral(f)?).map_err(|_| Why::Range("beyond 64 bits".into()))?, *k)
+        }
+        (D::Interval(k), Cell::Int(i)) => Value::Interval(i64::try_from(i).map_err(|_| Why::Range("beyond 64 bits".into()))?, *k),
+        (D::AggregateFunction(_), Cell::Js(v)) if js::is_buffer(env, v).unwrap_or(false) || js::is_typedarray(env, v).unwrap_or(false) => {
+            Value::AggregateState(bump.keep_bytes(js::bytes_of(env, v).map_err(|e| ty_err(format!("{e:?}")))?.to_vec()))
+        }
+        (D::Array(inner), Cell::Js(v)) if js::is_array(env, v).unwrap_or(false) => Value::Array(items(env, v, inner, bump, depth)?),
+        (D::QBit { element, .. }, Cell::Js(v)) if js::is_array(env, v).unwrap_or(false) => {
+            Value::QBit(items(env, v, element, bump, depth)?)
+        }
+        (D::Tuple(types), Cell::Js(v)) => {
+            let elems: Vec<Val> = if js::is_array(env, v).unwrap_or(false) {
+                js::elements(env, v).map_err(|e| ty_err(format!("{e:?}")))?
+            } else if js::kind(env, v).ok() == Some(Kind::Object) && types.iter().all(|(n, _)| n.is_some()) {
+                types
+                    .iter()
+                    .map(|(n, _)| js::named(env, v, n.as_deref().unwrap_or("")))
+                    .collect::<js::R<_>>()
+                    .map_err(|e| ty_err(format!("{e:?}")))?
+            } else {
+                return Err(no(&c, " (use an array, or an object for a named tuple)"));
+            };
+            if elems.len() != types.len() {
+                return Err(Why::Type(format!("{} values for {ty}", elems.len())));
+            }
+            let mut out = Vec::with_capacity(elems.len());
+            for (x, (_, t)) in elems.into_iter().zip(types) {
+                out.push((None, value(env, Cell::Js(x), t, bump, depth + 1)?));
+            }
+            Value::Tuple(out)
+        }
+        (D::Map(kt, vt), Cell::Js(v)) => {
+            let pairs = if js::is_map(env, v).unwrap_or(false) {
+                js::map_entries(env, v).map_err(|e| ty_err(format!("{e:?}")))?
+            } else if js::kind(env, v).ok() == Some(Kind::Object) && !js::is_array(env, v).unwrap_or(false) {
+                let mut out = Vec::new();
+                for (k, x) in js::entries(env, v).map_err(|e| ty_err(format!("{e:?}")))? {
+                    out.push((js::str_val(env, &k).map_err(|e| ty_err(format!("{e:?}")))?, x));
+                }
+                out
+            } else {
+                return Err(no(&c, " (use a Map or an object)"));
+            };
+            let mut out = Vec::with_capacity(pairs.len());
+            for (k, x) in pairs {
+                out.push((value(env, Cell::Js(k), kt, bump, depth + 1)?, value(env, Cell::Js(x), vt, bump, depth + 1)?));
+            }
+            Value::Map(out)
+        }
+        (D::Nothing, c) => return Err(no(&c, " (only null fits Nothing)")),
+        (_, c) => return Err(no(&c, "")),
+    })
+}
+
+trait Rescale<'x> {
+    fn rescaled(self, to: u8) -> std::result::Result<Value<'x>, Why>;
+}
+
+impl<'x> Rescale<'x> for Value<'x> {
+    /// The core rescales exactly on write; this only keeps the value as it is.
+    fn rescaled(self, _to: u8) -> std::result::Result<Value<'x>, Why> {
+        Ok(self)
+    }
+}
+
+fn secs<'x>(f: f64) -> std::result::Result<Value<'x>, Why> {
+    let s = integral(f)?;
+    Ok(Value::DateTime(u32::try_from(s).map_err(|_| Why::Range(format!("{s} s is outside DateTime's range (1970 to 2106)")))?, None))
+}
+
+fn date_value<'x>(ty: &DataType, days: i64) -> std::result::Result<Value<'x>, Why> {
+    Ok(match ty {
+        DataType::Date => Value::Date(
+            u16::try_from(days).map_err(|_| Why::Range(format!("day {days} is outside Date's range (1970-01-01 to 2149-06-06)")))?,
+        ),
+        _ => Value::Date32(i32::try_from(days).map_err(|_| Why::Range(format!("day {days} is outside Date32's range")))?),
+    })
+}
+
+fn time_text<'x>(s: &str, ty: &DataType) -> Option<Value<'x>> {
+    let (neg, t) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let mut it = t.splitn(3, ':');
+    let (h, m, rest) = (it.next()?.parse::<i64>().ok()?, it.next()?.parse::<i64>().ok()?, it.next()?);
+    let (sec, frac) = rest.split_once('.').unwrap_or((rest, ""));
+    let sec: i64 = sec.parse().ok()?;
+    let whole = h * 3600 + m * 60 + sec;
+    let sign = if neg { -1 } else { 1 };
+    match ty {
+        DataType::Time if frac.is_empty() => Some(Value::Time(i32::try_from(sign * whole).ok()?)),
+        DataType::Time64(_) => {
+            let p = frac.len() as u8;
+            let f: i64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+            Some(Value::Time64 { ticks: sign * (whole * 10i64.pow(p as u32) + f), precision: p })
+        }
+        _ => None,
+    }
+}
+
+fn big_text<'x>(s: &str, ty: &DataType) -> std::result::Result<Value<'x>, Why> {
+    match s.trim().parse::<i128>() {
+        Ok(i) => Ok(Value::Int128(i)),
+        Err(_) => match s.trim().parse::<u128>() {
+            Ok(u) => Ok(Value::UInt128(u)),
+            Err(_) => Err(Why::Range(format!("{s:?} is not an integer of {ty} (256-bit values: pass a bigint)"))),
+        },
+    }
+}
+
+fn items<'x>(env: Env, v: Val, inner: &'x DataType, bump: &'x Bump, depth: u32) -> std::result::Result<Vec<Value<'x>>, Why> {
+    let elems = js::elements(env, v).map_err(|e| ty_err(format!("{e:?}")))?;
+    elems.into_iter().map(|x| value(env, Cell::Js(x), inner, bump, depth + 1)).collect()
+}
+
+/// A value by its own JS type (Variant and Dynamic columns): integers Int64 (UInt64, Int128
+/// beyond), other numbers Float64, strings String, booleans Bool, Dates DateTime64(3), arrays
+/// Array, Maps and objects Map.
+fn untyped<'x>(env: Env, c: Cell<'x>, bump: &'x Bump, depth: u32) -> std::result::Result<Value<'x>, Why> {
+    if depth > 64 {
+        return Err(ty_err("nested deeper than 64 levels"));
+    }
+    Ok(match c {
+        Cell::Null => Value::Null,
+        Cell::Num(f) if f.fract() == 0.0 && f.abs() <= EXACT => Value::Int(f as i64),
+        Cell::Num(f) => Value::Float64(f),
+        Cell::Int(i) => match i64::try_from(i) {
+            Ok(x) => Value::Int(x),
+            Err(_) => match u64::try_from(i) {
+                Ok(u) => Value::UInt(u),
+                Err(_) => Value::Int128(i),
+            },
+        },
+        Cell::UInt(u) => match u64::try_from(u) {
+            Ok(x) => Value::UInt(x),
+            Err(_) => Value::UInt128(u),
+        },
+        Cell::Str(s) => Value::String(s.as_bytes()),
+        Cell::Bool(b) => Value::Bool(b),
+        Cell::DateMs(ms) => Value::DateTime64 { ticks: ms as i64, precision: 3, tz: None },
+        Cell::Js(v) => {
+            let inner = js_cell(env, v).map_err(|e| ty_err(e.to_string()))?;
+            if !matches!(inner, Cell::Js(_)) {
+                return untyped(env, inner, bump, depth);
+            }
+            match js::kind(env, v).map_err(|e| ty_err(format!("{e:?}")))? {
+                Kind::String => Value::String(bump.keep(js::string(env, v).map_err(|e| ty_err(format!("{e:?}")))?).as_bytes()),
+                Kind::Object if js::is_array(env, v).unwrap_or(false) => {
+                    let elems = js::elements(env, v).map_err(|e| ty_err(format!("{e:?}")))?;
+                    Value::Array(
+                        elems.into_iter().map(|x| untyped(env, Cell::Js(x), bump, depth + 1)).collect::<std::result::Result<_, _>>()?,
+                    )
+                }
+                Kind::Object => {
+                    let pairs = if js::is_map(env, v).unwrap_or(false) {
+                        js::map_entries(env, v).map_err(|e| ty_err(format!("{e:?}")))?
+                    } else {
+                        js::entries(env, v)
+                            .map_err(|e| ty_err(format!("{e:?}")))?
+                            .into_iter()
+                            .map(|(k, x)| js::str_val(env, &k).map(|k| (k, x)))
+                            .collect::<js::R<_>>()
+                            .map_err(|e| ty_err(format!("{e:?}")))?
+                    };
+                    let mut out = Vec::new();
+                    for (k, x) in pairs {
+                        out.push((untyped(env, Cell::Js(k), bump, depth + 1)?, untyped(env, Cell::Js(x), bump, depth + 1)?));
+                    }
+                    Value::Map(out)
+                }
+                _ => return Err(Why::Type(format!("{} has no ClickHouse type of its own", js::describe(env, v)))),
+            }
+        }
+    })
+}
+
+/// JSON text of a JS value (for JSON columns and `{p:JSON}` parameters): `JSON.stringify`,
+/// with bigints as their digits.
+pub fn json_text(env: Env, v: Val) -> Result<String> {
+    fn walk(env: Env, v: Val, out: &mut String, depth: u32) -> Result<()> {
+        if depth > 128 {
+            return Err(Error::Type("JSON nested deeper than 128 levels".into()));
+        }
+        match js::kind(env, v)? {
+            Kind::Null | Kind::Undefined => out.push_str("null"),
+            Kind::Boolean => out.push_str(if js::bool_of(env, v)? { "true" } else { "false" }),
+            Kind::Number => {
+                let f = js::f64_of(env, v)?;
+                out.push_str(&if f.is_finite() { js::js_number_text(f) } else { "null".into() });
+            }
+            Kind::BigInt => out.push_str(&crate::params::scalar_text(env, v)?),
+            Kind::String => out.push_str(&serde_json::Value::String(js::string(env, v)?).to_string()),
+            Kind::Object if js::is_array(env, v)? => {
+                out.push('[');
+                for (i, x) in js::elements(env, v)?.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    walk(env, x, out, depth + 1)?;
+                }
+                out.push(']');
+            }
+            Kind::Object if js::is_date(env, v)? => {
+                let ms = js::date_ms(env, v)?;
+                out.push_str(&serde_json::Value::String(crate::params::scalar_text(env, js::number(env, ms)?)?).to_string());
+            }
+            Kind::Object => {
+                let pairs = if js::is_map(env, v)? {
+                    js::map_entries(env, v)?
+                        .into_iter()
+                        .map(|(k, x)| Ok((crate::params::scalar_text(env, k)?, x)))
+                        .collect::<Result<Vec<_>>>()?
+                } else {
+                    js::entries(env, v)?
+                };
+                out.push('{');
+                for (i, (k, x)) in pairs.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::Value::String(k).to_string());
+                    out.push(':');
+                    walk(env, x, out, depth + 1)?;
+                }
+                out.push('}');
+            }
+            _ => return Err(Error::Type(format!("{} has no JSON form", js::describe(env, v)))),
+        }
+        Ok(())
+    }
+    let mut out = String::new();
+    walk(env, v, &mut out, 0)?;
+    Ok(out)
+}
+
+/// Owned strings and bytes that values of one block borrow.
+#[derive(Default)]
+pub struct Bump {
+    strings: std::cell::RefCell<Vec<Box<str>>>,
+    bytes: std::cell::RefCell<Vec<Box<[u8]>>>,
+}
+
+impl Bump {
+    fn keep(&self, s: String) -> &str {
+        let b: Box<str> = s.into_boxed_str();
+        let p: *const str = &*b;
+        self.strings.borrow_mut().push(b);
+        // The box is never dropped or moved out while `self` lives.
+        unsafe { &*p }
+    }
+
+    fn keep_bytes(&self, v: Vec<u8>) -> &[u8] {
+        let b: Box<[u8]> = v.into_boxed_slice();
+        let p: *const [u8] = &*b;
+        self.bytes.borrow_mut().push(b);
+        unsafe { &*p }
+    }
+}
+
+/// A column of `n` rows of `ty` (the table's type) from its packed source.
+fn column(env: Env, name: &str, ty: &DataType, src: &Source<'_>, n: usize, first_row: usize) -> Result<Column> {
+    let plain = ty.without_low_cardinality();
+    let mut data = ColumnData::with_capacity_for(&plain, n).map_err(|e| Error::Data(e.to_string()))?;
+    if !fast(&plain, src, n, &mut data).map_err(|(row, w)| at(name, ty, first_row + row, w))? {
+        let bump = Bump::default();
+        for row in 0..n {
+            let c = src.cell(row);
+            let v = value(env, c, &plain, &bump, 0).map_err(|w| at(name, ty, first_row + row, w))?;
+            v.write(&plain, &mut data).map_err(|m| at(name, ty, first_row + row, Why::Range(m)))?;
+        }
+    }
+    data.check(&plain).map_err(|e| Error::Range(format!("column `{name}`: the rows do not fit its type {plain}: {e}")))?;
+    finish_dynamic(&mut data);
+    let data = encode_low_cardinality(ty, data).map_err(|e| Error::Data(e.to_string()))?;
+    Column::new(ty.clone(), data).map_err(|e| Error::Data(e.to_string()))
+}
+
+/// Tight loops for the common shapes; `false` when the general path must run.
+fn fast(plain: &DataType, src: &Source<'_>, n: usize, data: &mut ColumnData) -> std::result::Result<bool, (usize, Why)> {
+    if src.nulls.is_some() {
+        return Ok(false);
+    }
+    macro_rules! ints {
+        ($v:expr, $t:ty, $vec:expr) => {{
+            $vec.reserve(n);
+            for (row, &f) in $v.iter().enumerate() {
+                let i = integral(f).map_err(|w| (row, w))?;
+                let x = <$t>::try_from(i).map_err(|_| (row, Why::Range(format!("{i} does not fit {plain}"))))?;
+                $vec.push(x);
+            }
+            Ok(true)
+        }};
+    }
+    match (&src.packed, plain, data) {
+        (Packed::F64(v), DataType::Float64, ColumnData::Float64(d)) => {
+            d.extend_from_slice(v);
+            Ok(true)
+        }
+        (Packed::F64(v), DataType::UInt64, ColumnData::UInt64(d)) => ints!(v, u64, d),
+        (Packed::F64(v), DataType::Int64, ColumnData::Int64(d)) => ints!(v, i64, d),
+        (Packed::F64(v), DataType::UInt32 | DataType::DateTime(_), ColumnData::UInt32(d)) => ints!(v, u32, d),
+        (Packed::F64(v), DataType::Int32, ColumnData::Int32(d)) => ints!(v, i32, d),
+        (Packed::F64(v), DataType::UInt16, ColumnData::UInt16(d)) => ints!(v, u16, d),
+        (Packed::F64(v), DataType::Int16, ColumnData::Int16(d)) => ints!(v, i16, d),
+        (Packed::F64(v), DataType::UInt8, ColumnData::UInt8(d)) => ints!(v, u8, d),
+        (Packed::F64(v), DataType::Int8, ColumnData::Int8(d)) => ints!(v, i8, d),
+        (Packed::I64(v), DataType::Int64, ColumnData::Int64(d)) => {
+            d.extend_from_slice(v);
+            Ok(true)
+        }
+        (Packed::Str(v), DataType::String, ColumnData::String(s)) => {
+            let bytes: usize = v.iter().map(|x| x.len()).sum();
+            let mut col = StringColumn::with_capacity(n, bytes);
+            for x in v {
+                col.push(x.as_bytes());
+            }
+            *s = col;
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// One block from the packed columns `cols` (in the order of `header`), rows counted from
+/// `first_row` in errors.
+pub fn block(env: Env, header: &[(String, DataType)], cols: Val, first_row: usize) -> Result<Block> {
+    let list = js::elements(env, cols)?;
+    if list.len() != header.len() {
+        return Err(Error::Type(format!("{} columns of data for the insert's {} columns", list.len(), header.len())));
+    }
+    let mut texts: Vec<Option<String>> = (0..list.len()).map(|_| None).collect();
+    let mut sources = Vec::with_capacity(list.len());
+    let mut rows = None;
+    for ((d, text), (name, _)) in list.iter().zip(texts.iter_mut()).zip(header) {
+        let (s, n) = Source::read(env, *d, text)?;
+        match rows {
+            None => rows = Some(n),
+            Some(r) if r != n => {
+                return Err(Error::Type(format!("column `{name}` has {n} values where the columns before it have {r}")));
+            }
+            _ => {}
+        }
+        sources.push(s);
+    }
+    let n = rows.unwrap_or(0);
+    let mut b = Block::new();
+    for ((name, ty), src) in header.iter().zip(&sources) {
+        let col = column(env, name, ty, src, n, first_row)?;
+        b.push(name.clone(), col).map_err(|e| Error::Data(e.to_string()))?;
+    }
+    Ok(b)
+}

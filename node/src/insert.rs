@@ -1,0 +1,259 @@
+//! An INSERT fed from JavaScript, block by block.
+//!
+//! The task starts `INSERT INTO table (columns) VALUES`, takes the table's header from the server
+//! and then sends what the JS side queues: blocks converted on the JS thread from JS data
+//! (`input::block`, refused whole before anything of them is sent), or Arrow IPC bytes,
+//! decoded and converted to the header here on the runtime (`chwire_arrow::batch_into_block`,
+//! at most 2^20 rows per block). The queue holds [`DEPTH`] blocks: while one is sent, the
+//! next is built. A failure ends the insert: the connection is dropped, which aborts the
+//! INSERT (blocks already sent stay, as for every binding: send what must land together as one
+//! block). `end()` sends the end of the data and returns the rows sent.
+
+use crate::error::{panic_message, Error, Result};
+use crate::js;
+use crate::ops::{Lease, Spec, Target};
+use chwire::{Block, DataType};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use std::sync::{Arc, Mutex};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+const DEPTH: usize = 1;
+const ARROW_BLOCK_ROWS: usize = 1 << 20;
+
+pub enum Pending {
+    Block(Block),
+    Ipc(Vec<u8>),
+}
+
+type Header = Vec<(String, DataType)>;
+
+/// Check an IPC stream's framing before arrow-ipc reads it: every message's metadata and body
+/// must lie within the bytes (arrow-ipc allocates what a message claims).
+fn check_ipc(bytes: &[u8]) -> Result<()> {
+    let bad = |what: String| Error::Arrow(format!("malformed IPC stream: {what}"));
+    let word = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let mut p = pos;
+        if word(p) == Some(0xFFFF_FFFF) {
+            p += 4;
+        }
+        let len = word(p).ok_or_else(|| bad(format!("cut in a message length at byte {p}")))? as usize;
+        p += 4;
+        if len == 0 {
+            return Ok(());
+        }
+        let meta =
+            bytes.get(p..p.saturating_add(len)).ok_or_else(|| bad(format!("a message of {len} bytes at byte {p} runs past the end")))?;
+        let message = arrow_ipc::root_as_message(meta).map_err(|e| bad(format!("a message header at byte {p}: {e}")))?;
+        let body = usize::try_from(message.bodyLength()).map_err(|_| bad("a negative body length".into()))?;
+        p = p.saturating_add(len);
+        if body > bytes.len().saturating_sub(p) {
+            return Err(bad(format!("a body of {body} bytes at byte {p} runs past the end ({} bytes)", bytes.len())));
+        }
+        pos = p + body;
+    }
+    Ok(())
+}
+
+/// IPC bytes → blocks of `header`'s types (the whole stream converted before any is sent).
+fn ipc_blocks(ipc: Vec<u8>, header: &Header) -> Result<Vec<Block>> {
+    check_ipc(&ipc)?;
+    let batches = std::panic::catch_unwind(|| {
+        let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(ipc), None)?;
+        reader.collect::<std::result::Result<Vec<_>, _>>()
+    })
+    .map_err(|p| Error::Arrow(format!("malformed IPC stream: {}", panic_message(&*p))))??;
+    let mut out = Vec::new();
+    for batch in batches {
+        // The table's columns the batch has, in the batch's order (the insert's column list).
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            let len = ARROW_BLOCK_ROWS.min(batch.num_rows() - offset);
+            out.push(chwire_arrow::batch_into_block(batch.slice(offset, len), header)?);
+            offset += len;
+        }
+    }
+    Ok(out)
+}
+
+async fn task(target: Arc<Target>, spec: Spec, hdr: oneshot::Sender<Result<Header>>, mut rx: mpsc::Receiver<Pending>) -> Result<u64> {
+    let mut lease = match Lease::get(&target).await {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = hdr.send(Err(Error::Data(String::new())));
+            return Err(e);
+        }
+    };
+    let c = lease.client()?;
+    let mut ins = match spec.apply(c).insert().await {
+        Ok(i) => i,
+        Err(e) => {
+            let _ = hdr.send(Err(Error::Data(String::new())));
+            return Err(e.into());
+        }
+    };
+    let header: Header = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
+    if hdr.send(Ok(header.clone())).is_err() {
+        return Err(Error::Aborted);
+    }
+    let mut rows = 0u64;
+    while let Some(p) = rx.recv().await {
+        match p {
+            Pending::Block(b) => {
+                rows += b.rows() as u64;
+                ins.send(&b).await?;
+            }
+            Pending::Ipc(bytes) => {
+                for b in ipc_blocks(bytes, &header)? {
+                    rows += b.rows() as u64;
+                    ins.send(&b).await?;
+                }
+            }
+        }
+    }
+    ins.end().await?;
+    Ok(rows)
+}
+
+/// An open INSERT: `header()`, then `convert(columns)` + `flush()` (or `sendArrow(ipc)`) per
+/// block, then `end()`.
+#[napi]
+pub struct NativeInsert {
+    header: Arc<tokio::sync::Mutex<Option<oneshot::Receiver<Result<Header>>>>>,
+    columns: Mutex<Option<Header>>,
+    tx: Arc<Mutex<Option<mpsc::Sender<Pending>>>>,
+    pending: Arc<Mutex<Option<Block>>>,
+    task: Arc<tokio::sync::Mutex<Option<JoinHandle<Result<u64>>>>>,
+}
+
+impl NativeInsert {
+    pub fn start(target: Arc<Target>, spec: Spec) -> NativeInsert {
+        let (htx, hrx) = oneshot::channel();
+        let (tx, rx) = mpsc::channel(DEPTH);
+        let handle = napi::bindgen_prelude::within_runtime_if_available(|| tokio::spawn(task(target, spec, htx, rx)));
+        NativeInsert {
+            header: Arc::new(tokio::sync::Mutex::new(Some(hrx))),
+            columns: Mutex::new(None),
+            tx: Arc::new(Mutex::new(Some(tx))),
+            pending: Arc::new(Mutex::new(None)),
+            task: Arc::new(tokio::sync::Mutex::new(Some(handle))),
+        }
+    }
+
+    async fn failure(&self) -> napi::Error {
+        // The task ended: its own error says why.
+        let handle = self.task.lock().await.take();
+        match handle {
+            Some(h) => match h.await {
+                Ok(Err(e)) => e.into(),
+                Ok(Ok(_)) => Error::Data("the insert already ended".into()).into(),
+                Err(j) if j.is_panic() => Error::Panic(panic_message(&*j.into_panic())).into(),
+                Err(_) => Error::Aborted.into(),
+            },
+            None => Error::Data("the insert already ended".into()).into(),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[napi]
+impl NativeInsert {
+    /// The insert's columns `[{name, type}]` as the server gave them.
+    #[napi(ts_return_type = "Promise<Array<{ name: string, type: string }>>")]
+    pub async fn header(&self) -> napi::Result<Vec<HeaderColumn>> {
+        let rx = self.header.lock().await.take();
+        let got = match rx {
+            Some(rx) => rx.await.ok(),
+            None => None,
+        };
+        match got {
+            Some(Ok(h)) => {
+                *lock(&self.columns) = Some(h.clone());
+                Ok(h.into_iter().map(|(name, ty)| HeaderColumn { name, r#type: ty.to_string() }).collect())
+            }
+            _ => Err(self.failure().await),
+        }
+    }
+
+    /// Convert one block of packed columns (in the header's order) on the JS thread; refused
+    /// whole (a TypeError or RangeError naming the column and row) before anything is sent.
+    #[napi(catch_unwind)]
+    pub fn convert(&self, env: Env, columns: Unknown, first_row: f64) -> napi::Result<u32> {
+        let header = lock(&self.columns).clone().ok_or_else(|| napi::Error::from(Error::Data("convert before header()".into())))?;
+        let raw = env.raw();
+        let b = crate::error::guarded(|| crate::input::block(raw, &header, columns.raw(), first_row as usize))?;
+        let n = b.rows() as u32;
+        *lock(&self.pending) = Some(b);
+        Ok(n)
+    }
+
+    /// Queue the converted block (waits while the previous one is still being sent).
+    #[napi]
+    pub async fn flush(&self) -> napi::Result<()> {
+        let Some(b) = lock(&self.pending).take() else { return Ok(()) };
+        self.push(Pending::Block(b)).await
+    }
+
+    /// Queue an Arrow IPC stream (decoded and converted to the table's columns on the runtime).
+    #[napi]
+    pub async fn send_arrow(&self, ipc: Buffer) -> napi::Result<()> {
+        self.push(Pending::Ipc(ipc.to_vec())).await
+    }
+
+    async fn push(&self, p: Pending) -> napi::Result<()> {
+        let tx = lock(&self.tx).clone();
+        match tx {
+            Some(tx) if tx.send(p).await.is_ok() => Ok(()),
+            _ => Err(self.failure().await),
+        }
+    }
+
+    /// End the data and wait for the server: the number of rows sent.
+    #[napi]
+    pub async fn end(&self) -> napi::Result<f64> {
+        lock(&self.tx).take();
+        let handle = self.task.lock().await.take();
+        match handle {
+            Some(h) => match h.await {
+                Ok(Ok(rows)) => Ok(rows as f64),
+                Ok(Err(e)) => Err(e.into()),
+                Err(j) if j.is_panic() => Err(Error::Panic(panic_message(&*j.into_panic())).into()),
+                Err(_) => Err(Error::Aborted.into()),
+            },
+            None => Err(Error::Data("the insert already ended".into()).into()),
+        }
+    }
+
+    /// Abandon the insert: the connection is dropped, which aborts the INSERT on the server.
+    #[napi]
+    pub fn abort(&self) {
+        lock(&self.tx).take();
+        lock(&self.pending).take();
+        if let Ok(mut t) = self.task.try_lock() {
+            if let Some(h) = t.take() {
+                h.abort();
+            }
+        }
+    }
+}
+
+#[napi(object)]
+pub struct HeaderColumn {
+    pub name: String,
+    pub r#type: String,
+}
+
+impl Drop for NativeInsert {
+    fn drop(&mut self) {
+        self.abort();
+    }
+}
+
+#[allow(dead_code)]
+fn unused(_: js::Val) {}

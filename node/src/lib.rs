@@ -1,0 +1,55 @@
+//! chwire for Node.js: the addon under the `chwire` npm package (node/lib is its TypeScript
+//! layer; docs/NODE.md the API and the type mapping).
+//!
+//! | module | role |
+//! |---|---|
+//! | `client` | `NativeClient` (a connection or the core's pool), `connect`, `createPool`, starting queries and inserts |
+//! | `ops` | the connection an operation leases, statements, connection and pool options (the core's names) |
+//! | `stream` | `NativeStream`: a query task feeding a bounded channel; `next()`, `cancel()` |
+//! | `out` | result columns prepared on the IO threads as buffers JS takes without copying (typed arrays, text + offsets) |
+//! | `values` | single values of the types without a buffer form (Variant, Dynamic, JSON, …) as JS values |
+//! | `insert` | `NativeInsert`: an INSERT fed block by block (JS data or Arrow IPC) |
+//! | `input` | packed JS columns → blocks of the table's types (TypeError/RangeError naming column and row) |
+//! | `params` | `{name:Type}` parameters and settings from JS values |
+//! | `error` | errors as tagged JSON the TS layer turns into `ClickHouseError`, `TypeError`, `RangeError`, … |
+//! | `js` | checked Node-API helpers |
+//!
+//! Every network operation runs on one tokio runtime of two IO threads (`chwire-io`); the JS
+//! thread starts operations and receives finished buffers. Panics are caught (napi's async
+//! tasks, `catch_unwind` on the synchronous entry points, `error::guarded` inside them) and
+//! arrive as errors.
+
+#![deny(clippy::all)]
+// Under cfg(test) (clippy --all-targets) napi-derive registers nothing, so the exported
+// functions look unused.
+#![cfg_attr(test, allow(dead_code))]
+
+mod client;
+mod error;
+mod input;
+mod insert;
+mod js;
+mod ops;
+mod out;
+mod params;
+mod stream;
+mod values;
+
+use napi_derive::napi;
+
+#[napi_derive::module_init]
+fn init() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("chwire-io")
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("cannot start chwire's tokio runtime: {e}"));
+    napi::bindgen_prelude::create_custom_tokio_runtime(rt);
+}
+
+/// The addon's version (the crate's).
+#[napi]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
