@@ -8,12 +8,12 @@ LOAD_TASKS ?= 16
 # The venvs are built once; pip's download cache would only double their footprint on disk.
 export PIP_NO_CACHE_DIR ?= 1
 
-.PHONY: demo test http-test build lint oracle oracle-parquet server-start server-stop server-status server18-start server18-stop server18-status modernfake bench bench-smoke \
+.PHONY: demo test http-test build lint oracle live oracle-parquet server-start server-stop server-status server18-start server18-stop server18-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
 	py-venv python-test python-bench spark-venv spark-test bench-spark bench-spark-jvm spark-jar spark-jvm-test \
 	spark40-venv spark-jvm-test-40 adbc-test adbc-bench \
-	elixir-test elixir-bench
+	elixir-test elixir-bench node-build node-test node-bench
 
 ## The main job: start the local server if needed, insert generated rows through chwire
 ## with a progress bar, aggregate them. Leaves the server running (stop: make server-stop).
@@ -31,6 +31,7 @@ test:
 	@scripts/stage.sh run cargo-test env CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh --both $(CARGO) test --release --workspace
 	@scripts/stage.sh run bench-smoke $(MAKE) --no-print-directory bench-smoke
 	@scripts/stage.sh run oracle $(MAKE) --no-print-directory oracle
+	@scripts/stage.sh run live $(MAKE) --no-print-directory live LIVE_ARGS=--quick
 	@scripts/stage.sh run fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
 	@scripts/stage.sh run faults $(MAKE) --no-print-directory faults
 	@scripts/stage.sh run http-test $(MAKE) --no-print-directory http-test
@@ -44,11 +45,13 @@ test:
 	@scripts/stage.sh report
 
 ## The benchmarks' smoke runs (a slice of each, so that they cannot rot): the side-by-side
-## suite's smoke mode and query_arrow against the block stream.
+## suite's smoke mode on both servers (run.py takes the ports with-server.sh exports) and
+## query_arrow against the block stream.
 bench-smoke: build
+	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
 	scripts/with-server.sh --18 python3 bench/run.py --smoke --no-setup > /dev/null
 	$(CARGO) build --release -q --workspace --example arrow_bench
-	scripts/with-server.sh --18 sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
+	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
 
 ## Conformance against ClickHouse 26.9 in-process (chdb): decode, JSONEachRow, re-encode.
 oracle: build
@@ -62,6 +65,14 @@ oracle: build
 	build/oracle-venv/bin/python tests/oracle/arrow.py --bin target/release/examples/arrow_oracle
 	build/oracle-venv/bin/python tests/oracle/parquet.py --chwire $(CHWIRE) -k $(PARQUET_ORACLE_SMOKE)
 	build/oracle-venv/bin/python bench/parquet_bench.py --chwire $(CHWIRE) --rows 100000 --runs 1 > /dev/null
+
+## The conformance corpus against the live 26.9 server (tests/oracle/live.py): every case read
+## at each revision of the matrix with each compression and over HTTP, and inserted back through
+## each insert path; `make test` runs it with LIVE_ARGS=--quick (the matrix's first and last
+## revision).
+LIVE_ARGS ?=
+live: build
+	scripts/with-server.sh python3 tests/oracle/live.py --chwire $(CHWIRE) $(LIVE_ARGS)
 
 ## Parquet and Arrow files against chdb and pyarrow, every conformance case (`make oracle`
 ## runs the slice PARQUET_ORACLE_SMOKE of it).
@@ -232,6 +243,26 @@ elixir-bench:
 	scripts/elixir-deps.sh
 	$(CARGO) build --release --workspace
 	cd elixir && CHWIRE_SKIP_CARGO=1 MIX_ENV=prod ../scripts/with-server.sh mix run bench/elixir_bench.exs
+
+## The Node.js binding (node/): its npm dependencies (npm ci with the lock file, else npm
+## install), the addon (napi-rs, release, into the workspace's target/) and the TypeScript layer
+## by the package's build script, prettier and a type check of the declarations, then the
+## node:test suites against 26.9 and 18.16 (scripts/with-server.sh --both).
+NODE_NPM_FLAGS := --no-audit --no-fund --loglevel=error
+node-build:
+	cd node && if [ -f package-lock.json ]; then npm ci $(NODE_NPM_FLAGS) --ignore-scripts; else npm install $(NODE_NPM_FLAGS) --ignore-scripts; fi
+	cd node && CARGO_TARGET_DIR="$${CARGO_TARGET_DIR:-$(CURDIR)/target}" npm run --silent build
+
+node-test: node-build
+	cd node && npm run --silent format:check
+	cd node && npm run --silent typecheck
+	cd node && ../scripts/with-server.sh --both npm test
+
+## The Node.js benchmark against @clickhouse/client (bench/node/bench.mjs: read and insert
+## workloads, ratios printed; NODE_BENCH_ARGS=--smoke for a slice).
+NODE_BENCH_ARGS ?=
+node-bench: node-build
+	scripts/with-server.sh node bench/node/bench.mjs $(NODE_BENCH_ARGS)
 
 ## Python benchmarks against clickhouse-connect 1.6.0 and clickhouse-driver 0.2.11 (printed ratios).
 python-bench: python-test

@@ -12,6 +12,8 @@ chart docs/bench-ratios.svg.
     python3 bench/run.py --smoke               # one short run of chwire only (CI)
     python3 bench/run.py --workloads W4,W6 --compressions none \
         --clients chwire,clickhouse-rs,native-floor,native-floor-1rtt,http-floor   # with the raw-socket floors
+    python3 bench/run.py --no-setup --clients chwire,chwire@54465,chwire-chunked   # chwire at another
+        # revision / with chunked framing (what 54492 changed; docs/BENCHMARKS.md)
 """
 import argparse
 import json
@@ -43,10 +45,25 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, shell=isinstance(cmd, str), cwd=ROOT, **kw)
 
 
+# chwire itself in other protocol settings (not peers: they compare chwire with chwire, e.g.
+# `--clients chwire,chwire@54465,chwire-chunked`): the revision it announces, chunked framing.
+VARIANTS = {"chwire-chunked": "chunked=true"}
+
+
+def variant_query(client):
+    """The URL query of a chwire variant (`chwire@REVISION` or one of VARIANTS), or None."""
+    if client.startswith("chwire@"):
+        return "client_revision=" + client.split("@", 1)[1]
+    return VARIANTS.get(client)
+
+
 def client_command(client, port, http_port):
     common = ["--port", str(port)]
     if client == "chwire":
         return [os.path.join(ROOT, "target/release/chwire"), "--host", "127.0.0.1"] + common + ["bench"]
+    if variant_query(client):
+        url = f"tcp://default@127.0.0.1:{port}/default?{variant_query(client)}"
+        return [os.path.join(ROOT, "target/release/chwire"), "--url", url, "bench"]
     if client == "chwire-http":
         # The same binary over ClickHouse's HTTP interface (docs/HTTP.md).
         return [os.path.join(ROOT, "target/release/chwire"), "--host", "127.0.0.1", "--port", str(http_port), "--transport", "http", "bench"]
@@ -61,7 +78,7 @@ def client_command(client, port, http_port):
 
 
 def argv_for(client, base, workload, compression):
-    if client in ("chwire", "chwire-http"):
+    if client in ("chwire", "chwire-http") or variant_query(client):
         # chwire's connection options come before the subcommand.
         return base[:-1] + ["--compression", compression, "bench", workload]
     return base + ["--workload", workload, "--compression", compression]
@@ -251,8 +268,8 @@ def main():
     ap.add_argument("--compressions", default="none,lz4")
     ap.add_argument("--clients", default=",".join(CLIENTS + list(BASELINES)),
                     help="comma-separated; the default is every peer and every baseline (" + ", ".join(BASELINES) + ")")
-    ap.add_argument("--port", type=int, default=int(os.environ.get("CHWIRE_CH_TCP_PORT", 19000)))
-    ap.add_argument("--http-port", type=int, default=int(os.environ.get("CHWIRE_CH_HTTP_PORT", 18123)))
+    ap.add_argument("--port", type=int, default=int(os.environ.get("CHWIRE_TEST_TCP_PORT") or os.environ.get("CHWIRE_CH_TCP_PORT") or 19000))
+    ap.add_argument("--http-port", type=int, default=int(os.environ.get("CHWIRE_TEST_HTTP_PORT") or os.environ.get("CHWIRE_CH_HTTP_PORT") or 18123))
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--no-setup", action="store_true")
     ap.add_argument("--wait-idle", type=int, default=0, metavar="SECONDS",

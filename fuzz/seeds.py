@@ -33,6 +33,21 @@ def packets():
         put("packets", bytes([0 | compressed]) + data)
         put("packets", bytes([0 | compressed | (0 << 3)]) + data[: len(data) // 2])
         put("packets", bytes([0 | compressed | (2 << 3)]) + data)
+    # ClickHouse 26.9's conversations (revision 54492; the chunked_ ones chunk-framed, bit 7),
+    # and those that carry data also at the live matrix's older revisions (bit 6 + index).
+    fixtures = os.path.join(ROOT, "crates", "chwire-proto", "tests", "fixtures", "packets26")
+    for name in sorted(os.listdir(fixtures)):
+        if not name.endswith(".bin"):
+            continue
+        data = open(os.path.join(fixtures, name), "rb").read()
+        compressed = 4 if ("lz4" in name or "zstd" in name) else 0
+        chunked = 128 if name.startswith("chunked_") else 0
+        put("packets", bytes([3 | compressed | chunked]) + data)
+        put("packets", bytes([3 | compressed | chunked | (0 << 3)]) + data[: len(data) // 2])
+        put("packets", bytes([3 | compressed | chunked | (2 << 3)]) + data)
+        if name in ("sparse.bin", "replicated.bin", "dynamic_json.bin", "strings.bin"):
+            for older in (64, 64 | 1, 64 | 2):
+                put("packets", bytes([older | compressed | (2 << 3)]) + data)
 
 
 def native_files():

@@ -23,12 +23,15 @@
 #   CHWIRE_CH_START_TIMEOUT  seconds to wait for the server to answer (default 60)
 #   CHWIRE_CH_STOP_TIMEOUT   seconds to wait for it to exit before SIGKILL (default 20)
 #   CHWIRE_CH26_VENV         the venv with chdb-core (default build/ch26-venv)
+#   CHWIRE_CH_PROTO_CAPS     the packet framing it offers both ways (default notchunked_optional;
+#                            a real server's default is notchunked, chunked for a strict one)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CH_DIR="${CHWIRE_CH_DIR:-$ROOT/build/ch26}"
 VENV="${CHWIRE_CH26_VENV:-$ROOT/build/ch26-venv}"
 CHDB_VERSION=26.9.0
+PROTO_CAPS="${CHWIRE_CH_PROTO_CAPS:-notchunked_optional}"
 HOST=127.0.0.1
 TCP_PORT="${CHWIRE_CH_TCP_PORT:-19000}"
 HTTP_PORT="${CHWIRE_CH_HTTP_PORT:-18123}"
@@ -126,6 +129,13 @@ write_config() {
     <default_database>default</default_database>
     <max_concurrent_queries>200</max_concurrent_queries>
     <mlock_executable>false</mlock_executable>
+    <!-- Chunked packet framing (revision 54470): a server's default is notchunked; the rig
+         makes it optional, so that clients frame only when they ask (chwire's chunked=true,
+         tested live) and by default talk as to any server. -->
+    <proto_caps>
+        <send>$PROTO_CAPS</send>
+        <recv>$PROTO_CAPS</recv>
+    </proto_caps>
 </clickhouse>
 XML
     # The users of the 18.16 rig. clickhouse-local changes four defaults that a server does

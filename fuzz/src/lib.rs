@@ -6,6 +6,7 @@
 //! through them on stable Rust.
 
 use bytes::BytesMut;
+use chwire_proto::chunked::Dechunker;
 use chwire_proto::column::{decode_binary_type, decode_column, decode_sparse, encode_binary_type, encode_column_of, BinaryValues};
 use chwire_proto::compress::{compress, decompress_all};
 use chwire_proto::native;
@@ -26,32 +27,46 @@ pub const LIMITS: Limits = Limits {
 };
 
 /// Revisions the decoder serves: ClickHouse 18.16's, the custom-serialization gate, the
-/// one before it, and chwire's own.
-pub const REVISIONS: [u64; 4] = [54412, 54453, 54454, CLIENT_REVISION];
+/// one before it, chwire's own (ClickHouse 26.9's), then the live matrix's other revisions
+/// (sparse columns; Dynamic/JSON V2; replicated columns) and the first with chunked framing.
+pub const REVISIONS: [u64; 8] = [54412, 54453, 54454, CLIENT_REVISION, 54465, 54473, 54482, 54470];
 
 /// Every packet the decoder yields for `input` delivered in slices of `slice` bytes, and
 /// whether it ended with an error.
-fn decode_stream(input: &[u8], rev: u64, compressed: bool, slice: usize) -> (Vec<String>, bool) {
+fn decode_stream(input: &[u8], rev: u64, compressed: bool, chunked: bool, slice: usize) -> (Vec<String>, bool) {
     let mut d = PacketDecoder::new(CLIENT_REVISION).with_limits(LIMITS);
     d.set_revision(Revision(rev));
     d.set_compression(compressed);
-    decode_with(d, input, slice, false)
+    let dechunker = chunked.then(|| Dechunker::new(LIMITS.max_frame_size));
+    decode_with(d, dechunker, input, slice, false)
 }
 
 /// An HTTP response body (`FORMAT Native`): blocks, then possibly the exception text the
 /// server appends after the last whole block (as the HTTP transport reads it).
 fn decode_http_body(input: &[u8], slice: usize) -> (Vec<String>, bool) {
-    decode_with(PacketDecoder::native_stream().with_limits(LIMITS), input, slice, true)
+    decode_with(PacketDecoder::native_stream().with_limits(LIMITS), None, input, slice, true)
 }
 
-fn decode_with(mut d: PacketDecoder, input: &[u8], slice: usize, http: bool) -> (Vec<String>, bool) {
+/// `dechunker`: the input is chunk-framed (revision >= 54470); its headers are removed as the
+/// bytes arrive, as the connection does.
+fn decode_with(mut d: PacketDecoder, mut dechunker: Option<Dechunker>, input: &[u8], slice: usize, http: bool) -> (Vec<String>, bool) {
     let mut buf = BytesMut::new();
+    let mut raw = BytesMut::new();
     let mut packets = Vec::new();
     let mut pos = 0;
     loop {
         let take = slice.min(input.len() - pos);
-        buf.extend_from_slice(&input[pos..pos + take]);
+        let piece = &input[pos..pos + take];
         pos += take;
+        match dechunker.as_mut() {
+            Some(dc) => {
+                raw.extend_from_slice(piece);
+                if dc.feed(&mut raw, &mut buf).is_err() {
+                    return (packets, true);
+                }
+            }
+            None => buf.extend_from_slice(piece),
+        }
         loop {
             if http && !d.is_mid_packet() && pos == input.len() {
                 // At a block boundary with the whole body there: the rest is an exception or a block.
@@ -76,13 +91,15 @@ fn decode_with(mut d: PacketDecoder, input: &[u8], slice: usize, http: bool) -> 
     }
 }
 
-/// The server packet decoder over a byte stream: the first byte picks the revision, the
-/// compression flag, the slice size of the delivery and (bit 5) the bare Native stream of an
-/// HTTP response body; the packets must not depend on how the bytes were sliced.
+/// The server packet decoder over a byte stream: the first byte picks the revision (bits 0,
+/// 1 and 6), the compression flag (bit 2), the slice size of the delivery (bits 3-4), the bare
+/// Native stream of an HTTP response body (bit 5) and chunked framing (bit 7); the packets
+/// must not depend on how the bytes were sliced.
 pub fn packets(data: &[u8]) {
     let Some((&sel, input)) = data.split_first() else { return };
-    let rev = REVISIONS[usize::from(sel & 3)];
+    let rev = REVISIONS[usize::from((sel & 3) | ((sel >> 4) & 4))];
     let compressed = sel & 4 != 0;
+    let chunked = sel & 128 != 0;
     // Byte-by-byte delivery re-parses the current step once per byte: kept for short
     // streams, larger slices for long ones, so that executions stay fast.
     let slice = match [1, 3, 16, 256][usize::from(sel >> 3) & 3] {
@@ -90,7 +107,7 @@ pub fn packets(data: &[u8]) {
         s => s,
     };
     // Bit 5: the input is an HTTP response body (bare Native blocks, maybe an exception).
-    let decode = |slice| if sel & 32 != 0 { decode_http_body(input, slice) } else { decode_stream(input, rev, compressed, slice) };
+    let decode = |slice| if sel & 32 != 0 { decode_http_body(input, slice) } else { decode_stream(input, rev, compressed, chunked, slice) };
     let whole = decode(usize::MAX);
     let sliced = decode(slice);
     // A stream that failed may fail at a different point when sliced (a limit on what is

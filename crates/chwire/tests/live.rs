@@ -27,6 +27,61 @@ async fn handshake_reports_server_and_negotiated_revision() {
     assert!(v.starts_with(&format!("{}.{}.", info.version.0, info.version.1)), "{v} vs {info:?}");
 }
 
+/// The revision the server records for chwire's connection (`system.processes`, the query
+/// asking finds itself by a marker in its text) is the one announced: 54492 by default, or a
+/// pinned one of the live matrix.
+#[tokio::test]
+async fn system_processes_shows_the_announced_revision() {
+    if common::is_http() {
+        return; // an HTTP query has no protocol revision
+    }
+    for announced in [chwire::proto::revision::CLIENT_REVISION, 54482, 54473, 54465] {
+        let mut c = client_with(options().client_revision(announced)).await;
+        let marker = format!("chwire-revision-probe-{announced}");
+        let sql = format!("SELECT toUInt64(client_revision) FROM system.processes WHERE query LIKE '%{marker}%'");
+        let (rev,): (u64,) = c.query(&sql).fetch_one().await.unwrap();
+        assert_eq!(rev, announced, "{sql}");
+    }
+}
+
+/// Chunked framing both ways (`chunked=true`; 26.9 offers it as optional, 18.16 has no
+/// framing gate, and `true` then means nothing to frame): a query of many blocks, an insert
+/// and a server exception give what the unframed connection gives, and the connection stays.
+#[tokio::test]
+async fn chunked_framing_both_ways_gives_the_same_results() {
+    if common::is_http() {
+        return;
+    }
+    use chwire::proto::chunked::ChunkedMode;
+    let sql = "SELECT number, toString(number) s, [number, 1] a FROM numbers(300000) SETTINGS max_block_size = 7000";
+    let mut sums = Vec::new();
+    for mode in [ChunkedMode::Off, ChunkedMode::On] {
+        let mut c = client_with(options().chunked(mode)).await;
+        let table = format!("chwire_chunked_{}", if mode == ChunkedMode::On { "on" } else { "off" });
+        c.execute(format!("DROP TABLE IF EXISTS {table}")).await.unwrap();
+        c.execute(format!("CREATE TABLE {table} (n UInt64, s String) ENGINE = Memory")).await.unwrap();
+        let blocks = c.query(sql).fetch_blocks().await.unwrap();
+        let rows: usize = blocks.iter().map(|b| b.rows()).sum();
+        assert_eq!(rows, 300000, "{mode:?}");
+        let mut ins = c.insert_blocks(format!("INSERT INTO {table} (n, s) VALUES")).await.unwrap();
+        for i in 0..3u64 {
+            let n: Vec<u64> = (i * 1000..(i + 1) * 1000).collect();
+            let s: Vec<String> = n.iter().map(|v| format!("v{v}")).collect();
+            ins.send(&Block::new().with("n", Column::from(n)).unwrap().with("s", Column::from(s)).unwrap()).await.unwrap();
+        }
+        assert_eq!(ins.end().await.unwrap().rows_sent, 3000);
+        let e =
+            c.query("SELECT throwIf(number = 5000) FROM numbers(10000) SETTINGS max_block_size = 100").fetch_blocks().await.unwrap_err();
+        assert_eq!(e.code(), Some(395), "{mode:?}: {e}");
+        let (sum, count, chars): (u64, u64, u64) =
+            c.query(format!("SELECT sum(n), count(), sum(length(s)) FROM {table}")).fetch_one().await.unwrap();
+        sums.push((sum, count, chars));
+        c.execute(format!("DROP TABLE {table}")).await.unwrap();
+    }
+    assert_eq!(sums[0], sums[1]);
+    assert_eq!(sums[0].1, 3000);
+}
+
 #[tokio::test]
 async fn lower_announced_revision_is_negotiated() {
     if common::is_http() {
