@@ -14,6 +14,25 @@ defmodule ChwireCurrentServerTest do
     %{conn: conn}
   end
 
+  # ---------------------------------------------------------------- protocol revision
+
+  test "client_revision in the URL is what the server records for the connection" do
+    for rev <- [54492, 54465] do
+      {:ok, c} = Chwire.start_link(url: url() <> sep() <> "client_revision=#{rev}")
+      marker = "chwire-ex-revision-#{rev}"
+
+      assert {:ok, %{rows: [[^rev]]}} =
+               Chwire.query(
+                 c,
+                 "SELECT toUInt64(client_revision) FROM system.processes WHERE query LIKE '%#{marker}%'"
+               )
+
+      GenServer.stop(c)
+    end
+  end
+
+  defp sep, do: if(String.contains?(url(), "?"), do: "&", else: "?")
+
   # ---------------------------------------------------------------- parameters
 
   @u128 (1 <<< 128) - 1

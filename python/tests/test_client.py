@@ -337,3 +337,17 @@ def test_a_missing_extra_is_named_before_the_query_runs(client):
             mp.setitem(sys.modules, module, None)  # import fails as when it is not installed
             with pytest.raises(ModuleNotFoundError, match=rf"pip install 'chwire\[{module}\]'"):
                 call("SELECT throwIf(1)")  # would fail on the server if it ran
+
+
+@pytest.mark.parametrize("revision", [None, 54482, 54465])
+def test_the_announced_revision_is_what_the_server_records(url, native_only, revision):
+    """``client_revision`` (a keyword, as in URLs) pins the revision chwire announces; the
+    server's system.processes shows it (54492 by default)."""
+    native_only("an HTTP query has no protocol revision")
+    kw = {} if revision is None else {"client_revision": revision}
+    marker = f"chwire-py-revision-{revision}"
+    with chwire.connect(url, **kw) as c:
+        rows = c.query(f"SELECT toUInt64(client_revision) FROM system.processes WHERE query LIKE '%{marker}%'").result_rows
+    assert rows == [(revision or 54492,)]
+    with pytest.raises(chwire.Error, match="client_revision"):
+        chwire.connect(url, client_revision=99999)

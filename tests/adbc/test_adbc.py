@@ -547,3 +547,13 @@ def test_get_table_schema_and_types(conn, meta):
         conn.adbc_get_table_schema("adbc_no_such_table", db_schema_filter=meta)
     assert e.value.status_code == adbc_driver_manager.AdbcStatusCode.NOT_FOUND
     assert "TABLE" in conn.adbc_get_table_types() and "VIEW" in conn.adbc_get_table_types()
+
+
+def test_client_revision_in_the_uri_is_announced():
+    """The URI's ``client_revision`` reaches the handshake: the server records it."""
+    if URL.startswith(("http://", "https://")):
+        pytest.skip("an HTTP query has no protocol revision")
+    sep = "&" if "?" in URL else "?"
+    with chwire.adbc.connect(f"{URL}{sep}client_revision=54473") as c, c.cursor() as cur:
+        cur.execute("SELECT toUInt64(client_revision) FROM system.processes WHERE query LIKE '%chwire-adbc-revision%'")
+        assert cur.fetchall() == [(54473,)]
