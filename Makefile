@@ -42,6 +42,7 @@ test:
 	@scripts/stage.sh run spark-bench-smoke $(MAKE) --no-print-directory bench-spark-jvm SPARK_BENCH_ROWS=200000 SPARK_BENCH_ARGS='--jdbc-partitions 3'
 	@scripts/stage.sh run adbc-test $(MAKE) --no-print-directory adbc-test
 	@scripts/stage.sh run elixir-test $(MAKE) --no-print-directory elixir-test
+	@scripts/stage.sh run node-test $(MAKE) --no-print-directory node-test NODE_BENCH_SMOKE=1
 	@scripts/stage.sh report
 
 ## The benchmarks' smoke runs (a slice of each, so that they cannot rot): the side-by-side
@@ -257,6 +258,7 @@ node-test: node-build
 	cd node && npm run --silent format:check
 	cd node && npm run --silent typecheck
 	cd node && ../scripts/with-server.sh --both npm test
+	$(if $(NODE_BENCH_SMOKE),scripts/with-server.sh node bench/node/bench.mjs --smoke > /dev/null)
 
 ## The Node.js benchmark against @clickhouse/client (bench/node/bench.mjs: read and insert
 ## workloads, ratios printed; NODE_BENCH_ARGS=--smoke for a slice).

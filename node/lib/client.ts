@@ -131,23 +131,42 @@ type Item =
 function textOptions(o: object | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!o) return out;
+  checkObject(o, 'options');
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined || v === null) continue;
     if (k === 'settings' && typeof v === 'object') {
-      for (const [sk, sv] of Object.entries(v as Record<string, Scalar>)) out[sk] = scalar(sv);
-    } else out[k] = scalar(v as Scalar);
+      for (const [sk, sv] of Object.entries(v as Record<string, Scalar>)) out[sk] = scalar(sv, sk);
+    } else out[k] = scalar(v as Scalar, k);
   }
   return out;
 }
 
-function scalar(v: Scalar): string {
+function scalar(v: Scalar, key?: string): string {
   if (typeof v === 'boolean') return v ? '1' : '0';
+  if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'bigint')
+    throw new TypeError(
+      `${key ? `\`${key}\`: ` : ''}an option or setting must be a string, number, bigint or boolean, not ${describe(v)}`,
+    );
   return String(v);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+function checkObject(v: unknown, what: string): void {
+  if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v)))
+    throw new TypeError(`${what} must be an object, not ${describe(v)}`);
 }
 
 /** Items of one native stream, each `next()` abortable. */
 class Feed {
+  /** Cancelled or ended: nothing more comes. */
   private done = false;
+  /** Ended by the server (the result is whole). */
+  private ended = false;
   private readonly stream: native.NativeStream;
   private readonly signal?: AbortSignal;
   private readonly onAbort?: () => void;
@@ -161,12 +180,18 @@ class Feed {
     }
   }
 
-  async next(): Promise<Item | null> {
-    if (this.done) return null;
-    if (this.signal?.aborted) {
+  /** Throws the abort error once the signal aborted (a result cut short is never a whole one). */
+  check(): void {
+    if (!this.ended && this.signal?.aborted) {
       this.cancel();
       throw abortError(this.signal);
     }
+  }
+
+  async next(): Promise<Item | null> {
+    if (this.ended) return null;
+    this.check();
+    if (this.done) return null;
     let item: Item | null;
     try {
       item = await (this.signal ? abortable(this.stream.next(), this.signal) : this.stream.next());
@@ -175,7 +200,10 @@ class Feed {
       if (this.signal?.aborted) throw abortError(this.signal);
       throw translate(e);
     }
-    if (item === null) this.finish();
+    if (item === null) {
+      this.ended = true;
+      this.finish();
+    }
     return item;
   }
 
@@ -253,6 +281,7 @@ export class RowStream implements AsyncIterable<unknown> {
   async nextBlock(): Promise<unknown[] | null> {
     await this.ready();
     for (;;) {
+      this.feed.check();
       if (this.cur && this.at < this.cur.n) {
         const from = this.at;
         const to = this.whole ? this.cur.n : Math.min(this.cur.n, from + CHUNK_ROWS);
@@ -292,7 +321,12 @@ export class RowStream implements AsyncIterable<unknown> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<unknown> {
-    for await (const b of this.blocks()) for (const r of b) yield r;
+    for await (const b of this.blocks())
+      for (const r of b) {
+        // An abort ends the rows at once, not after the rest of the chunk.
+        this.feed.check();
+        yield r;
+      }
   }
 
   /** A `Readable` in object mode of the rows (destroying it stops the query). */
@@ -439,6 +473,10 @@ export class Queryable {
 
   private start(sql: string, mode: string, o?: QueryOptions & { arrowMapping?: string }): Feed {
     if (this.closed) throw new ChwireError('the client is closed', 'closed');
+    if (typeof sql !== 'string') throw new TypeError(`the SQL must be a string, not ${describe(sql)}`);
+    checkObject(o, 'the options');
+    checkObject(o?.params, '`params`');
+    checkObject(o?.settings, '`settings`');
     checkSignal(o?.signal);
     const spec = o
       ? {
@@ -518,7 +556,9 @@ export class Queryable {
   async queryArrowStream(sql: string, o?: ArrowOptions): Promise<ArrowStream> {
     const feed = this.start(sql, 'arrowStream', o);
     const h = await header(feed);
-    const reader = (await A.RecordBatchReader.from(ipcChunks(feed))) as unknown as arrow.AsyncRecordBatchStreamReader;
+    const reader = (await A.RecordBatchReader.from(
+      ipcChunks(feed),
+    )) as unknown as arrow.AsyncRecordBatchStreamReader;
     await reader.open();
     return new ArrowStream(feed, reader, h);
   }
@@ -544,6 +584,18 @@ export class Queryable {
    */
   async insert(table: string, data: InsertData, o?: InsertOptions): Promise<number> {
     if (this.closed) throw new ChwireError('the client is closed', 'closed');
+    if (typeof table !== 'string') throw new TypeError(`the table must be a string, not ${describe(table)}`);
+    if (data === null || typeof data !== 'object')
+      throw new TypeError(
+        `insert data must be rows, columns, an Arrow Table or RecordBatch, or an (async) iterable of them, not ${describe(data)}`,
+      );
+    checkObject(o, 'the options');
+    checkObject(o?.settings, '`settings`');
+    if (
+      o?.columns !== undefined &&
+      !(Array.isArray(o.columns) && o.columns.every((c) => typeof c === 'string'))
+    )
+      throw new TypeError('`columns` must be an array of column names');
     checkSignal(o?.signal);
     const blockRows = Math.max(1, o?.blockRows ?? 100_000);
     // The chunks of data, and the first one to decide the columns by.
@@ -584,11 +636,14 @@ export class Queryable {
     const onAbort = () => ins.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     const wait = <T>(p: Promise<T>) => (signal ? abortable(p, signal) : p);
+    // A value that does not fit (a TypeError/RangeError of this block's conversion): the blocks
+    // before it are committed, as the CLI's insert does, and the error says how many rows went in.
+    let refused: unknown;
     try {
       const header = await wait(call(() => ins.header()));
       const cols = header.map((c) => c.name);
       let row = 0;
-      while (!cur.done) {
+      convert: while (!cur.done) {
         const v = cur.value;
         if (isArrowData(v)) {
           const t = v instanceof A.Table ? v : new A.Table(v);
@@ -601,29 +656,40 @@ export class Queryable {
           const total = byName ? (Object.values(byName)[0]?.length ?? 0) : rows!.length;
           for (let from = 0; from < total; from += blockRows) {
             const to = Math.min(total, from + blockRows);
-            let packed;
-            if (byName) {
-              packed = cols.map((c) => {
-                const col = byName[c];
-                if (col === undefined) throw new TypeError(`the data has no column \`${c}\``);
-                if (col.length !== total)
-                  throw new TypeError(`column \`${c}\` has ${col.length} values where others have ${total}`);
-                return pack(col, from, to);
-              });
-            } else {
-              const t = transpose(rows!, cols, from, to);
-              packed = t.map((c) => pack(c, 0, c.length));
-            }
             checkSignal(signal);
-            callSync(() => ins.convert(packed, row));
+            try {
+              let packed;
+              if (byName) {
+                packed = cols.map((c) => {
+                  const col = byName[c];
+                  if (col === undefined) throw new TypeError(`the data has no column \`${c}\``);
+                  if (col.length !== total)
+                    throw new TypeError(
+                      `column \`${c}\` has ${col.length} values where others have ${total}`,
+                    );
+                  return pack(col, from, to);
+                });
+              } else {
+                const t = transpose(rows!, cols, from, to);
+                packed = t.map((c) => pack(c, 0, c.length));
+              }
+              callSync(() => ins.convert(packed, row));
+            } catch (e) {
+              if (!(e instanceof TypeError || e instanceof RangeError)) throw e;
+              refused = e;
+              break convert;
+            }
             await wait(call(() => ins.flush()));
             row += to - from;
           }
         }
         cur = await nextChunk();
       }
-      return await wait(call(() => ins.end()));
+      const sent = await wait(call(() => ins.end()));
+      if (refused !== undefined) throw withRowsInserted(refused, sent);
+      return sent;
     } catch (e) {
+      if (e === refused) throw e;
       ins.abort();
       if (signal?.aborted) throw abortError(signal);
       throw e;
@@ -631,6 +697,20 @@ export class Queryable {
       signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** `e` with the rows that were inserted before it (`rowsInserted`, also in its message). */
+function withRowsInserted(e: unknown, rows: number): unknown {
+  if (e instanceof Error) {
+    e.message += ` (the ${rows} rows before it were inserted)`;
+    Object.defineProperty(e, 'rowsInserted', {
+      value: rows,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return e;
 }
 
 function namesOf(v: unknown): string[] | null {
@@ -660,7 +740,8 @@ export class Client extends Queryable {
     return this.native.serverInfo() ?? null;
   }
 
-  /** Close the connection (a query still ending is stopped first). */
+  /** Close: operations still running or queued stop (their queries are cancelled on the server)
+   * and reject with a `ChwireError` of kind `closed`; then the connection closes. */
   async close(): Promise<void> {
     this.closed = true;
     await call(() => this.native.close());
@@ -680,20 +761,26 @@ export class Pool extends Queryable {
     return this.native.poolStatus() ?? { size: 0, idle: 0, inUse: 0, waiting: 0 };
   }
 
+  /** Refuse new work and stop what runs (as `Client.close`); the connections close. */
   async close(): Promise<void> {
     this.closed = true;
+    await call(() => this.native.close());
   }
 }
 
 /** Connect: `url` (`tcp://user:password@host:9000/db?compression=lz4`, `http://…`; every
  * binding's URLs) and/or `options` by the same keys. */
 export async function connect(url?: string | null, options?: ConnectOptions): Promise<Client> {
+  if (url !== undefined && url !== null && typeof url !== 'string')
+    throw new TypeError(`the URL must be a string, not ${describe(url)}`);
   const n = await call(() => native.connect(url ?? null, textOptions(options)));
   return new Client(n);
 }
 
 /** A pool over `url`/`options` (connections open as they are needed). */
 export function createPool(url?: string | null, options?: ConnectOptions, pool?: PoolOptions): Pool {
+  if (url !== undefined && url !== null && typeof url !== 'string')
+    throw new TypeError(`the URL must be a string, not ${describe(url)}`);
   const n = callSync(() => native.createPool(url ?? null, textOptions(options), textOptions(pool)));
   return new Pool(n);
 }

@@ -127,7 +127,8 @@ export function values(d: Desc): ArrayLike<unknown> {
 }
 
 function define(o: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k === '__proto__')
+    Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;
 }
 
@@ -148,7 +149,11 @@ function strings(texts: string[], offs: Uint32Array[]): string[] {
 /** A whole column for `queryColumns`: typed arrays as they are (parts joined), else an array. */
 export function column(d: Desc): TypedArray | unknown[] {
   if (d.k === 'n' || d.k === 'b') return d.v;
-  if (d.k === 'parts' && d.p.length > 0 && d.p.every((p) => p.k === d.p[0].k && (p.k === 'n' || p.k === 'b'))) {
+  if (
+    d.k === 'parts' &&
+    d.p.length > 0 &&
+    d.p.every((p) => p.k === d.p[0].k && (p.k === 'n' || p.k === 'b'))
+  ) {
     const arrays = d.p.map((p) => (p as { v: TypedArray }).v);
     const Ctor = arrays[0].constructor as new (n: number) => TypedArray;
     const out = new Ctor(arrays.reduce((a, x) => a + x.length, 0));

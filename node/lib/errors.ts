@@ -61,6 +61,7 @@ interface Encoded {
   name?: string;
   serverMessage?: string;
   stackTrace?: string;
+  rowsInserted?: number;
 }
 
 /** The error the addon's error `e` is in JavaScript (anything else unchanged). */
@@ -72,9 +73,26 @@ export function translate(e: unknown): unknown {
   } catch {
     return e;
   }
+  const out = make(d);
+  if (d.rowsInserted !== undefined)
+    Object.defineProperty(out, 'rowsInserted', {
+      value: d.rowsInserted,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return out;
+}
+
+function make(d: Encoded): Error {
   switch (d.kind) {
     case 'server':
-      return new ClickHouseError(d.code ?? 0, d.name ?? 'UNKNOWN', d.serverMessage ?? d.message, d.stackTrace ?? '');
+      return new ClickHouseError(
+        d.code ?? 0,
+        d.name ?? 'UNKNOWN',
+        d.serverMessage ?? d.message,
+        d.stackTrace ?? '',
+      );
     case 'type':
       return new TypeError(d.message);
     case 'range':

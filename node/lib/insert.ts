@@ -55,7 +55,8 @@ export function pack(col: ArrayLike<unknown>, from: number, to: number): Packed 
       if (v === null || v === undefined) z[i] = 1;
     }
   }
-  const slice = () => (from === 0 && to === col.length && Array.isArray(col) ? col : Array.prototype.slice.call(col, from, to));
+  const slice = () =>
+    from === 0 && to === col.length && Array.isArray(col) ? col : Array.prototype.slice.call(col, from, to);
   if (num) {
     const v = new Float64Array(n);
     for (let i = 0; i < n; i++) v[i] = (col[from + i] as number) ?? 0;

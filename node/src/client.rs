@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::insert::NativeInsert;
 use crate::js;
-use crate::ops::{self, Spec, Target};
+use crate::ops::{self, Conn, Spec, Target};
 use crate::out::Mapping;
 use crate::stream::{Job, Mode, NativeStream};
 use chwire::proto::packet::client::quote_identifier;
@@ -34,7 +34,7 @@ pub async fn connect(url: Option<String>, options: Option<HashMap<String, String
     let opts = ops::options(url.as_deref(), &pairs(options))?;
     let client = chwire::Client::connect(opts).await.map_err(Error::from)?;
     let server = client.server_info();
-    Ok(NativeClient { target: Arc::new(Target::Client(Arc::new(tokio::sync::Mutex::new(Some(client))))), server })
+    Ok(NativeClient { target: Arc::new(Target::new(Conn::Client(Arc::new(tokio::sync::Mutex::new(Some(client)))))), server })
 }
 
 /// A pool (connections open as they are needed): options as `connect`'s, plus the pool's own.
@@ -48,7 +48,7 @@ pub fn create_pool(
     let popts = ops::pool_options(&pairs(pool))?;
     // The pool's maintenance task needs the runtime's context.
     let pool = napi::bindgen_prelude::within_runtime_if_available(|| Pool::new(opts, popts)).map_err(Error::from)?;
-    Ok(NativeClient { target: Arc::new(Target::Pool(pool)), server: None })
+    Ok(NativeClient { target: Arc::new(Target::new(Conn::Pool(std::sync::Mutex::new(Some(pool))))), server: None })
 }
 
 #[napi(object)]
@@ -173,24 +173,28 @@ impl NativeClient {
 
     #[napi]
     pub fn pool_status(&self) -> Option<PoolStatus> {
-        match &*self.target {
-            Target::Pool(p) => {
-                let s = p.status();
+        match &self.target.conn {
+            Conn::Pool(p) => {
+                let s = p.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|p| p.status()).unwrap_or_default();
                 Some(PoolStatus { size: s.size as u32, idle: s.idle as u32, in_use: s.in_use as u32, waiting: s.waiting as u32 })
             }
-            Target::Client(_) => None,
+            Conn::Client(_) => None,
         }
     }
 
-    /// Close the connection (after a query still ending); a pool closes its idle connections
-    /// and refuses new work.
+    /// Close: operations still running or queued stop (their queries are cancelled on the
+    /// server) and fail with a `closed` error, then the connection closes; a pool refuses new
+    /// work and its connections close as their operations end.
     #[napi]
     pub async fn close(&self) -> napi::Result<()> {
-        match &*self.target {
-            Target::Client(c) => {
+        self.target.close();
+        match &self.target.conn {
+            Conn::Client(c) => {
                 c.lock().await.take();
             }
-            Target::Pool(_) => {}
+            Conn::Pool(p) => {
+                p.lock().unwrap_or_else(|e| e.into_inner()).take();
+            }
         }
         Ok(())
     }

@@ -29,6 +29,8 @@ pub enum Error {
     Aborted,
     /// A Rust panic, caught.
     Panic(String),
+    /// An insert's data that did not convert, after the rows before it were committed.
+    Inserted(Box<Error>, u64),
 }
 
 impl From<chwire::Error> for Error {
@@ -68,6 +70,7 @@ impl fmt::Display for Error {
             Error::Closed => f.write_str("the client is closed"),
             Error::Aborted => f.write_str("the operation was aborted"),
             Error::Panic(m) => write!(f, "chwire panicked (a bug; the process goes on): {m}"),
+            Error::Inserted(e, rows) => write!(f, "{e} (the {rows} rows before it were inserted)"),
         }
     }
 }
@@ -95,12 +98,16 @@ impl Error {
             Error::Closed => "closed",
             Error::Aborted => "aborted",
             Error::Panic(_) => "panic",
+            Error::Inserted(e, _) => e.kind(),
         }
     }
 
     /// The tagged JSON the TS layer reads.
     pub fn encode(&self) -> String {
         let mut out = format!("{TAG}{{\"kind\":\"{}\",\"message\":{}", self.kind(), json_str(&self.to_string()));
+        if let Error::Inserted(_, rows) = self {
+            out.push_str(&format!(",\"rowsInserted\":{rows}"));
+        }
         if let Error::Client(e) = self {
             if let Some(s) = e.server() {
                 let name = s.code_name().map_or_else(|| s.name.clone(), str::to_owned);

@@ -302,6 +302,23 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
                 let s = bump.keep(js::string(env, v).map_err(|e| ty_err(format!("{e:?}")))?);
                 return value(env, Cell::Str(s), ty, bump, depth);
             }
+            if js::kind(env, v).ok() == Some(Kind::BigInt) && !matches!(ty, D::Nullable(_) | D::LowCardinality(_)) {
+                // Beyond 128 bits: only the 256-bit types can hold it.
+                let (neg, words) = js::bigint_words(env, v).map_err(|e| ty_err(format!("{e:?}")))?;
+                return match ty {
+                    D::Int256 | D::UInt256 => {
+                        let signed = matches!(ty, D::Int256);
+                        let bytes = wide(neg, &words, signed)
+                            .ok_or_else(|| Why::Range(format!("{} does not fit {ty}", crate::params::words_text(neg, &words))))?;
+                        let b = bump.keep_bytes(bytes.to_vec());
+                        Ok(if signed { Value::Int256(b) } else { Value::UInt256(b) })
+                    }
+                    t if t.is_integer() || matches!(t, D::Decimal { .. }) => {
+                        Err(Why::Range(format!("{} does not fit {ty}", crate::params::words_text(neg, &words))))
+                    }
+                    _ => Err(Why::Type(format!("a bigint does not fit {ty}"))),
+                };
+            }
         }
     }
     let what = |c: &Cell<'_>| match c {
@@ -377,6 +394,9 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
             }
             secs(ms / 1000.0)?
         }
+        (D::DateTime(_) | D::DateTime64 { .. }, Cell::Str(_)) => {
+            return Err(no(&c, " (pass a Date, or seconds since the epoch as a number)"));
+        }
         (D::DateTime(_), Cell::Num(f)) => secs(f)?,
         (D::DateTime(_), Cell::Int(i)) => secs(i as f64)?,
         (D::DateTime64 { precision, .. }, Cell::DateMs(ms)) => {
@@ -398,6 +418,10 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
         }
         (D::DateTime64 { precision, .. }, Cell::Int(i)) => {
             Value::DateTime64 { ticks: i64::try_from(i).map_err(|_| Why::Range("beyond 64 bits".into()))?, precision: *precision, tz: None }
+        }
+        (D::Decimal { precision, scale }, Cell::Str(s)) if *precision > 38 => {
+            let raw = decimal256_text(s, *scale)?;
+            Value::Decimal256 { raw: bump.keep_bytes(raw.to_vec()), scale: *scale }
         }
         (D::Decimal { .. }, Cell::Str(s)) => {
             let (raw, scale) = decimal_text(s).ok_or_else(|| Why::Range(format!("{s:?} is not a decimal number")))?;
@@ -430,6 +454,11 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
             Value::AggregateState(bump.keep_bytes(js::bytes_of(env, v).map_err(|e| ty_err(format!("{e:?}")))?.to_vec()))
         }
         (D::Array(inner), Cell::Js(v)) if js::is_array(env, v).unwrap_or(false) => Value::Array(items(env, v, inner, bump, depth)?),
+        // Nested(a T, b U): an array of objects (or arrays) of its fields, as it reads.
+        (D::Nested(fields), Cell::Js(v)) if js::is_array(env, v).unwrap_or(false) => {
+            let row = bump.keep_type(DataType::Tuple(fields.iter().map(|(n, t)| (Some(n.clone()), t.clone())).collect()));
+            Value::Array(items(env, v, row, bump, depth)?)
+        }
         (D::QBit { element, .. }, Cell::Js(v)) if js::is_array(env, v).unwrap_or(false) => {
             Value::QBit(items(env, v, element, bump, depth)?)
         }
@@ -475,6 +504,72 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
         (D::Nothing, c) => return Err(no(&c, " (only null fits Nothing)")),
         (_, c) => return Err(no(&c, "")),
     })
+}
+
+/// Decimal text as the 32 little-endian two's-complement bytes of its value at `scale` (a
+/// Decimal256's storage); digits beyond the scale must be zeros.
+fn decimal256_text(s: &str, scale: u8) -> std::result::Result<[u8; 32], Why> {
+    let bad = || Why::Range(format!("{s:?} is not a decimal number"));
+    let t = s.trim();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    if (int.is_empty() && frac.is_empty()) || !int.bytes().all(|c| c.is_ascii_digit()) || !frac.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let scale = scale as usize;
+    if frac.len() > scale && frac.as_bytes()[scale..].iter().any(|&c| c != b'0') {
+        return Err(Why::Range(format!("{s} cannot be represented exactly with scale {scale}")));
+    }
+    let digits = int.bytes().chain(frac.bytes().take(scale)).chain(std::iter::repeat_n(b'0', scale.saturating_sub(frac.len())));
+    let mut w = [0u64; 4];
+    for d in digits {
+        // w = w * 10 + d, refusing an overflow of 255 bits.
+        let mut carry = (d - b'0') as u128;
+        for x in &mut w {
+            let v = (*x as u128) * 10 + carry;
+            *x = v as u64;
+            carry = v >> 64;
+        }
+        if carry != 0 || w[3] >> 63 != 0 {
+            return Err(Why::Range(format!("{s} has too many digits for Decimal256")));
+        }
+    }
+    wide(neg, &w, true).ok_or_else(bad)
+}
+
+/// A bigint's sign and magnitude words as 32 little-endian two's-complement bytes, `None`
+/// outside the type's range.
+fn wide(neg: bool, words: &[u64], signed: bool) -> Option<[u8; 32]> {
+    if words.iter().skip(4).any(|&w| w != 0) || (neg && !signed) {
+        return None;
+    }
+    let mut w = [0u64; 4];
+    for (d, s) in w.iter_mut().zip(words) {
+        *d = *s;
+    }
+    if signed {
+        let top = w[3] >> 63 != 0;
+        // |v| ≤ 2^255 - 1, or exactly 2^255 when negative.
+        if top && !(neg && w[3] == 1 << 63 && w[..3].iter().all(|&x| x == 0)) {
+            return None;
+        }
+    }
+    if neg {
+        let mut carry = true;
+        for x in &mut w {
+            let (y, c) = (!*x).overflowing_add(carry as u64);
+            *x = y;
+            carry = c;
+        }
+    }
+    let mut out = [0u8; 32];
+    for (i, x) in w.iter().enumerate() {
+        out[i * 8..i * 8 + 8].copy_from_slice(&x.to_le_bytes());
+    }
+    Some(out)
 }
 
 trait Rescale<'x> {
@@ -577,6 +672,18 @@ fn untyped<'x>(env: Env, c: Cell<'x>, bump: &'x Bump, depth: u32) -> std::result
                         elems.into_iter().map(|x| untyped(env, Cell::Js(x), bump, depth + 1)).collect::<std::result::Result<_, _>>()?,
                     )
                 }
+                Kind::Object
+                    if !js::is_map(env, v).unwrap_or(false) && !js::entries(env, v).map_err(|e| ty_err(format!("{e:?}")))?.is_empty() =>
+                {
+                    // A plain object is a named tuple (what a named tuple reads as, and what
+                    // ClickHouse infers for a JSON object); a Map (or `{}`) is a Map.
+                    let mut out = Vec::new();
+                    for (k, x) in js::entries(env, v).map_err(|e| ty_err(format!("{e:?}")))? {
+                        let name: &str = bump.keep(k);
+                        out.push((Some(name), untyped(env, Cell::Js(x), bump, depth + 1)?));
+                    }
+                    Value::Tuple(out)
+                }
                 Kind::Object => {
                     let pairs = if js::is_map(env, v).unwrap_or(false) {
                         js::map_entries(env, v).map_err(|e| ty_err(format!("{e:?}")))?
@@ -664,9 +771,20 @@ pub fn json_text(env: Env, v: Val) -> Result<String> {
 pub struct Bump {
     strings: std::cell::RefCell<Vec<Box<str>>>,
     bytes: std::cell::RefCell<Vec<Box<[u8]>>>,
+    // Boxed so that the types stay where they are while the Vec grows (values borrow them).
+    #[allow(clippy::vec_box)]
+    types: std::cell::RefCell<Vec<Box<DataType>>>,
 }
 
 impl Bump {
+    fn keep_type(&self, t: DataType) -> &DataType {
+        let b = Box::new(t);
+        let p: *const DataType = &*b;
+        self.types.borrow_mut().push(b);
+        // As `keep`: the box lives as long as `self`.
+        unsafe { &*p }
+    }
+
     fn keep(&self, s: String) -> &str {
         let b: Box<str> = s.into_boxed_str();
         let p: *const str = &*b;

@@ -107,7 +107,16 @@ async fn task(target: Arc<Target>, spec: Spec, hdr: oneshot::Sender<Result<Heade
                 ins.send(&b).await?;
             }
             Pending::Ipc(bytes) => {
-                for b in ipc_blocks(bytes, &header)? {
+                let blocks = match ipc_blocks(bytes, &header) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        // Refused before anything of it was sent: what came before is committed
+                        // (as for JS data, and the CLI's insert).
+                        ins.end().await?;
+                        return Err(Error::Inserted(Box::new(e), rows));
+                    }
+                };
+                for b in blocks {
                     rows += b.rows() as u64;
                     ins.send(&b).await?;
                 }
@@ -133,7 +142,9 @@ impl NativeInsert {
     pub fn start(target: Arc<Target>, spec: Spec) -> NativeInsert {
         let (htx, hrx) = oneshot::channel();
         let (tx, rx) = mpsc::channel(DEPTH);
-        let handle = napi::bindgen_prelude::within_runtime_if_available(|| tokio::spawn(task(target, spec, htx, rx)));
+        let handle = napi::bindgen_prelude::within_runtime_if_available(|| {
+            tokio::spawn(async move { target.unless_closed(task(target.clone(), spec, htx, rx)).await })
+        });
         NativeInsert {
             header: Arc::new(tokio::sync::Mutex::new(Some(hrx))),
             columns: Mutex::new(None),

@@ -98,6 +98,13 @@ pub fn js_number_text(f: f64) -> String {
         if f > 0.0 { "Infinity" } else { "-Infinity" }.into()
     } else if f == f.trunc() && f.abs() < 1e21 {
         format!("{f:.0}")
+    } else if f.abs() >= 1e21 || f.abs() < 1e-6 {
+        // JavaScript's exponent form: 1e-7, 1.5e+21.
+        let e = format!("{f:e}");
+        match e.split_once('e') {
+            Some((m, x)) if !x.starts_with('-') => format!("{m}e+{x}"),
+            _ => e,
+        }
     } else {
         format!("{f}")
     }

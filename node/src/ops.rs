@@ -10,9 +10,38 @@ use chwire::{Client, Options, Pool, PoolOptions};
 use std::sync::Arc;
 
 /// A connection (one query at a time: callers queue on its lock) or the core's pool.
-pub enum Target {
+pub enum Conn {
     Client(Arc<tokio::sync::Mutex<Option<Client>>>),
-    Pool(Pool),
+    /// `None` once closed (the pool's idle connections close when the last lease ends).
+    Pool(std::sync::Mutex<Option<Pool>>),
+}
+
+/// What operations run on, and the signal `close()` gives them.
+pub struct Target {
+    pub conn: Conn,
+    closed: tokio::sync::watch::Sender<bool>,
+}
+
+impl Target {
+    pub fn new(conn: Conn) -> Target {
+        Target { conn, closed: tokio::sync::watch::channel(false).0 }
+    }
+
+    /// Stop every operation running or queued on this target (each fails with `Closed`).
+    pub fn close(&self) {
+        self.closed.send_replace(true);
+    }
+
+    /// `fut`, unless the target is closed first (then `Closed`; `fut` is dropped, which stops
+    /// its query on the server and gives its connection back).
+    pub async fn unless_closed<T>(&self, fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        let mut rx = self.closed.subscribe();
+        tokio::select! {
+            biased;
+            _ = rx.wait_for(|c| *c) => Err(Error::Closed),
+            r = fut => r,
+        }
+    }
 }
 
 /// One connection for one operation.
@@ -23,9 +52,12 @@ pub enum Lease {
 
 impl Lease {
     pub async fn get(target: &Target) -> Result<Lease> {
-        match target {
-            Target::Client(c) => Ok(Lease::Guard(c.clone().lock_owned().await)),
-            Target::Pool(p) => Ok(Lease::Pooled(Box::new(p.get().await?))),
+        match &target.conn {
+            Conn::Client(c) => Ok(Lease::Guard(c.clone().lock_owned().await)),
+            Conn::Pool(p) => {
+                let pool = p.lock().unwrap_or_else(|e| e.into_inner()).clone().ok_or(Error::Closed)?;
+                Ok(Lease::Pooled(Box::new(pool.get().await?)))
+            }
         }
     }
 
@@ -115,7 +147,7 @@ pub fn pool_options(pairs: &[(String, String)]) -> Result<PoolOptions> {
 /// until the connection is used again; a ping drains it now (bounded like the core pool's
 /// background drain). Over HTTP `settle` kills the query by its id.
 pub fn drain_later(target: &Arc<Target>) {
-    if let Target::Client(c) = &**target {
+    if let Conn::Client(c) = &target.conn {
         let c = c.clone();
         napi::bindgen_prelude::spawn(async move {
             if let Some(c) = c.lock().await.as_mut() {

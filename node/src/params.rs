@@ -272,7 +272,7 @@ fn check_range(i: i128, t: &DataType) -> Result<()> {
     Ok(())
 }
 
-fn words_text(neg: bool, words: &[u64]) -> String {
+pub fn words_text(neg: bool, words: &[u64]) -> String {
     // Decimal digits of a big magnitude by repeated division.
     let mut w: Vec<u64> = words.to_vec();
     let mut digits = Vec::new();

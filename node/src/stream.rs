@@ -220,7 +220,7 @@ impl NativeStream {
         let (tx, rx) = mpsc::channel(depth);
         let t = target.clone();
         let task = napi::bindgen_prelude::spawn(async move {
-            let res = run(t, job, &tx).await;
+            let res = t.unless_closed(run(t.clone(), job, &tx)).await;
             if let Err(e) = res {
                 let _ = tx.send(Err(e)).await;
             }

@@ -13,7 +13,8 @@ after(async () => {
 });
 
 // A query that runs until stopped, sending a block at a time.
-const slow = (marker) => `SELECT number, sleepEachRow(0.001) AS z /* ${marker} */ FROM system.numbers SETTINGS max_block_size = 100`;
+const slow = (marker) =>
+  `SELECT number, sleepEachRow(0.001) AS z /* ${marker} */ FROM system.numbers SETTINGS max_block_size = 100`;
 
 test('an aborted signal refuses the call before anything runs', async () => {
   const ac = new AbortController();
@@ -22,14 +23,17 @@ test('an aborted signal refuses the call before anything runs', async () => {
   await assert.rejects(c.insert('t', [{ a: 1 }], { signal: ac.signal }), { name: 'AbortError' });
 });
 
-test('abort mid-query rejects with the signal\'s reason and stops the query on the server', async () => {
+test("abort mid-query rejects with the signal's reason and stops the query on the server", async () => {
   const marker = `node_abort_${process.pid}_1`;
   const ac = new AbortController();
   const p = c.query(slow(marker), { signal: ac.signal });
   assert.ok(await eventually(async () => (await running(marker)) === 1), 'the query runs');
   ac.abort(new Error('stop it'));
   await assert.rejects(p, /stop it/);
-  assert.ok(await eventually(async () => (await running(marker)) === 0), 'the query is gone from system.processes');
+  assert.ok(
+    await eventually(async () => (await running(marker)) === 0),
+    'the query is gone from system.processes',
+  );
   const r = await c.query('SELECT 42 AS x');
   assert.equal(r.rows[0].x, 42);
 });
@@ -64,31 +68,38 @@ test('leaving a stream early (break) stops the query on the server', async () =>
   assert.ok(await eventually(async () => (await running(m2)) === 0), 'the Arrow query is gone after break');
   const m3 = `node_destroy_${process.pid}`;
   const readable = c.queryStream(slow(m3)).toReadable();
-  await assert.rejects(async () => {
-    for await (const r of readable) {
-      assert.ok(r);
-      readable.destroy();
-    }
-  }, { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  await assert.rejects(
+    async () => {
+      for await (const r of readable) {
+        assert.ok(r);
+        readable.destroy();
+      }
+    },
+    { code: 'ERR_STREAM_PREMATURE_CLOSE' },
+  );
   assert.ok(await eventually(async () => (await running(m3)) === 0), 'the query is gone after destroy()');
   assert.equal((await c.query('SELECT 7 AS x')).rows[0].x, 7);
 });
 
-test('an abandoned stream (never read again, collected) stops its query', { skip: typeof global.gc !== 'function' && 'needs --expose-gc' }, async () => {
-  const marker = `node_gc_${process.pid}`;
-  const d = await ch.connect(URL26);
-  (() => {
-    const s = d.queryStream(slow(marker));
-    s.nextBlock();
-  })();
-  assert.ok(await eventually(async () => (await running(marker)) === 1), 'the query runs');
-  for (let i = 0; i < 20 && (await running(marker)) > 0; i++) {
-    global.gc();
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.equal(await running(marker), 0);
-  await d.close();
-});
+test(
+  'an abandoned stream (never read again, collected) stops its query',
+  { skip: typeof global.gc !== 'function' && 'needs --expose-gc' },
+  async () => {
+    const marker = `node_gc_${process.pid}`;
+    const d = await ch.connect(URL26);
+    (() => {
+      const s = d.queryStream(slow(marker));
+      s.nextBlock();
+    })();
+    assert.ok(await eventually(async () => (await running(marker)) === 1), 'the query runs');
+    for (let i = 0; i < 20 && (await running(marker)) > 0; i++) {
+      global.gc();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(await running(marker), 0);
+    await d.close();
+  },
+);
 
 test('a slow consumer pauses the reading: memory stays a block or two', async () => {
   // 200 MB of result read slowly at first: the process must not buffer it.

@@ -33,7 +33,10 @@ export async function serverText(sql, settings = {}) {
   const db = HTTP26.match(/\/([^/]*)$/)?.[1] || 'default';
   u.searchParams.set('database', db);
   for (const [k, v] of Object.entries(settings)) u.searchParams.set(k, String(v));
-  const auth = u.username ? 'Basic ' + Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64') : undefined;
+  const auth = u.username
+    ? 'Basic ' +
+      Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')
+    : undefined;
   u.username = '';
   u.password = '';
   const r = await fetch(u, { method: 'POST', body: sql, headers: auth ? { authorization: auth } : {} });

@@ -10,7 +10,7 @@ test('18.16: queries, parameters bound as typed literals, settings', { skip }, a
   const c = await ch.connect(URL18);
   assert.equal(c.serverInfo.version.split('.')[0], '18');
   const r = await c.query(
-    "SELECT {a:UInt8} AS a, {s:String} AS s, {d:Decimal(9, 2)} AS d, {arr:Array(Nullable(String))} AS arr, {t:DateTime} AS t",
+    'SELECT {a:UInt8} AS a, {s:String} AS s, {d:Decimal(9, 2)} AS d, {arr:Array(Nullable(String))} AS arr, {t:DateTime} AS t',
     { params: { a: 200, s: "it's", d: '1.25', arr: ['x', null], t: new Date(86400000) } },
   );
   assert.deepEqual(r.rows[0], { a: 200, s: "it's", d: '1.25', arr: ['x', null], t: new Date(86400000) });
@@ -27,9 +27,23 @@ test('18.16: every type it has, read and inserted back', { skip }, async () => {
       `lc LowCardinality(String), tup Tuple(UInt8, String)) ENGINE = Memory`,
   );
   const row = {
-    u8: 255, i64: -9007199254740993n, u64: 18446744073709551615n, f32: 1.5, f64: -0.1, s: 'é', fs: 'ab\0', d: new Date(Date.UTC(2149, 5, 6)),
-    dt: new Date(4294967295000), dtz: new Date(1000), e8: 'b', u: '61f0c404-5cb3-11e7-907b-a6006ad3dba0', n: null, a: ['x', ''], dec: '-12.3456',
-    lc: 'lc', tup: [1, 'x'],
+    u8: 255,
+    i64: -9007199254740993n,
+    u64: 18446744073709551615n,
+    f32: 1.5,
+    f64: -0.1,
+    s: 'é',
+    fs: 'ab\0',
+    d: new Date(Date.UTC(2149, 5, 6)),
+    dt: new Date(4294967295000),
+    dtz: new Date(1000),
+    e8: 'b',
+    u: '61f0c404-5cb3-11e7-907b-a6006ad3dba0',
+    n: null,
+    a: ['x', ''],
+    dec: '-12.3456',
+    lc: 'lc',
+    tup: [1, 'x'],
   };
   assert.equal(await c.insert(t, [row, { ...row, n: 5 }]), 2);
   const r = await c.query(`SELECT * FROM ${t}`);

@@ -13,13 +13,17 @@ after(async () => {
   await c?.close();
 });
 
-const SQL = "SELECT number AS n, toString(number) AS s, toFloat64(number) / 2 AS f, toDateTime(number, 'Asia/Tokyo') AS t FROM numbers(5)";
+const SQL =
+  "SELECT number AS n, toString(number) AS s, toFloat64(number) / 2 AS f, toDateTime(number, 'Asia/Tokyo') AS t FROM numbers(5)";
 
 test('query: rows as objects and as arrays, with the columns described', async () => {
   const r = await c.query(SQL);
   assert.equal(r.rows.length, 5);
   assert.deepEqual(r.rows[3], { n: 3n, s: '3', f: 1.5, t: new Date(3000) });
-  assert.deepEqual(r.columns.map((x) => x.type), ['UInt64', 'String', 'Float64', "DateTime('Asia/Tokyo')"]);
+  assert.deepEqual(
+    r.columns.map((x) => x.type),
+    ['UInt64', 'String', 'Float64', "DateTime('Asia/Tokyo')"],
+  );
   assert.equal(r.columns[3].timeZone, 'Asia/Tokyo');
   assert.match(r.queryId, /^[0-9a-f-]{36}$/);
   const a = await c.query(SQL, { rowMode: 'array' });
@@ -73,7 +77,9 @@ test('queryColumns: typed arrays over many blocks, strings as arrays', async () 
 test('queryColumnsStream: one set of typed arrays per block', async () => {
   let rows = 0;
   let blocks = 0;
-  for await (const b of c.queryColumnsStream('SELECT number FROM numbers(50000)', { settings: { max_block_size: 10000 } })) {
+  for await (const b of c.queryColumnsStream('SELECT number FROM numbers(50000)', {
+    settings: { max_block_size: 10000 },
+  })) {
     assert.ok(b.number instanceof BigUint64Array);
     rows += b.number.length;
     blocks++;
@@ -94,7 +100,7 @@ test('queryArrow: an apache-arrow Table, in both mappings', async () => {
   assert.equal(String(ch26.schema.fields[3].type), 'Uint32');
 });
 
-test('queryArrowStream: record batches viewing chwire\'s IPC bytes (no copy)', async () => {
+test("queryArrowStream: record batches viewing chwire's IPC bytes (no copy)", async () => {
   const s = await c.queryArrowStream('SELECT number, toString(number) AS s FROM numbers(100000)', {
     settings: { max_block_size: 10000 },
   });
@@ -177,8 +183,14 @@ test('params: every kind, by the placeholder type', async () => {
 });
 
 test('params: wrong values are TypeError/RangeError naming the parameter', async () => {
-  await assert.rejects(c.query('SELECT {x:UInt8}', { params: { x: 1.5 } }), (e) => e instanceof TypeError && /"x"/.test(e.message));
-  await assert.rejects(c.query('SELECT {x:UInt8}', { params: { x: 300 } }), (e) => e instanceof RangeError && /"x"/.test(e.message));
+  await assert.rejects(
+    c.query('SELECT {x:UInt8}', { params: { x: 1.5 } }),
+    (e) => e instanceof TypeError && /"x"/.test(e.message),
+  );
+  await assert.rejects(
+    c.query('SELECT {x:UInt8}', { params: { x: 300 } }),
+    (e) => e instanceof RangeError && /"x"/.test(e.message),
+  );
   await assert.rejects(c.query('SELECT {x:String}', { params: { x: Symbol('s') } }), TypeError);
   // The value is data, never SQL.
   const r = await c.query('SELECT {x:String} AS x', { params: { x: "'); DROP TABLE x; --" } });
@@ -193,19 +205,33 @@ test('settings and queryId are sent', async () => {
   assert.equal(r.rows[0].q, 'node-test-query-id-1');
   assert.equal(r.queryId, 'node-test-query-id-1');
   assert.equal(String(r.rows[0].m), '3');
-  const s = await c.query("SELECT getSetting('max_block_size') AS m", { settings: { max_block_size: '1234' } });
+  const s = await c.query("SELECT getSetting('max_block_size') AS m", {
+    settings: { max_block_size: '1234' },
+  });
   assert.equal(String(s.rows[0].m), '1234');
 });
 
 test('connect: the URL and option keys of every binding; a bad option is refused', async () => {
   const u = new URL(URL26.replace(/^tcp:/, 'http:'));
-  const d = await ch.connect(null, { host: u.hostname, port: Number(u.port), compression: 'lz4', max_threads: 2, settings: { max_block_size: 100 } });
+  const d = await ch.connect(null, {
+    host: u.hostname,
+    port: Number(u.port),
+    compression: 'lz4',
+    max_threads: 2,
+    settings: { max_block_size: 100 },
+  });
   const r = await d.query("SELECT getSetting('max_threads') AS m, getSetting('max_block_size') AS b");
   assert.equal(String(r.rows[0].m), '2');
   assert.equal(String(r.rows[0].b), '100');
   await d.close();
-  await assert.rejects(ch.connect(URL26 + '?compression=nope'), (e) => e instanceof ch.ChwireError && e.kind === 'config');
-  await assert.rejects(ch.connect('tcp://default@127.0.0.1:1/default?connect_timeout=1s'), (e) => e.kind === 'connection');
+  await assert.rejects(
+    ch.connect(URL26 + '?compression=nope'),
+    (e) => e instanceof ch.ChwireError && e.kind === 'config',
+  );
+  await assert.rejects(
+    ch.connect('tcp://default@127.0.0.1:1/default?connect_timeout=1s'),
+    (e) => e.kind === 'connection',
+  );
 });
 
 test('HTTP transport: the same API over http://', async () => {
@@ -213,15 +239,25 @@ test('HTTP transport: the same API over http://', async () => {
   if (!url) return;
   const h = await ch.connect(url);
   const r = await h.query('SELECT number FROM numbers(3)');
-  assert.deepEqual(r.rows.map((x) => x.number), [0n, 1n, 2n]);
+  assert.deepEqual(
+    r.rows.map((x) => x.number),
+    [0n, 1n, 2n],
+  );
   await h.close();
 });
 
 test('newer types read (Variant, Dynamic, JSON, Time, BFloat16)', async () => {
   const r = await c.query(
-    "SELECT 5::Variant(UInt8, String) AS v, 'x'::Dynamic AS d, '{\"a\":{\"b\":1},\"c\":[1,2]}'::JSON AS j, " +
+    'SELECT 5::Variant(UInt8, String) AS v, \'x\'::Dynamic AS d, \'{"a":{"b":1},"c":[1,2]}\'::JSON AS j, ' +
       "toTime('01:02:03') AS t, toBFloat16(1.5) AS bf, map(1, 'a') AS m",
     { settings: NEW_TYPES },
   );
-  assert.deepEqual(r.rows[0], { v: 5, d: 'x', j: { a: { b: 1 }, c: [1, 2] }, t: '01:02:03', bf: 1.5, m: new Map([[1, 'a']]) });
+  assert.deepEqual(r.rows[0], {
+    v: 5,
+    d: 'x',
+    j: { a: { b: 1 }, c: [1, 2] },
+    t: '01:02:03',
+    bf: 1.5,
+    m: new Map([[1, 'a']]),
+  });
 });
