@@ -731,11 +731,13 @@ export interface ServerInfo {
   revision: number;
   timezone?: string;
   displayName?: string;
+  /** The settings the server applies to the session, as its Hello listed them (26.x; empty for older servers). */
+  settings: Record<string, string>;
 }
 
 /** One connection: one query at a time (concurrent calls queue; use a `Pool` to run them in parallel). */
 export class Client extends Queryable {
-  /** The server's name, version, revision and zone. */
+  /** The server's name, version, revision, zone and session settings. */
   get serverInfo(): ServerInfo | null {
     return this.native.serverInfo() ?? null;
   }

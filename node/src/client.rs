@@ -58,6 +58,8 @@ pub struct ServerInfo {
     pub revision: f64,
     pub timezone: Option<String>,
     pub display_name: Option<String>,
+    /// The settings the server applies to the session, from its Hello (revision 54474+).
+    pub settings: std::collections::HashMap<String, String>,
 }
 
 #[napi(object)]
@@ -168,6 +170,7 @@ impl NativeClient {
             revision: s.revision as f64,
             timezone: s.timezone.clone(),
             display_name: s.display_name.clone(),
+            settings: s.settings.iter().cloned().collect(),
         })
     }
 

@@ -9,6 +9,7 @@ const skip = !URL18 && 'no 18.16 server (CHWIRE_TEST_URL_18; scripts/with-server
 test('18.16: queries, parameters bound as typed literals, settings', { skip }, async () => {
   const c = await ch.connect(URL18);
   assert.equal(c.serverInfo.version.split('.')[0], '18');
+  assert.deepEqual(c.serverInfo.settings, {});
   const r = await c.query(
     'SELECT {a:UInt8} AS a, {s:String} AS s, {d:Decimal(9, 2)} AS d, {arr:Array(Nullable(String))} AS arr, {t:DateTime} AS t',
     { params: { a: 200, s: "it's", d: '1.25', arr: ['x', null], t: new Date(86400000) } },

@@ -261,3 +261,16 @@ test('newer types read (Variant, Dynamic, JSON, Time, BFloat16)', async () => {
     m: new Map([[1, 'a']]),
   });
 });
+
+test('serverInfo: the revision and the session settings of the Hello; client_revision pins one', async () => {
+  const info = c.serverInfo;
+  assert.equal(info.revision, 54492);
+  assert.equal(info.settings.implicit_select, '0');
+  const sep = URL26.includes('?') ? '&' : '?';
+  const old = await ch.connect(`${URL26}${sep}client_revision=54465`);
+  const r = await old.query(
+    "SELECT toUInt64(client_revision) AS r FROM system.processes WHERE query LIKE '%chwire-node-revision%'",
+  );
+  assert.deepEqual(r.rows, [{ r: 54465n }]);
+  await old.close();
+});

@@ -212,7 +212,8 @@ impl RawClient {
         }
     }
 
-    /// The server's name, version, revision and timezone.
+    /// The server's name, version, revision, timezone and (revision 54474 and later) the
+    /// settings its Hello listed.
     fn server_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         if let Some(s) = &self.server {
@@ -222,6 +223,11 @@ impl RawClient {
             d.set_item("negotiated_revision", s.negotiated_revision)?;
             d.set_item("timezone", s.timezone.clone())?;
             d.set_item("display_name", s.display_name.clone())?;
+            let settings = PyDict::new(py);
+            for (k, v) in &s.settings {
+                settings.set_item(k, v)?;
+            }
+            d.set_item("settings", settings)?;
         }
         Ok(d)
     }

@@ -351,3 +351,14 @@ def test_the_announced_revision_is_what_the_server_records(url, native_only, rev
     assert rows == [(revision or 54492,)]
     with pytest.raises(chwire.Error, match="client_revision"):
         chwire.connect(url, client_revision=99999)
+
+
+def test_server_info_has_the_settings_of_the_servers_hello(url, native_only, client18):
+    """26.9 lists the session's settings in its Hello (54474): the rig's profile sets
+    implicit_select back to 0; 18.16 lists none."""
+    native_only("HTTP has no Hello")
+    with chwire.connect(url) as c:
+        info = c.server_info
+    assert info["negotiated_revision"] == 54492
+    assert info["settings"].get("implicit_select") == "0", info["settings"]
+    assert client18.server_info["settings"] == {}

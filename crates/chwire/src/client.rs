@@ -44,6 +44,9 @@ pub struct ServerInfo {
     pub negotiated_revision: u64,
     pub timezone: Option<String>,
     pub display_name: Option<String>,
+    /// The settings the server applies to the session, as its Hello listed them (revision
+    /// 54474 and later; empty before): [`Client::server_settings`] when connected.
+    pub settings: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,6 +243,7 @@ impl Client {
                 negotiated_revision: c.revision(),
                 timezone: hello.timezone.clone(),
                 display_name: hello.display_name.clone(),
+                settings: hello.settings.clone(),
             }
         })
     }

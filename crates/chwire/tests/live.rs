@@ -82,6 +82,19 @@ async fn chunked_framing_both_ways_gives_the_same_results() {
     assert_eq!(sums[0].1, 3000);
 }
 
+/// An aggregate state whose format chwire does not know (quantile's) is an error naming the
+/// type, with rows or without (the header alone once panicked), and the client goes on.
+#[tokio::test]
+async fn an_aggregate_state_chwire_cannot_frame_is_an_error_not_a_panic() {
+    let mut c = client().await;
+    for sql in ["SELECT quantileState(number) FROM numbers(5)", "SELECT quantileState(number) FROM numbers(5) WHERE 0"] {
+        let e = c.query(sql).fetch_blocks().await.expect_err(sql);
+        assert!(e.to_string().contains("AggregateFunction(quantile"), "{sql}: {e}");
+        let (n,): (u64,) = c.query("SELECT count() FROM numbers(7)").fetch_one().await.unwrap();
+        assert_eq!(n, 7);
+    }
+}
+
 #[tokio::test]
 async fn lower_announced_revision_is_negotiated() {
     if common::is_http() {

@@ -126,7 +126,15 @@ impl QueryStream<'_> {
                         ));
                     }
                     if self.header.is_none() {
-                        self.header = Some(header_of(&b));
+                        match header_of(&b) {
+                            Ok(h) => self.header = Some(h),
+                            Err(e) => {
+                                // The rest of the result is never read: close rather than drain.
+                                self.done = true;
+                                self.client.pending = Pending::Broken;
+                                return Err(e);
+                            }
+                        }
                     }
                     if b.rows() == 0 {
                         continue;
@@ -254,14 +262,20 @@ impl Drop for QueryStream<'_> {
     }
 }
 
-fn header_of(b: &Block) -> Block {
+/// The result's columns without rows. A type the decoder reads but chwire cannot hold as a
+/// column (an aggregate state whose format it does not know, which decodes with no rows) is
+/// an error here, as it is for a block with rows.
+fn header_of(b: &Block) -> Result<Block> {
     let mut h = Block::new();
     for (name, col) in b.columns() {
-        let empty = chwire_proto::ColumnData::empty_for(col.data_type()).expect("decoded types have storage");
-        h.push(name.clone(), chwire_proto::Column::new(col.data_type().clone(), empty).expect("empty column fits its type"))
-            .expect("empty columns");
+        let ty = col.data_type();
+        let unsupported =
+            |detail: String| Error::from(chwire_proto::DecodeError::UnsupportedType(format!("{ty} (column `{name}`): {detail}")));
+        let empty = chwire_proto::ColumnData::empty_for(ty).map_err(|e| unsupported(e.to_string()))?;
+        let column = chwire_proto::Column::new(ty.clone(), empty).map_err(|e| unsupported(e.to_string()))?;
+        h.push(name.clone(), column).map_err(|e| unsupported(e.to_string()))?;
     }
-    h
+    Ok(h)
 }
 
 pub(super) fn log_lines(b: &Block) {
