@@ -22,32 +22,32 @@ def put(target, data):
         f.write(data)
 
 
+def packet_seeds(folder, rev):
+    """The fixtures of tests/fixtures/<folder> as packets seeds at revision index `rev` (bits
+    0-1 and 6 of the selector): whole, and cut in half in 1-byte slices; chunked_ ones
+    chunk-framed (bit 7). Yields (name, selector without the slice bits, data)."""
+    fixtures = os.path.join(ROOT, "crates", "chwire-proto", "tests", "fixtures", folder)
+    for name in sorted(os.listdir(fixtures)):
+        if not name.endswith(".bin"):
+            continue
+        data = open(os.path.join(fixtures, name), "rb").read()
+        sel = rev | (4 if ("lz4" in name or "zstd" in name) else 0) | (128 if name.startswith("chunked_") else 0)
+        put("packets", bytes([sel]) + data)
+        put("packets", bytes([sel | (0 << 3)]) + data[: len(data) // 2])
+        put("packets", bytes([sel | (2 << 3)]) + data)
+        yield name, sel, data
+
+
 def packets():
-    fixtures = os.path.join(ROOT, "crates", "chwire-proto", "tests", "fixtures", "packets")
-    for name in sorted(os.listdir(fixtures)):
-        if not name.endswith(".bin"):
-            continue
-        data = open(os.path.join(fixtures, name), "rb").read()
-        compressed = 4 if ("lz4" in name or "zstd" in name) else 0
-        # Revision 54412 (ClickHouse 18.16, which recorded them), whole and in 1-byte slices.
-        put("packets", bytes([0 | compressed]) + data)
-        put("packets", bytes([0 | compressed | (0 << 3)]) + data[: len(data) // 2])
-        put("packets", bytes([0 | compressed | (2 << 3)]) + data)
-    # ClickHouse 26.9's conversations (revision 54492; the chunked_ ones chunk-framed, bit 7),
-    # and those that carry data also at the live matrix's older revisions (bit 6 + index).
-    fixtures = os.path.join(ROOT, "crates", "chwire-proto", "tests", "fixtures", "packets26")
-    for name in sorted(os.listdir(fixtures)):
-        if not name.endswith(".bin"):
-            continue
-        data = open(os.path.join(fixtures, name), "rb").read()
-        compressed = 4 if ("lz4" in name or "zstd" in name) else 0
-        chunked = 128 if name.startswith("chunked_") else 0
-        put("packets", bytes([3 | compressed | chunked]) + data)
-        put("packets", bytes([3 | compressed | chunked | (0 << 3)]) + data[: len(data) // 2])
-        put("packets", bytes([3 | compressed | chunked | (2 << 3)]) + data)
+    # Revision 54412 (ClickHouse 18.16, which recorded them).
+    for _ in packet_seeds("packets", 0):
+        pass
+    # ClickHouse 26.9's conversations (revision 54492, index 3), and those that carry data also
+    # at the live matrix's older revisions (bit 6 + index 0-2).
+    for name, sel, data in packet_seeds("packets26", 3):
         if name in ("sparse.bin", "replicated.bin", "dynamic_json.bin", "strings.bin"):
             for older in (64, 64 | 1, 64 | 2):
-                put("packets", bytes([older | compressed | (2 << 3)]) + data)
+                put("packets", bytes([older | (sel & 4) | (2 << 3)]) + data)
 
 
 def native_files():
