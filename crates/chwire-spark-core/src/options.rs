@@ -275,6 +275,13 @@ mod tests {
     }
 
     #[test]
+    fn the_urls_client_revision_and_chunked_reach_the_connection() {
+        let o = parse(&[("url", "tcp://h/db?client_revision=54465&chunked=true")]).unwrap();
+        let c = o.chwire_options(None).unwrap();
+        assert_eq!((c.client_revision, c.chunked), (54465, chwire::proto::chunked::ChunkedMode::On));
+    }
+
+    #[test]
     fn a_host_without_port_gets_the_schemes_default() {
         assert_eq!(parse(&[("url", "http://u@h/db")]).unwrap().default_port(), 8123);
         assert_eq!(parse(&[("url", "HTTPS://h/db")]).unwrap().default_port(), 8443);
