@@ -100,6 +100,15 @@ def connect(url: Optional[str] = None, **kwargs: Any) -> "Connection":
     return Connection(_connect(url, **kwargs))
 
 
+_DATE_RANGE = (_dt.date(1970, 1, 1), _dt.date(2149, 6, 6))
+_DATE32_RANGE = (_dt.date(1900, 1, 1), _dt.date(2299, 12, 31))
+_DATETIME_SECONDS = (86400, 2**32 - 1 - 86400)
+_DATETIME64_SECONDS = (
+    _dt.datetime(1900, 1, 1, tzinfo=_dt.timezone.utc).timestamp(),
+    _dt.datetime(2299, 12, 31, 23, 59, 59, 999999, tzinfo=_dt.timezone.utc).timestamp(),
+)
+
+
 def _type_of(v: Any) -> str:
     """The ClickHouse type a Python parameter value is bound as."""
     if v is None:
@@ -113,11 +122,22 @@ def _type_of(v: Any) -> str:
     if isinstance(v, float):
         return "Float64"
     if isinstance(v, _dt.datetime):
+        # DateTime holds 1970 to 2106 (a day's margin for the server's zone, naive values being
+        # its local time); DateTime64 1900 to 2299; outside, the server would clamp: refused.
+        secs = (v if v.tzinfo is not None else v.replace(tzinfo=_dt.timezone.utc)).timestamp()
+        if not _DATETIME64_SECONDS[0] <= secs <= _DATETIME64_SECONDS[1]:
+            raise DataError(f"{v!r} is outside what ClickHouse stores (DateTime64: 1900-01-01 to 2299-12-31)")
+        fine = v.microsecond or not _DATETIME_SECONDS[0] <= secs <= _DATETIME_SECONDS[1]
         if v.tzinfo is not None:
-            return "DateTime64(6, 'UTC')" if v.microsecond else "DateTime('UTC')"
-        return "DateTime64(6)" if v.microsecond else "DateTime"
+            return "DateTime64(6, 'UTC')" if fine else "DateTime('UTC')"
+        return "DateTime64(6)" if fine else "DateTime"
     if isinstance(v, _dt.date):
-        return "Date"
+        # Date holds 1970-01-01 to 2149-06-06, Date32 1900-01-01 to 2299-12-31.
+        if _DATE_RANGE[0] <= v <= _DATE_RANGE[1]:
+            return "Date"
+        if _DATE32_RANGE[0] <= v <= _DATE32_RANGE[1]:
+            return "Date32"
+        raise DataError(f"{v!r} is outside what ClickHouse stores (Date32: 1900-01-01 to 2299-12-31)")
     if isinstance(v, _decimal.Decimal):
         exp = v.as_tuple().exponent
         scale = -exp if isinstance(exp, int) and exp < 0 else 0
@@ -159,7 +179,7 @@ def _unify(a: str, b: str) -> Optional[str]:
         return "Float64"  # ints among floats
     if a.startswith("Decimal(38, ") and b.startswith("Decimal(38, "):
         return max(a, b, key=lambda t: int(t[12:-1]))
-    times = {"DateTime": "DateTime64(6)", "DateTime('UTC')": "DateTime64(6, 'UTC')"}
+    times = {"DateTime": "DateTime64(6)", "DateTime('UTC')": "DateTime64(6, 'UTC')", "Date": "Date32"}
     for plain, fine in times.items():
         if {a, b} == {plain, fine}:
             return fine

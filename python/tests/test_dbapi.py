@@ -113,3 +113,27 @@ def test_fetchmany_refuses_a_negative_size(url):
         with pytest.raises(chwire.dbapi.ProgrammingError):
             cur.fetchmany(-1)
         assert cur.fetchmany(2) == [(0,), (1,)] and cur.fetchall() == [(2,)]
+
+
+def test_dates_and_times_beyond_date_and_datetime_are_bound_wider_not_clamped(url):
+    """Date holds 1970-2149 and DateTime 1970-2106: values outside are bound as Date32 and
+    DateTime64 (the server would clamp them to the edges); beyond those too, a DataError."""
+    utc = dt.timezone.utc
+    values = [dt.date(1900, 1, 1), dt.date(2200, 1, 1), dt.date(2020, 5, 6),
+              dt.datetime(1960, 1, 1), dt.datetime(2200, 1, 1, 12), dt.datetime(2020, 1, 1, 0, 0, 1),
+              dt.datetime(1950, 6, 1, tzinfo=utc)]
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT " + ", ".join(["%s"] * len(values)), values)
+        got = cur.fetchall()[0]
+        # DateTime columns come back in the server's zone (UTC on the rig).
+        naive = [g.replace(tzinfo=None) if isinstance(g, dt.datetime) else g for g in got]
+        assert naive[:6] == values[:6]
+        assert got[6] == values[6]
+        # A list of dates on both sides of 1970 is one Date32 array.
+        cur.execute("SELECT %s", ([dt.date(2000, 1, 1), dt.date(1901, 2, 3)],))
+        assert cur.fetchall() == [([dt.date(2000, 1, 1), dt.date(1901, 2, 3)],)]
+        for bad in (dt.date(1800, 1, 1), dt.datetime(2400, 1, 1)):
+            with pytest.raises(dbapi.DataError, match="outside what ClickHouse stores"):
+                cur.execute("SELECT %s", (bad,))
+
