@@ -116,6 +116,8 @@ def _type_of(v: Any) -> str:
     if isinstance(v, bool):
         return "UInt8"
     if isinstance(v, int):
+        if not -(2**255) <= v < 2**256:
+            raise DataError(f"{v} is outside what ClickHouse's integers hold (Int256 and UInt256)")
         if v >= 2**63:
             return "UInt64" if v < 2**64 else "UInt256"
         return "Int64" if v >= -(2**63) else "Int256"

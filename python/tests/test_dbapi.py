@@ -137,3 +137,13 @@ def test_dates_and_times_beyond_date_and_datetime_are_bound_wider_not_clamped(ur
             with pytest.raises(dbapi.DataError, match="outside what ClickHouse stores"):
                 cur.execute("SELECT %s", (bad,))
 
+
+def test_integers_beyond_256_bits_are_refused_not_wrapped(url):
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT %s, %s", (2**256 - 1, -(2**255)))
+        assert cur.fetchall() == [(2**256 - 1, -(2**255))]
+        for bad in (2**300, 2**256, -(2**255) - 1):
+            with pytest.raises(dbapi.DataError, match="Int256 and UInt256"):
+                cur.execute("SELECT %s", (bad,))
+
