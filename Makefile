@@ -266,15 +266,19 @@ NODE_BENCH_ARGS ?=
 node-bench: node-build
 	scripts/with-server.sh node bench/node/bench.mjs $(NODE_BENCH_ARGS)
 
-## Python benchmarks against clickhouse-connect 1.6.0 and clickhouse-driver 0.2.11 (printed ratios).
+## Python benchmarks against clickhouse-connect 1.12.0 (its Python and Rust codecs, the server's Arrow) and
+## clickhouse-driver 0.2.11 on ClickHouse 26.9 (printed ratios; W7 needs bench/run.py's table).
 python-bench: python-test
-	$(PY_VENV)/bin/pip install -q clickhouse-connect==1.6.0 clickhouse-driver[numpy]==0.2.11
+	$(PY_VENV)/bin/pip install -q "clickhouse-connect[rust,arrow]==1.12.0" clickhouse-driver[numpy]==0.2.11
 	$(CARGO) build --release -q --workspace --example arrow_bench
 	scripts/with-server.sh sh -c 'CHWIRE_CH_HTTP_PORT=$${CHWIRE_CH_HTTP_PORT:-18123} $(PY_VENV)/bin/python bench/python/bench.py'
 
-## The side-by-side benchmark suite (installs the peers; ~30 min); writes docs/BENCHMARKS.md.
+## The side-by-side benchmark suite on ClickHouse 26.9 and 18.16 (bench/PEERS.md: installs and
+## builds the peers; a few hours, the slow Python peers most of it); writes docs/BENCHMARKS.md.
+## Then W9, W1/W2/W5 over emulated links in network namespaces of its own (needs root; ~30 min).
 bench: build
 	python3 bench/run.py --write-docs
+	python3 bench/netem/w9.py
 
 ## query_arrow against the plain block stream on W1/W2 (printed ratios; docs/BENCHMARKS.md).
 bench-arrow: build

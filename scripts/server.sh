@@ -25,6 +25,9 @@
 #   CHWIRE_CH26_VENV         the venv with chdb-core (default build/ch26-venv)
 #   CHWIRE_CH_PROTO_CAPS     the packet framing it offers both ways (default notchunked_optional;
 #                            a real server's default is notchunked, chunked for a strict one)
+#   CHWIRE_CH_HOST           the address it listens on (default 127.0.0.1); another address also
+#                            admits the users from its /24 (bench/netem/w9.py: a server inside a
+#                            network namespace of its own, reached over an emulated link)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,7 +35,7 @@ CH_DIR="${CHWIRE_CH_DIR:-$ROOT/build/ch26}"
 VENV="${CHWIRE_CH26_VENV:-$ROOT/build/ch26-venv}"
 CHDB_VERSION=26.9.0
 PROTO_CAPS="${CHWIRE_CH_PROTO_CAPS:-notchunked_optional}"
-HOST=127.0.0.1
+HOST="${CHWIRE_CH_HOST:-127.0.0.1}"
 TCP_PORT="${CHWIRE_CH_TCP_PORT:-19000}"
 HTTP_PORT="${CHWIRE_CH_HTTP_PORT:-18123}"
 TZ_NAME="${CHWIRE_CH_TZ:-UTC}"
@@ -156,14 +159,14 @@ XML
     <users>
         <default>
             <password></password>
-            <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
+            <networks><ip>::1</ip><ip>127.0.0.1</ip>EXTRA_NETWORK</networks>
             <profile>default</profile>
             <quota>default</quota>
         </default>
         <!-- For authentication tests. -->
         <chwire_test>
             <password>s3cret</password>
-            <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
+            <networks><ip>::1</ip><ip>127.0.0.1</ip>EXTRA_NETWORK</networks>
             <profile>default</profile>
             <quota>default</quota>
         </chwire_test>
@@ -171,6 +174,9 @@ XML
     <quotas><default></default></quotas>
 </clickhouse>
 XML
+    local extra=""
+    [[ $HOST == 127.0.0.1 ]] || extra="<ip>${HOST%.*}.0/24</ip>"
+    sed -i "s#EXTRA_NETWORK#$extra#" "$CH_DIR/users.xml"
 }
 
 # --- commands ----------------------------------------------------------------

@@ -10,8 +10,11 @@ server's CPU in total and per iteration (W4: 2000 queries; W6: 200 connections).
     python3 bench/floor/server_cost.py                 # W4,W6; 5 runs each
     python3 bench/floor/server_cost.py --runs 9 --clients chwire,native-floor,http-floor
 
-Needs the server of scripts/server.sh running, chwire built (cargo build --release), the
-floors (bench/floor/build.sh) and, for clickhouse-rs/ch-go, the peers of bench/peers.
+Needs the server running (`--server 26.9`, the default: scripts/server.sh, ports
+CHWIRE_CH_TCP_PORT/CHWIRE_CH_HTTP_PORT, its process is the chdb launcher that runs the whole
+clickhouse-local in-process; `--server 18.16`: scripts/server-18.sh, CHWIRE_CH18_*), chwire
+built (cargo build --release), the floors (bench/floor/build.sh) and, for clickhouse-rs/ch-go,
+the peers of bench/peers.
 """
 import argparse
 import importlib.util
@@ -29,8 +32,12 @@ PER = {"W4": 2000, "W6": 200}
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def server_pid():
-    with open(os.path.join(ROOT, "build/clickhouse/clickhouse-server.pid")) as f:
+def server_pid(server):
+    path = "build/ch26/server.pid" if server == "26.9" else "build/clickhouse/clickhouse-server.pid"
+    dirvar = "CHWIRE_CH_DIR" if server == "26.9" else "CHWIRE_CH18_DIR"
+    if os.environ.get(dirvar):
+        path = os.path.join(os.environ[dirvar], os.path.basename(path))
+    with open(os.path.join(ROOT, path)) as f:
         return int(f.read().split()[0])
 
 
@@ -46,12 +53,16 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--workloads", default="W4,W6")
     ap.add_argument("--clients", default="chwire,clickhouse-rs,native-floor,http-floor")
-    ap.add_argument("--port", type=int, default=int(os.environ.get("CHWIRE_CH_TCP_PORT", 19000)))
-    ap.add_argument("--http-port", type=int, default=int(os.environ.get("CHWIRE_CH_HTTP_PORT", 18123)))
+    ap.add_argument("--server", default="26.9", choices=["26.9", "18.16"])
+    ap.add_argument("--port", type=int, default=None)
+    ap.add_argument("--http-port", type=int, default=None)
     ap.add_argument("--wait-idle", type=int, default=0, metavar="SECONDS",
                     help="before each round of clients, wait (up to SECONDS) until the CPUs were 90%% idle for 2 s")
     a = ap.parse_args()
-    pid = server_pid()
+    (_, srv), = run.pick_servers(a.server)
+    a.port, a.http_port = a.port or srv["tcp"], a.http_port or srv["http"]
+    env = dict(os.environ, CHWIRE_BENCH_SERVER=a.server)
+    pid = server_pid(a.server)
     clients = a.clients.split(",")
     bases = {cl: run.client_command(cl, a.port, a.http_port) for cl in clients}
     rows = []
@@ -63,7 +74,7 @@ def main():
                 run.wait_idle(a.wait_idle)
             for cl in here:
                 before = server_cpu_s(pid)
-                r = run.parse(run.timed(run.argv_for(cl, bases[cl], w, "none"), 600), cl, w, "none")
+                r = run.parse(run.timed(run.argv_for(cl, bases[cl], w, "none"), 600, env), cl, w, "none")
                 server = server_cpu_s(pid) - before
                 if r["status"] != "ok":
                     sys.exit(f"{cl} {w}: {r['status']}: {r.get('reason', 'wrong check value')}")

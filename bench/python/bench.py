@@ -84,9 +84,13 @@ def main():
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--cases", help="comma-separated subset, e.g. W5,SMALL,LARGE")
     a = p.parse_args()
+    # cc*: clickhouse-connect >= 1.10 (26.9): its Python codec, its Rust codec, the server's Arrow.
+    cc = ["cc", "cc-rust", "cc-arrow"]
     plan = [
-        ("W1", ["chwire", "chwire-stream", "connect", "driver", "driver-arrow", "driver-arrow-stream"]),
-        ("W2", ["chwire", "chwire-pandas", "chwire-pandas-arrow", "chwire-polars", "connect", "connect-pandas", "driver", "driver-arrow", "driver-pandas"]),
+        ("W1", ["chwire", "chwire-stream", "driver", "driver-arrow", "driver-arrow-stream"] + cc
+         + ["cc-arrow-stream", "cc-np-stream", "cc-rust-np-stream"]),
+        ("W2", ["chwire", "chwire-pandas", "chwire-pandas-arrow", "chwire-polars", "driver", "driver-arrow", "driver-pandas"] + cc),
+        ("W7", ["chwire", "chwire-pandas", "chwire-pandas-arrow", "chwire-polars"] + cc),
         ("W5", ["chwire", "chwire-pandas", "connect", "driver"]),
         ("ARRAY", ["chwire"]), ("SCALAR", ["chwire"]), ("SMALL", ["chwire"]), ("LARGE", ["chwire"]),
     ]
@@ -109,17 +113,25 @@ def main():
               f"(keeping every batch: wall {r['kept_wall']:7.3f}s  cpu {r['kept_cpu']:7.3f}s; "
               f"in a fresh process: wall {r['cold_wall']:7.3f}s  cpu {r['cold_cpu']:7.3f}s)")
     print("\nratios (peer / chwire; > 1 means chwire is faster):")
-    for case in ("W1", "W2", "W5"):
+    for case in ("W1", "W2", "W7", "W5"):
         base = results.get((case, "chwire"))
         if not base or "error" in base:
             continue
         for (c2, cl), r in results.items():
-            if c2 == case and cl in ("connect", "driver", "driver-arrow", "connect-pandas", "driver-pandas") and "error" not in r:
+            if c2 == case and cl in ("connect", "driver", "driver-arrow", "connect-pandas", "driver-pandas", "cc", "cc-rust", "cc-arrow",
+                                     "cc-arrow-stream", "cc-np-stream", "cc-rust-np-stream") and "error" not in r:
                 print(f"  {case} {cl:15} wall x{r['wall'] / base['wall']:.2f}  cpu x{r['cpu'] / base['cpu']:.2f}")
         if case in rust:
             print(f"  {case} chwire / rust query_arrow wall x{base['wall'] / rust[case]['wall']:.2f}; "
                   f"/ rust keeping every batch in a fresh process wall x{base['wall'] / rust[case]['cold_wall']:.2f} "
                   f"cpu x{base['cpu'] / rust[case]['cold_cpu']:.2f}")
+    for case, frame in (("W2", "chwire-pandas"), ("W7", "chwire-pandas"), ("W2", "chwire-polars"), ("W7", "chwire-polars")):
+        mine = results.get((case, frame))
+        peers = [results.get((case, p)) for p in ("cc", "cc-rust", "cc-arrow")]
+        peers = [p for p in peers if p and "error" not in p]
+        if mine and "error" not in mine and peers:
+            bestp = min(peers, key=lambda p: p["wall"])
+            print(f"  {case} {frame} against the best clickhouse-connect ({bestp['client']}): x{bestp['wall'] / mine['wall']:.2f} wall")
     print("  W2 into Polars:", polars_nocopy())
     arr, sca = results.get(("ARRAY", "chwire")), results.get(("SCALAR", "chwire"))
     if arr and sca and "error" not in arr and "error" not in sca:

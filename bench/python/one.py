@@ -24,6 +24,9 @@ def sqls(scale):
         "SCALAR": f"SELECT number AS n FROM numbers({8_000_000 // scale})",
         "SMALL": f"SELECT number AS n FROM numbers({5_000_000 // scale}) SETTINGS max_block_size = 1000",
         "LARGE": f"SELECT number AS n FROM numbers({5_000_000 // scale}) SETTINGS max_block_size = {5_000_000 // scale}",
+        # W7's wide table (bench/PEERS.md; ClickHouse 26.9 only), a tenth of it: 1M rows x 20
+        # columns, as Python objects in the row and pandas modes of the peers.
+        "W7": f"SELECT * FROM chwire_bench_w7 WHERE id < {1_000_000 // scale}",
     }
 
 
@@ -48,7 +51,7 @@ def one(client, case, scale):
     """Runs one measurement in this process; returns its figures."""
     import pyarrow as pa
 
-    if not client.endswith("-stream"):  # the checks sum with it; loaded before the clock starts
+    if not client.endswith("-stream") or client == "cc-arrow-stream":  # the checks sum with it; loaded before the clock
         import pyarrow.compute  # noqa: F401 - pa.compute
     # The frame libraries load before the clock too: importing pandas costs 0.25 s of CPU, which
     # clickhouse-driver pays when its client is made (use_numpy) and chwire and
@@ -66,6 +69,11 @@ def one(client, case, scale):
         import clickhouse_connect
 
         c = clickhouse_connect.get_client(host=HOST, port=HTTP_PORT, username="default", compress=False)
+    elif client.startswith("cc"):  # clickhouse-connect >= 1.10: its Python or its Rust codec
+        import clickhouse_connect
+
+        codec = "rust" if client.startswith("cc-rust") else "python"
+        c = clickhouse_connect.get_client(host=HOST, port=HTTP_PORT, username="default", compress=False, native_codec=codec)
     else:
         from clickhouse_driver import Client
 
@@ -79,7 +87,7 @@ def one(client, case, scale):
         frame = data.to_pandas() if client != "chwire" else None
     t0, c0 = time.monotonic(), cpu()
     check = None
-    if case in ("W1", "W2", "ARRAY", "SCALAR", "SMALL", "LARGE"):
+    if case in ("W1", "W2", "W7", "ARRAY", "SCALAR", "SMALL", "LARGE"):
         sql = q[case]
         if client == "chwire":
             t = c.query_arrow(sql)
@@ -97,7 +105,10 @@ def one(client, case, scale):
                 rows += len(col)
             t = None
         elif client == "chwire-pandas":
-            t = pa.Table.from_pandas(c.query_df(sql))
+            df = c.query_df(sql)
+            t = pa.Table.from_pandas(df) if case != "W7" else None
+            if t is None:  # as for clickhouse-connect's frame below: IPv6Address objects
+                check = int(df["id"].sum())
         elif client == "chwire-pandas-arrow":  # pd.ArrowDtype columns over chwire's buffers
             t = pa.Table.from_pandas(c.query_df(sql, dtype_backend="pyarrow"))
         elif client == "chwire-polars":
@@ -107,6 +118,25 @@ def one(client, case, scale):
             # shows that the buffers were taken over, not copied).
             df = pl.DataFrame(c.query_arrow_stream(sql))
             check, t = df.get_column(df.columns[0]).sum(), None
+        elif client == "cc-arrow":  # the server writes Arrow (FORMAT Arrow), pyarrow reads it
+            t = c.query_arrow(sql)
+        elif client == "cc-arrow-stream":  # the server's ArrowStream, batch by batch
+            check, rows = 0, 0
+            with c.query_arrow_stream(sql) as stream:
+                for b in stream:
+                    check += pa.compute.sum(b.column(0)).as_py() or 0
+            t = None
+        elif client in ("cc", "cc-rust"):  # Native decoded by its codec into a pandas frame (query_df)
+            df = c.query_df(sql)
+            t = pa.Table.from_pandas(df) if case != "W7" else None
+            if t is None:  # W7's frame holds IPv6Address objects, which pyarrow does not convert back
+                check = int(df["id"].sum())
+        elif client in ("cc-np-stream", "cc-rust-np-stream"):  # W1: one NumPy array per block
+            check = 0
+            with c.query_np_stream(sql) as stream:
+                for arr in stream:
+                    check += int(arr.sum(dtype="uint64"))
+            t = None
         elif client == "connect":  # its fastest modes on a server without Arrow output
             t = pa.Table.from_pandas(c.query_df(sql))
         elif client == "connect-pandas":

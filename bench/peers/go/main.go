@@ -1,5 +1,6 @@
 // Benchmark peer for the Go ClickHouse clients ch-go and clickhouse-go v2.
-// Implements the protocol of bench/PEERS.md (workloads W1–W6, compression none|lz4).
+// Implements the protocol of bench/PEERS.md (workloads W1–W8, W10q, W10i; compression
+// none|lz4|zstd). wide.go has W7, W7i, W8 and the concurrent W10q/W10i.
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/ch-go"
@@ -30,8 +32,9 @@ const (
 	connects = 200  // W6
 
 	// ch-go sends no ClientInfo for revisions 54032..54419; ClickHouse 18.16
-	// (revision 54413) requires it, so pin the revision below that range.
-	chgoProtocolVersion = 54031
+	// (revision 54413) requires it, so pin the revision below that range there
+	// (CHWIRE_BENCH_SERVER=18.16; against 26.9 ch-go announces its own revision).
+	chgoProtocolVersion18 = 54031
 )
 
 type args struct {
@@ -43,6 +46,7 @@ type result struct {
 	wall  time.Duration
 	rows  uint64
 	check uint64
+	extra string // more key=value pairs for the RESULT line (W10: latencies)
 }
 
 // errUnsupported makes main print an UNSUPPORTED line and exit 0.
@@ -53,18 +57,18 @@ func (e errUnsupported) Error() string { return e.reason }
 func main() {
 	var a args
 	flag.StringVar(&a.client, "client", "", "ch-go | clickhouse-go")
-	flag.StringVar(&a.workload, "workload", "", "W1..W6")
-	flag.StringVar(&a.compression, "compression", "none", "none | lz4")
+	flag.StringVar(&a.workload, "workload", "", "W1..W8, W7i, W10q, W10i")
+	flag.StringVar(&a.compression, "compression", "none", "none | lz4 | zstd")
 	flag.StringVar(&a.host, "host", "127.0.0.1", "server host")
 	flag.IntVar(&a.port, "port", 9000, "native TCP port")
 	flag.IntVar(&a.httpPort, "http-port", 8123, "HTTP port (unused: both clients are native)")
 	flag.Parse()
 
-	if a.compression != "none" && a.compression != "lz4" {
+	if a.compression != "none" && a.compression != "lz4" && a.compression != "zstd" {
 		fatalf("unknown compression %q", a.compression)
 	}
 	switch a.workload {
-	case "W1", "W2", "W3", "W4", "W5", "W6":
+	case "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W7i", "W8", "W10q", "W10i":
 	default:
 		fatalf("unknown workload %q", a.workload)
 	}
@@ -91,8 +95,8 @@ func main() {
 	if err != nil {
 		fatalf("%s %s %s: %v", a.client, a.workload, a.compression, err)
 	}
-	fmt.Printf("RESULT client=%s workload=%s compression=%s wall_s=%.6f rows=%d check=%d\n",
-		a.client, a.workload, a.compression, res.wall.Seconds(), res.rows, res.check)
+	fmt.Printf("RESULT client=%s workload=%s compression=%s wall_s=%.6f rows=%d check=%d%s\n",
+		a.client, a.workload, a.compression, res.wall.Seconds(), res.rows, res.check, res.extra)
 }
 
 func fatalf(format string, v ...any) {
@@ -123,20 +127,35 @@ func checkMixed(sumN, sumF, sumT uint64) error {
 
 // ---------------------------------------------------------------- ch-go
 
-func chgoDial(ctx context.Context, a args) (*ch.Client, error) {
+func chgoOptions(a args) ch.Options {
 	opt := ch.Options{
-		Address:         addr(a),
-		ProtocolVersion: chgoProtocolVersion,
-		ReadTimeout:     ch.NoTimeout,
-		Compression:     ch.CompressionDisabled,
+		Address:     addr(a),
+		ReadTimeout: ch.NoTimeout,
+		Compression: ch.CompressionDisabled,
 	}
-	if a.compression == "lz4" {
+	if server18() {
+		opt.ProtocolVersion = chgoProtocolVersion18
+	}
+	switch a.compression {
+	case "lz4":
 		opt.Compression = ch.CompressionLZ4
+	case "zstd":
+		opt.Compression = ch.CompressionZSTD
 	}
-	return ch.Dial(ctx, opt)
+	return opt
 }
 
+func chgoDial(ctx context.Context, a args) (*ch.Client, error) {
+	return ch.Dial(ctx, chgoOptions(a))
+}
+
+func server18() bool { return strings.HasPrefix(os.Getenv("CHWIRE_BENCH_SERVER"), "18.") }
+
 func runChGo(ctx context.Context, a args) (result, error) {
+	switch a.workload {
+	case "W7", "W7i", "W8", "W10q", "W10i":
+		return runChGoMore(ctx, a)
+	}
 	if a.workload == "W6" {
 		var res result
 		start := time.Now()
@@ -317,13 +336,20 @@ func chgoV2Options(a args) *clickhouse.Options {
 		MaxIdleConns: 1,
 		ReadTimeout:  time.Hour,
 	}
-	if a.compression == "lz4" {
+	switch a.compression {
+	case "lz4":
 		opt.Compression = &clickhouse.Compression{Method: clickhouse.CompressionLZ4}
+	case "zstd":
+		opt.Compression = &clickhouse.Compression{Method: clickhouse.CompressionZSTD}
 	}
 	return opt
 }
 
 func runClickhouseGo(ctx context.Context, a args) (result, error) {
+	switch a.workload {
+	case "W7", "W7i", "W8", "W10q", "W10i":
+		return runClickhouseGoMore(ctx, a)
+	}
 	if a.workload == "W6" {
 		var res result
 		start := time.Now()

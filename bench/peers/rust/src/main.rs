@@ -1,35 +1,89 @@
-//! Benchmark peer for chwire (protocol: bench/PEERS.md).
+//! Benchmark peers for chwire (protocol and workloads: bench/PEERS.md).
 //!
 //! `--client clickhouse-rs`: the official `clickhouse` crate (HTTP, RowBinary, `#[derive(Row)]` + serde).
+//! `--client clickhouse-rs-arrow`: the same crate with `clickhouse-ext-arrow` (HTTP, `FORMAT ArrowStream`).
 //! `--client klickhouse`: the `klickhouse` crate (native TCP protocol, `#[derive(klickhouse::Row)]`).
-//!
-//! klickhouse chooses compression at compile time (cargo feature `compression`), and 0.16.0 does
-//! not compile without it: it always asks for and sends LZ4 blocks, so `--compression none`
-//! is reported as UNSUPPORTED for klickhouse.
+//! `--client nativeclick`: `nativeclick`, a klickhouse fork at revision 54493 (same API, same code here).
+//! `--client clickhouse-arrow`: the `clickhouse-arrow` crate (native TCP protocol, Arrow record batches).
 
-use std::hint::black_box;
+mod arrow_native;
+mod arrow_util;
+mod chrs;
+mod chrs_arrow;
+mod kh;
+
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-type AnyResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+pub type AnyResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
-const W1_SQL: &str = "SELECT number FROM system.numbers LIMIT 100000000";
-const W2_SQL: &str = "SELECT number, toString(number) AS s, toFloat64(number) AS f, toDateTime(number) AS t FROM system.numbers LIMIT 10000000";
-const W3_SQL: &str = "SELECT number, number, number FROM system.numbers LIMIT 1000";
-const W4_SQL: &str = "SELECT number, number, number, number, number, number, number, number, number, number FROM system.numbers LIMIT 100";
-const W5_TABLE: &str = "chwire_bench_w5";
-const W5_ROWS: u64 = 10_000_000;
-const W5_BLOCK: u64 = 100_000;
-const REPEATS: usize = 2000;
-const CONNECTS: usize = 200;
+pub const W1_SQL: &str = "SELECT number FROM system.numbers LIMIT 100000000";
+pub const W2_SQL: &str =
+    "SELECT number, toString(number) AS s, toFloat64(number) AS f, toDateTime(number) AS t FROM system.numbers LIMIT 10000000";
+pub const W3_SQL: &str = "SELECT number, number, number FROM system.numbers LIMIT 1000";
+pub const W4_SQL: &str =
+    "SELECT number, number, number, number, number, number, number, number, number, number FROM system.numbers LIMIT 100";
+pub const W5_TABLE: &str = "chwire_bench_w5";
+pub const W5_ROWS: u64 = 10_000_000;
+pub const W5_BLOCK: u64 = 100_000;
+pub const REPEATS: usize = 2000;
+pub const CONNECTS: usize = 200;
+/// W7: the wide table, read whole; W7i: a 100,000-row block of it (read before the clock)
+/// inserted W7I_REPEATS times into the Null table of the same columns.
+pub const W7_SQL: &str = "SELECT * FROM chwire_bench_w7";
+pub const W7_BLOCK_SQL: &str = "SELECT * FROM chwire_bench_w7 WHERE id < 100000 ORDER BY id";
+pub const W7_SINK: &str = "chwire_bench_w7_sink";
+pub const W7I_REPEATS: usize = 100;
+/// W10q: tasks sharing one pool, W3's query in total; W10i: tasks inserting W5 blocks.
+pub const W10Q_TASKS: usize = 64;
+pub const W10Q_QUERIES: u64 = 20_000;
+pub const W10I_TASKS: usize = 16;
+pub const W10I_BLOCKS: u64 = 160;
+/// Connections a pool may open for W10 (one per task at most).
+pub const POOL_SIZE: usize = 64;
 
-struct Args {
-    client: String,
-    workload: String,
-    compression: String,
-    host: String,
-    port: u16,
-    http_port: u16,
+/// W8: 10M strings of 1-200 bytes (substring of a literal: 18.16 has no `repeat`).
+pub fn w8_sql() -> String {
+    format!("SELECT substring('{}', 1, number % 200 + 1) AS s FROM system.numbers LIMIT 10000000", "x".repeat(200))
+}
+
+pub struct Args {
+    pub client: String,
+    pub workload: String,
+    pub compression: String,
+    pub host: String,
+    pub port: u16,
+    pub http_port: u16,
+}
+
+impl Args {
+    pub fn lz4(&self) -> bool {
+        self.compression == "lz4"
+    }
+}
+
+/// What a workload produced: the timed wall, rows, the check value and extra `key=value` pairs.
+pub struct Outcome {
+    pub wall: f64,
+    pub rows: u64,
+    pub check: u64,
+    pub extra: String,
+}
+
+impl Outcome {
+    pub fn new(wall: f64, rows: u64, check: u64) -> Self {
+        Outcome { wall, rows, check, extra: String::new() }
+    }
+}
+
+/// `Ok(None)`: the UNSUPPORTED line was printed.
+pub type Run = AnyResult<Option<Outcome>>;
+
+pub fn unsupported(a: &Args, reason: &str) -> Run {
+    println!("UNSUPPORTED client={} workload={} compression={} reason={}", a.client, a.workload, a.compression, reason);
+    Ok(None)
 }
 
 fn parse_args() -> AnyResult<Args> {
@@ -54,20 +108,72 @@ fn parse_args() -> AnyResult<Args> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    if !matches!(a.compression.as_str(), "none" | "lz4") {
+    if !matches!(a.compression.as_str(), "none" | "lz4" | "zstd") {
         return Err(format!("unknown compression {}", a.compression).into());
     }
-    if !matches!(a.workload.as_str(), "W1" | "W2" | "W3" | "W4" | "W5" | "W6") {
+    if !matches!(a.workload.as_str(), "W1" | "W2" | "W3" | "W4" | "W5" | "W6" | "W7" | "W7i" | "W8" | "W10q" | "W10i") {
         return Err(format!("unknown workload {:?}", a.workload).into());
     }
     Ok(a)
 }
 
-fn report(a: &Args, wall: f64, rows: u64, check: u64) {
-    println!(
-        "RESULT client={} workload={} compression={} wall_s={:.6} rows={} check={}",
-        a.client, a.workload, a.compression, wall, rows, check
-    );
+/// Runs `total` operations on `tasks` tasks (each takes the next operation number from a
+/// shared counter) and reports throughput and latency percentiles. `op(i)` returns (rows, check).
+pub async fn concurrent<F, Fut>(tasks: usize, total: u64, op: F) -> AnyResult<Outcome>
+where
+    F: Fn(u64) -> Fut + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = AnyResult<(u64, u64)>> + Send,
+{
+    let next = Arc::new(AtomicU64::new(0));
+    let t0 = Instant::now();
+    let mut handles = Vec::new();
+    for _ in 0..tasks {
+        let (next, op) = (next.clone(), op.clone());
+        handles.push(tokio::spawn(async move {
+            let (mut rows, mut check, mut lat) = (0u64, 0u64, Vec::new());
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= total {
+                    break;
+                }
+                let s = Instant::now();
+                let (r, c) = op(i).await?;
+                lat.push(s.elapsed());
+                rows += r;
+                check = check.wrapping_add(c);
+            }
+            AnyResult::Ok((rows, check, lat))
+        }));
+    }
+    let (mut rows, mut check, mut lat) = (0u64, 0u64, Vec::<Duration>::new());
+    for h in handles {
+        let (r, c, l) = h.await??;
+        rows += r;
+        check = check.wrapping_add(c);
+        lat.extend(l);
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    Ok(Outcome { wall, rows, check, extra: latency_fields(&mut lat, total, wall) })
+}
+
+/// `ops_s=… p50_ms=… p99_ms=…` of the operations' latencies.
+pub fn latency_fields(lat: &mut [Duration], ops: u64, wall: f64) -> String {
+    lat.sort_unstable();
+    let pct = |p: f64| lat.get(((lat.len() as f64 - 1.0) * p).round() as usize).map_or(0.0, |d| d.as_secs_f64() * 1e3);
+    format!(" ops_s={:.1} p50_ms={:.3} p99_ms={:.3}", ops as f64 / wall, pct(0.50), pct(0.99))
+}
+
+/// W5's row `i`: (id, name, value, ts).
+pub fn w5_row(i: u64, name: &mut String) -> (u64, f64, u32) {
+    use std::fmt::Write;
+    name.clear();
+    write!(name, "name-{i}").unwrap();
+    (i, i as f64 * 0.5, 1_600_000_000 + (i % 86_400) as u32)
+}
+
+/// The sum of ids of W5 block `b` (ids b*W5_BLOCK ..).
+pub fn w5_block_sum(b: u64) -> u64 {
+    (b * W5_BLOCK..(b + 1) * W5_BLOCK).fold(0u64, |s, i| s.wrapping_add(i))
 }
 
 fn main() -> ExitCode {
@@ -83,13 +189,19 @@ fn main() -> ExitCode {
     let res = rt.block_on(async {
         match args.client.as_str() {
             "clickhouse-rs" => chrs::run(&args).await,
-            "klickhouse" => kh::run(&args).await,
+            "clickhouse-rs-arrow" => chrs_arrow::run(&args).await,
+            "klickhouse" => kh::klickhouse::run(&args).await,
+            "nativeclick" => kh::nativeclick::run(&args).await,
+            "clickhouse-arrow" => arrow_native::run(&args).await,
             other => Err(format!("unknown client {other}").into()),
         }
     });
     match res {
-        Ok(Some((wall, rows, check))) => {
-            report(&args, wall, rows, check);
+        Ok(Some(o)) => {
+            println!(
+                "RESULT client={} workload={} compression={} wall_s={:.6} rows={} check={}{}",
+                args.client, args.workload, args.compression, o.wall, o.rows, o.check, o.extra
+            );
             ExitCode::SUCCESS
         }
         Ok(None) => ExitCode::SUCCESS, // UNSUPPORTED already printed
@@ -97,367 +209,5 @@ fn main() -> ExitCode {
             eprintln!("error: {} {} {}: {e}", args.client, args.workload, args.compression);
             ExitCode::from(1)
         }
-    }
-}
-
-/// The official `clickhouse` crate (HTTP interface, RowBinary).
-mod chrs {
-    use super::*;
-    use clickhouse::{Client, Compression, Row};
-    use serde::{Deserialize, Serialize};
-
-    #[derive(Row, Deserialize)]
-    struct N1 {
-        number: u64,
-    }
-
-    #[derive(Row, Deserialize)]
-    struct Mixed<'a> {
-        number: u64,
-        s: &'a str,
-        f: f64,
-        t: u32, // DateTime is a UInt32 in RowBinary
-    }
-
-    #[derive(Row, Deserialize)]
-    struct N3 {
-        a: u64,
-        b: u64,
-        c: u64,
-    }
-
-    #[derive(Row, Deserialize)]
-    struct N10 {
-        c0: u64,
-        c1: u64,
-        c2: u64,
-        c3: u64,
-        c4: u64,
-        c5: u64,
-        c6: u64,
-        c7: u64,
-        c8: u64,
-        c9: u64,
-    }
-
-    #[derive(Row, Serialize)]
-    struct W5Row<'a> {
-        id: u64,
-        name: &'a str,
-        value: f64,
-        ts: u32,
-    }
-
-    #[derive(Row, Deserialize)]
-    struct One {
-        #[serde(rename = "1")]
-        one: u8,
-    }
-
-    fn make_client(a: &Args) -> Client {
-        let compression = if a.compression == "lz4" { Compression::Lz4 } else { Compression::None };
-        Client::default()
-            .with_url(format!("http://{}:{}", a.host, a.http_port))
-            .with_user("default")
-            // ClickHouse 18.16 has no RowBinaryWithNamesAndTypes: plain RowBinary, no schema fetch.
-            .with_validation(false)
-            .with_compression(compression)
-    }
-
-    async fn select_one(client: &Client) -> AnyResult<u64> {
-        let row = client.query("SELECT 1").fetch_one::<One>().await?;
-        Ok(row.one as u64)
-    }
-
-    pub async fn run(a: &Args) -> AnyResult<Option<(f64, u64, u64)>> {
-        if a.compression == "lz4" && a.workload != "W5" {
-            // Only INSERT bodies can be LZ4 against 18.16 (`decompress=1`). For responses 0.15.3
-            // sends `Accept-Encoding: lz4`, which 18.16 ignores (the data would come back
-            // uncompressed), and the `compress=1` of clickhouse <= 0.15.2 makes 18.16 answer
-            // with an empty body (Poco assertion in WriteBufferFromHTTPServerResponse).
-            println!(
-                "UNSUPPORTED client={} workload={} compression={} reason=ClickHouse 18.16 cannot send \
-                 LZ4 responses to the clickhouse crate (0.15.3 asks via Accept-Encoding: lz4, which 18.16 \
-                 ignores; compress=1 of <=0.15.2 yields an empty body)",
-                a.client, a.workload, a.compression
-            );
-            return Ok(None);
-        }
-        if a.workload == "W6" {
-            let t0 = Instant::now();
-            let mut sum = 0u64;
-            for _ in 0..CONNECTS {
-                // a fresh Client has its own connection pool: one new TCP connection each
-                let client = make_client(a);
-                sum = sum.wrapping_add(select_one(&client).await?);
-                drop(client);
-            }
-            return Ok(Some((t0.elapsed().as_secs_f64(), CONNECTS as u64, sum)));
-        }
-
-        let client = make_client(a);
-        // "connect": open the keep-alive HTTP connection before the clock starts
-        select_one(&client).await?;
-
-        let t0 = Instant::now();
-        let (rows, check) = match a.workload.as_str() {
-            "W1" => {
-                let mut cur = client.query(W1_SQL).fetch::<N1>()?;
-                let (mut rows, mut sum) = (0u64, 0u64);
-                while let Some(r) = cur.next().await? {
-                    rows += 1;
-                    sum = sum.wrapping_add(r.number);
-                }
-                (rows, sum)
-            }
-            "W2" => {
-                let mut cur = client.query(W2_SQL).fetch::<Mixed<'_>>()?;
-                let (mut rows, mut sum) = (0u64, 0u64);
-                let (mut fsum, mut tsum) = (0f64, 0u64);
-                while let Some(r) = cur.next().await? {
-                    rows += 1;
-                    sum = sum.wrapping_add(r.number).wrapping_add(r.s.len() as u64);
-                    fsum += r.f;
-                    tsum = tsum.wrapping_add(r.t as u64);
-                }
-                black_box((fsum, tsum));
-                (rows, sum)
-            }
-            "W3" => {
-                let (mut rows, mut sum) = (0u64, 0u64);
-                for _ in 0..REPEATS {
-                    let mut cur = client.query(W3_SQL).fetch::<N3>()?;
-                    while let Some(r) = cur.next().await? {
-                        rows += 1;
-                        sum = sum.wrapping_add(r.a).wrapping_add(r.b).wrapping_add(r.c);
-                    }
-                }
-                (rows, sum)
-            }
-            "W4" => {
-                let (mut rows, mut sum) = (0u64, 0u64);
-                for _ in 0..REPEATS {
-                    let mut cur = client.query(W4_SQL).fetch::<N10>()?;
-                    while let Some(r) = cur.next().await? {
-                        rows += 1;
-                        for v in [r.c0, r.c1, r.c2, r.c3, r.c4, r.c5, r.c6, r.c7, r.c8, r.c9] {
-                            sum = sum.wrapping_add(v);
-                        }
-                    }
-                }
-                (rows, sum)
-            }
-            "W5" => {
-                let mut sum = 0u64;
-                let mut name = String::with_capacity(32);
-                let mut i = 0u64;
-                while i < W5_ROWS {
-                    // one INSERT ... FORMAT RowBinary per block of 100,000 rows
-                    let mut insert = client.insert::<W5Row<'_>>(W5_TABLE).await?;
-                    for _ in 0..W5_BLOCK {
-                        name.clear();
-                        use std::fmt::Write;
-                        write!(name, "name-{i}").unwrap();
-                        insert
-                            .write(&W5Row {
-                                id: i,
-                                name: &name,
-                                value: i as f64 * 0.5,
-                                ts: 1_600_000_000 + (i % 86_400) as u32,
-                            })
-                            .await?;
-                        sum = sum.wrapping_add(i);
-                        i += 1;
-                    }
-                    insert.end().await?;
-                }
-                (W5_ROWS, sum)
-            }
-            _ => unreachable!(),
-        };
-        Ok(Some((t0.elapsed().as_secs_f64(), rows, check)))
-    }
-}
-
-/// `klickhouse` (native TCP protocol).
-mod kh {
-    use super::*;
-    use futures_util::StreamExt;
-    use klickhouse::{Client, ClientOptions, DateTime, Row, Tz};
-
-    #[derive(Row)]
-    struct N1 {
-        number: u64,
-    }
-
-    #[derive(Row)]
-    struct Mixed {
-        number: u64,
-        s: String,
-        f: f64,
-        t: DateTime,
-    }
-
-    // klickhouse keys block columns by name (IndexMap): duplicate names ("number, number, ...")
-    // collapse into one column, so W3/W4 alias the columns (the data on the wire is the same).
-    const W3_SQL_ALIASED: &str =
-        "SELECT number AS c0, number AS c1, number AS c2 FROM system.numbers LIMIT 1000";
-
-    #[derive(Row)]
-    struct N3 {
-        c0: u64,
-        c1: u64,
-        c2: u64,
-    }
-
-    fn w4_sql_aliased() -> String {
-        let cols: Vec<String> = (0..10).map(|i| format!("number AS c{i}")).collect();
-        format!("SELECT {} FROM system.numbers LIMIT 100", cols.join(", "))
-    }
-
-    #[derive(Row)]
-    struct N10 {
-        c0: u64,
-        c1: u64,
-        c2: u64,
-        c3: u64,
-        c4: u64,
-        c5: u64,
-        c6: u64,
-        c7: u64,
-        c8: u64,
-        c9: u64,
-    }
-
-    #[derive(Row)]
-    struct W5Row {
-        id: u64,
-        name: String,
-        value: f64,
-        ts: DateTime,
-    }
-
-    #[derive(Row)]
-    struct One {
-        #[klickhouse(rename = "1")]
-        one: u8,
-    }
-
-    async fn connect(a: &Args) -> AnyResult<Client> {
-        let c = Client::connect((a.host.as_str(), a.port), ClientOptions::default()).await?;
-        Ok(c)
-    }
-
-    async fn select_one(c: &Client) -> AnyResult<u64> {
-        let r: One = c.query_one("SELECT 1").await?;
-        Ok(r.one as u64)
-    }
-
-    pub async fn run(a: &Args) -> AnyResult<Option<(f64, u64, u64)>> {
-        if a.compression != "lz4" {
-            println!(
-                "UNSUPPORTED client={} workload={} compression={} reason=klickhouse 0.16.0 always uses LZ4 \
-                 (compile-time `compression` feature; the crate does not compile without it)",
-                a.client, a.workload, a.compression
-            );
-            return Ok(None);
-        }
-        if a.workload == "W6" {
-            let t0 = Instant::now();
-            let mut sum = 0u64;
-            for _ in 0..CONNECTS {
-                let c = connect(a).await?;
-                sum = sum.wrapping_add(select_one(&c).await?);
-                drop(c);
-            }
-            return Ok(Some((t0.elapsed().as_secs_f64(), CONNECTS as u64, sum)));
-        }
-
-        let c = connect(a).await?;
-        let t0 = Instant::now();
-        let (rows, check) = match a.workload.as_str() {
-            "W1" => {
-                let mut st = c.query::<N1, _>(W1_SQL).await?;
-                let (mut rows, mut sum) = (0u64, 0u64);
-                while let Some(r) = st.next().await {
-                    let r = r?;
-                    rows += 1;
-                    sum = sum.wrapping_add(r.number);
-                }
-                (rows, sum)
-            }
-            "W2" => {
-                let mut st = c.query::<Mixed, _>(W2_SQL).await?;
-                let (mut rows, mut sum) = (0u64, 0u64);
-                let (mut fsum, mut tsum) = (0f64, 0u64);
-                while let Some(r) = st.next().await {
-                    let r = r?;
-                    rows += 1;
-                    sum = sum.wrapping_add(r.number).wrapping_add(r.s.len() as u64);
-                    fsum += r.f;
-                    tsum = tsum.wrapping_add(r.t.1 as u64);
-                }
-                black_box((fsum, tsum));
-                (rows, sum)
-            }
-            "W3" => {
-                let (mut rows, mut sum) = (0u64, 0u64);
-                for _ in 0..REPEATS {
-                    let mut st = c.query::<N3, _>(W3_SQL_ALIASED).await?;
-                    while let Some(r) = st.next().await {
-                        let r = r?;
-                        rows += 1;
-                        sum = sum.wrapping_add(r.c0).wrapping_add(r.c1).wrapping_add(r.c2);
-                    }
-                }
-                (rows, sum)
-            }
-            "W4" => {
-                let sql = w4_sql_aliased();
-                let (mut rows, mut sum) = (0u64, 0u64);
-                for _ in 0..REPEATS {
-                    let mut st = c.query::<N10, _>(sql.as_str()).await?;
-                    while let Some(r) = st.next().await {
-                        let r = r?;
-                        rows += 1;
-                        for v in [r.c0, r.c1, r.c2, r.c3, r.c4, r.c5, r.c6, r.c7, r.c8, r.c9] {
-                            sum = sum.wrapping_add(v);
-                        }
-                    }
-                }
-                (rows, sum)
-            }
-            "W5" => {
-                use std::sync::atomic::{AtomicU64, Ordering};
-                use std::sync::Arc;
-                // rows are generated lazily, block by block, inside the timed region
-                let sum = Arc::new(AtomicU64::new(0));
-                let sum2 = sum.clone();
-                let blocks = futures_util::stream::iter((0..W5_ROWS / W5_BLOCK).map(move |b| {
-                    let mut s = 0u64;
-                    let rows: Vec<W5Row> = (b * W5_BLOCK..(b + 1) * W5_BLOCK)
-                        .map(|i| {
-                            s = s.wrapping_add(i);
-                            W5Row {
-                                id: i,
-                                name: format!("name-{i}"),
-                                value: i as f64 * 0.5,
-                                ts: DateTime(Tz::UTC, 1_600_000_000 + (i % 86_400) as u32),
-                            }
-                        })
-                        .collect();
-                    sum2.fetch_add(s, Ordering::Relaxed);
-                    rows
-                }));
-                c.insert_native(
-                    format!("INSERT INTO {W5_TABLE} (id, name, value, ts) FORMAT Native").as_str(),
-                    blocks,
-                )
-                .await?;
-                (W5_ROWS, sum.load(Ordering::Relaxed))
-            }
-            _ => unreachable!(),
-        };
-        Ok(Some((t0.elapsed().as_secs_f64(), rows, check)))
     }
 }
