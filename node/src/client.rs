@@ -7,7 +7,7 @@ use crate::js;
 use crate::ops::{self, Conn, Spec, Target};
 use crate::out::Mapping;
 use crate::stream::{Job, Mode, NativeStream};
-use chwire::proto::packet::client::quote_identifier;
+use chwire::sql::{InsertTarget, TableRef};
 use chwire::Pool;
 use chwire_arrow::ArrowOptions;
 use napi::bindgen_prelude::*;
@@ -140,22 +140,11 @@ impl NativeClient {
     }
 
     /// Start an INSERT into `table` (`t`, `db.t`, backquoted parts; read by the core's
-    /// `split_table` and quoted again) of `columns` (all of the table's when absent).
+    /// `TableRef` and quoted again) of `columns` (all of the table's when absent).
     #[napi(catch_unwind)]
     pub fn insert(&self, env: Env, table: String, columns: Option<Vec<String>>, spec: Option<Unknown>) -> napi::Result<NativeInsert> {
-        let (db, name) = chwire::split_table(&table).map_err(Error::from)?;
-        let mut sql = String::from("INSERT INTO ");
-        if let Some(db) = db {
-            sql.push_str(&quote_identifier(&db));
-            sql.push('.');
-        }
-        sql.push_str(&quote_identifier(&name));
-        if let Some(cols) = columns.filter(|c| !c.is_empty()) {
-            sql.push_str(" (");
-            sql.push_str(&cols.iter().map(|c| quote_identifier(c)).collect::<Vec<_>>().join(", "));
-            sql.push(')');
-        }
-        sql.push_str(" VALUES");
+        let table = TableRef::parse(&table).map_err(|e| Error::from(chwire::Error::from(e)))?;
+        let sql = InsertTarget::values(table, columns.filter(|c| !c.is_empty())).to_string();
         let raw = env.raw();
         let spec_val = spec.map(|s| s.raw());
         let (spec, _, _) = crate::error::guarded(|| self.spec(raw, sql, spec_val))?;

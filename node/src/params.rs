@@ -298,7 +298,7 @@ pub fn words_text(neg: bool, words: &[u64]) -> String {
 /// `{name: value}` parameters for `sql`, each by its placeholder's type.
 pub fn extract(env: Env, params: Option<Val>, sql: &str, server_tz: Option<&str>) -> Result<Vec<(String, Param)>> {
     let Some(p) = params else { return Ok(Vec::new()) };
-    let types = chwire::placeholder_types(sql);
+    let types = chwire::sql::placeholder_types(sql);
     let mut out = Vec::new();
     for (name, v) in js::entries(env, p)? {
         let ty = types.iter().find(|(n, _)| *n == name).and_then(|(_, t)| DataType::parse(t).ok());

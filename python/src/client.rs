@@ -5,7 +5,7 @@ use crate::errors::{Error, IntoPyResult};
 use crate::params;
 use crate::runtime::run;
 use crate::stream::{arrow_options, QueryStream, Shared, Spec};
-use chwire::proto::packet::client::quote_identifier as quote_ident;
+use chwire::sql::{InsertTarget, TableRef};
 use chwire::{DataType, Options};
 use chwire_arrow::ArrowOptions;
 use pyo3::prelude::*;
@@ -174,8 +174,9 @@ impl RawClient {
         if schema.fields().is_empty() {
             return Err(Error::Data("the data to insert has no columns".into()).into_py(py));
         }
-        let cols: Vec<String> = schema.fields().iter().map(|f| quote_ident(f.name())).collect();
-        let sql = format!("INSERT INTO {table} ({}) VALUES", cols.join(", "));
+        let table = TableRef::parse(&table).map_err(|e| Error::from(chwire::Error::from(e))).py_err(py)?;
+        let cols: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        let sql = InsertTarget::values(table, Some(cols)).to_string();
         let spec = self.spec(sql, None, settings, query_id)?;
         let client = self.client.clone();
         let _guard = self.busy.acquire().py_err(py)?;

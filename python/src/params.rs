@@ -288,7 +288,7 @@ pub fn extract(params: Option<&Bound<'_, PyAny>>, sql: &str, server_tz: Option<&
         return Ok(Vec::new());
     }
     let items = p.call_method0("items")?;
-    let types = chwire::placeholder_types(sql);
+    let types = chwire::sql::placeholder_types(sql);
     let mut out = Vec::new();
     for kv in items.try_iter()? {
         let (k, v): (String, Bound<'_, PyAny>) = kv?.extract()?;

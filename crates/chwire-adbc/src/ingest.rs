@@ -11,7 +11,7 @@ use adbc_core::options::IngestMode;
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
 use chwire::arrow::INSERT_BLOCK_ROWS;
-use chwire::proto::packet::client::{quote_identifier, quote_identifiers};
+use chwire::sql::{quote_identifier, InsertTarget, TableRef};
 use chwire::{DataType, ServerTypes};
 use std::sync::Arc;
 
@@ -20,11 +20,11 @@ pub const DEFAULT_ENGINE: &str = "MergeTree";
 /// Their ORDER BY (MergeTree family) unless `chwire.ingest.order_by` says otherwise.
 pub const DEFAULT_ORDER_BY: &str = "tuple()";
 
-/// `db.table` (or `table`), each name quoted.
-pub fn qualified(db: Option<&str>, table: &str) -> String {
+/// `db.table` (or `table`): ADBC names the two apart, unquoted.
+pub fn qualified(db: Option<&str>, table: &str) -> TableRef {
     match db {
-        Some(d) if !d.is_empty() => format!("{}.{}", quote_identifier(d), quote_identifier(table)),
-        _ => quote_identifier(table),
+        Some(d) if !d.is_empty() => TableRef::qualified(d, table),
+        _ => TableRef::new(table),
     }
 }
 
@@ -40,7 +40,7 @@ pub struct IngestOptions {
 }
 
 impl IngestOptions {
-    pub fn table(&self) -> Result<String> {
+    pub fn table(&self) -> Result<TableRef> {
         let t = self.target.as_deref().ok_or_else(|| invalid_state("no adbc.ingest.target_table"))?;
         if let Some(c) = self.catalog.as_deref().filter(|c| !c.is_empty() && *c != crate::CATALOG) {
             return Err(crate::error::not_found(format!("no catalog {c:?}: a ClickHouse server has one catalog, {:?}", crate::CATALOG)));
@@ -162,8 +162,8 @@ pub async fn ingest(
     for sql in opts.prepare_sql(&schema, &types)? {
         c.execute(sql).await.ch()?;
     }
-    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-    let sql = format!("INSERT INTO {} ({}) VALUES", opts.table()?, quote_identifiers(&names));
+    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    let sql = InsertTarget::values(opts.table()?, Some(names)).to_string();
     let res = insert_batches(c, sql, settings, first, batches, false).await;
     if res.is_err() && matches!(opts.mode.unwrap_or(IngestMode::Create), IngestMode::Create) {
         // The table this ingest created goes again: a failed create leaves nothing behind.

@@ -129,6 +129,22 @@ pub extern "system" fn Java_chwire_spark_Native_catalog<'a>(
     .resolve::<ThrowChwire>()
 }
 
+/// A table of the catalog as the option `table` names it: `` `db`.`t` ``, quoted by the core's
+/// SQL rules (`chwire::sql::TableRef`), which the option is read back by.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_chwire_spark_Native_quoteTable<'a>(
+    mut env: jni::EnvUnowned<'a>,
+    _class: jni::objects::JClass<'a>,
+    database: JString<'a>,
+    table: JString<'a>,
+) -> JString<'a> {
+    env.with_env(|env| -> Result<JString<'a>> {
+        let t = chwire::sql::TableRef::qualified(string(env, &database)?, string(env, &table)?);
+        jstring(env, &t.to_string())
+    })
+    .resolve::<ThrowChwire>()
+}
+
 /// A Java string argument as Rust's.
 pub(crate) fn string(env: &Env<'_>, s: &JString<'_>) -> Result<String> {
     Ok(s.try_to_string(env)?)

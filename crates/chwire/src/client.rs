@@ -24,13 +24,10 @@ mod http_insert;
 mod insert;
 mod query;
 mod server_types;
-mod statement;
 mod stream;
 pub use insert::Insert;
 pub use query::Query;
 pub(crate) use query::{BoundParam, Retry};
-pub use statement::{first_word, split_table};
-pub(crate) use statement::{is_read, starts_with_insert};
 use stream::log_lines;
 pub use stream::QueryStream;
 

@@ -158,6 +158,13 @@ impl From<std::io::Error> for Error {
     }
 }
 
+/// SQL text chwire cannot read (a table name, an INSERT's target, a placeholder) is bad input.
+impl From<chwire_proto::sql::SqlError> for Error {
+    fn from(e: chwire_proto::sql::SqlError) -> Self {
+        Error::new(ErrorKind::InvalidInput(e.0))
+    }
+}
+
 impl From<ServerException> for Error {
     fn from(e: ServerException) -> Self {
         Error::new(ErrorKind::Server(e))

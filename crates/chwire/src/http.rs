@@ -23,7 +23,7 @@ use chwire_proto::{PacketDecoder, Progress, ServerException, ServerHello, Server
 use hyper::body::{Body as _, Incoming};
 use hyper::client::conn::http1::SendRequest;
 use hyper::Response;
-pub(crate) use request::{split_insert, QueryRequest};
+pub(crate) use request::QueryRequest;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};

@@ -6,6 +6,7 @@
 //! string quoted and escaped, so a value always arrives as data, never as SQL.
 
 use crate::error::{Error, Result};
+use chwire_proto::sql::{placeholders, Placeholder};
 
 /// A value that can be bound to a `{name:Type}` placeholder.
 pub trait QueryParam {
@@ -221,95 +222,13 @@ fn escape(s: &str, quote: bool) -> String {
     out
 }
 
-/// A `{name:Type}` placeholder of a query: its byte range, name and type text.
-struct Placeholder<'a> {
-    range: std::ops::Range<usize>,
-    name: &'a str,
-    ty: &'a str,
-}
-
-/// Every `{name:Type}` placeholder outside string literals, quoted identifiers and comments,
-/// in order. An unclosed placeholder is an error.
-fn placeholders(sql: &str) -> Result<Vec<Placeholder<'_>>> {
-    let b = sql.as_bytes();
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            q @ (b'\'' | b'"' | b'`') => {
-                // Skip a quoted run: backslash escapes and doubled quotes.
-                i += 1;
-                while i < b.len() {
-                    if b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i] == q {
-                        if b.get(i + 1) == Some(&q) {
-                            i += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-            }
-            b'{' => {
-                let start = i;
-                let close =
-                    sql[i..].find('}').map(|p| i + p).ok_or_else(|| Error::invalid(format!("unclosed query parameter at byte {start}")))?;
-                let inner = &sql[i + 1..close];
-                let Some((name, ty)) = inner.split_once(':') else {
-                    i += 1;
-                    continue;
-                };
-                let (name, ty) = (name.trim(), ty.trim());
-                if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
-                    i += 1;
-                    continue;
-                }
-                found.push(Placeholder { range: start..close + 1, name, ty });
-                i = close + 1;
-            }
-            _ => i += 1,
-        }
-    }
-    Ok(found)
-}
-
-/// The declared type text of each `{name:Type}` placeholder of `sql` (the first one of a name
-/// given twice), for bindings that build a value by its type (e.g. a Python tuple as a Tuple,
-/// a list as an Array). SQL with an unclosed placeholder has none.
-pub fn placeholder_types(sql: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for p in placeholders(sql).unwrap_or_default() {
-        if !out.iter().any(|(n, _)| n == p.name) {
-            out.push((p.name.to_string(), p.ty.to_string()));
-        }
-    }
-    out
-}
-
 /// Replace every `{name:Type}` placeholder outside string literals, quoted identifiers and
 /// comments by `CAST(literal AS Type)`. Unknown names are an error; so is an unclosed
 /// placeholder.
 pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result<String> {
     let mut out = String::with_capacity(sql.len() + 32);
     let mut copied = 0;
-    for Placeholder { range, name, ty } in placeholders(sql)? {
+    for Placeholder { range, name, ty, after_limit } in placeholders(sql).map_err(|e| Error::invalid(e.0))? {
         let literal = params
             .iter()
             .find(|(n, _)| n == name)
@@ -317,7 +236,7 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
             .ok_or_else(|| Error::invalid(format!("no value for query parameter {name:?}")))?;
         out.push_str(&sql[copied..range.start]);
         check_integer(name, ty, literal)?;
-        if after_limit(&out) && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
+        if after_limit && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
             // LIMIT and OFFSET take only number literals (18.16 rejects a CAST there);
             // digits alone cannot carry SQL.
             out.push_str(literal);
@@ -372,34 +291,9 @@ fn int_range(ty: &str) -> Option<(i128, i128)> {
     })
 }
 
-/// Whether SQL ending in `prefix` expects a LIMIT/OFFSET count next: `LIMIT `, `OFFSET `,
-/// or `LIMIT <n>, `.
-fn after_limit(prefix: &str) -> bool {
-    fn last_word(s: &str) -> (&str, &str) {
-        let s = s.trim_end();
-        let at = s.rfind(|c: char| c.is_whitespace() || c == ',' || c == '(').map_or(0, |i| i + 1);
-        (&s[..at], &s[at..])
-    }
-    let p = prefix.trim_end();
-    let p = match p.strip_suffix(',') {
-        Some(before) => last_word(before).0,
-        None => p,
-    };
-    let (_, word) = last_word(p);
-    word.eq_ignore_ascii_case("LIMIT") || word.eq_ignore_ascii_case("OFFSET")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn placeholder_types_are_found_outside_quotes_and_comments() {
-        let sql = "SELECT {t: Tuple(UInt8, String)}, '{s:String}' -- {c:UInt8}\n, {a:Array(Tuple(Int8, Int8))}, {t:UInt8} /* {d:Date} */";
-        let names: Vec<(String, String)> = placeholder_types(sql);
-        assert_eq!(names, [("t".into(), "Tuple(UInt8, String)".into()), ("a".into(), "Array(Tuple(Int8, Int8))".into())]);
-        assert!(placeholder_types("SELECT {t:UInt8").is_empty());
-    }
 
     #[test]
     fn limit_counts_bind_as_plain_numbers() {

@@ -70,7 +70,8 @@ impl<'c> Query<'c> {
 
     /// Send the query and return a stream of its results.
     pub async fn stream(self) -> Result<QueryStream<'c>> {
-        let is_insert = starts_with_insert(&self.sql);
+        let kind = chwire_proto::sql::StatementKind::of(&self.sql);
+        let is_insert = kind == chwire_proto::sql::StatementKind::Insert;
         let mut query_id = self.query_id.unwrap_or_else(new_query_id);
         let mut attempt = 0;
         let retries = if is_insert { 0 } else { self.client.opts.retries };
@@ -89,7 +90,7 @@ impl<'c> Query<'c> {
         client.pending = Pending::Drain { cancel_sent: false };
         // Once sent, a read may be sent again (elsewhere) until it returned rows; a statement
         // that writes never (it may have run).
-        let retry = (super::is_read(&self.sql) && attempt < retries)
+        let retry = (kind.is_read() && attempt < retries)
             .then(|| Box::new(Retry { sql: self.sql, settings: self.settings, parameters: self.parameters, attempt }));
         Ok(QueryStream {
             is_insert,

@@ -18,7 +18,7 @@ mod qbit;
 mod tasks;
 mod terms;
 
-use chwire::proto::packet::client::quote_identifier as quote_ident;
+use chwire::sql::{InsertTarget, TableRef};
 use convert::{header_of, Out};
 use error::NifError;
 use ops::{runtime, Handle, Item, Op, Target};
@@ -70,24 +70,20 @@ fn spec(sql: String, params: Vec<(String, Term<'_>)>, settings: Vec<(String, Str
     Ok(Spec { sql, params, settings, query_id })
 }
 
-/// A table reference from Elixir, quoted for SQL: a binary read by `chwire::split_table`
-/// (`t`, `db.t`, backquoted parts) or a `{db, table}` tuple of binaries taken as they are (names
-/// with dots). Never pasted: anything else is a `:data` error and no SQL runs.
-fn table_ref(t: Term<'_>) -> Result<String, NifError> {
-    let (db, table) = if let Ok(name) = t.decode::<String>() {
-        chwire::split_table(&name)?
+/// A table reference from Elixir: a binary read by the core's `TableRef::parse` (`t`, `db.t`,
+/// quoted parts) or a `{db, table}` tuple of binaries taken as they are (names with dots).
+/// Never pasted: anything else is a `:data` error and no SQL runs.
+fn table_ref(t: Term<'_>) -> Result<TableRef, NifError> {
+    if let Ok(name) = t.decode::<String>() {
+        Ok(TableRef::parse(&name).map_err(chwire::Error::from)?)
     } else if let Ok((db, table)) = t.decode::<(String, String)>() {
         if db.is_empty() || table.is_empty() {
             return Err(NifError::Data(format!("an empty name in the table {{{db:?}, {table:?}}}")));
         }
-        (Some(db), table)
+        Ok(TableRef::qualified(db, table))
     } else {
-        return Err(NifError::Data("a table is a name (\"t\", \"db.t\") or a {db, table} tuple of strings".into()));
-    };
-    Ok(match db {
-        Some(db) => format!("{}.{}", quote_ident(&db), quote_ident(&table)),
-        None => quote_ident(&table),
-    })
+        Err(NifError::Data("a table is a name (\"t\", \"db.t\") or a {db, table} tuple of strings".into()))
+    }
 }
 
 /// Check a table reference as the inserts read it: `:ok` or the `:data` error (an insert with
@@ -279,7 +275,7 @@ fn query_arrow<'a>(
 #[rustler::nif(schedule = "DirtyCpu")]
 fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: Term<'a>, ipc: Binary<'a>, id: u64) -> Term<'a> {
     guard(env, || {
-        let table = table_ref(table)?;
+        let table = table_ref(table)?.to_string();
         let bytes = ipc.as_slice().to_vec();
         let target = h.clone();
         Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::insert_arrow(target, table, bytes, tx)).1)
@@ -301,9 +297,8 @@ fn insert_start<'a>(
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
-        let table = table_ref(table)?;
-        let cols = names.map(|n| format!(" ({})", n.iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", "))).unwrap_or_default();
-        let spec = Spec { sql: format!("INSERT INTO {table}{cols} VALUES"), params: Vec::new(), settings, query_id };
+        let sql = InsertTarget::values(table_ref(table)?, names).to_string();
+        let spec = Spec { sql, params: Vec::new(), settings, query_id };
         let (btx, brx) = tokio::sync::mpsc::channel(2);
         let target = h.clone();
         let (op, t) = start_op(env, id, 4, Some(&h.target), |tx| tasks::insert(target, spec, brx, tx));

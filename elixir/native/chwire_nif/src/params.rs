@@ -294,7 +294,7 @@ fn param_untyped(t: Term<'_>, depth: u32) -> Result<Param, String> {
 
 /// `[{name, value}]` → parameters, each by its placeholder's declared type in `sql`.
 pub fn params(list: Vec<(String, Term<'_>)>, sql: &str) -> Result<Vec<(String, Param)>, String> {
-    let types = chwire::placeholder_types(sql);
+    let types = chwire::sql::placeholder_types(sql);
     list.into_iter()
         .map(|(k, v)| {
             let ty = types.iter().find(|(n, _)| *n == k).and_then(|(_, t)| DataType::parse(t).ok());
