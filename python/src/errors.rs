@@ -81,7 +81,7 @@ fn client_error(py: Python<'_>, e: chwire::Error) -> PyErr {
     let text = e.to_string();
     let class = match e.kind() {
         ErrorKind::Server(s) => {
-            let name = s.code_name().map_or_else(|| s.name.clone(), str::to_owned);
+            let name = s.name().to_owned();
             let args = (s.code, name, s.text().to_owned(), s.stack_trace.clone(), text);
             let made =
                 py.import("chwire._errors").and_then(|m| m.getattr("_server_error")).and_then(|f| f.call1(args)).map(PyErr::from_value);

@@ -149,15 +149,15 @@ impl ConnArgs {
         if let Some(c) = self.compression {
             o.compression = c;
         }
-        if let Some(t) = &self.connect_timeout {
-            o.connect_timeout = chwire::parse_duration(t)?;
-        }
         if let Some(r) = self.client_revision {
             o.client_revision = r;
         }
-        for (key, value) in
-            [("send_timeout", &self.send_timeout), ("receive_timeout", &self.receive_timeout), ("query_timeout", &self.query_timeout)]
-        {
+        for (key, value) in [
+            ("connect_timeout", &self.connect_timeout),
+            ("send_timeout", &self.send_timeout),
+            ("receive_timeout", &self.receive_timeout),
+            ("query_timeout", &self.query_timeout),
+        ] {
             if let Some(v) = value {
                 o.set(key, v)?;
             }
@@ -248,10 +248,10 @@ struct QueryArgs {
 fn fail(e: &chwire::Error) -> ExitCode {
     match e.server() {
         Some(ex) => {
-            eprintln!("Error: code {} ({}): {}", ex.code, ex.code_name().unwrap_or(&ex.name), ex.text());
+            eprintln!("Error: code {} ({}): {}", ex.code, ex.name(), ex.text());
             let mut n = ex.nested.as_deref();
             while let Some(x) = n {
-                eprintln!("  caused by: code {} ({}): {}", x.code, x.code_name().unwrap_or(&x.name), x.text());
+                eprintln!("  caused by: code {} ({}): {}", x.code, x.name(), x.text());
                 n = x.nested.as_deref();
             }
             ExitCode::from(1)

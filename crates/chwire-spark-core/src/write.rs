@@ -18,7 +18,7 @@
 //! target gets each row of each partition exactly once.
 
 use arrow_array::RecordBatch;
-use chwire::{Client, DataType, ErrorKind};
+use chwire::{Client, DataType};
 use serde::{Deserialize, Serialize};
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
@@ -373,7 +373,7 @@ impl WriteJob {
         for attempt in 1..=LIST_ATTEMPTS {
             let names = match text_rows(c, &listing).await {
                 Ok(rows) => rows,
-                Err(Error::Client(e)) if attempt < LIST_ATTEMPTS && matches!(e.kind(), ErrorKind::Server(s) if s.code == 60) => {
+                Err(Error::Client(e)) if attempt < LIST_ATTEMPTS && e.code() == Some(chwire::proto::error_codes::code::UNKNOWN_TABLE) => {
                     tokio::time::sleep(Duration::from_millis(100 * u64::from(attempt))).await;
                     continue;
                 }

@@ -58,7 +58,7 @@ impl From<chwire::Error> for Failure {
     fn from(e: chwire::Error) -> Self {
         match e.kind() {
             ErrorKind::Server(s) => {
-                let name = s.code_name().map_or_else(|| s.name.clone(), str::to_owned);
+                let name = s.name().to_owned();
                 Failure(format!("ClickHouse error {} ({name}): {}", s.code, s.text()))
             }
             _ => Failure(e.to_string()),

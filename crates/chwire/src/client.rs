@@ -410,7 +410,7 @@ impl Client {
                             Pending::Drain { cancel_sent: sent }
                         };
                         self.deadline = None;
-                        return Err(Error::new(ErrorKind::Timeout("query")));
+                        return Err(Error::timed_out(crate::Timeout::Query));
                     }
                 }
             }
@@ -478,7 +478,7 @@ impl Client {
             let drained = match self.conn.as_mut() {
                 Some(Link::Native(conn)) => tokio::time::timeout(DRAIN_TIMEOUT, drain(conn, cancel_sent))
                     .await
-                    .map_err(|_| Error::new(ErrorKind::Timeout("drain")))
+                    .map_err(|_| Error::timed_out(crate::Timeout::Drain))
                     .and_then(|r| r),
                 _ => Ok(()),
             };
@@ -494,7 +494,7 @@ impl Client {
             let synced = match self.conn.as_mut() {
                 Some(Link::Native(conn)) => tokio::time::timeout(DRAIN_TIMEOUT, resync(conn))
                     .await
-                    .map_err(|_| Error::new(ErrorKind::Timeout("resync")))
+                    .map_err(|_| Error::timed_out(crate::Timeout::Resync))
                     .and_then(|r| r),
                 _ => Ok(()),
             };

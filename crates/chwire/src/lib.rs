@@ -44,7 +44,7 @@ pub use chwire_proto::{
     Block, Column, ColumnData, Compression, DataType, Limits, ProfileInfo, Progress, ServerException, StringColumn, Value,
 };
 pub use client::{Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Result, Timeout};
 pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
 pub use options::{parse_duration, Options, Transport};
 pub use params::{ParamValue, QueryParam};

@@ -12,7 +12,7 @@
 
 use crate::client::Client;
 use crate::conn::Shared;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::options::Options;
 use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut};
@@ -29,7 +29,7 @@ pub struct PoolOptions {
     /// Connections kept open (and opened in the background) even when idle.
     pub min_idle: usize,
     /// Longest wait in [`Pool::get`] for a free slot (`None`: wait forever); expiry is
-    /// `ErrorKind::Timeout("pool acquire")`.
+    /// `ErrorKind::Timeout(Timeout::PoolAcquire)`.
     pub acquire_timeout: Option<Duration>,
     /// An idle connection is closed after this long unused (beyond `min_idle`).
     pub idle_timeout: Option<Duration>,
@@ -198,7 +198,7 @@ impl Pool {
         let waiting = Waiting(&inner.waiting);
         let acquire = inner.slots.clone().acquire_owned();
         let permit = match inner.popts.acquire_timeout {
-            Some(t) => tokio::time::timeout(t, acquire).await.map_err(|_| Error::new(ErrorKind::Timeout("pool acquire")))?,
+            Some(t) => tokio::time::timeout(t, acquire).await.map_err(|_| Error::timed_out(crate::Timeout::PoolAcquire))?,
             None => acquire.await,
         }
         .expect("the pool's semaphore is never closed");
