@@ -4,11 +4,11 @@
 use crate::error::{Error, Result};
 use crate::insert::NativeInsert;
 use crate::js;
-use crate::ops::{self, Conn, Spec, Target};
+use crate::ops::{self, Conn, Target};
 use crate::out::Mapping;
 use crate::stream::{Job, Mode, NativeStream};
 use chwire::sql::{InsertTarget, TableRef};
-use chwire::Pool;
+use chwire::{Pool, QuerySpec};
 use chwire_arrow::ArrowOptions;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -75,16 +75,17 @@ impl NativeClient {
         self.server.as_ref().and_then(|s| s.timezone.as_deref())
     }
 
-    fn spec(&self, env: js::Env, sql: String, o: Option<js::Val>) -> Result<(Spec, Mapping, ArrowOptions)> {
+    fn spec(&self, env: js::Env, sql: String, o: Option<js::Val>) -> Result<(QuerySpec, Mapping, ArrowOptions)> {
         let get = |name: &str| -> Result<Option<js::Val>> {
             match o {
                 Some(o) => Ok(js::opt(env, o, name)?),
                 None => Ok(None),
             }
         };
-        let params = crate::params::extract(env, get("params")?, &sql, self.server_tz())?;
-        let mut settings = crate::params::settings(env, get("settings")?)?;
-        let query_id = get("queryId")?.map(|v| js::string(env, v)).transpose()?;
+        let mut spec = QuerySpec::new(sql);
+        crate::params::bind_all(env, get("params")?, &mut spec, self.server_tz())?;
+        spec.settings = crate::params::settings(env, get("settings")?)?;
+        spec.query_id = get("queryId")?.map(|v| js::string(env, v)).transpose()?;
         let word = |name: &str| -> Result<Option<String>> { get(name)?.map(|v| js::string(env, v)).transpose().map_err(Error::from) };
         let mut m = Mapping::default();
         match word("int64")?.as_deref() {
@@ -97,26 +98,13 @@ impl NativeClient {
             Some("number") => m.decimal_as_number = true,
             Some(x) => return Err(Error::Type(format!("decimal: {x:?} (use \"string\" or \"number\")"))),
         }
-        let mut arrow = match word("arrowMapping")?.as_deref() {
-            None | Some("rich") => ArrowOptions::rich(),
-            Some("clickhouse") => ArrowOptions::clickhouse(),
-            Some(x) => return Err(Error::Type(format!("arrowMapping: {x:?} (use \"rich\" or \"clickhouse\")"))),
+        let mut arrow = match word("arrowMapping")? {
+            None => ArrowOptions::rich(),
+            Some(name) => ArrowOptions::named(&name).map_err(|e| Error::Type(format!("arrowMapping: {e}")))?,
         };
         // Arrow output settings shape the batches chwire builds: applied here, not sent.
-        let mut failed = None;
-        settings.retain(|(k, v)| {
-            if !k.trim().starts_with("output_format_arrow_") {
-                return true;
-            }
-            if let Err(e) = arrow.set(k, v) {
-                failed.get_or_insert(e.to_string());
-            }
-            false
-        });
-        if let Some(e) = failed {
-            return Err(Error::Type(e));
-        }
-        Ok((Spec { sql, params, settings, query_id }, m, arrow))
+        arrow.take_settings(&mut spec.settings).map_err(|e| Error::Type(e.to_string()))?;
+        Ok((spec, m, arrow))
     }
 }
 

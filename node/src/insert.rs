@@ -11,7 +11,8 @@
 
 use crate::error::{panic_message, Error, Result};
 use crate::js;
-use crate::ops::{Lease, Spec, Target};
+use crate::ops::{Lease, Target};
+use chwire::QuerySpec;
 use chwire::{Block, DataType};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -79,7 +80,7 @@ fn ipc_blocks(ipc: Vec<u8>, header: &Header) -> Result<Vec<Block>> {
     Ok(out)
 }
 
-async fn task(target: Arc<Target>, spec: Spec, hdr: oneshot::Sender<Result<Header>>, mut rx: mpsc::Receiver<Pending>) -> Result<u64> {
+async fn task(target: Arc<Target>, spec: QuerySpec, hdr: oneshot::Sender<Result<Header>>, mut rx: mpsc::Receiver<Pending>) -> Result<u64> {
     let mut lease = match Lease::get(&target).await {
         Ok(l) => l,
         Err(e) => {
@@ -88,7 +89,7 @@ async fn task(target: Arc<Target>, spec: Spec, hdr: oneshot::Sender<Result<Heade
         }
     };
     let c = lease.client()?;
-    let mut ins = match spec.apply(c).insert().await {
+    let mut ins = match spec.query(c).insert().await {
         Ok(i) => i,
         Err(e) => {
             let _ = hdr.send(Err(Error::Data(String::new())));
@@ -139,7 +140,7 @@ pub struct NativeInsert {
 }
 
 impl NativeInsert {
-    pub fn start(target: Arc<Target>, spec: Spec) -> NativeInsert {
+    pub fn start(target: Arc<Target>, spec: QuerySpec) -> NativeInsert {
         let (htx, hrx) = oneshot::channel();
         let (tx, rx) = mpsc::channel(DEPTH);
         let handle = napi::bindgen_prelude::within_runtime_if_available(|| {

@@ -10,9 +10,10 @@
 
 use crate::error::{Error, Result};
 use crate::js;
-use crate::ops::{drain_later, Lease, Spec, Target};
+use crate::ops::{drain_later, Lease, Target};
 use crate::out::{infos, infos_to_js, prepare_block, ColumnInfo, Mapping, Prep};
 use chwire::Event;
+use chwire::QuerySpec;
 use chwire_arrow::ArrowOptions;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -102,7 +103,7 @@ async fn send(tx: &Tx, item: Item) -> bool {
 }
 
 pub struct Job {
-    pub spec: Spec,
+    pub spec: QuerySpec,
     pub mode: Mode,
     pub mapping: Mapping,
     pub arrow: ArrowOptions,
@@ -118,7 +119,7 @@ async fn run(target: Arc<Target>, job: Job, tx: &Tx) -> Result<()> {
     }
     match mode {
         Mode::Arrow | Mode::ArrowStream => {
-            let mut s = spec.apply(c).fetch_arrow(arrow).await?;
+            let mut s = spec.query(c).fetch_arrow(arrow).await?;
             let schema = s.schema();
             let query_id = s.query_stream().query_id().to_owned();
             let columns = s.query_stream().header().map(|h| infos(h, server_tz.as_deref())).unwrap_or_default();
@@ -150,7 +151,7 @@ async fn run(target: Arc<Target>, job: Job, tx: &Tx) -> Result<()> {
             send(tx, Item::Done { progress }).await;
         }
         Mode::Blocks | Mode::Columns | Mode::Execute => {
-            let mut s = spec.apply(c).stream().await?;
+            let mut s = spec.query(c).stream().await?;
             let mut header_sent = false;
             let mut merged: Option<(usize, Vec<Prep>)> = None;
             loop {

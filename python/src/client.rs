@@ -4,17 +4,14 @@ use crate::busy::Busy;
 use crate::errors::{Error, IntoPyResult};
 use crate::params;
 use crate::runtime::run;
-use crate::stream::{arrow_options, QueryStream, Shared, Spec};
+use crate::stream::{arrow_options, QueryStream, Shared};
 use chwire::sql::{InsertTarget, TableRef};
-use chwire::{DataType, Options};
+use chwire::{Options, QuerySpec};
 use chwire_arrow::ArrowOptions;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3_arrow::input::AnyRecordBatch;
 use std::sync::Arc;
-
-/// Largest block an Arrow batch is cut into for an INSERT (slicing is free; the block is a copy).
-const INSERT_BLOCK_ROWS: usize = 1 << 20;
 
 #[pyclass(module = "chwire._chwire", name = "RawClient", frozen)]
 pub struct RawClient {
@@ -28,21 +25,10 @@ pub struct RawClient {
     server: Option<chwire::ServerInfo>,
 }
 
-/// Arrow output settings (`output_format_arrow_*`, e.g. `string_as_string = 0` for String
-/// values that are not UTF-8) shape the batches chwire builds: they are applied to `arrow`
-/// and not sent (the server, 18.16 among others, may not know them).
+/// Arrow output settings (`output_format_arrow_*`) shape the batches chwire builds: taken out
+/// of `settings` and applied to `arrow` (the core's rule), not sent.
 fn take_arrow_settings(settings: &mut Vec<(String, String)>, arrow: &mut ArrowOptions) -> Result<(), Error> {
-    let mut failed = None;
-    settings.retain(|(k, v)| {
-        if !k.trim().starts_with("output_format_arrow_") {
-            return true;
-        }
-        if let Err(e) = arrow.set(k, v) {
-            failed.get_or_insert(e);
-        }
-        false
-    });
-    failed.map_or(Ok(()), |e| Err(Error::Data(e.to_string())))
+    arrow.take_settings(settings).map_err(|e| Error::Data(e.to_string()))
 }
 
 impl RawClient {
@@ -52,10 +38,13 @@ impl RawClient {
         parameters: Option<&Bound<'_, PyAny>>,
         settings: Option<&Bound<'_, PyAny>>,
         query_id: Option<String>,
-    ) -> PyResult<Spec> {
+    ) -> PyResult<QuerySpec> {
         let tz = self.server.as_ref().and_then(|s| s.timezone.as_deref());
-        let params = params::extract(parameters, &sql, tz)?;
-        Ok(Spec { sql, params, settings: params::settings(settings)?, query_id })
+        let mut spec = QuerySpec::new(sql);
+        spec.settings = params::settings(settings)?;
+        spec.query_id = query_id;
+        params::bind_all(&mut spec, parameters, tz)?;
+        Ok(spec)
     }
 
     fn track(&self, h: tokio::task::AbortHandle) {
@@ -97,17 +86,7 @@ impl RawClient {
         settings: Vec<(String, String)>,
         mapping: &str,
     ) -> PyResult<RawClient> {
-        let mut o = match url {
-            Some(u) => Options::from_url(&u).py_err(py)?,
-            None => Options::default(),
-        };
-        for (k, v) in options {
-            match k.as_str() {
-                "host" => o.host = v,
-                "port" => o.port = v.parse().map_err(|_| Error::Data(format!("invalid port {v:?}"))).py_err(py)?,
-                _ => o.set(&k, &v).py_err(py)?,
-            }
-        }
+        let mut o = Options::from_url_and(url.as_deref(), options).py_err(py)?;
         // The URL's output_format_arrow_* settings first, then the keyword's: the keyword wins,
         // as it does for every other setting (sent after the URL's).
         let mut arrow = arrow_options(mapping).py_err(py)?;
@@ -183,22 +162,13 @@ impl RawClient {
         let task = async move {
             let mut lock = client.lock().await;
             let c = lock.as_mut().ok_or(Error::Closed)?;
-            let mut ins = spec.apply(c).insert().await?;
-            let target: Vec<(String, DataType)> = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
-            let mut rows = 0u64;
+            // The core's Arrow insert: batches gathered or cut into blocks, converted and checked.
+            let mut ins = spec.query(c).insert_arrow().await?;
             for batch in reader {
-                let batch = batch.map_err(|e| Error::Data(format!("reading the Arrow data: {e}")))?;
-                let mut offset = 0;
-                while offset < batch.num_rows() {
-                    let len = INSERT_BLOCK_ROWS.min(batch.num_rows() - offset);
-                    let block = chwire_arrow::batch_to_block(&batch.slice(offset, len), &target)?;
-                    ins.send(&block).await?;
-                    offset += len;
-                    rows += len as u64;
-                }
+                let batch = batch.map_err(|e| ins.refused(format!("reading the Arrow data: {e}")))?;
+                ins.send_batch(batch).await?;
             }
-            ins.end().await?;
-            Ok(rows)
+            Ok(ins.end().await?.rows_sent)
         };
         let handle = self.rt.handle().spawn(task);
         self.track(handle.abort_handle());

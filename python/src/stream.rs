@@ -8,11 +8,11 @@
 
 use crate::busy::BusyGuard;
 use crate::errors::{Error, IntoPyResult};
-use crate::params::Param;
 use crate::runtime::SIGNAL_CHECK;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
-use chwire::{Event, Progress};
+use chwire::arrow::ArrowEvent;
+use chwire::{Progress, QuerySpec};
 use chwire_arrow::ArrowOptions;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::intern;
@@ -26,11 +26,7 @@ use tokio::task::JoinHandle;
 
 /// The Arrow mapping of a name: `rich` or `clickhouse`.
 pub fn arrow_options(mapping: &str) -> Result<ArrowOptions, Error> {
-    match mapping {
-        "rich" => Ok(ArrowOptions::rich()),
-        "clickhouse" => Ok(ArrowOptions::clickhouse()),
-        m => Err(Error::Data(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
-    }
+    ArrowOptions::named(mapping).map_err(|e| Error::Data(e.to_string()))
 }
 
 /// Batches decoded ahead of a streaming consumer (and one more being decoded meanwhile). Two
@@ -49,31 +45,6 @@ const COALESCE_ROWS: usize = 65_536;
 
 /// The client shared by a Python `Client` and its running task (`None` once closed).
 pub type Shared = Arc<tokio::sync::Mutex<Option<chwire::Client>>>;
-
-/// A statement with what goes with it.
-#[derive(Debug, Clone, Default)]
-pub struct Spec {
-    pub sql: String,
-    pub params: Vec<(String, Param)>,
-    pub settings: Vec<(String, String)>,
-    pub query_id: Option<String>,
-}
-
-impl Spec {
-    pub fn apply<'c>(self, client: &'c mut chwire::Client) -> chwire::Query<'c> {
-        let mut q = client.query(self.sql);
-        for (k, v) in self.settings {
-            q = q.setting(k, v);
-        }
-        for (k, p) in self.params {
-            q = q.param(k, p);
-        }
-        if let Some(id) = self.query_id {
-            q = q.query_id(id);
-        }
-        q
-    }
-}
 
 pub enum Msg {
     Schema(SchemaRef),
@@ -116,17 +87,12 @@ impl Drop for SettleOnDrop {
     }
 }
 
-async fn query_task(client: Shared, spec: Spec, mut opts: ArrowOptions, tx: Tx) {
+async fn query_task(client: Shared, spec: QuerySpec, opts: ArrowOptions, tx: Tx) {
     let settle = SettleOnDrop::new(client.clone(), Handle::current());
     let mut guard = client.lock().await;
     let res = match guard.as_mut() {
         Some(c) => {
-            // DateTime columns without a zone are in the server's (as chwire's
-            // `Query::fetch_arrow` and the ADBC driver give them), unless the caller chose one.
-            if opts.default_timezone.is_none() {
-                opts.default_timezone = c.server_info().and_then(|s| s.timezone);
-            }
-            let res = run_query(c, spec, &opts, &tx).await;
+            let res = run_query(c, spec, opts, &tx).await;
             // A consumer that left early abandoned the query.
             let _ = c.settle().await;
             res
@@ -145,43 +111,29 @@ async fn send(tx: &Tx, m: Msg) -> bool {
     tx.send(Ok(m)).await.is_ok()
 }
 
-/// Progress is always forwarded: `QueryStream.progress` reads it without a callback.
-async fn run_query(client: &mut chwire::Client, spec: Spec, opts: &ArrowOptions, tx: &Tx) -> Result<(), Error> {
-    let mut stream = spec.apply(client).stream().await?;
-    let mut schema: Option<SchemaRef> = None;
+/// The core's Arrow stream (DateTime without a zone in the server's, as in every front end),
+/// forwarded: the schema, then batches and progress (always forwarded: `QueryStream.progress`
+/// reads it without a callback).
+async fn run_query(client: &mut chwire::Client, spec: QuerySpec, opts: ArrowOptions, tx: &Tx) -> Result<(), Error> {
+    let mut stream = spec.query(client).fetch_arrow(opts).await?;
+    if !send(tx, Msg::Schema(stream.schema())).await {
+        return Ok(());
+    }
     loop {
         let ev = tokio::select! {
             biased;
             _ = tx.closed() => return Ok(()),
             ev = stream.next_event() => ev?,
         };
-        if schema.is_none() {
-            if let Some(h) = stream.header() {
-                let s = chwire_arrow::schema_of_block(h, opts)?;
-                if !send(tx, Msg::Schema(s.clone())).await {
-                    return Ok(());
-                }
-                schema = Some(s);
-            }
-        }
         let m = match ev {
-            None => break,
-            Some(Event::Data(b)) => {
-                let s = schema.as_ref().ok_or_else(|| Error::Data("a data block arrived before the header".into()))?;
-                Msg::Batch(chwire_arrow::block_to_batch(b, s, opts)?)
-            }
-            Some(Event::Progress(p)) => Msg::Progress(p),
-            Some(_) => continue,
+            None => return Ok(()),
+            Some(ArrowEvent::Batch(b)) => Msg::Batch(b),
+            Some(ArrowEvent::Progress(p)) => Msg::Progress(p),
         };
         if !send(tx, m).await {
             return Ok(());
         }
     }
-    if schema.is_none() {
-        // A statement without a result (DDL): an empty schema.
-        send(tx, Msg::Schema(Arc::new(Schema::empty()))).await;
-    }
-    Ok(())
 }
 
 /// The consumer end of a running query: the next batch, progress reports to the callback,
@@ -328,7 +280,7 @@ impl QueryStream {
         py: Python<'_>,
         rt: &Handle,
         client: Shared,
-        spec: Spec,
+        spec: QuerySpec,
         opts: ArrowOptions,
         callback: Option<Py<PyAny>>,
         busy: BusyGuard,

@@ -24,10 +24,12 @@ mod http_insert;
 mod insert;
 mod query;
 mod server_types;
+mod spec;
 mod stream;
 pub use insert::Insert;
 pub use query::Query;
 pub(crate) use query::{BoundParam, Retry};
+pub use spec::QuerySpec;
 use stream::log_lines;
 pub use stream::QueryStream;
 
@@ -230,6 +232,11 @@ impl Client {
     }
 
     /// What the server reported in the handshake (of the current connection).
+    /// The server's time zone (from its Hello), in which it reads DateTime values without one.
+    pub fn server_timezone(&self) -> Option<String> {
+        self.conn.as_ref().and_then(|c| c.hello().timezone.clone())
+    }
+
     pub fn server_info(&self) -> Option<ServerInfo> {
         self.conn.as_ref().map(|c| {
             let hello = c.hello();
@@ -254,7 +261,7 @@ impl Client {
 
     /// Start building a query.
     pub fn query(&mut self, sql: impl Into<String>) -> Query<'_> {
-        Query { client: self, sql: sql.into(), query_id: None, settings: Vec::new(), parameters: Vec::new() }
+        Query { client: self, sql: sql.into(), query_id: None, settings: Vec::new(), parameters: Vec::new(), error: None }
     }
 
     /// Run a statement that returns no rows of interest (DDL, `INSERT ... SELECT`, ...).

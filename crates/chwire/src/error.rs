@@ -34,6 +34,9 @@ pub enum ErrorKind {
     Row(String),
     /// `fetch_one` found no row.
     NoRows,
+    /// A shared connection is running another query (a result of it is still open): a
+    /// connection runs one query at a time. Nothing was sent.
+    Busy,
 }
 
 /// Which timeout expired (the options that set each are named).
@@ -196,6 +199,10 @@ impl fmt::Display for Error {
             ErrorKind::Config(m) => write!(f, "invalid configuration: {m}"),
             ErrorKind::Row(m) => write!(f, "row mapping: {m}"),
             ErrorKind::NoRows => f.write_str("the query returned no rows"),
+            ErrorKind::Busy => f.write_str(
+                "the connection is busy: another result of it is still open (a connection runs one query at a time; read that \
+                 result to its end or close it, or use another connection or a pool)",
+            ),
         }
     }
 }
@@ -231,6 +238,13 @@ impl From<EncodeError> for Error {
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::new(ErrorKind::Io(e))
+    }
+}
+
+/// What cannot fail (a [`TableRef`](chwire_proto::sql::TableRef) given as one).
+impl From<std::convert::Infallible> for Error {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
     }
 }
 

@@ -110,7 +110,7 @@ pub static KEYS: &[OptionKey] = &[
     key("client_name", Text, "chwire", Connection, "The client's name as `system.processes` shows it."),
     key("quota_key", Text, "", Connection, "The quota key of the session."),
     key("session_id", Text, "", Connection, "HTTP only: the server-side session every query runs in (temporary tables and SET last across queries)."),
-    key("client_revision", Count, "54492", Connection, "The protocol revision to announce (down to 54405); a lower one makes a current server talk as it does to older clients."),
+    key("client_revision", Count, "54492", Connection, "The protocol revision to announce (down to 54032); a lower one makes a current server talk as it does to older clients."),
     key("chunked", Choice(&["auto", "true", "false"]), "auto", Connection, "Chunked packet framing (revision 54470): `auto` follows a server that insists on it."),
     // Timeouts.
     key("connect_timeout", Duration, "10s", Connection, "Longest TCP connect (`0`: no limit)."),
@@ -264,9 +264,62 @@ pub fn optional_duration(value: &str) -> Result<Option<std::time::Duration>> {
     Ok((!d.is_zero()).then_some(d))
 }
 
+/// The table as docs/OPTIONS.md lists it (a test keeps the file equal to it).
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Options\n\nEvery key chwire takes, in URLs (`?key=value`) and in every front end's options: the \
+         Rust `Options`/`PoolOptions` setters, Python's `connect(**options)`, ADBC's `chwire.<key>`, Elixir's \
+         keyword options, Node's `connect(url, options)` and Spark's `.option(key, value)`. A front end spells \
+         a key in its host's style (`num_partitions`, `numPartitions`): case and `_` are ignored.\n\n\
+         A key that is no option is a ClickHouse setting, sent with every query, when ClickHouse 26.9 has it \
+         (or it starts with `custom_`); a setting chwire does not know goes as `setting.NAME`. Anything else is \
+         refused with the closest known name (`numPartition`: \"did you mean num_partitions?\").\n\n\
+         This file is generated from `crates/chwire/src/options/keys.rs` (`CHWIRE_BLESS=1 cargo test -p chwire \
+         --lib options` rewrites it).\n",
+    );
+    let mut scope = None;
+    for k in KEYS {
+        if scope != Some(k.scope) {
+            scope = Some(k.scope);
+            let title = match k.scope {
+                Scope::Connection => "Connection (URLs and every front end)",
+                Scope::Pool => "Pool",
+                Scope::Arrow => "Arrow results (the bindings)",
+                Scope::Result => "Results collected whole (the bindings)",
+                Scope::Insert => "Inserts (the bindings)",
+                Scope::Spark => "Spark (both data sources)",
+            };
+            out.push_str(&format!("\n## {title}\n\n| key | also | value | default | what it does |\n|---|---|---|---|---|\n"));
+        }
+        let kind = match k.kind {
+            Text | Secret => "text".to_string(),
+            Count => "number".to_string(),
+            Flag => "true/false".to_string(),
+            Duration => "duration".to_string(),
+            Choice(words) => words.join(", "),
+            List => "list".to_string(),
+        };
+        let also = k.aliases.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
+        let default = if k.default.is_empty() { String::new() } else { format!("`{}`", k.default) };
+        out.push_str(&format!("| `{}` | {also} | {kind} | {default} | {} |\n", k.name, k.doc));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn docs_list_the_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/OPTIONS.md");
+        let want = markdown();
+        if std::env::var_os("CHWIRE_BLESS").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(have == want, "docs/OPTIONS.md differs from the options table: run CHWIRE_BLESS=1 cargo test -p chwire --lib options");
+    }
 
     #[test]
     fn keys_are_found_in_any_host_style() {

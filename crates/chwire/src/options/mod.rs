@@ -327,7 +327,14 @@ impl Options {
                 }
             }
             "ca_file" => tls(self).ca_file = Some(value.into()),
-            "system_roots" => tls(self).system_roots = flag(name, value)?,
+            "system_roots" => {
+                // Trusting the system's roots as well turns TLS on; not trusting them changes nothing.
+                if flag(name, value)? {
+                    tls(self).system_roots = true;
+                } else if let Some(t) = &mut self.tls {
+                    t.system_roots = false;
+                }
+            }
             "cert_file" => tls(self).cert_file = Some(value.into()),
             "key_file" => tls(self).key_file = Some(value.into()),
             "server_name" => tls(self).server_name = Some(text()),
@@ -566,6 +573,21 @@ mod tests {
         let o = Options::from_url_and(Some("tcp://h"), [("Port", "1"), ("numRetries", "x")].iter().take(1).copied()).unwrap();
         assert_eq!(o.port, 1);
         assert!(Options::new().hosts(Vec::new()).validate().is_err());
+    }
+
+    #[test]
+    fn defaults_are_what_the_table_says() {
+        let mut o = Options::new();
+        let mut p = crate::PoolOptions::new();
+        for k in keys::KEYS.iter().filter(|k| !k.default.is_empty()) {
+            match k.scope {
+                Scope::Connection => o.set(k.name, k.default).unwrap(),
+                Scope::Pool => p.set(k.name, k.default).unwrap(),
+                _ => {}
+            }
+        }
+        assert_eq!(format!("{o:?}"), format!("{:?}", Options::new()));
+        assert_eq!(p, crate::PoolOptions::new());
     }
 
     #[test]

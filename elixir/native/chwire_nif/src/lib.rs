@@ -19,12 +19,12 @@ mod tasks;
 mod terms;
 
 use chwire::sql::{InsertTarget, TableRef};
+use chwire::QuerySpec;
 use convert::{header_of, Out};
 use error::NifError;
 use ops::{runtime, Handle, Item, Op, Target};
 use rustler::{Atom, Binary, Encoder, Env, ResourceArc, Term};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tasks::Spec;
 
 mod atoms {
     rustler::atoms! {
@@ -65,9 +65,15 @@ where
     (op, t)
 }
 
-fn spec(sql: String, params: Vec<(String, Term<'_>)>, settings: Vec<(String, String)>, query_id: Option<String>) -> Result<Spec, NifError> {
-    let params = params::params(params, &sql).map_err(NifError::Data)?;
-    Ok(Spec { sql, params, settings, query_id })
+fn spec(
+    sql: String,
+    params: Vec<(String, Term<'_>)>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+) -> Result<QuerySpec, NifError> {
+    let mut spec = QuerySpec { sql, settings, query_id, ..QuerySpec::default() };
+    params::bind_all(&mut spec, params).map_err(NifError::Data)?;
+    Ok(spec)
 }
 
 /// A table reference from Elixir: a binary read by the core's `TableRef::parse` (`t`, `db.t`,
@@ -298,7 +304,7 @@ fn insert_start<'a>(
 ) -> Term<'a> {
     guard(env, || {
         let sql = InsertTarget::values(table_ref(table)?, names).to_string();
-        let spec = Spec { sql, params: Vec::new(), settings, query_id };
+        let spec = QuerySpec { sql, settings, query_id, ..QuerySpec::default() };
         let (btx, brx) = tokio::sync::mpsc::channel(2);
         let target = h.clone();
         let (op, t) = start_op(env, id, 4, Some(&h.target), |tx| tasks::insert(target, spec, brx, tx));

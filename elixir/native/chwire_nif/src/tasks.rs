@@ -2,35 +2,9 @@
 
 use crate::error::NifError;
 use crate::ops::{Handle, Item, Lease, Target, Tx};
-use crate::params::Param;
-use chwire::{Block, Client, Event, Options};
+use chwire::{Block, Client, Event, Options, QuerySpec};
 use rustler::ResourceArc;
 use std::sync::Arc;
-
-/// A statement with what goes with it.
-#[derive(Debug, Clone, Default)]
-pub struct Spec {
-    pub sql: String,
-    pub params: Vec<(String, Param)>,
-    pub settings: Vec<(String, String)>,
-    pub query_id: Option<String>,
-}
-
-impl Spec {
-    pub fn apply(self, client: &mut Client) -> chwire::Query<'_> {
-        let mut q = client.query(self.sql);
-        for (k, v) in self.settings {
-            q = q.setting(k, v);
-        }
-        for (k, p) in self.params {
-            q = q.param(k, p);
-        }
-        if let Some(id) = self.query_id {
-            q = q.query_id(id);
-        }
-        q
-    }
-}
 
 /// Bounds of a result collected whole (`max_rows:`, `max_bytes:`; `None`: no bound).
 #[derive(Debug, Clone, Copy, Default)]
@@ -81,20 +55,9 @@ async fn drain(c: &mut Client) {
     let _ = tokio::time::timeout(std::time::Duration::from_secs(10), c.ping()).await;
 }
 
-/// Options from a URL plus `{key, value}` overrides by their URL key.
+/// Options from a URL plus `{key, value}` overrides by the core's one table of keys.
 pub fn options(url: Option<&str>, extra: &[(String, String)]) -> Result<Options, NifError> {
-    let mut o = match url {
-        Some(u) => Options::from_url(u)?,
-        None => Options::default(),
-    };
-    for (k, v) in extra {
-        match k.as_str() {
-            "host" => o.host = v.clone(),
-            "port" => o.port = v.parse().map_err(|_| NifError::Data(format!("invalid port {v:?}")))?,
-            _ => o.set(k, v)?,
-        }
-    }
-    Ok(o)
+    Ok(Options::from_url_and(url, extra.iter().map(|(k, v)| (k, v)))?)
 }
 
 pub async fn connect(opts: Options, tx: Tx) {
@@ -113,12 +76,12 @@ fn note_tz(tx: &Tx, c: &Client) {
 /// A whole SELECT in one item. Plain columns are encoded for the caller as the blocks
 /// arrive (`columns`: the shape, one list per column or rows) and the blocks dropped.
 /// Past `limits` the query is cancelled and the item is a `Limit` error.
-pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, limits: Limits, tx: Tx) {
+pub async fn query_all(target: ResourceArc<Handle>, spec: QuerySpec, columns: bool, limits: Limits, tx: Tx) {
     let res = async {
         let mut lease = Lease::get(&target.target).await?;
         let c = lease.client()?;
         note_tz(&tx, c);
-        let mut s = spec.apply(c).stream().await?;
+        let mut s = spec.query(c).stream().await?;
         let mut enc = Some(crate::etf::Encoded::new(columns));
         let mut blocks = Vec::new();
         let mut tally = Tally::new(limits, "decoded column data, as chwire::approx_bytes counts it");
@@ -149,12 +112,12 @@ pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, l
 }
 
 /// A SELECT block by block: the header, each block (waiting for the consumer), `Done`.
-pub async fn query_stream(target: ResourceArc<Handle>, spec: Spec, tx: Tx) {
+pub async fn query_stream(target: ResourceArc<Handle>, spec: QuerySpec, tx: Tx) {
     let res = async {
         let mut lease = Lease::get(&target.target).await?;
         let c = lease.client()?;
         note_tz(&tx, c);
-        let mut s = spec.apply(c).stream().await?;
+        let mut s = spec.query(c).stream().await?;
         let mut header_sent = false;
         while let Some(ev) = s.next_event().await? {
             if !header_sent {
@@ -191,12 +154,12 @@ pub async fn query_stream(target: ResourceArc<Handle>, spec: Spec, tx: Tx) {
 
 /// An INSERT fed by the caller: the header, then one `Sent` per block the caller queued,
 /// then the count once the caller closed the block channel.
-pub async fn insert(target: ResourceArc<Handle>, spec: Spec, mut blocks: tokio::sync::mpsc::Receiver<Block>, tx: Tx) {
+pub async fn insert(target: ResourceArc<Handle>, spec: QuerySpec, mut blocks: tokio::sync::mpsc::Receiver<Block>, tx: Tx) {
     let res = async {
         let mut lease = Lease::get(&target.target).await?;
         let c = lease.client()?;
         note_tz(&tx, c);
-        let mut ins = spec.apply(c).insert().await?;
+        let mut ins = spec.query(c).insert().await?;
         let cols = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
         if !tx.send(Item::InsertHeader(cols)).await {
             return Ok(None);
@@ -227,11 +190,11 @@ pub async fn insert(target: ResourceArc<Handle>, spec: Spec, mut blocks: tokio::
 /// A SELECT as one Arrow IPC stream, written batch by batch.
 /// Past `limits` (rows, and bytes of the IPC stream) the query is cancelled and the item is a
 /// `Limit` error.
-pub async fn query_arrow(target: ResourceArc<Handle>, spec: Spec, arrow: chwire_arrow::ArrowOptions, limits: Limits, tx: Tx) {
+pub async fn query_arrow(target: ResourceArc<Handle>, spec: QuerySpec, arrow: chwire_arrow::ArrowOptions, limits: Limits, tx: Tx) {
     let res = async {
         let mut lease = Lease::get(&target.target).await?;
         let c = lease.client()?;
-        let mut s = spec.apply(c).fetch_arrow(arrow).await?;
+        let mut s = spec.query(c).fetch_arrow(arrow).await?;
         let schema = s.schema();
         let mut w = arrow_ipc::writer::StreamWriter::try_new(Vec::with_capacity(1 << 20), &schema)?;
         let mut tally = Tally::new(limits, "of the Arrow IPC stream");

@@ -8,6 +8,9 @@
 use crate::error::{Error, Result};
 use chwire_proto::sql::{placeholders, Placeholder};
 
+mod value;
+pub use value::{BoundValue, ParamError, ParamValue};
+
 /// A value that can be bound to a `{name:Type}` placeholder.
 pub trait QueryParam {
     /// The value as text in ClickHouse's escaped (TSV) form, as the server parses a
@@ -127,80 +130,10 @@ impl<T: QueryParam> QueryParam for [T] {
     }
 }
 
-/// A parameter value whose type is known only when the program runs: what the bindings build
-/// from their host language's values (Python objects, Elixir terms) before binding it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ParamValue {
-    Null,
-    Bool(bool),
-    Int(i128),
-    Float(f64),
-    Str(String),
-    List(Vec<ParamValue>),
-    Tuple(Vec<ParamValue>),
-    Map(Vec<(ParamValue, ParamValue)>),
-}
-
-impl ParamValue {
-    /// A list of `items`, which one array literal gives one element type: integers among
-    /// floats become floats; one that no float holds exactly (beyond 2^53) is an error, never
-    /// rounded.
-    pub fn list(mut items: Vec<ParamValue>) -> std::result::Result<ParamValue, String> {
-        if items.iter().any(|p| matches!(p, ParamValue::Float(_))) {
-            for p in &mut items {
-                if let ParamValue::Int(i) = *p {
-                    let f = i as f64;
-                    if f as i128 != i {
-                        return Err(format!(
-                            "{i} among floats would be rounded to {f}: a list has one element type (bind ints and floats apart)"
-                        ));
-                    }
-                    *p = ParamValue::Float(f);
-                }
-            }
-        }
-        Ok(ParamValue::List(items))
-    }
-}
-
-impl QueryParam for ParamValue {
-    fn param_text(&self) -> String {
-        match self {
-            ParamValue::Null => None::<i64>.param_text(),
-            ParamValue::Bool(b) => b.param_text(),
-            ParamValue::Int(i) => i.param_text(),
-            ParamValue::Float(f) => f.param_text(),
-            ParamValue::Str(s) => s.param_text(),
-            // ClickHouse reads a composite parameter's text as its quoted literal.
-            ParamValue::List(_) => self.sql_literal(),
-            ParamValue::Tuple(items) => format!("({})", literals(items)),
-            ParamValue::Map(entries) => format!("{{{}}}", entry_literals(entries, ":")),
-        }
-    }
-
-    fn sql_literal(&self) -> String {
-        match self {
-            ParamValue::Null => None::<i64>.sql_literal(),
-            ParamValue::Bool(b) => b.sql_literal(),
-            ParamValue::Int(i) => i.sql_literal(),
-            ParamValue::Float(f) => f.sql_literal(),
-            ParamValue::Str(s) => s.sql_literal(),
-            ParamValue::List(items) => items.as_slice().sql_literal(),
-            // `tuple(x)`: `(x)` is x itself in SQL.
-            ParamValue::Tuple(items) => format!("tuple({})", literals(items)),
-            ParamValue::Map(entries) => format!("map({})", entry_literals(entries, ",")),
-        }
-    }
-}
-
-/// The SQL literals of `items`, comma-separated.
-fn literals(items: &[ParamValue]) -> String {
-    items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")
-}
-
-/// The SQL literals of a map's entries, each key and value joined by `between`, comma-separated.
-fn entry_literals(entries: &[(ParamValue, ParamValue)], between: &str) -> String {
-    entries.iter().map(|(k, v)| format!("{}{between}{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
+/// The type `sql` declares for the placeholder `name` (its first `{name:Type}`), if it
+/// declares one chwire can read.
+pub(crate) fn placeholder_type(sql: &str, name: &str) -> Option<chwire_proto::DataType> {
+    placeholders(sql).unwrap_or_default().into_iter().find(|p| p.name == name).and_then(|p| chwire_proto::DataType::parse(p.ty).ok())
 }
 
 /// Backslash escapes for ClickHouse text: quoted literals (`quote`) also escape `'`.
@@ -321,22 +254,6 @@ mod tests {
         );
         assert_eq!(bind_client_side("SELECT {n:Int8}", &p("NULL")).unwrap(), "SELECT CAST(NULL AS Int8)");
         assert_eq!(bind_client_side("SELECT 1 LIMIT {s:String}", &params).unwrap(), "SELECT 1 LIMIT CAST('x' AS String)");
-    }
-
-    #[test]
-    fn dynamic_values_bind_like_their_static_twins() {
-        use ParamValue as P;
-        let tuple = P::Tuple(vec![P::Int(-1), P::Str("a'b".into()), P::Null]);
-        assert_eq!(tuple.sql_literal(), "tuple(-1,'a\\'b',NULL)");
-        assert_eq!(tuple.param_text(), "(-1,'a\\'b',NULL)");
-        let map = P::Map(vec![(P::Str("k".into()), P::List(vec![P::Float(1.5), P::Bool(true)]))]);
-        assert_eq!(map.sql_literal(), "map('k',[1.5,1])");
-        assert_eq!(map.param_text(), "{'k':[1.5,1]}");
-        assert_eq!(P::List(vec![P::Int(1), P::Int(2)]).param_text(), vec![1i128, 2].param_text());
-        assert_eq!(P::Str("x\ty".into()).param_text(), "x\ty".to_string().param_text());
-        assert_eq!(P::list(vec![P::Int(1), P::Float(2.5)]), Ok(P::List(vec![P::Float(1.0), P::Float(2.5)])));
-        assert!(P::list(vec![P::Int((1 << 53) + 1), P::Float(0.5)]).unwrap_err().contains("would be rounded"));
-        assert_eq!(P::list(vec![P::Int(1), P::Null]), Ok(P::List(vec![P::Int(1), P::Null])));
     }
 
     #[test]
