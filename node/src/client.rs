@@ -5,8 +5,8 @@ use crate::error::{Error, Result};
 use crate::insert::NativeInsert;
 use crate::js;
 use crate::ops::{self, Conn, Spec, Target};
-use crate::out::Mapping;
 use crate::stream::{Job, Mode, NativeStream};
+use crate::values::Mapping;
 use chwire::proto::packet::client::quote_identifier;
 use chwire::Pool;
 use chwire_arrow::ArrowOptions;
@@ -96,6 +96,11 @@ impl NativeClient {
             None | Some("string") => {}
             Some("number") => m.decimal_as_number = true,
             Some(x) => return Err(Error::Type(format!("decimal: {x:?} (use \"string\" or \"number\")"))),
+        }
+        match word("strings")?.as_deref() {
+            None | Some("string") => {}
+            Some("buffer") => m.strings_as_buffers = true,
+            Some(x) => return Err(Error::Type(format!("strings: {x:?} (use \"string\" or \"buffer\")"))),
         }
         let mut arrow = match word("arrowMapping")?.as_deref() {
             None | Some("rich") => ArrowOptions::rich(),

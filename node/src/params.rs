@@ -138,7 +138,8 @@ fn literal(v: &V, ty: Option<&DataType>) -> String {
     }
 }
 
-/// The range of an integer type up to 128 bits (`None`: wider, checked by the server).
+/// The range of an integer type within i128 (`None`: 256-bit, checked on the bigint's words;
+/// UInt128 beyond i128 too).
 fn int_range(ty: &DataType) -> Option<(i128, i128)> {
     Some(match ty {
         DataType::UInt8 => (0, u8::MAX as i128),
@@ -150,6 +151,7 @@ fn int_range(ty: &DataType) -> Option<(i128, i128)> {
         DataType::Int32 => (i32::MIN as i128, i32::MAX as i128),
         DataType::Int64 => (i64::MIN as i128, i64::MAX as i128),
         DataType::Int128 => (i128::MIN, i128::MAX),
+        DataType::UInt128 => (0, i128::MAX),
         _ => return None,
     })
 }
@@ -203,15 +205,28 @@ pub fn value(env: Env, v: Val, ty: Option<&DataType>, server_tz: Option<&str>) -
         }
         Kind::BigInt => {
             return match js::bigint(env, v)? {
-                Some(i) => {
+                Some(i) if !matches!(ty, Some(DataType::Int256 | DataType::UInt256)) => {
                     if let Some(t) = ty {
                         check_range(i, t)?;
                     }
                     Ok(V::Int(i))
                 }
-                None => {
+                _ => {
+                    // Beyond 128 bits, or a 256-bit placeholder: the server wraps what does not
+                    // fit (2^256 became 0), so the range is checked here.
                     let (neg, words) = js::bigint_words(env, v)?;
-                    Ok(V::Str(words_text(neg, &words)))
+                    let text = words_text(neg, &words);
+                    let fits = match ty {
+                        Some(DataType::Int256) => crate::wide::wide(neg, &words, true).is_some(),
+                        Some(DataType::UInt256) => crate::wide::wide(neg, &words, false).is_some(),
+                        Some(DataType::UInt128) => !neg && words.iter().skip(2).all(|&w| w == 0),
+                        Some(t) if t.is_integer() => false,
+                        _ => true,
+                    };
+                    if !fits {
+                        return Err(Error::Range(format!("{text} does not fit {}", ty.map(|t| t.to_string()).unwrap_or_default())));
+                    }
+                    Ok(V::Str(text))
                 }
             };
         }
@@ -221,7 +236,7 @@ pub fn value(env: Env, v: Val, ty: Option<&DataType>, server_tz: Option<&str>) -
         return Ok(V::Str(date_text(js::date_ms(env, v)?, ty, server_tz)?));
     }
     if matches!(ty, Some(DataType::Json { .. })) {
-        return Ok(V::Str(crate::input::json_text(env, v)?));
+        return Ok(V::Str(crate::json::json_text(env, v)?));
     }
     if js::is_array(env, v)? {
         let items = js::elements(env, v)?;
