@@ -5,8 +5,8 @@ use crate::error::{Error, Result};
 use crate::insert::NativeInsert;
 use crate::js;
 use crate::ops::{self, Conn, Target};
-use crate::out::Mapping;
 use crate::stream::{Job, Mode, NativeStream};
+use crate::values::Mapping;
 use chwire::sql::{InsertTarget, TableRef};
 use chwire::{Pool, QuerySpec};
 use chwire_arrow::ArrowOptions;
@@ -97,6 +97,11 @@ impl NativeClient {
             None | Some("string") => {}
             Some("number") => m.decimal_as_number = true,
             Some(x) => return Err(Error::Type(format!("decimal: {x:?} (use \"string\" or \"number\")"))),
+        }
+        match word("strings")?.as_deref() {
+            None | Some("string") => {}
+            Some("buffer") => m.strings_as_buffers = true,
+            Some(x) => return Err(Error::Type(format!("strings: {x:?} (use \"string\" or \"buffer\")"))),
         }
         let mut arrow = match word("arrowMapping")? {
             None => ArrowOptions::rich(),

@@ -69,18 +69,26 @@ impl Lease {
 }
 
 /// Connection options: a URL and/or `{key: value}` by the core's one table of option names
-/// (`Options::from_url_and`).
+/// (`Options::from_url_and`); what it refuses is a `ChwireError` of kind `config`, as a bad URL.
 pub fn options(url: Option<&str>, extra: &[(String, String)]) -> Result<Options> {
     Ok(Options::from_url_and(url, extra.iter().map(|(k, v)| (k, v)))?)
 }
 
-/// The pool's options by the core's names (`PoolOptions::set`).
+/// The pool's options by the core's names (`PoolOptions::set`); one it refuses is a `TypeError`.
 pub fn pool_options(pairs: &[(String, String)]) -> Result<PoolOptions> {
     let mut p = PoolOptions::new();
     for (k, v) in pairs {
-        p.set(k, v)?;
+        p.set(k, v).map_err(argument)?;
     }
     Ok(p)
+}
+
+/// A pool option the core refuses, as a `TypeError`.
+fn argument(e: chwire::Error) -> Error {
+    match e.kind() {
+        chwire::ErrorKind::Config(_) => Error::Type(e.to_string()),
+        _ => Error::Client(e),
+    }
 }
 
 /// A query task's drain after it was stopped early: over the native protocol the core writes a

@@ -38,6 +38,14 @@ fn value(env: Env, v: Val, depth: usize) -> Result<V> {
         _ => {}
     }
     if js::is_date(env, v)? {
+        // A PreciseDate (DateTime64 beyond milliseconds) keeps its microseconds.
+        if let Some(ns) = js::opt(env, v, "epochNanoseconds")?.filter(|n| matches!(js::kind(env, *n), Ok(Kind::BigInt))) {
+            if let Some(ns) = js::bigint(env, ns)? {
+                let micros =
+                    i64::try_from(ns.div_euclid(1000)).map_err(|_| Error::Range("a PreciseDate beyond 64-bit microseconds".into()))?;
+                return Ok(V::Instant(micros));
+            }
+        }
         let ms = js::date_ms(env, v)?;
         if !ms.is_finite() {
             return Err(Error::Range("an invalid Date".into()));
