@@ -73,7 +73,7 @@ impl<'c> Query<'c> {
 
     /// Bind a value whose type is known only at run time (what the bindings build from their
     /// host's values) to the `{name:Type}` placeholders of the query, shaped and checked by
-    /// the placeholder's declared type ([`ParamValue::bind`]): a list is a Tuple for
+    /// the placeholder's declared type ([`ParamValue::bind`](crate::ParamValue::bind)): a list is a Tuple for
     /// `Tuple(...)`, an integer outside the type's range or a fraction for an integer type is
     /// refused. A value that does not fit makes the query fail before anything is sent.
     pub fn bind(mut self, name: impl Into<String>, value: &crate::ParamValue) -> Self {
