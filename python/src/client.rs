@@ -1,17 +1,15 @@
 //! `chwire._chwire.RawClient`: one connection; the Python `chwire.Client` wraps it.
 
-use crate::busy::Busy;
 use crate::errors::{Error, IntoPyResult};
 use crate::params;
 use crate::runtime::run;
-use crate::stream::{arrow_options, QueryStream, Shared};
+use crate::stream::{arrow_options, QueryStream};
 use chwire::sql::{InsertTarget, TableRef};
-use chwire::{Options, QuerySpec};
+use chwire::{Lease, Options, QuerySpec, Shared};
 use chwire_arrow::ArrowOptions;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3_arrow::input::AnyRecordBatch;
-use std::sync::Arc;
 
 #[pyclass(module = "chwire._chwire", name = "RawClient", frozen)]
 pub struct RawClient {
@@ -19,7 +17,6 @@ pub struct RawClient {
     /// The runtime this client's connection and tasks keep to (see `crate::runtime`).
     rt: crate::runtime::Pinned,
     arrow: ArrowOptions,
-    busy: Busy,
     /// The running task of this client, for `cancel()` from another thread.
     running: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
     server: Option<chwire::ServerInfo>,
@@ -47,6 +44,16 @@ impl RawClient {
         Ok(spec)
     }
 
+    /// The connection for one query, or `ProgrammingError` (busy) while another query of this
+    /// client runs or streams: waiting would be for ever when that stream is this thread's.
+    fn lease(&self, py: Python<'_>) -> PyResult<Lease> {
+        if self.client.is_closed() {
+            return Err(Error::Closed.into_py(py));
+        }
+        let shared = self.client.clone();
+        run(py, self.rt.handle(), async move { Ok(shared.try_lease(std::time::Duration::ZERO).await?) })
+    }
+
     fn track(&self, h: tokio::task::AbortHandle) {
         *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
     }
@@ -67,8 +74,8 @@ impl RawClient {
         let mut spec = self.spec(sql, parameters, settings, query_id)?;
         let mut arrow = self.arrow.clone();
         take_arrow_settings(&mut spec.settings, &mut arrow).py_err(py)?;
-        let guard = self.busy.acquire().py_err(py)?;
-        QueryStream::open(py, self.rt.handle(), self.client.clone(), spec, arrow, progress, guard, whole_table, |h| self.track(h))
+        let lease = self.lease(py)?;
+        QueryStream::open(py, self.rt.handle(), self.client.clone(), lease, spec, arrow, progress, whole_table, |h| self.track(h))
     }
 }
 
@@ -95,16 +102,9 @@ impl RawClient {
         take_arrow_settings(&mut settings, &mut arrow).py_err(py)?;
         o.settings.extend(settings);
         let rt = crate::runtime::Pinned::new();
-        let client = run(py, rt.handle(), async move { Ok(chwire::Client::connect(o).await?) })?;
-        let server = client.server_info();
-        Ok(RawClient {
-            client: Arc::new(tokio::sync::Mutex::new(Some(client))),
-            rt,
-            arrow,
-            busy: Busy::default(),
-            running: Default::default(),
-            server,
-        })
+        let client = run(py, rt.handle(), async move { Ok(Shared::connect(o).await?) })?;
+        let server = client.server_info().cloned();
+        Ok(RawClient { client, rt, arrow, running: Default::default(), server })
     }
 
     /// Run a query and stream its result as Arrow record batches.
@@ -157,11 +157,9 @@ impl RawClient {
         let cols: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
         let sql = InsertTarget::values(table, Some(cols)).to_string();
         let spec = self.spec(sql, None, settings, query_id)?;
-        let client = self.client.clone();
-        let _guard = self.busy.acquire().py_err(py)?;
+        let mut lease = self.lease(py)?;
         let task = async move {
-            let mut lock = client.lock().await;
-            let c = lock.as_mut().ok_or(Error::Closed)?;
+            let c = lease.client().map_err(|_| Error::Closed)?;
             // The core's Arrow insert: batches gathered or cut into blocks, converted and checked.
             let mut ins = spec.query(c).insert_arrow().await?;
             for batch in reader {
@@ -208,7 +206,7 @@ impl RawClient {
         self.cancel();
         let client = self.client.clone();
         run(py, self.rt.handle(), async move {
-            client.lock().await.take();
+            client.close().await;
             Ok(())
         })
     }

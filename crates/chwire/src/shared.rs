@@ -89,6 +89,12 @@ impl Shared {
         self.inner.server.as_ref().and_then(|s| s.timezone.as_deref())
     }
 
+    /// The same value for every clone of this handle, and different from any other's: a key
+    /// for maps of what runs on which connection.
+    pub fn key(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
+
     /// Whether this is a pool.
     pub fn is_pool(&self) -> bool {
         matches!(self.inner.conn, Conn::Pool(_))

@@ -22,7 +22,7 @@ use chwire::sql::{InsertTarget, TableRef};
 use chwire::QuerySpec;
 use convert::{header_of, Out};
 use error::NifError;
-use ops::{runtime, Handle, Item, Op, Target};
+use ops::{runtime, Handle, Item, Op};
 use rustler::{Atom, Binary, Encoder, Env, ResourceArc, Term};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -52,7 +52,7 @@ fn start_op<'a, F>(
     env: Env<'a>,
     id: u64,
     depth: usize,
-    target: Option<&Target>,
+    target: Option<&chwire::Shared>,
     work: impl FnOnce(ops::Tx) -> F,
 ) -> (ResourceArc<Op>, Term<'a>)
 where
@@ -115,40 +115,30 @@ fn connect<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, i
 
 /// A pool (connections open on demand): `{:ok, handle}`.
 #[rustler::nif]
-fn pool_new<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, pool_opts: Vec<(String, u64)>) -> Term<'a> {
+fn pool_new<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, pool_opts: Vec<(String, String)>) -> Term<'a> {
     guard(env, || {
         let o = tasks::options(url.as_deref(), &opts)?;
+        // The core's pool options by their names (`Chwire.Pool` writes durations as `<n>ms`).
         let mut p = chwire::PoolOptions::default();
-        let ms = |v: u64| (v > 0).then(|| std::time::Duration::from_millis(v));
         for (k, v) in pool_opts {
-            match k.as_str() {
-                "size" => p.max_size = v.max(1) as usize,
-                "min_idle" => p.min_idle = v as usize,
-                "checkout_timeout" => p.acquire_timeout = ms(v),
-                "idle_timeout" => p.idle_timeout = ms(v),
-                "max_lifetime" => p.max_lifetime = ms(v),
-                "health_check_after" => p.health_check_after = Some(std::time::Duration::from_millis(v)),
-                other => return Err(NifError::Data(format!("unknown pool option {other:?}"))),
-            }
+            p.set(&k, &v)?;
         }
         let _enter = runtime().enter();
-        let pool = chwire::Pool::new(o, p)?;
-        Ok(ok(env, ResourceArc::new(Handle { target: Target::Pool(pool) })))
+        Ok(ok(env, ResourceArc::new(Handle { target: chwire::Shared::pool(o, p)? })))
     })
 }
 
 /// `%{size, idle, in_use, waiting}` of a pool (`nil` for a connection).
 #[rustler::nif]
 fn pool_status<'a>(env: Env<'a>, h: ResourceArc<Handle>) -> Term<'a> {
-    guard(env, || match &h.target {
-        Target::Pool(p) => {
-            let s = p.status();
+    guard(env, || match h.target.pool_status() {
+        Some(s) => {
             let keys = ["size", "idle", "in_use", "waiting"].map(|k| Atom::from_str(env, k).map(|a| a.encode(env)));
             let keys: Vec<Term<'a>> = keys.into_iter().collect::<Result<_, _>>().map_err(|_| NifError::Data("atom".into()))?;
             let vals = [s.size as u64, s.idle as u64, s.in_use as u64, s.waiting as u64].map(|v| v.encode(env));
             Ok(Term::map_from_term_arrays(env, &keys, &vals).map_err(|_| NifError::Data("map".into()))?)
         }
-        Target::Client(_) => Ok(atoms::nil().encode(env)),
+        None => Ok(atoms::nil().encode(env)),
     })
 }
 
@@ -156,11 +146,9 @@ fn pool_status<'a>(env: Env<'a>, h: ResourceArc<Handle>) -> Term<'a> {
 #[rustler::nif]
 fn close<'a>(env: Env<'a>, h: ResourceArc<Handle>) -> Term<'a> {
     guard(env, || {
-        if let Target::Client(c) = &h.target {
-            let c = c.clone();
-            runtime().spawn(async move {
-                c.lock().await.take();
-            });
+        if !h.target.is_pool() {
+            let c = h.target.clone();
+            runtime().spawn(async move { c.close().await });
         }
         Ok(atoms::ok().encode(env))
     })
@@ -257,20 +245,11 @@ fn query_arrow<'a>(
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
-        let mut arrow = match mapping.as_str() {
-            "rich" => chwire_arrow::ArrowOptions::rich(),
-            "clickhouse" => chwire_arrow::ArrowOptions::clickhouse(),
-            m => return Err(NifError::Data(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
-        };
-        let mut sent = Vec::with_capacity(settings.len());
-        for (k, v) in settings {
-            if k.trim().starts_with("output_format_arrow_") {
-                arrow.set(&k, &v)?;
-            } else {
-                sent.push((k, v));
-            }
-        }
-        let spec = spec(sql, params, sent, query_id)?;
+        // The core's Arrow mapping by name, and its output settings taken out (not sent).
+        let mut arrow = chwire_arrow::ArrowOptions::named(&mapping)?;
+        let mut settings = settings;
+        arrow.take_settings(&mut settings)?;
+        let spec = spec(sql, params, settings, query_id)?;
         let target = h.clone();
         let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
         Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, limits, tx)).1)

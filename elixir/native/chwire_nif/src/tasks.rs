@@ -1,12 +1,11 @@
 //! The tasks behind each operation (see `ops`).
 
 use crate::error::NifError;
-use crate::ops::{Handle, Item, Lease, Target, Tx};
-use chwire::{Block, Client, Event, Options, QuerySpec};
+use crate::ops::{Handle, Item, Tx};
+use chwire::{Block, Client, Event, Options, QuerySpec, Shared};
 use rustler::ResourceArc;
-use std::sync::Arc;
 
-/// Bounds of a result collected whole (`max_rows:`, `max_bytes:`; `None`: no bound).
+/// Bounds of a result collected whole (`max_result_rows:`, `max_result_bytes:`; `None`: no bound).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Limits {
     pub max_rows: Option<u64>,
@@ -34,12 +33,12 @@ impl Tally {
         let hint = "the query was cancelled; use Chwire.stream/4 for results this large (memory bounded by a block), \
                     or raise the limit (:infinity lifts it)";
         if let Some(max) = self.limits.max_rows.filter(|&m| rows > m) {
-            return Err(NifError::Limit("MAX_ROWS_EXCEEDED", format!("the result has more than max_rows: {max} rows; {hint}")));
+            return Err(NifError::Limit("MAX_ROWS_EXCEEDED", format!("the result has more than max_result_rows: {max} rows; {hint}")));
         }
         if let Some(max) = self.limits.max_bytes.filter(|&m| bytes > m) {
             return Err(NifError::Limit(
                 "MAX_BYTES_EXCEEDED",
-                format!("the result has more than max_bytes: {max} bytes ({}); {hint}", self.what),
+                format!("the result has more than max_result_bytes: {max} bytes ({}); {hint}", self.what),
             ));
         }
         (self.rows, self.bytes) = (rows, bytes);
@@ -61,8 +60,8 @@ pub fn options(url: Option<&str>, extra: &[(String, String)]) -> Result<Options,
 }
 
 pub async fn connect(opts: Options, tx: Tx) {
-    let item = match Client::connect(opts).await {
-        Ok(c) => Item::Handle(Handle { target: Target::Client(Arc::new(tokio::sync::Mutex::new(Some(c)))) }),
+    let item = match Shared::connect(opts).await {
+        Ok(c) => Item::Handle(Handle { target: c }),
         Err(e) => Item::Error(e.into()),
     };
     tx.send(item).await;
@@ -78,7 +77,7 @@ fn note_tz(tx: &Tx, c: &Client) {
 /// Past `limits` the query is cancelled and the item is a `Limit` error.
 pub async fn query_all(target: ResourceArc<Handle>, spec: QuerySpec, columns: bool, limits: Limits, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         note_tz(&tx, c);
         let mut s = spec.query(c).stream().await?;
@@ -114,7 +113,7 @@ pub async fn query_all(target: ResourceArc<Handle>, spec: QuerySpec, columns: bo
 /// A SELECT block by block: the header, each block (waiting for the consumer), `Done`.
 pub async fn query_stream(target: ResourceArc<Handle>, spec: QuerySpec, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         note_tz(&tx, c);
         let mut s = spec.query(c).stream().await?;
@@ -156,7 +155,7 @@ pub async fn query_stream(target: ResourceArc<Handle>, spec: QuerySpec, tx: Tx) 
 /// then the count once the caller closed the block channel.
 pub async fn insert(target: ResourceArc<Handle>, spec: QuerySpec, mut blocks: tokio::sync::mpsc::Receiver<Block>, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         note_tz(&tx, c);
         let mut ins = spec.query(c).insert().await?;
@@ -192,7 +191,7 @@ pub async fn insert(target: ResourceArc<Handle>, spec: QuerySpec, mut blocks: to
 /// `Limit` error.
 pub async fn query_arrow(target: ResourceArc<Handle>, spec: QuerySpec, arrow: chwire_arrow::ArrowOptions, limits: Limits, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         let mut s = spec.query(c).fetch_arrow(arrow).await?;
         let schema = s.schema();
@@ -269,7 +268,7 @@ pub async fn insert_arrow(target: ResourceArc<Handle>, table: String, ipc: Vec<u
             Some(b) if b.num_columns() == 0 => return Err(NifError::Arrow("the IPC stream's batches have no columns".into())),
             _ => {}
         }
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         let summary = c.insert_arrow(&table, batches).await?;
         Ok::<_, NifError>(Item::Count(summary.rows_sent))
@@ -281,7 +280,7 @@ pub async fn insert_arrow(target: ResourceArc<Handle>, table: String, ipc: Vec<u
 /// A no-result statement run to its end (DDL and such), or a ping.
 pub async fn ping(target: ResourceArc<Handle>, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         lease.client()?.ping().await?;
         Ok::<_, NifError>(Item::Count(0))
     }
@@ -292,7 +291,7 @@ pub async fn ping(target: ResourceArc<Handle>, tx: Tx) {
 /// A SELECT read to its end, its blocks dropped: `{:ok, rows}` (the benchmarks' floor).
 pub async fn count(target: ResourceArc<Handle>, sql: String, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let mut s = lease.client()?.query(sql).stream().await?;
         let mut rows = 0u64;
         while let Some(b) = s.next_block().await? {
