@@ -731,9 +731,10 @@ defmodule ChwireTest do
 
   # ---------------------------------------------------------------- result bounds
 
-  test "max_result_rows and max_result_bytes bound a result collected whole: exactly at a limit it comes", %{
-    conn: conn
-  } do
+  test "max_result_rows and max_result_bytes bound a result collected whole: exactly at a limit it comes",
+       %{
+         conn: conn
+       } do
     # 1000 UInt64 values: 1000 rows and 8000 bytes of decoded data (the bulk path).
     sql = "SELECT number FROM numbers(1000)"
     assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, sql, %{}, max_result_rows: 1000)
@@ -844,7 +845,9 @@ defmodule ChwireTest do
     sql = "SELECT number, toString(number) AS s FROM numbers(5000)"
     {:ok, ipc} = Chwire.query_arrow(conn, sql, %{}, max_result_bytes: :infinity)
     n = byte_size(ipc)
-    assert {:ok, ^ipc} = Chwire.query_arrow(conn, sql, %{}, max_result_bytes: n, max_result_rows: 5000)
+
+    assert {:ok, ^ipc} =
+             Chwire.query_arrow(conn, sql, %{}, max_result_bytes: n, max_result_rows: 5000)
 
     assert {:error, %Chwire.Error{name: "MAX_BYTES_EXCEEDED", message: m}} =
              Chwire.query_arrow(conn, sql, %{}, max_result_bytes: n - 1)
