@@ -108,6 +108,7 @@ fuzz-smoke:
 miri:
 	rustup component add --toolchain nightly miri rust-src
 	$(CARGO) +nightly miri test -p chwire-proto --test unsafe_paths
+	$(CARGO) +nightly miri test -p chwire-proto --test fixed_fill a_fixed_width_column_waits
 	$(CARGO) +nightly miri test -p chwire-arrow --test unsafe_paths
 
 ## The Python package (python/): builds the abi3 wheel (release, stripped) into build/py-wheels,

@@ -1,22 +1,32 @@
 // chwire for Node.js against @clickhouse/client (HTTP; its fastest formats for each case), in
-// one interleaved run on the same server (bench/PEERS.md's workloads):
+// one interleaved run on the same server (bench/PEERS.md's workloads), with the floors that
+// bound each target measured in the same run:
 //
 //   W2 read   10M rows x 4 columns (UInt64, String, Float64, DateTime), every value reached:
 //             chwire rows (objects), typed arrays and Arrow batches; @clickhouse/client
 //             JSONEachRow (objects), JSONCompactEachRow (arrays) and its raw ArrowStream read
-//             by apache-arrow
-//   W1 read   100M UInt64 into BigInt64Array / Arrow, against chwire's own Rust client (the
-//             floor: `chwire bench W1`, when CHWIRE_BIN or target/release/chwire exists)
+//             by apache-arrow. Floors: chwire's Rust client (`chwire bench W2`); the server
+//             writing ArrowStream over HTTP to a reader that discards it (what the peer's Arrow
+//             case waits for before reading a byte); apache-arrow reading those same bytes
+//             from memory (the peer's Arrow case without the network); making W2's 10M strings
+//             and 10M Dates from one text with no IO (what "into columns" must create).
+//   W1 read   100M UInt64 into BigUint64Array / Arrow (peak RSS over the stream's start
+//             printed), against chwire's Rust client (`chwire bench W1`, the target's floor)
+//             and the JS floor: 800 MB of fresh BigUint64Arrays in this process, summed, with
+//             no IO or decoding (what V8 charges for receiving them).
 //   W5 insert 10M rows (id UInt64, name String, value Float64, ts DateTime) into a Null table
 //             in blocks of 100,000, generated in the timed region: chwire from JS arrays and
 //             from rows, and an Arrow table (built beforehand); @clickhouse/client
 //             JSONEachRow and JSONCompactEachRow streams
 //
-// Usage: node bench/node/bench.mjs [--smoke] [--rounds N] [--rows-w2 N] [--rows-w1 N] [--rows-w5 N]
+// Usage: node bench/node/bench.mjs [--smoke] [--only W1] [--rounds N] [--rows-w2 N] [--rows-w1 N] [--rows-w5 N]
 // Servers: CHWIRE_TEST_URL (native) and CHWIRE_TEST_HTTP_URL (scripts/with-server.sh exports
-// both). Prints one line per run and the ratios (best run of each case).
+// both). The Rust floors need the `chwire` binary (CHWIRE_BIN, else target/release/chwire or
+// napi's target/<triple>/release/chwire); without it they are skipped. Prints one line per run
+// and the ratios (best run of each case).
 import { createRequire } from "node:module";
 import { spawnSync } from "node:child_process";
+import http from "node:http";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -38,6 +48,8 @@ const opt = (name, def) => {
   return i >= 0 ? Number(args[i + 1]) : def;
 };
 const smoke = flag("--smoke");
+// --only W1 (a prefix): run those cases alone.
+const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : "";
 const ROUNDS = opt("--rounds", smoke ? 1 : 2);
 const W2_ROWS = opt("--rows-w2", smoke ? 100_000 : 10_000_000);
 const W1_ROWS = opt("--rows-w1", smoke ? 1_000_000 : 100_000_000);
@@ -98,6 +110,64 @@ function sum64(a) {
 
 function check(name, got, want) {
   if (got !== want) throw new Error(`${name}: check ${got} != ${want}`);
+}
+
+// The `chwire` binary for the Rust floors.
+const bin = [
+  process.env.CHWIRE_BIN,
+  path.join(root, "target", "release", "chwire"),
+  path.join(
+    root,
+    "target",
+    `${process.arch === "arm64" ? "aarch64" : "x86_64"}-unknown-linux-gnu`,
+    "release",
+    "chwire",
+  ),
+].find((p) => p && existsSync(p));
+// `chwire bench W1|W2` reads a fixed 100M / 10M rows: its wall (the query alone, without the
+// process start) is the floor when this run reads as many.
+const rustRows = { W1: 100_000_000, W2: 10_000_000 };
+function rustFloor(w) {
+  if (!bin || (w === "W1" ? W1_ROWS : W2_ROWS) !== rustRows[w])
+    return { skip: true };
+  const r = spawnSync(bin, ["--url", URL, "bench", w], { encoding: "utf8" });
+  const m = r.stdout.match(/wall_s=([\d.]+)/);
+  if (!m) throw new Error(`chwire bench ${w}: ${r.stderr || r.stdout}`);
+  return { seconds: Number(m[1]) };
+}
+
+// Peak RSS over a stream's start (sampled every 16 blocks).
+const rssPeak = {};
+function rssProbe() {
+  const start = process.memoryUsage.rss();
+  let peak = 0;
+  let n = 0;
+  return {
+    tick() {
+      if (++n % 16 === 0)
+        peak = Math.max(peak, process.memoryUsage.rss() - start);
+    },
+    done(name) {
+      rssPeak[name] = Math.max(rssPeak[name] ?? 0, peak / 1048576);
+    },
+  };
+}
+
+const AUTH = HTTP.username
+  ? {
+      authorization:
+        "Basic " +
+        Buffer.from(
+          `${decodeURIComponent(HTTP.username)}:${decodeURIComponent(HTTP.password)}`,
+        ).toString("base64"),
+    }
+  : {};
+function arrowUrl(sql) {
+  const u = new globalThis.URL(`${HTTP.protocol}//${HTTP.host}/`);
+  u.searchParams.set("database", HTTP.pathname.slice(1) || "default");
+  u.searchParams.set("output_format_arrow_compression_method", "none");
+  u.searchParams.set("query", `${sql} FORMAT ArrowStream`);
+  return u;
 }
 
 const cases = {
@@ -200,17 +270,100 @@ const cases = {
     check("ArrowStream", sum + BigInt(len), w2check);
     return touch;
   },
+  // ---- W2 floors
+  "W2 floor: chwire Rust client": () => rustFloor("W2"),
+  "W2 floor: server ArrowStream over HTTP, discarded": async () => {
+    // node:http as the peer uses it, every byte read and dropped.
+    const bytes = await new Promise((resolve, reject) => {
+      const req = http.request(
+        arrowUrl(w2sql),
+        { method: "POST", headers: AUTH, agent: false },
+        (res) => {
+          let n = 0;
+          res.on("data", (chunk) => (n += chunk.length));
+          res.on("end", () =>
+            res.statusCode === 200
+              ? resolve(n)
+              : reject(new Error(`HTTP ${res.statusCode}`)),
+          );
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    if (bytes === 0) throw new Error("ArrowStream: no bytes");
+  },
+  "W2 floor: apache-arrow reading ArrowStream bytes from memory": async () => {
+    let sum = 0n;
+    let len = 0;
+    let touch = 0;
+    for (const b of arrow.RecordBatchReader.from(w2ipc)) {
+      for (const d of b.getChild("number").data) sum += sum64(d.values);
+      for (const d of b.getChild("s").data) len += d.values.length;
+      const f = b.getChild("f").toArray();
+      for (let i = 0; i < f.length; i++) touch += f[i];
+      touch += b.getChild("t").length;
+    }
+    check("ArrowStream from memory", sum + BigInt(len), w2check);
+    return touch;
+  },
+  "W2 floor: 10M strings and 10M Dates from one text, no IO": async () => {
+    let len = 0;
+    let touch = 0;
+    for (const { text, offsets } of w2texts) {
+      const n = offsets.length - 1;
+      const strings = new Array(n);
+      for (let i = 0; i < n; i++)
+        strings[i] = text.substring(offsets[i], offsets[i + 1]);
+      const dates = new Array(n);
+      for (let i = 0; i < n; i++) dates[i] = new Date(i * 1000);
+      for (const x of strings) len += x.length;
+      touch += dates.length;
+    }
+    check("strings", BigInt(len), BigInt(sLen(W2_ROWS)));
+    return touch;
+  },
   // ---- W1
   "W1 chwire BigUint64Array": async () => {
+    const rss = rssProbe();
     let sum = 0n;
-    for await (const b of c.queryColumnsStream(w1sql)) sum += sum64(b.number);
+    for await (const b of c.queryColumnsStream(w1sql)) {
+      sum += sum64(b.number);
+      rss.tick();
+    }
     check("W1 columns", sum, w1check);
+    rss.done("W1 chwire BigUint64Array");
   },
   "W1 chwire Arrow": async () => {
+    const rss = rssProbe();
     let sum = 0n;
-    for await (const b of await c.queryArrowStream(w1sql))
+    for await (const b of await c.queryArrowStream(w1sql)) {
       for (const d of b.getChild("number").data) sum += sum64(d.values);
+      rss.tick();
+    }
     check("W1 arrow", sum, w1check);
+    rss.done("W1 chwire Arrow");
+  },
+  "W1 chwire BigUint64Array (recycle)": async () => {
+    const rss = rssProbe();
+    let sum = 0n;
+    for await (const b of c.queryColumnsStream(w1sql, { recycle: true })) {
+      sum += sum64(b.number);
+      rss.tick();
+    }
+    check("W1 columns recycled", sum, w1check);
+    rss.done("W1 chwire BigUint64Array (recycle)");
+  },
+  "W1 chwire Arrow (recycle)": async () => {
+    const rss = rssProbe();
+    let sum = 0n;
+    for await (const b of await c.queryArrowStream(w1sql, { recycle: true })) {
+      for (const d of b.getChild("number").data) sum += sum64(d.values);
+      rss.tick();
+    }
+    check("W1 arrow recycled", sum, w1check);
+    rss.done("W1 chwire Arrow (recycle)");
   },
   "W1 @clickhouse/client ArrowStream": async () => {
     const rs = await peer.exec({
@@ -221,6 +374,21 @@ const cases = {
     for await (const b of await arrow.RecordBatchReader.from(rs.stream))
       for (const d of b.getChild("number").data) sum += sum64(d.values);
     check("W1 peer arrow", sum, w1check);
+  },
+  "W1 floor: chwire Rust client": () => rustFloor("W1"),
+  "W1 floor: 800 MB of fresh BigUint64Arrays, no IO": async () => {
+    // The blocks the server sends (65409 rows each), as an async stream hands them over.
+    async function* blocks() {
+      for (let at = 0; at < W1_ROWS; at += 65409) {
+        const a = new BigUint64Array(Math.min(65409, W1_ROWS - at));
+        a[0] = BigInt(at);
+        yield a;
+        if ((at / 65409) % 8 === 0) await new Promise(setImmediate);
+      }
+    }
+    let sum = 0n;
+    for await (const a of blocks()) sum += sum64(a);
+    if (sum === 0n && W1_ROWS > 1) throw new Error("W1 floor: no values");
   },
   // ---- W5
   "W5 chwire JS arrays": async () => {
@@ -332,7 +500,28 @@ const w5table = (() => {
   });
 })();
 
+// The W2 floors' inputs, made outside the timed region: the server's ArrowStream bytes, and
+// W2's strings as one text plus offsets per block (as chwire hands strings to JS).
+const w2ipc = await (async () => {
+  const r = await fetch(arrowUrl(w2sql), { method: "POST", headers: AUTH });
+  return new Uint8Array(await r.arrayBuffer());
+})();
+const w2texts = [];
+for (let at = 0; at < W2_ROWS; at += 65409) {
+  const n = Math.min(65409, W2_ROWS - at);
+  const parts = new Array(n);
+  const offsets = new Uint32Array(n + 1);
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    parts[i] = String(at + i);
+    o += parts[i].length;
+    offsets[i + 1] = o;
+  }
+  w2texts.push({ text: parts.join(""), offsets });
+}
+
 const best = {};
+const skipped = new Set();
 for (let round = 0; round < ROUNDS; round++) {
   // Interleaved: every case once per round, the order rotated.
   const names = Object.keys(cases);
@@ -340,26 +529,18 @@ for (let round = 0; round < ROUNDS; round++) {
     .slice(round % names.length)
     .concat(names.slice(0, round % names.length));
   for (const name of order) {
+    if (skipped.has(name) || !name.startsWith(only)) continue;
     global.gc?.();
     const t0 = process.hrtime.bigint();
-    await cases[name]();
-    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    const out = await cases[name]();
+    let s = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (out?.skip) {
+      skipped.add(name);
+      continue;
+    }
+    if (out?.seconds !== undefined) s = out.seconds;
     best[name] = Math.min(best[name] ?? Infinity, s);
     console.log(`RUN round=${round + 1} ${name}: ${s.toFixed(3)} s`);
-  }
-}
-
-// The floor of W1: chwire's Rust client.
-let floor;
-const bin =
-  process.env.CHWIRE_BIN ?? path.join(root, "target", "release", "chwire");
-if (!smoke && W1_ROWS === 100_000_000 && existsSync(bin)) {
-  for (let round = 0; round < ROUNDS; round++) {
-    const r = spawnSync(bin, ["--url", URL, "bench", "W1"], {
-      encoding: "utf8",
-    });
-    const m = r.stdout.match(/wall_s=([\d.]+)/);
-    if (m) floor = Math.min(floor ?? Infinity, Number(m[1]));
   }
 }
 
@@ -400,12 +581,28 @@ console.log(
 console.log(
   `  W5 insert:  chwire Arrow table vs JSONCompactEachRow ${ratio("W5 chwire Arrow table", "W5 @clickhouse/client JSONCompactEachRow")}x`,
 );
-if (floor !== undefined) {
-  console.log(
-    `  W1 floor:   chwire Rust client ${floor.toFixed(3)} s; BigUint64Array ${(best["W1 chwire BigUint64Array"] / floor).toFixed(2)}x of it, Arrow ${(best["W1 chwire Arrow"] / floor).toFixed(2)}x`,
-  );
-} else if (!smoke) {
-  console.log(
-    "  W1 floor:   no chwire binary (CHWIRE_BIN or target/release/chwire) for the Rust floor",
-  );
-}
+const f = (name) => best[name];
+const x = (a, b) => (f(a) && f(b) ? `${(f(a) / f(b)).toFixed(2)}x` : "n/a");
+console.log("\nfloors (same run):");
+console.log(
+  `  W1: chwire BigUint64Array ${x("W1 chwire BigUint64Array", "W1 floor: chwire Rust client")} and Arrow ${x("W1 chwire Arrow", "W1 floor: chwire Rust client")} of the Rust client's time (target <= 1.5x)`,
+);
+console.log(
+  `  W1 with recycle: BigUint64Array ${x("W1 chwire BigUint64Array (recycle)", "W1 floor: chwire Rust client")} and Arrow ${x("W1 chwire Arrow (recycle)", "W1 floor: chwire Rust client")} of the Rust client's time`,
+);
+console.log(
+  `  W1: the JS floor (fresh typed arrays, no IO) is ${x("W1 floor: 800 MB of fresh BigUint64Arrays, no IO", "W1 floor: chwire Rust client")} of the Rust client's time`,
+);
+console.log(
+  `  W1 peak RSS over the stream's start (MiB, target <= 64): ${Object.entries(
+    rssPeak,
+  )
+    .map(([k, v]) => `${k.replace("W1 chwire ", "")} ${v.toFixed(0)}`)
+    .join(", ")}`,
+);
+console.log(
+  `  W2: the peer's ArrowStream ${x("W2 @clickhouse/client ArrowStream", "W2 floor: server ArrowStream over HTTP, discarded")} of the server writing it alone; chwire's Rust client is ${x("W2 @clickhouse/client ArrowStream", "W2 floor: chwire Rust client")} faster than the peer's ArrowStream (the most any client could gain: target 10x)`,
+);
+console.log(
+  `  W2: apache-arrow reading the bytes from memory ${f("W2 floor: apache-arrow reading ArrowStream bytes from memory")?.toFixed(3)} s; 10M strings + Dates with no IO ${f("W2 floor: 10M strings and 10M Dates from one text, no IO")?.toFixed(3)} s (chwire typed arrays ${x("W2 chwire typed arrays", "W2 floor: 10M strings and 10M Dates from one text, no IO")} of it)`,
+);

@@ -23,9 +23,8 @@ defmodule Chwire do
 
   # Items holding more values than this are built on a dirty CPU scheduler.
   @dirty_cells 20_000
-  @insert_block_rows 262_144
-  # The default bound of a result collected whole (query/4, query_columns/4, query_arrow/4).
-  @max_bytes 1024 * 1024 * 1024
+  # The core's default `block_rows` (docs/OPTIONS.md).
+  @insert_block_rows 1_048_576
 
   @type conn :: GenServer.server()
   @type params :: map() | keyword()
@@ -50,10 +49,12 @@ defmodule Chwire do
   `Chwire.DateTime64`, and lists, tuples and maps of them, each built by the placeholder's
   declared type (an integer out of its range is an error); values arrive as data, never as
   SQL. `opts`: `settings:` (a map or keyword list of ClickHouse settings), `query_id:`,
-  `max_rows:`, `max_bytes:`.
+  `max_result_rows:`, `max_result_bytes:`.
 
-  The whole result is collected before it is returned, so it is bounded: `max_rows:` (default
-  `:infinity`) and `max_bytes:` (default 1 GiB, `:infinity` lifts it) of decoded column data
+  The whole result is collected before it is returned; it can be bounded (the core's options
+  of docs/OPTIONS.md, the same in every binding; both `:infinity` by default, so set them where
+  a runaway result must not fill the VM's memory): `max_result_rows:` and `max_result_bytes:`
+  of decoded column data
   (as chwire holds it: fixed-width values at their width, strings their bytes plus 8 per value,
   arrays 8 per row plus their elements, Nullable 1 per row more; the terms built from it are
   larger). A result that goes over either is not read further: the query is cancelled on the
@@ -67,7 +68,7 @@ defmodule Chwire do
 
   @doc """
   Runs `sql` and returns its columns in query order as `[{name, values}]`. `opts` as `query/4`'s
-  (`max_rows:`, `max_bytes:` bound the result the same way).
+  (`max_result_rows:`, `max_result_bytes:` bound the result the same way).
   """
   def query_columns(conn, sql, params \\ %{}, opts \\ []),
     do: run_query(conn, sql, params, opts, true)
@@ -151,10 +152,10 @@ defmodule Chwire do
   @doc """
   Runs `sql` and returns its whole result as one Arrow IPC stream (a binary):
   `Explorer.DataFrame.load_ipc_stream!/1` reads it. The binary is chwire's buffer handed to the
-  VM without a copy. `opts`: `mapping:` `:rich` (default: natural Arrow types) or `:clickhouse`
+  VM without a copy. `opts`: `arrow_mapping:` `:rich` (default: natural Arrow types) or `:clickhouse`
   (ClickHouse's own Arrow output; docs/ARROW.md), `settings:` (`output_format_arrow_*` ones
-  shape the batches and are not sent), `query_id:`, `max_rows:` (default `:infinity`) and
-  `max_bytes:` (the IPC stream's size, default 1 GiB; `:infinity` lifts it): past either the
+  shape the batches and are not sent), `query_id:`, `max_result_rows:` and
+  `max_result_bytes:` (the IPC stream's size; both `:infinity` by default): past either the
   query is cancelled and the result is a `:limit` error, as for `query/4`.
   """
   def query_arrow(conn, sql, params \\ %{}, opts \\ []) do
@@ -171,7 +172,7 @@ defmodule Chwire do
              params,
              settings,
              qid(opts),
-             to_string(Keyword.get(opts, :mapping, :rich)),
+             to_string(Keyword.get(opts, :arrow_mapping, :rich)),
              limits,
              id
            ) do
@@ -306,7 +307,7 @@ defmodule Chwire do
 
   # Parameters with lists, tuples or maps are converted on a dirty scheduler (their
   # conversion takes as long as they are long); plain ones, the common case, are not.
-  # `limits`: `{max_rows, max_bytes}` (nil: none) of a result collected whole.
+  # `limits`: `{max_result_rows, max_result_bytes}` (nil: none) of a result collected whole.
   defp native_query(h, sql, params, settings, query_id, stream, columns, limits, id) do
     limits = limits || {nil, nil}
 
@@ -326,10 +327,10 @@ defmodule Chwire do
     end
   end
 
-  # `max_rows:` and `max_bytes:` as `{rows | nil, bytes | nil}` (nil: no bound).
+  # `max_result_rows:` and `max_result_bytes:` as `{rows | nil, bytes | nil}` (nil: no bound).
   defp limits(opts) do
-    with {:ok, rows} <- limit(opts, :max_rows, :infinity),
-         {:ok, bytes} <- limit(opts, :max_bytes, @max_bytes),
+    with {:ok, rows} <- limit(opts, :max_result_rows, :infinity),
+         {:ok, bytes} <- limit(opts, :max_result_bytes, :infinity),
          do: {:ok, {rows, bytes}}
   end
 

@@ -731,57 +731,58 @@ defmodule ChwireTest do
 
   # ---------------------------------------------------------------- result bounds
 
-  test "max_rows and max_bytes bound a result collected whole: exactly at a limit it comes", %{
-    conn: conn
-  } do
+  test "max_result_rows and max_result_bytes bound a result collected whole: exactly at a limit it comes",
+       %{
+         conn: conn
+       } do
     # 1000 UInt64 values: 1000 rows and 8000 bytes of decoded data (the bulk path).
     sql = "SELECT number FROM numbers(1000)"
-    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, sql, %{}, max_rows: 1000)
-    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, sql, %{}, max_bytes: 8000)
+    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, sql, %{}, max_result_rows: 1000)
+    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, sql, %{}, max_result_bytes: 8000)
 
     assert {:ok, [{"number", numbers}]} =
-             Chwire.query_columns(conn, sql, %{}, max_rows: 1000, max_bytes: 8000)
+             Chwire.query_columns(conn, sql, %{}, max_result_rows: 1000, max_result_bytes: 8000)
 
     assert numbers == Enum.to_list(0..999)
 
     assert {:error, %Chwire.Error{kind: :limit, name: "MAX_ROWS_EXCEEDED", message: m}} =
-             Chwire.query(conn, sql, %{}, max_rows: 999)
+             Chwire.query(conn, sql, %{}, max_result_rows: 999)
 
-    assert m =~ "max_rows: 999" and m =~ "Chwire.stream"
+    assert m =~ "max_result_rows: 999" and m =~ "Chwire.stream"
 
     assert {:error, %Chwire.Error{kind: :limit, name: "MAX_BYTES_EXCEEDED", message: m}} =
-             Chwire.query_columns(conn, sql, %{}, max_bytes: 7999)
+             Chwire.query_columns(conn, sql, %{}, max_result_bytes: 7999)
 
-    assert m =~ "max_bytes: 7999" and m =~ "Chwire.stream"
+    assert m =~ "max_result_bytes: 7999" and m =~ "Chwire.stream"
 
     # Dates (2 bytes each) go value by value: the same bounds.
     dates = "SELECT toDate(number) AS d FROM numbers(1000)"
-    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, dates, %{}, max_bytes: 2000)
+    assert {:ok, %{num_rows: 1000}} = Chwire.query(conn, dates, %{}, max_result_bytes: 2000)
 
     assert {:error, %Chwire.Error{name: "MAX_BYTES_EXCEEDED"}} =
-             Chwire.query(conn, dates, %{}, max_bytes: 1999)
+             Chwire.query(conn, dates, %{}, max_result_bytes: 1999)
 
     # Limits of 0, and :infinity.
-    assert {:ok, %{num_rows: 0}} = Chwire.query(conn, "SELECT 1 WHERE 0", %{}, max_rows: 0)
+    assert {:ok, %{num_rows: 0}} = Chwire.query(conn, "SELECT 1 WHERE 0", %{}, max_result_rows: 0)
 
     assert {:error, %{name: "MAX_ROWS_EXCEEDED"}} =
-             Chwire.query(conn, "SELECT 1", %{}, max_rows: 0)
+             Chwire.query(conn, "SELECT 1", %{}, max_result_rows: 0)
 
     assert {:ok, %{num_rows: 1000}} =
-             Chwire.query(conn, sql, %{}, max_rows: :infinity, max_bytes: :infinity)
+             Chwire.query(conn, sql, %{}, max_result_rows: :infinity, max_result_bytes: :infinity)
 
     assert {:ok, %{num_rows: 1000}} =
-             Chwire.query(conn, sql, %{}, max_rows: 1 <<< 70, max_bytes: 1 <<< 64)
+             Chwire.query(conn, sql, %{}, max_result_rows: 1 <<< 70, max_result_bytes: 1 <<< 64)
 
     # Bad limits are errors before anything runs.
     for bad <- [-1, 1.5, "10", :none] do
       assert {:error, %Chwire.Error{kind: :data, message: m}} =
-               Chwire.query(conn, sql, %{}, max_rows: bad)
+               Chwire.query(conn, sql, %{}, max_result_rows: bad)
 
-      assert m =~ "max_rows"
+      assert m =~ "max_result_rows"
 
       assert {:error, %Chwire.Error{kind: :data}} =
-               Chwire.query_arrow(conn, sql, %{}, max_bytes: bad)
+               Chwire.query_arrow(conn, sql, %{}, max_result_bytes: bad)
     end
 
     assert {:ok, %{rows: [[1]]}} = Chwire.query(conn, "SELECT 1")
@@ -793,10 +794,10 @@ defmodule ChwireTest do
     {:ok, other} = Chwire.start_link(url: url())
 
     for {fun, opts} <- [
-          {&Chwire.query/4, [max_rows: 200_000]},
-          {&Chwire.query_columns/4, [max_bytes: 4_000_000]},
-          {&Chwire.query_arrow/4, [max_rows: 200_000]},
-          {&Chwire.query_arrow/4, [max_bytes: 4_000_000]}
+          {&Chwire.query/4, [max_result_rows: 200_000]},
+          {&Chwire.query_columns/4, [max_result_bytes: 4_000_000]},
+          {&Chwire.query_arrow/4, [max_result_rows: 200_000]},
+          {&Chwire.query_arrow/4, [max_result_bytes: 4_000_000]}
         ] do
       qid = "ex-limit-#{System.unique_integer([:positive])}"
       # Endless: only the limit stops it.
@@ -821,18 +822,18 @@ defmodule ChwireTest do
                settings: [max_block_size: 64]
              )
 
-    assert m =~ "max_bytes: 1073741824"
+    assert m =~ "max_result_bytes: 1073741824"
     refute running?(other, qid)
     assert {:ok, %{rows: [[3]]}} = Chwire.query(conn, "SELECT 3")
 
     # Through a pool of one: its connection comes back drained and serves the next query.
-    {:ok, pool} = Chwire.Pool.start_link(url: url(), size: 1, checkout_timeout: 5_000)
+    {:ok, pool} = Chwire.Pool.start_link(url: url(), max_size: 1, acquire_timeout: 5_000)
     qid = "ex-limit-pool-#{System.unique_integer([:positive])}"
 
     assert {:error, %Chwire.Error{name: "MAX_ROWS_EXCEEDED"}} =
              Chwire.query(pool, "SELECT number FROM system.numbers", %{},
                query_id: qid,
-               max_rows: 100_000
+               max_result_rows: 100_000
              )
 
     refute running?(other, qid)
@@ -840,19 +841,21 @@ defmodule ChwireTest do
     assert %{size: 1, in_use: 0} = Chwire.Pool.status(pool)
   end
 
-  test "query_arrow's max_bytes is the IPC stream's size", %{conn: conn} do
+  test "query_arrow's max_result_bytes is the IPC stream's size", %{conn: conn} do
     sql = "SELECT number, toString(number) AS s FROM numbers(5000)"
-    {:ok, ipc} = Chwire.query_arrow(conn, sql, %{}, max_bytes: :infinity)
+    {:ok, ipc} = Chwire.query_arrow(conn, sql, %{}, max_result_bytes: :infinity)
     n = byte_size(ipc)
-    assert {:ok, ^ipc} = Chwire.query_arrow(conn, sql, %{}, max_bytes: n, max_rows: 5000)
+
+    assert {:ok, ^ipc} =
+             Chwire.query_arrow(conn, sql, %{}, max_result_bytes: n, max_result_rows: 5000)
 
     assert {:error, %Chwire.Error{name: "MAX_BYTES_EXCEEDED", message: m}} =
-             Chwire.query_arrow(conn, sql, %{}, max_bytes: n - 1)
+             Chwire.query_arrow(conn, sql, %{}, max_result_bytes: n - 1)
 
     assert m =~ "Arrow IPC"
 
     assert {:error, %Chwire.Error{name: "MAX_ROWS_EXCEEDED"}} =
-             Chwire.query_arrow(conn, sql, %{}, max_rows: 4999)
+             Chwire.query_arrow(conn, sql, %{}, max_result_rows: 4999)
   end
 
   defp running?(conn, qid) do
@@ -1104,7 +1107,7 @@ defmodule ChwireTest do
   # ---------------------------------------------------------------- pool
 
   test "a pool serves 50 concurrent processes" do
-    {:ok, pool} = Chwire.Pool.start_link(url: url(), size: 5)
+    {:ok, pool} = Chwire.Pool.start_link(url: url(), max_size: 5)
 
     results =
       1..50
@@ -1124,8 +1127,8 @@ defmodule ChwireTest do
     {:ok, pool} =
       Chwire.Pool.start_link(
         url: url() <> "?read_timeout=400ms&" <> quiet(),
-        size: 1,
-        checkout_timeout: 200
+        max_size: 1,
+        acquire_timeout: 200
       )
 
     slow = Task.async(fn -> Chwire.query(pool, "SELECT sleep(0.3)") end)
@@ -1142,7 +1145,7 @@ defmodule ChwireTest do
 
   test "a 1 s server sleep blocks no scheduler: another process's timer fires on time" do
     n = System.schedulers_online() * 2
-    {:ok, pool} = Chwire.Pool.start_link(url: url(), size: n)
+    {:ok, pool} = Chwire.Pool.start_link(url: url(), max_size: n)
     parent = self()
 
     ticker =
@@ -1357,7 +1360,7 @@ defmodule ChwireTest do
 
       assert {:ok, ipc2} =
                Chwire.query_arrow(c, "SELECT toLowCardinality('a') AS l", %{},
-                 mapping: :clickhouse,
+                 arrow_mapping: :clickhouse,
                  settings: [output_format_arrow_low_cardinality_as_dictionary: 1]
                ),
              version

@@ -4,23 +4,36 @@
 // (the query is stopped on the server at once). Connection options are the core's URL keys
 // (the same names in the URL, in `options` and in every binding).
 
-import { Readable } from 'node:stream';
-import * as arrowCjs from 'apache-arrow';
 import type * as arrow from 'apache-arrow';
 import * as native from './native';
-import { abortError, call, callSync, ChwireError, translate } from './errors';
-import { column, Desc, rowBuilder, RowBuilder, TypedArray } from './columns';
+import { call, callSync, ChwireError, abortError } from './errors';
 import { isTypedArray, pack, transpose } from './insert';
+import { column, TypedArray } from './columns';
+import { arrowLib, batchOf } from './arrow';
+import {
+  abortable,
+  arrowStart,
+  ArrowStream,
+  checkSignal,
+  ColumnInfo,
+  ColumnStream,
+  Feed,
+  header,
+  Progress,
+  RowStream,
+} from './streams';
+import { PreciseDate } from './dates';
+
+// The addon makes PreciseDates of DateTime64 values inside Variant, Dynamic and JSON.
+native.registerClasses(PreciseDate);
 
 export type Scalar = string | number | bigint | boolean;
+export type { ColumnInfo, Progress } from './streams';
+export { RowStream, ColumnStream, ArrowStream } from './streams';
 
-// apache-arrow is a dual package: `import` and `require` load two copies whose classes differ.
-// The ESM entry (index.mts) hands its copy over, so that the Tables an ESM program makes and
-// gets are of the classes it imports.
-let A: typeof arrowCjs = arrowCjs;
-/** @internal */
-export function useArrow(mod: typeof arrowCjs): void {
-  A = mod;
+/** @internal The ESM entry hands over apache-arrow's ESM copy (see arrow.ts). */
+export function useArrow(mod: typeof arrowLib.A): void {
+  arrowLib.A = mod;
 }
 
 /** Connection options: the core's URL keys (`compression`, `connect_timeout`, `secure`, …);
@@ -32,7 +45,9 @@ export interface ConnectOptions {
   password?: string;
   database?: string;
   settings?: Record<string, Scalar>;
-  [key: string]: Scalar | Record<string, Scalar> | undefined;
+  /** Aborts connecting (`connect` only). */
+  signal?: AbortSignal;
+  [key: string]: Scalar | Record<string, Scalar> | AbortSignal | undefined;
 }
 
 /** The pool's options: the core's `PoolOptions` names (durations as `'5s'`, `'500ms'` or seconds). */
@@ -56,6 +71,9 @@ export interface QueryOptions {
   int64?: 'bigint' | 'number';
   /** Decimal as its exact text (default) or the nearest `number`. */
   decimal?: 'string' | 'number';
+  /** String and FixedString values as `string`s (default: UTF-8, invalid bytes as U+FFFD, as
+   * `TextDecoder` reads them) or as `Buffer`s of their bytes, exact for any bytes. */
+  strings?: 'string' | 'buffer';
 }
 
 export interface RowOptions extends QueryOptions {
@@ -63,26 +81,23 @@ export interface RowOptions extends QueryOptions {
   rowMode?: 'object' | 'array';
 }
 
+export interface StreamOptions extends QueryOptions {
+  /** Each block's typed arrays (each batch's buffers) are valid until the next one is asked
+   * for: then they are detached (empty) and their memory freed at once, instead of by the
+   * garbage collector (which, for streams of hundreds of megabytes, costs more than the
+   * reading). For consumers that are done with a block when they take the next one. */
+  recycle?: boolean;
+}
+
+function recycling(o?: StreamOptions): boolean {
+  if (o?.recycle !== undefined && typeof o.recycle !== 'boolean')
+    throw new TypeError(`\`recycle\` must be a boolean, not ${describe(o.recycle)}`);
+  return o?.recycle === true;
+}
+
 export interface ArrowOptions extends QueryOptions {
   /** `rich` (natural Arrow types, default) or `clickhouse` (what ClickHouse's `FORMAT Arrow` writes). */
   arrowMapping?: 'rich' | 'clickhouse';
-}
-
-export interface ColumnInfo {
-  name: string;
-  /** The ClickHouse type. */
-  type: string;
-  /** DateTime columns: the column's zone, else the server's (the `Date`s are instants). */
-  timeZone?: string;
-}
-
-export interface Progress {
-  readRows: number;
-  readBytes: number;
-  totalRowsToRead: number;
-  writtenRows: number;
-  writtenBytes: number;
-  elapsedNs: number;
 }
 
 export interface QueryResult<R = Record<string, unknown>> {
@@ -119,15 +134,6 @@ export interface InsertOptions {
   blockRows?: number;
 }
 
-/** Rows built at a time by a stream. */
-const CHUNK_ROWS = 8192;
-
-type Item =
-  | { t: 'h'; columns: ColumnInfo[]; queryId: string }
-  | { t: 'b'; n: number; c: Desc[] }
-  | { t: 'a'; b: Buffer }
-  | { t: 'd'; progress: Progress };
-
 function textOptions(o: object | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!o) return out;
@@ -156,291 +162,18 @@ function describe(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
+function checkQueryId(v: unknown): void {
+  if (v !== undefined && v !== null && typeof v !== 'string')
+    throw new TypeError(`\`queryId\` must be a string, not ${describe(v)}`);
+}
+
 function checkObject(v: unknown, what: string): void {
   if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v)))
     throw new TypeError(`${what} must be an object, not ${describe(v)}`);
 }
 
-/** Items of one native stream, each `next()` abortable. */
-class Feed {
-  /** Cancelled or ended: nothing more comes. */
-  private done = false;
-  /** Ended by the server (the result is whole). */
-  private ended = false;
-  private readonly stream: native.NativeStream;
-  private readonly signal?: AbortSignal;
-  private readonly onAbort?: () => void;
-
-  constructor(stream: native.NativeStream, signal?: AbortSignal) {
-    this.stream = stream;
-    this.signal = signal;
-    if (signal) {
-      this.onAbort = () => this.cancel();
-      signal.addEventListener('abort', this.onAbort, { once: true });
-    }
-  }
-
-  /** Throws the abort error once the signal aborted (a result cut short is never a whole one). */
-  check(): void {
-    if (!this.ended && this.signal?.aborted) {
-      this.cancel();
-      throw abortError(this.signal);
-    }
-  }
-
-  async next(): Promise<Item | null> {
-    if (this.ended) return null;
-    this.check();
-    if (this.done) return null;
-    let item: Item | null;
-    try {
-      item = await (this.signal ? abortable(this.stream.next(), this.signal) : this.stream.next());
-    } catch (e) {
-      this.finish();
-      if (this.signal?.aborted) throw abortError(this.signal);
-      throw translate(e);
-    }
-    if (item === null) {
-      this.ended = true;
-      this.finish();
-    }
-    return item;
-  }
-
-  cancel(): void {
-    if (!this.done) this.stream.cancel();
-    this.finish();
-  }
-
-  private finish(): void {
-    this.done = true;
-    if (this.signal && this.onAbort) this.signal.removeEventListener('abort', this.onAbort);
-  }
-}
-
-/** `p`, rejected as soon as `signal` aborts. */
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
-function checkSignal(signal?: AbortSignal): void {
-  if (signal?.aborted) throw abortError(signal);
-}
-
-async function header(feed: Feed): Promise<{ columns: ColumnInfo[]; queryId: string }> {
-  const h = await feed.next();
-  if (!h || h.t !== 'h') throw new Error('chwire: the result did not start with its header');
-  return h;
-}
-
-/** A query's rows as they arrive: `for await (const row of stream)`, `.blocks()`, `.toReadable()`. */
-export class RowStream implements AsyncIterable<unknown> {
-  /** The result's columns (after the first block or `await stream.ready()`). */
-  columns: ColumnInfo[] = [];
-  queryId = '';
-  progress?: Progress;
-  private readonly feed: Feed;
-  private readonly asArrays: boolean;
-  private builder?: RowBuilder;
-  private started?: Promise<void>;
-  private cur?: { n: number; c: Desc[] };
-  private at = 0;
-  private readonly whole: boolean;
-
-  /** @internal */
-  constructor(feed: Feed, asArrays: boolean, whole = false) {
-    this.feed = feed;
-    this.asArrays = asArrays;
-    this.whole = whole;
-  }
-
-  /** Waits for the header (the columns). */
-  ready(): Promise<void> {
-    this.started ??= header(this.feed).then((h) => {
-      this.columns = h.columns;
-      this.queryId = h.queryId;
-    });
-    return this.started;
-  }
-
-  /** The next chunk of rows (at most `CHUNK_ROWS` of one server block), `null` at the end. */
-  async nextBlock(): Promise<unknown[] | null> {
-    await this.ready();
-    for (;;) {
-      this.feed.check();
-      if (this.cur && this.at < this.cur.n) {
-        const from = this.at;
-        const to = this.whole ? this.cur.n : Math.min(this.cur.n, from + CHUNK_ROWS);
-        this.at = to;
-        return this.builder!(this.cur.c, from, to);
-      }
-      this.cur = undefined;
-      const it = await this.feed.next();
-      if (it === null) return null;
-      if (it.t === 'd') {
-        this.progress = it.progress;
-        continue;
-      }
-      if (it.t !== 'b') continue;
-      this.builder ??= rowBuilder(
-        this.columns.map((c) => c.name),
-        it.c,
-        this.asArrays,
-      );
-      this.cur = it;
-      this.at = 0;
-    }
-  }
-
-  /** Chunks of rows (of at most 8192 rows: rows a consumer is done with die young, which keeps
-   * the garbage collector's work small). Leaving the loop early stops the query. */
-  async *blocks(): AsyncGenerator<unknown[]> {
-    try {
-      for (;;) {
-        const b = await this.nextBlock();
-        if (b === null) return;
-        yield b;
-      }
-    } finally {
-      this.close();
-    }
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<unknown> {
-    for await (const b of this.blocks())
-      for (const r of b) {
-        // An abort ends the rows at once, not after the rest of the chunk.
-        this.feed.check();
-        yield r;
-      }
-  }
-
-  /** A `Readable` in object mode of the rows (destroying it stops the query). */
-  toReadable(): Readable {
-    return Readable.from(this, { objectMode: true });
-  }
-
-  /** Stop the query (it is cancelled on the server). */
-  close(): void {
-    this.feed.cancel();
-  }
-}
-
-/** A query's columns block by block: each block `{name: typed array | array}`. */
-export class ColumnStream implements AsyncIterable<Record<string, TypedArray | unknown[]>> {
-  columns: ColumnInfo[] = [];
-  queryId = '';
-  private readonly feed: Feed;
-  private started?: Promise<void>;
-
-  /** @internal */
-  constructor(feed: Feed) {
-    this.feed = feed;
-  }
-
-  ready(): Promise<void> {
-    this.started ??= header(this.feed).then((h) => {
-      this.columns = h.columns;
-      this.queryId = h.queryId;
-    });
-    return this.started;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<Record<string, TypedArray | unknown[]>> {
-    try {
-      await this.ready();
-      for (;;) {
-        const it = await this.feed.next();
-        if (it === null) return;
-        if (it.t !== 'b') continue;
-        const out: Record<string, TypedArray | unknown[]> = {};
-        it.c.forEach((d, j) => (out[this.columns[j].name] = column(d)));
-        yield out;
-      }
-    } finally {
-      this.feed.cancel();
-    }
-  }
-
-  close(): void {
-    this.feed.cancel();
-  }
-}
-
-/** A query's Arrow record batches as they arrive (one per server block), read by apache-arrow
- * from chwire's IPC bytes without copying the column data. */
-export class ArrowStream implements AsyncIterable<arrow.RecordBatch> {
-  readonly schema: arrow.Schema;
-  readonly columns: ColumnInfo[];
-  readonly queryId: string;
-  private readonly feed: Feed;
-  private readonly reader: arrow.AsyncRecordBatchStreamReader;
-
-  /** @internal */
-  constructor(
-    feed: Feed,
-    reader: arrow.AsyncRecordBatchStreamReader,
-    h: { columns: ColumnInfo[]; queryId: string },
-  ) {
-    this.feed = feed;
-    this.reader = reader;
-    this.schema = reader.schema;
-    this.columns = h.columns;
-    this.queryId = h.queryId;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<arrow.RecordBatch> {
-    try {
-      for (;;) {
-        const r = await this.reader.next();
-        if (r.done) return;
-        yield r.value;
-      }
-    } finally {
-      this.feed.cancel();
-    }
-  }
-
-  /** All batches as one `Table`. */
-  async readAll(): Promise<arrow.Table> {
-    const batches: arrow.RecordBatch[] = [];
-    for await (const b of this) batches.push(b);
-    return new A.Table(this.schema, batches);
-  }
-
-  toReadable(): Readable {
-    return Readable.from(this, { objectMode: true });
-  }
-
-  close(): void {
-    this.feed.cancel();
-  }
-}
-
-async function* ipcChunks(feed: Feed): AsyncGenerator<Uint8Array> {
-  for (;;) {
-    const it = await feed.next();
-    if (it === null) return;
-    if (it.t === 'a') yield it.b;
-  }
-}
-
 function isArrowData(v: unknown): v is arrow.Table | arrow.RecordBatch {
-  return v instanceof A.Table || v instanceof A.RecordBatch;
+  return v instanceof arrowLib.A.Table || v instanceof arrowLib.A.RecordBatch;
 }
 
 function isColumns(v: unknown): v is Record<string, ArrayLike<unknown>> {
@@ -477,6 +210,7 @@ export class Queryable {
     checkObject(o, 'the options');
     checkObject(o?.params, '`params`');
     checkObject(o?.settings, '`settings`');
+    checkQueryId(o?.queryId);
     checkSignal(o?.signal);
     const spec = o
       ? {
@@ -486,6 +220,7 @@ export class Queryable {
           int64: o.int64,
           decimal: o.decimal,
           arrowMapping: o.arrowMapping,
+          strings: o.strings,
         }
       : undefined;
     const s = callSync(() => this.native.query(sql, mode, spec));
@@ -534,33 +269,30 @@ export class Queryable {
   }
 
   /** Columns block by block (typed arrays over each block's memory). */
-  queryColumnsStream(sql: string, o?: QueryOptions): ColumnStream {
-    return new ColumnStream(this.start(sql, 'blocks', o));
+  queryColumnsStream(sql: string, o?: StreamOptions): ColumnStream {
+    const recycle = recycling(o);
+    return new ColumnStream(this.start(sql, 'blocks', o), recycle);
   }
 
   /** The whole result as an apache-arrow `Table` (chwire's Arrow mapping, docs/ARROW.md). */
   async queryArrow(sql: string, o?: ArrowOptions): Promise<arrow.Table> {
     const feed = this.start(sql, 'arrow', o);
-    await header(feed);
-    let ipc: Buffer | undefined;
+    const { schema } = await arrowStart(feed);
+    const batches: arrow.RecordBatch[] = [];
     for (;;) {
       const it = await feed.next();
       if (it === null) break;
-      if (it.t === 'a') ipc = it.b;
+      if (it.t === 'r') batches.push(batchOf(arrowLib.A, schema, it.n, it.c));
     }
-    if (!ipc) throw new Error('chwire: no Arrow data');
-    return A.tableFromIPC(ipc);
+    return new arrowLib.A.Table(schema, batches);
   }
 
   /** Record batches as they arrive (one per block); memory stays a block or two. */
-  async queryArrowStream(sql: string, o?: ArrowOptions): Promise<ArrowStream> {
+  async queryArrowStream(sql: string, o?: ArrowOptions & StreamOptions): Promise<ArrowStream> {
+    const recycle = recycling(o);
     const feed = this.start(sql, 'arrowStream', o);
-    const h = await header(feed);
-    const reader = (await A.RecordBatchReader.from(
-      ipcChunks(feed),
-    )) as unknown as arrow.AsyncRecordBatchStreamReader;
-    await reader.open();
-    return new ArrowStream(feed, reader, h);
+    const { h, schema } = await arrowStart(feed);
+    return new ArrowStream(feed, schema, h, recycle);
   }
 
   /** Run a statement without a result (DDL, `INSERT … SELECT`, …): its progress. */
@@ -591,13 +323,22 @@ export class Queryable {
       );
     checkObject(o, 'the options');
     checkObject(o?.settings, '`settings`');
+    checkQueryId(o?.queryId);
     if (
       o?.columns !== undefined &&
       !(Array.isArray(o.columns) && o.columns.every((c) => typeof c === 'string'))
     )
       throw new TypeError('`columns` must be an array of column names');
     checkSignal(o?.signal);
-    const blockRows = Math.max(1, o?.blockRows ?? 100_000);
+    const blockRows = o?.blockRows ?? 100_000;
+    if (
+      typeof blockRows !== 'number' ||
+      !(Number.isSafeInteger(blockRows) || blockRows === Infinity) ||
+      blockRows < 1
+    )
+      throw new RangeError(
+        `\`blockRows\` must be a whole number of rows, 1 or more, not ${String(blockRows)}`,
+      );
     // The chunks of data, and the first one to decide the columns by.
     const chunks: AsyncIterator<unknown> | Iterator<unknown> = isIterable(data)
       ? Symbol.asyncIterator in data
@@ -646,8 +387,8 @@ export class Queryable {
       convert: while (!cur.done) {
         const v = cur.value;
         if (isArrowData(v)) {
-          const t = v instanceof A.Table ? v : new A.Table(v);
-          const ipc = A.tableToIPC(t, 'stream');
+          const t = v instanceof arrowLib.A.Table ? v : new arrowLib.A.Table(v);
+          const ipc = arrowLib.A.tableToIPC(t, 'stream');
           await wait(call(() => ins.sendArrow(Buffer.from(ipc.buffer, ipc.byteOffset, ipc.byteLength))));
           row += t.numRows;
         } else {
@@ -714,7 +455,8 @@ function withRowsInserted(e: unknown, rows: number): unknown {
 }
 
 function namesOf(v: unknown): string[] | null {
-  if (v instanceof A.Table || v instanceof A.RecordBatch) return v.schema.fields.map((f) => f.name);
+  if (v instanceof arrowLib.A.Table || v instanceof arrowLib.A.RecordBatch)
+    return v.schema.fields.map((f) => f.name);
   if (isColumns(v)) return Object.keys(v);
   if (Array.isArray(v) && v.length > 0 && v[0] !== null && typeof v[0] === 'object' && !Array.isArray(v[0]))
     return Object.keys(v[0] as object);
@@ -775,8 +517,21 @@ export class Pool extends Queryable {
 export async function connect(url?: string | null, options?: ConnectOptions): Promise<Client> {
   if (url !== undefined && url !== null && typeof url !== 'string')
     throw new TypeError(`the URL must be a string, not ${describe(url)}`);
-  const n = await call(() => native.connect(url ?? null, textOptions(options)));
-  return new Client(n);
+  checkObject(options, 'the options');
+  const { signal, ...rest } = options ?? {};
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new TypeError('`signal` must be an AbortSignal');
+  checkSignal(signal);
+  const p = call(() => native.connect(url ?? null, textOptions(rest)));
+  if (!signal) return new Client(await p);
+  // A connection that opens after the abort is closed again.
+  p.then(
+    (n) => {
+      if (signal.aborted) void n.close().catch(() => {});
+    },
+    () => {},
+  );
+  return new Client(await abortable(p, signal));
 }
 
 /** A pool over `url`/`options` (connections open as they are needed). */

@@ -6,6 +6,8 @@
 // generated once per result shape, reading the typed arrays directly (one object per row, no
 // other value per number).
 
+import { PreciseDate } from './dates';
+
 export type TypedArray =
   | Int8Array
   | Uint8Array
@@ -22,6 +24,8 @@ export type Desc =
   | { k: 'n' | 'b'; v: TypedArray }
   | { k: 'bool'; v: Uint8Array }
   | { k: 'ms'; v: Float64Array }
+  | { k: 'pd'; v: Float64Array; n: Uint32Array }
+  | { k: 'bin'; v: Uint8Array; o: Uint32Array }
   | { k: 's'; t: string[]; o: Uint32Array[] }
   | { k: 'null'; z: Uint8Array; c: Desc }
   | { k: 'dict'; d: Desc; i: Uint32Array; nullable: boolean }
@@ -48,6 +52,20 @@ export function values(d: Desc): ArrayLike<unknown> {
       const v = d.v;
       const out = new Array<Date>(v.length);
       for (let i = 0; i < v.length; i++) out[i] = new Date(v[i]);
+      return out;
+    }
+    case 'pd': {
+      const v = d.v;
+      const n = d.n;
+      const out = new Array<Date>(v.length);
+      for (let i = 0; i < v.length; i++) out[i] = new PreciseDate(v[i], n[i]);
+      return out;
+    }
+    case 'bin': {
+      const v = d.v;
+      const o = d.o;
+      const out = new Array<Buffer>(o.length - 1);
+      for (let i = 0; i < out.length; i++) out[i] = Buffer.copyBytesFrom(v, o[i], o[i + 1] - o[i]);
       return out;
     }
     case 's':
@@ -199,6 +217,14 @@ export function rowBuilder(names: string[], shape: Desc[], asArrays: boolean): R
         pre.push(`const c${j} = ${src}.v;`);
         expr = wrap(`new Date(c${j}[i])`);
         break;
+      case 'pd':
+        pre.push(`const c${j} = ${src}.v, n${j} = ${src}.n;`);
+        expr = wrap(`new PreciseDate(c${j}[i], n${j}[i])`);
+        break;
+      case 'bin':
+        pre.push(`const c${j} = ${src}.v, o${j} = ${src}.o;`);
+        expr = wrap(`Buffer.copyBytesFrom(c${j}, o${j}[i], o${j}[i + 1] - o${j}[i])`);
+        break;
       case 's':
         if (inner.t.length === 1) {
           pre.push(`const t${j} = ${src}.t[0], o${j} = ${src}.o[0];`);
@@ -219,8 +245,57 @@ export function rowBuilder(names: string[], shape: Desc[], asArrays: boolean): R
 const rows = new Array(to - from);
 for (let i = from; i < to; i++) rows[i - from] = ${row};
 return rows;`;
-  const make = new Function('values', `return function rows(d, from, to) {\n${body}\n};`) as (
-    v: typeof values,
-  ) => RowBuilder;
-  return make(values);
+  const make = new Function(
+    'values',
+    'PreciseDate',
+    'Buffer',
+    `return function rows(d, from, to) {\n${body}\n};`,
+  ) as (v: typeof values, p: typeof PreciseDate, b: typeof Buffer) => RowBuilder;
+  return make(values, PreciseDate, Buffer);
+}
+
+/** The ArrayBuffers of a block's descriptors (to give back once its rows are built). */
+export function buffersOf(descs: Desc[], out: ArrayBuffer[] = []): ArrayBuffer[] {
+  for (const d of descs) {
+    switch (d.k) {
+      case 'n':
+      case 'b':
+      case 'bool':
+      case 'ms':
+        out.push(d.v.buffer as ArrayBuffer);
+        break;
+      case 'pd':
+        out.push(d.v.buffer as ArrayBuffer, d.n.buffer as ArrayBuffer);
+        break;
+      case 'bin':
+        out.push(d.v.buffer as ArrayBuffer, d.o.buffer as ArrayBuffer);
+        break;
+      case 's':
+        for (const o of d.o) out.push(o.buffer as ArrayBuffer);
+        break;
+      case 'null':
+        out.push(d.z.buffer as ArrayBuffer);
+        buffersOf([d.c], out);
+        break;
+      case 'dict':
+        out.push(d.i.buffer as ArrayBuffer);
+        buffersOf([d.d], out);
+        break;
+      case 'arr':
+        out.push(d.o.buffer as ArrayBuffer);
+        buffersOf([d.c], out);
+        break;
+      case 'map':
+        out.push(d.o.buffer as ArrayBuffer);
+        buffersOf([d.key, d.val], out);
+        break;
+      case 'tup':
+        buffersOf(d.items, out);
+        break;
+      case 'parts':
+        buffersOf(d.p, out);
+        break;
+    }
+  }
+  return out;
 }

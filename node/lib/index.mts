@@ -16,6 +16,7 @@ export const {
   ArrowStream,
   ChwireError,
   ClickHouseError,
+  PreciseDate,
   version,
 } = cjs;
 export type * from './index.js';

@@ -19,6 +19,7 @@ export type {
   QueryOptions,
   RowOptions,
   ArrowOptions,
+  StreamOptions,
   InsertOptions,
   InsertData,
   ColumnInfo,
@@ -30,6 +31,7 @@ export type {
   Scalar,
 } from './client';
 export { ChwireError, ClickHouseError } from './errors';
+export { PreciseDate } from './dates';
 export type { ErrorKind } from './errors';
 export type { TypedArray } from './columns';
 import { version as nativeVersion } from './native';

@@ -8,9 +8,11 @@
 // UInt8, 300 into UInt8, 1.5 into Int64 — is decided there, by the column's type.
 
 import type { TypedArray } from './columns';
+import { PreciseDate } from './dates';
 
 export type Packed =
-  | { k: 'f64' | 'date'; v: Float64Array; z?: Uint8Array }
+  | { k: 'f64'; v: Float64Array; z?: Uint8Array }
+  | { k: 'date'; v: Float64Array; ns?: Uint32Array; z?: Uint8Array }
   | { k: 'i64'; v: BigInt64Array; z?: Uint8Array }
   | { k: 'bool'; v: Uint8Array; z?: Uint8Array }
   | { k: 'str'; v: string; l: Uint32Array; z?: Uint8Array }
@@ -78,11 +80,18 @@ export function pack(col: ArrayLike<unknown>, from: number, to: number): Packed 
   }
   if (date) {
     const v = new Float64Array(n);
+    // PreciseDates' nanoseconds past the millisecond, when some have any.
+    let ns: Uint32Array | undefined;
     for (let i = 0; i < n; i++) {
       const d = col[from + i] as Date | null | undefined;
       v[i] = d == null ? 0 : d.getTime();
+      const sub = d == null ? 0 : PreciseDate.subMillisecond(d);
+      if (sub !== 0) (ns ??= new Uint32Array(n))[i] = sub;
     }
-    return z ? { k: 'date', v, z } : { k: 'date', v };
+    const out: Packed = { k: 'date', v };
+    if (ns) out.ns = ns;
+    if (z) out.z = z;
+    return out;
   }
   if (bool) {
     const v = new Uint8Array(n);

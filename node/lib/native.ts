@@ -12,3 +12,5 @@ export type NativeInsert = Native.NativeInsert;
 export const connect = addon.connect;
 export const createPool = addon.createPool;
 export const version = addon.version;
+export const releaseBuffers = addon.releaseBuffers;
+export const registerClasses = addon.registerClasses;

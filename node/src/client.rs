@@ -4,11 +4,11 @@
 use crate::error::{Error, Result};
 use crate::insert::NativeInsert;
 use crate::js;
-use crate::ops::{self, Conn, Spec, Target};
-use crate::out::Mapping;
+use crate::ops::{self, Conn, Target};
 use crate::stream::{Job, Mode, NativeStream};
-use chwire::proto::packet::client::quote_identifier;
-use chwire::Pool;
+use crate::values::Mapping;
+use chwire::sql::{InsertTarget, TableRef};
+use chwire::{Pool, QuerySpec};
 use chwire_arrow::ArrowOptions;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -75,16 +75,17 @@ impl NativeClient {
         self.server.as_ref().and_then(|s| s.timezone.as_deref())
     }
 
-    fn spec(&self, env: js::Env, sql: String, o: Option<js::Val>) -> Result<(Spec, Mapping, ArrowOptions)> {
+    fn spec(&self, env: js::Env, sql: String, o: Option<js::Val>) -> Result<(QuerySpec, Mapping, ArrowOptions)> {
         let get = |name: &str| -> Result<Option<js::Val>> {
             match o {
                 Some(o) => Ok(js::opt(env, o, name)?),
                 None => Ok(None),
             }
         };
-        let params = crate::params::extract(env, get("params")?, &sql, self.server_tz())?;
-        let mut settings = crate::params::settings(env, get("settings")?)?;
-        let query_id = get("queryId")?.map(|v| js::string(env, v)).transpose()?;
+        let mut spec = QuerySpec::new(sql);
+        crate::params::bind_all(env, get("params")?, &mut spec, self.server_tz())?;
+        spec.settings = crate::params::settings(env, get("settings")?)?;
+        spec.query_id = get("queryId")?.map(|v| js::string(env, v)).transpose()?;
         let word = |name: &str| -> Result<Option<String>> { get(name)?.map(|v| js::string(env, v)).transpose().map_err(Error::from) };
         let mut m = Mapping::default();
         match word("int64")?.as_deref() {
@@ -97,26 +98,18 @@ impl NativeClient {
             Some("number") => m.decimal_as_number = true,
             Some(x) => return Err(Error::Type(format!("decimal: {x:?} (use \"string\" or \"number\")"))),
         }
-        let mut arrow = match word("arrowMapping")?.as_deref() {
-            None | Some("rich") => ArrowOptions::rich(),
-            Some("clickhouse") => ArrowOptions::clickhouse(),
-            Some(x) => return Err(Error::Type(format!("arrowMapping: {x:?} (use \"rich\" or \"clickhouse\")"))),
+        match word("strings")?.as_deref() {
+            None | Some("string") => {}
+            Some("buffer") => m.strings_as_buffers = true,
+            Some(x) => return Err(Error::Type(format!("strings: {x:?} (use \"string\" or \"buffer\")"))),
+        }
+        let mut arrow = match word("arrowMapping")? {
+            None => ArrowOptions::rich(),
+            Some(name) => ArrowOptions::named(&name).map_err(|e| Error::Type(format!("arrowMapping: {e}")))?,
         };
         // Arrow output settings shape the batches chwire builds: applied here, not sent.
-        let mut failed = None;
-        settings.retain(|(k, v)| {
-            if !k.trim().starts_with("output_format_arrow_") {
-                return true;
-            }
-            if let Err(e) = arrow.set(k, v) {
-                failed.get_or_insert(e.to_string());
-            }
-            false
-        });
-        if let Some(e) = failed {
-            return Err(Error::Type(e));
-        }
-        Ok((Spec { sql, params, settings, query_id }, m, arrow))
+        arrow.take_settings(&mut spec.settings).map_err(|e| Error::Type(e.to_string()))?;
+        Ok((spec, m, arrow))
     }
 }
 
@@ -140,22 +133,11 @@ impl NativeClient {
     }
 
     /// Start an INSERT into `table` (`t`, `db.t`, backquoted parts; read by the core's
-    /// `split_table` and quoted again) of `columns` (all of the table's when absent).
+    /// `TableRef` and quoted again) of `columns` (all of the table's when absent).
     #[napi(catch_unwind)]
     pub fn insert(&self, env: Env, table: String, columns: Option<Vec<String>>, spec: Option<Unknown>) -> napi::Result<NativeInsert> {
-        let (db, name) = chwire::split_table(&table).map_err(Error::from)?;
-        let mut sql = String::from("INSERT INTO ");
-        if let Some(db) = db {
-            sql.push_str(&quote_identifier(&db));
-            sql.push('.');
-        }
-        sql.push_str(&quote_identifier(&name));
-        if let Some(cols) = columns.filter(|c| !c.is_empty()) {
-            sql.push_str(" (");
-            sql.push_str(&cols.iter().map(|c| quote_identifier(c)).collect::<Vec<_>>().join(", "));
-            sql.push(')');
-        }
-        sql.push_str(" VALUES");
+        let table = TableRef::parse(&table).map_err(|e| Error::from(chwire::Error::from(e)))?;
+        let sql = InsertTarget::values(table, columns.filter(|c| !c.is_empty())).to_string();
         let raw = env.raw();
         let spec_val = spec.map(|s| s.raw());
         let (spec, _, _) = crate::error::guarded(|| self.spec(raw, sql, spec_val))?;

@@ -110,7 +110,7 @@ impl Error {
         }
         if let Error::Client(e) = self {
             if let Some(s) = e.server() {
-                let name = s.code_name().map_or_else(|| s.name.clone(), str::to_owned);
+                let name = s.name().to_owned();
                 out.push_str(&format!(
                     ",\"code\":{},\"name\":{},\"serverMessage\":{},\"stackTrace\":{}",
                     s.code,

@@ -10,6 +10,7 @@
 //! through the core's writers (`ToColumn for Value`), with fast loops for plain numbers and
 //! strings.
 
+use crate::dates;
 use crate::error::{Error, Result};
 use crate::js::{self, Env, Kind, Val};
 use chwire::proto::column::{encode_low_cardinality, f32_of, finish_dynamic};
@@ -40,7 +41,8 @@ enum Cell<'a> {
     Int(i128),
     UInt(u128),
     Str(&'a str),
-    DateMs(f64),
+    /// A `Date`'s milliseconds and, for a `PreciseDate`, the nanoseconds past them.
+    Date(f64, u32),
     Bool(bool),
     Js(Val),
 }
@@ -51,7 +53,8 @@ enum Packed<'a> {
     I64(&'a [i64]),
     Typed(&'static str, &'a [u8]),
     Str(Vec<&'a str>),
-    Date(&'a [f64]),
+    /// Milliseconds, and the nanoseconds past them when some are `PreciseDate`s.
+    Date(&'a [f64], Option<&'a [u32]>),
     Bool(&'a [u8]),
     Raw(Vec<Val>),
 }
@@ -121,7 +124,11 @@ impl<'a> Source<'a> {
             }
             "date" => {
                 let b = js::bytes_of(env, v)?;
-                (Packed::Date(cast(b)), b.len() / 8)
+                let ns = match js::opt(env, d, "ns")? {
+                    Some(ns) => Some(cast(js::bytes_of(env, ns)?)),
+                    None => None,
+                };
+                (Packed::Date(cast(b), ns), b.len() / 8)
             }
             "bool" => {
                 let b = js::bytes_of(env, v)?;
@@ -161,7 +168,7 @@ impl<'a> Source<'a> {
         match &self.packed {
             Packed::F64(v) => Cell::Num(v[i]),
             Packed::I64(v) => Cell::Int(v[i] as i128),
-            Packed::Date(v) => Cell::DateMs(v[i]),
+            Packed::Date(v, ns) => Cell::Date(v[i], ns.map_or(0, |n| n[i])),
             Packed::Bool(v) => Cell::Bool(v[i] != 0),
             Packed::Str(v) => Cell::Str(v[i]),
             Packed::Raw(v) => Cell::Js(v[i]),
@@ -194,7 +201,14 @@ fn js_cell<'a>(env: Env, v: Val) -> Result<Cell<'a>> {
                 None => Cell::Js(v),
             },
         },
-        Kind::Object if js::is_date(env, v)? => Cell::DateMs(js::date_ms(env, v)?),
+        Kind::Object if js::is_date(env, v)? => {
+            // A PreciseDate (lib/dates.ts) has its exact `epochNanoseconds`.
+            let ns = js::named(env, v, "epochNanoseconds")?;
+            match (js::kind(env, ns)?, js::bigint(env, ns)) {
+                (Kind::BigInt, Ok(Some(n))) => Cell::Date(n.div_euclid(1_000_000) as f64, n.rem_euclid(1_000_000) as u32),
+                _ => Cell::Date(js::date_ms(env, v)?, 0),
+            }
+        }
         _ => Cell::Js(v),
     })
 }
@@ -212,50 +226,6 @@ fn integral(f: f64) -> std::result::Result<i128, Why> {
     Ok(f as i128)
 }
 
-fn days_of_ms(ms: f64) -> std::result::Result<i64, Why> {
-    if !ms.is_finite() {
-        return Err(Why::Range("an invalid Date".into()));
-    }
-    if ms.rem_euclid(86_400_000.0) != 0.0 {
-        return Err(Why::Range("a Date with a time of day for a date column (use midnight UTC)".into()));
-    }
-    Ok((ms / 86_400_000.0) as i64)
-}
-
-/// `YYYY-MM-DD` as days since 1970-01-01.
-fn date_text(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let (y, m, d): (i64, i64, i64) = (s[0..4].parse().ok()?, s[5..7].parse().ok()?, s[8..10].parse().ok()?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    // Reject 2021-02-30 and such: the day must survive the round trip.
-    (days_to_month_day(days) == (m, d)).then_some(days)
-}
-
-fn days_to_month_day(z: i64) -> (i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (m, d)
-}
-
 /// Decimal text (`-12.50`) as (unscaled, scale).
 fn decimal_text(s: &str) -> Option<(i128, u8)> {
     let t = s.trim();
@@ -269,19 +239,6 @@ fn decimal_text(s: &str) -> Option<(i128, u8)> {
     }
     let raw: i128 = format!("{int}{frac}").parse().ok()?;
     Some((if neg { -raw } else { raw }, u8::try_from(frac.len()).ok()?))
-}
-
-/// Parse a UUID's text (hyphens optional) into canonical bytes.
-fn uuid_text(s: &str) -> Option<[u8; 16]> {
-    let hex: Vec<u8> = s.bytes().filter(|&c| c != b'-').collect();
-    if hex.len() != 32 || !(s.len() == 32 || s.len() == 36) {
-        return None;
-    }
-    let mut out = [0u8; 16];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = u8::from_str_radix(std::str::from_utf8(&hex[2 * i..2 * i + 2]).ok()?, 16).ok()?;
-    }
-    Some(out)
 }
 
 /// What a cell is as a value of the (plain, structural) column type `ty`. `bump` keeps bytes the
@@ -308,7 +265,7 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
                 return match ty {
                     D::Int256 | D::UInt256 => {
                         let signed = matches!(ty, D::Int256);
-                        let bytes = wide(neg, &words, signed)
+                        let bytes = crate::wide::wide(neg, &words, signed)
                             .ok_or_else(|| Why::Range(format!("{} does not fit {ty}", crate::params::words_text(neg, &words))))?;
                         let b = bump.keep_bytes(bytes.to_vec());
                         Ok(if signed { Value::Int256(b) } else { Value::UInt256(b) })
@@ -316,6 +273,10 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
                     t if t.is_integer() || matches!(t, D::Decimal { .. }) => {
                         Err(Why::Range(format!("{} does not fit {ty}", crate::params::words_text(neg, &words))))
                     }
+                    D::Float64 | D::Float32 | D::BFloat16 => Err(Why::Range(format!(
+                        "{} is not exact in {ty} (pass a number to round it)",
+                        crate::params::words_text(neg, &words)
+                    ))),
                     _ => Err(Why::Type(format!("a bigint does not fit {ty}"))),
                 };
             }
@@ -328,7 +289,7 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
         Cell::UInt(u) => format!("the bigint {u}n"),
         Cell::Str(s) if s.chars().count() <= 40 => format!("the string {s:?}"),
         Cell::Str(_) => "a string".into(),
-        Cell::DateMs(_) => "a Date".into(),
+        Cell::Date(..) => "a Date".into(),
         Cell::Bool(b) => format!("{b}"),
         Cell::Js(v) => js::describe(env, *v),
     };
@@ -338,7 +299,9 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
         (D::Nullable(inner) | D::LowCardinality(inner), c) => value(env, c, inner, bump, depth)?,
         (D::Variant(_) | D::Dynamic { .. }, c) => untyped(env, c, bump, depth)?,
         (D::Json { .. }, Cell::Str(s)) => Value::JsonText(s.as_bytes()),
-        (D::Json { .. }, Cell::Js(v)) => Value::JsonText(bump.keep(json_text(env, v).map_err(|e| ty_err(e.to_string()))?).as_bytes()),
+        (D::Json { .. }, Cell::Js(v)) => {
+            Value::JsonText(bump.keep(crate::json::json_text(env, v).map_err(|e| ty_err(e.to_string()))?).as_bytes())
+        }
         (t, Cell::Num(f)) if t.is_integer() => Value::Int128(integral(f)?),
         (t, Cell::Int(i)) if t.is_integer() => Value::Int128(i),
         (t, Cell::UInt(u)) if t.is_integer() => Value::UInt128(u),
@@ -346,7 +309,20 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
         (D::Float64, Cell::Num(f)) => Value::Float64(f),
         (D::Float32, Cell::Num(f)) => Value::Float32(f32_of(f).map_err(Why::Range)?),
         (D::BFloat16, Cell::Num(f)) => Value::BFloat16((f32_of(f).map_err(Why::Range)?.to_bits() >> 16) as u16),
-        (D::Float64 | D::Float32 | D::BFloat16, Cell::Int(i)) => value(env, Cell::Num(i as f64), ty, bump, depth)?,
+        (D::Float64 | D::Float32 | D::BFloat16, Cell::Int(i)) => {
+            // A bigint is exact: it goes in only where the column's type holds it exactly.
+            let f = i as f64;
+            let exact = f as i128 == i
+                && match ty {
+                    D::Float32 => f as f32 as f64 == f,
+                    D::BFloat16 => f as f32 as f64 == f && (f as f32).to_bits() & 0xFFFF == 0,
+                    _ => true,
+                };
+            if !exact {
+                return Err(Why::Range(format!("{i} is not exact in {ty} (pass a number to round it)")));
+            }
+            value(env, Cell::Num(f), ty, bump, depth)?
+        }
         (D::Bool, Cell::Bool(b)) => Value::Bool(b),
         (D::Bool, Cell::Num(f)) if f == 0.0 || f == 1.0 => Value::Bool(f == 1.0),
         (t, Cell::Bool(b)) if t.is_integer() => Value::Int128(b as i128),
@@ -376,51 +352,58 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
                     .ok_or_else(|| Why::Range(format!("{n} is not a value of {ty}")))?,
             )
         }
-        (D::Uuid, Cell::Str(s)) => Value::Uuid(uuid_text(s).ok_or_else(|| Why::Range(format!("{s:?} is not a UUID")))?),
+        (D::Uuid, Cell::Str(s)) => {
+            Value::Uuid(chwire_text::parse_uuid(s.as_bytes()).ok_or_else(|| Why::Range(format!("{s:?} is not a UUID")))?)
+        }
         (D::Ipv4, Cell::Str(s)) => Value::Ipv4(s.parse().map_err(|_| Why::Range(format!("{s:?} is not an IPv4 address")))?),
         (D::Ipv4, Cell::Num(f)) => {
             Value::Ipv4(std::net::Ipv4Addr::from(u32::try_from(integral(f)?).map_err(|_| Why::Range("out of IPv4's range".into()))?))
         }
         (D::Ipv6, Cell::Str(s)) => Value::Ipv6(s.parse().map_err(|_| Why::Range(format!("{s:?} is not an IPv6 address")))?),
-        (D::Date | D::Date32, Cell::DateMs(ms)) => date_value(ty, days_of_ms(ms)?)?,
-        (D::Date | D::Date32, Cell::Str(s)) => {
-            date_value(ty, date_text(s).ok_or_else(|| Why::Range(format!("{s:?} is not a date (YYYY-MM-DD)")))?)?
+        (D::Date | D::Date32, Cell::Date(ms, 0)) => {
+            dates::date_of_days(ty, dates::days_of_ms(ms).map_err(Why::Range)?).map_err(Why::Range)?
         }
-        (D::DateTime(_), Cell::DateMs(ms)) => {
-            if !ms.is_finite() || ms.rem_euclid(1000.0) != 0.0 {
-                return Err(Why::Range(
-                    "a Date with milliseconds for a DateTime column, which keeps whole seconds (use DateTime64(3))".into(),
-                ));
-            }
-            secs(ms / 1000.0)?
+        (D::Date | D::Date32, Cell::Num(f)) => dates::date_of_days(ty, integral(f)? as i64).map_err(Why::Range)?,
+        (D::Date | D::Date32, Cell::Int(i)) => {
+            dates::date_of_days(ty, i64::try_from(i).map_err(|_| Why::Range(format!("day {i} is beyond any date")))?).map_err(Why::Range)?
         }
-        (D::DateTime(_) | D::DateTime64 { .. }, Cell::Str(_)) => {
-            return Err(no(&c, " (pass a Date, or seconds since the epoch as a number)"));
+        (D::Date | D::Date32, Cell::Str(s)) => dates::date_of_days(ty, dates::days(s).map_err(Why::Range)?).map_err(Why::Range)?,
+        (D::DateTime(_) | D::DateTime64 { .. }, Cell::Date(ms, sub)) => {
+            dates::date_time(ty, dates::instant_of_ms(ms, sub).map_err(Why::Range)?).map_err(Why::Range)?
         }
-        (D::DateTime(_), Cell::Num(f)) => secs(f)?,
-        (D::DateTime(_), Cell::Int(i)) => secs(i as f64)?,
-        (D::DateTime64 { precision, .. }, Cell::DateMs(ms)) => {
-            if !ms.is_finite() {
-                return Err(Why::Range("an invalid Date".into()));
-            }
-            Value::DateTime64 { ticks: ms as i64, precision: 3, tz: None }.rescaled(*precision)?
+        (D::DateTime(tz) | D::DateTime64 { tz, .. }, Cell::Str(s)) => {
+            let zone = dates::zone(tz.as_deref(), bump.server_tz.as_deref()).map_err(Why::Range)?;
+            dates::date_time(ty, dates::instant(s, &zone).map_err(Why::Range)?).map_err(Why::Range)?
         }
-        (D::DateTime64 { precision, .. }, Cell::Num(f)) => {
+        (D::DateTime(_), Cell::Num(f)) => {
+            let secs = i64::try_from(integral(f)?).map_err(|_| Why::Range(format!("{} s is beyond any date", js::js_number_text(f))))?;
+            dates::date_time(ty, dates::Instant { secs, nanos: 0 }).map_err(Why::Range)?
+        }
+        (D::DateTime(_), Cell::Int(i)) => {
+            let secs = i64::try_from(i).map_err(|_| Why::Range(format!("{i} s is beyond any date")))?;
+            dates::date_time(ty, dates::Instant { secs, nanos: 0 }).map_err(Why::Range)?
+        }
+        (D::DateTime64 { .. }, Cell::Num(f)) => {
             // Seconds with a fraction: exact in microseconds at most.
             let us = f * 1e6;
-            if !us.is_finite() || us.fract() != 0.0 {
+            if !us.is_finite() || us.fract() != 0.0 || us.abs() > EXACT {
                 return Err(Why::Range(format!(
-                    "{} s is not exact in microseconds (pass a Date or ticks as a bigint)",
+                    "{} s is not exact in microseconds (pass a Date, a PreciseDate or ticks as a bigint)",
                     js::js_number_text(f)
                 )));
             }
-            Value::DateTime64 { ticks: us as i64, precision: 6, tz: None }.rescaled(*precision)?
+            dates::date_time(ty, dates::instant_of_nanos(us as i128 * 1000).map_err(Why::Range)?).map_err(Why::Range)?
         }
         (D::DateTime64 { precision, .. }, Cell::Int(i)) => {
-            Value::DateTime64 { ticks: i64::try_from(i).map_err(|_| Why::Range("beyond 64 bits".into()))?, precision: *precision, tz: None }
+            // Ticks of the column's precision.
+            dates::date_time(
+                ty,
+                dates::instant_of_nanos(i.saturating_mul(10i128.pow(9 - u32::from((*precision).min(9))))).map_err(Why::Range)?,
+            )
+            .map_err(Why::Range)?
         }
         (D::Decimal { precision, scale }, Cell::Str(s)) if *precision > 38 => {
-            let raw = decimal256_text(s, *scale)?;
+            let raw = crate::wide::decimal256_text(s, *scale).map_err(Why::Range)?;
             Value::Decimal256 { raw: bump.keep_bytes(raw.to_vec()), scale: *scale }
         }
         (D::Decimal { .. }, Cell::Str(s)) => {
@@ -443,9 +426,7 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
             }
             Value::Time64 { ticks: us as i64, precision: 6 }
         }
-        (D::Time | D::Time64(_), Cell::Str(s)) => {
-            time_text(s, ty).ok_or_else(|| Why::Range(format!("{s:?} is not a time ([-]h:mm:ss[.f])")))?
-        }
+        (D::Time | D::Time64(_), Cell::Str(s)) => dates::time(s, ty).map_err(Why::Range)?,
         (D::Interval(k), Cell::Num(f)) => {
             Value::Interval(i64::try_from(integral(f)?).map_err(|_| Why::Range("beyond 64 bits".into()))?, *k)
         }
@@ -506,119 +487,6 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
     })
 }
 
-/// Decimal text as the 32 little-endian two's-complement bytes of its value at `scale` (a
-/// Decimal256's storage); digits beyond the scale must be zeros.
-fn decimal256_text(s: &str, scale: u8) -> std::result::Result<[u8; 32], Why> {
-    let bad = || Why::Range(format!("{s:?} is not a decimal number"));
-    let t = s.trim();
-    let (neg, t) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
-    if (int.is_empty() && frac.is_empty()) || !int.bytes().all(|c| c.is_ascii_digit()) || !frac.bytes().all(|c| c.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let scale = scale as usize;
-    if frac.len() > scale && frac.as_bytes()[scale..].iter().any(|&c| c != b'0') {
-        return Err(Why::Range(format!("{s} cannot be represented exactly with scale {scale}")));
-    }
-    let digits = int.bytes().chain(frac.bytes().take(scale)).chain(std::iter::repeat_n(b'0', scale.saturating_sub(frac.len())));
-    let mut w = [0u64; 4];
-    for d in digits {
-        // w = w * 10 + d, refusing an overflow of 255 bits.
-        let mut carry = (d - b'0') as u128;
-        for x in &mut w {
-            let v = (*x as u128) * 10 + carry;
-            *x = v as u64;
-            carry = v >> 64;
-        }
-        if carry != 0 || w[3] >> 63 != 0 {
-            return Err(Why::Range(format!("{s} has too many digits for Decimal256")));
-        }
-    }
-    wide(neg, &w, true).ok_or_else(bad)
-}
-
-/// A bigint's sign and magnitude words as 32 little-endian two's-complement bytes, `None`
-/// outside the type's range.
-fn wide(neg: bool, words: &[u64], signed: bool) -> Option<[u8; 32]> {
-    if words.iter().skip(4).any(|&w| w != 0) || (neg && !signed) {
-        return None;
-    }
-    let mut w = [0u64; 4];
-    for (d, s) in w.iter_mut().zip(words) {
-        *d = *s;
-    }
-    if signed {
-        let top = w[3] >> 63 != 0;
-        // |v| ≤ 2^255 - 1, or exactly 2^255 when negative.
-        if top && !(neg && w[3] == 1 << 63 && w[..3].iter().all(|&x| x == 0)) {
-            return None;
-        }
-    }
-    if neg {
-        let mut carry = true;
-        for x in &mut w {
-            let (y, c) = (!*x).overflowing_add(carry as u64);
-            *x = y;
-            carry = c;
-        }
-    }
-    let mut out = [0u8; 32];
-    for (i, x) in w.iter().enumerate() {
-        out[i * 8..i * 8 + 8].copy_from_slice(&x.to_le_bytes());
-    }
-    Some(out)
-}
-
-trait Rescale<'x> {
-    fn rescaled(self, to: u8) -> std::result::Result<Value<'x>, Why>;
-}
-
-impl<'x> Rescale<'x> for Value<'x> {
-    /// The core rescales exactly on write; this only keeps the value as it is.
-    fn rescaled(self, _to: u8) -> std::result::Result<Value<'x>, Why> {
-        Ok(self)
-    }
-}
-
-fn secs<'x>(f: f64) -> std::result::Result<Value<'x>, Why> {
-    let s = integral(f)?;
-    Ok(Value::DateTime(u32::try_from(s).map_err(|_| Why::Range(format!("{s} s is outside DateTime's range (1970 to 2106)")))?, None))
-}
-
-fn date_value<'x>(ty: &DataType, days: i64) -> std::result::Result<Value<'x>, Why> {
-    Ok(match ty {
-        DataType::Date => Value::Date(
-            u16::try_from(days).map_err(|_| Why::Range(format!("day {days} is outside Date's range (1970-01-01 to 2149-06-06)")))?,
-        ),
-        _ => Value::Date32(i32::try_from(days).map_err(|_| Why::Range(format!("day {days} is outside Date32's range")))?),
-    })
-}
-
-fn time_text<'x>(s: &str, ty: &DataType) -> Option<Value<'x>> {
-    let (neg, t) = match s.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, s),
-    };
-    let mut it = t.splitn(3, ':');
-    let (h, m, rest) = (it.next()?.parse::<i64>().ok()?, it.next()?.parse::<i64>().ok()?, it.next()?);
-    let (sec, frac) = rest.split_once('.').unwrap_or((rest, ""));
-    let sec: i64 = sec.parse().ok()?;
-    let whole = h * 3600 + m * 60 + sec;
-    let sign = if neg { -1 } else { 1 };
-    match ty {
-        DataType::Time if frac.is_empty() => Some(Value::Time(i32::try_from(sign * whole).ok()?)),
-        DataType::Time64(_) => {
-            let p = frac.len() as u8;
-            let f: i64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
-            Some(Value::Time64 { ticks: sign * (whole * 10i64.pow(p as u32) + f), precision: p })
-        }
-        _ => None,
-    }
-}
-
 fn big_text<'x>(s: &str, ty: &DataType) -> std::result::Result<Value<'x>, Why> {
     match s.trim().parse::<i128>() {
         Ok(i) => Ok(Value::Int128(i)),
@@ -658,7 +526,15 @@ fn untyped<'x>(env: Env, c: Cell<'x>, bump: &'x Bump, depth: u32) -> std::result
         },
         Cell::Str(s) => Value::String(s.as_bytes()),
         Cell::Bool(b) => Value::Bool(b),
-        Cell::DateMs(ms) => Value::DateTime64 { ticks: ms as i64, precision: 3, tz: None },
+        Cell::Date(ms, 0) => Value::DateTime64 { ticks: ms as i64, precision: 3, tz: None },
+        Cell::Date(ms, sub) => Value::DateTime64 {
+            ticks: (ms as i64)
+                .checked_mul(1_000_000)
+                .and_then(|t| t.checked_add(i64::from(sub)))
+                .ok_or_else(|| Why::Range("beyond DateTime64(9)'s range".into()))?,
+            precision: 9,
+            tz: None,
+        },
         Cell::Js(v) => {
             let inner = js_cell(env, v).map_err(|e| ty_err(e.to_string()))?;
             if !matches!(inner, Cell::Js(_)) {
@@ -707,68 +583,11 @@ fn untyped<'x>(env: Env, c: Cell<'x>, bump: &'x Bump, depth: u32) -> std::result
     })
 }
 
-/// JSON text of a JS value (for JSON columns and `{p:JSON}` parameters): `JSON.stringify`,
-/// with bigints as their digits.
-pub fn json_text(env: Env, v: Val) -> Result<String> {
-    fn walk(env: Env, v: Val, out: &mut String, depth: u32) -> Result<()> {
-        if depth > 128 {
-            return Err(Error::Type("JSON nested deeper than 128 levels".into()));
-        }
-        match js::kind(env, v)? {
-            Kind::Null | Kind::Undefined => out.push_str("null"),
-            Kind::Boolean => out.push_str(if js::bool_of(env, v)? { "true" } else { "false" }),
-            Kind::Number => {
-                let f = js::f64_of(env, v)?;
-                out.push_str(&if f.is_finite() { js::js_number_text(f) } else { "null".into() });
-            }
-            Kind::BigInt => out.push_str(&crate::params::scalar_text(env, v)?),
-            Kind::String => out.push_str(&serde_json::Value::String(js::string(env, v)?).to_string()),
-            Kind::Object if js::is_array(env, v)? => {
-                out.push('[');
-                for (i, x) in js::elements(env, v)?.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    walk(env, x, out, depth + 1)?;
-                }
-                out.push(']');
-            }
-            Kind::Object if js::is_date(env, v)? => {
-                let ms = js::date_ms(env, v)?;
-                out.push_str(&serde_json::Value::String(crate::params::scalar_text(env, js::number(env, ms)?)?).to_string());
-            }
-            Kind::Object => {
-                let pairs = if js::is_map(env, v)? {
-                    js::map_entries(env, v)?
-                        .into_iter()
-                        .map(|(k, x)| Ok((crate::params::scalar_text(env, k)?, x)))
-                        .collect::<Result<Vec<_>>>()?
-                } else {
-                    js::entries(env, v)?
-                };
-                out.push('{');
-                for (i, (k, x)) in pairs.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&serde_json::Value::String(k).to_string());
-                    out.push(':');
-                    walk(env, x, out, depth + 1)?;
-                }
-                out.push('}');
-            }
-            _ => return Err(Error::Type(format!("{} has no JSON form", js::describe(env, v)))),
-        }
-        Ok(())
-    }
-    let mut out = String::new();
-    walk(env, v, &mut out, 0)?;
-    Ok(out)
-}
-
-/// Owned strings and bytes that values of one block borrow.
+/// Owned strings and bytes that values of one block borrow, and the server's zone (for
+/// date-time text in columns without a zone of their own).
 #[derive(Default)]
 pub struct Bump {
+    server_tz: Option<String>,
     strings: std::cell::RefCell<Vec<Box<str>>>,
     bytes: std::cell::RefCell<Vec<Box<[u8]>>>,
     // Boxed so that the types stay where they are while the Vec grows (values borrow them).
@@ -802,11 +621,11 @@ impl Bump {
 }
 
 /// A column of `n` rows of `ty` (the table's type) from its packed source.
-fn column(env: Env, name: &str, ty: &DataType, src: &Source<'_>, n: usize, first_row: usize) -> Result<Column> {
+fn column(env: Env, name: &str, ty: &DataType, src: &Source<'_>, n: usize, first_row: usize, server_tz: Option<&str>) -> Result<Column> {
     let plain = ty.without_low_cardinality();
     let mut data = ColumnData::with_capacity_for(&plain, n).map_err(|e| Error::Data(e.to_string()))?;
     if !fast(&plain, src, n, &mut data).map_err(|(row, w)| at(name, ty, first_row + row, w))? {
-        let bump = Bump::default();
+        let bump = Bump { server_tz: server_tz.map(str::to_owned), ..Bump::default() };
         for row in 0..n {
             let c = src.cell(row);
             let v = value(env, c, &plain, &bump, 0).map_err(|w| at(name, ty, first_row + row, w))?;
@@ -867,7 +686,7 @@ fn fast(plain: &DataType, src: &Source<'_>, n: usize, data: &mut ColumnData) -> 
 
 /// One block from the packed columns `cols` (in the order of `header`), rows counted from
 /// `first_row` in errors.
-pub fn block(env: Env, header: &[(String, DataType)], cols: Val, first_row: usize) -> Result<Block> {
+pub fn block(env: Env, header: &[(String, DataType)], cols: Val, first_row: usize, server_tz: Option<&str>) -> Result<Block> {
     let list = js::elements(env, cols)?;
     if list.len() != header.len() {
         return Err(Error::Type(format!("{} columns of data for the insert's {} columns", list.len(), header.len())));
@@ -889,7 +708,7 @@ pub fn block(env: Env, header: &[(String, DataType)], cols: Val, first_row: usiz
     let n = rows.unwrap_or(0);
     let mut b = Block::new();
     for ((name, ty), src) in header.iter().zip(&sources) {
-        let col = column(env, name, ty, src, n, first_row)?;
+        let col = column(env, name, ty, src, n, first_row, server_tz)?;
         b.push(name.clone(), col).map_err(|e| Error::Data(e.to_string()))?;
     }
     Ok(b)

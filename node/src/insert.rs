@@ -11,7 +11,8 @@
 
 use crate::error::{panic_message, Error, Result};
 use crate::js;
-use crate::ops::{Lease, Spec, Target};
+use crate::ops::{Lease, Target};
+use chwire::QuerySpec;
 use chwire::{Block, DataType};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -79,7 +80,10 @@ fn ipc_blocks(ipc: Vec<u8>, header: &Header) -> Result<Vec<Block>> {
     Ok(out)
 }
 
-async fn task(target: Arc<Target>, spec: Spec, hdr: oneshot::Sender<Result<Header>>, mut rx: mpsc::Receiver<Pending>) -> Result<u64> {
+/// The table's columns and the server's zone.
+type Started = (Header, Option<String>);
+
+async fn task(target: Arc<Target>, spec: QuerySpec, hdr: oneshot::Sender<Result<Started>>, mut rx: mpsc::Receiver<Pending>) -> Result<u64> {
     let mut lease = match Lease::get(&target).await {
         Ok(l) => l,
         Err(e) => {
@@ -88,7 +92,8 @@ async fn task(target: Arc<Target>, spec: Spec, hdr: oneshot::Sender<Result<Heade
         }
     };
     let c = lease.client()?;
-    let mut ins = match spec.apply(c).insert().await {
+    let server_tz = c.server_info().and_then(|s| s.timezone);
+    let mut ins = match spec.query(c).insert().await {
         Ok(i) => i,
         Err(e) => {
             let _ = hdr.send(Err(Error::Data(String::new())));
@@ -96,7 +101,7 @@ async fn task(target: Arc<Target>, spec: Spec, hdr: oneshot::Sender<Result<Heade
         }
     };
     let header: Header = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
-    if hdr.send(Ok(header.clone())).is_err() {
+    if hdr.send(Ok((header.clone(), server_tz))).is_err() {
         return Err(Error::Aborted);
     }
     let mut rows = 0u64;
@@ -131,15 +136,15 @@ async fn task(target: Arc<Target>, spec: Spec, hdr: oneshot::Sender<Result<Heade
 /// block, then `end()`.
 #[napi]
 pub struct NativeInsert {
-    header: Arc<tokio::sync::Mutex<Option<oneshot::Receiver<Result<Header>>>>>,
-    columns: Mutex<Option<Header>>,
+    header: Arc<tokio::sync::Mutex<Option<oneshot::Receiver<Result<Started>>>>>,
+    columns: Mutex<Option<Started>>,
     tx: Arc<Mutex<Option<mpsc::Sender<Pending>>>>,
     pending: Arc<Mutex<Option<Block>>>,
     task: Arc<tokio::sync::Mutex<Option<JoinHandle<Result<u64>>>>>,
 }
 
 impl NativeInsert {
-    pub fn start(target: Arc<Target>, spec: Spec) -> NativeInsert {
+    pub fn start(target: Arc<Target>, spec: QuerySpec) -> NativeInsert {
         let (htx, hrx) = oneshot::channel();
         let (tx, rx) = mpsc::channel(DEPTH);
         let handle = napi::bindgen_prelude::within_runtime_if_available(|| {
@@ -184,8 +189,8 @@ impl NativeInsert {
             None => None,
         };
         match got {
-            Some(Ok(h)) => {
-                *lock(&self.columns) = Some(h.clone());
+            Some(Ok((h, tz))) => {
+                *lock(&self.columns) = Some((h.clone(), tz));
                 Ok(h.into_iter().map(|(name, ty)| HeaderColumn { name, r#type: ty.to_string() }).collect())
             }
             _ => Err(self.failure().await),
@@ -196,9 +201,9 @@ impl NativeInsert {
     /// whole (a TypeError or RangeError naming the column and row) before anything is sent.
     #[napi(catch_unwind)]
     pub fn convert(&self, env: Env, columns: Unknown, first_row: f64) -> napi::Result<u32> {
-        let header = lock(&self.columns).clone().ok_or_else(|| napi::Error::from(Error::Data("convert before header()".into())))?;
+        let (header, tz) = lock(&self.columns).clone().ok_or_else(|| napi::Error::from(Error::Data("convert before header()".into())))?;
         let raw = env.raw();
-        let b = crate::error::guarded(|| crate::input::block(raw, &header, columns.raw(), first_row as usize))?;
+        let b = crate::error::guarded(|| crate::input::block(raw, &header, columns.raw(), first_row as usize, tz.as_deref()))?;
         let n = b.rows() as u32;
         *lock(&self.pending) = Some(b);
         Ok(n)

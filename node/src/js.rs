@@ -533,3 +533,79 @@ pub fn buffer_vec(env: Env, v: Vec<u8>) -> R<Val> {
     unsafe { sys::napi_adjust_external_memory(env, bytes as i64, &mut now) };
     Ok(out)
 }
+
+/// What an external ArrayBuffer keeps alive, and the bytes V8 was told of.
+struct Kept<O> {
+    _owner: O,
+    bytes: i64,
+}
+
+unsafe extern "C" fn drop_kept<O>(env: Env, _data: *mut std::ffi::c_void, hint: *mut std::ffi::c_void) {
+    let k: Box<Kept<O>> = unsafe { Box::from_raw(hint.cast()) };
+    let bytes = k.bytes;
+    drop(k);
+    let mut now = 0i64;
+    unsafe { sys::napi_adjust_external_memory(env, -bytes, &mut now) };
+}
+
+/// An ArrayBuffer over `bytes` (no copy), kept valid by `owner`, which is dropped when the
+/// buffer is collected; V8 is told of its size as in [`typed_vec`].
+///
+/// # Safety
+/// `bytes` must stay valid and unmoved for as long as `owner` lives.
+pub unsafe fn external_arraybuffer<O: Send + 'static>(env: Env, owner: O, bytes: &[u8]) -> R<Val> {
+    let mut ab = ptr::null_mut();
+    if bytes.is_empty() {
+        ok(unsafe { sys::napi_create_arraybuffer(env, 0, ptr::null_mut(), &mut ab) }, "arraybuffer")?;
+        return Ok(ab);
+    }
+    let hint = Box::into_raw(Box::new(Kept { _owner: owner, bytes: bytes.len() as i64 }));
+    let data = bytes.as_ptr().cast_mut().cast::<std::ffi::c_void>();
+    let status = unsafe { sys::napi_create_external_arraybuffer(env, data, bytes.len(), Some(drop_kept::<O>), hint.cast(), &mut ab) };
+    if status != sys::Status::napi_ok {
+        // External buffers not allowed (a V8 sandbox): a copy in a buffer of V8's own.
+        let mut dst = ptr::null_mut();
+        let made = ok(unsafe { sys::napi_create_arraybuffer(env, bytes.len(), &mut dst, &mut ab) }, "arraybuffer");
+        if made.is_ok() {
+            unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), dst.cast::<u8>(), bytes.len()) };
+        }
+        drop(unsafe { Box::from_raw(hint) });
+        return made.map(|_| ab);
+    }
+    let mut now = 0i64;
+    unsafe { sys::napi_adjust_external_memory(env, bytes.len() as i64, &mut now) };
+    Ok(ab)
+}
+
+// ------------------------------------------------------------------ classes of the TS layer
+
+thread_local! {
+    /// `PreciseDate` (lib/dates.ts) of this thread's environment, registered at load.
+    static PRECISE_DATE: std::cell::Cell<sys::napi_ref> = const { std::cell::Cell::new(ptr::null_mut()) };
+}
+
+/// Keep `ctor` (the TS layer's `PreciseDate`) for [`precise_date`].
+pub fn register_precise_date(env: Env, ctor: Val) -> R<()> {
+    let mut r = ptr::null_mut();
+    ok(unsafe { sys::napi_create_reference(env, ctor, 1, &mut r) }, "reference")?;
+    let old = PRECISE_DATE.with(|p| p.replace(r));
+    if !old.is_null() {
+        unsafe { sys::napi_delete_reference(env, old) };
+    }
+    Ok(())
+}
+
+/// `new PreciseDate(ms, sub)`: milliseconds since the epoch and nanoseconds past them (a plain
+/// `Date` when no class is registered).
+pub fn precise_date(env: Env, ms: f64, sub: u32) -> R<Val> {
+    let r = PRECISE_DATE.with(|p| p.get());
+    if r.is_null() {
+        return date(env, ms);
+    }
+    let mut ctor = ptr::null_mut();
+    ok(unsafe { sys::napi_get_reference_value(env, r, &mut ctor) }, "reference value")?;
+    let args = [number(env, ms)?, number(env, sub as f64)?];
+    let mut out = ptr::null_mut();
+    ok(unsafe { sys::napi_new_instance(env, ctor, 2, args.as_ptr(), &mut out) }, "new PreciseDate")?;
+    Ok(out)
+}

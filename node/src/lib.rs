@@ -7,9 +7,12 @@
 //! | `ops` | the connection an operation leases, statements, connection and pool options (the core's names) |
 //! | `stream` | `NativeStream`: a query task feeding a bounded channel; `next()`, `cancel()` |
 //! | `out` | result columns prepared on the IO threads as buffers JS takes without copying (typed arrays, text + offsets) |
+//! | `arrow_out` | Arrow record batches handed over as their own buffers (apache-arrow `makeData` over them in `lib/arrow.ts`) |
 //! | `values` | single values of the types without a buffer form (Variant, Dynamic, JSON, …) as JS values |
 //! | `insert` | `NativeInsert`: an INSERT fed block by block (JS data or Arrow IPC) |
 //! | `input` | packed JS columns → blocks of the table's types (TypeError/RangeError naming column and row) |
+//! | `dates` | dates, date-times and times from JS text and `Date`s (jiff: calendar, ISO 8601, zones) |
+//! | `json`, `wide` | JSON text of JS values; 256-bit integers and Decimal256 from bigints and text |
 //! | `params` | `{name:Type}` parameters and settings from JS values |
 //! | `error` | errors as tagged JSON the TS layer turns into `ClickHouseError`, `TypeError`, `RangeError`, … |
 //! | `js` | checked Node-API helpers |
@@ -24,17 +27,22 @@
 // functions look unused.
 #![cfg_attr(test, allow(dead_code))]
 
+mod arrow_out;
 mod client;
+mod dates;
 mod error;
 mod input;
 mod insert;
 mod js;
+mod json;
 mod ops;
 mod out;
 mod params;
 mod stream;
 mod values;
+mod wide;
 
+use napi::bindgen_prelude::JsValue;
 use napi_derive::napi;
 
 #[napi_derive::module_init]
@@ -46,6 +54,12 @@ fn init() {
         .build()
         .unwrap_or_else(|e| panic!("cannot start chwire's tokio runtime: {e}"));
     napi::bindgen_prelude::create_custom_tokio_runtime(rt);
+}
+
+/// Hand the addon the TS layer's classes it makes values of (`PreciseDate`).
+#[napi(catch_unwind)]
+pub fn register_classes(env: napi::Env, precise_date: napi::bindgen_prelude::Unknown) -> napi::Result<()> {
+    js::register_precise_date(env.raw(), precise_date.raw()).map_err(|e| napi::Error::from(error::Error::from(e)))
 }
 
 /// The addon's version (the crate's).

@@ -5,7 +5,6 @@
 //! up in `lib.rs`); the JS thread only starts them and takes their finished results.
 
 use crate::error::{Error, Result};
-use crate::params::Param;
 use chwire::{Client, Options, Pool, PoolOptions};
 use std::sync::Arc;
 
@@ -69,77 +68,27 @@ impl Lease {
     }
 }
 
-/// A statement with what goes with it.
-#[derive(Debug, Clone, Default)]
-pub struct Spec {
-    pub sql: String,
-    pub params: Vec<(String, Param)>,
-    pub settings: Vec<(String, String)>,
-    pub query_id: Option<String>,
-}
-
-impl Spec {
-    pub fn apply(self, client: &mut Client) -> chwire::Query<'_> {
-        let mut q = client.query(self.sql);
-        for (k, v) in self.settings {
-            q = q.setting(k, v);
-        }
-        for (k, p) in self.params {
-            q = q.param(k, p);
-        }
-        if let Some(id) = self.query_id {
-            q = q.query_id(id);
-        }
-        q
-    }
-}
-
-/// Connection options: a URL and/or `{key: value}` by the core's URL keys (`Options::set`, the
-/// one table of option names every binding shares), plus `host` and `port`.
+/// Connection options: a URL and/or `{key: value}` by the core's one table of option names
+/// (`Options::from_url_and`); what it refuses is a `ChwireError` of kind `config`, as a bad URL.
 pub fn options(url: Option<&str>, extra: &[(String, String)]) -> Result<Options> {
-    let mut o = match url {
-        Some(u) => Options::from_url(u)?,
-        None => Options::default(),
-    };
-    for (k, v) in extra {
-        match k.as_str() {
-            "host" => o.host = v.clone(),
-            "port" => o.port = v.parse().map_err(|_| Error::Type(format!("invalid port {v:?}")))?,
-            _ => o.set(k, v)?,
-        }
-    }
-    Ok(o)
+    Ok(Options::from_url_and(url, extra.iter().map(|(k, v)| (k, v)))?)
 }
 
-/// The pool's options by the names of the core's `PoolOptions` fields (durations as the core's
-/// durations: `5s`, `500ms`, a bare number of seconds; `0` or `none` for no limit).
-// CORE: PoolOptions has no `set(key, value)` by name like Options::set; this is that table.
+/// The pool's options by the core's names (`PoolOptions::set`); one it refuses is a `TypeError`.
 pub fn pool_options(pairs: &[(String, String)]) -> Result<PoolOptions> {
     let mut p = PoolOptions::new();
-    let dur = |v: &str| -> Result<Option<std::time::Duration>> {
-        if v == "none" || v == "null" {
-            return Ok(None);
-        }
-        let d = chwire::parse_duration(v)?;
-        Ok((!d.is_zero()).then_some(d))
-    };
     for (k, v) in pairs {
-        let count = || v.parse::<usize>().map_err(|_| Error::Type(format!("invalid {k} {v:?} (a whole number)")));
-        match k.as_str() {
-            "max_size" => p = p.max_size(count()?.max(1)),
-            "min_idle" => p = p.min_idle(count()?),
-            "acquire_timeout" => p = p.acquire_timeout(dur(v)?),
-            "idle_timeout" => p = p.idle_timeout(dur(v)?),
-            "max_lifetime" => p = p.max_lifetime(dur(v)?),
-            "health_check_after" => p = p.health_check_after(dur(v)?),
-            _ => {
-                return Err(Error::Type(format!(
-                    "unknown pool option {k:?} (max_size, min_idle, acquire_timeout, idle_timeout, max_lifetime, health_check_after)"
-                )))
-            }
-        }
+        p.set(k, v).map_err(argument)?;
     }
     Ok(p)
+}
+
+/// A pool option the core refuses, as a `TypeError`.
+fn argument(e: chwire::Error) -> Error {
+    match e.kind() {
+        chwire::ErrorKind::Config(_) => Error::Type(e.to_string()),
+        _ => Error::Client(e),
+    }
 }
 
 /// A query task's drain after it was stopped early: over the native protocol the core writes a

@@ -11,21 +11,13 @@
 //!    buffers over the `Vec`s) in small descriptors `{k, ...}` that `lib/columns.ts`
 //!    materialises: rows from typed arrays in generated code, one object per row and no other.
 
+use crate::dates::{precise, time_text};
 use crate::error::{Error, Result};
 use crate::js::{self, Env, Val};
-use crate::values::{time_text, value_to_js};
+use crate::values::{value_to_js, Mapping};
 use chwire::proto::column::{decimal256_to_string, decimal_to_string, uuid_from_wire};
 use chwire::{Block, ColumnData, DataType, StringColumn};
 use napi::sys;
-
-/// The caller's choices for types with more than one JavaScript form.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Mapping {
-    /// (U)Int64 (and Interval) as `number`, each value checked to be exact; else `bigint`.
-    pub int64_as_number: bool,
-    /// Decimal as `number` (the nearest double); else its exact text.
-    pub decimal_as_number: bool,
-}
 
 /// Longest text of one JS string part (V8 strings stop at 2^29 - 24 UTF-16 units).
 const MAX_PART: usize = 1 << 28;
@@ -59,6 +51,10 @@ pub enum Prep {
     Str(Vec<StrPart>),
     /// Milliseconds since the epoch: `Date`s.
     Ms(Vec<f64>),
+    /// Milliseconds since the epoch and nanoseconds past them: `PreciseDate`s (DateTime64(4..9)).
+    Precise(Vec<f64>, Vec<u32>),
+    /// Bytes and the `n + 1` offsets of each value's: `Buffer`s (`strings: 'buffer'`).
+    Bin(Vec<u8>, Vec<u32>),
     Null(Vec<u8>, Box<Prep>),
     /// A dictionary and one key per row; `nullable`: key 0 is NULL.
     Dict(Box<Prep>, Vec<u32>, bool),
@@ -93,6 +89,10 @@ pub fn prepare(name: &str, ty: &DataType, data: ColumnData, m: Mapping) -> Resul
         (T::Date32, D::Int32(v)) => Prep::Ms(v.iter().map(|&d| d as f64 * 86_400_000.0).collect()),
         (T::Time, D::Int32(v)) => strings(v.iter().map(|&s| time_text(s as i64, 0))),
         (T::Time64(p), D::Int64(v)) => strings(v.iter().map(|&t| time_text(t, *p))),
+        (T::DateTime64 { precision, .. }, D::Int64(v)) if *precision > 3 => {
+            let (ms, sub) = v.iter().map(|&t| precise(t, *precision)).unzip();
+            Prep::Precise(ms, sub)
+        }
         (T::DateTime64 { precision, .. }, D::Int64(v)) => Prep::Ms(v.iter().map(|&t| ticks_ms(t, *precision)).collect()),
         (T::Enum8(items), D::Int8(v)) => {
             strings(v.iter().map(|x| items.iter().find(|(_, e)| e == x).map_or(String::new(), |(n, _)| n.clone())))
@@ -123,6 +123,16 @@ pub fn prepare(name: &str, ty: &DataType, data: ColumnData, m: Mapping) -> Resul
             o.copy_from_slice(c);
             std::net::Ipv6Addr::from(o).to_string()
         })),
+        (T::FixedString(_), D::Fixed { data, width }) if m.strings_as_buffers => {
+            let w = width.max(1);
+            let offsets = (0..=data.len() / w).map(|i| u32::try_from(i * w)).collect::<std::result::Result<_, _>>();
+            Prep::Bin(data, offsets.map_err(|_| Error::Data(format!("column `{name}`: more than 4 GiB of bytes in one block")))?)
+        }
+        (T::String, D::String(s)) if m.strings_as_buffers => {
+            let (offsets, data) = s.into_parts();
+            let offsets = offsets.iter().map(|&o| u32::try_from(o)).collect::<std::result::Result<_, _>>();
+            Prep::Bin(data, offsets.map_err(|_| Error::Data(format!("column `{name}`: more than 4 GiB of bytes in one block")))?)
+        }
         (T::FixedString(_), D::Fixed { data, width }) => {
             let mut s = StringColumn::with_capacity(data.len() / width.max(1), data.len());
             for c in data.chunks_exact(width.max(1)) {
@@ -269,6 +279,10 @@ impl Prep {
             (P::I32(a), P::I32(b)) => a.extend_from_slice(&b),
             (P::F32(a), P::F32(b)) => a.extend_from_slice(&b),
             (P::F64(a), P::F64(b)) | (P::Ms(a), P::Ms(b)) => a.extend_from_slice(&b),
+            (P::Precise(a, an), P::Precise(b, bn)) => {
+                a.extend_from_slice(&b);
+                an.extend_from_slice(&bn);
+            }
             (P::U64(a), P::U64(b)) => a.extend_from_slice(&b),
             (P::I64(a), P::I64(b)) => a.extend_from_slice(&b),
             (P::Str(a), P::Str(b)) => a.extend(b),
@@ -339,6 +353,16 @@ impl Prep {
             Prep::Ms(v) => {
                 tag("ms")?;
                 put("v", js::typed_vec(env, v, sys::TypedarrayType::float64_array)?)?
+            }
+            Prep::Precise(ms, sub) => {
+                tag("pd")?;
+                put("v", js::typed_vec(env, ms, sys::TypedarrayType::float64_array)?)?;
+                put("n", js::typed_vec(env, sub, sys::TypedarrayType::uint32_array)?)?;
+            }
+            Prep::Bin(bytes, offsets) => {
+                tag("bin")?;
+                put("v", js::typed_vec(env, bytes, sys::TypedarrayType::uint8_array)?)?;
+                put("o", js::typed_vec(env, offsets, sys::TypedarrayType::uint32_array)?)?;
             }
             Prep::Str(parts) => {
                 tag("s")?;

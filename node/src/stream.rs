@@ -1,18 +1,21 @@
 //! A running query and what it hands to JavaScript.
 //!
 //! A task on the runtime owns the connection (its lease) for the query's duration: it reads
-//! blocks, prepares each for JS (`out::prepare_block`, or Arrow IPC bytes) and hands it to a
-//! channel of [`STREAM_DEPTH`] items, so a slow consumer pauses the reading and memory stays a
-//! block or two per stream. `next()` returns a Promise of the next item. `cancel()` (an
+//! blocks, prepares each for JS (`out::prepare_block`, or an Arrow batch's buffers) and hands
+//! it to a channel of [`STREAM_DEPTH`] items, so a slow consumer pauses the reading and memory
+//! stays a block or two per stream. `next()` returns a Promise of the next items (all that are
+//! queued, at least one). `cancel()` (an
 //! `AbortSignal`, a stream closed early) or the stream object being collected aborts the task:
 //! dropping chwire's query stream stops the query on the server, and the connection is drained
 //! at once (`ops::drain_later`).
 
 use crate::error::{Error, Result};
 use crate::js;
-use crate::ops::{drain_later, Lease, Spec, Target};
-use crate::out::{infos, infos_to_js, prepare_block, ColumnInfo, Mapping, Prep};
+use crate::ops::{drain_later, Lease, Target};
+use crate::out::{infos, infos_to_js, prepare_block, ColumnInfo, Prep};
+use crate::values::Mapping;
 use chwire::Event;
+use chwire::QuerySpec;
 use chwire_arrow::ArrowOptions;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -33,9 +36,10 @@ pub enum Mode {
     Blocks,
     /// The header, then all blocks merged into one.
     Columns,
-    /// One Arrow IPC stream of the whole result.
+    /// The Arrow schema (an IPC message), then each block's record batch (`arrow_out`),
+    /// queued deep (the JS side keeps them all anyway).
     Arrow,
-    /// The IPC schema, then each block's IPC messages.
+    /// The same, a block or two ahead of the consumer.
     ArrowStream,
     /// Run to the end; only the summary.
     Execute,
@@ -45,6 +49,7 @@ pub enum Item {
     Header { columns: Vec<ColumnInfo>, query_id: String },
     Block { rows: usize, cols: Vec<Prep> },
     Ipc(Vec<u8>),
+    Batch(crate::arrow_out::Batch),
     Done { progress: chwire::Progress },
 }
 
@@ -71,6 +76,11 @@ impl ToNapiValue for Item {
                     js::set(env, o, "t", js::str_val(env, "a")?)?;
                     // The IPC bytes handed over as they are (an external buffer over the Vec).
                     js::set(env, o, "b", js::buffer_vec(env, bytes)?)?;
+                }
+                Item::Batch(b) => {
+                    js::set(env, o, "t", js::str_val(env, "r")?)?;
+                    js::set(env, o, "n", js::number(env, b.rows() as f64)?)?;
+                    js::set(env, o, "c", b.into_js(env)?)?;
                 }
                 Item::Done { progress } => {
                     js::set(env, o, "t", js::str_val(env, "d")?)?;
@@ -102,7 +112,7 @@ async fn send(tx: &Tx, item: Item) -> bool {
 }
 
 pub struct Job {
-    pub spec: Spec,
+    pub spec: QuerySpec,
     pub mode: Mode,
     pub mapping: Mapping,
     pub arrow: ArrowOptions,
@@ -118,15 +128,18 @@ async fn run(target: Arc<Target>, job: Job, tx: &Tx) -> Result<()> {
     }
     match mode {
         Mode::Arrow | Mode::ArrowStream => {
-            let mut s = spec.apply(c).fetch_arrow(arrow).await?;
+            let mut s = spec.query(c).fetch_arrow(arrow).await?;
             let schema = s.schema();
             let query_id = s.query_stream().query_id().to_owned();
             let columns = s.query_stream().header().map(|h| infos(h, server_tz.as_deref())).unwrap_or_default();
             if !send(tx, Item::Header { columns, query_id }).await {
                 return Ok(());
             }
-            let mut w = arrow_ipc::writer::StreamWriter::try_new(Vec::with_capacity(1 << 16), &schema)?;
-            if mode == Mode::ArrowStream && !send(tx, Item::Ipc(std::mem::take(w.get_mut()))).await {
+            // The schema as an IPC message (apache-arrow reads the field types from it), then
+            // each batch's buffers as they are (arrow_out).
+            let mut w = arrow_ipc::writer::StreamWriter::try_new(Vec::with_capacity(1 << 12), &schema)?;
+            w.finish()?;
+            if !send(tx, Item::Ipc(w.into_inner()?)).await {
                 return Ok(());
             }
             loop {
@@ -136,21 +149,14 @@ async fn run(target: Arc<Target>, job: Job, tx: &Tx) -> Result<()> {
                     b = s.next_batch() => b?,
                 };
                 let Some(batch) = batch else { break };
-                w.write(&batch)?;
-                if mode == Mode::ArrowStream && !send(tx, Item::Ipc(std::mem::take(w.get_mut()))).await {
+                if !send(tx, Item::Batch(crate::arrow_out::Batch::new(&batch)?)).await {
                     return Ok(());
                 }
             }
-            w.finish()?;
-            let progress = *s.query_stream().progress();
-            let rest = w.into_inner()?;
-            if !rest.is_empty() && !send(tx, Item::Ipc(rest)).await {
-                return Ok(());
-            }
-            send(tx, Item::Done { progress }).await;
+            send(tx, Item::Done { progress: *s.query_stream().progress() }).await;
         }
         Mode::Blocks | Mode::Columns | Mode::Execute => {
-            let mut s = spec.apply(c).stream().await?;
+            let mut s = spec.query(c).stream().await?;
             let mut header_sent = false;
             let mut merged: Option<(usize, Vec<Prep>)> = None;
             loop {
@@ -209,10 +215,20 @@ async fn run(target: Arc<Target>, job: Job, tx: &Tx) -> Result<()> {
 /// A running query: `next()` for its items in order, `cancel()` to stop it.
 #[napi]
 pub struct NativeStream {
-    rx: Arc<tokio::sync::Mutex<mpsc::Receiver<Result<Item>>>>,
+    rx: Arc<tokio::sync::Mutex<Receiver>>,
     abort: AbortHandle,
     target: Arc<Target>,
 }
+
+/// The channel's end, and an error that came after items already taken (given at the next call).
+struct Receiver {
+    rx: mpsc::Receiver<Result<Item>>,
+    failed: Option<Error>,
+}
+
+/// Items handed over by one `next()` at most: those already queued go together, saving a
+/// round trip through the JS event loop per block when the consumer is the slower side.
+const MAX_TAKE: usize = 8;
 
 impl NativeStream {
     pub fn start(target: Arc<Target>, job: Job) -> NativeStream {
@@ -225,23 +241,38 @@ impl NativeStream {
                 let _ = tx.send(Err(e)).await;
             }
         });
-        NativeStream { rx: Arc::new(tokio::sync::Mutex::new(rx)), abort: task.abort_handle(), target }
+        NativeStream { rx: Arc::new(tokio::sync::Mutex::new(Receiver { rx, failed: None })), abort: task.abort_handle(), target }
     }
 }
 
 #[napi]
 impl NativeStream {
-    /// The next item (`null` at the end).
-    #[napi(ts_return_type = "Promise<any>")]
-    pub async fn next(&self) -> napi::Result<Option<Item>> {
+    /// The next items in order (at least one; those already queued too), `null` at the end.
+    #[napi(ts_return_type = "Promise<any[] | null>")]
+    pub async fn next(&self) -> napi::Result<Option<Vec<Item>>> {
         let rx = self.rx.clone();
-        let mut rx = rx.lock().await;
-        match rx.recv().await {
-            Some(Ok(item)) => Ok(Some(item)),
-            Some(Err(e)) => Err(e.into()),
-            None if self.abort.is_finished() => Ok(None),
-            None => Err(Error::Aborted.into()),
+        let mut r = rx.lock().await;
+        if let Some(e) = r.failed.take() {
+            return Err(e.into());
         }
+        let first = match r.rx.recv().await {
+            Some(Ok(item)) => item,
+            Some(Err(e)) => return Err(e.into()),
+            None if self.abort.is_finished() => return Ok(None),
+            None => return Err(Error::Aborted.into()),
+        };
+        let mut items = vec![first];
+        while items.len() < MAX_TAKE {
+            match r.rx.try_recv() {
+                Ok(Ok(item)) => items.push(item),
+                Ok(Err(e)) => {
+                    r.failed = Some(e);
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        Ok(Some(items))
     }
 
     /// Stop the query (it is cancelled on the server; the connection is drained).
@@ -258,4 +289,22 @@ impl Drop for NativeStream {
     fn drop(&mut self) {
         self.cancel();
     }
+}
+
+/// Give back the memory of blocks the TS layer is done with (the typed arrays a row stream read
+/// its rows from, never handed to the caller): each ArrayBuffer is detached, which frees its
+/// buffer at once instead of at a later garbage collection (a W2 row stream otherwise hands V8
+/// hundreds of megabytes of garbage to find).
+#[napi(catch_unwind)]
+pub fn release_buffers(env: Env, buffers: Vec<Unknown>) -> napi::Result<()> {
+    let env = env.raw();
+    for b in buffers {
+        let v = b.raw();
+        let mut is = false;
+        if unsafe { napi::sys::napi_is_arraybuffer(env, v, &mut is) } == napi::sys::Status::napi_ok && is {
+            // A buffer that cannot be detached stays as it is: the collector frees it.
+            unsafe { napi::sys::napi_detach_arraybuffer(env, v) };
+        }
+    }
+    Ok(())
 }

@@ -8,9 +8,20 @@
 
 use crate::error::Result;
 use crate::js::{self, Env, Val};
-use crate::out::Mapping;
 use chwire::proto::column::{decimal256_to_string, decimal_to_string};
 use chwire::Value;
+
+/// The caller's choices for types with more than one JavaScript form.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Mapping {
+    /// (U)Int64 (and Interval) as `number`, each value checked to be exact; else `bigint`.
+    pub int64_as_number: bool,
+    /// Decimal as `number` (the nearest double); else its exact text.
+    pub decimal_as_number: bool,
+    /// String and FixedString as `Buffer`s of their bytes; else `string`s (UTF-8, invalid
+    /// bytes as U+FFFD).
+    pub strings_as_buffers: bool,
+}
 
 const EXACT: u64 = 1 << 53;
 
@@ -65,6 +76,7 @@ pub fn value_to_js(env: Env, v: &Value<'_>, m: Mapping) -> Result<Val> {
         Value::Float64(f) => js::number(env, *f)?,
         Value::BFloat16(b) => js::number(env, f32::from_bits((*b as u32) << 16) as f64)?,
         Value::Bool(b) => js::boolean(env, *b)?,
+        Value::String(s) | Value::FixedString(s) if m.strings_as_buffers => js::buffer_copy(env, s)?,
         Value::String(s) | Value::FixedString(s) => js::bytes_str(env, s)?,
         Value::Uuid(c) => {
             let h: String = c.iter().map(|b| format!("{b:02x}")).collect();
@@ -73,11 +85,11 @@ pub fn value_to_js(env: Env, v: &Value<'_>, m: Mapping) -> Result<Val> {
         Value::Date(d) => js::date(env, *d as f64 * 86_400_000.0)?,
         Value::Date32(d) => js::date(env, *d as f64 * 86_400_000.0)?,
         Value::DateTime(s, _) => js::date(env, *s as f64 * 1000.0)?,
-        Value::DateTime64 { ticks, precision, .. } => {
-            let p = *precision as i32;
-            let ms = if p <= 3 { *ticks as f64 * 10f64.powi(3 - p) } else { ticks.div_euclid(10i64.pow((p - 3) as u32)) as f64 };
-            js::date(env, ms)?
+        Value::DateTime64 { ticks, precision, .. } if *precision > 3 => {
+            let (ms, sub) = crate::dates::precise(*ticks, *precision);
+            js::precise_date(env, ms, sub)?
         }
+        Value::DateTime64 { ticks, precision, .. } => js::date(env, *ticks as f64 * 10f64.powi(3 - *precision as i32))?,
         Value::Enum(name, _) => js::str_val(env, name)?,
         Value::Array(items) | Value::QBit(items) => {
             let arr = js::array(env, items.len())?;
@@ -92,8 +104,8 @@ pub fn value_to_js(env: Env, v: &Value<'_>, m: Mapping) -> Result<Val> {
         Value::Int256(b) => big256(env, b, true)?,
         Value::Decimal { raw, scale } => decimal_value(env, decimal_to_string(*raw, *scale), m)?,
         Value::Decimal256 { raw, scale } => decimal_value(env, decimal256_to_string(raw, *scale), m)?,
-        Value::Time(s) => js::str_val(env, &time_text(*s as i64, 0))?,
-        Value::Time64 { ticks, precision } => js::str_val(env, &time_text(*ticks, *precision))?,
+        Value::Time(s) => js::str_val(env, &crate::dates::time_text(*s as i64, 0))?,
+        Value::Time64 { ticks, precision } => js::str_val(env, &crate::dates::time_text(*ticks, *precision))?,
         Value::Ipv4(a) => js::str_val(env, &a.to_string())?,
         Value::Ipv6(a) => js::str_val(env, &a.to_string())?,
         Value::Tuple(items) => {
@@ -189,16 +201,4 @@ pub fn json_to_js(env: Env, j: &serde_json::Value) -> Result<Val> {
             obj
         }
     })
-}
-
-pub fn time_text(ticks: i64, p: u8) -> String {
-    let unit = 10u64.pow(p as u32);
-    let sign = if ticks < 0 { "-" } else { "" };
-    let t = ticks.unsigned_abs();
-    let (secs, frac) = (t / unit, t % unit);
-    let mut s = format!("{sign}{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
-    if p > 0 {
-        s.push_str(&format!(".{frac:0width$}", width = p as usize));
-    }
-    s
 }

@@ -119,7 +119,11 @@ test('a wrong value is a TypeError/RangeError naming the column and row; nothing
     [{ big: 1.5 }, RangeError, /column `big` \(Int64\), row 2: 1.5 is not an integer/],
     [{ id: -1 }, RangeError, /column `id` \(UInt64\), row 2/],
     [{ name: 5 }, TypeError, /column `name` \(String\), row 2: the number 5 does not fit String/],
-    [{ ts: new Date(1500) }, RangeError, /column `ts` \(DateTime\), row 2: a Date with milliseconds/],
+    [
+      { ts: new Date(1500) },
+      RangeError,
+      /column `ts` \(DateTime\), row 2: a time with a fraction of a second/,
+    ],
     [{ tags: 'x' }, TypeError, /column `tags` \(Array\(String\)\), row 2/],
     [{ id: null }, RangeError, /column `id` \(UInt64\), row 2: NULL does not fit/],
   ];

@@ -1,20 +1,15 @@
 //! `chwire._chwire.RawClient`: one connection; the Python `chwire.Client` wraps it.
 
-use crate::busy::Busy;
 use crate::errors::{Error, IntoPyResult};
 use crate::params;
 use crate::runtime::run;
-use crate::stream::{arrow_options, QueryStream, Shared, Spec};
-use chwire::proto::packet::client::quote_identifier as quote_ident;
-use chwire::{DataType, Options};
+use crate::stream::{arrow_options, QueryStream};
+use chwire::sql::{InsertTarget, TableRef};
+use chwire::{Lease, Options, QuerySpec, Shared};
 use chwire_arrow::ArrowOptions;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3_arrow::input::AnyRecordBatch;
-use std::sync::Arc;
-
-/// Largest block an Arrow batch is cut into for an INSERT (slicing is free; the block is a copy).
-const INSERT_BLOCK_ROWS: usize = 1 << 20;
 
 #[pyclass(module = "chwire._chwire", name = "RawClient", frozen)]
 pub struct RawClient {
@@ -22,27 +17,15 @@ pub struct RawClient {
     /// The runtime this client's connection and tasks keep to (see `crate::runtime`).
     rt: crate::runtime::Pinned,
     arrow: ArrowOptions,
-    busy: Busy,
     /// The running task of this client, for `cancel()` from another thread.
     running: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
     server: Option<chwire::ServerInfo>,
 }
 
-/// Arrow output settings (`output_format_arrow_*`, e.g. `string_as_string = 0` for String
-/// values that are not UTF-8) shape the batches chwire builds: they are applied to `arrow`
-/// and not sent (the server, 18.16 among others, may not know them).
+/// Arrow output settings (`output_format_arrow_*`) shape the batches chwire builds: taken out
+/// of `settings` and applied to `arrow` (the core's rule), not sent.
 fn take_arrow_settings(settings: &mut Vec<(String, String)>, arrow: &mut ArrowOptions) -> Result<(), Error> {
-    let mut failed = None;
-    settings.retain(|(k, v)| {
-        if !k.trim().starts_with("output_format_arrow_") {
-            return true;
-        }
-        if let Err(e) = arrow.set(k, v) {
-            failed.get_or_insert(e);
-        }
-        false
-    });
-    failed.map_or(Ok(()), |e| Err(Error::Data(e.to_string())))
+    arrow.take_settings(settings).map_err(|e| Error::Data(e.to_string()))
 }
 
 impl RawClient {
@@ -52,10 +35,23 @@ impl RawClient {
         parameters: Option<&Bound<'_, PyAny>>,
         settings: Option<&Bound<'_, PyAny>>,
         query_id: Option<String>,
-    ) -> PyResult<Spec> {
+    ) -> PyResult<QuerySpec> {
         let tz = self.server.as_ref().and_then(|s| s.timezone.as_deref());
-        let params = params::extract(parameters, &sql, tz)?;
-        Ok(Spec { sql, params, settings: params::settings(settings)?, query_id })
+        let mut spec = QuerySpec::new(sql);
+        spec.settings = params::settings(settings)?;
+        spec.query_id = query_id;
+        params::bind_all(&mut spec, parameters, tz)?;
+        Ok(spec)
+    }
+
+    /// The connection for one query, or `ProgrammingError` (busy) while another query of this
+    /// client runs or streams: waiting would be for ever when that stream is this thread's.
+    fn lease(&self, py: Python<'_>) -> PyResult<Lease> {
+        if self.client.is_closed() {
+            return Err(Error::Closed.into_py(py));
+        }
+        let shared = self.client.clone();
+        run(py, self.rt.handle(), async move { Ok(shared.try_lease(std::time::Duration::ZERO).await?) })
     }
 
     fn track(&self, h: tokio::task::AbortHandle) {
@@ -78,8 +74,8 @@ impl RawClient {
         let mut spec = self.spec(sql, parameters, settings, query_id)?;
         let mut arrow = self.arrow.clone();
         take_arrow_settings(&mut spec.settings, &mut arrow).py_err(py)?;
-        let guard = self.busy.acquire().py_err(py)?;
-        QueryStream::open(py, self.rt.handle(), self.client.clone(), spec, arrow, progress, guard, whole_table, |h| self.track(h))
+        let lease = self.lease(py)?;
+        QueryStream::open(py, self.rt.handle(), self.client.clone(), lease, spec, arrow, progress, whole_table, |h| self.track(h))
     }
 }
 
@@ -97,17 +93,7 @@ impl RawClient {
         settings: Vec<(String, String)>,
         mapping: &str,
     ) -> PyResult<RawClient> {
-        let mut o = match url {
-            Some(u) => Options::from_url(&u).py_err(py)?,
-            None => Options::default(),
-        };
-        for (k, v) in options {
-            match k.as_str() {
-                "host" => o.host = v,
-                "port" => o.port = v.parse().map_err(|_| Error::Data(format!("invalid port {v:?}"))).py_err(py)?,
-                _ => o.set(&k, &v).py_err(py)?,
-            }
-        }
+        let mut o = Options::from_url_and(url.as_deref(), options).py_err(py)?;
         // The URL's output_format_arrow_* settings first, then the keyword's: the keyword wins,
         // as it does for every other setting (sent after the URL's).
         let mut arrow = arrow_options(mapping).py_err(py)?;
@@ -116,16 +102,9 @@ impl RawClient {
         take_arrow_settings(&mut settings, &mut arrow).py_err(py)?;
         o.settings.extend(settings);
         let rt = crate::runtime::Pinned::new();
-        let client = run(py, rt.handle(), async move { Ok(chwire::Client::connect(o).await?) })?;
-        let server = client.server_info();
-        Ok(RawClient {
-            client: Arc::new(tokio::sync::Mutex::new(Some(client))),
-            rt,
-            arrow,
-            busy: Busy::default(),
-            running: Default::default(),
-            server,
-        })
+        let client = run(py, rt.handle(), async move { Ok(Shared::connect(o).await?) })?;
+        let server = client.server_info().cloned();
+        Ok(RawClient { client, rt, arrow, running: Default::default(), server })
     }
 
     /// Run a query and stream its result as Arrow record batches.
@@ -174,30 +153,20 @@ impl RawClient {
         if schema.fields().is_empty() {
             return Err(Error::Data("the data to insert has no columns".into()).into_py(py));
         }
-        let cols: Vec<String> = schema.fields().iter().map(|f| quote_ident(f.name())).collect();
-        let sql = format!("INSERT INTO {table} ({}) VALUES", cols.join(", "));
+        let table = TableRef::parse(&table).map_err(|e| Error::from(chwire::Error::from(e))).py_err(py)?;
+        let cols: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        let sql = InsertTarget::values(table, Some(cols)).to_string();
         let spec = self.spec(sql, None, settings, query_id)?;
-        let client = self.client.clone();
-        let _guard = self.busy.acquire().py_err(py)?;
+        let mut lease = self.lease(py)?;
         let task = async move {
-            let mut lock = client.lock().await;
-            let c = lock.as_mut().ok_or(Error::Closed)?;
-            let mut ins = spec.apply(c).insert().await?;
-            let target: Vec<(String, DataType)> = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
-            let mut rows = 0u64;
+            let c = lease.client().map_err(|_| Error::Closed)?;
+            // The core's Arrow insert: batches gathered or cut into blocks, converted and checked.
+            let mut ins = spec.query(c).insert_arrow().await?;
             for batch in reader {
-                let batch = batch.map_err(|e| Error::Data(format!("reading the Arrow data: {e}")))?;
-                let mut offset = 0;
-                while offset < batch.num_rows() {
-                    let len = INSERT_BLOCK_ROWS.min(batch.num_rows() - offset);
-                    let block = chwire_arrow::batch_to_block(&batch.slice(offset, len), &target)?;
-                    ins.send(&block).await?;
-                    offset += len;
-                    rows += len as u64;
-                }
+                let batch = batch.map_err(|e| ins.refused(format!("reading the Arrow data: {e}")))?;
+                ins.send_batch(batch).await?;
             }
-            ins.end().await?;
-            Ok(rows)
+            Ok(ins.end().await?.rows_sent)
         };
         let handle = self.rt.handle().spawn(task);
         self.track(handle.abort_handle());
@@ -237,7 +206,7 @@ impl RawClient {
         self.cancel();
         let client = self.client.clone();
         run(py, self.rt.handle(), async move {
-            client.lock().await.take();
+            client.close().await;
             Ok(())
         })
     }

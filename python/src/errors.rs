@@ -3,9 +3,6 @@
 use chwire::ErrorKind;
 use pyo3::prelude::*;
 
-const BUSY: &str = "another query of this client is still running or streaming: read or close its stream first \
-                    (a client runs one query at a time; use one client per thread)";
-
 /// Everything that can fail below the Python surface.
 #[derive(Debug)]
 pub enum Error {
@@ -15,8 +12,6 @@ pub enum Error {
     Data(String),
     /// The Python client was closed.
     Closed,
-    /// Another query of the same client is still running or streaming.
-    Busy,
     /// `Client.cancel()` (or a cancelled asyncio task) stopped the query.
     Cancelled,
     /// A read of a stream whose query was interrupted or failed before (the reason).
@@ -48,7 +43,6 @@ impl std::fmt::Display for Error {
             Error::Arrow(e) => write!(f, "Arrow conversion: {e}"),
             Error::Data(m) => f.write_str(m),
             Error::Closed => f.write_str("the client is closed"),
-            Error::Busy => f.write_str(BUSY),
             Error::Cancelled => f.write_str("the query was cancelled"),
             Error::Broken(why) => f.write_str(why),
         }
@@ -70,7 +64,6 @@ impl Error {
             Error::Arrow(e) => raise(py, "DataError", format!("Arrow conversion: {e}")),
             Error::Data(m) => raise(py, "DataError", m),
             Error::Closed => raise(py, "InterfaceError", "the client is closed".into()),
-            Error::Busy => raise(py, "ProgrammingError", BUSY.into()),
             Error::Cancelled => raise(py, "OperationalError", "the query was cancelled".into()),
             Error::Broken(why) => raise(py, "OperationalError", why.into()),
         }
@@ -81,7 +74,7 @@ fn client_error(py: Python<'_>, e: chwire::Error) -> PyErr {
     let text = e.to_string();
     let class = match e.kind() {
         ErrorKind::Server(s) => {
-            let name = s.code_name().map_or_else(|| s.name.clone(), str::to_owned);
+            let name = s.name().to_owned();
             let args = (s.code, name, s.text().to_owned(), s.stack_trace.clone(), text);
             let made =
                 py.import("chwire._errors").and_then(|m| m.getattr("_server_error")).and_then(|f| f.call1(args)).map(PyErr::from_value);
@@ -94,7 +87,7 @@ fn client_error(py: Python<'_>, e: chwire::Error) -> PyErr {
         ErrorKind::Decode(_) | ErrorKind::Protocol(_) => "ProtocolError",
         ErrorKind::Config(_) => "InterfaceError",
         ErrorKind::InvalidInput(_) | ErrorKind::Row(_) => "DataError",
-        ErrorKind::NoRows => "ProgrammingError",
+        ErrorKind::NoRows | ErrorKind::Busy => "ProgrammingError",
         _ => "DatabaseError",
     };
     raise(py, class, text)

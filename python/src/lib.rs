@@ -4,7 +4,6 @@
 //! never as per-value objects; the Python layer (python/chwire) adds pandas, Polars, NumPy,
 //! rows, asyncio and the DB-API on top.
 
-mod busy;
 mod client;
 mod errors;
 mod params;

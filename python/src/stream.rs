@@ -6,13 +6,12 @@
 //! size. Dropping the consumer end cancels the query (the task sees the channel close, drops
 //! the Rust stream, and chwire sends Cancel and drains it before the client's next query).
 
-use crate::busy::BusyGuard;
 use crate::errors::{Error, IntoPyResult};
-use crate::params::Param;
 use crate::runtime::SIGNAL_CHECK;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
-use chwire::{Event, Progress};
+use chwire::arrow::ArrowEvent;
+use chwire::{Lease, Progress, QuerySpec, Shared};
 use chwire_arrow::ArrowOptions;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::intern;
@@ -26,11 +25,7 @@ use tokio::task::JoinHandle;
 
 /// The Arrow mapping of a name: `rich` or `clickhouse`.
 pub fn arrow_options(mapping: &str) -> Result<ArrowOptions, Error> {
-    match mapping {
-        "rich" => Ok(ArrowOptions::rich()),
-        "clickhouse" => Ok(ArrowOptions::clickhouse()),
-        m => Err(Error::Data(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
-    }
+    ArrowOptions::named(mapping).map_err(|e| Error::Data(e.to_string()))
 }
 
 /// Batches decoded ahead of a streaming consumer (and one more being decoded meanwhile). Two
@@ -47,34 +42,6 @@ const BUFFERED_TABLE: usize = 64;
 /// Separate chunks keep each its own dictionary, which pyarrow and pandas unify.
 const COALESCE_ROWS: usize = 65_536;
 
-/// The client shared by a Python `Client` and its running task (`None` once closed).
-pub type Shared = Arc<tokio::sync::Mutex<Option<chwire::Client>>>;
-
-/// A statement with what goes with it.
-#[derive(Debug, Clone, Default)]
-pub struct Spec {
-    pub sql: String,
-    pub params: Vec<(String, Param)>,
-    pub settings: Vec<(String, String)>,
-    pub query_id: Option<String>,
-}
-
-impl Spec {
-    pub fn apply<'c>(self, client: &'c mut chwire::Client) -> chwire::Query<'c> {
-        let mut q = client.query(self.sql);
-        for (k, v) in self.settings {
-            q = q.setting(k, v);
-        }
-        for (k, p) in self.params {
-            q = q.param(k, p);
-        }
-        if let Some(id) = self.query_id {
-            q = q.query_id(id);
-        }
-        q
-    }
-}
-
 pub enum Msg {
     Schema(SchemaRef),
     Batch(RecordBatch),
@@ -88,9 +55,9 @@ pub fn closed_client() -> Error {
     Error::Closed
 }
 
-/// Kills the client's abandoned HTTP query ([`chwire::Client::settle`]) when dropped armed: a
-/// task aborted by `cancel()`, Ctrl-C or asyncio would otherwise leave a quiet query running
-/// on the server until the client's next use.
+/// Settles the client's abandoned query ([`Shared::settle_in_background`]) when dropped armed:
+/// a task aborted by `cancel()`, Ctrl-C or asyncio would otherwise leave a quiet HTTP query
+/// running on the server until the client's next use.
 pub struct SettleOnDrop(Option<Shared>, Handle);
 
 impl SettleOnDrop {
@@ -107,33 +74,26 @@ impl SettleOnDrop {
 impl Drop for SettleOnDrop {
     fn drop(&mut self) {
         if let Some(client) = self.0.take() {
-            self.1.spawn(async move {
-                if let Some(c) = client.lock().await.as_mut() {
-                    let _ = c.settle().await; // only logged by the client: nobody waits for it
-                }
-            });
+            let _rt = self.1.enter();
+            client.settle_in_background();
         }
     }
 }
 
-async fn query_task(client: Shared, spec: Spec, mut opts: ArrowOptions, tx: Tx) {
-    let settle = SettleOnDrop::new(client.clone(), Handle::current());
-    let mut guard = client.lock().await;
-    let res = match guard.as_mut() {
-        Some(c) => {
-            // DateTime columns without a zone are in the server's (as chwire's
-            // `Query::fetch_arrow` and the ADBC driver give them), unless the caller chose one.
-            if opts.default_timezone.is_none() {
-                opts.default_timezone = c.server_info().and_then(|s| s.timezone);
-            }
-            let res = run_query(c, spec, &opts, &tx).await;
+/// The query on the connection `lease` holds (the caller took it, so a second query of the
+/// client is refused as busy until this one is over).
+async fn query_task(client: Shared, mut lease: Lease, spec: QuerySpec, opts: ArrowOptions, tx: Tx) {
+    let settle = SettleOnDrop::new(client, Handle::current());
+    let res = match lease.client() {
+        Ok(c) => {
+            let res = run_query(c, spec, opts, &tx).await;
             // A consumer that left early abandoned the query.
             let _ = c.settle().await;
             res
         }
-        None => Err(closed_client()),
+        Err(_) => Err(closed_client()),
     };
-    drop(guard);
+    drop(lease);
     settle.disarm();
     if let Err(e) = res {
         let _ = tx.send(Err(e)).await;
@@ -145,43 +105,29 @@ async fn send(tx: &Tx, m: Msg) -> bool {
     tx.send(Ok(m)).await.is_ok()
 }
 
-/// Progress is always forwarded: `QueryStream.progress` reads it without a callback.
-async fn run_query(client: &mut chwire::Client, spec: Spec, opts: &ArrowOptions, tx: &Tx) -> Result<(), Error> {
-    let mut stream = spec.apply(client).stream().await?;
-    let mut schema: Option<SchemaRef> = None;
+/// The core's Arrow stream (DateTime without a zone in the server's, as in every front end),
+/// forwarded: the schema, then batches and progress (always forwarded: `QueryStream.progress`
+/// reads it without a callback).
+async fn run_query(client: &mut chwire::Client, spec: QuerySpec, opts: ArrowOptions, tx: &Tx) -> Result<(), Error> {
+    let mut stream = spec.query(client).fetch_arrow(opts).await?;
+    if !send(tx, Msg::Schema(stream.schema())).await {
+        return Ok(());
+    }
     loop {
         let ev = tokio::select! {
             biased;
             _ = tx.closed() => return Ok(()),
             ev = stream.next_event() => ev?,
         };
-        if schema.is_none() {
-            if let Some(h) = stream.header() {
-                let s = chwire_arrow::schema_of_block(h, opts)?;
-                if !send(tx, Msg::Schema(s.clone())).await {
-                    return Ok(());
-                }
-                schema = Some(s);
-            }
-        }
         let m = match ev {
-            None => break,
-            Some(Event::Data(b)) => {
-                let s = schema.as_ref().ok_or_else(|| Error::Data("a data block arrived before the header".into()))?;
-                Msg::Batch(chwire_arrow::block_to_batch(b, s, opts)?)
-            }
-            Some(Event::Progress(p)) => Msg::Progress(p),
-            Some(_) => continue,
+            None => return Ok(()),
+            Some(ArrowEvent::Batch(b)) => Msg::Batch(b),
+            Some(ArrowEvent::Progress(p)) => Msg::Progress(p),
         };
         if !send(tx, m).await {
             return Ok(());
         }
     }
-    if schema.is_none() {
-        // A statement without a result (DDL): an empty schema.
-        send(tx, Msg::Schema(Arc::new(Schema::empty()))).await;
-    }
-    Ok(())
 }
 
 /// The consumer end of a running query: the next batch, progress reports to the callback,
@@ -193,7 +139,6 @@ struct Feed {
     handle: Option<JoinHandle<()>>,
     callback: Option<Py<PyAny>>,
     progress: Progress,
-    busy: BusyGuard,
     /// Why the rest of the result is gone (Ctrl-C, an error already raised): every later read
     /// raises it, so that a loop resumed after the interruption does not end as if complete.
     broken: Option<&'static str>,
@@ -302,12 +247,11 @@ impl Feed {
         // Dropping the receiver makes the task cancel the query.
         self.rx = None;
         self.handle = None;
-        self.busy.release();
     }
 
     /// An empty, finished feed.
     fn done(rt: Handle) -> Feed {
-        Feed { rt, rx: None, handle: None, callback: None, progress: Progress::default(), busy: BusyGuard::released(), broken: None }
+        Feed { rt, rx: None, handle: None, callback: None, progress: Progress::default(), broken: None }
     }
 }
 
@@ -328,19 +272,19 @@ impl QueryStream {
         py: Python<'_>,
         rt: &Handle,
         client: Shared,
-        spec: Spec,
+        lease: Lease,
+        spec: QuerySpec,
         opts: ArrowOptions,
         callback: Option<Py<PyAny>>,
-        busy: BusyGuard,
         whole_table: bool,
         track: impl FnOnce(tokio::task::AbortHandle),
     ) -> PyResult<QueryStream> {
         let (tx, rx) = mpsc::channel(if whole_table { BUFFERED_TABLE } else { BUFFERED });
-        let handle = rt.spawn(query_task(client, spec, opts, tx));
+        let handle = rt.spawn(query_task(client, lease, spec, opts, tx));
         // Cancellable from now on, not only once the result is described: over HTTP an old
         // server sends nothing until the query is done.
         track(handle.abort_handle());
-        let feed = Feed { rt: rt.clone(), rx: Some(rx), handle: Some(handle), callback, progress: Progress::default(), busy, broken: None };
+        let feed = Feed { rt: rt.clone(), rx: Some(rx), handle: Some(handle), callback, progress: Progress::default(), broken: None };
         let mut s = QueryStream { feed, schema: Arc::new(Schema::empty()) };
         loop {
             match s.feed.recv(py)? {

@@ -2,7 +2,7 @@
 //! chwire's URL options as `chwire.<key>`), checked when set.
 
 use crate::connection::ChwireConnection;
-use crate::error::{invalid_arg, not_found, not_implemented, ChResult};
+use crate::error::{not_found, not_implemented, ChResult};
 use crate::options::{arrow_options, string_value, take_arrow_settings, ARROW_MAPPING};
 use adbc_core::error::Result;
 use adbc_core::options::{OptionConnection, OptionDatabase, OptionValue};
@@ -65,11 +65,7 @@ impl ChwireDatabase {
             o.password = p.clone();
         }
         for (k, v) in &self.extra {
-            match k.as_str() {
-                "host" => o.host = v.clone(),
-                "port" => o.port = v.parse().map_err(|_| invalid_arg(format!("invalid port {v:?}")))?,
-                _ => o.set(k, v).ch()?,
-            }
+            o.set(k, v).ch()?;
         }
         Ok(o)
     }

@@ -2,6 +2,7 @@
 //! exceptions the ClickHouse code as the vendor code (also in the details, with its name).
 
 use adbc_core::error::{Error, Status};
+use chwire::proto::error_codes::code;
 use chwire::ErrorKind;
 
 fn err(status: Status, message: impl Into<String>) -> Error {
@@ -33,25 +34,31 @@ pub fn internal(m: impl Into<String>) -> Error {
 /// The ADBC status of a ClickHouse error code.
 pub fn status_of_code(code: i32) -> Status {
     match code {
-        // UNKNOWN_TABLE, UNKNOWN_DATABASE
-        60 | 81 => Status::NotFound,
-        // TABLE_ALREADY_EXISTS, DATABASE_ALREADY_EXISTS
-        57 | 82 => Status::AlreadyExists,
-        // UNKNOWN_USER, WRONG_PASSWORD, REQUIRED_PASSWORD, AUTHENTICATION_FAILED
-        192..=194 | 516 => Status::Unauthenticated,
-        // READONLY, ACCESS_DENIED, NOT_ENOUGH_PRIVILEGES
-        164 | 497 => Status::Unauthorized,
-        // TIMEOUT_EXCEEDED
-        159 => Status::Timeout,
-        // QUERY_WAS_CANCELLED
-        394 => Status::Cancelled,
-        // SYNTAX_ERROR, UNKNOWN_IDENTIFIER, UNKNOWN_FUNCTION, argument count/type, no such
-        // column, UNKNOWN_TYPE, unknown/bad query parameters
-        62 | 47 | 46 | 42 | 43 | 16 | 50 | 456 | 457 => Status::InvalidArguments,
-        // parse errors, TYPE_MISMATCH, ARGUMENT_OUT_OF_BOUND, CANNOT_CONVERT_TYPE, division
-        6 | 27 | 38 | 41 | 53 | 69 | 70 | 72 | 153 => Status::InvalidData,
-        // TOO_MANY_SIMULTANEOUS_QUERIES, NETWORK_ERROR, SOCKET_TIMEOUT, ALL_CONNECTION_TRIES_FAILED
-        202 | 209 | 210 | 279 => Status::IO,
+        code::UNKNOWN_TABLE | code::UNKNOWN_DATABASE => Status::NotFound,
+        code::TABLE_ALREADY_EXISTS | code::DATABASE_ALREADY_EXISTS => Status::AlreadyExists,
+        code::UNKNOWN_USER | code::WRONG_PASSWORD | code::REQUIRED_PASSWORD | code::AUTHENTICATION_FAILED => Status::Unauthenticated,
+        code::READONLY | code::ACCESS_DENIED => Status::Unauthorized,
+        code::TIMEOUT_EXCEEDED => Status::Timeout,
+        code::QUERY_WAS_CANCELLED => Status::Cancelled,
+        code::SYNTAX_ERROR
+        | code::UNKNOWN_IDENTIFIER
+        | code::UNKNOWN_FUNCTION
+        | code::NUMBER_OF_ARGUMENTS_DOESNT_MATCH
+        | code::ILLEGAL_TYPE_OF_ARGUMENT
+        | code::NO_SUCH_COLUMN_IN_TABLE
+        | code::UNKNOWN_TYPE
+        | code::UNKNOWN_QUERY_PARAMETER
+        | code::BAD_QUERY_PARAMETER => Status::InvalidArguments,
+        code::CANNOT_PARSE_TEXT
+        | code::CANNOT_PARSE_INPUT_ASSERTION_FAILED
+        | code::CANNOT_PARSE_DATE
+        | code::CANNOT_PARSE_DATETIME
+        | code::TYPE_MISMATCH
+        | code::ARGUMENT_OUT_OF_BOUND
+        | code::CANNOT_CONVERT_TYPE
+        | code::CANNOT_PARSE_NUMBER
+        | code::ILLEGAL_DIVISION => Status::InvalidData,
+        code::TOO_MANY_SIMULTANEOUS_QUERIES | code::SOCKET_TIMEOUT | code::NETWORK_ERROR | code::ALL_CONNECTION_TRIES_FAILED => Status::IO,
         _ => Status::Unknown,
     }
 }
@@ -59,16 +66,20 @@ pub fn status_of_code(code: i32) -> Status {
 /// The SQLSTATE of a ClickHouse error code, where SQL:2003 has one.
 fn sqlstate_of_code(code: i32) -> Option<&'static [u8; 5]> {
     Some(match code {
-        60 => b"42S02",                    // base table or view not found
-        57 => b"42S01",                    // base table or view already exists
-        47 | 16 => b"42S22",               // column not found
-        81 => b"3F000",                    // invalid schema name
-        62 => b"42000",                    // syntax error or access rule violation
-        192..=194 | 516 => b"28000",       // invalid authorization specification
-        164 | 497 => b"42501",             // insufficient privilege
-        6 | 27 | 38 | 41 | 72 => b"22018", // invalid character value for cast
-        153 => b"22012",                   // division by zero
-        394 => b"57014",                   // query canceled
+        code::UNKNOWN_TABLE => b"42S02",                                      // base table or view not found
+        code::TABLE_ALREADY_EXISTS => b"42S01",                               // base table or view already exists
+        code::UNKNOWN_IDENTIFIER | code::NO_SUCH_COLUMN_IN_TABLE => b"42S22", // column not found
+        code::UNKNOWN_DATABASE => b"3F000",                                   // invalid schema name
+        code::SYNTAX_ERROR => b"42000",                                       // syntax error or access rule violation
+        code::UNKNOWN_USER | code::WRONG_PASSWORD | code::REQUIRED_PASSWORD | code::AUTHENTICATION_FAILED => b"28000", // invalid authorization specification
+        code::READONLY | code::ACCESS_DENIED => b"42501", // insufficient privilege
+        code::CANNOT_PARSE_TEXT
+        | code::CANNOT_PARSE_INPUT_ASSERTION_FAILED
+        | code::CANNOT_PARSE_DATE
+        | code::CANNOT_PARSE_DATETIME
+        | code::CANNOT_PARSE_NUMBER => b"22018", // invalid character value for cast
+        code::ILLEGAL_DIVISION => b"22012",               // division by zero
+        code::QUERY_WAS_CANCELLED => b"57014",            // query canceled
         _ => return None,
     })
 }
@@ -77,7 +88,7 @@ pub fn from_chwire(e: chwire::Error) -> Error {
     let message = e.to_string();
     match e.kind() {
         ErrorKind::Server(s) => {
-            let name = s.code_name().map_or_else(|| s.name.clone(), str::to_owned);
+            let name = s.name().to_owned();
             Error {
                 message,
                 status: status_of_code(s.code),

@@ -9,22 +9,20 @@ use crate::error::{invalid_arg, invalid_data, invalid_state, ChResult};
 use adbc_core::error::Result;
 use adbc_core::options::IngestMode;
 use arrow_array::RecordBatch;
-use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
-use chwire::arrow::INSERT_BLOCK_ROWS;
-use chwire::proto::packet::client::{quote_identifier, quote_identifiers};
+use arrow_schema::{ArrowError, Schema, SchemaRef};
+use chwire::sql::{quote_identifier, InsertTarget, TableRef};
 use chwire::{DataType, ServerTypes};
-use std::sync::Arc;
 
 /// The engine of tables created by ingest unless `chwire.ingest.engine` says otherwise.
 pub const DEFAULT_ENGINE: &str = "MergeTree";
 /// Their ORDER BY (MergeTree family) unless `chwire.ingest.order_by` says otherwise.
 pub const DEFAULT_ORDER_BY: &str = "tuple()";
 
-/// `db.table` (or `table`), each name quoted.
-pub fn qualified(db: Option<&str>, table: &str) -> String {
+/// `db.table` (or `table`): ADBC names the two apart, unquoted.
+pub fn qualified(db: Option<&str>, table: &str) -> TableRef {
     match db {
-        Some(d) if !d.is_empty() => format!("{}.{}", quote_identifier(d), quote_identifier(table)),
-        _ => quote_identifier(table),
+        Some(d) if !d.is_empty() => TableRef::qualified(d, table),
+        _ => TableRef::new(table),
     }
 }
 
@@ -40,7 +38,7 @@ pub struct IngestOptions {
 }
 
 impl IngestOptions {
-    pub fn table(&self) -> Result<String> {
+    pub fn table(&self) -> Result<TableRef> {
         let t = self.target.as_deref().ok_or_else(|| invalid_state("no adbc.ingest.target_table"))?;
         if let Some(c) = self.catalog.as_deref().filter(|c| !c.is_empty() && *c != crate::CATALOG) {
             return Err(crate::error::not_found(format!("no catalog {c:?}: a ClickHouse server has one catalog, {:?}", crate::CATALOG)));
@@ -162,8 +160,8 @@ pub async fn ingest(
     for sql in opts.prepare_sql(&schema, &types)? {
         c.execute(sql).await.ch()?;
     }
-    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-    let sql = format!("INSERT INTO {} ({}) VALUES", opts.table()?, quote_identifiers(&names));
+    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    let sql = InsertTarget::values(opts.table()?, Some(names)).to_string();
     let res = insert_batches(c, sql, settings, first, batches, false).await;
     if res.is_err() && matches!(opts.mode.unwrap_or(IngestMode::Create), IngestMode::Create) {
         // The table this ingest created goes again: a failed create leaves nothing behind.
@@ -196,10 +194,8 @@ pub async fn insert_batches(
         for (k, v) in settings {
             q = q.setting(k.clone(), v.clone());
         }
-        let mut ins = q.insert().await.ch()?;
-        let target: Vec<(String, DataType)> = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
-        let mut rows = 0i64;
-        let done = |rows: i64| if rows == 0 { "nothing was inserted".to_string() } else { format!("{rows} rows were sent before it") };
+        // The core's Arrow insert: batches gathered or cut into blocks, converted and checked.
+        let mut ins = q.insert_arrow().await.ch()?.by_position(by_position);
         let mut first = first;
         loop {
             let batch = match first.take() {
@@ -209,45 +205,22 @@ pub async fn insert_batches(
                     None => break,
                 },
             };
-            // Anything refused before the first block ends the INSERT with no rows.
-            let refused = match batch.map_err(|e| invalid_data(format!("reading the bound data: {e}; {}", done(rows)))) {
-                Ok(batch) if by_position => rename_to(batch, &target).map_err(|e| (e, rows)),
-                Ok(batch) => Ok(batch),
-                Err(e) => Err((e, rows)),
+            let sent = match batch {
+                Ok(batch) => ins.send_batch(batch).await,
+                Err(e) => Err(ins.refused(format!("reading the bound data: {e}"))),
             };
-            let batch = match refused {
-                Ok(batch) => batch,
-                Err((e, 0)) => {
+            if let Err(e) = sent {
+                let refused = matches!(e.kind(), chwire::ErrorKind::InvalidInput(_));
+                // Anything refused before the first block ends the INSERT with no rows.
+                if refused && ins.rows_sent() == 0 {
                     ins.end().await.ch()?;
-                    return Ok(Err(e));
+                    return Ok(Err(invalid_data(e.to_string())));
                 }
-                Err((e, _)) => return Err(e),
-            };
-            // A batch of one block moves its buffers into the block where it can (no clone of
-            // it may stay alive).
-            let chunks = match batch.num_rows() {
-                n if n <= INSERT_BLOCK_ROWS => vec![batch],
-                n => (0..n).step_by(INSERT_BLOCK_ROWS).map(|at| batch.slice(at, INSERT_BLOCK_ROWS.min(n - at))).collect(),
-            };
-            for chunk in chunks {
-                let len = chunk.num_rows() as i64;
-                let block = match chwire_arrow::batch_into_block(chunk, &target) {
-                    Ok(block) => block,
-                    Err(e) => {
-                        let e = invalid_data(format!("Arrow conversion: {e}; {}", done(rows)));
-                        if rows == 0 {
-                            ins.end().await.ch()?;
-                            return Ok(Err(e));
-                        }
-                        return Err(e);
-                    }
-                };
-                ins.send(&block).await.ch()?;
-                rows += len;
+                return Err(if refused { invalid_data(e.to_string()) } else { crate::error::from_chwire(e) });
             }
         }
-        ins.end().await.ch()?;
-        Ok(Ok(rows))
+        let rows = ins.end().await.ch()?.rows_sent;
+        Ok(Ok(i64::try_from(rows).unwrap_or(i64::MAX)))
     }
     .await;
     match res {
@@ -257,17 +230,6 @@ pub async fn insert_batches(
             Err(e)
         }
     }
-}
-
-/// The batch's columns named as the target's, position by position (the batch is moved: its
-/// buffers stay owned once).
-fn rename_to(batch: RecordBatch, target: &[(String, DataType)]) -> Result<RecordBatch> {
-    if batch.num_columns() != target.len() {
-        return Err(invalid_arg(format!("{} columns bound for an INSERT of {} columns", batch.num_columns(), target.len())));
-    }
-    let (schema, columns, _) = batch.into_parts();
-    let fields: Vec<Field> = schema.fields().iter().zip(target).map(|(f, (n, _))| f.as_ref().clone().with_name(n.clone())).collect();
-    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?)
 }
 
 /// An insert that failed half-way leaves the client's connection to be closed at its next use

@@ -19,7 +19,7 @@ use arrow_array::{
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, FieldRef, Fields};
-use chwire::proto::packet::client::quote_identifier;
+use chwire::sql::quote_identifier;
 use std::sync::Arc;
 
 /// ClickHouse's kinds of tables, as GetObjects reports them: the table types of GetTableTypes and GetObjects' filter.

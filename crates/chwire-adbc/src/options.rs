@@ -7,13 +7,9 @@ use adbc_core::options::OptionValue;
 /// The database option choosing the Arrow mapping of results.
 pub const ARROW_MAPPING: &str = "chwire.arrow_mapping";
 
-/// The Arrow options of a mapping's name.
+/// The Arrow options of a mapping's name (the core's `arrow_mapping`).
 pub fn arrow_options(mapping: Option<&str>) -> Result<chwire_arrow::ArrowOptions> {
-    match mapping.unwrap_or("rich") {
-        "rich" => Ok(chwire_arrow::ArrowOptions::rich()),
-        "clickhouse" => Ok(chwire_arrow::ArrowOptions::clickhouse()),
-        m => Err(invalid_arg(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
-    }
+    chwire_arrow::ArrowOptions::named(mapping.unwrap_or("rich")).map_err(|e| invalid_arg(e.to_string()))
 }
 
 pub fn string_value(key: &str, v: OptionValue) -> Result<String> {
@@ -30,15 +26,5 @@ pub fn string_value(key: &str, v: OptionValue) -> Result<String> {
 /// they are taken out of `settings` and applied to `arrow`, not sent (the server, 18.16 among
 /// others, may not know them). As the Python package does with its settings.
 pub fn take_arrow_settings(settings: &mut Vec<(String, String)>, arrow: &mut chwire_arrow::ArrowOptions) -> Result<()> {
-    let mut failed = None;
-    settings.retain(|(k, v)| {
-        if !k.trim().starts_with("output_format_arrow_") {
-            return true;
-        }
-        if let Err(e) = arrow.set(k, v) {
-            failed.get_or_insert(e);
-        }
-        false
-    });
-    failed.map_or(Ok(()), |e| Err(invalid_arg(e.to_string())))
+    arrow.take_settings(settings).map_err(|e| invalid_arg(e.to_string()))
 }

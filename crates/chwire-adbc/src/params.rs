@@ -85,7 +85,7 @@ fn literal(v: &Value<'_>, tz: &TimeZone, nested: bool) -> String {
 
 /// The SQL's placeholders, in order of first appearance, with their declared types.
 pub fn placeholders(sql: &str) -> Vec<(String, String)> {
-    chwire::placeholder_types(sql)
+    chwire::sql::placeholder_types(sql)
 }
 
 /// One parameter set per row of `batch`.

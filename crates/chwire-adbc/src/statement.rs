@@ -11,6 +11,7 @@ use adbc_core::options::{OptionStatement, OptionValue};
 use adbc_core::{CancelHandle, Optionable, PartitionedResult, Statement};
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use arrow_schema::Schema;
+use chwire::sql::StatementKind;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -47,28 +48,15 @@ impl Drop for ChwireStatement {
     }
 }
 
-/// The first word of a statement, upper-cased (comments and parentheses skipped).
-fn first_word(sql: &str) -> String {
-    chwire::first_word(sql).to_ascii_uppercase()
-}
-
 /// An INSERT whose rows are sent as data: it ends in `VALUES` or `FORMAT <name>` (an
-/// `INSERT ... SELECT` does not take data: it runs as it is).
+/// `INSERT ... SELECT` does not take data: it runs as it is). The core's SQL rules.
 fn takes_data(sql: &str) -> bool {
-    if first_word(sql) != "INSERT" {
-        return false;
-    }
-    let words: Vec<String> = sql.trim_end().trim_end_matches(';').split_whitespace().rev().take(2).map(str::to_ascii_uppercase).collect();
-    match words.as_slice() {
-        [last, ..] if last == "VALUES" || last.ends_with(")VALUES") => true,
-        [_, format] => format == "FORMAT",
-        _ => false,
-    }
+    chwire::sql::InsertTarget::parse(sql).ok().flatten().is_some_and(|t| t.takes_data())
 }
 
 /// A statement with a result set (what ExecuteSchema may describe by starting it).
 fn has_result(sql: &str) -> bool {
-    matches!(first_word(sql).as_str(), "SELECT" | "WITH" | "SHOW" | "DESCRIBE" | "DESC" | "EXISTS" | "EXPLAIN")
+    StatementKind::of(sql).is_read()
 }
 
 fn empty_reader() -> Box<dyn RecordBatchReader + Send> {
@@ -333,7 +321,7 @@ impl Statement for ChwireStatement {
             return self.insert_data(sql).map(Some);
         }
         let sets = self.param_sets(&sql)?;
-        let insert = first_word(&sql) == "INSERT";
+        let insert = StatementKind::of(&sql) == StatementKind::Insert;
         let guard = self.take_connection()?;
         let client = self.inner.client.clone();
         let (settings, _) = self.settings_and_arrow();
@@ -419,7 +407,7 @@ impl Statement for ChwireStatement {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_word, has_result, takes_data};
+    use super::{has_result, takes_data};
 
     #[test]
     fn inserts_that_take_data() {
@@ -434,7 +422,7 @@ mod tests {
 
     #[test]
     fn first_words() {
-        assert_eq!(first_word("  -- c\n /* x */ (select 1)"), "SELECT");
+        assert!(has_result("  -- c\n /* x */ (select 1)"));
         assert!(has_result("WITH 1 AS x SELECT x"));
         assert!(!has_result("insert into t values"));
         assert!(!has_result("CREATE TABLE t (a Int8) ENGINE = Memory"));

@@ -15,6 +15,27 @@ pub enum Mapping {
     ClickHouse,
 }
 
+impl std::str::FromStr for Mapping {
+    type Err = Error;
+    /// `rich` or `clickhouse` (any case); anything else is an error, never a default.
+    fn from_str(name: &str) -> Result<Mapping> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "rich" => Ok(Mapping::Rich),
+            "clickhouse" => Ok(Mapping::ClickHouse),
+            _ => Err(Error::Setting(format!("unknown Arrow mapping {name:?} (use rich or clickhouse)"))),
+        }
+    }
+}
+
+impl std::fmt::Display for Mapping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mapping::Rich => "rich",
+            Mapping::ClickHouse => "clickhouse",
+        })
+    }
+}
+
 /// Options of the Block → Arrow conversion.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArrowOptions {
@@ -59,6 +80,30 @@ impl ArrowOptions {
     /// ClickHouse 26.9's own mapping with its default settings.
     pub fn clickhouse() -> Self {
         ArrowOptions { mapping: Mapping::ClickHouse, ..Self::default() }
+    }
+
+    /// The mapping named `name` (`rich` or `clickhouse`; the option `arrow_mapping` of every
+    /// front end) with its default settings. A name that is neither is an error.
+    pub fn named(name: &str) -> Result<Self> {
+        Ok(ArrowOptions { mapping: name.parse()?, ..Self::default() })
+    }
+
+    /// Take ClickHouse's Arrow output settings (`output_format_arrow_*`) out of `settings`
+    /// and apply them here: they shape the batches chwire builds and are not sent (the
+    /// server, 18.16 among others, may not know them). An unknown one, or a bad value, is an
+    /// error (the other settings are left in place).
+    pub fn take_settings(&mut self, settings: &mut Vec<(String, String)>) -> Result<()> {
+        let mut failed = None;
+        settings.retain(|(k, v)| {
+            if !k.trim().starts_with("output_format_arrow_") {
+                return true;
+            }
+            if let Err(e) = self.set(k, v) {
+                failed.get_or_insert(e);
+            }
+            false
+        });
+        failed.map_or(Ok(()), Err)
     }
 
     /// Set a ClickHouse setting by its name (`output_format_arrow_string_as_string`, with or
@@ -110,5 +155,16 @@ mod tests {
         assert!(!o.string_as_string);
         assert!(o.set("output_format_arrow_nope", "1").is_err());
         assert!(o.set("string_as_string", "maybe").is_err());
+    }
+
+    #[test]
+    fn mappings_by_name_and_settings_taken_out() {
+        assert_eq!(ArrowOptions::named("ClickHouse").unwrap(), ArrowOptions::clickhouse());
+        assert!(ArrowOptions::named("clikhouse").unwrap_err().to_string().contains("unknown Arrow mapping"));
+        let mut o = ArrowOptions::rich();
+        let mut settings = vec![("max_threads".into(), "2".into()), ("output_format_arrow_string_as_string".into(), "0".into())];
+        o.take_settings(&mut settings).unwrap();
+        assert_eq!((settings.len(), o.string_as_string), (1, false));
+        assert!(o.take_settings(&mut vec![("output_format_arrow_nope".into(), "1".into())]).is_err());
     }
 }

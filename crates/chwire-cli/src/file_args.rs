@@ -51,7 +51,7 @@ impl FileArgs {
         }
         let mut o = FileOptions {
             block_limits: BlockLimits { rows: self.block_rows, ..Default::default() },
-            arrow: arrow_options(&self.arrow_types, tz),
+            arrow: arrow_options(&self.arrow_types, tz)?,
             ..FileOptions::default()
         };
         if let Some(n) = self.threads {

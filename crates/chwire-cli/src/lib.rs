@@ -6,7 +6,6 @@ pub mod bench;
 pub mod convert;
 pub mod demo;
 pub mod file_args;
-pub mod format_clause;
 pub mod insert;
 pub mod limits;
 pub mod progress;

@@ -43,7 +43,7 @@ impl LimitArgs {
             ("max_columns", self.max_columns),
         ];
         // Options::set checks each value as the URL keys are checked.
-        let mut o = chwire::Options { limits: base, ..Default::default() };
+        let mut o = chwire::Options::new().limits(base);
         for (name, v) in flags {
             if let Some(v) = v {
                 o.set(name, &v.to_string())?;

@@ -1,7 +1,7 @@
 //! `chwire`: the command-line client.
 
 use chwire::{Client, Compression, Event, Options};
-use chwire_cli::{bench, convert, demo, format_clause, insert, limits, parse_kv, progress};
+use chwire_cli::{bench, convert, demo, insert, limits, parse_kv, progress};
 use chwire_formats as formats;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::IsTerminal;
@@ -149,15 +149,15 @@ impl ConnArgs {
         if let Some(c) = self.compression {
             o.compression = c;
         }
-        if let Some(t) = &self.connect_timeout {
-            o.connect_timeout = chwire::parse_duration(t)?;
-        }
         if let Some(r) = self.client_revision {
             o.client_revision = r;
         }
-        for (key, value) in
-            [("send_timeout", &self.send_timeout), ("receive_timeout", &self.receive_timeout), ("query_timeout", &self.query_timeout)]
-        {
+        for (key, value) in [
+            ("connect_timeout", &self.connect_timeout),
+            ("send_timeout", &self.send_timeout),
+            ("receive_timeout", &self.receive_timeout),
+            ("query_timeout", &self.query_timeout),
+        ] {
             if let Some(v) = value {
                 o.set(key, v)?;
             }
@@ -248,10 +248,10 @@ struct QueryArgs {
 fn fail(e: &chwire::Error) -> ExitCode {
     match e.server() {
         Some(ex) => {
-            eprintln!("Error: code {} ({}): {}", ex.code, ex.code_name().unwrap_or(&ex.name), ex.text());
+            eprintln!("Error: code {} ({}): {}", ex.code, ex.name(), ex.text());
             let mut n = ex.nested.as_deref();
             while let Some(x) = n {
-                eprintln!("  caused by: code {} ({}): {}", x.code, x.code_name().unwrap_or(&x.name), x.text());
+                eprintln!("  caused by: code {} ({}): {}", x.code, x.name(), x.text());
                 n = x.nested.as_deref();
             }
             ExitCode::from(1)
@@ -329,15 +329,18 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         args.sql
     };
     let stdout_tty = std::io::stdout().is_terminal();
-    // The query's own FORMAT clause is the output format (see `format_clause`). A trailing
+    // The query's own FORMAT clause is the output format (as clickhouse-client takes it: over
+    // the native protocol the server ignores the clause, over HTTP it would answer in that
+    // format instead of the Native chwire decodes; `chwire::sql::format_clause`). A trailing
     // `format <word>` whose word is no ClickHouse format may be something else (`ORDER BY
     // format DESC`, a column named format): the SQL then goes as it is. A ClickHouse format
     // chwire does not write is an error: the server would ignore it (native) or answer in it
     // (HTTP), and either way the output would not be what the clause asks.
-    let (sql, clause) = match format_clause::split(&sql) {
-        Some((rest, name)) => match formats::any_format(&name) {
-            Ok(f) => (rest.to_string(), Some((f, name))),
-            Err(_) if format_clause::is_clickhouse_format(&name) => {
+    let (sql, clause) = match chwire::sql::format_clause(&sql) {
+        Some(c) => match formats::any_format(&c.name) {
+            Ok(f) => (sql[..c.start].trim_end().to_string(), Some((f, c.name))),
+            Err(_) if c.known => {
+                let name = c.name;
                 return Err(chwire::Error::invalid_input(format!(
                     "the query asks for FORMAT {name}, which chwire does not write; it writes {} (remove the clause or pick one \
                      of those, or --format)",

@@ -87,7 +87,7 @@ impl Default for FileOptions {
     fn default() -> Self {
         FileOptions {
             block_limits: crate::BlockLimits::default(),
-            arrow: arrow_options("rich", None),
+            arrow: ArrowOptions::rich(),
             ipc_compression: Ok(None),
             parquet_compression: Compression::ZSTD(ZstdLevel::default()),
             row_group_rows: 1_000_000,
@@ -161,12 +161,12 @@ pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
 }
 
-/// The Arrow options of a mapping (`rich` or `clickhouse`, as `--arrow-types`), and the zone of
-/// DateTime columns without their own.
-pub fn arrow_options(mapping: &str, tz: Option<&str>) -> ArrowOptions {
-    let mut o = if mapping == "clickhouse" { ArrowOptions::clickhouse() } else { ArrowOptions::rich() };
+/// The Arrow options of a mapping (`rich` or `clickhouse`, as `--arrow-types`; anything else is
+/// an error), and the zone of DateTime columns without their own.
+pub fn arrow_options(mapping: &str, tz: Option<&str>) -> chwire::Result<ArrowOptions> {
+    let mut o = ArrowOptions::named(mapping).map_err(|e| chwire::Error::invalid_input(e.to_string()))?;
     o.default_timezone = tz.map(str::to_string);
-    o
+    Ok(o)
 }
 
 impl FileOptions {

@@ -8,6 +8,10 @@
 //! so a large block arriving in many reads is not parsed again from its start. With
 //! compression on, the block part of Data/Totals/Extremes packets is read from a stream of
 //! compressed frames, which are decompressed into an internal buffer as they arrive.
+//!
+//! A fixed-width column of an uncompressed block whose bytes have not all arrived is filled
+//! as they come ([`fill`]): copied out of the buffer after each read, so the buffer never
+//! holds a whole column.
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
@@ -24,6 +28,10 @@ use crate::revision::{Revision, COMPRESSED_LOGS_PROFILE_EVENTS_COLUMNS, CUSTOM_S
 use crate::types::DataType;
 use crate::wire::Reader;
 
+mod fill;
+pub use fill::FILL_AHEAD;
+use fill::{fixed_size, Filling};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum BlockKind {
     Data,
@@ -39,8 +47,11 @@ struct PartialBlock {
     compressed: bool,
     header: Option<(BlockInfo, usize, usize)>,
     columns: Vec<(String, Column)>,
-    /// Bytes of the block decoded so far (after decompression).
+    /// Bytes of the block decoded so far (after decompression), with those of a column
+    /// being filled.
     consumed: usize,
+    /// A fixed-width column whose bytes are arriving (uncompressed blocks only).
+    filling: Option<Filling>,
 }
 
 #[derive(Debug)]
@@ -161,6 +172,7 @@ impl PacketDecoder {
                         header: None,
                         columns: Vec::new(),
                         consumed: 0,
+                        filling: None,
                     });
                 }
                 State::Idle => {
@@ -206,7 +218,7 @@ impl PacketDecoder {
             let compressed = self.compression
                 && (matches!(kind, BlockKind::Data | BlockKind::Totals | BlockKind::Extremes)
                     || self.rev.has(COMPRESSED_LOGS_PROFILE_EVENTS_COLUMNS));
-            self.state = State::Block(PartialBlock { kind, compressed, header: None, columns: Vec::new(), consumed: 0 });
+            self.state = State::Block(PartialBlock { kind, compressed, header: None, columns: Vec::new(), consumed: 0, filling: None });
             return Ok(None);
         }
         let packet = match c {
@@ -266,10 +278,23 @@ impl PacketDecoder {
             _ => self.limits,
         };
         loop {
+            // A fixed-width column being received: what the buffer holds goes into it.
+            if let Some(fill) = pb.filling.as_mut() {
+                fill.take_from(buf);
+                if !fill.is_complete() {
+                    // Any byte makes progress.
+                    self.needed = 1;
+                    return Ok(None);
+                }
+                if let Some(fill) = pb.filling.take() {
+                    pb.columns.push(fill.finish());
+                }
+                continue;
+            }
             let step = if compressed {
                 let plain = self.plain.get(self.plain_pos..).unwrap_or_default();
                 let mut r = Reader::with_limits(plain, limits).at_revision(self.rev);
-                let res = block_step(pb, &mut r, self.rev, self.bare);
+                let res = block_step(pb, &mut r, self.rev, self.bare, false);
                 if res.is_ok() {
                     // A reader's position never passes the end of its slice.
                     self.plain_pos = self.plain_pos.saturating_add(r.position());
@@ -278,7 +303,7 @@ impl PacketDecoder {
                 res
             } else {
                 let mut r = Reader::with_limits(buf, limits).at_revision(self.rev);
-                let res = block_step(pb, &mut r, self.rev, self.bare);
+                let res = block_step(pb, &mut r, self.rev, self.bare, true);
                 if res.is_ok() {
                     let used = r.position();
                     buf.advance(used);
@@ -398,7 +423,9 @@ fn compressed_strings<const N: usize>(r: &mut Reader<'_>, limits: Limits) -> Rea
 
 /// One step of block decoding: the header or one column. Returns `Ok(false)` when the
 /// block is complete. The caller consumes the reader's bytes only when a step succeeds.
-fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision, bare: bool) -> ReadResult<bool> {
+/// With `fill`, a fixed-width column whose values are not all in `r` is started as
+/// `pb.filling` (its header consumed, its bytes counted in `pb.consumed`).
+fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision, bare: bool, fill: bool) -> ReadResult<bool> {
     let Some((_, ncols, rows)) = pb.header else {
         let info = if bare { BlockInfo::default() } else { BlockInfo::decode(r)? };
         let ncols = r.varuint_len("block columns", r.limits().max_columns)?;
@@ -410,17 +437,46 @@ fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision, bare: bo
     if pb.columns.len() == ncols {
         return Ok(false);
     }
-    let (name, column) = decode_named_column(r, rows, rev)?;
+    let (name, ty, serialization) = column_head(r, rev)?;
+    if fill && rows > 0 && serialization.is_default() {
+        if let Some(total) = fixed_size(&ty, rows)? {
+            if r.remaining() < total {
+                let claimed = pb.consumed.saturating_add(r.position()).saturating_add(total);
+                let max = r.limits().max_block_bytes;
+                if claimed > max {
+                    return Err(DecodeError::LimitExceeded { what: "block bytes", size: claimed as u64, limit: max as u64 }.into());
+                }
+                if let Some(f) = Filling::start(name.clone(), ty.clone(), rows, total, r.remaining()) {
+                    pb.filling = Some(f);
+                    pb.consumed = pb.consumed.saturating_add(total);
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    let column = column_body(r, rows, name.as_str(), ty, &serialization)?;
     pb.columns.push((name, column));
     Ok(true)
 }
 
-/// One column of a block: name, type, [custom serialization], data.
-pub fn decode_named_column(r: &mut Reader<'_>, rows: usize, rev: Revision) -> ReadResult<(String, Column)> {
+/// A column's name, type and (from revision 54454) serialization.
+fn column_head(r: &mut Reader<'_>, rev: Revision) -> ReadResult<(String, DataType, crate::column::Serialization)> {
     let name = r.string()?;
     let type_name = std::str::from_utf8(r.str_bytes()?).map_err(|_| DecodeError::malformed("column type", "type name is not UTF-8"))?;
     let ty = DataType::parse_limited(type_name, r.limits())?;
     let serialization = if rev.has(CUSTOM_SERIALIZATION) { read_serialization(&ty, r, &name)? } else { Default::default() };
+    Ok((name, ty, serialization))
+}
+
+/// One column of a block: name, type, [custom serialization], data.
+pub fn decode_named_column(r: &mut Reader<'_>, rows: usize, rev: Revision) -> ReadResult<(String, Column)> {
+    let (name, ty, serialization) = column_head(r, rev)?;
+    let column = column_body(r, rows, name.as_str(), ty, &serialization)?;
+    Ok((name, column))
+}
+
+/// The data of a column whose head was read.
+fn column_body(r: &mut Reader<'_>, rows: usize, name: &str, ty: DataType, serialization: &crate::column::Serialization) -> ReadResult<Column> {
     let in_column = |e: ReadError| match e {
         ReadError::Invalid(DecodeError::Malformed { what, detail }) => {
             ReadError::Invalid(DecodeError::Malformed { what, detail: format!("column {name:?}: {detail}") })
@@ -430,9 +486,9 @@ pub fn decode_named_column(r: &mut Reader<'_>, rows: usize, rev: Revision) -> Re
     let data = if rows == 0 {
         crate::column::ColumnData::empty_for(&ty).map_err(|_| DecodeError::UnsupportedType(ty.to_string()))?
     } else if !serialization.is_default() {
-        decode_serialized(&ty, rows, &serialization, r).map_err(in_column)?
+        decode_serialized(&ty, rows, serialization, r).map_err(in_column)?
     } else {
         decode_column(&ty, rows, r).map_err(in_column)?
     };
-    Ok((name, Column::from_trusted(ty, data)))
+    Ok(Column::from_trusted(ty, data))
 }

@@ -374,7 +374,7 @@ fn handshake_wrong_password() {
     assert_eq!(names(&packets), ["Exception"]);
     let e = exception(&packets[0]);
     assert_eq!(e.code, 193);
-    assert_eq!(e.name, "DB::Exception");
+    assert_eq!(e.class, "DB::Exception");
     // 18.16 repeats the class name inside the message.
     assert_eq!(e.message, "DB::Exception: Wrong password for user default");
     assert!(e.stack_trace.starts_with("0. "), "stack trace: {:?}", e.stack_trace);
@@ -444,7 +444,7 @@ fn syntax_error() {
     assert_eq!(names(&packets), ["Exception"]);
     let e = exception(&packets[0]);
     assert_eq!(e.code, 62);
-    assert_eq!(e.name, "DB::Exception");
+    assert_eq!(e.class, "DB::Exception");
     assert!(e.message.starts_with("DB::Exception: Syntax error: failed at position 1: SELEC 1. Expected one of: "), "{:?}", e.message);
     assert!(!e.stack_trace.is_empty());
     assert!(e.nested.is_none());

@@ -1,29 +1,12 @@
-//! The options of `format("chwire")`, read once (on the driver) by both front ends.
+//! The options of `format("chwire")`, read once (on the driver) by both front ends, by the
+//! core's one table of keys (`chwire::options::keys`, docs/OPTIONS.md): Spark's own keys, every
+//! connection option, ClickHouse settings; anything else is refused with the closest name
+//! (a typo like `numPartition` used to be ignored, the read running with one partition).
 
 use crate::{invalid, Error, Result};
+use chwire::options::keys::{classify, Classified, Scope};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// Options passed on to chwire's connection as URL options (TLS and timeouts): Spark's key
-/// (lower case) and chwire's name.
-const CONNECT: &[(&str, &str)] = &[
-    ("secure", "secure"),
-    ("ca_file", "ca_file"),
-    ("cafile", "ca_file"),
-    ("cert_file", "cert_file"),
-    ("key_file", "key_file"),
-    ("server_name", "server_name"),
-    ("compression", "compression"),
-    ("connect_timeout", "connect_timeout"),
-    ("read_timeout", "read_timeout"),
-    ("write_timeout", "write_timeout"),
-    ("query_timeout", "query_timeout"),
-    ("retries", "retries"),
-    ("load_balancing", "load_balancing"),
-    ("user", "user"),
-    ("password", "password"),
-    ("database", "database"),
-];
 
 /// Spark's options of one read or write.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,76 +30,91 @@ pub struct SparkOptions {
     pub shard_ports: BTreeMap<u16, u16>,
 }
 
-fn int<T: std::str::FromStr>(opts: &BTreeMap<String, String>, key: &str, name: &str) -> Result<Option<T>> {
-    match opts.get(key) {
-        None => Ok(None),
-        Some(v) => v.trim().parse().map(Some).map_err(|_| Error::Invalid(format!("option {name} must be an integer, not {v:?}"))),
-    }
+fn int<T: std::str::FromStr>(v: &str, name: &str) -> Result<T> {
+    v.trim().parse().map_err(|_| Error::Invalid(format!("option {name} must be an integer, not {v:?}")))
 }
 
-fn truthy(v: &str) -> bool {
-    matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "yes")
+fn flag(v: &str, name: &str) -> Result<bool> {
+    chwire::options::keys::flag(name, v).map_err(|e| Error::Invalid(e.to_string()))
 }
 
 impl SparkOptions {
-    /// Parse Spark's options (keys case-insensitive).
+    /// Parse Spark's options (keys in any case, with or without `_`: `numPartitions`).
     pub fn parse<K: AsRef<str>, V: AsRef<str>>(options: impl IntoIterator<Item = (K, V)>) -> Result<SparkOptions> {
-        let opts: BTreeMap<String, String> =
-            options.into_iter().map(|(k, v)| (k.as_ref().to_lowercase(), v.as_ref().to_string())).collect();
-        let get = |k: &str| opts.get(k).filter(|v| !v.is_empty()).cloned();
-        let Some(url) = get("url") else {
+        let mut url = None;
+        let (mut table, mut query, mut cluster, mut columns, mut partition_column) = (None, None, None, None, None);
+        let (mut lower_bound, mut upper_bound, mut shard_ports) = (None, None, BTreeMap::new());
+        let (mut num_partitions, mut push_filters, mut uint64_long, mut block_rows) = (1u32, false, false, 1u64 << 20);
+        let mut settings = BTreeMap::new();
+        let mut connect = BTreeMap::new();
+        for (k, v) in options {
+            let (k, v) = (k.as_ref(), v.as_ref());
+            let key = match classify(k).map_err(|e| Error::Invalid(format!("option {k}: {e}")))? {
+                Classified::Setting(name) => {
+                    settings.insert(name.to_string(), v.to_string());
+                    continue;
+                }
+                Classified::Option(key) => key,
+            };
+            let text = || Some(v.trim().to_string()).filter(|v| !v.is_empty());
+            match (key.scope, key.name) {
+                (Scope::Connection, name) => {
+                    connect.insert(name.to_string(), v.to_string());
+                }
+                (Scope::Insert, "block_rows") => {
+                    block_rows = int::<i64>(v, "blockRows")?
+                        .try_into()
+                        .ok()
+                        .filter(|&n| n >= 1)
+                        .ok_or_else(|| Error::Invalid("blockRows must be at least 1".into()))?;
+                }
+                (Scope::Spark, "url") => url = text(),
+                (Scope::Spark, "table") => table = text(),
+                (Scope::Spark, "query") => query = text(),
+                (Scope::Spark, "cluster") => cluster = text(),
+                (Scope::Spark, "columns") => columns = parse_columns(v)?,
+                (Scope::Spark, "num_partitions") => {
+                    let n: i64 = int(v, "numPartitions")?;
+                    if n < 1 {
+                        return invalid("numPartitions must be at least 1");
+                    }
+                    num_partitions = u32::try_from(n).map_err(|_| Error::Invalid("numPartitions is too large".into()))?;
+                }
+                (Scope::Spark, "partition_column") => partition_column = text(),
+                (Scope::Spark, "lower_bound") => lower_bound = Some(int(v, "lowerBound")?),
+                (Scope::Spark, "upper_bound") => upper_bound = Some(int(v, "upperBound")?),
+                (Scope::Spark, "push_filters") => push_filters = flag(v, "pushFilters")?,
+                (Scope::Spark, "uint64") => {
+                    uint64_long = match v.trim().to_lowercase().as_str() {
+                        "decimal" => false,
+                        "long" => true,
+                        _ => return invalid("option uint64 is 'decimal' (DecimalType(20, 0), the default) or 'long'"),
+                    }
+                }
+                (Scope::Spark, "settings") => settings.extend(parse_settings(Some(v))?),
+                (Scope::Spark, "shard_ports") => shard_ports = parse_port_map(Some(v))?,
+                (scope, _) => return invalid(format!("option {k} is {}, which the chwire data source does not take", scope.describe())),
+            }
+        }
+        let Some(url) = url else {
             return invalid("the chwire data source needs option 'url' (tcp://user@host:9000/db)");
         };
-        let columns = match get("columns") {
-            None => None,
-            Some(text) => {
-                let cols: Vec<String> = text.split(',').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect();
-                let mut twice: Vec<&str> = cols.iter().filter(|c| cols.iter().filter(|d| d == c).count() > 1).map(String::as_str).collect();
-                twice.sort_unstable();
-                twice.dedup();
-                if !twice.is_empty() {
-                    return invalid(format!("option columns names {} more than once", twice.join(", ")));
-                }
-                Some(cols).filter(|c| !c.is_empty())
-            }
-        };
-        let num_partitions: i64 = int(&opts, "numpartitions", "numPartitions")?.unwrap_or(1);
-        if num_partitions < 1 {
-            return invalid("numPartitions must be at least 1");
-        }
-        let num_partitions = u32::try_from(num_partitions).map_err(|_| Error::Invalid("numPartitions is too large".into()))?;
-        let uint64_long = match opts.get("uint64").map(|s| s.to_lowercase()).as_deref() {
-            None | Some("decimal") => false,
-            Some("long") => true,
-            Some(_) => return invalid("option uint64 is 'decimal' (DecimalType(20, 0), the default) or 'long'"),
-        };
-        let block_rows: i64 = int(&opts, "blockrows", "blockRows")?.unwrap_or(1 << 20);
-        if block_rows < 1 {
-            return invalid("blockRows must be at least 1");
-        }
-        let mut settings = parse_settings(opts.get("settings").map(String::as_str))?;
-        for (k, v) in &opts {
-            if let Some(name) = k.strip_prefix("setting.") {
-                settings.insert(name.to_string(), v.clone());
-            }
-        }
-        let connect = CONNECT.iter().filter_map(|(k, name)| opts.get(*k).map(|v| (name.to_string(), v.clone()))).collect();
         let parsed = SparkOptions {
             url,
-            table: get("table").or_else(|| get("dbtable")),
-            query: get("query"),
-            cluster: get("cluster"),
+            table,
+            query,
+            cluster,
             columns,
             num_partitions,
-            partition_column: get("partitioncolumn"),
-            lower_bound: int(&opts, "lowerbound", "lowerBound")?,
-            upper_bound: int(&opts, "upperbound", "upperBound")?,
-            push_filters: opts.get("pushfilters").is_some_and(|v| truthy(v)),
+            partition_column,
+            lower_bound,
+            upper_bound,
+            push_filters,
             uint64_long,
-            block_rows: block_rows as u64,
+            block_rows,
             settings,
             connect,
-            shard_ports: parse_port_map(opts.get("shardports").map(String::as_str))?,
+            shard_ports,
         };
         // The URL and connection options as chwire reads them: a URL it cannot read is an error
         // here, before a write or the catalog rewrites its host list (which would turn it into
@@ -125,31 +123,16 @@ impl SparkOptions {
         Ok(parsed)
     }
 
-    /// Whether connections use TLS (an option, or the URL's `secure`, `ca_file` or `cert_file`).
+    /// Whether connections use TLS (the URL's scheme or keys, or an option), as the core reads
+    /// the URL and options.
     pub fn secure(&self) -> bool {
-        let mut flags: BTreeMap<String, String> = BTreeMap::new();
-        if let Some((_, query)) = self.url.split_once('?') {
-            for pair in query.split('#').next().unwrap_or("").split('&') {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                flags.insert(k.to_lowercase(), v.to_string());
-            }
-        }
-        flags.extend(self.connect.clone());
-        flags.get("secure").is_some_and(|v| truthy(v))
-            || ["ca_file", "cafile", "cert_file"].iter().any(|k| flags.get(*k).is_some_and(|v| !v.is_empty()))
+        self.chwire_options(None).is_ok_and(|o| o.tls.is_some())
     }
 
-    /// The port of a host the URL gives without one: for an `http://` URL 8123 and for an
-    /// `https://` one 8443 (as chwire connects for a read), else ClickHouse's default native
-    /// port, 9440 over TLS, else 9000.
+    /// The port of a host the URL gives without one, as the core chooses it: 8123 for an
+    /// `http://` URL, 8443 for `https://`, 9440 native over TLS, else 9000.
     pub fn default_port(&self) -> u16 {
-        let scheme = self.url.split_once("://").map(|(s, _)| s.to_ascii_lowercase()).unwrap_or_default();
-        match scheme.as_str() {
-            "http" => 8123,
-            "https" => 8443,
-            _ if self.secure() => 9440,
-            _ => 9000,
-        }
+        self.chwire_options(None).map_or(9000, |o| o.default_port())
     }
 
     /// The port to reach a shard's replica on, from the native port `system.clusters` gives:
@@ -191,6 +174,18 @@ impl SparkOptions {
     pub fn from_json(text: &str) -> Result<SparkOptions> {
         serde_json::from_str(text).map_err(|e| Error::Invalid(format!("bad options JSON: {e}")))
     }
+}
+
+/// `columns`: names, comma-separated, each once (`None` when empty).
+fn parse_columns(text: &str) -> Result<Option<Vec<String>>> {
+    let cols: Vec<String> = text.split(',').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect();
+    let mut twice: Vec<&str> = cols.iter().filter(|c| cols.iter().filter(|d| d == c).count() > 1).map(String::as_str).collect();
+    twice.sort_unstable();
+    twice.dedup();
+    if !twice.is_empty() {
+        return invalid(format!("option columns names {} more than once", twice.join(", ")));
+    }
+    Ok(Some(cols).filter(|c| !c.is_empty()))
 }
 
 /// `settings` as JSON (`{"max_threads": 4}`) or `name=value,name=value`.
@@ -272,6 +267,24 @@ mod tests {
         let e = parse(&[("url", "http//nonsense")]).unwrap_err().to_string();
         assert!(e.contains("option url \"http//nonsense\"") && e.contains("invalid URL"), "{e}");
         assert!(parse(&[("url", "tcp://h"), ("connect_timeout", "soon")]).is_err());
+    }
+
+    #[test]
+    fn keys_follow_the_one_table() {
+        // A typo is refused naming the option (it used to be ignored: one partition).
+        let e = parse(&[("url", "tcp://h"), ("numPartition", "4")]).unwrap_err().to_string();
+        assert!(e.contains("did you mean num_partitions?"), "{e}");
+        // Any connection option, by the core's names and aliases; a ClickHouse setting as is.
+        let o = parse(&[("url", "tcp://h"), ("receiveTimeout", "5s"), ("max_threads", "2"), ("max_size", "3")]);
+        assert!(o.unwrap_err().to_string().contains("a pool option"));
+        let o = parse(&[("url", "tcp://h"), ("receiveTimeout", "5s"), ("max_threads", "2"), ("query_timeout", "1s")]).unwrap();
+        let c = o.chwire_options(None).unwrap();
+        assert_eq!(c.receive_timeout, Some(std::time::Duration::from_secs(5)));
+        assert_eq!(c.settings, [("max_threads".to_string(), "2".to_string())]);
+        // TLS and the default port as the core reads the URL (https://, percent-encoding).
+        assert_eq!(parse(&[("url", "https://h/db")]).unwrap().default_port(), 8443);
+        assert!(parse(&[("url", "tcp://h/db?secure=true")]).unwrap().secure());
+        assert!(!parse(&[("url", "tcp://h/db?secure=false")]).unwrap().secure());
     }
 
     #[test]

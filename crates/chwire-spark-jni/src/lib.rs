@@ -58,7 +58,7 @@ impl From<chwire::Error> for Failure {
     fn from(e: chwire::Error) -> Self {
         match e.kind() {
             ErrorKind::Server(s) => {
-                let name = s.code_name().map_or_else(|| s.name.clone(), str::to_owned);
+                let name = s.name().to_owned();
                 Failure(format!("ClickHouse error {} ({name}): {}", s.code, s.text()))
             }
             _ => Failure(e.to_string()),
@@ -125,6 +125,22 @@ pub extern "system" fn Java_chwire_spark_Native_catalog<'a>(
         let o = chwire_spark_core::SparkOptions::from_json(&string(env, &options)?)?;
         let out = runtime().block_on(chwire_spark_core::catalog::run_json(&o, &string(env, &request)?))?;
         jstring(env, &out)
+    })
+    .resolve::<ThrowChwire>()
+}
+
+/// A table of the catalog as the option `table` names it: `` `db`.`t` ``, quoted by the core's
+/// SQL rules (`chwire::sql::TableRef`), which the option is read back by.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_chwire_spark_Native_quoteTable<'a>(
+    mut env: jni::EnvUnowned<'a>,
+    _class: jni::objects::JClass<'a>,
+    database: JString<'a>,
+    table: JString<'a>,
+) -> JString<'a> {
+    env.with_env(|env| -> Result<JString<'a>> {
+        let t = chwire::sql::TableRef::qualified(string(env, &database)?, string(env, &table)?);
+        jstring(env, &t.to_string())
     })
     .resolve::<ThrowChwire>()
 }

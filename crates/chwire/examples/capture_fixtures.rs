@@ -343,7 +343,7 @@ fn describe(p: &ServerPacket) -> String {
             "Hello({} {}.{}.{}, revision {}, timezone {:?}, display name {:?})",
             h.name, h.version_major, h.version_minor, h.version_patch, h.revision, h.timezone, h.display_name
         ),
-        ServerPacket::Exception(e) => format!("Exception({} {}: {:?})", e.code, e.name, e.message.lines().next().unwrap_or("")),
+        ServerPacket::Exception(e) => format!("Exception({} {}: {:?})", e.code, e.class, e.message.lines().next().unwrap_or("")),
         ServerPacket::Progress(p) => {
             format!("Progress(rows {}, bytes {}, total rows {})", p.read_rows, p.read_bytes, p.total_rows_to_read)
         }

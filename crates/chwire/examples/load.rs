@@ -319,8 +319,8 @@ async fn main() {
         .retries(3)
         .host_backoff(Duration::from_millis(500))
         .connect_timeout(Duration::from_secs(1))
-        .read_timeout(Some(Duration::from_secs(10)))
-        .write_timeout(Some(Duration::from_secs(10)));
+        .receive_timeout(Duration::from_secs(10))
+        .send_timeout(Duration::from_secs(10));
     // Connections are renewed every few seconds, so that a restarted server gets its share again.
     let popts =
         PoolOptions::new().max_size(args.tasks).acquire_timeout(Some(Duration::from_secs(30))).max_lifetime(Some(Duration::from_secs(3)));

@@ -24,13 +24,12 @@ mod http_insert;
 mod insert;
 mod query;
 mod server_types;
-mod statement;
+mod spec;
 mod stream;
 pub use insert::Insert;
 pub use query::Query;
 pub(crate) use query::{BoundParam, Retry};
-pub use statement::{first_word, split_table};
-pub(crate) use statement::{is_read, starts_with_insert};
+pub use spec::QuerySpec;
 use stream::log_lines;
 pub use stream::QueryStream;
 
@@ -233,6 +232,11 @@ impl Client {
     }
 
     /// What the server reported in the handshake (of the current connection).
+    /// The server's time zone (from its Hello), in which it reads DateTime values without one.
+    pub fn server_timezone(&self) -> Option<String> {
+        self.conn.as_ref().and_then(|c| c.hello().timezone.clone())
+    }
+
     pub fn server_info(&self) -> Option<ServerInfo> {
         self.conn.as_ref().map(|c| {
             let hello = c.hello();
@@ -257,7 +261,7 @@ impl Client {
 
     /// Start building a query.
     pub fn query(&mut self, sql: impl Into<String>) -> Query<'_> {
-        Query { client: self, sql: sql.into(), query_id: None, settings: Vec::new(), parameters: Vec::new() }
+        Query { client: self, sql: sql.into(), query_id: None, settings: Vec::new(), parameters: Vec::new(), error: None }
     }
 
     /// Run a statement that returns no rows of interest (DDL, `INSERT ... SELECT`, ...).
@@ -413,7 +417,7 @@ impl Client {
                             Pending::Drain { cancel_sent: sent }
                         };
                         self.deadline = None;
-                        return Err(Error::new(ErrorKind::Timeout("query")));
+                        return Err(Error::timed_out(crate::Timeout::Query));
                     }
                 }
             }
@@ -481,7 +485,7 @@ impl Client {
             let drained = match self.conn.as_mut() {
                 Some(Link::Native(conn)) => tokio::time::timeout(DRAIN_TIMEOUT, drain(conn, cancel_sent))
                     .await
-                    .map_err(|_| Error::new(ErrorKind::Timeout("drain")))
+                    .map_err(|_| Error::timed_out(crate::Timeout::Drain))
                     .and_then(|r| r),
                 _ => Ok(()),
             };
@@ -497,7 +501,7 @@ impl Client {
             let synced = match self.conn.as_mut() {
                 Some(Link::Native(conn)) => tokio::time::timeout(DRAIN_TIMEOUT, resync(conn))
                     .await
-                    .map_err(|_| Error::new(ErrorKind::Timeout("resync")))
+                    .map_err(|_| Error::timed_out(crate::Timeout::Resync))
                     .and_then(|r| r),
                 _ => Ok(()),
             };

@@ -67,14 +67,17 @@ pub(crate) struct Conn {
     pub(crate) endpoint: usize,
 }
 
-async fn with_timeout<T>(d: Option<Duration>, what: &'static str, f: impl Future<Output = std::io::Result<T>>) -> Result<T> {
-    match d {
-        Some(d) => match tokio::time::timeout(d, f).await {
-            Ok(r) => r.map_err(crate::tls::io_error),
-            Err(_) => Err(Error::new(ErrorKind::Timeout(what))),
-        },
-        None => f.await.map_err(crate::tls::io_error),
+/// `f`, or the `what` timeout's error when `limit` passes first (`None`: no limit).
+pub(crate) async fn within<T>(limit: Option<Duration>, what: crate::Timeout, f: impl Future<Output = T>) -> Result<T> {
+    match limit {
+        Some(d) => tokio::time::timeout(d, f).await.map_err(|_| Error::timed_out(what)),
+        None => Ok(f.await),
     }
+}
+
+/// An I/O of the socket within `d`: its error as a socket's (TLS errors typed).
+async fn with_timeout<T>(d: Option<Duration>, what: crate::Timeout, f: impl Future<Output = std::io::Result<T>>) -> Result<T> {
+    within(d, what, f).await?.map_err(crate::tls::io_error)
 }
 
 /// Read what `stream` has into `rbuf` (at most its spare room after reserving `room`).
@@ -96,10 +99,7 @@ impl Conn {
             let stream = open_stream(opts, shared, endpoint).await?;
             Conn::hello(opts, stream, endpoint).await
         };
-        match tokio::time::timeout(opts.handshake_timeout, handshake).await {
-            Ok(r) => r,
-            Err(_) => Err(Error::new(ErrorKind::Timeout("handshake"))),
-        }
+        within(opts.handshake_timeout, crate::Timeout::Handshake, handshake).await?
     }
 
     async fn hello(opts: &Options, stream: Stream, endpoint: usize) -> Result<Conn> {
@@ -116,8 +116,8 @@ impl Conn {
             decoder: PacketDecoder::new(opts.client_revision).with_limits(opts.limits),
             hello: ServerHello::default(),
             rev: Revision(opts.client_revision),
-            read_timeout: opts.read_timeout,
-            write_timeout: opts.write_timeout,
+            read_timeout: opts.receive_timeout,
+            write_timeout: opts.send_timeout,
             endpoint,
         };
         let hello = ClientHello {
@@ -240,7 +240,7 @@ impl Conn {
                 }
             }
         });
-        match with_timeout(*write_timeout, "send", duplex).await {
+        match with_timeout(*write_timeout, crate::Timeout::Send, duplex).await {
             Err(e) if matches!(e.kind(), ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof) => {
                 return Err(Error::new(ErrorKind::Closed))
             }
@@ -266,7 +266,7 @@ impl Conn {
                 None => &mut self.rbuf,
             };
             into.reserve(step);
-            let n = with_timeout(self.read_timeout, "receive", self.stream.read_buf(into)).await?;
+            let n = with_timeout(self.read_timeout, crate::Timeout::Receive, self.stream.read_buf(into)).await?;
             if n == 0 {
                 return Err(Error::new(ErrorKind::Closed));
             }
@@ -344,12 +344,9 @@ fn reserve_step(needed: usize, buffered: usize) -> usize {
 pub(crate) async fn open_stream(opts: &Options, shared: &Shared, endpoint: usize) -> Result<Stream> {
     let Endpoint { host, port } = shared.hosts.endpoint(endpoint);
     let port = *port;
-    let tcp = match tokio::time::timeout(opts.connect_timeout, TcpStream::connect((host.as_str(), port))).await {
-        Ok(Ok(s)) => s,
-        Ok(Err(e)) => {
-            return Err(Error::new(ErrorKind::Io(std::io::Error::new(e.kind(), format!("cannot connect to {host}:{port}: {e}")))))
-        }
-        Err(_) => return Err(Error::new(ErrorKind::Timeout("connect"))),
+    let tcp = match within(opts.connect_timeout, crate::Timeout::Connect, TcpStream::connect((host.as_str(), port))).await? {
+        Ok(s) => s,
+        Err(e) => return Err(Error::new(ErrorKind::Io(std::io::Error::new(e.kind(), format!("cannot connect to {host}:{port}: {e}"))))),
     };
     tcp.set_nodelay(true)?;
     if let Some(idle) = opts.tcp_keepalive {

@@ -15,8 +15,9 @@ pub enum ErrorKind {
     Protocol(String),
     /// Reading from or writing to the socket failed; the connection was closed.
     Io(std::io::Error),
-    /// A connect, read or write timeout expired; the connection was closed.
-    Timeout(&'static str),
+    /// A timeout expired (which one: [`Timeout`]); but for a query's own deadline and the
+    /// pool's wait, the connection was closed.
+    Timeout(Timeout),
     /// The server closed the connection.
     Closed,
     /// TLS failed: the server's certificate was refused (unknown issuer, expired, wrong
@@ -33,26 +34,83 @@ pub enum ErrorKind {
     Row(String),
     /// `fetch_one` found no row.
     NoRows,
+    /// A shared connection is running another query (a result of it is still open): a
+    /// connection runs one query at a time. Nothing was sent.
+    Busy,
+}
+
+/// Which timeout expired (the options that set each are named).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Timeout {
+    /// The TCP connect (`connect_timeout`).
+    Connect,
+    /// The TLS and ClickHouse handshakes (`handshake_timeout`).
+    Handshake,
+    /// No progress writing to the socket (`send_timeout`).
+    Send,
+    /// No bytes from the server (`receive_timeout`).
+    Receive,
+    /// The query's own deadline (`query_timeout`): the query was cancelled, the connection
+    /// is drained before its next use.
+    Query,
+    /// No connection of the pool became free (`acquire_timeout`).
+    PoolAcquire,
+    /// Draining an abandoned query before the next one.
+    Drain,
+    /// Reading an interrupted answer to its end.
+    Resync,
+}
+
+impl Timeout {
+    /// What timed out, in words (`"receive"`, `"pool acquire"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Timeout::Connect => "connect",
+            Timeout::Handshake => "handshake",
+            Timeout::Send => "send",
+            Timeout::Receive => "receive",
+            Timeout::Query => "query",
+            Timeout::PoolAcquire => "pool acquire",
+            Timeout::Drain => "drain",
+            Timeout::Resync => "resync",
+        }
+    }
+}
+
+impl fmt::Display for Timeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// An error of the chwire client.
 pub struct Error {
     // Boxed: results stay one word wide on the hot paths (a row, a block).
-    kind: Box<ErrorKind>,
+    inner: Box<Inner>,
+}
+
+struct Inner {
+    kind: ErrorKind,
+    /// The error this one comes from, where the kind does not hold it (a TLS failure's
+    /// rustls error, the I/O error under a corrupt gzip body).
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 impl Error {
+    /// What went wrong, to match on.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.inner.kind
     }
 
+    /// The kind, taken out of the error.
     pub fn into_kind(self) -> ErrorKind {
-        *self.kind
+        self.inner.kind
     }
 
     /// The server exception, if the server reported the error.
     pub fn server(&self) -> Option<&ServerException> {
-        match &*self.kind {
+        match &self.inner.kind {
             ErrorKind::Server(e) => Some(e),
             _ => None,
         }
@@ -63,23 +121,34 @@ impl Error {
         self.server().map(|e| e.code)
     }
 
-    pub fn is_timeout(&self) -> bool {
-        matches!(*self.kind, ErrorKind::Timeout(_))
+    /// Which timeout expired, if one did.
+    pub fn timeout(&self) -> Option<Timeout> {
+        match self.inner.kind {
+            ErrorKind::Timeout(t) => Some(t),
+            _ => None,
+        }
     }
 
+    /// Whether a timeout expired.
+    pub fn is_timeout(&self) -> bool {
+        self.timeout().is_some()
+    }
+
+    /// Whether the server closed the connection.
     pub fn is_closed(&self) -> bool {
-        matches!(*self.kind, ErrorKind::Closed)
+        matches!(self.inner.kind, ErrorKind::Closed)
     }
 
     /// Authentication failed (unknown user, wrong or missing password).
     pub fn is_authentication(&self) -> bool {
-        matches!(self.code(), Some(192..=194) | Some(516))
+        use chwire_proto::error_codes::code;
+        matches!(self.code(), Some(code::UNKNOWN_USER | code::WRONG_PASSWORD | code::REQUIRED_PASSWORD | code::AUTHENTICATION_FAILED))
     }
 
     /// Whether the connection that produced this error had to be dropped.
     pub fn breaks_connection(&self) -> bool {
         matches!(
-            *self.kind,
+            self.inner.kind,
             ErrorKind::Decode(_)
                 | ErrorKind::Protocol(_)
                 | ErrorKind::Io(_)
@@ -90,7 +159,17 @@ impl Error {
     }
 
     pub(crate) fn new(kind: ErrorKind) -> Self {
-        Error { kind: Box::new(kind) }
+        Error { inner: Box::new(Inner { kind, source: None }) }
+    }
+
+    /// This error, caused by `source` (what [`std::error::Error::source`] returns).
+    pub(crate) fn caused_by(mut self, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        self.inner.source = Some(source.into());
+        self
+    }
+
+    pub(crate) fn timed_out(t: Timeout) -> Self {
+        Error::new(ErrorKind::Timeout(t))
     }
 
     pub(crate) fn protocol(msg: impl Into<String>) -> Self {
@@ -108,7 +187,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &*self.kind {
+        match &self.inner.kind {
             ErrorKind::Server(e) => write!(f, "server error: {e}"),
             ErrorKind::Decode(e) => write!(f, "cannot decode the data: {e}"),
             ErrorKind::Protocol(m) => write!(f, "protocol error: {m}"),
@@ -120,22 +199,26 @@ impl fmt::Display for Error {
             ErrorKind::Config(m) => write!(f, "invalid configuration: {m}"),
             ErrorKind::Row(m) => write!(f, "row mapping: {m}"),
             ErrorKind::NoRows => f.write_str("the query returned no rows"),
+            ErrorKind::Busy => f.write_str(
+                "the connection is busy: another result of it is still open (a connection runs one query at a time; read that \
+                 result to its end or close it, or use another connection or a pool)",
+            ),
         }
     }
 }
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Error({:?})", self.kind)
+        write!(f, "Error({:?})", self.inner.kind)
     }
 }
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &*self.kind {
+        match &self.inner.kind {
             ErrorKind::Decode(e) => Some(e),
             ErrorKind::Io(e) => Some(e),
-            _ => None,
+            _ => self.inner.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static)),
         }
     }
 }
@@ -155,6 +238,20 @@ impl From<EncodeError> for Error {
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::new(ErrorKind::Io(e))
+    }
+}
+
+/// What cannot fail (a [`TableRef`](chwire_proto::sql::TableRef) given as one).
+impl From<std::convert::Infallible> for Error {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
+    }
+}
+
+/// SQL text chwire cannot read (a table name, an INSERT's target, a placeholder) is bad input.
+impl From<chwire_proto::sql::SqlError> for Error {
+    fn from(e: chwire_proto::sql::SqlError) -> Self {
+        Error::new(ErrorKind::InvalidInput(e.0))
     }
 }
 

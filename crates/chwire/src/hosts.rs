@@ -3,6 +3,7 @@
 //! errors mean "try another server".
 
 use crate::error::{Error, ErrorKind, Result};
+use chwire_proto::error_codes::code;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -112,16 +113,16 @@ impl FromStr for LoadBalancing {
 /// Server error codes after which the same query may succeed on another server (or on the
 /// same one later): the server or its network is in trouble, not the query.
 pub const FAILOVER_CODES: &[i32] = &[
-    202, // TOO_MANY_SIMULTANEOUS_QUERIES
-    203, // NO_FREE_CONNECTION
-    209, // SOCKET_TIMEOUT
-    210, // NETWORK_ERROR
-    236, // ABORTED (the server is shutting down)
-    242, // TABLE_IS_READ_ONLY (a replica lost its ZooKeeper session)
-    279, // ALL_CONNECTION_TRIES_FAILED
-    285, // TOO_FEW_LIVE_REPLICAS
-    439, // CANNOT_SCHEDULE_TASK (thread pool exhausted)
-    999, // KEEPER_EXCEPTION
+    code::TOO_MANY_SIMULTANEOUS_QUERIES,
+    code::NO_FREE_CONNECTION,
+    code::SOCKET_TIMEOUT,
+    code::NETWORK_ERROR,
+    code::ABORTED,            // the server is shutting down
+    code::TABLE_IS_READ_ONLY, // a replica lost its ZooKeeper session
+    code::ALL_CONNECTION_TRIES_FAILED,
+    code::TOO_FEW_LIVE_REPLICAS,
+    code::CANNOT_SCHEDULE_TASK, // thread pool exhausted
+    code::KEEPER_EXCEPTION,
 ];
 
 impl Error {
@@ -132,7 +133,7 @@ impl Error {
     pub fn is_failover(&self) -> bool {
         match self.kind() {
             // A query's own deadline is not the server's fault.
-            ErrorKind::Timeout(what) => *what != "query",
+            ErrorKind::Timeout(what) => *what != crate::Timeout::Query,
             ErrorKind::Io(_) | ErrorKind::Closed => true,
             ErrorKind::Server(e) => FAILOVER_CODES.contains(&e.code),
             _ => false,
@@ -262,7 +263,7 @@ mod tests {
         assert_eq!(tls.ca_file.as_deref(), Some(std::path::Path::new("/ca.pem")));
         assert_eq!((tls.cert_file.is_some(), tls.key_file.is_some()), (true, true));
         assert_eq!(tls.server_name.as_deref(), Some("ch.example"));
-        assert_eq!((o.handshake_timeout, o.tcp_keepalive), (Duration::from_secs(3), None));
+        assert_eq!((o.handshake_timeout, o.tcp_keepalive), (Some(Duration::from_secs(3)), None));
         assert!(o.settings.is_empty(), "{:?}", o.settings);
         assert!(Options::from_url("tcp://a?secure=maybe").is_err());
         assert!(Options::from_url("tcp://a?load_balancing=nearest").is_err());
@@ -304,7 +305,7 @@ mod tests {
     #[test]
     fn failover_errors() {
         assert!(Error::new(ErrorKind::Closed).is_failover());
-        assert!(Error::new(ErrorKind::Timeout("connect")).is_failover());
+        assert!(Error::timed_out(crate::Timeout::Connect).is_failover());
         assert!(!Error::config("x").is_failover());
         assert!(!Error::new(ErrorKind::Tls("x".into())).is_failover());
         assert_eq!("round-robin".parse::<LoadBalancing>().unwrap(), LoadBalancing::RoundRobin);

@@ -23,7 +23,7 @@ use chwire_proto::{PacketDecoder, Progress, ServerException, ServerHello, Server
 use hyper::body::{Body as _, Incoming};
 use hyper::client::conn::http1::SendRequest;
 use hyper::Response;
-pub(crate) use request::{split_insert, QueryRequest};
+pub(crate) use request::QueryRequest;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -123,15 +123,10 @@ fn hyper_error(e: hyper::Error) -> Error {
 }
 
 fn gzip_error(e: std::io::Error) -> Error {
-    Error::protocol(format!("the server's gzip-encoded response is corrupt: {e}"))
+    Error::protocol(format!("the server's gzip-encoded response is corrupt: {e}")).caused_by(e)
 }
 
-async fn timed<T>(d: Option<Duration>, what: &'static str, f: impl Future<Output = T>) -> Result<T> {
-    match d {
-        Some(d) => tokio::time::timeout(d, f).await.map_err(|_| Error::new(ErrorKind::Timeout(what))),
-        None => Ok(f.await),
-    }
-}
+use crate::conn::within as timed;
 
 /// The exception in a ClickHouse error text (`Code: 60, e.displayText() = DB::Exception: …,
 /// e.what() = DB::Exception` on 18.16, `Code: 60. DB::Exception: … (UNKNOWN_TABLE)` later).
@@ -150,7 +145,7 @@ pub(crate) fn parse_exception(text: &str, status: Option<u16>) -> ServerExceptio
         (0, Some(s)) => format!("HTTP status {s}: {rest}"),
         _ => rest.to_string(),
     };
-    ServerException { code, name: "DB::Exception".into(), message, stack_trace: String::new(), nested: None }
+    ServerException { code, class: "DB::Exception".into(), message, stack_trace: String::new(), nested: None }
 }
 
 /// An error status's answer: ClickHouse's exception when the body is one, else (a proxy or
@@ -241,8 +236,8 @@ impl HttpConn {
                 head_progress: None,
                 summary: None,
                 body_rows: 0,
-                read_timeout: opts.read_timeout,
-                write_timeout: opts.write_timeout,
+                read_timeout: opts.receive_timeout,
+                write_timeout: opts.send_timeout,
                 keep_alive: None,
                 last_used: Instant::now(),
                 failure: None,
@@ -263,10 +258,7 @@ impl HttpConn {
             }
             Ok(c)
         };
-        match tokio::time::timeout(opts.handshake_timeout, handshake).await {
-            Ok(r) => r,
-            Err(_) => Err(Error::new(ErrorKind::Timeout("handshake"))),
-        }
+        crate::conn::within(opts.handshake_timeout, crate::Timeout::Handshake, handshake).await?
     }
 
     /// `SELECT version(), timezone()`: what the native handshake tells (parameters need
@@ -340,7 +332,7 @@ impl HttpConn {
         if !matches!(self.state, State::Idle) {
             return Err(Error::protocol("an HTTP request is already running on this connection"));
         }
-        timed(Some(self.write_timeout.unwrap_or(READY_WAIT)), "send", self.sender.ready()).await?.map_err(hyper_error)?;
+        timed(Some(self.write_timeout.unwrap_or(READY_WAIT)), crate::Timeout::Send, self.sender.ready()).await?.map_err(hyper_error)?;
         self.rbuf.clear();
         self.decoder.reset();
         self.eof = false;
@@ -378,7 +370,7 @@ impl HttpConn {
     /// answer is the error.
     pub(crate) async fn send_body(&mut self, bytes: Bytes) -> Result<()> {
         let tx = self.insert_tx.as_ref().ok_or_else(|| Error::protocol("no HTTP insert is running"))?;
-        let sent = timed(self.write_timeout, "send", tx.send(BodyMsg::Data(bytes))).await?;
+        let sent = timed(self.write_timeout, crate::Timeout::Send, tx.send(BodyMsg::Data(bytes))).await?;
         if sent.is_err() {
             // hyper dropped the body: the server answered early or the connection failed.
             self.insert_tx = None;
@@ -412,7 +404,7 @@ impl HttpConn {
     /// End the insert body and wait for the server's answer.
     pub(crate) async fn end_insert(&mut self) -> Result<()> {
         if let Some(tx) = self.insert_tx.take() {
-            if timed(self.write_timeout, "send", tx.send(BodyMsg::End)).await?.is_err() {
+            if timed(self.write_timeout, crate::Timeout::Send, tx.send(BodyMsg::End)).await?.is_err() {
                 tracing::debug!("the insert body was dropped before its end");
             }
         }
@@ -460,7 +452,7 @@ impl HttpConn {
         let req = QueryRequest::ping(&self.authority, opts);
         self.send(req).await?;
         let State::Waiting(fut) = std::mem::replace(&mut self.state, State::Idle) else { unreachable!() };
-        let resp = timed(self.read_timeout, "receive", fut).await?.map_err(hyper_error)?;
+        let resp = timed(self.read_timeout, crate::Timeout::Receive, fut).await?.map_err(hyper_error)?;
         let status = resp.status();
         let mut body = resp.into_body();
         let text = read_to_end(&mut body, self.read_timeout).await?;
@@ -478,7 +470,7 @@ impl HttpConn {
             match &mut self.state {
                 State::Idle => return Err(self.failure.take().unwrap_or_else(|| Error::protocol("no HTTP request is running"))),
                 State::Waiting(fut) => {
-                    let resp = timed(self.read_timeout, "receive", fut.as_mut()).await?.map_err(|e| {
+                    let resp = timed(self.read_timeout, crate::Timeout::Receive, fut.as_mut()).await?.map_err(|e| {
                         self.state = State::Idle;
                         hyper_error(e)
                     })?;
@@ -721,7 +713,9 @@ impl HttpConn {
         let ready = Pin::new(&mut *body).poll_frame(&mut Context::from_waker(std::task::Waker::noop()));
         let frame = match ready {
             Poll::Ready(frame) => frame,
-            Poll::Pending => timed(self.read_timeout, "receive", std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx))).await?,
+            Poll::Pending => {
+                timed(self.read_timeout, crate::Timeout::Receive, std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx))).await?
+            }
         };
         let mut more = self.take_frame(frame)?;
         let mut cx = Context::from_waker(std::task::Waker::noop());
@@ -793,7 +787,7 @@ fn contains_tagged_exception(buf: &[u8], tag: &[u8]) -> bool {
 async fn read_to_end(body: &mut Incoming, timeout: Option<Duration>) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     loop {
-        let frame = timed(timeout, "receive", std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx))).await?;
+        let frame = timed(timeout, crate::Timeout::Receive, std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx))).await?;
         match frame {
             None => return Ok(out),
             Some(Ok(f)) => {

@@ -28,27 +28,30 @@ mod error;
 mod hosts;
 mod http;
 mod link;
-mod options;
+pub mod options;
 mod params;
 mod pool;
 pub mod row;
 pub mod runtimes;
+mod shared;
 mod tls;
 
 #[cfg(feature = "arrow")]
 pub use arrow::ArrowStream;
 pub use chwire_proto as proto;
+pub use chwire_proto::sql;
 pub use chwire_proto::types::ServerTypes;
 pub use chwire_proto::{
     Block, Column, ColumnData, Compression, DataType, Limits, ProfileInfo, Progress, ServerException, StringColumn, Value,
 };
-pub use client::{first_word, split_table, Client, Event, Insert, Query, QueryStream, QuerySummary, ServerInfo};
-pub use error::{Error, ErrorKind, Result};
+pub use client::{Client, Event, Insert, Query, QuerySpec, QueryStream, QuerySummary, ServerInfo};
+pub use error::{Error, ErrorKind, Result, Timeout};
 pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
 pub use options::{parse_duration, Options, Transport};
-pub use params::{placeholder_types, ParamValue, QueryParam};
+pub use params::{BoundValue, ParamError, ParamValue, QueryParam};
 pub use pool::{Pool, PoolOptions, PoolStatus, Pooled};
 pub use row::{approx_bytes, FromColumn, Row, RowOwned, ToColumn};
+pub use shared::{Lease, Shared};
 pub use tls::TlsOptions;
 
 pub(crate) const VERSION_MAJOR: u64 = 0;

@@ -12,7 +12,7 @@
 
 use crate::client::Client;
 use crate::conn::Shared;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::options::Options;
 use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut};
@@ -29,7 +29,7 @@ pub struct PoolOptions {
     /// Connections kept open (and opened in the background) even when idle.
     pub min_idle: usize,
     /// Longest wait in [`Pool::get`] for a free slot (`None`: wait forever); expiry is
-    /// `ErrorKind::Timeout("pool acquire")`.
+    /// `ErrorKind::Timeout(Timeout::PoolAcquire)`.
     pub acquire_timeout: Option<Duration>,
     /// An idle connection is closed after this long unused (beyond `min_idle`).
     pub idle_timeout: Option<Duration>,
@@ -54,8 +54,36 @@ impl Default for PoolOptions {
 }
 
 impl PoolOptions {
+    /// The defaults (10 connections at most).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Set one pool option by its key (docs/OPTIONS.md: `max_size`, `min_idle`,
+    /// `acquire_timeout`, `idle_timeout`, `max_lifetime`, `health_check_after`, in any host's
+    /// spelling). Any other key is an error naming the closest one.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        use crate::options::keys::{classify, count, optional_duration, Classified, Scope};
+        let k = match classify(key)? {
+            Classified::Option(k) if k.scope == Scope::Pool => k,
+            Classified::Option(k) => return Err(Error::config(format!("{key:?} is {}, not a pool option", k.scope.describe()))),
+            Classified::Setting(_) => return Err(Error::config(format!("{key:?} is a ClickHouse setting, not a pool option"))),
+        };
+        match k.name {
+            "max_size" => self.max_size = count::<usize>(k.name, value)?.max(1),
+            "min_idle" => self.min_idle = count(k.name, value)?,
+            "acquire_timeout" => self.acquire_timeout = optional_duration(value)?,
+            "idle_timeout" => self.idle_timeout = optional_duration(value)?,
+            "max_lifetime" => self.max_lifetime = optional_duration(value)?,
+            "health_check_after" => {
+                self.health_check_after = match value.trim() {
+                    "none" => None,
+                    v => Some(crate::options::parse_duration(v)?),
+                }
+            }
+            other => return Err(Error::config(format!("pool option {other:?} has no setter (a chwire bug)"))),
+        }
+        Ok(())
     }
     pub fn max_size(mut self, n: usize) -> Self {
         self.max_size = n;
@@ -198,7 +226,7 @@ impl Pool {
         let waiting = Waiting(&inner.waiting);
         let acquire = inner.slots.clone().acquire_owned();
         let permit = match inner.popts.acquire_timeout {
-            Some(t) => tokio::time::timeout(t, acquire).await.map_err(|_| Error::new(ErrorKind::Timeout("pool acquire")))?,
+            Some(t) => tokio::time::timeout(t, acquire).await.map_err(|_| Error::timed_out(crate::Timeout::PoolAcquire))?,
             None => acquire.await,
         }
         .expect("the pool's semaphore is never closed");

@@ -126,14 +126,14 @@ pub(crate) fn handshake_error(e: io::Error, host: &str, port: u16, name: &Server
         Some(other) => other.to_string(),
         None => e.to_string(),
     };
-    Error::new(ErrorKind::Tls(format!("TLS handshake with {host}:{port} (server name {name:?}) failed: {why}")))
+    Error::new(ErrorKind::Tls(format!("TLS handshake with {host}:{port} (server name {name:?}) failed: {why}"))).caused_by(e)
 }
 
 /// A socket error; TLS errors (e.g. the server's alert refusing our client certificate,
 /// which TLS 1.3 delivers after the handshake) become [`ErrorKind::Tls`].
 pub(crate) fn io_error(e: io::Error) -> Error {
     match e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
-        Some(t) => Error::new(ErrorKind::Tls(format!("the TLS connection failed: {t}"))),
+        Some(t) => Error::new(ErrorKind::Tls(format!("the TLS connection failed: {t}"))).caused_by(e),
         None => Error::from(e),
     }
 }

@@ -89,7 +89,7 @@ async fn a_query_past_its_deadline_is_stopped() {
     for (transport, url) in transports() {
         let id = unique_id("deadline", transport);
         let err = until_it_gives_up(&url, "query_timeout=1500ms", &id).await;
-        assert!(matches!(err.kind(), ErrorKind::Timeout("query")), "{transport}: {err:?}");
+        assert!(matches!(err.kind(), ErrorKind::Timeout(chwire::Timeout::Query)), "{transport}: {err:?}");
         wait_gone(&id).await;
     }
 }
@@ -102,7 +102,7 @@ async fn a_query_past_its_receive_timeout_is_stopped() {
     for (transport, url) in transports() {
         let id = unique_id("receive", transport);
         let err = until_it_gives_up(&url, "receive_timeout=1500ms&interactive_delay=100000000", &id).await;
-        assert!(matches!(err.kind(), ErrorKind::Timeout("receive")), "{transport}: {err:?}");
+        assert!(matches!(err.kind(), ErrorKind::Timeout(chwire::Timeout::Receive)), "{transport}: {err:?}");
         wait_gone(&id).await;
     }
 }

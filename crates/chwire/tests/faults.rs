@@ -35,8 +35,8 @@ fn options_via(p: &Proxy) -> Options {
         .host("127.0.0.1")
         .port(p.port())
         .connect_timeout(Duration::from_secs(3))
-        .read_timeout(Some(Duration::from_secs(3)))
-        .write_timeout(Some(Duration::from_secs(3)))
+        .receive_timeout(Duration::from_secs(3))
+        .send_timeout(Duration::from_secs(3))
 }
 
 /// `SELECT number, toString(number) FROM numbers(n)`, checked row by row.
@@ -96,7 +96,7 @@ async fn slicer_single_bytes_gives_the_correct_result() {
     for compression in [Compression::None, Compression::Lz4, Compression::Zstd(1)] {
         // One write per byte keeps toxiproxy busy: generous timeouts on a loaded machine.
         let slow = Some(Duration::from_secs(20));
-        let opts = options_via(&p).compression(compression).read_timeout(slow).write_timeout(slow);
+        let opts = options_via(&p).compression(compression).receive_timeout(slow).send_timeout(slow);
         let mut c = Client::connect(opts.connect_timeout(Duration::from_secs(20))).await.unwrap();
         check_numbers(&mut c, 20_000).await.unwrap();
         // An insert's blocks go up sliced too.
@@ -211,7 +211,7 @@ async fn limit_data_cuts_a_result_mid_packet() {
 #[ignore = "needs the cluster rig and toxiproxy (scripts/with-cluster.sh --toxiproxy)"]
 async fn timeout_toxic_ends_in_a_timeout_or_a_closed_connection() {
     let p = proxy("timeout", 4).await;
-    let mut c = Client::connect(options_via(&p).read_timeout(Some(Duration::from_secs(1)))).await.unwrap();
+    let mut c = Client::connect(options_via(&p).receive_timeout(Duration::from_secs(1))).await.unwrap();
     // timeout = 0: the proxy holds every byte and never closes; the read timeout fires.
     let toxic = p.add_toxic("timeout", Stream::Downstream, r#""timeout":0"#).await;
     let t = Instant::now();
@@ -345,7 +345,7 @@ async fn assert_pool_healthy(pool: &Pool, max: usize) {
 async fn pool_is_healthy_after_every_toxic() {
     let p = proxy("pool", 7).await;
     const MAX: usize = 4;
-    let opts = options_via(&p).read_timeout(Some(Duration::from_secs(1))).retries(0);
+    let opts = options_via(&p).receive_timeout(Duration::from_secs(1)).retries(0);
     let pool = Pool::new(opts, PoolOptions::new().max_size(MAX).acquire_timeout(Some(Duration::from_secs(10)))).unwrap();
     assert_pool_healthy(&pool, MAX).await;
     // (kind, stream, attributes, rows to read, whether every query must still succeed)
@@ -381,7 +381,7 @@ async fn pool_is_healthy_after_every_toxic() {
 #[ignore = "needs the cluster rig and toxiproxy (scripts/with-cluster.sh --toxiproxy)"]
 async fn query_deadline_under_a_slow_network_then_the_pool_recovers() {
     let p = proxy("deadline", 8).await;
-    let opts = options_via(&p).read_timeout(Some(Duration::from_secs(30))).query_timeout(Some(Duration::from_secs(1)));
+    let opts = options_via(&p).receive_timeout(Duration::from_secs(30)).query_timeout(Some(Duration::from_secs(1)));
     let pool = Pool::new(opts, PoolOptions::new().max_size(2)).unwrap();
     assert_pool_healthy(&pool, 2).await;
     // 10 KB/s: bytes keep coming (no read timeout), but the whole query takes far too long.
@@ -391,7 +391,7 @@ async fn query_deadline_under_a_slow_network_then_the_pool_recovers() {
         let mut c = pool.get().await.unwrap();
         check_numbers(&mut c, 200_000).await.unwrap_err()
     };
-    assert!(matches!(e.kind(), ErrorKind::Timeout("query")), "{e:?}");
+    assert!(matches!(e.kind(), ErrorKind::Timeout(chwire::Timeout::Query)), "{e:?}");
     assert!(!e.is_failover(), "a query's own deadline is not the server's fault");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     p.remove_toxic(&toxic).await;

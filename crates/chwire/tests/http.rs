@@ -203,7 +203,7 @@ async fn a_cancelled_quiet_query_is_killed() {
     let url = format!("{}?query_timeout=300ms", http_url());
     let mut d = http_client(&url).await;
     let e = d.query(slow).query_id(id.clone()).fetch_blocks().await.unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Timeout("query")), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::Timeout(chwire::Timeout::Query)), "{e}");
     assert_eq!(scalar(&mut d, "SELECT toUInt64(3)").await, 3);
     gone(id).await;
     // A dropped stream, then `settle`: killed without another query.

@@ -403,7 +403,7 @@ async fn server_exceptions_keep_the_connection_usable() {
     let ex = e.server().expect("server error");
     assert_eq!(ex.code, 60, "{e}");
     assert!(ex.message.contains("chwire_no_such_table"), "{}", ex.message);
-    assert!(!ex.name.is_empty());
+    assert_eq!((ex.class.as_str(), ex.name()), ("DB::Exception", "UNKNOWN_TABLE"));
     assert!(!e.breaks_connection());
     assert_eq!(scalar_u64(&mut c, "SELECT 3").await, 3);
 
@@ -646,7 +646,7 @@ async fn large_insert_in_many_blocks_with_compression() {
 
 #[tokio::test]
 async fn read_timeout_discards_the_connection_and_the_client_recovers() {
-    let mut c = client_with(options().read_timeout(Some(std::time::Duration::from_millis(300)))).await;
+    let mut c = client_with(options().receive_timeout(std::time::Duration::from_millis(300))).await;
     // A silent server: a current one sends Progress every interactive_delay while a query runs.
     let e = c.query("SELECT sleep(2)").setting("interactive_delay", "100000000").fetch_blocks().await.unwrap_err();
     assert!(e.is_timeout(), "{e}");

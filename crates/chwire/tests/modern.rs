@@ -131,7 +131,7 @@ impl Fake {
     }
 
     fn options(&self) -> Options {
-        Options::from_url(&self.url()).expect("valid URL").read_timeout(Some(Duration::from_secs(30)))
+        Options::from_url(&self.url()).expect("valid URL").receive_timeout(Duration::from_secs(30))
     }
 
     async fn client_with(&self, opts: Options) -> Client {
@@ -625,7 +625,7 @@ async fn insert_of_many_blocks_reads_the_servers_profile_events() {
     const BLOCKS: u64 = 400_000;
     // Quiet: -v would log two lines per block.
     let fake = Fake::start_quiet(&[]);
-    let opts = fake.options().write_timeout(Some(Duration::from_secs(5))).read_timeout(Some(Duration::from_secs(20)));
+    let opts = fake.options().send_timeout(Duration::from_secs(5)).receive_timeout(Duration::from_secs(20));
     let mut c = fake.client_with(opts).await;
     let res = c.insert_blocks("INSERT INTO t VALUES").await;
     let mut ins = fake.ok(res, "insert");
@@ -664,7 +664,7 @@ async fn unknown_query_is_exception_62_and_the_connection_stays() {
         let e = c.query("SELECT 'no such thing'").fetch_blocks().await.unwrap_err();
         let ex = e.server().unwrap_or_else(|| panic!("a server exception expected, got {e:?}\n{}", fake.tail()));
         assert_eq!(ex.code, 62, "{e}");
-        assert_eq!(ex.name, "DB::Exception");
+        assert_eq!(ex.class, "DB::Exception");
         assert_eq!(ex.message, "fake server: unknown query");
         assert!(ex.nested.is_none());
         assert!(!e.breaks_connection());

@@ -51,7 +51,7 @@ async fn reuse_limits_and_acquire_timeout() {
     let waiter = tokio::spawn(async move { p2.get().await.map(|_| ()) });
     settle(&p, "a caller waits", |s| s.waiting == 1).await;
     let err = waiter.await.unwrap().expect_err("no slot within the acquire timeout");
-    assert!(matches!(err.kind(), ErrorKind::Timeout("pool acquire")), "{err}");
+    assert!(matches!(err.kind(), ErrorKind::Timeout(chwire::Timeout::PoolAcquire)), "{err}");
     assert_eq!(p.status().waiting, 0);
     // A freed slot goes to the waiter (freed as soon as it waits: the acquire timeout is short,
     // and a query before the drop could outlast it on a loaded machine).

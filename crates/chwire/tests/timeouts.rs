@@ -19,7 +19,7 @@ async fn query_deadline_cancels_and_the_connection_is_drained() {
     // A query that sends nothing for a long time.
     let t = Instant::now();
     let err = c.query("SELECT count() FROM system.numbers").fetch_blocks().await.unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Timeout("query")), "{err:?}");
+    assert!(matches!(err.kind(), ErrorKind::Timeout(chwire::Timeout::Query)), "{err:?}");
     assert!(!err.is_failover(), "a query's own deadline is not a reason to try another server");
     assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
     check(&mut c).await;
@@ -35,12 +35,15 @@ async fn query_deadline_cancels_and_the_connection_is_drained() {
         }
     };
     drop(s);
-    assert!(matches!(err.kind(), ErrorKind::Timeout("query")), "{err:?}");
+    assert!(matches!(err.kind(), ErrorKind::Timeout(chwire::Timeout::Query)), "{err:?}");
     assert!(t.elapsed() < Duration::from_secs(2));
     check(&mut c).await;
     // From the URL, and turned off with 0.
     let o = chwire::Options::from_url(&format!("{}?query_timeout=250ms&receive_timeout=0&send_timeout=7s", url())).unwrap();
-    assert_eq!((o.query_timeout, o.read_timeout, o.write_timeout), (Some(Duration::from_millis(250)), None, Some(Duration::from_secs(7))));
+    assert_eq!(
+        (o.query_timeout, o.receive_timeout, o.send_timeout),
+        (Some(Duration::from_millis(250)), None, Some(Duration::from_secs(7)))
+    );
 }
 
 /// A current server sends Progress (and ProfileEvents) every `interactive_delay` (0.1 s) while
@@ -54,7 +57,7 @@ async fn receive_timeout_discards_the_connection() {
     let mut c = Client::connect_url(&url).await.unwrap();
     let t = Instant::now();
     let err = c.query("SELECT sleep(1)").fetch_blocks().await.unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Timeout("receive")), "{err:?}");
+    assert!(matches!(err.kind(), ErrorKind::Timeout(chwire::Timeout::Receive)), "{err:?}");
     // One server: the query is not sent to it again (it would run twice, and the wait triple).
     assert!(t.elapsed() < Duration::from_millis(900), "{:?}", t.elapsed());
     assert!(!c.is_connected());
@@ -74,7 +77,7 @@ async fn a_timed_out_write_is_not_sent_again() {
         .execute()
         .await
         .unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Timeout("receive")), "{err:?}");
+    assert!(matches!(err.kind(), ErrorKind::Timeout(chwire::Timeout::Receive)), "{err:?}");
     // The one run finishes on the server (after 1 s): the table holds its row, once.
     let mut rows = 0;
     for _ in 0..50 {
@@ -104,7 +107,7 @@ async fn handshake_timeout() {
     });
     let t = Instant::now();
     let err = Client::connect(options().port(port).handshake_timeout(Duration::from_millis(300))).await.unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Timeout("handshake")), "{err:?}");
+    assert!(matches!(err.kind(), ErrorKind::Timeout(chwire::Timeout::Handshake)), "{err:?}");
     assert!(t.elapsed() < Duration::from_secs(2));
     silent.abort();
 }

@@ -2,28 +2,31 @@ defmodule Chwire.Pool do
   @moduledoc """
   A pool of connections, accepted wherever a connection is (`Chwire.query(pool, ...)` from any
   number of processes). Plain OTP: the pool is a process that owns chwire's pool (the core's:
-  connections opened on demand up to `size:`, a checkout waiting at most `checkout_timeout:`
-  ms and then failing with a `:timeout` error, a broken connection closed instead of returned
-  and replaced by a new one at the next checkout, idle connections pinged after
-  `health_check_after:` ms). Each query checks a connection out for its own duration, on
+  connections opened on demand up to `max_size:`, a checkout waiting at most
+  `acquire_timeout:` and then failing with a `:timeout` error, a broken connection closed
+  instead of returned and replaced by a new one at the next checkout, idle connections pinged
+  after `health_check_after:`). Each query checks a connection out for its own duration, on
   chwire's threads; the pool process is not on the data path.
 
-  Options: `url:` and the connection options of `Chwire.start_link/1`; `size:` (default 10),
-  `min_idle:`, `checkout_timeout:` (ms, default 30000), `idle_timeout:`, `max_lifetime:`,
-  `health_check_after:`, `name:`.
+  Options: `url:` and the connection options of `Chwire.start_link/1`; the core's pool options
+  (docs/OPTIONS.md, the names every binding shares): `max_size:` (default 10), `min_idle:`,
+  `acquire_timeout:` (default 30 s), `idle_timeout:`, `max_lifetime:`, `health_check_after:`,
+  durations in milliseconds (an integer, as Erlang's timeouts) or the core's text (`"5s"`),
+  `:infinity` for none; and `name:`.
   """
   use GenServer
 
   alias Chwire.Native
 
   @pool_keys [
-    :size,
+    :max_size,
     :min_idle,
-    :checkout_timeout,
+    :acquire_timeout,
     :idle_timeout,
     :max_lifetime,
     :health_check_after
   ]
+  @durations [:acquire_timeout, :idle_timeout, :max_lifetime, :health_check_after]
 
   def start_link(opts) do
     {gen, opts} = Keyword.split(opts, [:name])
@@ -40,7 +43,7 @@ defmodule Chwire.Pool do
   def init(opts) do
     {url, opts} = Keyword.pop(opts, :url)
     {pool_opts, opts} = Keyword.split(opts, @pool_keys)
-    pool_opts = Enum.map(pool_opts, fn {k, v} -> {to_string(k), v} end)
+    pool_opts = Enum.map(pool_opts, fn {k, v} -> {to_string(k), pool_value(k, v)} end)
 
     with {:ok, kv} <- Chwire.Connection.options(opts),
          {:ok, h} <- Native.pool_new(url, kv, pool_opts) do
@@ -52,4 +55,10 @@ defmodule Chwire.Pool do
 
   @impl true
   def handle_call(:chwire_handle, _from, h), do: {:reply, h, h}
+
+  # Durations in milliseconds as Erlang has them, as the core's text; anything else as text
+  # (the core checks it).
+  defp pool_value(k, :infinity) when k in @durations, do: "none"
+  defp pool_value(k, v) when k in @durations and is_integer(v), do: "#{v}ms"
+  defp pool_value(_k, v), do: to_string(v)
 end

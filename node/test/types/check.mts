@@ -1,6 +1,14 @@
 // The package's declarations as a TypeScript program uses them (`npm run typecheck`, not run):
 // every call type-checks against dist/*.d.mts, and misuse is a compile error.
-import { connect, createPool, ClickHouseError, ChwireError, type QueryResult, type ColumnInfo } from 'chwire';
+import {
+  connect,
+  createPool,
+  ClickHouseError,
+  ChwireError,
+  PreciseDate,
+  type QueryResult,
+  type ColumnInfo,
+} from 'chwire';
 import type { Table, RecordBatch } from 'apache-arrow';
 
 export async function use(): Promise<void> {
@@ -41,6 +49,16 @@ export async function use(): Promise<void> {
       void kind;
     }
   }
+  const p = new PreciseDate(1704067200123456789n);
+  const ns: bigint = p.epochNanoseconds;
+  const when: Date = p;
+  await c.insert('t', [{ t: p, s: '2024-01-01 00:00:00' }]);
+  for await (const b of c.queryColumnsStream('SELECT 1', { recycle: true, strings: 'buffer' })) void b;
+  for await (const b of await c.queryArrowStream('SELECT 1', { recycle: true })) void b;
+  await connect(null, { signal: ac.signal });
+  void [ns, when];
+  // @ts-expect-error: strings are 'string' or 'buffer'
+  await c.query('SELECT 1', { strings: 'bytes' });
   // @ts-expect-error: rowMode is 'object' or 'array'
   await c.query('SELECT 1', { rowMode: 'table' });
   // @ts-expect-error: the pool's options are the core's names

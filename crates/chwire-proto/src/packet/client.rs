@@ -144,42 +144,8 @@ impl ClientInfo {
 const FLAG_IMPORTANT: u64 = 0x01;
 const FLAG_CUSTOM: u64 = 0x02;
 
-/// Quote a value as a SQL string literal (for server-side parameters).
-pub fn quote_sql_string(v: &str) -> String {
-    quote_sql(v, '\'')
-}
-
-/// Quote a name as a backquoted SQL identifier.
-pub fn quote_identifier(v: &str) -> String {
-    quote_sql(v, '`')
-}
-
-/// Names as a comma-separated list of backquoted identifiers (an INSERT's column list).
-pub fn quote_identifiers<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
-    names.into_iter().map(|n| quote_identifier(n.as_ref())).collect::<Vec<_>>().join(", ")
-}
-
-/// `v` between `quote`s, with backslash escapes for the quote, backslash and control bytes.
-fn quote_sql(v: &str, quote: char) -> String {
-    let mut q = String::with_capacity(v.len() + 2);
-    q.push(quote);
-    for c in v.chars() {
-        match c {
-            '\\' => q.push_str("\\\\"),
-            '\0' => q.push_str("\\0"),
-            '\n' => q.push_str("\\n"),
-            '\r' => q.push_str("\\r"),
-            '\t' => q.push_str("\\t"),
-            c if c == quote => {
-                q.push('\\');
-                q.push(c);
-            }
-            c => q.push(c),
-        }
-    }
-    q.push(quote);
-    q
-}
+// Quoting lives in `crate::sql`, the one place SQL text is written and read.
+pub use crate::sql::{quote_identifier, quote_identifiers, quote_string as quote_sql_string};
 
 /// The Query packet.
 #[derive(Debug, Clone, PartialEq, Eq)]

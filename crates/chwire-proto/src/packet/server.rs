@@ -116,8 +116,13 @@ impl ServerHello {
 /// An exception sent by the server (one entry of the chain).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerException {
+    /// ClickHouse's error code ([`crate::error_codes::code`] names them).
     pub code: i32,
-    pub name: String,
+    /// The exception's class as the server sends it (`DB::Exception`, `Poco::Exception`);
+    /// [`ServerException::name`] is the code's name.
+    pub class: String,
+    /// The message, with the class in front as servers write it
+    /// ([`ServerException::text`] is without it).
     pub message: String,
     pub stack_trace: String,
     /// The next exception of the chain (the cause), if the server sent one.
@@ -130,11 +135,11 @@ impl ServerException {
         let mut chain = Vec::new();
         loop {
             let code = r.i32_le()?;
-            let name = r.string()?;
+            let class = r.string()?;
             let message = r.string()?;
             let stack_trace = r.string()?;
             let has_nested = r.bool()?;
-            chain.push(ServerException { code, name, message, stack_trace, nested: None });
+            chain.push(ServerException { code, class, message, stack_trace, nested: None });
             if !has_nested {
                 break;
             }
@@ -168,10 +173,16 @@ impl ServerException {
         crate::error_codes::error_code_name(self.code)
     }
 
+    /// What every front end calls the error: the code's name (`UNKNOWN_TABLE`), or the
+    /// exception's class for a code chwire does not know.
+    pub fn name(&self) -> &str {
+        self.code_name().unwrap_or(&self.class)
+    }
+
     /// The message without the class name that servers put in front of it
     /// (`DB::Exception: Table x doesn't exist` → `Table x doesn't exist`).
     pub fn text(&self) -> &str {
-        self.message.strip_prefix(self.name.as_str()).and_then(|m| m.strip_prefix(": ")).unwrap_or(&self.message)
+        self.message.strip_prefix(self.class.as_str()).and_then(|m| m.strip_prefix(": ")).unwrap_or(&self.message)
     }
 }
 
@@ -179,7 +190,7 @@ impl std::fmt::Display for ServerException {
     /// `Code: 60. DB::Exception: Table x doesn't exist (UNKNOWN_TABLE)`: the class once, and
     /// the code's name unless the message already has it (newer servers add it).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Code: {}. {}: {}", self.code, self.name, self.text())?;
+        write!(f, "Code: {}. {}: {}", self.code, self.class, self.text())?;
         if let Some(name) = self.code_name().filter(|n| !self.message.contains(&format!("({n})"))) {
             write!(f, " ({name})")?;
         }
@@ -422,7 +433,7 @@ mod tests {
     fn exception_text_has_its_class_once_and_the_codes_name() {
         let e = |code, message: &str| ServerException {
             code,
-            name: "DB::Exception".into(),
+            class: "DB::Exception".into(),
             message: message.into(),
             stack_trace: String::new(),
             nested: None,

@@ -3,12 +3,18 @@
 //! body of `INSERT INTO t (…) FORMAT Native`.
 
 use super::*;
-use crate::http::{split_insert, QueryRequest};
+use crate::http::QueryRequest;
+use chwire_proto::sql::{quote_identifiers, InsertTarget};
 
 impl<'c> Query<'c> {
     pub(super) async fn insert_http(self) -> Result<Insert<'c>> {
-        let target = split_insert(&self.sql)?
-            .ok_or_else(|| Error::invalid("the statement is not an INSERT that takes data (INSERT … SELECT runs with execute)"))?;
+        let sql = &self.sql;
+        let target = InsertTarget::parse(sql).map_err(|e| Error::invalid(e.0))?.filter(InsertTarget::takes_data).ok_or_else(|| {
+            Error::invalid(format!(
+                "over HTTP, chwire sends an insert's rows as Native blocks: end the statement with VALUES or FORMAT Native \
+                     (INSERT … SELECT and INSERT … VALUES (…) run with execute): {sql:?}"
+            ))
+        })?;
         let client = self.client;
         let described = client.query(format!("DESCRIBE TABLE {}", target.table)).fetch_blocks().await?;
         let mut table_columns = Vec::new();
@@ -22,7 +28,7 @@ impl<'c> Query<'c> {
             }
         }
         let chosen: Vec<&(String, String, String)> = match &target.columns {
-            Some((_, names)) => names
+            Some(names) => names
                 .iter()
                 .map(|n| {
                     table_columns
@@ -40,7 +46,7 @@ impl<'c> Query<'c> {
             let col = chwire_proto::Column::new(dt, empty).map_err(|e| Error::protocol(format!("column {name:?}: {e}")))?;
             header.push(name.clone(), col).map_err(|e| Error::protocol(e.to_string()))?;
         }
-        let columns = target.columns.as_ref().map_or(String::new(), |(written, _)| format!(" {written}"));
+        let columns = target.columns.as_ref().map_or(String::new(), |names| format!(" ({})", quote_identifiers(names)));
         let statement = format!("INSERT INTO {}{columns} FORMAT Native", target.table);
         let query_id = self.query_id.unwrap_or_else(new_query_id);
         client.ready().await?;

@@ -18,6 +18,9 @@ pub struct Query<'c> {
     pub(super) query_id: Option<String>,
     pub(super) settings: Vec<(String, String)>,
     pub(super) parameters: Vec<BoundParam>,
+    /// The first parameter that could not be bound ([`Query::bind`]): the query fails with it
+    /// before anything is sent.
+    pub(super) error: Option<Error>,
 }
 
 /// A parameter value: its escaped text (server-side parameters) and, for typed values, the
@@ -68,9 +71,31 @@ impl<'c> Query<'c> {
         self
     }
 
+    /// Bind a value whose type is known only at run time (what the bindings build from their
+    /// host's values) to the `{name:Type}` placeholders of the query, shaped and checked by
+    /// the placeholder's declared type ([`ParamValue::bind`](crate::ParamValue::bind)): a list is a Tuple for
+    /// `Tuple(...)`, an integer outside the type's range or a fraction for an integer type is
+    /// refused. A value that does not fit makes the query fail before anything is sent.
+    pub fn bind(mut self, name: impl Into<String>, value: &crate::ParamValue) -> Self {
+        let name = name.into();
+        let ty = crate::params::placeholder_type(&self.sql, &name);
+        let tz = self.client.server_timezone();
+        match value.bind(ty.as_ref(), tz.as_deref()) {
+            Ok(v) => self.param(name, v),
+            Err(e) => {
+                self.error.get_or_insert_with(|| Error::invalid(format!("query parameter {name:?}: {e}")));
+                self
+            }
+        }
+    }
+
     /// Send the query and return a stream of its results.
     pub async fn stream(self) -> Result<QueryStream<'c>> {
-        let is_insert = starts_with_insert(&self.sql);
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let kind = chwire_proto::sql::StatementKind::of(&self.sql);
+        let is_insert = kind == chwire_proto::sql::StatementKind::Insert;
         let mut query_id = self.query_id.unwrap_or_else(new_query_id);
         let mut attempt = 0;
         let retries = if is_insert { 0 } else { self.client.opts.retries };
@@ -89,7 +114,7 @@ impl<'c> Query<'c> {
         client.pending = Pending::Drain { cancel_sent: false };
         // Once sent, a read may be sent again (elsewhere) until it returned rows; a statement
         // that writes never (it may have run).
-        let retry = (super::is_read(&self.sql) && attempt < retries)
+        let retry = (kind.is_read() && attempt < retries)
             .then(|| Box::new(Retry { sql: self.sql, settings: self.settings, parameters: self.parameters, attempt }));
         Ok(QueryStream {
             is_insert,
@@ -175,6 +200,9 @@ impl<'c> Query<'c> {
     /// [failover error](Error::is_failover) up to then starts the INSERT again (on the next
     /// server). Once blocks are sent, an insert is never retried.
     pub async fn insert(self) -> Result<Insert<'c>> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
         if self.client.opts.transport == crate::options::Transport::Http {
             return self.insert_http().await;
         }

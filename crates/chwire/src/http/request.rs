@@ -3,7 +3,6 @@
 //! statement of an insert.
 
 use super::body::ReqBody;
-use crate::error::{Error, Result};
 use crate::options::Options;
 use bytes::Bytes;
 use hyper::header::{HeaderValue, CONTENT_TYPE, HOST};
@@ -108,117 +107,6 @@ impl QueryRequest {
     }
 }
 
-/// Skip whitespace and SQL comments.
-fn skip_space(mut s: &str) -> &str {
-    loop {
-        s = s.trim_start();
-        if let Some(rest) = s.strip_prefix("--") {
-            s = rest.split_once('\n').map_or("", |(_, r)| r);
-        } else if let Some(rest) = s.strip_prefix("/*") {
-            s = rest.split_once("*/").map_or("", |(_, r)| r);
-        } else {
-            return s;
-        }
-    }
-}
-
-fn keyword<'a>(s: &'a str, kw: &str) -> Option<&'a str> {
-    let s = skip_space(s);
-    let head = s.get(..kw.len())?;
-    let rest = &s[kw.len()..];
-    (head.eq_ignore_ascii_case(kw) && !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')).then_some(rest)
-}
-
-/// An identifier (plain, `backquoted` or "double-quoted"), returned as written and unquoted.
-fn identifier(s: &str) -> Option<(&str, String, &str)> {
-    let s = skip_space(s);
-    let q = s.chars().next()?;
-    if q == '`' || q == '"' {
-        // The quoted text up to the closing quote (a doubled quote or a backslash before one
-        // keeps it inside), then its escapes resolved by ClickHouse's rule.
-        let mut it = s.char_indices().skip(1).peekable();
-        let mut raw = String::new();
-        while let Some((i, c)) = it.next() {
-            if c == '\\' {
-                raw.push(c);
-                if let Some((_, n)) = it.next() {
-                    raw.push(n);
-                }
-            } else if c == q {
-                if it.peek().map(|p| p.1) == Some(q) {
-                    raw.push('\\');
-                    raw.push(q);
-                    it.next();
-                } else {
-                    return Some((&s[..=i], chwire_proto::sql::unescape(&raw), &s[i + 1..]));
-                }
-            } else {
-                raw.push(c);
-            }
-        }
-        None
-    } else {
-        let end = s.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).unwrap_or(s.len());
-        (end > 0).then(|| (&s[..end], s[..end].to_string(), &s[end..]))
-    }
-}
-
-/// An insert statement taken apart: `INSERT INTO [TABLE] t [(a, b)] VALUES|FORMAT …`.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct InsertTarget {
-    /// The table as written (`db.t`, `` `my t` ``).
-    pub(crate) table: String,
-    /// The column list as written (with its parentheses), and its names unquoted.
-    pub(crate) columns: Option<(String, Vec<String>)>,
-}
-
-/// Take apart an insert that takes data; `Ok(None)` for `INSERT … SELECT` (no data to send).
-pub(crate) fn split_insert(sql: &str) -> Result<Option<InsertTarget>> {
-    let bad = || Error::invalid(format!("cannot read the table of this INSERT statement: {sql:?}"));
-    let s = keyword(sql, "INSERT").and_then(|s| keyword(s, "INTO")).ok_or_else(bad)?;
-    let s = keyword(s, "TABLE").unwrap_or(s);
-    let (first, _, mut rest) = identifier(s).ok_or_else(bad)?;
-    let mut table = first.to_string();
-    if let Some(r) = rest.strip_prefix('.') {
-        let (second, _, r) = identifier(r).ok_or_else(bad)?;
-        table = format!("{table}.{second}");
-        rest = r;
-    }
-    let mut columns = None;
-    let r = skip_space(rest);
-    if let Some(mut inner) = r.strip_prefix('(') {
-        let mut names = Vec::new();
-        loop {
-            let (_, name, r) = identifier(inner).ok_or_else(bad)?;
-            names.push(name);
-            let r = skip_space(r);
-            if let Some(r) = r.strip_prefix(',') {
-                inner = r;
-            } else if let Some(r) = r.strip_prefix(')') {
-                let written = &rest[..rest.len() - r.len()];
-                columns = Some((written.trim().to_string(), names));
-                rest = r;
-                break;
-            } else {
-                return Err(bad());
-            }
-        }
-    }
-    let tail = skip_space(rest);
-    if keyword(tail, "SELECT").is_some() || keyword(tail, "WITH").is_some() || tail.starts_with('(') {
-        return Ok(None);
-    }
-    let is_values = keyword(tail, "VALUES").is_some_and(|r| skip_space(r).is_empty());
-    let is_format = keyword(tail, "FORMAT").is_some();
-    if !(tail.is_empty() || is_values || is_format) {
-        return Err(Error::invalid(format!(
-            "over HTTP, chwire sends an insert's rows as Native blocks: end the statement with VALUES or FORMAT Native \
-             (or run INSERT … VALUES (…) with execute): {sql:?}"
-        )));
-    }
-    Ok(Some(InsertTarget { table, columns }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,22 +131,5 @@ mod tests {
         let r = QueryRequest::new(&gz, "").build("h:8123", &gz, Bytes::new());
         assert!(r.uri().to_string().contains("enable_http_compression=1&http_zlib_compression_level=1"), "{}", r.uri());
         assert_eq!(r.headers()[hyper::header::ACCEPT_ENCODING], "gzip");
-    }
-
-    #[test]
-    fn inserts_taken_apart() {
-        // Escapes inside quotes as ClickHouse reads them (found live: `tab\tname` was "tabtname").
-        let t = split_insert("INSERT INTO t (`tab\\tname`, `a``b`, `c\\`d`) VALUES").unwrap().unwrap();
-        assert_eq!(t.columns.unwrap().1, ["tab\tname", "a`b", "c`d"]);
-        let t = split_insert("insert into db.t (a, `b c`, \"d\") VALUES").unwrap().unwrap();
-        assert_eq!(t.table, "db.t");
-        let (written, names) = t.columns.unwrap();
-        assert_eq!(written, "(a, `b c`, \"d\")");
-        assert_eq!(names, ["a", "b c", "d"]);
-        let t = split_insert(" -- c\n INSERT INTO TABLE `my t` FORMAT Native").unwrap().unwrap();
-        assert_eq!((t.table.as_str(), t.columns), ("`my t`", None));
-        assert_eq!(split_insert("INSERT INTO t SELECT 1").unwrap(), None);
-        assert!(split_insert("INSERT INTO t VALUES (1)").is_err());
-        assert!(split_insert("SELECT 1").is_err());
     }
 }

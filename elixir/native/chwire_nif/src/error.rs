@@ -51,7 +51,7 @@ impl NifError {
                 let text = e.to_string();
                 match e.kind() {
                     ErrorKind::Server(s) => {
-                        let name = s.code_name().map_or_else(|| s.name.clone(), str::to_owned);
+                        let name = s.name().to_owned();
                         ("server", Some(s.code), name, s.text().to_owned())
                     }
                     ErrorKind::Timeout(_) => ("timeout", None, "TIMEOUT".into(), text),

@@ -18,13 +18,13 @@ mod qbit;
 mod tasks;
 mod terms;
 
-use chwire::proto::packet::client::quote_identifier as quote_ident;
+use chwire::sql::{InsertTarget, TableRef};
+use chwire::QuerySpec;
 use convert::{header_of, Out};
 use error::NifError;
-use ops::{runtime, Handle, Item, Op, Target};
+use ops::{runtime, Handle, Item, Op};
 use rustler::{Atom, Binary, Encoder, Env, ResourceArc, Term};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tasks::Spec;
 
 mod atoms {
     rustler::atoms! {
@@ -52,7 +52,7 @@ fn start_op<'a, F>(
     env: Env<'a>,
     id: u64,
     depth: usize,
-    target: Option<&Target>,
+    target: Option<&chwire::Shared>,
     work: impl FnOnce(ops::Tx) -> F,
 ) -> (ResourceArc<Op>, Term<'a>)
 where
@@ -65,29 +65,31 @@ where
     (op, t)
 }
 
-fn spec(sql: String, params: Vec<(String, Term<'_>)>, settings: Vec<(String, String)>, query_id: Option<String>) -> Result<Spec, NifError> {
-    let params = params::params(params, &sql).map_err(NifError::Data)?;
-    Ok(Spec { sql, params, settings, query_id })
+fn spec(
+    sql: String,
+    params: Vec<(String, Term<'_>)>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+) -> Result<QuerySpec, NifError> {
+    let mut spec = QuerySpec { sql, settings, query_id, ..QuerySpec::default() };
+    params::bind_all(&mut spec, params).map_err(NifError::Data)?;
+    Ok(spec)
 }
 
-/// A table reference from Elixir, quoted for SQL: a binary read by `chwire::split_table`
-/// (`t`, `db.t`, backquoted parts) or a `{db, table}` tuple of binaries taken as they are (names
-/// with dots). Never pasted: anything else is a `:data` error and no SQL runs.
-fn table_ref(t: Term<'_>) -> Result<String, NifError> {
-    let (db, table) = if let Ok(name) = t.decode::<String>() {
-        chwire::split_table(&name)?
+/// A table reference from Elixir: a binary read by the core's `TableRef::parse` (`t`, `db.t`,
+/// quoted parts) or a `{db, table}` tuple of binaries taken as they are (names with dots).
+/// Never pasted: anything else is a `:data` error and no SQL runs.
+fn table_ref(t: Term<'_>) -> Result<TableRef, NifError> {
+    if let Ok(name) = t.decode::<String>() {
+        Ok(TableRef::parse(&name).map_err(chwire::Error::from)?)
     } else if let Ok((db, table)) = t.decode::<(String, String)>() {
         if db.is_empty() || table.is_empty() {
             return Err(NifError::Data(format!("an empty name in the table {{{db:?}, {table:?}}}")));
         }
-        (Some(db), table)
+        Ok(TableRef::qualified(db, table))
     } else {
-        return Err(NifError::Data("a table is a name (\"t\", \"db.t\") or a {db, table} tuple of strings".into()));
-    };
-    Ok(match db {
-        Some(db) => format!("{}.{}", quote_ident(&db), quote_ident(&table)),
-        None => quote_ident(&table),
-    })
+        Err(NifError::Data("a table is a name (\"t\", \"db.t\") or a {db, table} tuple of strings".into()))
+    }
 }
 
 /// Check a table reference as the inserts read it: `:ok` or the `:data` error (an insert with
@@ -113,40 +115,30 @@ fn connect<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, i
 
 /// A pool (connections open on demand): `{:ok, handle}`.
 #[rustler::nif]
-fn pool_new<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, pool_opts: Vec<(String, u64)>) -> Term<'a> {
+fn pool_new<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, pool_opts: Vec<(String, String)>) -> Term<'a> {
     guard(env, || {
         let o = tasks::options(url.as_deref(), &opts)?;
+        // The core's pool options by their names (`Chwire.Pool` writes durations as `<n>ms`).
         let mut p = chwire::PoolOptions::default();
-        let ms = |v: u64| (v > 0).then(|| std::time::Duration::from_millis(v));
         for (k, v) in pool_opts {
-            match k.as_str() {
-                "size" => p.max_size = v.max(1) as usize,
-                "min_idle" => p.min_idle = v as usize,
-                "checkout_timeout" => p.acquire_timeout = ms(v),
-                "idle_timeout" => p.idle_timeout = ms(v),
-                "max_lifetime" => p.max_lifetime = ms(v),
-                "health_check_after" => p.health_check_after = Some(std::time::Duration::from_millis(v)),
-                other => return Err(NifError::Data(format!("unknown pool option {other:?}"))),
-            }
+            p.set(&k, &v)?;
         }
         let _enter = runtime().enter();
-        let pool = chwire::Pool::new(o, p)?;
-        Ok(ok(env, ResourceArc::new(Handle { target: Target::Pool(pool) })))
+        Ok(ok(env, ResourceArc::new(Handle { target: chwire::Shared::pool(o, p)? })))
     })
 }
 
 /// `%{size, idle, in_use, waiting}` of a pool (`nil` for a connection).
 #[rustler::nif]
 fn pool_status<'a>(env: Env<'a>, h: ResourceArc<Handle>) -> Term<'a> {
-    guard(env, || match &h.target {
-        Target::Pool(p) => {
-            let s = p.status();
+    guard(env, || match h.target.pool_status() {
+        Some(s) => {
             let keys = ["size", "idle", "in_use", "waiting"].map(|k| Atom::from_str(env, k).map(|a| a.encode(env)));
             let keys: Vec<Term<'a>> = keys.into_iter().collect::<Result<_, _>>().map_err(|_| NifError::Data("atom".into()))?;
             let vals = [s.size as u64, s.idle as u64, s.in_use as u64, s.waiting as u64].map(|v| v.encode(env));
             Ok(Term::map_from_term_arrays(env, &keys, &vals).map_err(|_| NifError::Data("map".into()))?)
         }
-        Target::Client(_) => Ok(atoms::nil().encode(env)),
+        None => Ok(atoms::nil().encode(env)),
     })
 }
 
@@ -154,11 +146,9 @@ fn pool_status<'a>(env: Env<'a>, h: ResourceArc<Handle>) -> Term<'a> {
 #[rustler::nif]
 fn close<'a>(env: Env<'a>, h: ResourceArc<Handle>) -> Term<'a> {
     guard(env, || {
-        if let Target::Client(c) = &h.target {
-            let c = c.clone();
-            runtime().spawn(async move {
-                c.lock().await.take();
-            });
+        if !h.target.is_pool() {
+            let c = h.target.clone();
+            runtime().spawn(async move { c.close().await });
         }
         Ok(atoms::ok().encode(env))
     })
@@ -255,20 +245,11 @@ fn query_arrow<'a>(
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
-        let mut arrow = match mapping.as_str() {
-            "rich" => chwire_arrow::ArrowOptions::rich(),
-            "clickhouse" => chwire_arrow::ArrowOptions::clickhouse(),
-            m => return Err(NifError::Data(format!("unknown Arrow mapping {m:?} (use \"rich\" or \"clickhouse\")"))),
-        };
-        let mut sent = Vec::with_capacity(settings.len());
-        for (k, v) in settings {
-            if k.trim().starts_with("output_format_arrow_") {
-                arrow.set(&k, &v)?;
-            } else {
-                sent.push((k, v));
-            }
-        }
-        let spec = spec(sql, params, sent, query_id)?;
+        // The core's Arrow mapping by name, and its output settings taken out (not sent).
+        let mut arrow = chwire_arrow::ArrowOptions::named(&mapping)?;
+        let mut settings = settings;
+        arrow.take_settings(&mut settings)?;
+        let spec = spec(sql, params, settings, query_id)?;
         let target = h.clone();
         let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
         Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, limits, tx)).1)
@@ -279,7 +260,7 @@ fn query_arrow<'a>(
 #[rustler::nif(schedule = "DirtyCpu")]
 fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: Term<'a>, ipc: Binary<'a>, id: u64) -> Term<'a> {
     guard(env, || {
-        let table = table_ref(table)?;
+        let table = table_ref(table)?.to_string();
         let bytes = ipc.as_slice().to_vec();
         let target = h.clone();
         Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::insert_arrow(target, table, bytes, tx)).1)
@@ -301,9 +282,8 @@ fn insert_start<'a>(
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
-        let table = table_ref(table)?;
-        let cols = names.map(|n| format!(" ({})", n.iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", "))).unwrap_or_default();
-        let spec = Spec { sql: format!("INSERT INTO {table}{cols} VALUES"), params: Vec::new(), settings, query_id };
+        let sql = InsertTarget::values(table_ref(table)?, names).to_string();
+        let spec = QuerySpec { sql, settings, query_id, ..QuerySpec::default() };
         let (btx, brx) = tokio::sync::mpsc::channel(2);
         let target = h.clone();
         let (op, t) = start_op(env, id, 4, Some(&h.target), |tx| tasks::insert(target, spec, brx, tx));

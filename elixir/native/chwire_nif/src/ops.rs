@@ -15,7 +15,7 @@
 //! its next query.
 
 use crate::error::NifError;
-use chwire::{Block, Client, DataType};
+use chwire::{Block, DataType, Shared};
 use rustler::{Encoder, LocalPid, OwnedEnv};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -36,42 +36,14 @@ pub fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-/// What a handle talks to: one connection (a client runs one query at a time, so callers
-/// queue on its lock) or a pool.
-pub enum Target {
-    Client(Arc<tokio::sync::Mutex<Option<Client>>>),
-    Pool(chwire::Pool),
-}
-
-/// `Chwire.Native` handle: a connection or a pool, accepted by every operation.
+/// `Chwire.Native` handle: a connection or a pool (the core's [`Shared`]: one connection's
+/// callers queue on it, a pool gives each its own), accepted by every operation.
 pub struct Handle {
-    pub target: Target,
+    pub target: Shared,
 }
 
 #[rustler::resource_impl]
 impl rustler::Resource for Handle {}
-
-/// A connection for one operation.
-pub enum Lease {
-    Guard(tokio::sync::OwnedMutexGuard<Option<Client>>),
-    Pooled(Box<chwire::Pooled>),
-}
-
-impl Lease {
-    pub async fn get(target: &Target) -> Result<Lease, NifError> {
-        match target {
-            Target::Client(c) => Ok(Lease::Guard(c.clone().lock_owned().await)),
-            Target::Pool(p) => Ok(Lease::Pooled(Box::new(p.get().await?))),
-        }
-    }
-
-    pub fn client(&mut self) -> Result<&mut Client, NifError> {
-        match self {
-            Lease::Guard(g) => g.as_mut().ok_or(NifError::Closed),
-            Lease::Pooled(p) => Ok(p),
-        }
-    }
-}
 
 /// One result of an operation.
 pub enum Item {
@@ -136,7 +108,7 @@ fn weight(d: &chwire::ColumnData) -> u64 {
 }
 
 /// The state a task shares with its op.
-pub struct Shared {
+pub struct OpState {
     pid: LocalPid,
     id: u64,
     /// Set when the op was cancelled or dropped: no message is sent after it (checked and
@@ -149,7 +121,7 @@ pub struct Shared {
     pub words: Mutex<Option<u64>>,
 }
 
-impl Shared {
+impl OpState {
     /// Tell the caller an item is waiting. False when the op was cancelled.
     fn notify(&self, cells: u64) -> bool {
         let cancelled = self.cancelled.lock().unwrap_or_else(|e| e.into_inner());
@@ -165,7 +137,7 @@ impl Shared {
 /// The sending side of an op, held by its task.
 pub struct Tx {
     items: mpsc::Sender<Item>,
-    pub shared: Arc<Shared>,
+    pub shared: Arc<OpState>,
 }
 
 impl Tx {
@@ -186,14 +158,14 @@ impl Tx {
 /// What the caller holds of a running operation.
 pub struct Op {
     items: Mutex<mpsc::Receiver<Item>>,
-    pub shared: Arc<Shared>,
+    pub shared: Arc<OpState>,
     abort: Mutex<Option<AbortHandle>>,
     /// An insert's block channel (closed by `insert_end`).
     pub blocks: Mutex<Option<mpsc::Sender<Block>>>,
     /// An insert's target columns, once its header came.
     pub insert_columns: Mutex<Option<Vec<(String, DataType)>>>,
-    /// A client whose abandoned HTTP query is settled on cancel.
-    settle: Option<Arc<tokio::sync::Mutex<Option<Client>>>>,
+    /// The connection whose abandoned query is settled on cancel.
+    settle: Option<Shared>,
 }
 
 #[rustler::resource_impl]
@@ -201,13 +173,10 @@ impl rustler::Resource for Op {}
 
 impl Op {
     /// A new op for the calling process and its task's sender. `depth`: items queued ahead.
-    pub fn new(pid: LocalPid, id: u64, depth: usize, target: Option<&Target>) -> (Op, Tx) {
+    pub fn new(pid: LocalPid, id: u64, depth: usize, target: Option<&Shared>) -> (Op, Tx) {
         let (tx, rx) = mpsc::channel(depth.max(1));
-        let shared = Arc::new(Shared { pid, id, cancelled: Mutex::new(false), tz: Mutex::new(None), words: Mutex::new(None) });
-        let settle = match target {
-            Some(Target::Client(c)) => Some(c.clone()),
-            _ => None,
-        };
+        let shared = Arc::new(OpState { pid, id, cancelled: Mutex::new(false), tz: Mutex::new(None), words: Mutex::new(None) });
+        let settle = target.filter(|t| !t.is_pool()).cloned();
         let op = Op {
             items: Mutex::new(rx),
             shared: shared.clone(),
@@ -252,19 +221,12 @@ impl Op {
         if let Some(h) = self.abort.lock().unwrap_or_else(|e| e.into_inner()).take() {
             if !h.is_finished() {
                 h.abort();
-                if let Some(c) = self.settle.clone() {
+                if let Some(c) = &self.settle {
                     // The abandoned query is stopped now rather than at the connection's next
-                    // use, which may never come. Over HTTP `settle` kills it; over the native
-                    // protocol the Cancel that dropping the query wrote is not read by a server
-                    // blocked writing to a full socket (a slow consumer, or one killed
-                    // mid-stream), so the query stayed in system.processes: `ping` drains it
-                    // (bounded like the core pool's background drain).
-                    runtime().spawn(async move {
-                        if let Some(c) = c.lock().await.as_mut() {
-                            let _ = c.settle().await;
-                            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), c.ping()).await;
-                        }
-                    });
+                    // use, which may never come (a server blocked writing to a full socket does
+                    // not read the Cancel until then: it stayed in system.processes).
+                    let _rt = runtime().enter();
+                    c.settle_in_background();
                 }
             }
         }
@@ -292,16 +254,13 @@ fn open_streams() -> &'static Mutex<OpenStreams> {
 /// Live stream ops: id → (connection key, consumer).
 type OpenStreams = HashMap<u64, (Option<usize>, LocalPid)>;
 
-/// The key of a connection in `open_streams`.
-fn conn_key(target: &Target) -> Option<usize> {
-    match target {
-        Target::Client(c) => Some(Arc::as_ptr(c) as usize),
-        Target::Pool(_) => None,
-    }
+/// The key of a connection in `open_streams` (none for a pool).
+fn conn_key(target: &Shared) -> Option<usize> {
+    (!target.is_pool()).then(|| target.key())
 }
 
 /// Note that op `id` is a stream on `target` consumed by `pid` (until its resource is dropped).
-pub fn stream_opened(id: u64, target: &Target, pid: LocalPid) {
+pub fn stream_opened(id: u64, target: &Shared, pid: LocalPid) {
     open_streams().lock().unwrap_or_else(|e| e.into_inner()).insert(id, (conn_key(target), pid));
 }
 
@@ -311,7 +270,7 @@ pub fn stream_open(id: u64) -> bool {
 }
 
 /// The processes consuming a live stream on the connection `target` (none for a pool).
-pub fn stream_owners(target: &Target) -> Vec<LocalPid> {
+pub fn stream_owners(target: &Shared) -> Vec<LocalPid> {
     let Some(key) = conn_key(target) else { return Vec::new() };
     let open = open_streams().lock().unwrap_or_else(|e| e.into_inner());
     open.values().filter(|(k, _)| *k == Some(key)).map(|(_, pid)| *pid).collect()

@@ -1,38 +1,11 @@
 //! The tasks behind each operation (see `ops`).
 
 use crate::error::NifError;
-use crate::ops::{Handle, Item, Lease, Target, Tx};
-use crate::params::Param;
-use chwire::{Block, Client, Event, Options};
+use crate::ops::{Handle, Item, Tx};
+use chwire::{Block, Client, Event, Options, QuerySpec, Shared};
 use rustler::ResourceArc;
-use std::sync::Arc;
 
-/// A statement with what goes with it.
-#[derive(Debug, Clone, Default)]
-pub struct Spec {
-    pub sql: String,
-    pub params: Vec<(String, Param)>,
-    pub settings: Vec<(String, String)>,
-    pub query_id: Option<String>,
-}
-
-impl Spec {
-    pub fn apply(self, client: &mut Client) -> chwire::Query<'_> {
-        let mut q = client.query(self.sql);
-        for (k, v) in self.settings {
-            q = q.setting(k, v);
-        }
-        for (k, p) in self.params {
-            q = q.param(k, p);
-        }
-        if let Some(id) = self.query_id {
-            q = q.query_id(id);
-        }
-        q
-    }
-}
-
-/// Bounds of a result collected whole (`max_rows:`, `max_bytes:`; `None`: no bound).
+/// Bounds of a result collected whole (`max_result_rows:`, `max_result_bytes:`; `None`: no bound).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Limits {
     pub max_rows: Option<u64>,
@@ -60,12 +33,12 @@ impl Tally {
         let hint = "the query was cancelled; use Chwire.stream/4 for results this large (memory bounded by a block), \
                     or raise the limit (:infinity lifts it)";
         if let Some(max) = self.limits.max_rows.filter(|&m| rows > m) {
-            return Err(NifError::Limit("MAX_ROWS_EXCEEDED", format!("the result has more than max_rows: {max} rows; {hint}")));
+            return Err(NifError::Limit("MAX_ROWS_EXCEEDED", format!("the result has more than max_result_rows: {max} rows; {hint}")));
         }
         if let Some(max) = self.limits.max_bytes.filter(|&m| bytes > m) {
             return Err(NifError::Limit(
                 "MAX_BYTES_EXCEEDED",
-                format!("the result has more than max_bytes: {max} bytes ({}); {hint}", self.what),
+                format!("the result has more than max_result_bytes: {max} bytes ({}); {hint}", self.what),
             ));
         }
         (self.rows, self.bytes) = (rows, bytes);
@@ -81,25 +54,14 @@ async fn drain(c: &mut Client) {
     let _ = tokio::time::timeout(std::time::Duration::from_secs(10), c.ping()).await;
 }
 
-/// Options from a URL plus `{key, value}` overrides by their URL key.
+/// Options from a URL plus `{key, value}` overrides by the core's one table of keys.
 pub fn options(url: Option<&str>, extra: &[(String, String)]) -> Result<Options, NifError> {
-    let mut o = match url {
-        Some(u) => Options::from_url(u)?,
-        None => Options::default(),
-    };
-    for (k, v) in extra {
-        match k.as_str() {
-            "host" => o.host = v.clone(),
-            "port" => o.port = v.parse().map_err(|_| NifError::Data(format!("invalid port {v:?}")))?,
-            _ => o.set(k, v)?,
-        }
-    }
-    Ok(o)
+    Ok(Options::from_url_and(url, extra.iter().map(|(k, v)| (k, v)))?)
 }
 
 pub async fn connect(opts: Options, tx: Tx) {
-    let item = match Client::connect(opts).await {
-        Ok(c) => Item::Handle(Handle { target: Target::Client(Arc::new(tokio::sync::Mutex::new(Some(c)))) }),
+    let item = match Shared::connect(opts).await {
+        Ok(c) => Item::Handle(Handle { target: c }),
         Err(e) => Item::Error(e.into()),
     };
     tx.send(item).await;
@@ -113,12 +75,12 @@ fn note_tz(tx: &Tx, c: &Client) {
 /// A whole SELECT in one item. Plain columns are encoded for the caller as the blocks
 /// arrive (`columns`: the shape, one list per column or rows) and the blocks dropped.
 /// Past `limits` the query is cancelled and the item is a `Limit` error.
-pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, limits: Limits, tx: Tx) {
+pub async fn query_all(target: ResourceArc<Handle>, spec: QuerySpec, columns: bool, limits: Limits, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         note_tz(&tx, c);
-        let mut s = spec.apply(c).stream().await?;
+        let mut s = spec.query(c).stream().await?;
         let mut enc = Some(crate::etf::Encoded::new(columns));
         let mut blocks = Vec::new();
         let mut tally = Tally::new(limits, "decoded column data, as chwire::approx_bytes counts it");
@@ -149,12 +111,12 @@ pub async fn query_all(target: ResourceArc<Handle>, spec: Spec, columns: bool, l
 }
 
 /// A SELECT block by block: the header, each block (waiting for the consumer), `Done`.
-pub async fn query_stream(target: ResourceArc<Handle>, spec: Spec, tx: Tx) {
+pub async fn query_stream(target: ResourceArc<Handle>, spec: QuerySpec, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         note_tz(&tx, c);
-        let mut s = spec.apply(c).stream().await?;
+        let mut s = spec.query(c).stream().await?;
         let mut header_sent = false;
         while let Some(ev) = s.next_event().await? {
             if !header_sent {
@@ -191,12 +153,12 @@ pub async fn query_stream(target: ResourceArc<Handle>, spec: Spec, tx: Tx) {
 
 /// An INSERT fed by the caller: the header, then one `Sent` per block the caller queued,
 /// then the count once the caller closed the block channel.
-pub async fn insert(target: ResourceArc<Handle>, spec: Spec, mut blocks: tokio::sync::mpsc::Receiver<Block>, tx: Tx) {
+pub async fn insert(target: ResourceArc<Handle>, spec: QuerySpec, mut blocks: tokio::sync::mpsc::Receiver<Block>, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         note_tz(&tx, c);
-        let mut ins = spec.apply(c).insert().await?;
+        let mut ins = spec.query(c).insert().await?;
         let cols = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
         if !tx.send(Item::InsertHeader(cols)).await {
             return Ok(None);
@@ -227,11 +189,11 @@ pub async fn insert(target: ResourceArc<Handle>, spec: Spec, mut blocks: tokio::
 /// A SELECT as one Arrow IPC stream, written batch by batch.
 /// Past `limits` (rows, and bytes of the IPC stream) the query is cancelled and the item is a
 /// `Limit` error.
-pub async fn query_arrow(target: ResourceArc<Handle>, spec: Spec, arrow: chwire_arrow::ArrowOptions, limits: Limits, tx: Tx) {
+pub async fn query_arrow(target: ResourceArc<Handle>, spec: QuerySpec, arrow: chwire_arrow::ArrowOptions, limits: Limits, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
-        let mut s = spec.apply(c).fetch_arrow(arrow).await?;
+        let mut s = spec.query(c).fetch_arrow(arrow).await?;
         let schema = s.schema();
         let mut w = arrow_ipc::writer::StreamWriter::try_new(Vec::with_capacity(1 << 20), &schema)?;
         let mut tally = Tally::new(limits, "of the Arrow IPC stream");
@@ -306,7 +268,7 @@ pub async fn insert_arrow(target: ResourceArc<Handle>, table: String, ipc: Vec<u
             Some(b) if b.num_columns() == 0 => return Err(NifError::Arrow("the IPC stream's batches have no columns".into())),
             _ => {}
         }
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         let summary = c.insert_arrow(&table, batches).await?;
         Ok::<_, NifError>(Item::Count(summary.rows_sent))
@@ -318,7 +280,7 @@ pub async fn insert_arrow(target: ResourceArc<Handle>, table: String, ipc: Vec<u
 /// A no-result statement run to its end (DDL and such), or a ping.
 pub async fn ping(target: ResourceArc<Handle>, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         lease.client()?.ping().await?;
         Ok::<_, NifError>(Item::Count(0))
     }
@@ -329,7 +291,7 @@ pub async fn ping(target: ResourceArc<Handle>, tx: Tx) {
 /// A SELECT read to its end, its blocks dropped: `{:ok, rows}` (the benchmarks' floor).
 pub async fn count(target: ResourceArc<Handle>, sql: String, tx: Tx) {
     let res = async {
-        let mut lease = Lease::get(&target.target).await?;
+        let mut lease = target.target.lease().await?;
         let mut s = lease.client()?.query(sql).stream().await?;
         let mut rows = 0u64;
         while let Some(b) = s.next_block().await? {

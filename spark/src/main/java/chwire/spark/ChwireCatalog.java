@@ -82,15 +82,6 @@ public class ChwireCatalog implements StagingTableCatalog, SupportsNamespaces {
         return new String[] {db.isEmpty() ? "default" : db.get(0)};
     }
 
-    /** {@code `db`.`t`}, quoted as the data source's option {@code table} reads it. */
-    static String quoted(String db, String table) {
-        return quote(db) + "." + quote(table);
-    }
-
-    private static String quote(String name) {
-        return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`";
-    }
-
     private JsonNode run(ObjectNode request) {
         return Json.parse(Native.catalog(optionsJson, Json.write(request)));
     }
@@ -239,7 +230,7 @@ public class ChwireCatalog implements StagingTableCatalog, SupportsNamespaces {
         Map<String, String> properties = new TreeMap<>();
         found.get("properties").fields().forEachRemaining(e -> properties.put(e.getKey(), e.getValue().asText()));
         Map<String, String> o = new HashMap<>(options);
-        o.put("table", quoted(ident.namespace()[0], ident.name()));
+        o.put("table", Native.quoteTable(ident.namespace()[0], ident.name()));
         String json = ChwireSource.parse(o);
         return new ChwireTable(json, ReadPlan.make(json, null).schema(), name + "." + ident, o, properties);
     }

@@ -82,6 +82,9 @@ final class Native {
      */
     static native String catalog(String optionsJson, String requestJson);
 
+    /** {@code `db`.`t`}: a catalog table as the option {@code table} names it (the core's quoting). */
+    static native String quoteTable(String database, String table);
+
     /** Start a task attempt's writer (its staging table created, its INSERT started). */
     static native long openWriter(String jobJson, String tag);
 

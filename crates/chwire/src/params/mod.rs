@@ -6,6 +6,10 @@
 //! string quoted and escaped, so a value always arrives as data, never as SQL.
 
 use crate::error::{Error, Result};
+use chwire_proto::sql::{placeholders, Placeholder};
+
+mod value;
+pub use value::{BoundValue, ParamError, ParamValue};
 
 /// A value that can be bound to a `{name:Type}` placeholder.
 pub trait QueryParam {
@@ -126,80 +130,10 @@ impl<T: QueryParam> QueryParam for [T] {
     }
 }
 
-/// A parameter value whose type is known only when the program runs: what the bindings build
-/// from their host language's values (Python objects, Elixir terms) before binding it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ParamValue {
-    Null,
-    Bool(bool),
-    Int(i128),
-    Float(f64),
-    Str(String),
-    List(Vec<ParamValue>),
-    Tuple(Vec<ParamValue>),
-    Map(Vec<(ParamValue, ParamValue)>),
-}
-
-impl ParamValue {
-    /// A list of `items`, which one array literal gives one element type: integers among
-    /// floats become floats; one that no float holds exactly (beyond 2^53) is an error, never
-    /// rounded.
-    pub fn list(mut items: Vec<ParamValue>) -> std::result::Result<ParamValue, String> {
-        if items.iter().any(|p| matches!(p, ParamValue::Float(_))) {
-            for p in &mut items {
-                if let ParamValue::Int(i) = *p {
-                    let f = i as f64;
-                    if f as i128 != i {
-                        return Err(format!(
-                            "{i} among floats would be rounded to {f}: a list has one element type (bind ints and floats apart)"
-                        ));
-                    }
-                    *p = ParamValue::Float(f);
-                }
-            }
-        }
-        Ok(ParamValue::List(items))
-    }
-}
-
-impl QueryParam for ParamValue {
-    fn param_text(&self) -> String {
-        match self {
-            ParamValue::Null => None::<i64>.param_text(),
-            ParamValue::Bool(b) => b.param_text(),
-            ParamValue::Int(i) => i.param_text(),
-            ParamValue::Float(f) => f.param_text(),
-            ParamValue::Str(s) => s.param_text(),
-            // ClickHouse reads a composite parameter's text as its quoted literal.
-            ParamValue::List(_) => self.sql_literal(),
-            ParamValue::Tuple(items) => format!("({})", literals(items)),
-            ParamValue::Map(entries) => format!("{{{}}}", entry_literals(entries, ":")),
-        }
-    }
-
-    fn sql_literal(&self) -> String {
-        match self {
-            ParamValue::Null => None::<i64>.sql_literal(),
-            ParamValue::Bool(b) => b.sql_literal(),
-            ParamValue::Int(i) => i.sql_literal(),
-            ParamValue::Float(f) => f.sql_literal(),
-            ParamValue::Str(s) => s.sql_literal(),
-            ParamValue::List(items) => items.as_slice().sql_literal(),
-            // `tuple(x)`: `(x)` is x itself in SQL.
-            ParamValue::Tuple(items) => format!("tuple({})", literals(items)),
-            ParamValue::Map(entries) => format!("map({})", entry_literals(entries, ",")),
-        }
-    }
-}
-
-/// The SQL literals of `items`, comma-separated.
-fn literals(items: &[ParamValue]) -> String {
-    items.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(",")
-}
-
-/// The SQL literals of a map's entries, each key and value joined by `between`, comma-separated.
-fn entry_literals(entries: &[(ParamValue, ParamValue)], between: &str) -> String {
-    entries.iter().map(|(k, v)| format!("{}{between}{}", k.sql_literal(), v.sql_literal())).collect::<Vec<_>>().join(",")
+/// The type `sql` declares for the placeholder `name` (its first `{name:Type}`), if it
+/// declares one chwire can read.
+pub(crate) fn placeholder_type(sql: &str, name: &str) -> Option<chwire_proto::DataType> {
+    placeholders(sql).unwrap_or_default().into_iter().find(|p| p.name == name).and_then(|p| chwire_proto::DataType::parse(p.ty).ok())
 }
 
 /// Backslash escapes for ClickHouse text: quoted literals (`quote`) also escape `'`.
@@ -221,95 +155,13 @@ fn escape(s: &str, quote: bool) -> String {
     out
 }
 
-/// A `{name:Type}` placeholder of a query: its byte range, name and type text.
-struct Placeholder<'a> {
-    range: std::ops::Range<usize>,
-    name: &'a str,
-    ty: &'a str,
-}
-
-/// Every `{name:Type}` placeholder outside string literals, quoted identifiers and comments,
-/// in order. An unclosed placeholder is an error.
-fn placeholders(sql: &str) -> Result<Vec<Placeholder<'_>>> {
-    let b = sql.as_bytes();
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            q @ (b'\'' | b'"' | b'`') => {
-                // Skip a quoted run: backslash escapes and doubled quotes.
-                i += 1;
-                while i < b.len() {
-                    if b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i] == q {
-                        if b.get(i + 1) == Some(&q) {
-                            i += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-            }
-            b'{' => {
-                let start = i;
-                let close =
-                    sql[i..].find('}').map(|p| i + p).ok_or_else(|| Error::invalid(format!("unclosed query parameter at byte {start}")))?;
-                let inner = &sql[i + 1..close];
-                let Some((name, ty)) = inner.split_once(':') else {
-                    i += 1;
-                    continue;
-                };
-                let (name, ty) = (name.trim(), ty.trim());
-                if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
-                    i += 1;
-                    continue;
-                }
-                found.push(Placeholder { range: start..close + 1, name, ty });
-                i = close + 1;
-            }
-            _ => i += 1,
-        }
-    }
-    Ok(found)
-}
-
-/// The declared type text of each `{name:Type}` placeholder of `sql` (the first one of a name
-/// given twice), for bindings that build a value by its type (e.g. a Python tuple as a Tuple,
-/// a list as an Array). SQL with an unclosed placeholder has none.
-pub fn placeholder_types(sql: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for p in placeholders(sql).unwrap_or_default() {
-        if !out.iter().any(|(n, _)| n == p.name) {
-            out.push((p.name.to_string(), p.ty.to_string()));
-        }
-    }
-    out
-}
-
 /// Replace every `{name:Type}` placeholder outside string literals, quoted identifiers and
 /// comments by `CAST(literal AS Type)`. Unknown names are an error; so is an unclosed
 /// placeholder.
 pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result<String> {
     let mut out = String::with_capacity(sql.len() + 32);
     let mut copied = 0;
-    for Placeholder { range, name, ty } in placeholders(sql)? {
+    for Placeholder { range, name, ty, after_limit } in placeholders(sql).map_err(|e| Error::invalid(e.0))? {
         let literal = params
             .iter()
             .find(|(n, _)| n == name)
@@ -317,7 +169,7 @@ pub(crate) fn bind_client_side(sql: &str, params: &[(String, String)]) -> Result
             .ok_or_else(|| Error::invalid(format!("no value for query parameter {name:?}")))?;
         out.push_str(&sql[copied..range.start]);
         check_integer(name, ty, literal)?;
-        if after_limit(&out) && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
+        if after_limit && !literal.is_empty() && literal.bytes().all(|c| c.is_ascii_digit()) {
             // LIMIT and OFFSET take only number literals (18.16 rejects a CAST there);
             // digits alone cannot carry SQL.
             out.push_str(literal);
@@ -372,34 +224,9 @@ fn int_range(ty: &str) -> Option<(i128, i128)> {
     })
 }
 
-/// Whether SQL ending in `prefix` expects a LIMIT/OFFSET count next: `LIMIT `, `OFFSET `,
-/// or `LIMIT <n>, `.
-fn after_limit(prefix: &str) -> bool {
-    fn last_word(s: &str) -> (&str, &str) {
-        let s = s.trim_end();
-        let at = s.rfind(|c: char| c.is_whitespace() || c == ',' || c == '(').map_or(0, |i| i + 1);
-        (&s[..at], &s[at..])
-    }
-    let p = prefix.trim_end();
-    let p = match p.strip_suffix(',') {
-        Some(before) => last_word(before).0,
-        None => p,
-    };
-    let (_, word) = last_word(p);
-    word.eq_ignore_ascii_case("LIMIT") || word.eq_ignore_ascii_case("OFFSET")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn placeholder_types_are_found_outside_quotes_and_comments() {
-        let sql = "SELECT {t: Tuple(UInt8, String)}, '{s:String}' -- {c:UInt8}\n, {a:Array(Tuple(Int8, Int8))}, {t:UInt8} /* {d:Date} */";
-        let names: Vec<(String, String)> = placeholder_types(sql);
-        assert_eq!(names, [("t".into(), "Tuple(UInt8, String)".into()), ("a".into(), "Array(Tuple(Int8, Int8))".into())]);
-        assert!(placeholder_types("SELECT {t:UInt8").is_empty());
-    }
 
     #[test]
     fn limit_counts_bind_as_plain_numbers() {
@@ -427,22 +254,6 @@ mod tests {
         );
         assert_eq!(bind_client_side("SELECT {n:Int8}", &p("NULL")).unwrap(), "SELECT CAST(NULL AS Int8)");
         assert_eq!(bind_client_side("SELECT 1 LIMIT {s:String}", &params).unwrap(), "SELECT 1 LIMIT CAST('x' AS String)");
-    }
-
-    #[test]
-    fn dynamic_values_bind_like_their_static_twins() {
-        use ParamValue as P;
-        let tuple = P::Tuple(vec![P::Int(-1), P::Str("a'b".into()), P::Null]);
-        assert_eq!(tuple.sql_literal(), "tuple(-1,'a\\'b',NULL)");
-        assert_eq!(tuple.param_text(), "(-1,'a\\'b',NULL)");
-        let map = P::Map(vec![(P::Str("k".into()), P::List(vec![P::Float(1.5), P::Bool(true)]))]);
-        assert_eq!(map.sql_literal(), "map('k',[1.5,1])");
-        assert_eq!(map.param_text(), "{'k':[1.5,1]}");
-        assert_eq!(P::List(vec![P::Int(1), P::Int(2)]).param_text(), vec![1i128, 2].param_text());
-        assert_eq!(P::Str("x\ty".into()).param_text(), "x\ty".to_string().param_text());
-        assert_eq!(P::list(vec![P::Int(1), P::Float(2.5)]), Ok(P::List(vec![P::Float(1.0), P::Float(2.5)])));
-        assert!(P::list(vec![P::Int((1 << 53) + 1), P::Float(0.5)]).unwrap_err().contains("would be rounded"));
-        assert_eq!(P::list(vec![P::Int(1), P::Null]), Ok(P::List(vec![P::Int(1), P::Null])));
     }
 
     #[test]

@@ -1,43 +1,64 @@
-//! Connection options: from a URL or a builder.
+//! Connection options: from a URL, by key (the one table of keys, [`keys`]) or a builder.
+
+pub mod keys;
 
 use crate::error::{Error, Result};
 use crate::hosts::{Endpoint, LoadBalancing};
 use crate::tls::TlsOptions;
+use chwire_proto::chunked::ChunkedMode;
 use chwire_proto::packet::client::Setting;
 use chwire_proto::revision::{CLIENT_REVISION, MIN_REVISION};
 use chwire_proto::{Compression, Limits};
+use keys::{count, flag, optional_duration, Classified, Scope};
 use std::fmt;
 use std::time::Duration;
 
-/// Everything needed to open a connection.
+/// Everything needed to open a connection. Every field has a key of the same name in URLs
+/// and in every front end's options (docs/OPTIONS.md, [`keys::KEYS`]).
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Options {
+    /// The first server's host (more in `alt_hosts`).
     pub host: String,
+    /// The first server's port.
     pub port: u16,
+    /// The ClickHouse user.
     pub user: String,
+    /// The user's password (`Debug` hides it).
     pub password: String,
+    /// The session's current database.
     pub database: String,
+    /// Compression of the blocks both ways.
     pub compression: Compression,
-    pub connect_timeout: Duration,
-    /// Longest wait for the server's next bytes (`None`: wait forever).
-    pub read_timeout: Option<Duration>,
-    pub write_timeout: Option<Duration>,
+    /// Longest TCP connect (`None`: no limit).
+    pub connect_timeout: Option<Duration>,
+    /// Longest TLS and ClickHouse handshake after the connect (`None`: no limit).
+    pub handshake_timeout: Option<Duration>,
+    /// Longest time without progress writing to the server (`None`: no limit).
+    pub send_timeout: Option<Duration>,
+    /// Longest wait for the server's next bytes (`None`: no limit).
+    pub receive_timeout: Option<Duration>,
+    /// Deadline of a whole query, from sending it to its last packet (`None`: none). On
+    /// expiry the query is cancelled and its connection drained before the next query.
+    pub query_timeout: Option<Duration>,
+    /// TCP keepalive: idle time before the first probe (`None`: off).
+    pub tcp_keepalive: Option<Duration>,
     /// The protocol revision to announce (default [`CLIENT_REVISION`], ClickHouse 26.9's):
     /// a lower one makes a current server talk as it did to older clients (behind a proxy
-    /// that only knows an older protocol, say); URL key `client_revision`.
+    /// that only knows an older protocol, say).
     pub client_revision: u64,
-    /// Chunked packet framing (revision >= 54470; URL key `chunked`): `Auto` (the default)
-    /// follows a server that insists on it and frames nothing otherwise.
-    pub chunked: chwire_proto::chunked::ChunkedMode,
+    /// Chunked packet framing (revision >= 54470): `Auto` (the default) follows a server
+    /// that insists on it and frames nothing otherwise.
+    pub chunked: ChunkedMode,
+    /// The client's name as the server records it.
     pub client_name: String,
+    /// The session's quota key.
     pub quota_key: String,
     /// Settings sent with every query (a query's own settings override them).
     pub settings: Vec<(String, String)>,
     /// What the server's answers may make the client accept (block rows and bytes, string
-    /// and array lengths, nesting depth, frame size, columns); URL keys of the same names.
+    /// and array lengths, nesting depth, frame size, columns).
     pub limits: Limits,
-
-    // Production connections (TLS, several servers, timeouts; see tls.rs and hosts.rs).
     /// TLS settings; `None` is plain TCP.
     pub tls: Option<TlsOptions>,
     /// More servers besides `host:port` (see [`Options::endpoints`]).
@@ -51,13 +72,6 @@ pub struct Options {
     /// before returning any rows is retried (on another server where there is one).
     /// Inserts are never retried.
     pub retries: u32,
-    /// Longest time for the TLS and ClickHouse handshakes after the TCP connect.
-    pub handshake_timeout: Duration,
-    /// Deadline of a whole query, from sending it to its last packet (`None`: none). On
-    /// expiry the query is cancelled and its connection drained before the next query.
-    pub query_timeout: Option<Duration>,
-    /// TCP keepalive: idle time before the first probe (`None`: off).
-    pub tcp_keepalive: Option<Duration>,
     /// The native TCP protocol (default) or ClickHouse's HTTP interface (`http://` and
     /// `https://` URLs); everything above the transport is the same.
     pub transport: Transport,
@@ -97,11 +111,14 @@ impl Default for Options {
             password: String::new(),
             database: "default".into(),
             compression: Compression::None,
-            connect_timeout: Duration::from_secs(10),
-            read_timeout: Some(Duration::from_secs(300)),
-            write_timeout: Some(Duration::from_secs(300)),
+            connect_timeout: Some(Duration::from_secs(10)),
+            handshake_timeout: Some(Duration::from_secs(10)),
+            send_timeout: Some(Duration::from_secs(300)),
+            receive_timeout: Some(Duration::from_secs(300)),
+            query_timeout: None,
+            tcp_keepalive: Some(Duration::from_secs(60)),
             client_revision: CLIENT_REVISION,
-            chunked: chwire_proto::chunked::ChunkedMode::Auto,
+            chunked: ChunkedMode::Auto,
             client_name: "chwire".into(),
             quota_key: String::new(),
             settings: Vec::new(),
@@ -111,9 +128,6 @@ impl Default for Options {
             load_balancing: LoadBalancing::InOrder,
             host_backoff: Duration::from_secs(1),
             retries: 2,
-            handshake_timeout: Duration::from_secs(10),
-            query_timeout: None,
-            tcp_keepalive: Some(Duration::from_secs(60)),
             transport: Transport::Native,
             session_id: None,
         }
@@ -130,18 +144,22 @@ impl fmt::Debug for Options {
             .field("database", &self.database)
             .field("compression", &self.compression)
             .field("connect_timeout", &self.connect_timeout)
-            .field("limits", &self.limits)
-            .field("read_timeout", &self.read_timeout)
-            .field("write_timeout", &self.write_timeout)
+            .field("handshake_timeout", &self.handshake_timeout)
+            .field("send_timeout", &self.send_timeout)
+            .field("receive_timeout", &self.receive_timeout)
+            .field("query_timeout", &self.query_timeout)
+            .field("tcp_keepalive", &self.tcp_keepalive)
             .field("client_revision", &self.client_revision)
             .field("chunked", &self.chunked)
             .field("client_name", &self.client_name)
+            .field("quota_key", &self.quota_key)
             .field("settings", &self.settings)
+            .field("limits", &self.limits)
             .field("tls", &self.tls)
             .field("alt_hosts", &self.alt_hosts)
             .field("load_balancing", &self.load_balancing)
-            .field("handshake_timeout", &self.handshake_timeout)
-            .field("query_timeout", &self.query_timeout)
+            .field("host_backoff", &self.host_backoff)
+            .field("retries", &self.retries)
             .field("transport", &self.transport)
             .field("session_id", &self.session_id)
             .finish()
@@ -166,6 +184,7 @@ pub fn parse_duration(s: &str) -> Result<Duration> {
 }
 
 impl Options {
+    /// The defaults: `tcp://default@127.0.0.1:9000/default`.
     pub fn new() -> Self {
         Self::default()
     }
@@ -173,17 +192,10 @@ impl Options {
     /// Parse `tcp://user:password@host:port/database?compression=lz4&connect_timeout=5s&...`.
     ///
     /// `http://` and `https://` URLs select the HTTP transport (default ports 8123 and 8443;
-    /// `tcp://` defaults to 9000, 9440 with TLS). Key `session_id` (HTTP) runs the queries in a server session.
-    ///
-    /// Known query keys: `compression` (none, lz4, zstd, zstd:LEVEL), `connect_timeout`,
-    /// `read_timeout`, `write_timeout` (`0` disables), `client_revision`, `chunked`, `client_name`,
-    /// `quota_key`. Any other key is sent as a ClickHouse setting with every query.
-    ///
-    /// Several servers: `tcp://user@a:9000,b:9001/db` (or `?hosts=b:9001,c`). TLS:
-    /// `secure=true`, `ca_file`, `cert_file`, `key_file`, `server_name`, `system_roots`
-    /// (any of the file keys turns TLS on). Timeouts: `send_timeout`, `receive_timeout`
-    /// (= write/read), `handshake_timeout`, `query_timeout`, `tcp_keepalive`. Servers:
-    /// `load_balancing` (in_order, round_robin, random), `host_backoff`, `retries`.
+    /// `tcp://` defaults to 9000, 9440 with TLS). Several servers: `tcp://user@a:9000,b:9001/db`
+    /// (or `?hosts=b:9001,c`). Query keys: every connection option of docs/OPTIONS.md
+    /// ([`keys::KEYS`]), ClickHouse settings (sent with every query; a setting newer than
+    /// 26.9 as `setting.NAME`); any other key is refused with the closest known name.
     pub fn from_url(url: &str) -> Result<Options> {
         let (url, alt_hosts) = crate::hosts::split_url_hosts(url)?;
         let parsed = url::Url::parse(&url).map_err(|e| Error::config(format!("invalid URL: {e}")))?;
@@ -227,10 +239,9 @@ impl Options {
         // the keys chose, wherever they stand in the query (`?hosts=b&secure=true`).
         let mut host_lists = Vec::new();
         for (k, v) in parsed.query_pairs() {
-            if k == "hosts" || k == "alt_hosts" {
-                host_lists.push(v.into_owned());
-            } else {
-                o.set(&k, &v)?;
+            match keys::classify(&k)? {
+                Classified::Option(key) if key.name == "hosts" => host_lists.push(v.into_owned()),
+                _ => o.set(&k, &v)?,
             }
         }
         let default_port = o.default_port();
@@ -246,6 +257,19 @@ impl Options {
         Ok(o)
     }
 
+    /// [`Options::from_url`] (or the defaults without a URL), then each `(key, value)` by
+    /// [`Options::set`]: what every binding does with a URL and its own options.
+    pub fn from_url_and<K: AsRef<str>, V: AsRef<str>>(url: Option<&str>, pairs: impl IntoIterator<Item = (K, V)>) -> Result<Options> {
+        let mut o = match url {
+            Some(u) => Options::from_url(u)?,
+            None => Options::default(),
+        };
+        for (k, v) in pairs {
+            o.set(k.as_ref(), v.as_ref())?;
+        }
+        Ok(o)
+    }
+
     /// The port a host without one gets: 9000 (native), 9440 (native over TLS, as
     /// `clickhouse-client --secure`), 8123 (HTTP) or 8443 (HTTPS).
     pub fn default_port(&self) -> u16 {
@@ -257,92 +281,156 @@ impl Options {
         }
     }
 
-    /// Set one option by its URL key (unknown keys become settings).
+    /// Set one connection option by its key ([`keys::classify`]: a name of the table, in any
+    /// host's spelling, or an alias), or add a ClickHouse setting. A key of another scope (a
+    /// pool's or Spark's), or neither an option nor a setting, is an error.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        let timeout = |v: &str| -> Result<Option<Duration>> {
-            let d = parse_duration(v)?;
-            Ok((!d.is_zero()).then_some(d))
+        let k = match keys::classify(key)? {
+            Classified::Setting(name) => {
+                self.settings.push((name.to_string(), value.to_string()));
+                return Ok(());
+            }
+            Classified::Option(k) if k.scope == Scope::Connection => k,
+            Classified::Option(k) => {
+                return Err(Error::config(format!("{key:?} is {}, not a connection option", k.scope.describe())));
+            }
         };
-        match key {
+        let name = k.name;
+        fn tls(o: &mut Options) -> &mut TlsOptions {
+            o.tls.get_or_insert_with(TlsOptions::default)
+        }
+        let text = || value.to_string();
+        match name {
+            "host" => self.host = text(),
+            "port" => self.port = count(name, value)?,
+            "user" => self.user = text(),
+            "password" => self.password = text(),
+            "database" => self.database = text(),
+            "transport" => self.transport = value.parse().map_err(Error::config)?,
             "compression" => self.compression = value.parse().map_err(Error::config)?,
-            "connect_timeout" => self.connect_timeout = parse_duration(value)?,
-            "read_timeout" => self.read_timeout = timeout(value)?,
-            "write_timeout" | "send_timeout" => self.write_timeout = timeout(value)?,
-            "receive_timeout" => self.read_timeout = timeout(value)?,
-            "handshake_timeout" => self.handshake_timeout = parse_duration(value)?,
-            "query_timeout" => self.query_timeout = timeout(value)?,
-            "tcp_keepalive" => self.tcp_keepalive = timeout(value)?,
-            "secure" => match value {
-                "true" | "1" | "yes" => drop(self.tls.get_or_insert_with(TlsOptions::default)),
-                "false" | "0" | "no" => self.tls = None,
-                _ => return Err(Error::config(format!("invalid secure={value:?} (use true or false)"))),
-            },
-            "ca_file" => self.tls.get_or_insert_with(TlsOptions::default).ca_file = Some(value.into()),
-            "cert_file" | "cert" => self.tls.get_or_insert_with(TlsOptions::default).cert_file = Some(value.into()),
-            "key_file" | "key" => self.tls.get_or_insert_with(TlsOptions::default).key_file = Some(value.into()),
-            "server_name" | "tls_server_name" => self.tls.get_or_insert_with(TlsOptions::default).server_name = Some(value.into()),
-            "system_roots" => self.tls.get_or_insert_with(TlsOptions::default).system_roots = matches!(value, "true" | "1" | "yes"),
-            "hosts" | "alt_hosts" => self.alt_hosts.extend(Endpoint::parse_list(value, self.default_port())?),
+            "client_name" => self.client_name = text(),
+            "quota_key" => self.quota_key = text(),
+            "session_id" => self.session_id = Some(text()).filter(|s| !s.is_empty()),
+            "client_revision" => self.client_revision = count(name, value)?,
+            "chunked" => self.chunked = value.parse().map_err(Error::config)?,
+            "connect_timeout" => self.connect_timeout = optional_duration(value)?,
+            "handshake_timeout" => self.handshake_timeout = optional_duration(value)?,
+            "send_timeout" => self.send_timeout = optional_duration(value)?,
+            "receive_timeout" => self.receive_timeout = optional_duration(value)?,
+            "query_timeout" => self.query_timeout = optional_duration(value)?,
+            "tcp_keepalive" => self.tcp_keepalive = optional_duration(value)?,
+            "secure" => {
+                if flag(name, value)? {
+                    tls(self);
+                } else {
+                    self.tls = None;
+                }
+            }
+            "ca_file" => tls(self).ca_file = Some(value.into()),
+            "system_roots" => {
+                // Trusting the system's roots as well turns TLS on; not trusting them changes nothing.
+                if flag(name, value)? {
+                    tls(self).system_roots = true;
+                } else if let Some(t) = &mut self.tls {
+                    t.system_roots = false;
+                }
+            }
+            "cert_file" => tls(self).cert_file = Some(value.into()),
+            "key_file" => tls(self).key_file = Some(value.into()),
+            "server_name" => tls(self).server_name = Some(text()),
+            "hosts" => self.alt_hosts.extend(Endpoint::parse_list(value, self.default_port())?),
             "load_balancing" => self.load_balancing = value.parse().map_err(Error::config)?,
             "host_backoff" => self.host_backoff = parse_duration(value)?,
-            "retries" => self.retries = value.parse().map_err(|_| Error::config(format!("invalid retries {value:?}")))?,
-            "client_revision" => {
-                let r: u64 = value.parse().map_err(|_| Error::config(format!("invalid client_revision {value:?}")))?;
-                self.client_revision = r;
-            }
-            "chunked" => self.chunked = value.parse().map_err(Error::config)?,
-            "client_name" => self.client_name = value.to_string(),
-            "transport" => self.transport = value.parse().map_err(Error::config)?,
-            "session_id" => self.session_id = Some(value.to_string()),
-            "quota_key" => self.quota_key = value.to_string(),
-            "database" => self.database = value.to_string(),
-            "user" => self.user = value.to_string(),
-            "password" => self.password = value.to_string(),
-            k if Limits::NAMES.contains(&k) => self.limits.set(k, value).map_err(Error::config)?,
-            _ => self.settings.push((key.to_string(), value.to_string())),
+            "retries" => self.retries = count(name, value)?,
+            limit if Limits::NAMES.contains(&limit) => self.limits.set(limit, value).map_err(Error::config)?,
+            other => return Err(Error::config(format!("option {other:?} has no setter (a chwire bug)"))),
         }
         Ok(())
     }
 
-    /// Decoding limits for the server's answers (default [`Limits::DEFAULT`]).
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
-    }
+    /// The server's host.
     pub fn host(mut self, host: impl Into<String>) -> Self {
         self.host = host.into();
         self
     }
+    /// The server's port.
     pub fn port(mut self, port: u16) -> Self {
         self.port = port;
         self
     }
+    /// The ClickHouse user.
     pub fn user(mut self, user: impl Into<String>) -> Self {
         self.user = user.into();
         self
     }
+    /// The user's password.
     pub fn password(mut self, password: impl Into<String>) -> Self {
         self.password = password.into();
         self
     }
+    /// The session's current database.
     pub fn database(mut self, database: impl Into<String>) -> Self {
         self.database = database.into();
         self
     }
+    /// Compression of the blocks both ways.
     pub fn compression(mut self, c: Compression) -> Self {
         self.compression = c;
         self
     }
-    pub fn connect_timeout(mut self, d: Duration) -> Self {
-        self.connect_timeout = d;
+    /// The native protocol or HTTP.
+    pub fn transport(mut self, t: Transport) -> Self {
+        self.transport = t;
         self
     }
-    pub fn read_timeout(mut self, d: Option<Duration>) -> Self {
-        self.read_timeout = d;
+    /// The client's name as the server records it.
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
         self
     }
-    pub fn write_timeout(mut self, d: Option<Duration>) -> Self {
-        self.write_timeout = d;
+    /// The session's quota key.
+    pub fn quota_key(mut self, key: impl Into<String>) -> Self {
+        self.quota_key = key.into();
+        self
+    }
+    /// HTTP only: the server-side session every query runs in ([`Options::session_id`]).
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+    /// Longest TCP connect (`None`: no limit).
+    pub fn connect_timeout(mut self, d: impl Into<Option<Duration>>) -> Self {
+        self.connect_timeout = d.into();
+        self
+    }
+    /// Longest TLS and ClickHouse handshake (`None`: no limit).
+    pub fn handshake_timeout(mut self, d: impl Into<Option<Duration>>) -> Self {
+        self.handshake_timeout = d.into();
+        self
+    }
+    /// Longest time without progress writing to the server (`None`: no limit).
+    pub fn send_timeout(mut self, d: impl Into<Option<Duration>>) -> Self {
+        self.send_timeout = d.into();
+        self
+    }
+    /// Longest wait for the server's next bytes (`None`: no limit).
+    pub fn receive_timeout(mut self, d: impl Into<Option<Duration>>) -> Self {
+        self.receive_timeout = d.into();
+        self
+    }
+    /// Deadline of each whole query (`None`: none).
+    pub fn query_timeout(mut self, d: impl Into<Option<Duration>>) -> Self {
+        self.query_timeout = d.into();
+        self
+    }
+    /// TCP keepalive's idle time (`None`: off).
+    pub fn tcp_keepalive(mut self, d: impl Into<Option<Duration>>) -> Self {
+        self.tcp_keepalive = d.into();
+        self
+    }
+    /// Decoding limits for the server's answers (default [`Limits::DEFAULT`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
     /// Announce a lower protocol revision than chwire's own ([`Options::client_revision`]).
@@ -351,10 +439,11 @@ impl Options {
         self
     }
     /// Chunked packet framing ([`Options::chunked`]).
-    pub fn chunked(mut self, mode: chwire_proto::chunked::ChunkedMode) -> Self {
+    pub fn chunked(mut self, mode: ChunkedMode) -> Self {
         self.chunked = mode;
         self
     }
+    /// A setting sent with every query.
     pub fn setting(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.settings.push((name.into(), value.into()));
         self
@@ -367,24 +456,27 @@ impl Options {
         v.extend(self.alt_hosts.iter().cloned());
         v
     }
-    /// Set the list of servers (the first becomes `host:port`, the rest `alt_hosts`).
-    /// Panics on an empty list.
+    /// Set the list of servers (the first becomes `host:port`, the rest `alt_hosts`). An
+    /// empty list leaves no server: connecting is then a configuration error.
     pub fn hosts(mut self, list: impl IntoIterator<Item = Endpoint>) -> Self {
         let mut it = list.into_iter();
-        let first = it.next().expect("at least one server");
-        self.host = first.host;
-        self.port = first.port;
+        let (host, port) = it.next().map_or((String::new(), self.port), |e| (e.host, e.port));
+        self.host = host;
+        self.port = port;
         self.alt_hosts = it.collect();
         self
     }
+    /// Which server a new connection tries first.
     pub fn load_balancing(mut self, lb: LoadBalancing) -> Self {
         self.load_balancing = lb;
         self
     }
+    /// How long a failed server is skipped at first.
     pub fn host_backoff(mut self, d: Duration) -> Self {
         self.host_backoff = d;
         self
     }
+    /// How often a read that failed over before returning rows is sent again.
     pub fn retries(mut self, n: u32) -> Self {
         self.retries = n;
         self
@@ -394,28 +486,11 @@ impl Options {
         self.tls = Some(tls);
         self
     }
-    pub fn handshake_timeout(mut self, d: Duration) -> Self {
-        self.handshake_timeout = d;
-        self
-    }
-    /// Same as [`Options::write_timeout`] (clickhouse-client's name).
-    pub fn send_timeout(self, d: Option<Duration>) -> Self {
-        self.write_timeout(d)
-    }
-    /// Same as [`Options::read_timeout`] (clickhouse-client's name).
-    pub fn receive_timeout(self, d: Option<Duration>) -> Self {
-        self.read_timeout(d)
-    }
-    pub fn query_timeout(mut self, d: Option<Duration>) -> Self {
-        self.query_timeout = d;
-        self
-    }
-    pub fn tcp_keepalive(mut self, d: Option<Duration>) -> Self {
-        self.tcp_keepalive = d;
-        self
-    }
 
     pub(crate) fn validate(&self) -> Result<()> {
+        if self.host.is_empty() {
+            return Err(Error::config("no server to connect to (the host is empty)"));
+        }
         if self.user.is_empty() {
             return Err(Error::config("user must not be empty (ClickHouse's default user is `default`)"));
         }
@@ -457,8 +532,8 @@ mod tests {
         assert_eq!(o.password, "p:ss");
         assert_eq!(o.database, "mydb");
         assert_eq!(o.compression, Compression::Zstd(3));
-        assert_eq!(o.connect_timeout, Duration::from_millis(500));
-        assert_eq!(o.read_timeout, None);
+        assert_eq!(o.connect_timeout, Some(Duration::from_millis(500)));
+        assert_eq!(o.receive_timeout, None);
         assert_eq!(o.settings, vec![("max_threads".to_string(), "2".to_string())]);
     }
 
@@ -484,6 +559,35 @@ mod tests {
         assert_eq!((tls.port, ports), (9440, vec![9441, 9440]));
         assert_eq!(Options::from_url("tcp://a:9000/db?secure=1").unwrap().port, 9000);
         assert_eq!(Options::from_url("tcp://a/db?transport=http").unwrap().port, 8123);
+    }
+
+    #[test]
+    fn url_keys_follow_the_one_table() {
+        let e = Options::from_url("tcp://h?compresion=lz4").unwrap_err().to_string();
+        assert!(e.contains("did you mean compression?"), "{e}");
+        assert!(Options::from_url("tcp://h?system_roots=junk").is_err());
+        assert!(Options::from_url("tcp://h?max_size=3").unwrap_err().to_string().contains("a pool option"));
+        let o = Options::from_url("tcp://h?setting.brand_new=1&max_threads=2&read_timeout=5s&connect_timeout=0").unwrap();
+        assert_eq!(o.settings, [("brand_new".to_string(), "1".to_string()), ("max_threads".to_string(), "2".to_string())]);
+        assert_eq!((o.receive_timeout, o.connect_timeout), (Some(Duration::from_secs(5)), None));
+        let o = Options::from_url_and(Some("tcp://h"), [("Port", "1"), ("numRetries", "x")].iter().take(1).copied()).unwrap();
+        assert_eq!(o.port, 1);
+        assert!(Options::new().hosts(Vec::new()).validate().is_err());
+    }
+
+    #[test]
+    fn defaults_are_what_the_table_says() {
+        let mut o = Options::new();
+        let mut p = crate::PoolOptions::new();
+        for k in keys::KEYS.iter().filter(|k| !k.default.is_empty()) {
+            match k.scope {
+                Scope::Connection => o.set(k.name, k.default).unwrap(),
+                Scope::Pool => p.set(k.name, k.default).unwrap(),
+                _ => {}
+            }
+        }
+        assert_eq!(format!("{o:?}"), format!("{:?}", Options::new()));
+        assert_eq!(p, crate::PoolOptions::new());
     }
 
     #[test]

@@ -26,13 +26,12 @@ pub use chwire_arrow::{
     batch_into_block, batch_to_block, batch_to_block_inferred, block_to_batch, clickhouse_type_for, schema_for, schema_of_block,
     ArrowOptions, Mapping,
 };
-use chwire_proto::packet::client::quote_identifiers;
-use chwire_proto::{Block, DataType};
+use chwire_proto::sql::{InsertTarget, TableRef};
+use chwire_proto::{Block, Progress};
 use std::sync::Arc;
 
-/// Rows per block sent by [`Client::insert_arrow`]: larger batches are sent in slices, so
-/// that the converted block stays bounded.
-pub const INSERT_BLOCK_ROWS: usize = 1 << 20;
+mod insert;
+pub use insert::{ArrowInsert, INSERT_BLOCK_ROWS};
 
 fn arrow_error(e: chwire_arrow::Error) -> Error {
     Error::invalid(format!("Arrow: {e}"))
@@ -40,12 +39,25 @@ fn arrow_error(e: chwire_arrow::Error) -> Error {
 
 /// A query's results as Arrow record batches: one batch per block the server sends, the
 /// schema known (from the header block) before the first batch. Holds one block at a time.
+/// DateTime columns without a zone of their own are in the server's zone (unless the options
+/// name one), in every front end alike.
 pub struct ArrowStream<'c> {
     stream: QueryStream<'c>,
     schema: SchemaRef,
     opts: ArrowOptions,
     /// A block that arrived while waiting for the header.
     pending: Option<Block>,
+    /// Progress reported while waiting for the header, not yet handed out.
+    early_progress: Option<Progress>,
+}
+
+/// What an [`ArrowStream`] yields: batches, and the server's progress reports between them.
+#[derive(Debug)]
+pub enum ArrowEvent {
+    /// The next batch.
+    Batch(RecordBatch),
+    /// A progress report (an increment: [`Progress::accumulate`] sums them).
+    Progress(Progress),
 }
 
 impl<'c> ArrowStream<'c> {
@@ -54,9 +66,11 @@ impl<'c> ArrowStream<'c> {
             opts.default_timezone = server_tz;
         }
         let mut pending = None;
+        let mut early_progress: Option<Progress> = None;
         while stream.header().is_none() {
             match stream.next_event().await? {
                 Some(Event::Data(b)) => pending = Some(b),
+                Some(Event::Progress(p)) => early_progress.get_or_insert_with(Progress::default).accumulate(&p),
                 Some(_) => {}
                 None => break,
             }
@@ -65,7 +79,7 @@ impl<'c> ArrowStream<'c> {
             Some(h) => schema_of_block(h, &opts).map_err(arrow_error)?,
             None => Arc::new(arrow_schema::Schema::empty()),
         };
-        Ok(ArrowStream { stream, schema, opts, pending })
+        Ok(ArrowStream { stream, schema, opts, pending, early_progress })
     }
 
     /// The schema of every batch (each field's metadata `clickhouse.type` holds its type).
@@ -83,6 +97,28 @@ impl<'c> ArrowStream<'c> {
             },
         };
         block_to_batch(block, &self.schema, &self.opts).map(Some).map_err(arrow_error)
+    }
+
+    /// The next batch or progress report, or `None` at the end of the results.
+    pub async fn next_event(&mut self) -> Result<Option<ArrowEvent>> {
+        if let Some(p) = self.early_progress.take() {
+            return Ok(Some(ArrowEvent::Progress(p)));
+        }
+        if let Some(b) = self.pending.take() {
+            return self.batch(b).map(|b| Some(ArrowEvent::Batch(b)));
+        }
+        loop {
+            match self.stream.next_event().await? {
+                Some(Event::Data(b)) if b.rows() > 0 => return self.batch(b).map(|b| Some(ArrowEvent::Batch(b))),
+                Some(Event::Progress(p)) => return Ok(Some(ArrowEvent::Progress(p))),
+                Some(_) => {}
+                None => return Ok(None),
+            }
+        }
+    }
+
+    fn batch(&self, block: Block) -> Result<RecordBatch> {
+        block_to_batch(block, &self.schema, &self.opts).map_err(arrow_error)
     }
 
     /// The underlying stream (progress, profile info, totals).
@@ -123,56 +159,51 @@ impl Client {
         self.query(sql).fetch_arrow(ArrowOptions::rich()).await
     }
 
-    /// Insert record batches into `table` (SQL: `t`, `db.t`, backquoted) — the columns the
-    /// first batch names, in its order. Each batch is converted to the table's column types
-    /// (lossless casts only; see [`batch_to_block`]) and checked before it is sent; a batch
-    /// that does not fit ends the insert with an error naming the column and both types (the
-    /// batches before it were sent: the error says how many rows).
-    pub async fn insert_arrow<I: IntoIterator<Item = RecordBatch>>(&mut self, table: &str, batches: I) -> Result<QuerySummary> {
-        self.insert_batches(table, None, batches.into_iter().map(Ok)).await
+    /// Insert record batches into `table` (a [`TableRef`] or its text: `t`, `db.t`, quoted
+    /// parts; never pasted into SQL) — the columns the first batch names, in its order. Each
+    /// batch is converted to the table's column types (lossless casts only; see
+    /// [`batch_to_block`]) and checked before it is sent; a batch that does not fit ends the
+    /// insert with an error naming the column and both types (the batches before it were
+    /// sent: the error says how many rows). For settings, a query id, matching by position or
+    /// another block size: [`Client::query`] of an INSERT statement, then
+    /// [`Query::insert_arrow`].
+    pub async fn insert_arrow<I: IntoIterator<Item = RecordBatch>>(
+        &mut self,
+        table: impl TryInto<TableRef, Error: Into<Error>>,
+        batches: I,
+    ) -> Result<QuerySummary> {
+        let mut batches = batches.into_iter().peekable();
+        let Some(first) = batches.peek() else { return Ok(QuerySummary::default()) };
+        let sql = insert_statement(table, &first.schema())?;
+        let mut ins = self.query(sql).insert_arrow().await?;
+        for b in batches {
+            ins.send_batch(b).await?;
+        }
+        ins.end().await
     }
 
     /// [`Client::insert_arrow`] from a reader (an Arrow IPC or Parquet reader, a pyarrow
     /// stream): the columns are the reader's schema's.
-    pub async fn insert_arrow_reader(&mut self, table: &str, reader: impl RecordBatchReader) -> Result<QuerySummary> {
-        let schema = reader.schema();
-        self.insert_batches(table, Some(schema), reader.map(|b| b.map_err(|e| e.to_string()))).await
-    }
-
-    async fn insert_batches(
+    pub async fn insert_arrow_reader(
         &mut self,
-        table: &str,
-        schema: Option<SchemaRef>,
-        batches: impl Iterator<Item = std::result::Result<RecordBatch, String>>,
+        table: impl TryInto<TableRef, Error: Into<Error>>,
+        reader: impl RecordBatchReader,
     ) -> Result<QuerySummary> {
-        let mut batches = batches.peekable();
-        let schema = match (schema, batches.peek()) {
-            (Some(s), _) => s,
-            (None, Some(Ok(b))) => b.schema(),
-            (None, Some(Err(e))) => return Err(Error::invalid(format!("Arrow: reading a batch: {e}"))),
-            (None, None) => return Ok(QuerySummary::default()),
-        };
-        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-        let mut insert = self.insert_blocks(format!("INSERT INTO {table} ({}) VALUES", quote_identifiers(&names))).await?;
-        let target: Vec<(String, DataType)> = insert.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
-        let mut rows = 0u64;
-        let done = |rows: u64| if rows == 0 { "nothing was inserted".to_string() } else { format!("{rows} rows were sent before it") };
-        for batch in batches {
-            let batch = batch.map_err(|e| Error::invalid(format!("Arrow: reading a batch: {e}; {}", done(rows))))?;
-            // A batch of one block moves its buffers into the block where it can.
-            let chunks = match batch.num_rows() {
-                n if n <= INSERT_BLOCK_ROWS => vec![batch],
-                n => (0..n).step_by(INSERT_BLOCK_ROWS).map(|at| batch.slice(at, INSERT_BLOCK_ROWS.min(n - at))).collect(),
-            };
-            for chunk in chunks {
-                let len = chunk.num_rows();
-                let block = batch_into_block(chunk, &target).map_err(|e| Error::invalid(format!("Arrow: {e}; {}", done(rows))))?;
-                insert.send(&block).await?;
-                rows += len as u64;
-            }
+        let sql = insert_statement(table, &reader.schema())?;
+        let mut ins = self.query(sql).insert_arrow().await?;
+        for b in reader {
+            let b = b.map_err(|e| ins.refused(format!("Arrow: reading a batch: {e}")))?;
+            ins.send_batch(b).await?;
         }
-        let mut summary = insert.end().await?;
-        summary.rows_sent = rows;
-        Ok(summary)
+        ins.end().await
     }
+}
+
+/// `INSERT INTO table (the schema's columns) VALUES`, every name quoted.
+fn insert_statement(table: impl TryInto<TableRef, Error: Into<Error>>, schema: &arrow_schema::Schema) -> Result<String> {
+    if schema.fields().is_empty() {
+        return Err(Error::invalid("the data to insert has no columns"));
+    }
+    let names = schema.fields().iter().map(|f| f.name().clone()).collect();
+    Ok(InsertTarget::values(table.try_into().map_err(Into::into)?, Some(names)).to_string())
 }

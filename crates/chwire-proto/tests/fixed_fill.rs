@@ -1,0 +1,274 @@
+//! Fixed-width columns filled as their bytes arrive (chwire-proto's `decoder/fill.rs`): the
+//! same packets whichever pieces the bytes come in, on the 26.9 captures and on large
+//! hand-made blocks whose values straddle the pieces; the receive buffer never holds a whole
+//! column; allocation bounded by what arrived.
+
+mod rng;
+use rng::Rng;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytes::BytesMut;
+use chwire_proto::decoder::FILL_AHEAD;
+use chwire_proto::wire::WriteExt;
+use chwire_proto::{ColumnData, DecodeError, Limits, PacketDecoder, Revision, ServerPacket};
+
+/// Counts the bytes live on the heap, to bound what a column reserves ahead of its bytes.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn note(delta: isize) {
+    let now = if delta >= 0 {
+        LIVE.fetch_add(delta as usize, Ordering::Relaxed) + delta as usize
+    } else {
+        LIVE.fetch_sub((-delta) as usize, Ordering::Relaxed) - (-delta) as usize
+    };
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        note(l.size() as isize);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        note(-(l.size() as isize));
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        note(n as isize - l.size() as isize);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The tests of this file run one at a time: the heap counts are the process's.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The most heap `f` held above what was live before it (under `serial()`).
+fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed).saturating_sub(base))
+}
+
+const REVISION: u64 = 54492;
+
+/// The packets of `bytes` fed in pieces of random sizes up to `max` (all at once for
+/// `usize::MAX`), and the most bytes the buffer held after a `decode` that waited.
+fn decode(bytes: &[u8], compressed: bool, max: usize, rng: &mut Rng) -> (Vec<ServerPacket>, usize) {
+    let mut d = PacketDecoder::new(REVISION);
+    d.set_revision(Revision(REVISION));
+    d.set_compression(compressed);
+    let mut buf = BytesMut::new();
+    let (mut out, mut held, mut at) = (Vec::new(), 0, 0);
+    loop {
+        while buf.len() >= d.needed() {
+            match d.decode(&mut buf) {
+                Ok(Some(p)) => out.push(p),
+                Ok(None) => {
+                    assert!(d.needed() > buf.len(), "Ok(None) with needed() = {} and {} bytes buffered", d.needed(), buf.len());
+                    held = held.max(buf.len());
+                    break;
+                }
+                Err(e) => panic!("{e} (pieces up to {max})"),
+            }
+        }
+        if at == bytes.len() {
+            break;
+        }
+        let n = if max == usize::MAX { bytes.len() - at } else { (rng.below(max) + 1).min(bytes.len() - at) };
+        buf.extend_from_slice(&bytes[at..at + n]);
+        at += n;
+    }
+    assert!(buf.is_empty(), "{} bytes left over (pieces up to {max})", buf.len());
+    assert!(!d.is_mid_packet(), "ends mid-packet (pieces up to {max})");
+    (out, held)
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/packets26").join(format!("{name}.bin"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("fixture {} is missing ({e})", path.display()))
+}
+
+/// A Data packet of one block (revision 54492: BlockInfo, no custom serialization) with
+/// `columns` of `rows` rows, each (name, type, wire bytes of its data).
+fn data_packet(rows: usize, columns: &[(&str, &str, Vec<u8>)]) -> Vec<u8> {
+    let mut out = vec![1u8, 0]; // Data, no temporary table name
+    out.extend_from_slice(&[1, 0, 2, 0xff, 0xff, 0xff, 0xff, 3, 0, 0]); // BlockInfo
+    out.put_varuint(columns.len() as u64);
+    out.put_varuint(rows as u64);
+    for (name, ty, data) in columns {
+        out.put_str(name);
+        out.put_str(ty);
+        out.push(0); // default serialization
+        out.extend_from_slice(data);
+    }
+    out
+}
+
+/// A large block of every fixed-width family (widths 1 to 16 and FixedString(3), whose
+/// values straddle reads at any offset), with an Enum and Strings between them (the buffered
+/// path), then EndOfStream.
+fn large_stream(rows: usize) -> Vec<u8> {
+    let bytes_of = |width: usize| (0..rows * width).map(|i| (i * 7 + i / 251) as u8).collect::<Vec<u8>>();
+    // Offsets (end of each value) of values of i % 5 bytes, then the bytes.
+    let mut ends = Vec::new();
+    let mut total = 0u64;
+    for i in 0..rows {
+        total += (i % 5) as u64;
+        ends.extend_from_slice(&total.to_le_bytes());
+    }
+    ends.extend(std::iter::repeat_n(b'x', total as usize));
+    let enums: Vec<u8> = (0..rows).map(|i| (i % 2 + 1) as u8).collect();
+    let mut out = data_packet(
+        rows,
+        &[
+            ("u64", "UInt64", bytes_of(8)),
+            ("u8", "UInt8", bytes_of(1)),
+            ("s", "String", ends),
+            ("fs", "FixedString(3)", bytes_of(3)),
+            ("e", "Enum8('a' = 1, 'b' = 2)", enums),
+            ("i128", "Int128", bytes_of(16)),
+            // Floats that are numbers (NaN is unequal to itself).
+            ("f32", "Float32", (0..rows).flat_map(|i| (i as f32 * 0.5).to_le_bytes()).collect()),
+            ("d", "Date", bytes_of(2)),
+        ],
+    );
+    out.push(5); // EndOfStream
+    out
+}
+
+#[test]
+fn every_capture_decodes_the_same_in_pieces() {
+    let _serial = serial();
+    let mut rng = Rng(0x0d12_ec70_0000_0001);
+    for (name, compressed) in [
+        ("select_1", false),
+        ("all_types", false),
+        ("all_types_zstd", true),
+        ("strings", false),
+        ("current_types", false),
+        ("totals_extremes", false),
+        ("exception_mid_stream", false),
+        ("logs", false),
+        ("group_by", false),
+        ("sparse", false),
+        ("replicated", false),
+        ("insert", false),
+        ("select_lz4_multiframe", true),
+    ] {
+        let bytes = fixture(name);
+        let (whole, _) = decode(&bytes, compressed, usize::MAX, &mut rng);
+        assert!(!whole.is_empty(), "{name}");
+        for max in [1, 7, 300, 5000] {
+            assert_eq!(decode(&bytes, compressed, max, &mut rng).0, whole, "{name}: pieces up to {max}");
+        }
+    }
+}
+
+#[test]
+fn large_blocks_decode_the_same_whichever_way_the_bytes_come() {
+    let _serial = serial();
+    let mut rng = Rng(0x0d12_ec70_0000_0002);
+    // 200,000 rows: the UInt64 and Int128 columns (1.6 and 3.2 MB) outgrow FILL_AHEAD, so
+    // their storage grows while values arrive in part.
+    let rows = 200_000;
+    let bytes = large_stream(rows);
+    let (whole, _) = decode(&bytes, false, usize::MAX, &mut rng);
+    assert_eq!(whole.len(), 2);
+    let ServerPacket::Data(b) = &whole[0] else { panic!("{:?}", whole[0]) };
+    assert_eq!(b.rows(), rows);
+    let u64s = b.column("u64").and_then(|c| c.as_u64()).unwrap();
+    assert_eq!(u64s[1], u64::from_le_bytes(std::array::from_fn(|i| ((8 + i) * 7) as u8)));
+    assert!(matches!(b.column("fs").unwrap().data(), ColumnData::Fixed { width: 3, data } if data.len() == rows * 3));
+    assert_eq!(b.column("f32").and_then(|c| c.as_f32()).unwrap()[3], 1.5);
+    for max in [1 << 10, 1 << 16, 3 << 20] {
+        let (sliced, held) = decode(&bytes, false, max, &mut rng);
+        assert_eq!(sliced, whole, "pieces up to {max}");
+        // Waiting for a fixed-width column, the buffer holds nothing: only the String column
+        // (1.6 MB of offsets, 0.4 MB of bytes) and the Enum (checked whole) wait in it, never
+        // the 3.2 MB Int128 column.
+        assert!(held <= rows * 11 + max, "the buffer held {held} bytes (pieces up to {max})");
+    }
+    // Odd piece sizes: storage grows while a value is in part.
+    for piece in [999_999, 1_048_579] {
+        let mut d = PacketDecoder::new(REVISION);
+        d.set_revision(Revision(REVISION));
+        let (mut buf, mut out) = (BytesMut::new(), Vec::new());
+        for chunk in bytes.chunks(piece) {
+            buf.extend_from_slice(chunk);
+            while let Some(p) = d.decode(&mut buf).unwrap() {
+                out.push(p);
+            }
+        }
+        assert_eq!(out, whole, "pieces of {piece}");
+    }
+}
+
+#[test]
+fn a_fixed_width_column_waits_with_an_empty_buffer() {
+    let _serial = serial();
+    let bytes = large_stream(1000);
+    let mut d = PacketDecoder::new(REVISION);
+    d.set_revision(Revision(REVISION));
+    // The headers and 100 of the first column's 8000 bytes: taken out of the buffer.
+    let head = data_packet(1000, &[("u64", "UInt64", Vec::new())]).len();
+    let mut buf = BytesMut::from(&bytes[..head + 100]);
+    assert_eq!(d.decode(&mut buf), Ok(None));
+    assert!(buf.is_empty() && d.is_mid_packet());
+    assert_eq!(d.needed(), 1);
+    // Then one byte at a time up to the column's last but one.
+    for i in head + 100..head + 7999 {
+        buf.extend_from_slice(&bytes[i..i + 1]);
+        assert_eq!(d.decode(&mut buf), Ok(None));
+        assert!(buf.is_empty());
+    }
+    // The rest of the stream: the block and EndOfStream.
+    buf.extend_from_slice(&bytes[head + 7999..]);
+    let Ok(Some(ServerPacket::Data(b))) = d.decode(&mut buf) else { panic!("no block") };
+    assert_eq!(b.column("u64").and_then(|c| c.as_u64()).unwrap().len(), 1000);
+    assert_eq!(d.decode(&mut buf), Ok(Some(ServerPacket::EndOfStream)));
+}
+
+#[test]
+fn allocation_ahead_of_the_bytes_is_bounded() {
+    let _serial = serial();
+    // 2^27 UInt64 rows (1 GiB, within the default limits) with no values yet: the column
+    // reserves FILL_AHEAD, not what the row count claims.
+    let claim = data_packet(1 << 27, &[("a", "UInt64", Vec::new())]);
+    let mut d = PacketDecoder::new(REVISION);
+    d.set_revision(Revision(REVISION));
+    let mut buf = BytesMut::from(&claim[..]);
+    let (res, peak) = peak_during(|| d.decode(&mut buf));
+    assert_eq!(res, Ok(None));
+    assert!(peak <= FILL_AHEAD + 4096, "reserved {peak} bytes ahead of any value");
+    assert_eq!(d.needed(), 1);
+    // As bytes arrive, the storage grows at most to twice what arrived (or FILL_AHEAD).
+    let mut arrived = 0usize;
+    for step in [FILL_AHEAD / 2, FILL_AHEAD, 3 * FILL_AHEAD] {
+        buf.extend_from_slice(&vec![0u8; step]);
+        arrived += step;
+        let (res, peak) = peak_during(|| d.decode(&mut buf));
+        assert_eq!(res, Ok(None));
+        assert!(buf.is_empty());
+        assert!(peak <= 2 * arrived.max(FILL_AHEAD) + 4096, "held {peak} more bytes after {arrived} arrived");
+    }
+    // A claim beyond the block limit is an error before anything is reserved.
+    let mut d = PacketDecoder::new(REVISION).with_limits(Limits { max_block_bytes: 1 << 20, ..Limits::DEFAULT });
+    d.set_revision(Revision(REVISION));
+    let claim = data_packet(1 << 17, &[("a", "UInt64", Vec::new())]);
+    let mut buf = BytesMut::from(&claim[..]);
+    let (res, peak) = peak_during(|| d.decode(&mut buf));
+    assert!(matches!(res, Err(DecodeError::LimitExceeded { what: "block bytes", .. })), "{res:?}");
+    assert!(peak < 4096, "reserved {peak} bytes for a refused column");
+}

@@ -1,0 +1,557 @@
+//! Parameters whose type is known only when the program runs: what the bindings build from
+//! their host's values (Python objects, JavaScript values, Elixir terms), shaped and checked
+//! by the placeholder's declared type here, once for every front end.
+//!
+//! A value is first shaped by its placeholder's type (a list is a Tuple for `Tuple(...)` and
+//! an Array for `Array(...)`, a map is JSON text for `JSON`, a whole float is an integer for
+//! an integer type, a point in time is wall-clock text in the zone the type reads it in), its
+//! integers checked against the type's range, then rendered in the two forms a server reads:
+//! the text of a server-side parameter, which the server parses with the type's own text
+//! parser (composites in their quoted form at every depth: `[..]`, `(..)`, `{k:v}`, strings
+//! quoted, numbers bare), and the SQL literal that older servers get cast to the type
+//! (`CAST(literal AS Type)`), where every string is a quoted, escaped literal: data, never SQL.
+
+use super::QueryParam;
+use chwire_proto::DataType;
+use std::borrow::Cow;
+
+/// A parameter value as a host language has it, before its placeholder's type shapes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParamValue {
+    /// NULL.
+    Null,
+    /// A boolean (`1`/`0`, which every integer type and Bool read).
+    Bool(bool),
+    /// An integer.
+    Int(i128),
+    /// An exact number as its digits (an integer beyond 128 bits, a decimal): bare where the
+    /// type is a number, checked to be one.
+    Number(String),
+    /// A float.
+    Float(f64),
+    /// Text, which the server parses as the placeholder's type.
+    Str(String),
+    /// A point in time, in microseconds since the epoch: written as wall-clock time in the
+    /// zone a DateTime placeholder reads it in (its own, else the server's), UTC for others.
+    Instant(i64),
+    /// A sequence: an Array, or a Tuple where the placeholder's type is one.
+    List(Vec<ParamValue>),
+    /// A tuple (a host value that is one whatever the type).
+    Tuple(Vec<ParamValue>),
+    /// Key-value pairs: a Map, or a JSON object where the placeholder is `JSON`.
+    Map(Vec<(ParamValue, ParamValue)>),
+}
+
+/// Why a value does not fit its placeholder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamError {
+    /// The value's kind or shape is not one of the type's (a fraction for an integer, a
+    /// tuple of the wrong length, a map for a String): a type error in every host.
+    Type(String),
+    /// A number outside the type's range (300 for an Int8): a range error.
+    Range(String),
+}
+
+impl std::fmt::Display for ParamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamError::Type(m) | ParamError::Range(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// A value shaped and rendered for its placeholder (see [`ParamValue::bind`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundValue {
+    text: String,
+    literal: String,
+}
+
+impl QueryParam for BoundValue {
+    fn param_text(&self) -> String {
+        self.text.clone()
+    }
+    fn sql_literal(&self) -> String {
+        self.literal.clone()
+    }
+}
+
+/// A value rendered without a type to shape it: the rules of [`ParamValue::bind`] with no
+/// placeholder type.
+impl QueryParam for ParamValue {
+    fn param_text(&self) -> String {
+        self.bind(None, None).map_or_else(|_| String::new(), |b| b.text)
+    }
+    fn sql_literal(&self) -> String {
+        self.bind(None, None).map_or_else(|_| String::new(), |b| b.literal)
+    }
+}
+
+impl ParamValue {
+    /// A list of `items`, which one array literal gives one element type: integers among
+    /// floats become floats; one that no float holds exactly (beyond 2^53) is an error, never
+    /// rounded.
+    pub fn list(mut items: Vec<ParamValue>) -> Result<ParamValue, ParamError> {
+        if items.iter().any(|p| matches!(p, ParamValue::Float(_))) {
+            for p in &mut items {
+                if let ParamValue::Int(i) = *p {
+                    let f = i as f64;
+                    if f as i128 != i {
+                        return Err(ParamError::Type(format!(
+                            "{i} among floats would be rounded to {f}: a list has one element type (bind ints and floats apart)"
+                        )));
+                    }
+                    *p = ParamValue::Float(f);
+                }
+            }
+        }
+        Ok(ParamValue::List(items))
+    }
+
+    /// Shape this value by its placeholder's type `ty` (where the SQL declares one) and render
+    /// it; `server_tz` is the zone the server reads a DateTime without one in. A value that
+    /// cannot be one of the type (a fraction for an integer, 300 for an Int8, a tuple of the
+    /// wrong length) is an error naming both.
+    pub fn bind(&self, ty: Option<&DataType>, server_tz: Option<&str>) -> Result<BoundValue, ParamError> {
+        let shaped = self.shape(ty, server_tz, 0)?;
+        let text = match &shaped {
+            // The server's escaped text form at the top: `\N`, numbers, unquoted escaped text.
+            Shaped::List(_) | Shaped::Tuple(_) | Shaped::Map(_) => shaped.quoted(),
+            leaf => leaf.top_text(),
+        };
+        Ok(BoundValue { text, literal: shaped.literal() })
+    }
+
+    fn shape(&self, ty: Option<&DataType>, tz: Option<&str>, depth: usize) -> Result<Shaped, ParamError> {
+        let type_error = |m: String| Err(ParamError::Type(m));
+        if depth > MAX_DEPTH {
+            return type_error(format!("a parameter nested deeper than {MAX_DEPTH} levels"));
+        }
+        let ty = ty.map(plain);
+        let ty = ty.as_deref();
+        let number = ty.is_some_and(is_number);
+        if let (ParamValue::List(_) | ParamValue::Tuple(_) | ParamValue::Map(_), Some(t)) = (self, ty) {
+            if is_scalar(t) {
+                let what = match self {
+                    ParamValue::Map(_) => "a map",
+                    _ => "a list",
+                };
+                return type_error(format!("cannot bind {what} to a {t} parameter"));
+            }
+        }
+        if let (ParamValue::Map(_), Some(t)) = (self, ty) {
+            if !matches!(t, DataType::Map(..) | DataType::Json { .. } | DataType::Dynamic { .. } | DataType::Variant(_)) {
+                return type_error(format!("cannot bind a map to a {t} parameter"));
+            }
+        }
+        Ok(match (self, ty) {
+            (ParamValue::Null, _) => Shaped::Null,
+            (ParamValue::Bool(b), _) => Shaped::Bare(if *b { "1" } else { "0" }.into()),
+            (ParamValue::Int(i), Some(t)) if t.is_integer() => {
+                check_range(&i.to_string(), t)?;
+                Shaped::Bare(i.to_string())
+            }
+            // An enum by its name: a server takes a number for an enum only outside arrays and
+            // tuples.
+            (ParamValue::Int(i), Some(t @ (DataType::Enum8(_) | DataType::Enum16(_)))) => {
+                let name = match t {
+                    DataType::Enum8(items) => items.iter().find(|(_, e)| i128::from(*e) == *i).map(|(n, _)| n),
+                    DataType::Enum16(items) => items.iter().find(|(_, e)| i128::from(*e) == *i).map(|(n, _)| n),
+                    _ => None,
+                };
+                Shaped::Str(name.ok_or_else(|| ParamError::Range(format!("{i} is not a value of {t}")))?.clone())
+            }
+            // A time of day as a count: seconds (Time) or ticks (Time64), written as its text.
+            (ParamValue::Int(i), Some(DataType::Time)) => Shaped::Str(time_text(*i, 0)?),
+            (ParamValue::Int(i), Some(DataType::Time64(p))) => Shaped::Str(time_text(*i, u32::from(*p))?),
+            (ParamValue::Int(i), _) => Shaped::Bare(i.to_string()),
+            (ParamValue::Float(f), Some(t)) if t.is_integer() => {
+                if !f.is_finite() || f.fract() != 0.0 {
+                    return type_error(format!("{} for a {t} parameter: ClickHouse takes no fraction for an integer", f.param_text()));
+                }
+                let digits = format!("{f:.0}");
+                check_range(&digits, t)?;
+                Shaped::Bare(digits)
+            }
+            (ParamValue::Float(f), _) => Shaped::Float(*f),
+            (ParamValue::Number(n), _) if !is_number_text(n) => return type_error(format!("{n:?} is not a number")),
+            (ParamValue::Number(n), Some(t)) if t.is_integer() => {
+                check_range(n, t)?;
+                Shaped::Number(n.clone())
+            }
+            (ParamValue::Number(n), _) => Shaped::Number(n.clone()),
+            // Text for a number type inside a composite goes bare when it is a number, so that
+            // no text can change the structure around it.
+            (ParamValue::Str(s), _) if number && is_number_text(s) => Shaped::NumberText(s.clone()),
+            (ParamValue::Str(s), _) => Shaped::Str(s.clone()),
+            (ParamValue::Instant(micros), _) => Shaped::Str(instant_text(*micros, ty, tz)),
+            (ParamValue::List(items) | ParamValue::Tuple(items), Some(DataType::Tuple(types))) => {
+                if items.len() != types.len() {
+                    return type_error(format!(
+                        "{} values for a {} of {} elements",
+                        items.len(),
+                        DataType::Tuple(types.clone()),
+                        types.len()
+                    ));
+                }
+                Shaped::Tuple(items.iter().zip(types).map(|(x, (_, t))| x.shape(Some(t), tz, depth + 1)).collect::<Result<_, _>>()?)
+            }
+            (ParamValue::List(items), _) => {
+                let inner = match ty {
+                    Some(DataType::Array(t)) => Some(&**t),
+                    Some(DataType::QBit { element, .. }) => Some(&**element),
+                    _ => None,
+                };
+                Shaped::List(items.iter().map(|x| x.shape(inner, tz, depth + 1)).collect::<Result<_, _>>()?)
+            }
+            (ParamValue::Tuple(items), _) => Shaped::Tuple(items.iter().map(|x| x.shape(None, tz, depth + 1)).collect::<Result<_, _>>()?),
+            (ParamValue::Map(_), Some(DataType::Json { .. })) => {
+                let mut out = Vec::new();
+                self.json(&mut out, depth)?;
+                Shaped::Str(String::from_utf8(out).map_err(|e| ParamError::Type(e.to_string()))?)
+            }
+            (ParamValue::Map(entries), _) => {
+                let (kt, vt) = match ty {
+                    Some(DataType::Map(k, v)) => (Some(&**k), Some(&**v)),
+                    _ => (None, None),
+                };
+                Shaped::Map(entries.iter().map(|(k, v)| Ok((k.shape(kt, tz, depth + 1)?, v.shape(vt, tz, depth + 1)?))).collect::<Result<
+                    _,
+                    ParamError,
+                >>(
+                )?)
+            }
+        })
+    }
+
+    /// The value as JSON text (a JSON placeholder's object).
+    fn json(&self, out: &mut Vec<u8>, depth: usize) -> Result<(), ParamError> {
+        if depth > MAX_DEPTH {
+            return Err(ParamError::Type(format!("a parameter nested deeper than {MAX_DEPTH} levels")));
+        }
+        match self {
+            ParamValue::Null => out.extend_from_slice(b"null"),
+            ParamValue::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            ParamValue::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
+            ParamValue::Number(n) if is_number_text(n) => out.extend_from_slice(n.as_bytes()),
+            ParamValue::Float(f) if f.is_finite() => out.extend_from_slice(format!("{f:?}").as_bytes()),
+            ParamValue::Float(f) => return Err(ParamError::Type(format!("{f} has no JSON form"))),
+            ParamValue::Number(s) | ParamValue::Str(s) => chwire_text::write_json_string(out, s.as_bytes()),
+            ParamValue::Instant(micros) => chwire_text::write_json_string(out, instant_text(*micros, None, None).as_bytes()),
+            ParamValue::List(items) | ParamValue::Tuple(items) => {
+                out.push(b'[');
+                for (i, x) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    x.json(out, depth + 1)?;
+                }
+                out.push(b']');
+            }
+            ParamValue::Map(entries) => {
+                out.push(b'{');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    let key = match k {
+                        ParamValue::Str(s) | ParamValue::Number(s) => s.clone(),
+                        ParamValue::Int(i) => i.to_string(),
+                        other => return Err(ParamError::Type(format!("a JSON object's key must be text, not {other:?}"))),
+                    };
+                    chwire_text::write_json_string(out, key.as_bytes());
+                    out.push(b':');
+                    v.json(out, depth + 1)?;
+                }
+                out.push(b'}');
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Deepest nesting of a parameter value.
+const MAX_DEPTH: usize = 64;
+
+/// A value shaped by its type, ready to render.
+enum Shaped {
+    Null,
+    /// Digits or `1`/`0`: the same in every form.
+    Bare(String),
+    Float(f64),
+    /// An exact number (digits with a sign, fraction or exponent).
+    Number(String),
+    /// Text for a number type that is a number.
+    NumberText(String),
+    Str(String),
+    List(Vec<Shaped>),
+    Tuple(Vec<Shaped>),
+    Map(Vec<(Shaped, Shaped)>),
+}
+
+impl Shaped {
+    /// A leaf as a server-side parameter's whole text.
+    fn top_text(&self) -> String {
+        match self {
+            Shaped::Null => None::<i64>.param_text(),
+            Shaped::Bare(d) | Shaped::Number(d) => d.clone(),
+            Shaped::Float(f) => f.param_text(),
+            Shaped::NumberText(s) | Shaped::Str(s) => s.param_text(),
+            composite => composite.quoted(),
+        }
+    }
+
+    /// Inside a composite parameter's text: the type's quoted text form.
+    fn quoted(&self) -> String {
+        match self {
+            Shaped::Null => "NULL".into(),
+            Shaped::Bare(d) | Shaped::Number(d) | Shaped::NumberText(d) => d.clone(),
+            // nan, inf and subnormals as text (a subnormal's SQL literal is a function call).
+            Shaped::Float(f) => f.param_text(),
+            Shaped::Str(s) => s.sql_literal(),
+            Shaped::List(items) => format!("[{}]", join(items.iter().map(Shaped::quoted))),
+            Shaped::Tuple(items) => format!("({})", join(items.iter().map(Shaped::quoted))),
+            Shaped::Map(entries) => format!("{{{}}}", join(entries.iter().map(|(k, v)| format!("{}:{}", k.quoted(), v.quoted())))),
+        }
+    }
+
+    /// As an SQL literal, which client-side binding casts to the placeholder's type. Text is
+    /// always quoted there: a decimal as a bare number would be a Float64 to the SQL parser,
+    /// and quoted text is what CAST parses exactly as the declared type.
+    fn literal(&self) -> String {
+        match self {
+            Shaped::Null => "NULL".into(),
+            // An integer beyond 64 bits is a Float64 literal to ClickHouse's SQL parser.
+            Shaped::Bare(d) if d.parse::<i64>().is_ok() || d.parse::<u64>().is_ok() => d.clone(),
+            Shaped::Bare(d) | Shaped::Number(d) => format!("'{d}'"),
+            Shaped::Float(f) => f.sql_literal(),
+            Shaped::NumberText(s) | Shaped::Str(s) => s.sql_literal(),
+            Shaped::List(items) => format!("[{}]", join(items.iter().map(Shaped::literal))),
+            // `tuple(x)`: `(x)` is x itself in SQL.
+            Shaped::Tuple(items) => format!("tuple({})", join(items.iter().map(Shaped::literal))),
+            Shaped::Map(entries) => format!("map({})", join(entries.iter().map(|(k, v)| format!("{},{}", k.literal(), v.literal())))),
+        }
+    }
+}
+
+fn join(parts: impl Iterator<Item = String>) -> String {
+    parts.collect::<Vec<_>>().join(",")
+}
+
+/// The type without the wrappers that do not change a value's text, and alias types (Nested,
+/// the geo types, SimpleAggregateFunction) as the types they are stored as.
+fn plain(ty: &DataType) -> Cow<'_, DataType> {
+    match ty {
+        DataType::Nullable(t) | DataType::LowCardinality(t) => plain(t),
+        DataType::Nested(_) | DataType::Geo(_) | DataType::SimpleAggregateFunction { .. } => match ty.storage() {
+            Some(t) => Cow::Owned(plain(&t).into_owned()),
+            None => Cow::Borrowed(ty),
+        },
+        t => Cow::Borrowed(t),
+    }
+}
+
+/// Whether values of `ty` are numbers in ClickHouse's text forms.
+fn is_number(ty: &DataType) -> bool {
+    ty.is_integer() || matches!(ty, DataType::Float32 | DataType::Float64 | DataType::BFloat16 | DataType::Decimal { .. } | DataType::Bool)
+}
+
+/// Types whose values are never a list or a map.
+fn is_scalar(ty: &DataType) -> bool {
+    is_number(ty)
+        || matches!(
+            ty,
+            DataType::String
+                | DataType::FixedString(_)
+                | DataType::Uuid
+                | DataType::Date
+                | DataType::Date32
+                | DataType::DateTime(_)
+                | DataType::DateTime64 { .. }
+                | DataType::Time
+                | DataType::Time64(_)
+                | DataType::Enum8(_)
+                | DataType::Enum16(_)
+                | DataType::Ipv4
+                | DataType::Ipv6
+                | DataType::Interval(_)
+        )
+}
+
+/// Text that is a decimal number (`-12.5`, `1e-3`, `inf`, `nan`) and nothing else.
+pub(crate) fn is_number_text(s: &str) -> bool {
+    let t = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if ["inf", "infinity", "nan"].iter().any(|w| t.eq_ignore_ascii_case(w)) {
+        return true;
+    }
+    let (mantissa, exponent) = match t.find(['e', 'E']) {
+        Some(at) => (&t[..at], Some(&t[at + 1..])),
+        None => (t, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |d: &str| d.bytes().all(|c| c.is_ascii_digit());
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    !(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac) && exponent_ok
+}
+
+/// An integer's digits (`-` then digits) must lie in the range of the integer type `t`: the
+/// server would wrap 300 into an Int8 (and 18.16's CAST does), so it is an error here.
+fn check_range(digits: &str, t: &DataType) -> Result<(), ParamError> {
+    let (neg, magnitude) = match digits.strip_prefix('-') {
+        Some(m) => (true, m.trim_start_matches('0')),
+        None => (false, digits.trim_start_matches('0')),
+    };
+    if !magnitude.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(ParamError::Type(format!("{digits} is not an integer for a {t} parameter")));
+    }
+    let (bits, signed) = match t {
+        DataType::UInt8 => (8, false),
+        DataType::UInt16 => (16, false),
+        DataType::UInt32 => (32, false),
+        DataType::UInt64 => (64, false),
+        DataType::UInt128 => (128, false),
+        DataType::UInt256 => (256, false),
+        DataType::Int8 => (8, true),
+        DataType::Int16 => (16, true),
+        DataType::Int32 => (32, true),
+        DataType::Int64 => (64, true),
+        DataType::Int128 => (128, true),
+        DataType::Int256 => (256, true),
+        _ => return Ok(()),
+    };
+    // The largest magnitude: 2^bits - 1 unsigned; 2^(bits-1) - 1, or 2^(bits-1) negative.
+    let limit = if signed { pow2_minus(bits - 1, !neg) } else { pow2_minus(bits, true) };
+    let fits = !(neg && !signed && !magnitude.is_empty()) && (magnitude.len(), magnitude) <= (limit.len(), limit.as_str());
+    if fits {
+        Ok(())
+    } else {
+        Err(ParamError::Range(format!("{digits} is outside the range of {t}")))
+    }
+}
+
+/// The decimal digits of 2^n, less one when `minus_one`.
+fn pow2_minus(n: u32, minus_one: bool) -> String {
+    // Little-endian base-10^9 limbs.
+    let mut limbs: Vec<u64> = vec![1];
+    for _ in 0..n {
+        let mut carry = 0;
+        for l in limbs.iter_mut() {
+            let v = *l * 2 + carry;
+            *l = v % 1_000_000_000;
+            carry = v / 1_000_000_000;
+        }
+        if carry > 0 {
+            limbs.push(carry);
+        }
+    }
+    if minus_one {
+        // 2^n ends in 2, 4, 6 or 8 (n > 0) or is 1 (n = 0): no borrow past the lowest limb.
+        limbs[0] -= 1;
+    }
+    let mut s = limbs.last().map_or_else(String::new, u64::to_string);
+    for l in limbs.iter().rev().skip(1) {
+        s.push_str(&format!("{l:09}"));
+    }
+    s
+}
+
+/// `[-]HH:MM:SS[.fraction]` of `ticks` at `precision` digits (Time: seconds, precision 0).
+fn time_text(ticks: i128, precision: u32) -> Result<String, ParamError> {
+    let scale = 10u128.checked_pow(precision).ok_or_else(|| ParamError::Type(format!("a time of precision {precision}")))?;
+    let sign = if ticks < 0 { "-" } else { "" };
+    let abs = ticks.unsigned_abs();
+    let (secs, frac) = (abs / scale, abs % scale);
+    let hms = format!("{sign}{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    Ok(if precision == 0 { hms } else { format!("{hms}.{frac:0width$}", width = precision as usize) })
+}
+
+/// A point in time as `YYYY-MM-DD hh:mm:ss[.ffffff]` in the zone a DateTime/DateTime64
+/// placeholder `ty` reads it in (its own, else the server's); UTC for other placeholders. (As
+/// UTC text, a time came 5:30 early from a server in Asia/Kolkata.)
+fn instant_text(micros: i64, ty: Option<&DataType>, server_tz: Option<&str>) -> String {
+    let zone = match ty {
+        Some(DataType::DateTime(tz) | DataType::DateTime64 { tz, .. }) => tz.as_deref().or(server_tz),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    chwire_text::push_datetime(&mut out, micros.div_euclid(1_000_000), zone, &chwire_text::TimeZone::UTC);
+    let mut text = String::from_utf8_lossy(&out).into_owned();
+    let fraction = micros.rem_euclid(1_000_000);
+    if fraction != 0 {
+        text.push_str(format!(".{fraction:06}").trim_end_matches('0'));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ParamValue as P;
+
+    fn bind(v: &P, ty: &str) -> Result<(String, String), String> {
+        let t = DataType::parse(ty).unwrap();
+        v.bind(Some(&t), Some("Asia/Kolkata")).map(|b| (b.text, b.literal)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn composites_render_in_the_quoted_form_at_every_depth() {
+        let v = P::List(vec![P::List(vec![P::Int(1), P::Str("a'".into())])]);
+        assert_eq!(bind(&v, "Array(Tuple(UInt8, String))").unwrap(), ("[(1,'a\\'')]".into(), "[tuple(1,'a\\'')]".into()));
+        let m = P::Tuple(vec![P::Map(vec![(P::Str("k".into()), P::Int(2))])]);
+        assert_eq!(bind(&m, "Tuple(Map(String, UInt8))").unwrap().0, "({'k':2})");
+        let d = P::List(vec![P::Str("1.5".into()), P::Null]);
+        assert_eq!(bind(&d, "Array(Nullable(Decimal(9, 2)))").unwrap().0, "[1.5,NULL]");
+        // Without a type, a nested tuple is still the quoted form, never tuple(..).
+        assert_eq!(P::List(vec![P::Tuple(vec![P::Int(1)])]).param_text(), "[(1)]");
+    }
+
+    #[test]
+    fn integers_fit_their_type() {
+        assert!(bind(&P::Int(300), "Int8").unwrap_err().contains("outside the range of Int8"));
+        assert!(bind(&P::Int(-1), "Nullable(UInt64)").is_err());
+        assert!(bind(&P::Float(1.5), "Int32").unwrap_err().contains("no fraction"));
+        assert_eq!(bind(&P::Float(2.0), "Int32").unwrap().0, "2");
+        assert_eq!(bind(&P::Int(-128), "Int8").unwrap().0, "-128");
+        assert_eq!(bind(&P::Int(i128::MAX), "UInt128").unwrap().0, i128::MAX.to_string());
+        let u256 = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+        assert_eq!(bind(&P::Number(u256.into()), "UInt256").unwrap(), (u256.to_string(), format!("'{u256}'")));
+        assert!(bind(&P::Number(format!("{u256}0")), "UInt256").is_err());
+        let i256_min = "-57896044618658097711785492504343953926634992332820282019728792003956564819968";
+        assert!(bind(&P::Number(i256_min.into()), "Int256").is_ok());
+        assert!(bind(&P::Number(i256_min.replace("968", "969")), "Int256").is_err());
+        assert!(bind(&P::Number("1; DROP".into()), "Int256").is_err());
+        assert_eq!(bind(&P::Int(1 << 70), "Int128").unwrap().1, format!("'{}'", 1i128 << 70));
+    }
+
+    #[test]
+    fn tuples_json_and_instants_by_type() {
+        assert!(bind(&P::List(vec![P::Int(1)]), "Tuple(UInt8, String)").unwrap_err().contains("1 values for a Tuple"));
+        let obj = P::Map(vec![(P::Str("a".into()), P::List(vec![P::Int(1), P::Null]))]);
+        assert_eq!(bind(&obj, "JSON").unwrap().0, "{\"a\":[1,null]}");
+        let at = P::Instant(1_700_000_000_123_000);
+        assert_eq!(bind(&at, "DateTime64(3)").unwrap().0, "2023-11-15 03:43:20.123");
+        assert_eq!(bind(&at, "DateTime64(3, 'UTC')").unwrap().0, "2023-11-14 22:13:20.123");
+        assert_eq!(bind(&at, "String").unwrap().0, "2023-11-14 22:13:20.123");
+        assert!(bind(&obj, "String").unwrap_err().contains("cannot bind a map to a String parameter"));
+        assert!(bind(&P::List(vec![]), "UInt8").unwrap_err().contains("cannot bind a list to a UInt8"));
+        let e = P::Int(300).bind(Some(&DataType::Int8), None).unwrap_err();
+        assert!(matches!(e, ParamError::Range(_)), "{e:?}");
+        assert_eq!(bind(&P::Int(2), "Enum8('a' = 1, 'b' = 2)").unwrap().0, "b");
+        assert!(bind(&P::Int(3), "Enum8('a' = 1)").is_err());
+        assert_eq!(bind(&P::Int(-3723), "Time").unwrap().0, "-01:02:03");
+        assert_eq!(bind(&P::Int(3_723_050), "Time64(3)").unwrap().0, "01:02:03.050");
+        assert_eq!(bind(&P::List(vec![P::Float(1.5), P::Int(2)]), "QBit(Float32, 2)").unwrap().0, "[1.5,2]");
+    }
+
+    #[test]
+    fn ranges_by_power_of_two() {
+        assert_eq!(pow2_minus(8, true), "255");
+        assert_eq!(pow2_minus(63, false), "9223372036854775808");
+        assert_eq!(pow2_minus(0, true), "0");
+    }
+}
