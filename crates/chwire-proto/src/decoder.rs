@@ -51,7 +51,7 @@ struct PartialBlock {
     /// being filled.
     consumed: usize,
     /// A fixed-width column whose bytes are arriving (uncompressed blocks only).
-    filling: Option<Filling>,
+    filling: Option<Box<Filling>>,
 }
 
 #[derive(Debug)]
@@ -287,7 +287,7 @@ impl PacketDecoder {
                     return Ok(None);
                 }
                 if let Some(fill) = pb.filling.take() {
-                    pb.columns.push(fill.finish());
+                    pb.columns.push((*fill).finish());
                 }
                 continue;
             }
@@ -447,7 +447,7 @@ fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision, bare: bo
                     return Err(DecodeError::LimitExceeded { what: "block bytes", size: claimed as u64, limit: max as u64 }.into());
                 }
                 if let Some(f) = Filling::start(name.clone(), ty.clone(), rows, total, r.remaining()) {
-                    pb.filling = Some(f);
+                    pb.filling = Some(Box::new(f));
                     pb.consumed = pb.consumed.saturating_add(total);
                     return Ok(true);
                 }
@@ -476,7 +476,13 @@ pub fn decode_named_column(r: &mut Reader<'_>, rows: usize, rev: Revision) -> Re
 }
 
 /// The data of a column whose head was read.
-fn column_body(r: &mut Reader<'_>, rows: usize, name: &str, ty: DataType, serialization: &crate::column::Serialization) -> ReadResult<Column> {
+fn column_body(
+    r: &mut Reader<'_>,
+    rows: usize,
+    name: &str,
+    ty: DataType,
+    serialization: &crate::column::Serialization,
+) -> ReadResult<Column> {
     let in_column = |e: ReadError| match e {
         ReadError::Invalid(DecodeError::Malformed { what, detail }) => {
             ReadError::Invalid(DecodeError::Malformed { what, detail: format!("column {name:?}: {detail}") })
