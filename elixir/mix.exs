@@ -34,8 +34,11 @@ defmodule Mix.Tasks.Compile.ChwireNif do
     unless File.exists?(src), do: Mix.raise("#{src} was not built")
 
     # Copy only when it changed; a fresh file (not an overwrite) so a loaded copy stays intact.
+    # The copy is made outside priv/ (under _build, the same file system) and renamed in:
+    # priv/ never holds a half-written or transient file that Mix's copy of priv/ could meet.
     if not File.exists?(dst) or File.read!(src) != File.read!(dst) do
-      tmp = dst <> ".tmp"
+      tmp = Path.join(Mix.Project.build_path(), "chwire_nif.so.tmp")
+      File.mkdir_p!(Path.dirname(tmp))
       File.cp!(src, tmp)
       File.rename!(tmp, dst)
     end

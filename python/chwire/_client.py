@@ -505,7 +505,8 @@ def connect(url: Optional[str] = None, *, host: Optional[str] = None, port: Opti
             database: Optional[str] = None, compression: Any = None, settings: Settings = None,
             connect_timeout: Any = None, send_receive_timeout: Any = None, arrow_mapping: str = "rich",
             **options: Any) -> Client:
-    """Connect to ClickHouse over the native protocol.
+    """Connect to ClickHouse over the native protocol (``tcp://``) or HTTP (``http://``,
+    ``https://``), with the same API.
 
     ``url`` is ``tcp://user:password@host:port/database?compression=lz4&...`` (as the Rust
     client and the ``chwire`` CLI take it); keyword options override its parts. ``compression``

@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 /// How often a waiting thread looks at Python's signals.
 pub const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 
-pub use chwire::runtimes::Pinned;
+pub use chwire::bindings::Pinned;
 
 /// Wait for a task with the GIL released, checking signals; a signal aborts the task and
 /// is raised. A task aborted by `Client.cancel()` ends in [`Error::Cancelled`].

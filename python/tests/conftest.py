@@ -1,5 +1,6 @@
 import os
 import pathlib
+import signal
 import socket
 import subprocess
 import uuid
@@ -12,6 +13,16 @@ URL = os.environ.get("CHWIRE_TEST_URL", "tcp://default@127.0.0.1:19000/default")
 # The 18.16 server of `scripts/with-server.sh --both`, for what is about old servers.
 URL_18 = os.environ.get("CHWIRE_TEST_URL_18")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def sigint_raises_keyboard_interrupt():
+    """The interrupt tests send SIGINT to this process and expect KeyboardInterrupt. A process
+    started in the background (`make test &`, nohup) inherits SIGINT ignored, and Python then
+    installs no handler: set Python's own, whatever the disposition inherited."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Typed rows (chwire::row) against ClickHouse 26.9 in-process (chdb).
 
-The same formulas of a row id are here in SQL and in crates/chwire/examples/rows_oracle.rs in
+The same formulas of a row id are here in SQL and in crates/chwire/harness/rows_oracle.rs in
 Rust, for columns of the types the 18.16 rig lacks (DateTime64, Date32, Time/Time64,
 Decimal256, JSON, wide integers, Map, IPv4/IPv6, Bool, LowCardinality of numbers) and the
 optional field types (cargo features uuid, chrono, chrono-tz, time, rust_decimal, bigdecimal,

@@ -12,7 +12,7 @@ use adbc_core::error::Result;
 use std::future::Future;
 use tokio::runtime::Handle;
 
-pub use chwire::runtimes::Pinned;
+pub use chwire::bindings::Pinned;
 
 /// Refuse to block inside a tokio runtime (tokio would panic): a Rust caller on an async
 /// runtime must call the driver from `spawn_blocking`.

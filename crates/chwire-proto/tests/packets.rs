@@ -1,7 +1,7 @@
 //! The packet decoder on bytes captured from a real server, byte for byte and offline.
 //!
 //! The fixtures in `tests/fixtures/packets/` were recorded from ClickHouse 18.16.1 (revision
-//! 54412) by `crates/chwire/examples/capture_fixtures.rs`; `tests/fixtures/README.md` says how,
+//! 54412) by `crates/chwire/harness/capture_fixtures.rs`; `tests/fixtures/README.md` says how,
 //! and `MANIFEST.md` next to them lists the client packets and SQL of each. A missing fixture
 //! fails the tests: they are never regenerated here.
 //!

@@ -1,6 +1,6 @@
 //! The packet decoder on bytes captured from ClickHouse 26.9 at revision 54492, byte for byte
 //! and offline: the gates above 54465 (tests/fixtures/packets26/, recorded by
-//! `crates/chwire/examples/capture_fixtures.rs`; tests/fixtures/README.md says how, and
+//! `crates/chwire/harness/capture_fixtures.rs`; tests/fixtures/README.md says how, and
 //! MANIFEST.md and MANIFEST-chunked.md beside them list each conversation's client packets
 //! and SQL). A missing fixture fails the tests: they are never regenerated here.
 //!

@@ -1,6 +1,7 @@
 //! # chwire
 //!
-//! An async ClickHouse client for the native TCP protocol, on tokio.
+//! An async ClickHouse client on tokio, over the native TCP protocol (plain or TLS, `secure=1`)
+//! or HTTP(S), chosen by the URL's scheme (`tcp://`, `http://`, `https://`), with one API.
 //!
 //! ```no_run
 //! # async fn demo() -> chwire::Result<()> {
@@ -15,7 +16,7 @@
 //! ```
 //!
 //! The wire format lives in [`chwire_proto`] (re-exported as [`proto`]); this crate adds
-//! the socket, the conversation state machine and the API.
+//! the transports, the conversation state machine, the pool and failover, and the API.
 
 // `#[derive(Row)]` names `::chwire`; this lets the crate's own tests use it.
 extern crate self as chwire;
@@ -32,7 +33,7 @@ pub mod options;
 mod params;
 mod pool;
 pub mod row;
-pub mod runtimes;
+mod runtimes;
 mod shared;
 mod tls;
 
@@ -47,12 +48,18 @@ pub use chwire_proto::{
 pub use client::{Client, Event, Insert, Query, QuerySpec, QueryStream, QuerySummary, ServerInfo};
 pub use error::{Error, ErrorKind, Result, Timeout};
 pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
-pub use options::{parse_duration, Options, Transport};
+pub use options::{Options, Transport};
 pub use params::{BoundValue, ParamError, ParamValue, QueryParam};
 pub use pool::{Pool, PoolOptions, PoolStatus, Pooled};
-pub use row::{approx_bytes, FromColumn, Row, RowOwned, ToColumn};
+pub use row::{FromColumn, Row, RowOwned, ToColumn};
 pub use shared::{Lease, Shared};
 pub use tls::TlsOptions;
+
+/// What the language bindings (Python, ADBC, Elixir, Node, Spark) build on besides
+/// [`Shared`] and [`Lease`]: nothing here is needed by a Rust program.
+pub mod bindings {
+    pub use crate::runtimes::Pinned;
+}
 
 pub(crate) const VERSION_MAJOR: u64 = 0;
 pub(crate) const VERSION_MINOR: u64 = 1;

@@ -83,9 +83,9 @@ pub async fn query_all(target: ResourceArc<Handle>, spec: QuerySpec, columns: bo
         let mut s = spec.query(c).stream().await?;
         let mut enc = Some(crate::etf::Encoded::new(columns));
         let mut blocks = Vec::new();
-        let mut tally = Tally::new(limits, "decoded column data, as chwire::approx_bytes counts it");
+        let mut tally = Tally::new(limits, "decoded column data, as chwire::row::approx_bytes counts it");
         while let Some(b) = s.next_block().await? {
-            let bytes = b.columns().iter().map(|(_, col)| chwire::approx_bytes(col.data()) as u64).sum();
+            let bytes = b.columns().iter().map(|(_, col)| chwire::row::approx_bytes(col.data()) as u64).sum();
             if let Err(e) = tally.add(b.rows() as u64, bytes) {
                 drop((s, blocks, enc));
                 drain(c).await;
