@@ -170,11 +170,17 @@ impl<'c> Query<'c> {
     }
 
     /// Run the query and return its first row, if any; the rest of the result is cancelled.
+    ///
+    /// The result is read one row further first: a result of one row (what these calls are
+    /// mostly for) then ends by itself, and the connection stays as it is, where a cancel
+    /// costs a `KILL QUERY` and a new connection over HTTP and a drain over the native protocol.
     pub async fn fetch_optional<T: crate::row::RowOwned>(self) -> Result<Option<T>> {
         let mut rows = self.fetch::<T>().await?;
-        let first = rows.next().await?;
-        rows.cancel().await?;
-        Ok(first)
+        let Some(first) = rows.next().await? else { return Ok(None) };
+        if rows.next().await?.is_some() {
+            rows.cancel().await?;
+        }
+        Ok(Some(first))
     }
 
     /// Run the query and read its rows as dynamic values.
