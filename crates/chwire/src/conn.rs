@@ -300,6 +300,18 @@ impl Conn {
         }
     }
 
+    /// Shut the socket down now, both ways (used from `Drop`): the server sees the connection
+    /// end at once; the connection is not used again.
+    pub(crate) fn shutdown_now(&mut self) {
+        let tcp = match &self.stream {
+            crate::tls::Stream::Plain(s) => s,
+            crate::tls::Stream::Tls(s) => s.get_ref().0,
+        };
+        if let Err(e) = socket2::SockRef::from(tcp).shutdown(std::net::Shutdown::Both) {
+            tracing::debug!(error = %e, "could not shut down the connection of an abandoned insert");
+        }
+    }
+
     /// Send Cancel without waiting (used from `Drop`); false if it could not be handed to
     /// the socket now (or other bytes are still unwritten).
     pub(crate) fn try_send_cancel(&mut self) -> bool {

@@ -116,4 +116,15 @@ impl Link {
             }
         }
     }
+
+    /// An insert abandoned mid-way (used from `Drop`): the server must abort it now, not when
+    /// the client is next used. Native: the socket is shut down (the server reads its end and
+    /// drops the insert; the client reconnects before its next query). HTTP: the request body
+    /// is poisoned, so the server refuses it instead of committing a shorter one.
+    pub(crate) fn abandon_insert(&mut self) {
+        match self {
+            Link::Native(c) => c.shutdown_now(),
+            Link::Http(h) => h.abandon_insert(),
+        }
+    }
 }

@@ -329,3 +329,31 @@ async fn ping_dropped_after_flush() {
         assert_eq!(x, 42);
     }
 }
+
+/// An `Insert` dropped before `end` ends on the server at once (its socket is shut down),
+/// not when the client is next used: the client stays idle here while another one watches
+/// the INSERT leave `system.processes`; nothing of it is committed.
+#[tokio::test]
+async fn a_dropped_insert_ends_on_the_server_at_once() {
+    let t = insert_table("dropped_now").await;
+    let mut c = client().await;
+    let id = format!("chwire-dropped-insert-{}", std::process::id());
+    let mut ins = c.query(format!("INSERT INTO {t} (k, i, s) VALUES")).query_id(id.clone()).insert().await.unwrap();
+    ins.send(&rows_block(1, 0, 100)).await.unwrap();
+    let mut watch = client().await;
+    async fn running(w: &mut Client, id: &str) -> u64 {
+        let sql = format!("SELECT count() FROM system.processes WHERE query_id = '{id}'");
+        w.query(sql).fetch_one::<(u64,)>().await.unwrap().0
+    }
+    assert_eq!(running(&mut watch, &id).await, 1, "the insert runs before it is dropped");
+    drop(ins);
+    let start = std::time::Instant::now();
+    while running(&mut watch, &id).await > 0 {
+        assert!(start.elapsed() < std::time::Duration::from_secs(5), "the dropped insert still runs on the server");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (n,): (u64,) = watch.query(format!("SELECT count() FROM {t}")).fetch_one().await.unwrap();
+    assert_eq!(n, 0, "a dropped insert committed rows");
+    // The client reconnects for its next query.
+    verify(&mut c, 7).await;
+}

@@ -242,8 +242,8 @@ impl Drop for Insert<'_> {
             // The server is waiting for blocks: closing the connection aborts the insert
             // without committing what an empty block would.
             self.client.pending = Pending::Broken;
-            if let Some(Link::Http(h)) = self.client.conn.as_mut() {
-                h.abandon_insert();
+            if let Some(link) = self.client.conn.as_mut() {
+                link.abandon_insert();
             }
         }
     }
