@@ -146,7 +146,7 @@ defmodule ChwireCurrentServerTest do
                Chwire.query(conn, "SELECT {v:#{ty}}", %{v: v}),
              "#{ty} with #{inspect(v)}"
 
-      assert m =~ "out of the range of"
+      assert m =~ "outside the range of"
     end
 
     # A number of no element of an enum, and a Time that is no count, are errors too.

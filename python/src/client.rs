@@ -28,6 +28,10 @@ fn take_arrow_settings(settings: &mut Vec<(String, String)>, arrow: &mut ArrowOp
     arrow.take_settings(settings).map_err(|e| Error::Data(e.to_string()))
 }
 
+/// How long a query waits for the client's previous operation to end before it is refused
+/// as busy.
+const BUSY_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+
 impl RawClient {
     fn spec(
         &self,
@@ -51,7 +55,9 @@ impl RawClient {
             return Err(Error::Closed.into_py(py));
         }
         let shared = self.client.clone();
-        run(py, self.rt.handle(), async move { Ok(shared.try_lease(std::time::Duration::ZERO).await?) })
+        // The grace covers a task that was just aborted (Ctrl-C, `cancel()`, asyncio) but is
+        // not dropped yet; a settle it left behind is waited for by `try_lease` itself.
+        run(py, self.rt.handle(), async move { Ok(shared.try_lease(BUSY_GRACE).await?) })
     }
 
     fn track(&self, h: tokio::task::AbortHandle) {

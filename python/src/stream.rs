@@ -83,16 +83,16 @@ impl Drop for SettleOnDrop {
 /// The query on the connection `lease` holds (the caller took it, so a second query of the
 /// client is refused as busy until this one is over).
 async fn query_task(client: Shared, mut lease: Lease, spec: QuerySpec, opts: ArrowOptions, tx: Tx) {
-    let settle = SettleOnDrop::new(client, Handle::current());
+    let settle = SettleOnDrop::new(client.clone(), Handle::current());
     let res = match lease.client() {
-        Ok(c) => {
-            let res = run_query(c, spec, opts, &tx).await;
-            // A consumer that left early abandoned the query.
-            let _ = c.settle().await;
-            res
-        }
+        Ok(c) => run_query(c, spec, opts, &tx).await,
         Err(_) => Err(closed_client()),
     };
+    // A consumer that left early abandoned the query: settled in the background, so that the
+    // client's next query waits for that (`try_lease`), not refused as busy.
+    if lease.client().is_ok_and(|c| !c.is_idle()) {
+        client.settle_in_background();
+    }
     drop(lease);
     settle.disarm();
     if let Err(e) = res {

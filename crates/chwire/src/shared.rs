@@ -25,6 +25,25 @@ struct Inner {
     closed: tokio::sync::watch::Sender<bool>,
     /// The server of the first connection (none for a pool until used).
     server: Option<ServerInfo>,
+    /// Background settles ([`Shared::settle_in_background`]) started and not yet over: the
+    /// connection is not busy with a caller's operation, only finishing one.
+    settling: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// Counts a background settle until dropped.
+struct Settling(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Settling {
+    fn start(n: &Arc<std::sync::atomic::AtomicUsize>) -> Settling {
+        n.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Settling(n.clone())
+    }
+}
+
+impl Drop for Settling {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
 }
 
 enum Conn {
@@ -76,7 +95,7 @@ impl Shared {
     }
 
     fn new(conn: Conn, server: Option<ServerInfo>) -> Shared {
-        Shared { inner: Arc::new(Inner { conn, closed: tokio::sync::watch::channel(false).0, server }) }
+        Shared { inner: Arc::new(Inner { conn, closed: tokio::sync::watch::channel(false).0, server, settling: Default::default() }) }
     }
 
     /// The server's name, version and zone from the handshake (a single connection's).
@@ -126,18 +145,26 @@ impl Shared {
     /// The connection now, or [`ErrorKind::Busy`] when another operation holds it (a pool
     /// waits for a connection as [`Shared::lease`] does). `grace` is how long to wait for an
     /// operation that is ending (a result read to its last batch may still be taking the
-    /// server's end of stream).
+    /// server's end of stream, an aborted task may not have been dropped yet). A connection
+    /// that is only being settled in the background ([`Shared::settle_in_background`]) is
+    /// waited for (as long as a settle may take), never busy.
     pub async fn try_lease(&self, grace: Duration) -> Result<Lease> {
         match &self.inner.conn {
             Conn::Client(c) => {
                 if *self.inner.closed.borrow() {
                     return Err(closed());
                 }
-                let c = c.clone();
-                match tokio::time::timeout(grace, c.lock_owned()).await {
-                    Ok(g) => Ok(Lease::Client(g)),
-                    Err(_) => Err(Error::new(ErrorKind::Busy)),
+                let settling = || self.inner.settling.load(std::sync::atomic::Ordering::Acquire) > 0;
+                let lock = c.clone().lock_owned();
+                tokio::pin!(lock);
+                if let Ok(g) = tokio::time::timeout(grace, &mut lock).await {
+                    return Ok(Lease::Client(g));
                 }
+                if !settling() {
+                    return Err(Error::new(ErrorKind::Busy));
+                }
+                let g = tokio::time::timeout(SETTLE_WAIT + SETTLE_WAIT, lock).await.map_err(|_| Error::new(ErrorKind::Busy))?;
+                Ok(Lease::Client(g))
             }
             Conn::Pool(_) => self.lease().await,
         }
@@ -168,7 +195,10 @@ impl Shared {
         let Conn::Client(c) = &self.inner.conn else { return };
         let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
         let c = c.clone();
+        // Counted from now: the caller may still hold the lease it gives up.
+        let settling = Settling::start(&self.inner.settling);
         rt.spawn(async move {
+            let _settling = settling;
             if let Some(c) = c.lock().await.as_mut() {
                 let _ = c.settle().await;
                 let _ = tokio::time::timeout(SETTLE_WAIT, c.ping()).await;

@@ -105,8 +105,17 @@ impl<'c> ArrowInsert<'c> {
     }
 
     /// Send what is gathered, then end the INSERT: its summary (`rows_sent` counts the rows).
+    ///
+    /// A gathered batch refused here when nothing was sent yet ends the INSERT with no rows
+    /// (the connection, and a session's temporary tables, stay); after rows were sent, the
+    /// INSERT is aborted as when dropped.
     pub async fn end(mut self) -> Result<QuerySummary> {
-        self.flush().await?;
+        if let Err(e) = self.flush().await {
+            if self.rows_sent == 0 && matches!(e.kind(), crate::ErrorKind::InvalidInput(_)) {
+                self.insert.end().await?;
+            }
+            return Err(e);
+        }
         let mut summary = self.insert.end().await?;
         summary.rows_sent = self.rows_sent;
         Ok(summary)

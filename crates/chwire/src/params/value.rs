@@ -320,6 +320,11 @@ impl Shaped {
     /// As an SQL literal, which client-side binding casts to the placeholder's type. Text is
     /// always quoted there: a decimal as a bare number would be a Float64 to the SQL parser,
     /// and quoted text is what CAST parses exactly as the declared type.
+    /// Whether the value is a number (whatever its text).
+    fn is_number(&self) -> bool {
+        matches!(self, Shaped::Bare(_) | Shaped::Number(_) | Shaped::NumberText(_) | Shaped::Float(_))
+    }
+
     fn literal(&self) -> String {
         match self {
             Shaped::Null => "NULL".into(),
@@ -328,7 +333,17 @@ impl Shaped {
             Shaped::Bare(d) | Shaped::Number(d) => format!("'{d}'"),
             Shaped::Float(f) => f.sql_literal(),
             Shaped::NumberText(s) | Shaped::Str(s) => s.sql_literal(),
-            Shaped::List(items) => format!("[{}]", join(items.iter().map(Shaped::literal))),
+            // One element type: when a number must go quoted (exact decimals, wide integers),
+            // every number of the array does (`['1.25','3']`, not `['1.25',3]`, which has no
+            // common type); CAST reads them all back.
+            Shaped::List(items) => {
+                let quoted = |i: &Shaped, lit: &str| i.is_number() && lit.starts_with('\'');
+                let lits: Vec<String> = items.iter().map(Shaped::literal).collect();
+                let any_quoted = items.iter().zip(&lits).any(|(i, l)| quoted(i, l));
+                let lits =
+                    items.iter().zip(lits).map(|(i, l)| if any_quoted && i.is_number() && !quoted(i, &l) { format!("'{l}'") } else { l });
+                format!("[{}]", join(lits))
+            }
             // `tuple(x)`: `(x)` is x itself in SQL.
             Shaped::Tuple(items) => format!("tuple({})", join(items.iter().map(Shaped::literal))),
             Shaped::Map(entries) => format!("map({})", join(entries.iter().map(|(k, v)| format!("{},{}", k.literal(), v.literal())))),
@@ -542,6 +557,10 @@ mod tests {
         let e = P::Int(300).bind(Some(&DataType::Int8), None).unwrap_err();
         assert!(matches!(e, ParamError::Range(_)), "{e:?}");
         assert_eq!(bind(&P::Int(2), "Enum8('a' = 1, 'b' = 2)").unwrap().0, "b");
+        // Exact numbers go quoted in a literal, and then every number of their array does.
+        let mixed = P::List(vec![P::Number("1.25".into()), P::Int(3), P::Float(0.5)]);
+        assert_eq!(bind(&mixed, "Array(Decimal(9, 2))").unwrap().1, "['1.25','3','0.5']");
+        assert_eq!(bind(&P::List(vec![P::Int(1), P::Int(2)]), "Array(UInt8)").unwrap().1, "[1,2]");
         assert!(bind(&P::Int(3), "Enum8('a' = 1)").is_err());
         assert_eq!(bind(&P::Int(-3723), "Time").unwrap().0, "-01:02:03");
         assert_eq!(bind(&P::Int(3_723_050), "Time64(3)").unwrap().0, "01:02:03.050");
