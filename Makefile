@@ -191,9 +191,12 @@ spark-jvm-test: spark-jar
 	$(WITH_CLUSTER_18) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider -m both_servers spark/tests
 
 ## The same jar (compiled against Spark 4.3) on Spark 4.0: pyspark 4.0.5 in a venv of its own
-## with the wheel, spark/tests against the 26.9 cluster (the tests comparing with the PySpark
+## with the wheel, spark/tests (in `make test`: SPARK40_TESTS, a slice) against the 26.9 cluster (the tests comparing with the PySpark
 ## source skip themselves: a Python Data Source needs PySpark 4.1). docs/SPARK.md.
 SPARK40_VENV := build/spark40-venv
+# `make test` runs the connector's reads, writes and pushdown on 4.0 (a slice, for the CI
+# budget); `make spark-jvm-test-40 SPARK40_TESTS=spark/tests` runs every file.
+SPARK40_TESTS ?= spark/tests/test_jvm.py
 SPARK40_PINS := pyspark==4.0.5 pyarrow==26.0.1 pandas==2.3.3 numpy==2.4.6 pytest==9.2.0
 # py-venv's wheel (py-wheel.sh builds one at a time), installed again only when it is newer.
 spark40-venv: py-venv
@@ -203,7 +206,7 @@ spark40-venv: py-venv
 		{ $(SPARK40_VENV)/bin/pip install -q --force-reinstall --no-deps $$wheel && touch $(SPARK40_VENV)/.chwire-wheel; }; }
 
 spark-jvm-test-40: spark-jar spark40-venv
-	scripts/with-cluster.sh $(SPARK40_VENV)/bin/python -m pytest -q -p no:cacheprovider spark/tests
+	scripts/with-cluster.sh $(SPARK40_VENV)/bin/python -m pytest -q -p no:cacheprovider $(SPARK40_TESTS)
 
 ## chwire source vs Spark's JDBC source (clickhouse-jdbc from Maven) on W2's columns over the
 ## rig's 3-shard table; SPARK_BENCH_ROWS rows (docs/BENCHMARKS.md).
