@@ -52,6 +52,51 @@ pub struct Plan {
     /// The GROUP BY of an aggregation pushed whole (see `aggregate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_by: Option<String>,
+    /// The ORDER BY of a top-N Spark pushed (with its limit: each partition reads its own top
+    /// N rows, Spark sorts them again and keeps N).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_by: Option<String>,
+    /// The server's major version (`version()`; 0 when unknown), for the aggregate rules:
+    /// Decimal256 from 21, the `-Distinct` combinator (`sum(DISTINCT x)`) from 20.
+    #[serde(default)]
+    pub server_major: u32,
+}
+
+/// One key of a top-N: a column, its direction and where its NULLs go (Spark's SortOrder).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SortKey {
+    pub col: String,
+    #[serde(default)]
+    pub descending: bool,
+    #[serde(default)]
+    pub nulls_first: bool,
+}
+
+/// The ORDER BY of Spark's sort `keys` over columns of ClickHouse types `types` (the columns
+/// Spark sees as planned), ordered as Spark orders them, or None when any key stays with Spark:
+/// numbers, strings (bytes, both sides), Enums as their text, dates, Bools and timestamps; a
+/// float's NaN above every number (Spark's order; ClickHouse puts NaN beside the NULLs), so
+/// `isNaN(x)` leads; NULLs where Spark's key puts them.
+pub fn order_by(keys: &[SortKey], types: &BTreeMap<String, String>) -> Option<String> {
+    use crate::types::{class, Class};
+    if keys.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for k in keys {
+        let q = quote_ident(&k.col);
+        let dir = if k.descending { "DESC" } else { "ASC" };
+        let nulls = if k.nulls_first { "NULLS FIRST" } else { "NULLS LAST" };
+        match class(types.get(&k.col)?)? {
+            Class::Float32 | Class::Float64 => {
+                out.push(format!("isNaN({q}) {dir} {nulls}"));
+                out.push(format!("{q} {dir} {nulls}"));
+            }
+            Class::Enum => out.push(format!("toString({q}) {dir} {nulls}")),
+            _ => out.push(format!("{q} {dir} {nulls}")),
+        }
+    }
+    Some(out.join(", "))
 }
 
 /// Rows of a metadata query as text (NULL is None). Only for queries of names, types and
@@ -94,7 +139,10 @@ impl Plan {
     /// columns to read (Spark's pruned schema, possibly none), else the `columns` option's,
     /// else all.
     pub async fn make(client: &mut Client, opts: &SparkOptions, wanted: Option<&[String]>) -> Result<Plan> {
-        let database = one_text(client, "SELECT currentDatabase()").await?;
+        let about = text_rows(client, "SELECT currentDatabase(), version()").await?;
+        let field = |i: usize| about.first().and_then(|r| r.get(i).cloned().flatten()).unwrap_or_default();
+        let database = field(0);
+        let major: u32 = field(1).split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0);
         let (source, engine, engine_full, sorting_key, described, db_name) = match (&opts.table, &opts.query) {
             (Some(_), Some(_)) => return invalid("give the chwire data source either 'table' or 'query', not both"),
             (Some(table), None) => {
@@ -145,8 +193,18 @@ impl Plan {
             .iter()
             .map(|(n, t)| spark_column(n, t, opts.uint64_long).map_err(|e| Error::Unsupported(e.0)))
             .collect::<Result<Vec<_>>>()?;
-        let mut plan =
-            Plan { options: opts.clone(), database, source, engine, columns, types: described, partitions: vec![], group_by: None };
+        let mut plan = Plan {
+            options: opts.clone(),
+            database,
+            source,
+            engine,
+            columns,
+            types: described,
+            partitions: vec![],
+            group_by: None,
+            order_by: None,
+            server_major: major,
+        };
         plan.partitions = plan.plan_partitions(client, &engine_full, &sorting_key, db_name).await?;
         Ok(plan)
     }
@@ -280,7 +338,8 @@ impl Plan {
         let conds: Vec<String> = std::iter::once(&part.cond).chain(wheres).filter(|c| !c.is_empty()).map(|c| format!("({c})")).collect();
         let wh = if conds.is_empty() { String::new() } else { format!(" WHERE {}", conds.join(" AND ")) };
         let group = self.group_by.as_ref().map(|g| format!(" GROUP BY {g}")).unwrap_or_default();
-        format!("SELECT {select} FROM {}{wh}{group}", part.from)
+        let order = self.order_by.as_ref().map(|o| format!(" ORDER BY {o}")).unwrap_or_default();
+        format!("SELECT {select} FROM {}{wh}{group}{order}", part.from)
     }
 
     /// [`Plan::sql`] with a LIMIT (a limit Spark pushed: each partition reads at most that
@@ -303,6 +362,12 @@ impl Plan {
         } else {
             Vec::new()
         }
+    }
+
+    /// This plan with the ORDER BY of a top-N (see [`order_by`]; its limit is the scan's), or
+    /// None when Spark keeps the sort. `types`: the columns Spark sees as planned.
+    pub fn with_order(&self, keys: &[SortKey], types: &BTreeMap<String, String>) -> Option<Plan> {
+        Some(Plan { order_by: Some(order_by(keys, types)?), ..self.clone() })
     }
 
     /// The columns Spark sees with their ClickHouse types, for filter pushdown: those read as
@@ -398,6 +463,22 @@ mod tests {
         assert_eq!(strides("`x`", 5, 5, 3, true), vec!["1"]);
         // Python's floor division for negative spans
         assert_eq!(strides("`x`", -7, 0, 2, false), vec!["`x` < -4", "`x` >= -4"]);
+    }
+
+    #[test]
+    fn top_n_orders_as_spark_orders() {
+        let types: BTreeMap<String, String> = [("k", "Int32"), ("f", "Nullable(Float64)"), ("e", "Enum8('b' = 1, 'a' = 2)"), ("u", "UUID")]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let key = |col: &str, descending, nulls_first| SortKey { col: col.into(), descending, nulls_first };
+        assert_eq!(
+            order_by(&[key("k", false, true), key("f", true, false), key("e", false, true)], &types).unwrap(),
+            "`k` ASC NULLS FIRST, isNaN(`f`) DESC NULLS LAST, `f` DESC NULLS LAST, toString(`e`) ASC NULLS FIRST"
+        );
+        assert_eq!(order_by(&[key("u", false, true)], &types), None);
+        assert_eq!(order_by(&[key("zz", false, true)], &types), None);
+        assert_eq!(order_by(&[], &types), None);
     }
 
     #[test]

@@ -191,6 +191,84 @@ pub fn spark_column(name: &str, ch_type: &str, u64_long: bool) -> Result<SparkCo
     Ok(SparkColumn { name: name.to_string(), ch_type: ch_type.to_string(), field: field_json(name, &st, nullable), converted, select })
 }
 
+/// What a column is, for the aggregate and sort rules (aggregate.rs, plan.rs `order_by`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Class {
+    /// Int8..Int64, UInt8..UInt32: Spark's byte, short, integer, long.
+    Int,
+    /// UInt64: Spark's decimal(20,0), or long with `uint64=long`.
+    U64,
+    Float32,
+    Float64,
+    /// Decimal(P, S).
+    Dec(u8, u8),
+    Str,
+    /// An Enum that is not Nullable (18.16 cannot take the text of a NULL Enum).
+    Enum,
+    Date,
+    Bool,
+    /// DateTime, DateTime64 of at most microseconds.
+    Time,
+}
+
+/// `ch_type` without its `Nullable(...)` and `LowCardinality(...)` wrappers.
+pub(crate) fn unwrapped(ch_type: &str) -> &str {
+    let mut t = ch_type.trim();
+    while let Some(inner) = t.strip_prefix("Nullable(").or_else(|| t.strip_prefix("LowCardinality(")) {
+        t = inner.strip_suffix(')').unwrap_or(inner);
+    }
+    t
+}
+
+fn decimal(t: &str) -> Option<(u8, u8)> {
+    let args = |s: &str| -> Option<Vec<u8>> { s.strip_suffix(')')?.split(',').map(|a| a.trim().parse().ok()).collect() };
+    if let Some(rest) = t.strip_prefix("Decimal(") {
+        let a = args(rest)?;
+        return (a.len() == 2 && a[0] <= 76 && a[1] <= a[0]).then(|| (a[0], a[1]));
+    }
+    for (prefix, p) in [("Decimal32(", 9), ("Decimal64(", 18), ("Decimal128(", 38), ("Decimal256(", 76)] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            let a = args(rest)?;
+            return (a.len() == 1 && a[0] <= p).then(|| (p, a[0]));
+        }
+    }
+    None
+}
+
+pub(crate) fn class(ch_type: &str) -> Option<Class> {
+    let t = unwrapped(ch_type);
+    Some(match t {
+        "Int8" | "Int16" | "Int32" | "Int64" | "UInt8" | "UInt16" | "UInt32" => Class::Int,
+        "UInt64" => Class::U64,
+        "Float32" => Class::Float32,
+        "Float64" => Class::Float64,
+        "String" => Class::Str,
+        "Date" | "Date32" => Class::Date,
+        "Bool" => Class::Bool,
+        _ if t.starts_with("Enum") => {
+            if ch_type.starts_with("Nullable(") {
+                return None;
+            }
+            Class::Enum
+        }
+        _ if t == "DateTime" || t.starts_with("DateTime(") => Class::Time,
+        _ if t.starts_with("DateTime64(") => {
+            let p: u8 = t["DateTime64(".len()..].split([',', ')']).next()?.trim().parse().ok()?;
+            if p > 6 {
+                return None;
+            }
+            Class::Time
+        }
+        _ => {
+            let (p, s) = decimal(t)?;
+            if p > 38 {
+                return None;
+            }
+            Class::Dec(p, s)
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -212,8 +212,31 @@ pub extern "system" fn Java_chwire_spark_Native_aggregatePlan<'a>(
         let groups: Vec<String> = json("groups", &string(env, &groups)?)?;
         let aggs: Vec<chwire_spark_core::aggregate::Agg> = json("aggregates", &string(env, &aggs)?)?;
         let types: BTreeMap<String, String> = json("types", &string(env, &types)?)?;
-        match chwire_spark_core::aggregate::aggregate_sql(&groups, &aggs, &types) {
+        match chwire_spark_core::aggregate::aggregate_sql(&groups, &aggs, &plan.columns, &types, plan.caps()) {
             Some(pushed) => jstring(env, &plan.aggregated(&pushed).to_json()),
+            None => Ok(JString::default()),
+        }
+    })
+    .resolve::<ThrowChwire>()
+}
+
+/// The plan with the ORDER BY of a top-N (JSON), or null when Spark keeps the sort: plan, sort
+/// keys (JSON list of `plan::SortKey`), the ClickHouse types of the columns Spark sees as
+/// planned (JSON object).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_chwire_spark_Native_topNPlan<'a>(
+    mut env: EnvUnowned<'a>,
+    _class: JClass<'a>,
+    plan: JString<'a>,
+    keys: JString<'a>,
+    types: JString<'a>,
+) -> JString<'a> {
+    env.with_env(|env| -> Result<JString<'a>> {
+        let plan = Plan::from_json(&string(env, &plan)?)?;
+        let keys: Vec<chwire_spark_core::plan::SortKey> = json("sort keys", &string(env, &keys)?)?;
+        let types: BTreeMap<String, String> = json("types", &string(env, &types)?)?;
+        match plan.with_order(&keys, &types) {
+            Some(p) => jstring(env, &p.to_json()),
             None => Ok(JString::default()),
         }
     })

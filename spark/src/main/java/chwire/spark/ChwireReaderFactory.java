@@ -11,13 +11,12 @@ final class ChwireReaderFactory implements PartitionReaderFactory {
     private static final long serialVersionUID = 1L;
 
     private final String planJson;
-    private final String wheresJson;
     private final long limit;
     private final String readSchemaJson;
 
-    ChwireReaderFactory(String planJson, String wheresJson, long limit, String readSchemaJson) {
+    /** The pushed conditions travel with each partition (runtime filters come after this). */
+    ChwireReaderFactory(String planJson, long limit, String readSchemaJson) {
         this.planJson = planJson;
-        this.wheresJson = wheresJson;
         this.limit = limit;
         this.readSchemaJson = readSchemaJson;
     }
@@ -35,6 +34,6 @@ final class ChwireReaderFactory implements PartitionReaderFactory {
     @Override
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
         ChwirePartition p = (ChwirePartition) partition;
-        return new ColumnarReader(planJson, p, wheresJson, limit, readSchemaJson);
+        return new ColumnarReader(planJson, p, limit, readSchemaJson);
     }
 }

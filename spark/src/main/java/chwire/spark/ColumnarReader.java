@@ -34,11 +34,11 @@ final class ColumnarReader implements PartitionReader<ColumnarBatch> {
     private ColumnarBatch batch;
     private boolean closed;
 
-    ColumnarReader(String planJson, ChwirePartition part, String wheresJson, long limit, String readSchemaJson) {
+    ColumnarReader(String planJson, ChwirePartition part, long limit, String readSchemaJson) {
         allocator = ALLOCATOR.newChildAllocator("chwire-partition-" + part.index, 0, Long.MAX_VALUE);
         OPEN.incrementAndGet();
         try {
-            handle = Native.openReader(planJson, part.json, wheresJson, limit, readSchemaJson);
+            handle = Native.openReader(planJson, part.json, part.wheresJson, limit, readSchemaJson);
         } catch (RuntimeException | Error e) {
             allocator.close();
             OPEN.decrementAndGet();

@@ -60,6 +60,9 @@ final class Native {
     /** The plan of an aggregation pushed whole, or null when Spark keeps it. */
     static native String aggregatePlan(String planJson, String groupsJson, String aggsJson, String typesJson);
 
+    /** The plan with a top-N's ORDER BY (sort keys as JSON), or null when Spark keeps the sort. */
+    static native String topNPlan(String planJson, String keysJson, String typesJson);
+
     /** Start reading a partition; {@code readSchemaJson} is Spark's StructType (JSON). */
     static native long openReader(String planJson, String partJson, String wheresJson, long limit,
             String readSchemaJson);

@@ -89,6 +89,12 @@ final class ReadPlan implements Serializable {
         return out;
     }
 
+    /** The ORDER BY of a pushed top-N, for the scan's description ("" without one). */
+    String orderText() {
+        JsonNode o = node().get("order_by");
+        return o == null || o.isNull() ? "" : " [order by: " + o.asText() + "]";
+    }
+
     List<String> columnNames() {
         List<String> out = new ArrayList<>();
         for (JsonNode c : node().get("columns")) {
