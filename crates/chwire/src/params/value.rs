@@ -146,7 +146,7 @@ impl ParamValue {
                 return type_error(format!("cannot bind a map to a {t} parameter"));
             }
         }
-        Ok(match (self, ty) {
+        let shaped = match (self, ty) {
             (ParamValue::Null, _) => Shaped::Null,
             (ParamValue::Bool(b), _) => Shaped::Bare(if *b { "1" } else { "0" }.into()),
             (ParamValue::Int(i), Some(t)) if t.is_integer() => {
@@ -223,6 +223,13 @@ impl ParamValue {
                 >>(
                 )?)
             }
+        };
+        // Exact numbers of types no bare SQL literal holds keep their type for the literal.
+        let exact = ty.is_some_and(|t| matches!(t, DataType::Decimal { .. }) || (t.is_integer() && t.fixed_width().is_some_and(|w| w > 8)));
+        let number = matches!(shaped, Shaped::Bare(_) | Shaped::Number(_) | Shaped::NumberText(_) | Shaped::Float(_));
+        Ok(match ty {
+            Some(t) if exact && number => Shaped::Typed(Box::new(shaped), t.to_string()),
+            _ => shaped,
         })
     }
 
@@ -286,6 +293,12 @@ enum Shaped {
     /// Text for a number type that is a number.
     NumberText(String),
     Str(String),
+    /// A number of a type whose values no bare SQL literal holds exactly (decimals, integers
+    /// beyond 64 bits), with that type: its literal is `CAST('text' AS Type)`, element by
+    /// element, so that an array of them has that element type (18.16 cannot cast an
+    /// `Array(Nullable(String))` holding NULLs to `Array(Nullable(Decimal(9, 2)))`, and
+    /// `['1.25',3]` has no common type).
+    Typed(Box<Shaped>, String),
     List(Vec<Shaped>),
     Tuple(Vec<Shaped>),
     Map(Vec<(Shaped, Shaped)>),
@@ -299,6 +312,7 @@ impl Shaped {
             Shaped::Bare(d) | Shaped::Number(d) => d.clone(),
             Shaped::Float(f) => f.param_text(),
             Shaped::NumberText(s) | Shaped::Str(s) => s.param_text(),
+            Shaped::Typed(x, _) => x.top_text(),
             composite => composite.quoted(),
         }
     }
@@ -311,6 +325,7 @@ impl Shaped {
             // nan, inf and subnormals as text (a subnormal's SQL literal is a function call).
             Shaped::Float(f) => f.param_text(),
             Shaped::Str(s) => s.sql_literal(),
+            Shaped::Typed(x, _) => x.quoted(),
             Shaped::List(items) => format!("[{}]", join(items.iter().map(Shaped::quoted))),
             Shaped::Tuple(items) => format!("({})", join(items.iter().map(Shaped::quoted))),
             Shaped::Map(entries) => format!("{{{}}}", join(entries.iter().map(|(k, v)| format!("{}:{}", k.quoted(), v.quoted())))),
@@ -320,11 +335,6 @@ impl Shaped {
     /// As an SQL literal, which client-side binding casts to the placeholder's type. Text is
     /// always quoted there: a decimal as a bare number would be a Float64 to the SQL parser,
     /// and quoted text is what CAST parses exactly as the declared type.
-    /// Whether the value is a number (whatever its text).
-    fn is_number(&self) -> bool {
-        matches!(self, Shaped::Bare(_) | Shaped::Number(_) | Shaped::NumberText(_) | Shaped::Float(_))
-    }
-
     fn literal(&self) -> String {
         match self {
             Shaped::Null => "NULL".into(),
@@ -333,17 +343,8 @@ impl Shaped {
             Shaped::Bare(d) | Shaped::Number(d) => format!("'{d}'"),
             Shaped::Float(f) => f.sql_literal(),
             Shaped::NumberText(s) | Shaped::Str(s) => s.sql_literal(),
-            // One element type: when a number must go quoted (exact decimals, wide integers),
-            // every number of the array does (`['1.25','3']`, not `['1.25',3]`, which has no
-            // common type); CAST reads them all back.
-            Shaped::List(items) => {
-                let quoted = |i: &Shaped, lit: &str| i.is_number() && lit.starts_with('\'');
-                let lits: Vec<String> = items.iter().map(Shaped::literal).collect();
-                let any_quoted = items.iter().zip(&lits).any(|(i, l)| quoted(i, l));
-                let lits =
-                    items.iter().zip(lits).map(|(i, l)| if any_quoted && i.is_number() && !quoted(i, &l) { format!("'{l}'") } else { l });
-                format!("[{}]", join(lits))
-            }
+            Shaped::Typed(x, ty) => format!("CAST({} AS {ty})", x.quoted().sql_literal()),
+            Shaped::List(items) => format!("[{}]", join(items.iter().map(Shaped::literal))),
             // `tuple(x)`: `(x)` is x itself in SQL.
             Shaped::Tuple(items) => format!("tuple({})", join(items.iter().map(Shaped::literal))),
             Shaped::Map(entries) => format!("map({})", join(entries.iter().map(|(k, v)| format!("{},{}", k.literal(), v.literal())))),
@@ -534,13 +535,13 @@ mod tests {
         assert_eq!(bind(&P::Int(-128), "Int8").unwrap().0, "-128");
         assert_eq!(bind(&P::Int(i128::MAX), "UInt128").unwrap().0, i128::MAX.to_string());
         let u256 = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
-        assert_eq!(bind(&P::Number(u256.into()), "UInt256").unwrap(), (u256.to_string(), format!("'{u256}'")));
+        assert_eq!(bind(&P::Number(u256.into()), "UInt256").unwrap(), (u256.to_string(), format!("CAST('{u256}' AS UInt256)")));
         assert!(bind(&P::Number(format!("{u256}0")), "UInt256").is_err());
         let i256_min = "-57896044618658097711785492504343953926634992332820282019728792003956564819968";
         assert!(bind(&P::Number(i256_min.into()), "Int256").is_ok());
         assert!(bind(&P::Number(i256_min.replace("968", "969")), "Int256").is_err());
         assert!(bind(&P::Number("1; DROP".into()), "Int256").is_err());
-        assert_eq!(bind(&P::Int(1 << 70), "Int128").unwrap().1, format!("'{}'", 1i128 << 70));
+        assert_eq!(bind(&P::Int(1 << 70), "Int128").unwrap().1, format!("CAST('{}' AS Int128)", 1i128 << 70));
     }
 
     #[test]
@@ -557,9 +558,17 @@ mod tests {
         let e = P::Int(300).bind(Some(&DataType::Int8), None).unwrap_err();
         assert!(matches!(e, ParamError::Range(_)), "{e:?}");
         assert_eq!(bind(&P::Int(2), "Enum8('a' = 1, 'b' = 2)").unwrap().0, "b");
-        // Exact numbers go quoted in a literal, and then every number of their array does.
-        let mixed = P::List(vec![P::Number("1.25".into()), P::Int(3), P::Float(0.5)]);
-        assert_eq!(bind(&mixed, "Array(Decimal(9, 2))").unwrap().1, "['1.25','3','0.5']");
+        // Numbers no bare SQL literal holds exactly are cast one by one in a literal, so that
+        // their array has their type (with NULLs too, which 18.16 needs).
+        let mixed = P::List(vec![P::Number("1.25".into()), P::Int(3), P::Float(0.5), P::Null]);
+        let b = bind(&mixed, "Array(Nullable(Decimal(9, 2)))").unwrap();
+        assert_eq!(b.0, "[1.25,3,0.5,NULL]");
+        assert_eq!(b.1, "[CAST('1.25' AS Decimal(9, 2)),CAST('3' AS Decimal(9, 2)),CAST('0.5' AS Decimal(9, 2)),NULL]");
+        let wide = P::List(vec![P::Number("340282366920938463463374607431768211455".into()), P::Int(1)]);
+        assert_eq!(
+            bind(&wide, "Array(UInt128)").unwrap().1,
+            "[CAST('340282366920938463463374607431768211455' AS UInt128),CAST('1' AS UInt128)]"
+        );
         assert_eq!(bind(&P::List(vec![P::Int(1), P::Int(2)]), "Array(UInt8)").unwrap().1, "[1,2]");
         assert!(bind(&P::Int(3), "Enum8('a' = 1)").is_err());
         assert_eq!(bind(&P::Int(-3723), "Time").unwrap().0, "-01:02:03");

@@ -57,7 +57,9 @@ fn value_here(t: Term<'_>, ty: Option<&DataType>, depth: u32) -> Result<ParamVal
         },
         TermType::Integer => match int_of(t) {
             Some(v) => Ok(ParamValue::Int(v)),
-            None => Ok(ParamValue::Number(int_text(t).ok_or("an integer beyond 256 bits")?)),
+            None => Ok(ParamValue::Number(
+                int_text(t).ok_or("an integer outside the range of every ClickHouse integer type (beyond 256 bits)")?,
+            )),
         },
         TermType::Float => Ok(ParamValue::Float(t.decode::<f64>().map_err(|_| "bad float")?)),
         TermType::Binary => utf8(t).map(ParamValue::Str),
