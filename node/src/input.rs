@@ -297,7 +297,8 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
     Ok(match (ty, c) {
         (_, Cell::Null) => Value::Null,
         (D::Nullable(inner) | D::LowCardinality(inner), c) => value(env, c, inner, bump, depth)?,
-        (D::Variant(_) | D::Dynamic { .. }, c) => untyped(env, c, bump, depth)?,
+        (D::Variant(types), c) => variant(env, c, types, bump, depth)?,
+        (D::Dynamic { .. }, c) => untyped(env, c, bump, depth)?,
         (D::Json { .. }, Cell::Str(s)) => Value::JsonText(s.as_bytes()),
         (D::Json { .. }, Cell::Js(v)) => {
             Value::JsonText(bump.keep(crate::json::json_text(env, v).map_err(|e| ty_err(e.to_string()))?).as_bytes())
@@ -500,6 +501,23 @@ fn big_text<'x>(s: &str, ty: &DataType) -> std::result::Result<Value<'x>, Why> {
 fn items<'x>(env: Env, v: Val, inner: &'x DataType, bump: &'x Bump, depth: u32) -> std::result::Result<Vec<Value<'x>>, Why> {
     let elems = js::elements(env, v).map_err(|e| ty_err(format!("{e:?}")))?;
     elems.into_iter().map(|x| value(env, Cell::Js(x), inner, bump, depth + 1)).collect()
+}
+
+/// A value of a Variant: by its own JS type ([`untyped`]), except a `Date` where the Variant
+/// has no DateTime64 to take it as: the first of its date and time types that holds it exactly
+/// (a `Date` read from a Variant's Date member goes back into it).
+fn variant<'x>(env: Env, c: Cell<'x>, types: &'x [DataType], bump: &'x Bump, depth: u32) -> std::result::Result<Value<'x>, Why> {
+    let c = match c {
+        Cell::Js(v) => js_cell(env, v).map_err(|e| ty_err(e.to_string()))?,
+        c => c,
+    };
+    if matches!(c, Cell::Date(..)) && !types.iter().any(|t| matches!(t, DataType::DateTime64 { .. })) {
+        let dated = types.iter().filter(|t| matches!(t, DataType::Date | DataType::Date32 | DataType::DateTime(_)));
+        if let Some(v) = dated.into_iter().find_map(|t| value(env, c, t, bump, depth).ok()) {
+            return Ok(v);
+        }
+    }
+    untyped(env, c, bump, depth)
 }
 
 /// A value by its own JS type (Variant and Dynamic columns): integers Int64 (UInt64, Int128

@@ -224,6 +224,9 @@ pub struct NativeStream {
 struct Receiver {
     rx: mpsc::Receiver<Result<Item>>,
     failed: Option<Error>,
+    /// The query's Done came: the channel's end is the stream's end (the task drops its sender
+    /// a moment before it counts as finished).
+    done: bool,
 }
 
 /// Items handed over by one `next()` at most: those already queued go together, saving a
@@ -241,7 +244,11 @@ impl NativeStream {
                 let _ = tx.send(Err(e)).await;
             }
         });
-        NativeStream { rx: Arc::new(tokio::sync::Mutex::new(Receiver { rx, failed: None })), abort: task.abort_handle(), target }
+        NativeStream {
+            rx: Arc::new(tokio::sync::Mutex::new(Receiver { rx, failed: None, done: false })),
+            abort: task.abort_handle(),
+            target,
+        }
     }
 }
 
@@ -258,13 +265,17 @@ impl NativeStream {
         let first = match r.rx.recv().await {
             Some(Ok(item)) => item,
             Some(Err(e)) => return Err(e.into()),
-            None if self.abort.is_finished() => return Ok(None),
+            None if r.done || self.abort.is_finished() => return Ok(None),
             None => return Err(Error::Aborted.into()),
         };
+        r.done |= matches!(first, Item::Done { .. });
         let mut items = vec![first];
         while items.len() < MAX_TAKE {
             match r.rx.try_recv() {
-                Ok(Ok(item)) => items.push(item),
+                Ok(Ok(item)) => {
+                    r.done |= matches!(item, Item::Done { .. });
+                    items.push(item)
+                }
                 Ok(Err(e)) => {
                     r.failed = Some(e);
                     break;

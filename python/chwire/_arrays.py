@@ -227,3 +227,33 @@ def _union_values(arr: Any, members: Optional[List[Node]]) -> list:
     if t.mode == "dense":
         return [children[position[c]][o] for c, o in zip(codes, arr.offsets.to_pylist())]
     return [children[position[c]][r] for r, c in enumerate(codes)]
+
+
+def _storage_type(t: Any) -> Any:
+    """``t`` with every extension type (JSON and Dynamic are ``arrow.json``) as its storage."""
+    import pyarrow as pa
+
+    if isinstance(t, pa.BaseExtensionType):
+        return _storage_type(t.storage_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        item = pa.field(t.value_field.name, _storage_type(t.value_type), t.value_field.nullable)
+        return pa.large_list(item) if pa.types.is_large_list(t) else pa.list_(item)
+    if pa.types.is_map(t):
+        return pa.map_(pa.field(t.key_field.name, _storage_type(t.key_type), False),
+                       pa.field(t.item_field.name, _storage_type(t.item_type), t.item_field.nullable))
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _storage_type(f.type), f.nullable, f.metadata) for f in t])
+    return t
+
+
+def plain(values: List[Any], t: Any) -> Any:
+    """``pyarrow.array(values, type=t)``, also where ``t`` holds an extension type inside a list,
+    map or struct (``Array(Dynamic)``, ``Tuple(a JSON)``), which pyarrow does not build from
+    Python values (``ArrowNotImplementedError: extension``): built as its storage, then viewed
+    as ``t`` (the same buffers)."""
+    import pyarrow as pa
+
+    storage = _storage_type(t)
+    if storage == t or isinstance(t, pa.BaseExtensionType):
+        return pa.array(values, type=t)
+    return pa.array(values, type=storage).view(t)

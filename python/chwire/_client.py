@@ -286,7 +286,7 @@ class Client:
                     for row, v in enumerate(values):
                         converted.append(conv(v))
                     values, row = converted, None
-                arrays.append(pyarrow.array(values, type=field.type))
+                arrays.append(_arrays.plain(values, field.type))
             except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, pyarrow.ArrowNotImplementedError, TypeError, ValueError,
                     OverflowError) as e:
                 where = f", row {row}" if row is not None else ""

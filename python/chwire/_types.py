@@ -104,7 +104,10 @@ def _parse(text: str, pos: int) -> Tuple[Node, int]:
 
 
 def _unnamed(node: Node) -> Node:
-    return node[1][1] if node[0] == "__named__" else node
+    # Named once per word before the type: `a UInt8`, JSON's `SKIP a.b` and `SKIP REGEXP 'x'`.
+    while node[0] == "__named__":
+        node = node[1][1]
+    return node
 
 
 _INT_BYTES = {"Int128": (16, True), "UInt128": (16, False), "Int256": (32, True), "UInt256": (32, False)}

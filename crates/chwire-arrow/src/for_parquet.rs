@@ -503,13 +503,14 @@ mod tests {
         use crate::{batch_to_block_inferred, block_to_batch, schema_of_block, ArrowOptions};
         use chwire_proto::column::{ArrayColumn, StringColumn, VariantColumn};
         use chwire_proto::{Block, Column, ColumnData as D};
-        let ty = DataType::parse("Variant(UInt64, String, Array(UInt64))").unwrap();
+        // Its types in the server's order (sorted by name).
+        let ty = DataType::parse("Variant(Array(UInt64), String, UInt64)").unwrap();
         // Rows: 1, 'a', [1, 2], NULL, [].
         let variant = |n| {
-            let rows = [0u8, 1, 2, VariantColumn::NULL, 2];
+            let rows = [2u8, 1, 0, VariantColumn::NULL, 0];
             let strings: StringColumn = ["a"].into_iter().collect();
             let arrays = D::Array(Box::new(ArrayColumn { offsets: vec![0, 2, 2], values: D::UInt64(vec![1, 2]) }));
-            let v = VariantColumn::try_new(rows[..n].to_vec(), vec![D::UInt64(vec![1]), D::String(strings), arrays]).unwrap();
+            let v = VariantColumn::try_new(rows[..n].to_vec(), vec![arrays, D::String(strings), D::UInt64(vec![1])]).unwrap();
             D::Variant(Box::new(v))
         };
         let arr = DataType::Array(Box::new(ty.clone()));
@@ -530,7 +531,7 @@ mod tests {
             let set: Vec<Vec<bool>> = (0..5).map(|i| v.columns().iter().map(|c| c.is_valid(i)).collect()).collect();
             assert_eq!(
                 set,
-                [[true, false, false], [false, true, false], [false, false, true], [false, false, false], [false, false, true]]
+                [[false, false, true], [false, true, false], [true, false, false], [false, false, false], [true, false, false]]
             );
             assert!(matches!(out.column(1).data_type(), A::List(f) | A::LargeList(f) if matches!(f.data_type(), A::Struct(_))));
             let back = batch_to_block_inferred(&out).unwrap();

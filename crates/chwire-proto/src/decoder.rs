@@ -10,7 +10,7 @@
 //! compressed frames, which are decompressed into an internal buffer as they arrive.
 //!
 //! A fixed-width column of an uncompressed block whose bytes have not all arrived is filled
-//! as they come ([`fill`]): copied out of the buffer after each read, so the buffer never
+//! as they come (`decoder/fill.rs`): copied out of the buffer after each read, so the buffer never
 //! holds a whole column.
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
@@ -74,8 +74,9 @@ pub struct PacketDecoder {
     plain_pos: usize,
     needed: usize,
     limits: DecoderLimits,
-    /// A bare Native stream (`FORMAT Native` over HTTP, files): blocks without packet codes
-    /// or BlockInfo, at revision 0.
+    /// A bare Native stream (`FORMAT Native` over HTTP, files): blocks without packet codes,
+    /// and without BlockInfo at revision 0 (a Native writer at a revision above 0, as
+    /// ClickHouse's over HTTP with `client_protocol_version`, writes it).
     bare: bool,
 }
 
@@ -97,7 +98,8 @@ impl PacketDecoder {
     }
 
     /// A decoder of a bare Native stream, as `FORMAT Native` writes it (over HTTP, in files):
-    /// every "packet" is a [`ServerPacket::Data`] block without BlockInfo, decoded at revision 0.
+    /// every "packet" is a [`ServerPacket::Data`] block without BlockInfo, decoded at revision 0
+    /// ([`PacketDecoder::set_revision`] to read one written at a revision, BlockInfo first).
     /// The caller tells the end of the stream (and a server exception appended to it, see
     /// [`crate::native::http_exception`]) from the bytes between blocks.
     pub fn native_stream() -> Self {
@@ -427,7 +429,7 @@ fn compressed_strings<const N: usize>(r: &mut Reader<'_>, limits: Limits) -> Rea
 /// `pb.filling` (its header consumed, its bytes counted in `pb.consumed`).
 fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision, bare: bool, fill: bool) -> ReadResult<bool> {
     let Some((_, ncols, rows)) = pb.header else {
-        let info = if bare { BlockInfo::default() } else { BlockInfo::decode(r)? };
+        let info = if bare && rev.0 == 0 { BlockInfo::default() } else { BlockInfo::decode(r)? };
         let ncols = r.varuint_len("block columns", r.limits().max_columns)?;
         let rows = r.varuint_len("block rows", r.limits().max_block_rows)?;
         pb.header = Some((info, ncols, rows));

@@ -263,4 +263,35 @@ mod tests {
             assert_eq!(got, want, "chunks of {step}");
         }
     }
+
+    /// ClickHouse 26.9's `FORMAT Native` over HTTP with `client_protocol_version=54454`:
+    /// BlockInfo first, the types with their zones, a custom-serialization byte per column.
+    #[test]
+    fn native_stream_at_a_revision_reads_block_info_and_zones() {
+        use crate::{PacketDecoder, Revision, ServerPacket, Value};
+        let hex = "010002ffffffff0002020174164461746554696d652827417369612f546f6b796f272900010000000100\
+                   0000016e0655496e7436340000000000000000000100000000000000";
+        let bytes: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+        for step in [1, 5, bytes.len()] {
+            let mut dec = PacketDecoder::native_stream();
+            dec.set_revision(Revision(54454));
+            let mut buf = bytes::BytesMut::new();
+            let mut got = Vec::new();
+            for chunk in bytes.chunks(step) {
+                buf.extend_from_slice(chunk);
+                while let Some(p) = dec.decode(&mut buf).unwrap() {
+                    let ServerPacket::Data(b) = p else { panic!("{p:?}") };
+                    got.push(b);
+                }
+            }
+            assert!(buf.is_empty() && !dec.is_mid_packet());
+            assert_eq!(got.len(), 1);
+            let b = &got[0];
+            assert_eq!(b.column_at(0).unwrap().data_type().to_string(), "DateTime('Asia/Tokyo')");
+            assert_eq!(
+                (b.column_at(0).unwrap().value(1), b.column_at(1).unwrap().value(1)),
+                (Value::DateTime(1, Some("Asia/Tokyo")), Value::UInt(1))
+            );
+        }
+    }
 }

@@ -24,6 +24,7 @@ mod http_insert;
 mod insert;
 mod query;
 mod server_types;
+mod session_zone;
 mod spec;
 mod stream;
 pub use insert::Insert;

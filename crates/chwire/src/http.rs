@@ -42,6 +42,20 @@ const MAX_ERROR_BODY: usize = 1 << 20;
 /// connection task finishes the previous exchange; this is microseconds unless it failed).
 const READY_WAIT: Duration = Duration::from_secs(5);
 
+/// The first server version whose HTTP interface takes `client_protocol_version`
+/// (ClickHouse PR 46360, 23.3): `FORMAT Native` is then written for a client of that revision,
+/// BlockInfo first and DateTime types with their zones, instead of for a client of revision 0.
+const PROTOCOL_VERSION_PARAMETER_SINCE: (u64, u64, u64) = (23, 3, 0);
+
+/// The revision asked for with `client_protocol_version`: the last one below every server that
+/// takes the parameter whose gates change `FORMAT Native` (54454: custom serializations, i.e.
+/// sparse columns; 54337: zones in DateTime types; 54405: LowCardinality kept), so that what
+/// the server writes is what the decoder reads at it, whatever newer gates the server has.
+const HTTP_NATIVE_REVISION: u64 = 54454;
+
+/// ClickHouse's SESSION_IS_LOCKED: a session's request while another one runs.
+const SESSION_IS_LOCKED: i32 = 373;
+
 type ResponseFuture = Pin<Box<dyn Future<Output = hyper::Result<Response<Incoming>>> + Send>>;
 
 enum State {
@@ -77,6 +91,9 @@ pub(crate) struct HttpConn {
     insert_tx: Option<mpsc::Sender<BodyMsg>>,
     /// A Progress packet to hand out before the body (from the response's headers).
     head_progress: Option<Progress>,
+    /// The response's `X-ClickHouse-Timezone` (the session's zone), handed out as a
+    /// TimezoneUpdate before the body, as the native protocol sends it.
+    head_timezone: Option<String>,
     /// The response's `X-ClickHouse-Summary`, and the rows its body has given so far. The
     /// summary is written when the headers go out, with the result's first block: it is the
     /// query's whole progress when the body is empty (the headers went out at the end) or
@@ -99,6 +116,10 @@ pub(crate) struct HttpConn {
     /// The running query returns rows and has not given a block yet: an empty result gets
     /// its header from the server (header.rs).
     header_due: bool,
+    /// The running query's settings and parameters, for its DESCRIBE.
+    query_params: Vec<(String, String)>,
+    /// The server's error code when the last DESCRIBE was refused.
+    describe_refusal: Option<i32>,
     /// What it takes to open the side connection that asks for them, and that connection
     /// (kept for the next query that needs it).
     opts: Options,
@@ -234,6 +255,7 @@ impl HttpConn {
                 exception_tag: None,
                 insert_tx: None,
                 head_progress: None,
+                head_timezone: None,
                 summary: None,
                 body_rows: 0,
                 read_timeout: opts.receive_timeout,
@@ -244,6 +266,8 @@ impl HttpConn {
                 retry_at: 0,
                 zones: zones::ZoneFix::default(),
                 header_due: false,
+                query_params: Vec::new(),
+                describe_refusal: None,
                 opts: opts.clone(),
                 side: None,
                 shared: shared.clone(),
@@ -335,11 +359,13 @@ impl HttpConn {
         timed(Some(self.write_timeout.unwrap_or(READY_WAIT)), crate::Timeout::Send, self.sender.ready()).await?.map_err(hyper_error)?;
         self.rbuf.clear();
         self.decoder.reset();
+        self.decoder.set_revision(chwire_proto::Revision(0));
         self.eof = false;
         self.gzip = None;
         self.exception_tag = None;
         self.retry_at = 0;
         self.head_progress = None;
+        self.head_timezone = None;
         self.summary = None;
         self.body_rows = 0;
         self.failure = None;
@@ -348,10 +374,20 @@ impl HttpConn {
     }
 
     /// Start a query: its results arrive through [`HttpConn::recv`].
-    pub(crate) async fn start_query(&mut self, opts: &Options, req: QueryRequest, sql: &str) -> Result<()> {
+    pub(crate) async fn start_query(&mut self, opts: &Options, mut req: QueryRequest, sql: &str) -> Result<()> {
+        // A server that writes the zones of DateTime types needs no DESCRIBE for them (which
+        // could not see a session's temporary tables nor the query's parameters and settings).
+        self.query_params = req.query_params();
+        let with_zones = self.version() >= PROTOCOL_VERSION_PARAMETER_SINCE;
+        if with_zones {
+            req.setting("client_protocol_version", &HTTP_NATIVE_REVISION.to_string());
+        }
         let r = req.build(&self.authority, opts, Bytes::copy_from_slice(sql.as_bytes()));
         self.send(r).await?;
-        self.zones = zones::ZoneFix::for_query(sql);
+        if with_zones {
+            self.decoder.set_revision(chwire_proto::Revision(HTTP_NATIVE_REVISION));
+        }
+        self.zones = if with_zones { zones::ZoneFix::with_zones(sql) } else { zones::ZoneFix::for_query(sql) };
         self.header_due = header::returns_rows(sql);
         Ok(())
     }
@@ -503,6 +539,9 @@ impl HttpConn {
                     }
                 }
                 State::Body(_) => {
+                    if let Some(tz) = self.head_timezone.take() {
+                        return Ok(ServerPacket::TimezoneUpdate(tz));
+                    }
                     if let Some(p) = self.next_from_body().await? {
                         return Ok(p);
                     }
@@ -516,7 +555,8 @@ impl HttpConn {
     async fn with_zones(&mut self, b: chwire_proto::Block) -> chwire_proto::Block {
         if self.zones.is_unresolved() && zones::has_plain_datetime(&b) {
             let sql = self.zones.sql().to_string();
-            let described = self.describe(&sql).await;
+            // The session is busy with this response: described outside it.
+            let described = self.describe(&sql, false).await;
             self.zones.resolve(&b, described.map(|columns| columns.into_iter().map(|(_, ty)| ty).collect()));
         }
         self.zones.apply(b)
@@ -524,18 +564,33 @@ impl HttpConn {
 
     /// The header block of a query whose result was empty (header.rs); `None` if it cannot be
     /// described. The query's SQL is still in `zones`: no block came to resolve them.
+    /// The response has ended: described in the query's session, which sees its temporary
+    /// tables (the server may hold the session for a moment after the response's last bytes:
+    /// a refusal for that, SESSION_IS_LOCKED, is asked again).
     async fn missing_header(&mut self) -> Option<chwire_proto::Block> {
         let sql = self.zones.sql().to_string();
-        header::header_block(&self.describe(&sql).await?)
+        let mut columns = self.describe(&sql, true).await;
+        for _ in 0..5 {
+            if columns.is_some() || self.opts.session_id.is_none() || self.describe_refusal != Some(SESSION_IS_LOCKED) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            columns = self.describe(&sql, true).await;
+        }
+        header::header_block(&columns?)
     }
 
-    /// `DESCRIBE TABLE (<sql>)` on another connection to the same server (this one is busy
-    /// with the response): the result's column names and types; `None` if the statement
-    /// cannot be described.
-    async fn describe(&mut self, sql: &str) -> Option<Vec<(String, String)>> {
+    /// `DESCRIBE TABLE (<sql>)`, with the query's settings and parameters, on another
+    /// connection to the same server (this one is busy with the response), in the query's
+    /// session or outside it (a session serves one request at a time): the result's column
+    /// names and types; `None` if the statement cannot be described (the server's code in
+    /// `describe_refusal`).
+    async fn describe(&mut self, sql: &str, in_session: bool) -> Option<Vec<(String, String)>> {
+        self.describe_refusal = None;
         let mut opts = self.opts.clone();
-        // A session serves one request at a time: describe outside it.
-        opts.session_id = None;
+        if !in_session {
+            opts.session_id = None;
+        }
         let mut kept = self.side.take();
         if let Some(side) = kept.as_mut() {
             if !side.ready_for_request().await {
@@ -547,7 +602,11 @@ impl HttpConn {
             None => Box::new(Box::pin(HttpConn::connect(&opts, &self.shared, self.endpoint)).await.ok()?),
         };
         let q = format!("DESCRIBE TABLE ({sql})");
-        side.start_query(&opts, QueryRequest::new(&opts, ""), &q).await.ok()?;
+        let mut req = QueryRequest::new(&opts, "");
+        for (k, v) in &self.query_params {
+            req.setting(k, v);
+        }
+        side.start_query(&opts, req, &q).await.ok()?;
         let mut columns = Vec::new();
         loop {
             match Box::pin(side.recv()).await.ok()? {
@@ -568,6 +627,8 @@ impl HttpConn {
                 }
                 ServerPacket::Exception(e) => {
                     tracing::debug!(error = %e, "cannot describe the query: its DateTime zones and an empty result's header stay unknown");
+                    self.describe_refusal = Some(e.code);
+                    self.side = Some(side);
                     return None;
                 }
                 _ => {}
@@ -591,6 +652,7 @@ impl HttpConn {
         self.summary = h.get("x-clickhouse-summary").and_then(|v| v.to_str().ok()).and_then(parse_progress);
         let progress = h.get("x-clickhouse-summary").or_else(|| h.get_all("x-clickhouse-progress").iter().next_back());
         self.head_progress = progress.and_then(|v| v.to_str().ok()).and_then(parse_progress);
+        self.head_timezone = h.get("x-clickhouse-timezone").and_then(|v| v.to_str().ok()).map(str::to_string);
     }
 
     /// Decode what the body holds, reading more of it when needed. `None`: go on.

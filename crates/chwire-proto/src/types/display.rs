@@ -115,6 +115,21 @@ impl fmt::Display for DataType {
                             }
                         }
                         JsonArg::Param(k, v) => write!(f, "{k}={v}")?,
+                        JsonArg::Skip(p) => {
+                            f.write_str("SKIP ")?;
+                            write_ident(f, p)?;
+                        }
+                        JsonArg::SkipRegexp(r) => {
+                            f.write_str("SKIP REGEXP '")?;
+                            for c in r.chars() {
+                                match c {
+                                    '\'' => f.write_str("\\'")?,
+                                    '\\' => f.write_str("\\\\")?,
+                                    c => write!(f, "{c}")?,
+                                }
+                            }
+                            f.write_str("'")?;
+                        }
                     }
                 }
                 f.write_str(")")

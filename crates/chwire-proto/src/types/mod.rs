@@ -192,6 +192,10 @@ pub enum JsonArg {
     Path(String),
     /// `max_dynamic_paths=N`, `max_dynamic_types=N`.
     Param(String, String),
+    /// `SKIP path`: a path the server leaves out when it parses JSON.
+    Skip(String),
+    /// `SKIP REGEXP 'pattern'`: paths matching it are left out likewise.
+    SkipRegexp(String),
 }
 
 /// The geometry types and their storage.

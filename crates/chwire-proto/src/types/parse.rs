@@ -20,6 +20,8 @@ enum Node {
     /// `name = value` parameters such as `Dynamic(max_types = 10)`.
     Param(String, String),
     Named(String, Box<Node>),
+    /// `SKIP REGEXP 'pattern'` of a JSON type.
+    SkipRegexp(String),
 }
 
 /// Deepest nesting of type parameters accepted by default (ClickHouse's own types stay far
@@ -111,6 +113,19 @@ impl Parser<'_> {
         self.s.get(start..self.pos).unwrap_or_default().to_string()
     }
 
+    /// After `SKIP`: `REGEXP 'pattern'` (its pattern), or nothing consumed.
+    fn skip_regexp(&mut self) -> Result<Option<String>, DecodeError> {
+        let start = self.pos;
+        if self.ident().as_deref() == Some("REGEXP") {
+            self.skip_ws();
+            if self.peek() == Some(b'\'') {
+                return self.quoted(b'\'').map(Some);
+            }
+        }
+        self.pos = start;
+        Ok(None)
+    }
+
     fn node(&mut self) -> Result<Node, DecodeError> {
         self.depth = self.depth.saturating_add(1);
         if self.depth > self.max_depth {
@@ -167,8 +182,15 @@ impl Parser<'_> {
                         }
                         Ok(Node::Type { name, args, span: (start, self.pos) })
                     }
-                    // `name Type` inside a tuple / nested
-                    Some(c) if c.is_ascii_alphabetic() || c == b'`' => Ok(Node::Named(name, Box::new(self.node()?))),
+                    // `name Type` inside a tuple / nested; `SKIP path` and `SKIP REGEXP '…'` of JSON
+                    Some(c) if c.is_ascii_alphabetic() || c == b'`' => {
+                        if name == "SKIP" {
+                            if let Some(pattern) = self.skip_regexp()? {
+                                return Ok(Node::SkipRegexp(pattern));
+                            }
+                        }
+                        Ok(Node::Named(name, Box::new(self.node()?)))
+                    }
                     Some(b'=') => {
                         self.bump();
                         self.skip_ws();
@@ -272,6 +294,13 @@ impl Node {
                             jargs.push(JsonArg::Path(path));
                         }
                         Node::Param(k, v) if k == "max_dynamic_paths" || k == "max_dynamic_types" => jargs.push(JsonArg::Param(k, v)),
+                        // Paths to skip only matter when the server parses JSON: kept to be
+                        // printed back (the column's data is the same).
+                        Node::Named(_, path) => match *path {
+                            Node::Type { name, args, .. } if args.is_empty() => jargs.push(JsonArg::Skip(name)),
+                            _ => return Ok(T::Unsupported(own_text())),
+                        },
+                        Node::SkipRegexp(pattern) => jargs.push(JsonArg::SkipRegexp(pattern)),
                         _ => return Ok(T::Unsupported(own_text())),
                     }
                 }
@@ -286,7 +315,12 @@ impl Node {
                 _ => return Err(bad("Dynamic takes only max_types")),
             },
             "Variant" => {
-                let types = args.into_iter().map(|a| a.into_type(full)).collect::<Result<Vec<_>, _>>()?;
+                let mut types = args.into_iter().map(|a| a.into_type(full)).collect::<Result<Vec<_>, _>>()?;
+                // As the server makes it (DataTypeVariant): its types sorted by name, each once,
+                // whatever order a name written by hand (a `{p:Variant(UInt64, String)}`
+                // placeholder) lists them in; a row's discriminator is the index in this order.
+                types.sort_by_cached_key(|t| t.to_string());
+                types.dedup();
                 if types.is_empty() || types.len() > 255 {
                     return Err(bad("Variant takes 1 to 255 types"));
                 }

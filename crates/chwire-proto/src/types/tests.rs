@@ -105,6 +105,10 @@ fn modern_types_round_trip() {
         "JSON",
         "JSON(a UInt32, `b.c` String)",
         "JSON(max_dynamic_paths=10, a Array(String))",
+        // As ClickHouse 26.9 names a column of `JSON(..., SKIP skip.me, SKIP REGEXP '^re')`.
+        "JSON(max_dynamic_paths=2, `a.b` UInt32, s String, SKIP `skip.me`, SKIP REGEXP '^re')",
+        "JSON(SKIP a, SKIP REGEXP 'x\\'y\\\\z', b String)",
+        "Tuple(SKIP UInt8)",
         "AggregateFunction(sum, UInt64)",
         "AggregateFunction(count)",
         "AggregateFunction(groupArray(10), Nullable(String))",
@@ -119,6 +123,14 @@ fn modern_types_round_trip() {
         let t = DataType::parse(s).unwrap();
         assert!(!matches!(t, DataType::Unsupported(_)), "{s} parsed as unsupported");
         assert_eq!(t.to_string(), s);
+    }
+    // A Variant's types in the server's order (sorted by name, each once), as it names them.
+    for (written, named) in [
+        ("Variant(UInt64, String)", "Variant(String, UInt64)"),
+        ("Variant(UInt64, Array(UInt8), String, UInt64)", "Variant(Array(UInt8), String, UInt64)"),
+        ("Array(Variant(Int8, Date))", "Array(Variant(Date, Int8))"),
+    ] {
+        assert_eq!(DataType::parse(written).unwrap().to_string(), named);
     }
     assert_eq!(DataType::parse("Decimal32(4)").unwrap(), DataType::Decimal { precision: 9, scale: 4 });
     assert_eq!(DataType::parse("Decimal256(4)").unwrap().physical(), Physical::Fixed(32));

@@ -112,6 +112,9 @@ impl<'c> Query<'c> {
         }
         let client = self.client;
         client.pending = Pending::Drain { cancel_sent: false };
+        // The session's zone as sent (the native protocol says nothing more of it; over HTTP
+        // the response's header says which zone the server took, session_zone.rs).
+        let session_zone = super::session_zone::of(client, &self.settings);
         // Once sent, a read may be sent again (elsewhere) until it returned rows; a statement
         // that writes never (it may have run).
         let retry = (kind.is_read() && attempt < retries)
@@ -128,6 +131,7 @@ impl<'c> Query<'c> {
             extremes: None,
             done: false,
             progress_final: false,
+            session_zone,
         })
     }
 

@@ -21,6 +21,9 @@ pub struct QueryStream<'c> {
     pub(super) done: bool,
     /// The query ended and [`QueryStream::progress`] is the server's final count.
     pub(super) progress_final: bool,
+    /// The session's time zone where it is not the server's (`session_timezone`): the zone
+    /// of the result's DateTime columns without one (session_zone.rs).
+    pub(super) session_zone: Option<String>,
 }
 
 impl QueryStream<'_> {
@@ -110,6 +113,12 @@ impl QueryStream<'_> {
                 }
                 Err(e) => return Err(e),
             };
+            let packet = match (packet, &self.session_zone) {
+                (ServerPacket::Data(b), Some(tz)) => ServerPacket::Data(super::session_zone::apply(b, tz)),
+                (ServerPacket::Totals(b), Some(tz)) => ServerPacket::Totals(super::session_zone::apply(b, tz)),
+                (ServerPacket::Extremes(b), Some(tz)) => ServerPacket::Extremes(super::session_zone::apply(b, tz)),
+                (p, _) => p,
+            };
             let event = match packet {
                 ServerPacket::Data(b) => {
                     if self.header.is_none() && self.is_insert && b.rows() == 0 && b.num_columns() > 0 {
@@ -163,7 +172,10 @@ impl QueryStream<'_> {
                 ServerPacket::Log(b) => Event::Log(b),
                 ServerPacket::ProfileEvents(b) => Event::ProfileEvents(b),
                 ServerPacket::TableColumns { table, description } => Event::TableColumns { table, description },
-                ServerPacket::TimezoneUpdate(tz) => Event::TimezoneUpdate(tz),
+                ServerPacket::TimezoneUpdate(tz) => {
+                    self.session_zone = super::session_zone::other_than_the_servers(self.client, &tz);
+                    Event::TimezoneUpdate(tz)
+                }
                 ServerPacket::EndOfStream => {
                     self.done = true;
                     self.progress_final = self.client.conn.as_ref().is_some_and(Link::progress_is_final);

@@ -37,6 +37,21 @@ impl QueryRequest {
         QueryRequest { params }
     }
 
+    /// The query's own settings and parameters (what a DESCRIBE of it needs), without what
+    /// every request of the connection carries.
+    pub(crate) fn query_params(&self) -> Vec<(String, String)> {
+        const OWN: [&str; 7] = [
+            "database",
+            "default_format",
+            "query_id",
+            "session_id",
+            "enable_http_compression",
+            "http_zlib_compression_level",
+            "client_protocol_version",
+        ];
+        self.params.iter().filter(|(k, _)| !OWN.contains(&k.as_str())).cloned().collect()
+    }
+
     pub(crate) fn setting(&mut self, name: &str, value: &str) {
         self.params.push((name.into(), value.into()));
     }

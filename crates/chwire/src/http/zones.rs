@@ -68,6 +68,12 @@ impl ZoneFix {
         ZoneFix { sql: sql.to_string(), state: State::Unresolved }
     }
 
+    /// A query whose result carries its zones (a server that takes `client_protocol_version`):
+    /// nothing to fix; the SQL is kept for an empty result's header.
+    pub(crate) fn with_zones(sql: &str) -> ZoneFix {
+        ZoneFix { state: State::Off, ..ZoneFix::for_query(sql) }
+    }
+
     pub(crate) fn is_unresolved(&self) -> bool {
         matches!(self.state, State::Unresolved)
     }

@@ -184,6 +184,17 @@ fn push_int(v: i128, ty: &DataType, col: &mut ColumnData) -> Result<(), String> 
                 data.extend_from_slice(&I256::from(v).0);
                 Ok(())
             }
+            // An integer a float holds exactly (a JS number such as 1 for a Variant(Float64,
+            // String), which has no integer type).
+            (DataType::Float64, ColumnData::Float64(c)) if v != i128::MAX && (v as f64) as i128 == v => {
+                c.push(v as f64);
+                Ok(())
+            }
+            (DataType::Float32, ColumnData::Float32(c)) if v != i128::MAX && (v as f32) as i128 == v => {
+                c.push(v as f32);
+                Ok(())
+            }
+            (DataType::Float64 | DataType::Float32, _) => Err(format!("{v} is not exact as {ty}")),
             (ty, _) => Err(format!("an integer does not fit {ty}")),
         };
     };

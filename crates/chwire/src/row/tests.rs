@@ -480,6 +480,14 @@ fn values_convert_exactly_or_not_at_all() {
     // A Variant takes the value's own type first.
     let v = block_from_values(&[("v", ty("Variant(Bool, UInt64)"))], [&[Value::UInt(1)][..]]).unwrap();
     assert_eq!(v.column("v").unwrap().value(0), Value::UInt(1));
+    // An integer goes into a float that holds it exactly (a Variant without an integer type
+    // takes it as its float), never rounded.
+    let v = block_from_values(&[("v", ty("Array(Variant(Float64, String))"))], [&[Value::Array(vec![Value::Int(1)])][..]]).unwrap();
+    assert_eq!(v.column("v").unwrap().value(0), Value::Array(vec![Value::Float64(1.0)]));
+    assert!(block_from_values(&[("f", ty("Float64"))], [&[Value::Int((1 << 53) + 1)][..]]).is_err());
+    assert!(block_from_values(&[("f", ty("Float32"))], [&[Value::Int(1 << 24)][..]]).is_ok());
+    assert!(block_from_values(&[("f", ty("Float32"))], [&[Value::Int((1 << 24) + 1)][..]]).is_err());
+    assert!(block_from_values(&[("f", ty("Float64"))], [&[Value::Int128(i128::MAX)][..]]).is_err());
     // Decimal256 precision.
     #[derive(Row)]
     struct D {

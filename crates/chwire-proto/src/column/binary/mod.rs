@@ -134,6 +134,7 @@ mod tests {
             "JSON",
             "JSON(max_dynamic_paths=0, max_dynamic_types=16)",
             "JSON(a UInt32)",
+            "JSON(max_dynamic_paths=2, `a.b` UInt32, s String, SKIP `skip.me`, SKIP x, SKIP REGEXP '^re', SKIP REGEXP 'a\\'b')",
             "IntervalYear",
             "Nested(x UInt8, y String)",
             "SimpleAggregateFunction(sum, UInt64)",

@@ -179,11 +179,13 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
             for _ in 0..n {
                 typed.push((utf8(r.str_bytes()?, "JSON path")?, nested(r)?));
             }
-            // Paths to skip only matter when inserting: read past them.
-            for what in ["JSON paths to skip", "JSON path patterns to skip"] {
+            // Paths to skip only matter when the server parses JSON: kept for the type's name.
+            let mut skips = Vec::new();
+            for (what, regexp) in [("JSON paths to skip", false), ("JSON path patterns to skip", true)] {
                 let n = r.varuint_len(what, MAX_TYPE_ELEMENTS)?;
                 for _ in 0..n {
-                    r.str_bytes()?;
+                    let s = utf8(r.str_bytes()?, what)?;
+                    skips.push(if regexp { JsonArg::SkipRegexp(s) } else { JsonArg::Skip(s) });
                 }
             }
             crate::types::sort_typed_paths(&mut typed).map_err(|p| malformed(format!("the JSON typed path {p} twice")))?;
@@ -195,6 +197,7 @@ pub(super) fn decode_type_at(r: &mut Reader<'_>, depth: usize) -> ReadResult<Dat
                 args.push(JsonArg::Param("max_dynamic_types".into(), max_types.to_string()));
             }
             args.extend(typed.iter().map(|(p, _)| JsonArg::Path(p.clone())));
+            args.extend(skips);
             T::Json { typed, args }
         }
         0x31 => T::BFloat16,
@@ -392,7 +395,20 @@ pub fn encode_type(ty: &DataType, out: &mut Vec<u8>) {
                 out.put_str(p);
                 encode_type(t, out);
             }
-            out.extend_from_slice(&[0, 0]);
+            for regexp in [false, true] {
+                let skips: Vec<&String> = args
+                    .iter()
+                    .filter_map(|a| match a {
+                        JsonArg::Skip(p) if !regexp => Some(p),
+                        JsonArg::SkipRegexp(p) if regexp => Some(p),
+                        _ => None,
+                    })
+                    .collect();
+                out.put_varuint(skips.len() as u64);
+                for p in skips {
+                    out.put_str(p);
+                }
+            }
         }
         T::BFloat16 => out.push(0x31),
         T::Time => out.push(0x32),

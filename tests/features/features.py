@@ -1,0 +1,173 @@
+"""The shared cases of tests/features/ (tables.json, params.json) for the Python suites (the
+Python package's, ADBC's, Spark's and tests/oracle/live.py): loading them, and setting up a
+case's table through the server's own HTTP interface (what the front end under test then reads
+and writes back). `python3 features.py check` sets up every case on the servers of
+CHWIRE_TEST_HTTP_URL (26.9) and CHWIRE_TEST_HTTP_URL_18 and checks their `sparse` columns."""
+
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def tables():
+    with open(os.path.join(HERE, "tables.json"), encoding="utf-8") as f:
+        return json.load(f)["tables"]
+
+
+def params():
+    with open(os.path.join(HERE, "params.json"), encoding="utf-8") as f:
+        return json.load(f)["params"]
+
+
+def server_name(version):
+    """'26.9' or '18.16' (the rig's two servers) from a version string such as 26.9.2.1."""
+    return "18.16" if int(str(version).split(".")[0]) < 19 else "26.9"
+
+
+def for_server(cases, version):
+    name = server_name(version)
+    return [c for c in cases if name in c.get("servers", ["26.9"])]
+
+
+def settings_of(case, version):
+    """The settings for the case's statements on that server."""
+    if server_name(version) == "18.16":
+        return dict(case.get("settings_18", {}))
+    return dict(case.get("settings", {}))
+
+
+class Server:
+    """A ClickHouse server's HTTP interface (the URL of CHWIRE_TEST_HTTP_URL's form)."""
+
+    def __init__(self, http_url):
+        u = urllib.parse.urlsplit(http_url)
+        self.base = f"http://{u.hostname}:{u.port}/"
+        self.database = u.path.strip("/") or "default"
+        self.user = urllib.parse.unquote(u.username or "default")
+        self.password = urllib.parse.unquote(u.password or "")
+        self.version = self.query("SELECT version()").strip()
+
+    def query(self, sql, settings=None, body=None):
+        q = {"database": self.database, **{k: str(v) for k, v in (settings or {}).items()}}
+        if body is not None:
+            q["query"] = sql
+        data = (sql if body is None else body)
+        data = data.encode() if isinstance(data, str) else data
+        req = urllib.request.Request(self.base + "?" + urllib.parse.urlencode(q), data=data, method="POST")
+        req.add_header("X-ClickHouse-User", self.user)
+        if self.password:
+            req.add_header("X-ClickHouse-Key", self.password)
+        try:
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return r.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            raise RuntimeError(f"{sql[:200]}: {e.read().decode(errors='replace').strip()}") from None
+
+    def create(self, case, table):
+        """Create and fill the case's table `table`."""
+        s = settings_of(case, self.version)
+        self.query(f"DROP TABLE IF EXISTS {table}")
+        self.query(f"CREATE TABLE {table} ({case['columns']}) ENGINE = {case['engine']}", s)
+        for ins in case["inserts"]:
+            self.query(ins.replace("{t}", table), s)
+
+    def copy(self, case, table, copy):
+        """An empty table of the same structure as `table`."""
+        self.query(f"DROP TABLE IF EXISTS {copy}")
+        self.query(f"CREATE TABLE {copy} AS {table}", settings_of(case, self.version))
+
+    def text(self, case, table):
+        """The server's own text of the table's rows (what a copy must equal)."""
+        return self.query(f"SELECT * FROM {table} ORDER BY k FORMAT TSVWithNamesAndTypes", settings_of(case, self.version))
+
+    def sparse(self, table):
+        """The columns and subcolumns of `table`'s active parts stored as Sparse."""
+        out = self.query(
+            "SELECT DISTINCT column, serialization_kind, subcolumns.names, subcolumns.serializations "
+            f"FROM system.parts_columns WHERE database = currentDatabase() AND table = '{table}' AND active "
+            "FORMAT JSONEachRow")
+        found = set()
+        for line in out.splitlines():
+            r = json.loads(line)
+            if r["serialization_kind"] == "Sparse":
+                found.add(r["column"])
+            for n, k in zip(r["subcolumns.names"], r["subcolumns.serializations"]):
+                if k == "Sparse":
+                    found.add(f"{r['column']}.{n}")
+        return found
+
+    def drop(self, *tables):
+        for t in tables:
+            self.query(f"DROP TABLE IF EXISTS {t}")
+
+
+def table_name(prefix):
+    return f"{prefix}_{uuid.uuid4().hex[:10]}"
+
+
+def check(http_url):
+    """Set up every case of that server, check the sparse columns, drop them."""
+    server = Server(http_url)
+    bad = 0
+    for case in for_server(tables(), server.version):
+        t = table_name("feat_check")
+        try:
+            server.create(case, t)
+            missing = set(case["sparse"]) - server.sparse(t) if case["sparse"] else set()
+            rows = server.query(f"SELECT count() FROM {t}").strip()
+            print(f"{'FAIL' if missing else 'ok  '} {server.version} {case['name']}: {rows} rows"
+                  + (f", not sparse: {sorted(missing)}" if missing else ""))
+            bad += bool(missing)
+        except RuntimeError as e:
+            print(f"FAIL {server.version} {case['name']}: {e}")
+            bad += 1
+        finally:
+            server.drop(t)
+    return bad
+
+
+def etf(v):
+    """`v` (what json.load gives) in Erlang's external term format, for the Elixir suite:
+    Elixir 1.14 (Debian's, the binding's) has no JSON parser and the binding takes no Hex
+    packages; binary_to_term reads this exactly (big integers and floats included)."""
+    import struct
+
+    def enc(x):
+        if x is None or isinstance(x, bool):
+            name = {None: b"nil", True: b"true", False: b"false"}[x]
+            return bytes([119, len(name)]) + name
+        if isinstance(x, int):
+            if 0 <= x < 256:
+                return bytes([97, x])
+            if -(2**31) <= x < 2**31:
+                return b"b" + struct.pack(">i", x)
+            mag = abs(x).to_bytes((abs(x).bit_length() + 7) // 8, "little")
+            return bytes([110, len(mag), 1 if x < 0 else 0]) + mag
+        if isinstance(x, float):
+            return b"F" + struct.pack(">d", x)
+        if isinstance(x, str):
+            b = x.encode("utf-8")
+            return b"m" + struct.pack(">I", len(b)) + b
+        if isinstance(x, list):
+            return b"l" + struct.pack(">I", len(x)) + b"".join(map(enc, x)) + b"j" if x else b"j"
+        if isinstance(x, dict):
+            return b"t" + struct.pack(">I", len(x)) + b"".join(enc(k) + enc(w) for k, w in x.items())
+        raise TypeError(type(x))
+
+    return b"\x83" + enc(v)
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["etf"]:
+    sys.stdout.buffer.write(etf({"tables": tables(), "params": params()}))
+
+if __name__ == "__main__" and sys.argv[1:] == ["check"]:
+    urls = [os.environ.get("CHWIRE_TEST_HTTP_URL", "http://default@127.0.0.1:18123/default")]
+    if os.environ.get("CHWIRE_TEST_HTTP_URL_18"):
+        urls.append(os.environ["CHWIRE_TEST_HTTP_URL_18"])
+    sys.exit(1 if sum(check(u) for u in urls) else 0)
