@@ -319,6 +319,7 @@ build:
 lint:
 	scripts/deps.sh
 	$(CARGO) fmt --all -- --check
+	CARGO=$(CARGO) scripts/layers.sh
 	python3 scripts/module-cycles.py
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --release --no-deps --workspace -q

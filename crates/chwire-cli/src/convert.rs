@@ -50,9 +50,20 @@ pub fn input_format(named: Option<Format>, input: Option<&std::path::Path>) -> (
 
 /// An error of input read as Native because nothing named its format, with how to name it:
 /// CSV read as Native fails on its first bytes as a type name, which says nothing of the cause.
-pub fn native_assumed(e: chwire::Error, flag: &str) -> chwire::Error {
-    match e.kind() {
-        chwire::ErrorKind::InvalidInput(m) if m.starts_with("Native input") => chwire::Error::invalid_input(format!(
+pub fn native_assumed(e: crate::Error, flag: &str) -> crate::Error {
+    // The reader's error, or `chwire insert`'s report of it (with its `--skip-rows` advice).
+    let m = match &e {
+        crate::Error::Formats(f) => match f.kind() {
+            formats::ErrorKind::InvalidData(m) => m,
+            _ => return e,
+        },
+        crate::Error::Client(c) => match c.kind() {
+            chwire::ErrorKind::InvalidInput(m) => m,
+            _ => return e,
+        },
+    };
+    match m {
+        m if m.starts_with("Native input") => crate::Error::invalid_input(format!(
             "{m}\n(the input was read as Native, the default when {flag} is not given and no file extension names a format; \
              name its format, e.g. {flag} CSVWithNames, Parquet or JSONEachRow)"
         )),
@@ -60,12 +71,12 @@ pub fn native_assumed(e: chwire::Error, flag: &str) -> chwire::Error {
     }
 }
 
-pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
+pub fn run(args: ConvertArgs, limits: Limits) -> crate::Result<()> {
     if let (Some(input), Some(output)) = (&args.input, &args.output) {
         // Writing the output would truncate the input before it is read (and a failure would
         // remove it): refused before either is opened.
         if same_file(input, output) {
-            return Err(chwire::Error::invalid_input(format!(
+            return Err(crate::Error::invalid_input(format!(
                 "{} is both the input and the output: write to another file (and rename it afterwards)",
                 output.display()
             )));
@@ -75,7 +86,7 @@ pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
     let to = match args.to.or_else(|| args.output.as_deref().and_then(Format::from_path)) {
         Some(f) => f,
         None => {
-            return Err(chwire::Error::invalid_input(match &args.output {
+            return Err(crate::Error::invalid_input(match &args.output {
                 Some(o) => format!("--to is needed: no format has the extension of {}", o.display()),
                 None => "--to is needed (the output format), or an --output file whose extension names one".to_string(),
             }))
@@ -83,14 +94,14 @@ pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
     };
     args.files.check_output(Some(to))?;
     if let (Format::Null, Some(output)) = (to, &args.output) {
-        return Err(chwire::Error::invalid_input(format!(
+        return Err(crate::Error::invalid_input(format!(
             "--to Null writes nothing: leave out --output {} (it would be created empty)",
             output.display()
         )));
     }
     let (from, assumed) = input_format(args.from, args.input.as_deref());
     if from == Format::Native && args.structure.is_some() {
-        return Err(chwire::Error::invalid_input(
+        return Err(crate::Error::invalid_input(
             "Native input carries its columns and types: --structure is for text, Arrow and Parquet input",
         ));
     }
@@ -106,7 +117,7 @@ pub fn run(args: ConvertArgs, limits: Limits) -> chwire::Result<()> {
     result
 }
 
-fn convert(args: ConvertArgs, from: Format, to: Format, limits: Limits) -> chwire::Result<()> {
+fn convert(args: ConvertArgs, from: Format, to: Format, limits: Limits) -> crate::Result<()> {
     let tz = Some(args.timezone.as_deref().unwrap_or("UTC"));
     let files = args.files.options(&args.settings, tz)?;
     let mut source = formats::source(from, args.input.as_deref(), &files, tz, limits)?;
@@ -129,7 +140,7 @@ fn convert(args: ConvertArgs, from: Format, to: Format, limits: Limits) -> chwir
             // every output takes the first block's.
             Some(first) if *first != these => {
                 let show = |c: &[(String, chwire::DataType)]| c.iter().map(|(n, t)| format!("{n} {t}")).collect::<Vec<_>>().join(", ");
-                return Err(chwire::Error::invalid_input(format!(
+                return Err(crate::Error::invalid_input(format!(
                     "block {blocks} of the input has the columns ({}), the first block ({})",
                     show(&these),
                     show(first)
@@ -146,7 +157,7 @@ fn convert(args: ConvertArgs, from: Format, to: Format, limits: Limits) -> chwir
         match structure.or_else(|| source.columns()) {
             Some(columns) => sink.begin(&columns)?,
             None if matches!(to, Format::Arrow | Format::ArrowStream | Format::Parquet) => {
-                return Err(chwire::Error::invalid_input(format!(
+                return Err(crate::Error::invalid_input(format!(
                     "the input has no rows and declares no columns: a {} file needs them (give --structure)",
                     to
                 )));
@@ -154,7 +165,7 @@ fn convert(args: ConvertArgs, from: Format, to: Format, limits: Limits) -> chwir
             None => {}
         }
     }
-    sink.finish()
+    Ok(sink.finish()?)
 }
 
 /// Whether two paths name the same file (an existing output that is the input, also through

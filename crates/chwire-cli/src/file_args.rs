@@ -27,14 +27,14 @@ pub struct FileArgs {
 impl FileArgs {
     /// `--file-compression` compresses Arrow and Parquet output: given for another output
     /// (or for an input), it would change nothing, so it is refused.
-    pub fn check_output(&self, output: Option<chwire_formats::Format>) -> chwire::Result<()> {
+    pub fn check_output(&self, output: Option<chwire_formats::Format>) -> crate::Result<()> {
         use chwire_formats::Format as F;
         match (&self.file_compression, output) {
             (None, _) | (Some(_), Some(F::Arrow | F::ArrowStream | F::Parquet)) => Ok(()),
-            (Some(c), Some(f)) => Err(chwire::Error::invalid_input(format!(
+            (Some(c), Some(f)) => Err(crate::Error::invalid_input(format!(
                 "--file-compression {c} compresses Arrow, ArrowStream and Parquet output, not {f}"
             ))),
-            (Some(c), None) => Err(chwire::Error::invalid_input(format!(
+            (Some(c), None) => Err(crate::Error::invalid_input(format!(
                 "--file-compression {c} compresses output files; an input's compression is read from the file"
             ))),
         }
@@ -42,12 +42,12 @@ impl FileArgs {
 
     /// The options of these flags and of the format settings among `settings`; `tz` is the
     /// zone of DateTime columns without their own (the server's, or `--timezone`).
-    pub fn options(&self, settings: &[(String, String)], tz: Option<&str>) -> chwire::Result<FileOptions> {
+    pub fn options(&self, settings: &[(String, String)], tz: Option<&str>) -> crate::Result<FileOptions> {
         if self.block_rows == 0 {
-            return Err(chwire::Error::invalid_input("--block-rows must be at least 1"));
+            return Err(crate::Error::invalid_input("--block-rows must be at least 1"));
         }
         if self.threads == Some(0) {
-            return Err(chwire::Error::invalid_input("--threads must be at least 1"));
+            return Err(crate::Error::invalid_input("--threads must be at least 1"));
         }
         let mut o = FileOptions {
             block_limits: BlockLimits { rows: self.block_rows, ..Default::default() },
@@ -59,7 +59,7 @@ impl FileArgs {
         }
         let o = o.with_settings(settings)?;
         match &self.file_compression {
-            Some(c) => o.with_file_compression(c),
+            Some(c) => Ok(o.with_file_compression(c)?),
             None => Ok(o),
         }
     }

@@ -40,12 +40,12 @@ pub struct InsertArgs {
     files: crate::file_args::FileArgs,
 }
 
-pub async fn run(opts: Options, args: InsertArgs) -> chwire::Result<()> {
+pub async fn run(opts: Options, args: InsertArgs) -> crate::Result<()> {
     let (format, assumed) = crate::convert::input_format(args.format, args.input.as_deref());
     insert(opts, args, format).await.map_err(|e| if assumed { crate::convert::native_assumed(e, "--format") } else { e })
 }
 
-async fn insert(opts: Options, args: InsertArgs, format: Format) -> chwire::Result<()> {
+async fn insert(opts: Options, args: InsertArgs, format: Format) -> crate::Result<()> {
     formats::options::refuse_unapplied(&args.settings)?;
     formats::check_timezone(args.timezone.as_deref())?;
     args.files.check_output(None)?;
@@ -87,23 +87,20 @@ async fn insert(opts: Options, args: InsertArgs, format: Format) -> chwire::Resu
                     sent += block.rows() as u64;
                     continue;
                 }
-                Err(e) if matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)) => e,
-                Err(e) => return Err(e),
+                Err(e) if matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)) => crate::Error::from(e),
+                Err(e) => return Err(e.into()),
             },
-            Err(e) => e,
+            Err(e) => e.into(),
         };
         // Commit the blocks before the bad one, so that `--skip-rows` continues exactly.
         insert.end().await?;
         let next = args.skip_rows + sent;
-        let failed = match failed.kind() {
-            chwire::ErrorKind::InvalidInput(m) | chwire::ErrorKind::Row(m) => m.clone(),
-            _ => failed.to_string(),
-        };
+        let failed = failed.data_message();
         let done = match sent {
             0 => "nothing was inserted".to_string(),
             n => format!("{n} rows were inserted before it"),
         };
-        return Err(chwire::Error::invalid_input(format!(
+        return Err(crate::Error::invalid_input(format!(
             "{failed}\n{done} (nothing of the failing block was sent); after fixing the input, continue with --skip-rows {next}"
         )));
     }
@@ -119,11 +116,11 @@ async fn insert(opts: Options, args: InsertArgs, format: Format) -> chwire::Resu
 /// names of its elements (`t.a`, `t.b` or `t.1`, `t.2`, as ClickHouse writes them), other
 /// columns (Nested `n.x` included) by their own names.
 /// (A target DESCRIBE cannot describe, e.g. `FUNCTION …`, keeps the names as they are.)
-async fn csv_columns(client: &mut Client, table: &str, names: Vec<String>) -> chwire::Result<Vec<String>> {
+async fn csv_columns(client: &mut Client, table: &str, names: Vec<String>) -> crate::Result<Vec<String>> {
     let blocks = match client.query(format!("DESCRIBE TABLE {table}")).fetch_blocks().await {
         Ok(blocks) => blocks,
         Err(e) if e.code().is_some() => return Ok(names),
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     let mut target = Vec::new();
     for b in blocks {
@@ -137,7 +134,7 @@ async fn csv_columns(client: &mut Client, table: &str, names: Vec<String>) -> ch
             if matches!(text("default_type", row).as_str(), "MATERIALIZED" | "ALIAS") || text("is_subcolumn", row) == "1" {
                 continue;
             }
-            let ty = DataType::parse(&text("type", row)).map_err(|e| chwire::Error::invalid_input(e.to_string()))?;
+            let ty = DataType::parse(&text("type", row)).map_err(|e| crate::Error::invalid_input(e.to_string()))?;
             target.push((text("name", row), ty));
         }
     }

@@ -5,10 +5,13 @@
 pub mod bench;
 pub mod convert;
 pub mod demo;
+pub mod error;
 pub mod file_args;
 pub mod insert;
 pub mod limits;
 pub mod progress;
+
+pub use error::{Error, Result};
 
 /// clap value parser of `NAME=VALUE` settings.
 pub fn parse_kv(s: &str) -> Result<(String, String), String> {

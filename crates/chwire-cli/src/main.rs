@@ -245,7 +245,7 @@ struct QueryArgs {
 }
 
 /// Report an error the way the exit codes promise.
-fn fail(e: &chwire::Error) -> ExitCode {
+fn fail(e: &chwire_cli::Error) -> ExitCode {
     match e.server() {
         Some(ex) => {
             eprintln!("Error: code {} ({}): {}", ex.code, ex.name(), ex.text());
@@ -254,16 +254,10 @@ fn fail(e: &chwire::Error) -> ExitCode {
                 eprintln!("  caused by: code {} ({}): {}", x.code, x.name(), x.text());
                 n = x.nested.as_deref();
             }
-            ExitCode::from(1)
         }
-        None => {
-            eprintln!("Error: {e}");
-            match e.kind() {
-                chwire::ErrorKind::Config(_) | chwire::ErrorKind::InvalidInput(_) => ExitCode::from(2),
-                _ => ExitCode::from(3),
-            }
-        }
+        None => eprintln!("Error: {e}"),
     }
+    ExitCode::from(e.exit_code())
 }
 
 /// SIGINT (Ctrl-C) and SIGTERM, caught from the start of `chwire query`: either one stops the
@@ -319,7 +313,7 @@ async fn cancel_and_exit(stream: chwire::QueryStream<'_>, stop: &mut Stop, code:
     std::process::exit(code.into());
 }
 
-async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> {
+async fn run_query(opts: Options, args: QueryArgs) -> chwire_cli::Result<()> {
     let mut stop = Stop::new()?;
     let sql = if args.sql == "-" {
         let mut s = String::new();
@@ -341,7 +335,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
             Ok(f) => (sql[..c.start].trim_end().to_string(), Some((f, c.name))),
             Err(_) if c.known => {
                 let name = c.name;
-                return Err(chwire::Error::invalid_input(format!(
+                return Err(chwire_cli::Error::invalid_input(format!(
                     "the query asks for FORMAT {name}, which chwire does not write; it writes {} (remove the clause or pick one \
                      of those, or --format)",
                     formats::Format::all_names()
@@ -354,7 +348,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     let fmt = match (clause, args.format) {
         (Some((f, name)), given) => {
             if let Some(g) = given.filter(|g| *g != f) {
-                return Err(chwire::Error::invalid_input(format!("the query says FORMAT {name}, --format says {g}")));
+                return Err(chwire_cli::Error::invalid_input(format!("the query says FORMAT {name}, --format says {g}")));
             }
             f
         }
@@ -387,7 +381,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         Ok(o) => o,
         Err(e) => {
             let _ = stream.cancel().await;
-            return Err(e);
+            return Err(e.into());
         }
     };
     let mut begun = false;
@@ -407,7 +401,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
         if let (false, Some(h)) = (begun, stream.header()) {
             if let Err(e) = out.begin(&formats::columns_of(h)) {
                 let _ = stream.cancel().await;
-                return Err(e);
+                return Err(e.into());
             }
             begun = true;
         }
@@ -428,7 +422,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
                         // The reader went away (e.g. `| head`): stop quietly.
                         return Ok(());
                     }
-                    return Err(e);
+                    return Err(e.into());
                 }
             }
             Event::Progress(_) => bar.update(stream.progress()),
@@ -448,7 +442,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> Result<(), chwire::Error> 
     }
     if let Err(e) = out.finish() {
         if !formats::is_broken_pipe(&e) {
-            return Err(e);
+            return Err(e.into());
         }
     }
     bar.finish(stream.progress_is_final());
@@ -498,13 +492,13 @@ fn main() -> ExitCode {
         Ok(o)
     }) {
         Ok(o) => o,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.into()),
     };
     if let Command::Convert(a) = cli.command {
         return match convert::run(a, opts.limits) {
             Ok(()) => ExitCode::SUCCESS,
             // The reader went away (e.g. `| head`): stop quietly, as `query` does.
-            Err(e) if formats::is_broken_pipe(&e) => ExitCode::SUCCESS,
+            Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
             Err(e) => fail(&e),
         };
     }
@@ -512,8 +506,8 @@ fn main() -> ExitCode {
     let res = rt.block_on(async move {
         match cli.command {
             Command::Query(a) => run_query(opts, a).await,
-            Command::Demo(a) => demo::run(opts, a).await,
-            Command::Bench(a) => bench::run(opts, a).await,
+            Command::Demo(a) => demo::run(opts, a).await.map_err(Into::into),
+            Command::Bench(a) => bench::run(opts, a).await.map_err(Into::into),
             Command::Insert(a) => insert::run(opts, a).await,
             Command::Convert(_) => unreachable!("handled above"),
         }

@@ -7,11 +7,11 @@ use crate::error::{guarded, invalid};
 use crate::io::{open_file, Input, Source};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use chwire::{Block, DataType};
 use chwire_arrow::{batch_into_block, batch_into_block_inferred};
+use chwire_proto::{Block, DataType};
 
 /// Record batches of one of the readers.
-pub type Batches = Box<dyn Iterator<Item = chwire::Result<RecordBatch>>>;
+pub type Batches = Box<dyn Iterator<Item = crate::Result<RecordBatch>>>;
 
 /// The ClickHouse types of a file's columns, inferred from its schema (Parquet's rules).
 pub type InferTypes = fn(&SchemaRef) -> chwire_arrow::Result<Vec<(String, DataType)>>;
@@ -43,32 +43,32 @@ pub enum SeekFile {
 }
 
 /// `input` as a file to seek in: stdin cannot be (the format's index is at the end).
-pub fn seek_file(input: Input, format: &str) -> chwire::Result<SeekFile> {
+pub fn seek_file(input: Input, format: &str) -> crate::Result<SeekFile> {
     match input {
         Input::File(p) => Ok(SeekFile::Disk(open_file(&p)?)),
         Input::Bytes(b) => Ok(SeekFile::Memory(b)),
-        Input::Stdin => {
-            Err(invalid(format!("{format} input is read from a file (--input FILE): its index is at the end; ArrowStream reads stdin")))
-        }
+        Input::Stdin => Err(crate::Error::options(format!(
+            "{format} input is read from a file (--input FILE): its index is at the end; ArrowStream reads stdin"
+        ))),
     }
 }
 
 impl Source for BatchSource {
-    fn names(&mut self) -> chwire::Result<Option<Vec<String>>> {
+    fn names(&mut self) -> crate::Result<Option<Vec<String>>> {
         Ok(Some(self.schema.fields().iter().map(|f| f.name().clone()).collect()))
     }
 
-    fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()> {
+    fn bind(&mut self, target: &[(String, DataType)]) -> crate::Result<()> {
         self.target = Some(target.to_vec());
         Ok(())
     }
 
-    fn skip_rows(&mut self, rows: u64) -> chwire::Result<()> {
+    fn skip_rows(&mut self, rows: u64) -> crate::Result<()> {
         self.skip = rows;
         Ok(())
     }
 
-    fn next_block(&mut self) -> chwire::Result<Option<Block>> {
+    fn next_block(&mut self) -> crate::Result<Option<Block>> {
         loop {
             let batches = &mut self.batches;
             let Some(batch) = guarded(|| batches.next().transpose())? else { return Ok(None) };

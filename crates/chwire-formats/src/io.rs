@@ -1,21 +1,21 @@
 //! What every format's reader and writer implements ([`Source`], [`Sink`]), and where they read
 //! from and write to.
 
-use chwire::{Block, DataType};
+use chwire_proto::{Block, DataType};
 
 /// Where blocks come from: one reader per input format.
 pub trait Source {
     /// The column names the input itself declares (Native and Arrow headers, the names line
     /// of `...WithNames`), or `None` when its values follow the target's columns in order.
-    fn names(&mut self) -> chwire::Result<Option<Vec<String>>>;
+    fn names(&mut self) -> crate::Result<Option<Vec<String>>>;
     /// The columns blocks must have (an INSERT's header; `convert --structure`). Text
     /// formats need it to parse; Arrow inputs convert to it (without it, to the types the
     /// file itself carries); Native blocks are checked against it by the insert.
-    fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()>;
+    fn bind(&mut self, target: &[(String, DataType)]) -> crate::Result<()>;
     /// Skip the first `rows` data rows of the input (without parsing text ones).
-    fn skip_rows(&mut self, rows: u64) -> chwire::Result<()>;
+    fn skip_rows(&mut self, rows: u64) -> crate::Result<()>;
     /// The next block, or `None` at the end of the input.
-    fn next_block(&mut self) -> chwire::Result<Option<Block>>;
+    fn next_block(&mut self) -> crate::Result<Option<Block>>;
     /// The columns of the blocks, when the input declares them even without rows (an Arrow
     /// or Parquet schema, a `...WithNamesAndTypes` header, the bound target): an empty input
     /// still converts to an empty file of those columns.
@@ -45,11 +45,11 @@ pub fn columns_of(block: &Block) -> Vec<(String, DataType)> {
 /// Where blocks go: one writer per output format. `begin` gets the header (names and types,
 /// no rows) before the first block; `finish` completes the file (footers, flush).
 pub trait Sink {
-    fn begin(&mut self, header: &[(String, DataType)]) -> chwire::Result<()>;
-    fn write(&mut self, block: Block) -> chwire::Result<()>;
+    fn begin(&mut self, header: &[(String, DataType)]) -> crate::Result<()>;
+    fn write(&mut self, block: Block) -> crate::Result<()>;
     /// Push what is buffered to the output (for terminals; files flush at `finish`).
-    fn flush(&mut self) -> chwire::Result<()>;
-    fn finish(self: Box<Self>) -> chwire::Result<()>;
+    fn flush(&mut self) -> crate::Result<()>;
+    fn finish(self: Box<Self>) -> crate::Result<()>;
 }
 
 /// Where a [`Source`] reads from.
@@ -61,15 +61,15 @@ pub enum Input {
 }
 
 /// Whether an error is a write to a closed pipe (the reader went away, e.g. `| head`).
-pub fn is_broken_pipe(e: &chwire::Error) -> bool {
-    matches!(e.kind(), chwire::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe)
+pub fn is_broken_pipe(e: &crate::Error) -> bool {
+    matches!(e.kind(), crate::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// The output: a file or stdout.
 pub type Output = Box<dyn std::io::Write + Send>;
 
 /// Open `input` as a byte stream.
-pub fn open_input(input: Input) -> chwire::Result<Box<dyn std::io::Read>> {
+pub fn open_input(input: Input) -> crate::Result<Box<dyn std::io::Read>> {
     Ok(match input {
         Input::File(p) => Box::new(open_file(&p)?),
         Input::Stdin => Box::new(std::io::stdin().lock()),
@@ -79,19 +79,18 @@ pub fn open_input(input: Input) -> chwire::Result<Box<dyn std::io::Read>> {
 
 /// A file the user named to read: one that cannot be opened (missing, a directory, not
 /// readable) is bad input (exit code 2), named in the error.
-pub fn open_file(p: &std::path::Path) -> chwire::Result<std::fs::File> {
-    let bad = |e: &dyn std::fmt::Display| chwire::Error::invalid_input(format!("{}: {e}", p.display()));
-    let f = std::fs::File::open(p).map_err(|e| bad(&e))?;
-    if f.metadata().map_err(|e| bad(&e))?.is_dir() {
-        return Err(bad(&"is a directory"));
+pub fn open_file(p: &std::path::Path) -> crate::Result<std::fs::File> {
+    let f = std::fs::File::open(p).map_err(|e| crate::Error::file(p, e))?;
+    if f.metadata().map_err(|e| crate::Error::file(p, e))?.is_dir() {
+        return Err(crate::Error::new(crate::ErrorKind::File(format!("{}: is a directory", p.display()))));
     }
     Ok(f)
 }
 
 /// Create `path` for writing, or stdout.
-pub fn open_output(path: Option<&std::path::Path>) -> chwire::Result<Output> {
+pub fn open_output(path: Option<&std::path::Path>) -> crate::Result<Output> {
     Ok(match path {
-        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| chwire::Error::invalid_input(format!("{}: {e}", p.display())))?),
+        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| crate::Error::file(p, e))?),
         None => Box::new(std::io::stdout()),
     })
 }

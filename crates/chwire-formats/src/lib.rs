@@ -10,52 +10,48 @@
 //! ClickHouse's `output_format_parquet_*`/`output_format_arrow_*` settings).
 //!
 //! Layers: this crate sits on `chwire-arrow` (blocks ⇄ record batches), `chwire-text` (values as
-//! text) and `chwire` (blocks, errors); the `chwire` command line sits on it. Inside, imports
+//! text) and `chwire-proto` (blocks, types, the Native format, values into columns), with its
+//! own [`Error`]; it depends on no client, async runtime, HTTP or TLS crate (`scripts/deps.sh`
+//! keeps it so). The `chwire` command line sits on it and on the client. Inside, imports
 //! point one way: the registry → the formats (`native`, `text`, `ipc`, `parquet`) →
 //! `batches` → `io`, `options`, `error`.
 //!
-//! Loading a Parquet file and a CSV file into a table:
+//! A CSV file into a Parquet file:
 //!
 //! ```
-//! use chwire_formats::{columns_of, source, FileOptions, Format};
+//! use chwire_formats::{columns_of, parse_structure, sink, source, FileOptions, Format};
 //!
-//! # fn files(dir: &std::path::Path) -> chwire::Result<()> {
-//! #     let mut csv = std::fs::File::create(dir.join("events.csv"))?;
-//! #     std::io::Write::write_all(&mut csv, b"1,start\n2,stop\n")?;
-//! #     let mut from_csv = source(Format::Csv, Some(&dir.join("events.csv")), &FileOptions::default(), None, chwire::Limits::default())?;
-//! #     from_csv.bind(&chwire_formats::parse_structure("id UInt64, name String")?)?;
-//! #     let out = Box::new(std::fs::File::create(dir.join("events.parquet"))?);
-//! #     let mut sink = chwire_formats::sink(Format::Parquet, out, None, &FileOptions::default())?;
-//! #     let block = from_csv.next_block()?.expect("rows");
-//! #     sink.begin(&columns_of(&block))?;
-//! #     sink.write(block)?;
-//! #     sink.finish()
-//! # }
-//! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> chwire::Result<()> {
-//! # let url = std::env::var("CHWIRE_TEST_URL").unwrap_or_else(|_| "tcp://default@127.0.0.1:19000/default".into());
+//! # fn main() -> chwire_formats::Result<()> {
 //! # let dir = std::env::temp_dir().join(format!("chwire-formats-doc-{}", std::process::id()));
 //! # std::fs::create_dir_all(&dir)?;
-//! # files(&dir)?;
-//! let mut client = chwire::Client::connect_url(&url).await?;
-//! # client.execute("DROP TABLE IF EXISTS formats_doc_events").await?;
-//! client.execute("CREATE TABLE formats_doc_events (id UInt64, name String) ENGINE = Memory").await?;
-//! for (file, format) in [("events.parquet", Format::Parquet), ("events.csv", Format::Csv)] {
-//!     let mut input = source(format, Some(&dir.join(file)), &FileOptions::default(), None, chwire::Limits::default())?;
-//!     let mut insert = client.insert_blocks("INSERT INTO formats_doc_events VALUES").await?;
-//!     input.bind(&columns_of(insert.header()))?; // the table's columns: text parses to them
-//!     while let Some(block) = input.next_block()? {
-//!         insert.send(&block).await?;
+//! std::fs::write(dir.join("events.csv"), "1,start\n2,stop\n")?;
+//! let limits = chwire_proto::Limits::default();
+//! let mut csv = source(Format::Csv, Some(&dir.join("events.csv")), &FileOptions::default(), None, limits)?;
+//! csv.bind(&parse_structure("id UInt64, name String")?)?; // text parses to these columns
+//! let out = Box::new(std::fs::File::create(dir.join("events.parquet"))?);
+//! let mut parquet = sink(Format::Parquet, out, None, &FileOptions::default())?;
+//! let mut begun = false;
+//! while let Some(block) = csv.next_block()? {
+//!     if !begun {
+//!         parquet.begin(&columns_of(&block))?;
+//!         begun = true;
 //!     }
-//!     insert.end().await?;
+//!     parquet.write(block)?;
 //! }
-//! # let rows = client.query("SELECT count() FROM formats_doc_events").fetch_blocks().await?;
-//! # assert_eq!(format!("{:?}", rows[0].column_at(0).unwrap().value(0)), "UInt(4)");
-//! # client.execute("DROP TABLE formats_doc_events").await?;
+//! parquet.finish()?;
+//!
+//! let mut back = source(Format::Parquet, Some(&dir.join("events.parquet")), &FileOptions::default(), None, limits)?;
+//! let block = back.next_block()?.expect("the rows");
+//! assert_eq!((block.rows(), block.column_at(1).map(|c| c.value(1))), (2, Some(chwire_proto::Value::String(b"stop"))));
 //! # std::fs::remove_dir_all(&dir)?;
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! Loading a file into a table is the same loop with the client's block insert as the sink:
+//! bind the source to the table's columns (`source.bind(&columns_of(insert.header()))`, with
+//! `chwire::Client::insert_blocks`) and send each block; `chwire insert` does this (its
+//! `crates/chwire-cli/src/insert.rs`, tested against a server).
 
 // Every reader here takes input from files and pipes: no unwrap or expect outside tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -73,6 +69,7 @@ pub mod text;
 
 mod registry;
 
+pub use error::{Error, ErrorKind, Result};
 pub use io::{columns_of, is_broken_pipe, open_file, open_input, open_output, BlockLimits, Input, Output, Sink, Source};
 pub use options::FileOptions;
 pub use registry::{any_format, input_format, sink, source, source_of, Format};

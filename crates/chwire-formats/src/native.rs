@@ -4,10 +4,10 @@
 
 use crate::io::{columns_of, Output, Sink, Source};
 use bytes::{Buf, BytesMut};
-use chwire::proto::error::ReadError;
-use chwire::proto::native;
-use chwire::proto::wire::Reader;
-use chwire::{Block, DataType, Limits};
+use chwire_proto::error::ReadError;
+use chwire_proto::native;
+use chwire_proto::wire::Reader;
+use chwire_proto::{Block, DataType, Limits};
 use std::io::{BufWriter, Read, Write};
 
 /// Native blocks re-encoded by chwire.
@@ -23,16 +23,16 @@ impl NativeSink {
 }
 
 impl Sink for NativeSink {
-    fn begin(&mut self, _header: &[(String, DataType)]) -> chwire::Result<()> {
+    fn begin(&mut self, _header: &[(String, DataType)]) -> crate::Result<()> {
         Ok(())
     }
-    fn write(&mut self, block: Block) -> chwire::Result<()> {
-        Ok(chwire::proto::native::write_block(&block, &mut self.encoded, &mut self.out)?)
+    fn write(&mut self, block: Block) -> crate::Result<()> {
+        Ok(chwire_proto::native::write_block(&block, &mut self.encoded, &mut self.out)?)
     }
-    fn flush(&mut self) -> chwire::Result<()> {
+    fn flush(&mut self) -> crate::Result<()> {
         Ok(self.out.flush()?)
     }
-    fn finish(mut self: Box<Self>) -> chwire::Result<()> {
+    fn finish(mut self: Box<Self>) -> crate::Result<()> {
         Ok(self.out.flush()?)
     }
 }
@@ -42,16 +42,16 @@ impl Sink for NativeSink {
 pub struct NullSink;
 
 impl Sink for NullSink {
-    fn begin(&mut self, _header: &[(String, DataType)]) -> chwire::Result<()> {
+    fn begin(&mut self, _header: &[(String, DataType)]) -> crate::Result<()> {
         Ok(())
     }
-    fn write(&mut self, _block: Block) -> chwire::Result<()> {
+    fn write(&mut self, _block: Block) -> crate::Result<()> {
         Ok(())
     }
-    fn flush(&mut self) -> chwire::Result<()> {
+    fn flush(&mut self) -> crate::Result<()> {
         Ok(())
     }
-    fn finish(self: Box<Self>) -> chwire::Result<()> {
+    fn finish(self: Box<Self>) -> crate::Result<()> {
         Ok(())
     }
 }
@@ -69,12 +69,12 @@ pub struct NativeSource {
 }
 
 impl NativeSource {
-    pub fn new(input: Box<dyn std::io::Read>, limits: chwire::Limits) -> NativeSource {
+    pub fn new(input: Box<dyn std::io::Read>, limits: chwire_proto::Limits) -> NativeSource {
         NativeSource { blocks: NativeBlocks::new(input, limits), peeked: None, skip: 0, target: Vec::new() }
     }
 
     /// The block with its columns in the target's types (unchanged when they are already).
-    fn converted(&self, block: Block) -> chwire::Result<Block> {
+    fn converted(&self, block: Block) -> crate::Result<Block> {
         let same =
             |name: &str, ty: &DataType| self.target.iter().find(|(n, _)| n == name).is_none_or(|(_, t)| t == ty || same_on_the_wire(t, ty));
         if self.target.is_empty() || block.columns().iter().all(|(n, c)| same(n, c.data_type())) {
@@ -100,22 +100,22 @@ fn same_on_the_wire(a: &DataType, b: &DataType) -> bool {
 }
 
 impl Source for NativeSource {
-    fn names(&mut self) -> chwire::Result<Option<Vec<String>>> {
+    fn names(&mut self) -> crate::Result<Option<Vec<String>>> {
         if self.peeked.is_none() {
             self.peeked = self.blocks.next_block()?;
         }
         Ok(self.peeked.as_ref().map(|b| b.names().map(str::to_string).collect()))
     }
-    fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()> {
+    fn bind(&mut self, target: &[(String, DataType)]) -> crate::Result<()> {
         // The blocks carry their own types: converted where the target's differ.
         self.target = target.to_vec();
         Ok(())
     }
-    fn skip_rows(&mut self, rows: u64) -> chwire::Result<()> {
+    fn skip_rows(&mut self, rows: u64) -> crate::Result<()> {
         self.skip = rows;
         Ok(())
     }
-    fn next_block(&mut self) -> chwire::Result<Option<Block>> {
+    fn next_block(&mut self) -> crate::Result<Option<Block>> {
         loop {
             let Some(block) = (match self.peeked.take() {
                 Some(b) => Some(b),
@@ -139,12 +139,12 @@ impl Source for NativeSource {
 
 /// The rows of `block` from `from` on, as a new block (values copied: used once, for
 /// `--skip-rows` inside a block).
-pub fn tail_of(block: &Block, from: usize) -> chwire::Result<Block> {
+pub fn tail_of(block: &Block, from: usize) -> crate::Result<Block> {
     let columns = columns_of(block);
     let cols: Vec<(&str, DataType)> = columns.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
-    let rows: Vec<Vec<chwire::Value<'_>>> =
+    let rows: Vec<Vec<chwire_proto::Value<'_>>> =
         (from..block.rows()).map(|r| block.columns().iter().map(|(_, c)| c.value(r)).collect()).collect();
-    chwire::row::block_from_values(&cols, rows.iter().map(Vec::as_slice))
+    Ok(chwire_proto::column::block_from_values(&cols, rows.iter().map(Vec::as_slice))?)
 }
 
 /// Native blocks read one at a time from a byte stream: memory holds one block (plus one
@@ -168,20 +168,20 @@ impl NativeBlocks {
 
     /// The next block, or `None` at the end of the input. A malformed or truncated input, or
     /// one beyond the limits, is bad input (exit code 2), not a protocol failure.
-    pub fn next_block(&mut self) -> chwire::Result<Option<Block>> {
+    pub fn next_block(&mut self) -> crate::Result<Option<Block>> {
         self.decode_next().map_err(|e| match e.kind() {
-            chwire::ErrorKind::Decode(_) => chwire::Error::invalid_input(format!("Native input: {e}")),
+            crate::ErrorKind::Decode(d) => crate::Error::invalid_data(format!("Native input: {e}")).caused_by(d.clone()),
             _ => e,
         })
     }
 
-    fn decode_next(&mut self) -> chwire::Result<Option<Block>> {
+    fn decode_next(&mut self) -> crate::Result<Option<Block>> {
         loop {
             if !self.buf.is_empty() {
                 let mut r = Reader::with_limits(&self.buf, self.limits);
                 match native::decode_block(&mut r) {
                     Ok(_) if r.position() > self.limits.max_block_bytes => {
-                        return Err(chwire::proto::DecodeError::LimitExceeded {
+                        return Err(chwire_proto::DecodeError::LimitExceeded {
                             what: "block bytes",
                             size: r.position() as u64,
                             limit: self.limits.max_block_bytes as u64,
@@ -196,7 +196,7 @@ impl NativeBlocks {
                     }
                     Err(ReadError::Incomplete { needed }) => {
                         if needed > self.limits.max_block_bytes {
-                            return Err(chwire::proto::DecodeError::LimitExceeded {
+                            return Err(chwire_proto::DecodeError::LimitExceeded {
                                 what: "block bytes",
                                 size: needed as u64,
                                 limit: self.limits.max_block_bytes as u64,
@@ -204,7 +204,7 @@ impl NativeBlocks {
                             .into());
                         }
                         if self.eof {
-                            return Err(chwire::proto::DecodeError::Truncated(needed - self.buf.len()).into());
+                            return Err(chwire_proto::DecodeError::Truncated(needed - self.buf.len()).into());
                         }
                         // Grow with what really arrives (at most doubling per read), not by
                         // what a length in the input claims.
@@ -212,7 +212,7 @@ impl NativeBlocks {
                         self.buf.reserve(want);
                     }
                     Err(ReadError::Invalid(e)) => {
-                        return Err(chwire::proto::DecodeError::Malformed {
+                        return Err(chwire_proto::DecodeError::Malformed {
                             what: "Native input",
                             detail: format!("block at byte {}: {e}", self.offset),
                         }

@@ -23,7 +23,7 @@ pub type Settings = Vec<(String, String)>;
 /// `output_format_json_*`, `input_format_*` but `input_format_skip_unknown_fields`): chwire
 /// reads and writes the files itself, so the server's formats never see them, and sending them
 /// would silently change nothing.
-pub fn refuse_unapplied(settings: &Settings) -> chwire::Result<()> {
+pub fn refuse_unapplied(settings: &Settings) -> crate::Result<()> {
     let unapplied = |k: &str| {
         let k = k.trim();
         (k.starts_with("format_") || k.starts_with("output_format_") || k.starts_with("input_format_"))
@@ -31,7 +31,7 @@ pub fn refuse_unapplied(settings: &Settings) -> chwire::Result<()> {
             && k != "input_format_skip_unknown_fields"
     };
     match settings.iter().find(|(k, _)| unapplied(k)) {
-        Some((k, _)) => Err(chwire::Error::invalid_input(format!(
+        Some((k, _)) => Err(crate::Error::unsupported(format!(
             "the format setting {k} is not supported by chwire (it reads and writes the formats itself; the server's \
              formats never see it)"
         ))),
@@ -119,14 +119,12 @@ impl FileOptions {
 }
 
 /// `zstd[:LEVEL]`, `lz4`, `snappy`, `none` as a Parquet codec.
-fn parquet_codec(s: &str) -> chwire::Result<Compression> {
+fn parquet_codec(s: &str) -> crate::Result<Compression> {
     let (name, level) = match s.split_once(':') {
-        Some((n, l)) => {
-            (n, Some(l.parse::<i32>().map_err(|_| chwire::Error::invalid_input(format!("compression level {l:?} is not a number")))?))
-        }
+        Some((n, l)) => (n, Some(l.parse::<i32>().map_err(|_| crate::Error::options(format!("compression level {l:?} is not a number")))?)),
         None => (s, None),
     };
-    let bad_level = |e: parquet::errors::ParquetError| chwire::Error::invalid_input(format!("{s}: {e}"));
+    let bad_level = |e: parquet::errors::ParquetError| crate::Error::options(format!("{s}: {e}")).caused_by(e);
     let codec = match name.to_ascii_lowercase().as_str() {
         "zstd" => Compression::ZSTD(match level {
             Some(l) => ZstdLevel::try_new(l).map_err(bad_level)?,
@@ -136,20 +134,20 @@ fn parquet_codec(s: &str) -> chwire::Result<Compression> {
         "snappy" if level.is_none() => Compression::SNAPPY,
         "none" | "uncompressed" if level.is_none() => Compression::UNCOMPRESSED,
         "lz4" | "lz4_raw" | "snappy" | "none" | "uncompressed" => {
-            return Err(chwire::Error::invalid_input(format!("{name} has no compression level")))
+            return Err(crate::Error::options(format!("{name} has no compression level")))
         }
-        _ => return Err(chwire::Error::invalid_input(format!("unknown compression {s:?}: zstd[:LEVEL], lz4, snappy, none"))),
+        _ => return Err(crate::Error::options(format!("unknown compression {s:?}: zstd[:LEVEL], lz4, snappy, none"))),
     };
     Ok(codec)
 }
 
 /// `lz4`/`lz4_frame`, `zstd`, `none` as an Arrow IPC codec.
-fn ipc_codec(s: &str) -> chwire::Result<Option<CompressionType>> {
+fn ipc_codec(s: &str) -> crate::Result<Option<CompressionType>> {
     Ok(match s.to_ascii_lowercase().as_str() {
         "lz4" | "lz4_frame" => Some(CompressionType::LZ4_FRAME),
         "zstd" => Some(CompressionType::ZSTD),
         "none" | "uncompressed" => None,
-        _ => return Err(chwire::Error::invalid_input(format!("Arrow files compress with lz4 or zstd (no levels), not {s:?}"))),
+        _ => return Err(crate::Error::options(format!("Arrow files compress with lz4 or zstd (no levels), not {s:?}"))),
     })
 }
 
@@ -163,8 +161,8 @@ pub fn default_threads() -> usize {
 
 /// The Arrow options of a mapping (`rich` or `clickhouse`, as `--arrow-types`; anything else is
 /// an error), and the zone of DateTime columns without their own.
-pub fn arrow_options(mapping: &str, tz: Option<&str>) -> chwire::Result<ArrowOptions> {
-    let mut o = ArrowOptions::named(mapping).map_err(|e| chwire::Error::invalid_input(e.to_string()))?;
+pub fn arrow_options(mapping: &str, tz: Option<&str>) -> crate::Result<ArrowOptions> {
+    let mut o = ArrowOptions::named(mapping).map_err(|e| crate::Error::options(e.to_string()).caused_by(e))?;
     o.default_timezone = tz.map(str::to_string);
     Ok(o)
 }
@@ -173,16 +171,16 @@ impl FileOptions {
     /// These options changed by ClickHouse's format settings among `settings`
     /// (`output_format_parquet_*`, `output_format_arrow_*`, `input_format_skip_unknown_fields`);
     /// any other setting is an error.
-    pub fn with_settings(mut self, settings: &[(String, String)]) -> chwire::Result<FileOptions> {
+    pub fn with_settings(mut self, settings: &[(String, String)]) -> crate::Result<FileOptions> {
         let o = &mut self;
         let number = |k: &str, v: &str| {
             v.parse::<usize>()
                 .ok()
                 .filter(|&n| n > 0)
-                .ok_or_else(|| chwire::Error::invalid_input(format!("{k} = {v:?}: expected a positive number")))
+                .ok_or_else(|| crate::Error::options(format!("{k} = {v:?}: expected a positive number")))
         };
         for (k, v) in settings {
-            let bad = |e: chwire_arrow::Error| chwire::Error::invalid_input(e.to_string());
+            let bad = |e: chwire_arrow::Error| crate::Error::options(e.to_string()).caused_by(e);
             match k.as_str() {
                 "output_format_parquet_compression_method" => o.parquet_compression = parquet_codec(v)?,
                 "output_format_parquet_row_group_size" => o.row_group_rows = number(k, v)?,
@@ -192,7 +190,7 @@ impl FileOptions {
                     o.parquet_version = match v.as_str() {
                         "1.0" => WriterVersion::PARQUET_1_0,
                         "2.4" | "2.6" | "2.latest" => WriterVersion::PARQUET_2_0,
-                        _ => return Err(chwire::Error::invalid_input(format!("{k} = {v:?}: expected 1.0, 2.4, 2.6 or 2.latest"))),
+                        _ => return Err(crate::Error::options(format!("{k} = {v:?}: expected 1.0, 2.4, 2.6 or 2.latest"))),
                     }
                 }
                 "output_format_parquet_string_as_string" => o.arrow.set("string_as_string", v).map_err(bad)?,
@@ -205,7 +203,7 @@ impl FileOptions {
                 "input_format_skip_unknown_fields" => o.skip_unknown_fields = chwire_arrow::setting_flag(k, v).map_err(bad)?,
                 "output_format_arrow_compression_method" => o.ipc_compression = Ok(ipc_codec(v)?),
                 k if k.starts_with("output_format_arrow_") => o.arrow.set(k, v).map_err(bad)?,
-                k => return Err(chwire::Error::invalid_input(format!("the format setting {k} is not supported by chwire"))),
+                k => return Err(crate::Error::unsupported(format!("the format setting {k} is not supported by chwire"))),
             }
         }
         Ok(self)
@@ -214,7 +212,7 @@ impl FileOptions {
     /// These options with one compression for Parquet and Arrow output (`zstd[:LEVEL]`, `lz4`,
     /// `snappy`, `none`, as `--file-compression`): Arrow files take lz4 and zstd without a level,
     /// and refuse the others when written.
-    pub fn with_file_compression(mut self, c: &str) -> chwire::Result<FileOptions> {
+    pub fn with_file_compression(mut self, c: &str) -> crate::Result<FileOptions> {
         self.parquet_compression = parquet_codec(c)?;
         self.ipc_compression = match self.parquet_compression {
             Compression::ZSTD(_) if !c.contains(':') => Ok(Some(CompressionType::ZSTD)),

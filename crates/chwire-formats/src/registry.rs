@@ -150,7 +150,7 @@ pub fn input_format(s: &str) -> Result<Format, String> {
 
 /// The writer of `format` (not yet begun) into `out`. `tz` is the zone of DateTime columns
 /// without their own (text formats).
-pub fn sink(format: Format, out: Output, tz: Option<&str>, files: &FileOptions) -> chwire::Result<Box<dyn Sink>> {
+pub fn sink(format: Format, out: Output, tz: Option<&str>, files: &FileOptions) -> crate::Result<Box<dyn Sink>> {
     Ok(match format {
         Format::Native => Box::new(native::NativeSink::new(out)),
         Format::Null => Box::new(native::NullSink),
@@ -159,7 +159,7 @@ pub fn sink(format: Format, out: Output, tz: Option<&str>, files: &FileOptions) 
         Format::Parquet => Box::new(parquet::ParquetSink::new(out, files)),
         f => match f.text() {
             Some(text) => Box::new(text::TextSink::new(text, out, tz)),
-            None => return Err(chwire::Error::invalid_input(format!("{f} is not an output format"))),
+            None => return Err(crate::Error::options(format!("{f} is not an output format"))),
         },
     })
 }
@@ -170,8 +170,8 @@ pub fn source(
     input: Option<&std::path::Path>,
     files: &FileOptions,
     tz: Option<&str>,
-    limits: chwire::Limits,
-) -> chwire::Result<Box<dyn Source>> {
+    limits: chwire_proto::Limits,
+) -> crate::Result<Box<dyn Source>> {
     let input = match input {
         Some(p) => Input::File(p.to_path_buf()),
         None => Input::Stdin,
@@ -185,8 +185,8 @@ pub fn source_of(
     input: Input,
     files: &FileOptions,
     tz: Option<&str>,
-    limits: chwire::Limits,
-) -> chwire::Result<Box<dyn Source>> {
+    limits: chwire_proto::Limits,
+) -> crate::Result<Box<dyn Source>> {
     Ok(match format {
         Format::Native => Box::new(native::NativeSource::new(open_input(input)?, limits)),
         Format::Arrow => ipc::file_source(input, limits)?,
@@ -196,7 +196,7 @@ pub fn source_of(
             Some(text) if f.readable() => Box::new(
                 text::TextSource::new(text, open_input(input)?, tz, files.block_limits).skip_unknown_fields(files.skip_unknown_fields),
             ),
-            _ => return Err(chwire::Error::invalid_input(format!("{format} is an output format only"))),
+            _ => return Err(crate::Error::options(format!("{format} is an output format only"))),
         },
     })
 }
@@ -261,7 +261,7 @@ mod tests {
         let header = crate::parse_structure("lc LowCardinality(String), n LowCardinality(Nullable(String))").unwrap();
         let files = FileOptions { block_limits: crate::BlockLimits { rows: 2, bytes: 1 << 20 }, ..FileOptions::default() };
         let read = |format: Format, data: Vec<u8>| -> Vec<String> {
-            let mut src = source_of(format, Input::Bytes(data.into()), &files, None, chwire::Limits::default()).unwrap();
+            let mut src = source_of(format, Input::Bytes(data.into()), &files, None, chwire_proto::Limits::default()).unwrap();
             src.bind(&header).unwrap();
             let mut out = Vec::new();
             while let Some(b) = src.next_block().unwrap() {
@@ -273,7 +273,7 @@ mod tests {
         };
         let mut blocks = Vec::new();
         let mut src =
-            source_of(Format::Csv, Input::Bytes(csv.as_bytes().to_vec().into()), &files, None, chwire::Limits::default()).unwrap();
+            source_of(Format::Csv, Input::Bytes(csv.as_bytes().to_vec().into()), &files, None, chwire_proto::Limits::default()).unwrap();
         src.bind(&header).unwrap();
         while let Some(b) = src.next_block().unwrap() {
             blocks.push(b);

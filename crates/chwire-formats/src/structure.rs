@@ -1,20 +1,20 @@
 //! Column lists as text (`--structure`) and time zones by name.
 
-use chwire::DataType;
+use chwire_proto::DataType;
 
 /// A `--timezone` must name a zone chwire knows (IANA names, as ClickHouse's): an unknown one
 /// would read and write times as UTC.
-pub fn check_timezone(tz: Option<&str>) -> chwire::Result<()> {
+pub fn check_timezone(tz: Option<&str>) -> crate::Result<()> {
     match tz {
         Some(name) => jiff::tz::TimeZone::get(name)
             .map(|_| ())
-            .map_err(|e| chwire::Error::invalid_input(format!("--timezone {name:?}: unknown time zone ({e})"))),
+            .map_err(|e| crate::Error::options(format!("--timezone {name:?}: unknown time zone ({e})"))),
         None => Ok(()),
     }
 }
 
 /// `a UInt64, b String` (as clickhouse-local's `--structure`) into columns.
-pub fn parse_structure(s: &str) -> chwire::Result<Vec<(String, DataType)>> {
+pub fn parse_structure(s: &str) -> crate::Result<Vec<(String, DataType)>> {
     // Split at top-level commas (types nest parentheses and quote enum names).
     let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, false, 0);
     let b = s.as_bytes();
@@ -38,13 +38,13 @@ pub fn parse_structure(s: &str) -> chwire::Result<Vec<(String, DataType)>> {
         .into_iter()
         .map(|p| {
             let p = p.trim();
-            let bad = || chwire::Error::invalid_input(format!("--structure: expected `name Type`, got {p:?}"));
+            let bad = || crate::Error::options(format!("--structure: expected `name Type`, got {p:?}"));
             let (name, ty) = match p.strip_prefix('`') {
                 Some(rest) => rest.split_once('`').ok_or_else(bad)?,
                 None => p.split_once(char::is_whitespace).ok_or_else(bad)?,
             };
             let name = name.to_string();
-            let ty = DataType::parse(ty.trim()).map_err(|e| chwire::Error::invalid_input(format!("--structure: column {name}: {e}")))?;
+            let ty = DataType::parse(ty.trim()).map_err(|e| crate::Error::options(format!("--structure: column {name}: {e}")))?;
             Ok((name, ty))
         })
         .collect()

@@ -235,6 +235,17 @@ impl From<EncodeError> for Error {
     }
 }
 
+/// Rows of dynamic values that do not make a block ([`crate::row::block_from_values`]): a row
+/// error, but for a column type that cannot be built, which is bad input as in [`EncodeError`].
+impl From<chwire_proto::column::ValuesError> for Error {
+    fn from(e: chwire_proto::column::ValuesError) -> Self {
+        match e {
+            chwire_proto::column::ValuesError::Encode(e) => e.into(),
+            e => Error::new(ErrorKind::Row(e.to_string())),
+        }
+    }
+}
+
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::new(ErrorKind::Io(e))

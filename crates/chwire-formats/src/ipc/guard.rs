@@ -52,7 +52,7 @@ fn add_decompressed(total: &mut u64, prefix: [u8; 8], max: u64) -> Result<(), St
 /// Check an Arrow IPC file's footer: every record batch and dictionary block must lie inside
 /// the file, and the buffers of compressed ones may not claim more than `max_decompressed`
 /// bytes per block. Leaves the file's position unspecified.
-pub fn check_file<F: Read + Seek>(file: &mut F, max_decompressed: u64) -> chwire::Result<()> {
+pub fn check_file<F: Read + Seek>(file: &mut F, max_decompressed: u64) -> crate::Result<()> {
     let size = file.seek(SeekFrom::End(0))?;
     if size < 10 {
         return Err(malformed("the file is too short for an Arrow file"));
@@ -83,7 +83,7 @@ pub fn check_file<F: Read + Seek>(file: &mut F, max_decompressed: u64) -> chwire
 }
 
 /// The decompressed lengths of a file block's compressed buffers (see [`compressed_buffers`]).
-fn check_block_buffers<F: Read + Seek>(file: &mut F, offset: u64, meta: u64, body: u64, max: u64) -> chwire::Result<()> {
+fn check_block_buffers<F: Read + Seek>(file: &mut F, offset: u64, meta: u64, body: u64, max: u64) -> crate::Result<()> {
     if !(8..=MAX_METADATA as u64).contains(&meta) {
         return Err(malformed(format!("a block claims {meta} bytes of metadata")));
     }

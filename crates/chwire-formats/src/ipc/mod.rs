@@ -14,8 +14,8 @@ use crate::io::{open_input, Input, Output, Sink, Source};
 use crate::options::FileOptions;
 use arrow_ipc::writer::{DictionaryHandling, FileWriter, IpcWriteOptions, StreamWriter};
 use arrow_schema::SchemaRef;
-use chwire::{Block, DataType};
 use chwire_arrow::{block_to_batch, schema_for, DictionaryUnifier};
+use chwire_proto::{Block, DataType};
 use std::io::{BufReader, BufWriter, Seek, Write};
 
 /// An IPC file (random access: a footer indexes the batches) or stream.
@@ -48,7 +48,7 @@ impl IpcSink {
 }
 
 impl Sink for IpcSink {
-    fn begin(&mut self, header: &[(String, DataType)]) -> chwire::Result<()> {
+    fn begin(&mut self, header: &[(String, DataType)]) -> crate::Result<()> {
         let schema = schema_for(header, &self.files.arrow).map_err(invalid)?;
         let out = BufWriter::with_capacity(1 << 20, self.out.take().ok_or_else(|| invalid("the writer has begun already"))?);
         let codec = self.files.ipc_compression.clone().map_err(invalid)?;
@@ -65,7 +65,7 @@ impl Sink for IpcSink {
         Ok(())
     }
 
-    fn write(&mut self, block: Block) -> chwire::Result<()> {
+    fn write(&mut self, block: Block) -> crate::Result<()> {
         let (Some(schema), Some(writer)) = (&self.schema, &mut self.writer) else {
             return Err(invalid("a block before the header"));
         };
@@ -76,14 +76,14 @@ impl Sink for IpcSink {
         }
     }
 
-    fn flush(&mut self) -> chwire::Result<()> {
+    fn flush(&mut self) -> crate::Result<()> {
         match &mut self.writer {
             Some(Writer::Stream(w)) => w.flush().map_err(arrow_error),
             _ => Ok(()),
         }
     }
 
-    fn finish(self: Box<Self>) -> chwire::Result<()> {
+    fn finish(self: Box<Self>) -> crate::Result<()> {
         match self.writer {
             Some(Writer::File(mut w)) => {
                 w.finish().map_err(arrow_error)?;
@@ -102,7 +102,7 @@ impl Sink for IpcSink {
 
 /// The reader of an Arrow IPC file. A message body, and the decompressed buffers of a
 /// message, may not exceed `limits.max_block_bytes`.
-pub fn file_source(input: Input, limits: chwire::Limits) -> chwire::Result<Box<dyn Source>> {
+pub fn file_source(input: Input, limits: chwire_proto::Limits) -> crate::Result<Box<dyn Source>> {
     let max_body = limits.max_block_bytes as u64;
     let (schema, batches) = match seek_file(input, "Arrow")? {
         SeekFile::Disk(f) => arrow_file(f, max_body)?,
@@ -112,13 +112,13 @@ pub fn file_source(input: Input, limits: chwire::Limits) -> chwire::Result<Box<d
 }
 
 /// The reader of an Arrow IPC stream (a file or stdin), with the limits of [`file_source`].
-pub fn stream_source(input: Input, limits: chwire::Limits) -> chwire::Result<Box<dyn Source>> {
+pub fn stream_source(input: Input, limits: chwire_proto::Limits) -> crate::Result<Box<dyn Source>> {
     let input = CheckedStream::new(open_input(input)?, limits.max_block_bytes as u64);
     let (schema, r) = guarded(|| read::stream(BufReader::with_capacity(1 << 20, input)).map_err(arrow_error))?;
     Ok(Box::new(BatchSource::new(schema, Box::new(r.map(|b| b.map_err(arrow_error))), None)))
 }
 
-fn arrow_file<F: std::io::Read + Seek + 'static>(mut f: F, max_body: u64) -> chwire::Result<(SchemaRef, Batches)> {
+fn arrow_file<F: std::io::Read + Seek + 'static>(mut f: F, max_body: u64) -> crate::Result<(SchemaRef, Batches)> {
     check_file(&mut f, max_body)?;
     f.rewind()?;
     let (schema, r) = guarded(|| read::file(BufReader::new(f)).map_err(arrow_error))?;

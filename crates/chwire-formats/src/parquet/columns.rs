@@ -57,7 +57,7 @@ pub(super) fn balance(sizes: &[usize], groups: usize) -> Vec<Vec<usize>> {
 /// Batches of one group of columns, from its thread.
 struct Group {
     roots: Vec<usize>,
-    batches: Receiver<chwire::Result<RecordBatch>>,
+    batches: Receiver<crate::Result<RecordBatch>>,
 }
 
 /// The batches of a Parquet file read by column groups on several threads.
@@ -75,7 +75,7 @@ impl ParallelColumns {
         metadata: ArrowReaderMetadata,
         groups: Vec<Vec<usize>>,
         batch_size: usize,
-    ) -> chwire::Result<Self> {
+    ) -> crate::Result<Self> {
         let schema = metadata.schema().clone();
         let mut started = Self { schema, groups: Vec::new(), threads: Vec::new() };
         for roots in groups {
@@ -99,7 +99,7 @@ impl ParallelColumns {
     }
 
     /// The next batch of every group zipped into one of the file's schema.
-    fn zip(&mut self) -> chwire::Result<Option<RecordBatch>> {
+    fn zip(&mut self) -> crate::Result<Option<RecordBatch>> {
         let mut columns = vec![None; self.schema.fields().len()];
         let mut rows = None;
         let mut ended = 0;
@@ -131,7 +131,7 @@ impl ParallelColumns {
 }
 
 impl Iterator for ParallelColumns {
-    type Item = chwire::Result<RecordBatch>;
+    type Item = crate::Result<RecordBatch>;
 
     /// After the last batch or an error, no group is left (and the threads end).
     fn next(&mut self) -> Option<Self::Item> {
@@ -322,7 +322,7 @@ pub(crate) mod tests {
             assert_eq!(all, vec![0, 1, 2, 3, 4], "every column in exactly one group");
             let f = f.clone();
             let read = ParallelColumns::start(move || Ok(f.clone()), metadata.clone(), groups, 300).unwrap();
-            let many: Vec<RecordBatch> = read.collect::<chwire::Result<_>>().unwrap();
+            let many: Vec<RecordBatch> = read.collect::<crate::Result<_>>().unwrap();
             assert_eq!(many, one, "{threads} threads");
         }
     }

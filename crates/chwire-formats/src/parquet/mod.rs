@@ -18,8 +18,8 @@ use crate::error::{arrow_error, guarded, invalid, parquet_error};
 use crate::io::{Input, Output, Sink, Source};
 use crate::options::FileOptions;
 use arrow_schema::SchemaRef;
-use chwire::{Block, DataType};
 use chwire_arrow::{block_to_batch, clickhouse_type_for_parquet, schema_for};
+use chwire_proto::{Block, DataType};
 use std::io::{BufWriter, Write};
 
 /// Blocks into a Parquet file.
@@ -40,7 +40,7 @@ impl ParquetSink {
 }
 
 impl Sink for ParquetSink {
-    fn begin(&mut self, header: &[(String, DataType)]) -> chwire::Result<()> {
+    fn begin(&mut self, header: &[(String, DataType)]) -> crate::Result<()> {
         let schema = schema_for(header, &self.files.arrow).map_err(invalid)?;
         let out = BufWriter::with_capacity(1 << 20, self.out.take().ok_or_else(|| invalid("the writer has begun already"))?);
         let threads = if self.files.parallel_encoding { self.files.threads } else { 1 };
@@ -61,7 +61,7 @@ impl Sink for ParquetSink {
         Ok(())
     }
 
-    fn write(&mut self, block: Block) -> chwire::Result<()> {
+    fn write(&mut self, block: Block) -> crate::Result<()> {
         let (Some(schema), Some(w)) = (&self.schema, &mut self.writer) else {
             return Err(invalid("a block before the header"));
         };
@@ -83,11 +83,11 @@ impl Sink for ParquetSink {
         }
     }
 
-    fn flush(&mut self) -> chwire::Result<()> {
+    fn flush(&mut self) -> crate::Result<()> {
         Ok(())
     }
 
-    fn finish(self: Box<Self>) -> chwire::Result<()> {
+    fn finish(self: Box<Self>) -> crate::Result<()> {
         if let Some(w) = self.writer {
             w.into_inner().map_err(parquet_error)?.flush()?;
         }
@@ -98,7 +98,7 @@ impl Sink for ParquetSink {
 
 /// Parquet has no union type (parquet's writer would panic on one): the schema written must
 /// have none (`chwire_arrow::parquet_schema` makes a Variant's union a struct of its members).
-fn check_parquet_types(schema: &arrow_schema::Schema) -> chwire::Result<()> {
+fn check_parquet_types(schema: &arrow_schema::Schema) -> crate::Result<()> {
     use arrow_schema::DataType as A;
     fn has_union(t: &A) -> bool {
         match t {
@@ -112,7 +112,7 @@ fn check_parquet_types(schema: &arrow_schema::Schema) -> chwire::Result<()> {
         }
     }
     match schema.fields().iter().find(|f| has_union(f.data_type())) {
-        Some(f) => Err(invalid(format!(
+        Some(f) => Err(crate::Error::unsupported(format!(
             "column {}: Parquet has no union type for its {} values; write Arrow or Native instead",
             f.name(),
             f.metadata().get(chwire_arrow::CLICKHOUSE_TYPE_KEY).map_or("variant", String::as_str)
@@ -123,7 +123,7 @@ fn check_parquet_types(schema: &arrow_schema::Schema) -> chwire::Result<()> {
 
 /// The reader of a Parquet file. A dictionary page decoded may not exceed
 /// `limits.max_block_bytes`, nor may a page claim more uncompressed.
-pub fn source(input: Input, files: &FileOptions, limits: chwire::Limits) -> chwire::Result<Box<dyn Source>> {
+pub fn source(input: Input, files: &FileOptions, limits: chwire_proto::Limits) -> crate::Result<Box<dyn Source>> {
     let max_body = limits.max_block_bytes as u64;
     let (schema, batches) = match seek_file(input, "Parquet")? {
         SeekFile::Disk(f) => {
@@ -142,7 +142,7 @@ fn parquet_file<F: parquet::file::reader::ChunkReader + Send + 'static>(
     open: impl Fn() -> std::io::Result<F>,
     files: &FileOptions,
     max_body: u64,
-) -> chwire::Result<(SchemaRef, Batches)> {
+) -> crate::Result<(SchemaRef, Batches)> {
     use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
     let f = open()?;
     guard::check_footer(&f)?;

@@ -9,7 +9,7 @@ pub use reader::TextSource;
 pub use writer::Writer;
 
 use crate::io::{Output, Sink};
-use chwire::{Block, DataType};
+use chwire_proto::{Block, DataType};
 use std::fmt;
 use std::io::{BufWriter, Write};
 
@@ -86,16 +86,16 @@ impl TextSink {
 
 impl Sink for TextSink {
     /// The `...WithNames(AndTypes)` header lines, also for a result without rows.
-    fn begin(&mut self, header: &[(String, DataType)]) -> chwire::Result<()> {
+    fn begin(&mut self, header: &[(String, DataType)]) -> crate::Result<()> {
         Ok(self.writer.write_header(header, &mut self.out)?)
     }
-    fn write(&mut self, block: Block) -> chwire::Result<()> {
+    fn write(&mut self, block: Block) -> crate::Result<()> {
         Ok(self.writer.write_block(&block, &mut self.out)?)
     }
-    fn flush(&mut self) -> chwire::Result<()> {
+    fn flush(&mut self) -> crate::Result<()> {
         Ok(self.out.flush()?)
     }
-    fn finish(mut self: Box<Self>) -> chwire::Result<()> {
+    fn finish(mut self: Box<Self>) -> crate::Result<()> {
         Ok(self.out.flush()?)
     }
 }

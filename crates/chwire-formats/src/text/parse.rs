@@ -5,7 +5,7 @@
 //! must be unescaped are copied into the block's arena; others are borrowed from the input.
 
 use bumpalo::Bump;
-use chwire::{DataType, Value};
+use chwire_proto::{DataType, Value};
 use jiff::tz::TimeZone;
 use std::cell::RefCell;
 
@@ -580,7 +580,7 @@ impl<'b> Quoted<'_, 'b> {
 /// the arena.
 pub fn unescape<'b>(raw: &[u8], bump: &'b Bump) -> &'b [u8] {
     let mut out = bumpalo::collections::Vec::with_capacity_in(raw.len(), bump);
-    chwire::proto::sql::unescape_with(raw, |b| out.push(b));
+    chwire_proto::sql::unescape_with(raw, |b| out.push(b));
     out.into_bump_slice()
 }
 
@@ -701,7 +701,7 @@ mod tests {
         assert!(big_int("115792089237316195423570985008687907853269984665640564039457584007913129639936", false, true).is_none());
         assert!(big_int(umax, false, false).is_none());
         assert_eq!(
-            chwire::proto::column::int256_to_string(&big_int("123456789012345678901234567890123456789012", true, false).unwrap(), true),
+            chwire_proto::column::int256_to_string(&big_int("123456789012345678901234567890123456789012", true, false).unwrap(), true),
             "-123456789012345678901234567890123456789012"
         );
     }

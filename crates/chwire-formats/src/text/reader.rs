@@ -8,7 +8,8 @@ use super::parse::{self, Ctx};
 use super::TextFormat;
 use crate::io::{BlockLimits, Source};
 use bumpalo::Bump;
-use chwire::{Block, DataType, Value};
+use chwire_proto::column::ValuesError;
+use chwire_proto::{Block, DataType, Value};
 use jiff::tz::TimeZone;
 use std::io::Read;
 
@@ -118,13 +119,13 @@ impl TextSource {
         self.format.csv()
     }
 
-    fn err(&self, line: u64, what: impl std::fmt::Display) -> chwire::Error {
-        chwire::Error::invalid_input(format!("{} input, line {line}: {what}", self.format))
+    fn err(&self, line: u64, what: impl std::fmt::Display) -> crate::Error {
+        crate::Error::invalid_data(format!("{} input, line {line}: {what}", self.format))
     }
 
     /// The end of the row starting at `start` (the index of its newline, or the end of the
     /// input), reading more input as needed; `None` at the end of the input.
-    fn row_end(&mut self, start: usize) -> chwire::Result<Option<usize>> {
+    fn row_end(&mut self, start: usize) -> crate::Result<Option<usize>> {
         // CSV: a quote opens a quoted field only at the field's start (as `split_fields` reads
         // it; elsewhere it is a character of the field, as ClickHouse reads `12" pipe`), and a
         // newline inside a quoted field belongs to the field. The state carries over when
@@ -196,7 +197,7 @@ impl TextSource {
 
     /// Up to `max` rows (and about the byte limit) from the start of the buffer, and where
     /// the next row starts.
-    fn take_rows(&mut self, max: usize) -> chwire::Result<(Vec<RowSpan>, usize)> {
+    fn take_rows(&mut self, max: usize) -> crate::Result<(Vec<RowSpan>, usize)> {
         let (mut rows, mut pos) = (Vec::new(), 0);
         while rows.len() < max && pos < self.limits.bytes {
             let Some(mut end) = self.row_end(pos)? else { break };
@@ -217,7 +218,7 @@ impl TextSource {
         Ok((rows, pos))
     }
 
-    fn read_names(&mut self) -> chwire::Result<()> {
+    fn read_names(&mut self) -> crate::Result<()> {
         if self.names_read {
             return Ok(());
         }
@@ -240,7 +241,7 @@ impl TextSource {
     }
 
     /// The next line's fields as text (a header line: names or types).
-    fn header_line(&mut self) -> chwire::Result<Option<Vec<String>>> {
+    fn header_line(&mut self) -> crate::Result<Option<Vec<String>>> {
         let (rows, next) = self.take_rows(1)?;
         let Some(row) = rows.first() else { return Ok(None) };
         let bump = Bump::new();
@@ -255,7 +256,7 @@ impl TextSource {
 
     /// The columns a `...WithNamesAndTypes` header declares (for a conversion without
     /// `--structure`): each field a column of the type its types line gives.
-    fn declared_columns(&self) -> Option<chwire::Result<Vec<(String, DataType)>>> {
+    fn declared_columns(&self) -> Option<crate::Result<Vec<(String, DataType)>>> {
         let (names, types) = (self.names.as_ref()?, self.types.as_ref()?);
         Some(
             names
@@ -273,7 +274,7 @@ impl TextSource {
     /// The types line against the fields it describes (`expected`: each field's name and its
     /// target column's type; in CSV a tuple element's field its element's type), as ClickHouse
     /// checks with `input_format_with_types_use_header`.
-    fn check_types(&self, expected: &[(String, DataType)]) -> chwire::Result<()> {
+    fn check_types(&self, expected: &[(String, DataType)]) -> crate::Result<()> {
         let Some(types) = &self.types else { return Ok(()) };
         for ((name, want), given) in expected.iter().zip(types) {
             let given_type = DataType::parse(given).map_err(|e| self.err(2, format!("column {name}: {e}")))?;
@@ -423,12 +424,12 @@ fn integer_or_decimal(ty: &DataType) -> Option<&DataType> {
 }
 
 impl Source for TextSource {
-    fn names(&mut self) -> chwire::Result<Option<Vec<String>>> {
+    fn names(&mut self) -> crate::Result<Option<Vec<String>>> {
         self.read_names()?;
         Ok(self.names.clone())
     }
 
-    fn bind(&mut self, target: &[(String, DataType)]) -> chwire::Result<()> {
+    fn bind(&mut self, target: &[(String, DataType)]) -> crate::Result<()> {
         self.read_names()?;
         self.fields = match &self.names {
             Some(names) => {
@@ -442,12 +443,12 @@ impl Source for TextSource {
         Ok(())
     }
 
-    fn skip_rows(&mut self, rows: u64) -> chwire::Result<()> {
+    fn skip_rows(&mut self, rows: u64) -> crate::Result<()> {
         self.skip = rows;
         Ok(())
     }
 
-    fn next_block(&mut self) -> chwire::Result<Option<Block>> {
+    fn next_block(&mut self) -> crate::Result<Option<Block>> {
         self.read_names()?;
         if self.target.is_none() {
             if let Some(columns) = self.declared_columns() {
@@ -455,7 +456,7 @@ impl Source for TextSource {
             }
         }
         let Some(target) = self.target.take() else {
-            return Err(chwire::Error::invalid_input(format!("{} input needs the columns' types (convert: --structure)", self.format)));
+            return Err(crate::Error::options(format!("{} input needs the columns' types (convert: --structure)", self.format)));
         };
         let res = self.block(&target);
         self.target = Some(target);
@@ -468,7 +469,7 @@ impl Source for TextSource {
 }
 
 impl TextSource {
-    fn block(&mut self, target: &[(String, DataType)]) -> chwire::Result<Option<Block>> {
+    fn block(&mut self, target: &[(String, DataType)]) -> crate::Result<Option<Block>> {
         while self.skip > 0 {
             let (rows, next) = self.take_rows(usize::try_from(self.skip).unwrap_or(usize::MAX))?;
             if rows.is_empty() {
@@ -491,24 +492,23 @@ impl TextSource {
             rows.push(row);
         }
         let cols: Vec<(&str, DataType)> = target.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
-        let block = chwire::row::block_from_values(&cols, rows.iter().map(Vec::as_slice)).map_err(|e| self.value_error(e, &spans))?;
+        let block =
+            chwire_proto::column::block_from_values(&cols, rows.iter().map(Vec::as_slice)).map_err(|e| self.value_error(e, &spans))?;
         drop(rows);
         self.buf.drain(..next);
         Ok(Some(block))
     }
 
     /// A value that parsed but does not fit its column (a number out of range, an unknown
-    /// enum name): the builders name the row within the block (`row N: column ...`), which
-    /// becomes the row's line.
-    fn value_error(&self, e: chwire::Error, spans: &[RowSpan]) -> chwire::Error {
-        let chwire::ErrorKind::Row(msg) = e.kind() else { return e };
-        let Some((n, rest)) = msg.strip_prefix("row ").and_then(|m| m.split_once(": ")) else { return e };
-        let Some(span) = n.parse::<usize>().ok().and_then(|r| spans.get(r)) else { return e };
-        let rest = rest
-            .strip_prefix("row mapping: ")
-            .unwrap_or(rest)
-            .replace(&format!("cannot write a {}: ", std::any::type_name::<Value<'_>>()), "");
-        self.err(span.line, rest)
+    /// enum name): the builder names the row within the block, which becomes the row's line.
+    fn value_error(&self, e: ValuesError, spans: &[RowSpan]) -> crate::Error {
+        match &e {
+            ValuesError::Value { row, column, ty, message } => match spans.get(*row) {
+                Some(span) => self.err(span.line, format!("column `{column}` ({ty}): {message}")),
+                None => e.into(),
+            },
+            _ => e.into(),
+        }
     }
 
     /// One row's values, in target order.
@@ -581,7 +581,7 @@ fn short(s: &str) -> String {
 /// The target column of each column a names line names. In CSV a Tuple column spans several
 /// names (`t.1`, `t.2` or `t.a`, `t.b`: [`super::writer::csv_fields`]), as ClickHouse 26.9
 /// writes CSVWithNames.
-pub fn columns_of_names(format: TextFormat, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<usize>> {
+pub fn columns_of_names(format: TextFormat, names: &[String], target: &[(String, DataType)]) -> crate::Result<Vec<usize>> {
     Ok(fields_of_names(format, names, target)?.into_iter().map(|(c, _)| c).collect())
 }
 
@@ -590,7 +590,7 @@ pub fn columns_of_names(format: TextFormat, names: &[String], target: &[(String,
 type Span = (usize, Vec<(String, DataType)>);
 
 /// As [`columns_of_names`], with each column's [`Span`].
-fn fields_of_names(format: TextFormat, names: &[String], target: &[(String, DataType)]) -> chwire::Result<Vec<Span>> {
+fn fields_of_names(format: TextFormat, names: &[String], target: &[(String, DataType)]) -> crate::Result<Vec<Span>> {
     let csv = format.csv();
     let mut columns = Vec::new();
     let mut i = 0;
@@ -607,13 +607,13 @@ fn fields_of_names(format: TextFormat, names: &[String], target: &[(String, Data
             })
         });
         let Some((c, fields)) = spans else {
-            return Err(chwire::Error::invalid_input(format!(
+            return Err(crate::Error::invalid_data(format!(
                 "{format} input: no column {n:?} in {}",
                 target.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
             )));
         };
         if columns.iter().any(|(seen, _)| *seen == c) {
-            return Err(chwire::Error::invalid_input(format!("{format} input: column {n:?} is named twice in the header")));
+            return Err(crate::Error::invalid_data(format!("{format} input: column {n:?} is named twice in the header")));
         }
         i = i.saturating_add(fields.len());
         columns.push((c, fields));

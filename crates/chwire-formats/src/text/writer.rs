@@ -1,7 +1,7 @@
 //! Text output of blocks: TSV, CSV, JSON lines and pretty tables, as ClickHouse prints them.
 
-use chwire::proto::column::Value;
-use chwire::Block;
+use chwire_proto::column::Value;
+use chwire_proto::Block;
 use chwire_text::{write_json_string, write_string, write_value, Style, TimeZone};
 use std::io::{self, Write};
 
@@ -11,7 +11,7 @@ pub use super::TextFormat;
 /// named `column.element` (by name, or 1-based position) and typed by element, nested tuples
 /// further (a Point, a tuple of two Float64, too); a Nullable(Tuple) and an empty tuple are
 /// one field (as ClickHouse 26.9 writes CSVWithNames and CSVWithNamesAndTypes).
-pub fn csv_fields(name: &str, ty: &chwire::DataType) -> Vec<(String, chwire::DataType)> {
+pub fn csv_fields(name: &str, ty: &chwire_proto::DataType) -> Vec<(String, chwire_proto::DataType)> {
     match csv_tuple(ty) {
         Some(items) => items
             .iter()
@@ -27,8 +27,8 @@ pub fn csv_fields(name: &str, ty: &chwire::DataType) -> Vec<(String, chwire::Dat
 
 /// The elements of a type CSV spreads over fields of their own: a non-empty Tuple, or a
 /// type stored as one (Point). Arrays of them (Ring, Polygon) are one quoted field.
-pub fn csv_tuple(ty: &chwire::DataType) -> Option<Vec<(Option<String>, chwire::DataType)>> {
-    use chwire::DataType as T;
+pub fn csv_tuple(ty: &chwire_proto::DataType) -> Option<Vec<(Option<String>, chwire_proto::DataType)>> {
+    use chwire_proto::DataType as T;
     match ty {
         T::Tuple(items) if !items.is_empty() => Some(items.clone()),
         T::Geo(_) => match ty.storage() {
@@ -108,7 +108,7 @@ impl Writer {
 
     /// The header lines of the `...WithNames` and `...WithNamesAndTypes` formats, once: before
     /// the first block, or alone for a result without rows (as ClickHouse writes them).
-    pub fn write_header(&mut self, columns: &[(String, chwire::DataType)], out: &mut impl Write) -> io::Result<()> {
+    pub fn write_header(&mut self, columns: &[(String, chwire_proto::DataType)], out: &mut impl Write) -> io::Result<()> {
         let Some((sep, style, header)) = self.format.delimited() else { return Ok(()) };
         self.header(columns.iter().map(|(n, t)| (n.as_str(), t)), sep, style, header);
         out.write_all(&self.buf)?;
@@ -117,13 +117,13 @@ impl Writer {
     }
 
     /// Render the header lines into the buffer unless they were written already.
-    fn header<'a>(&mut self, columns: impl Iterator<Item = (&'a str, &'a chwire::DataType)>, sep: u8, style: Style, header: Header) {
+    fn header<'a>(&mut self, columns: impl Iterator<Item = (&'a str, &'a chwire_proto::DataType)>, sep: u8, style: Style, header: Header) {
         if header == Header::None || self.wrote_header {
             return;
         }
         self.wrote_header = true;
         // CSV: a tuple's elements are fields of their own, named (and typed) as ClickHouse does.
-        let fields: Vec<(String, chwire::DataType)> =
+        let fields: Vec<(String, chwire_proto::DataType)> =
             columns.flat_map(|(n, t)| if style == Style::Csv { csv_fields(n, t) } else { vec![(n.to_string(), t.clone())] }).collect();
         let types = header == Header::NamesAndTypes;
         for line in [Some(false), types.then_some(true)].into_iter().flatten() {
@@ -232,8 +232,8 @@ impl Writer {
 /// A value in CSV as ClickHouse 26.9 writes it: a (non-empty) tuple's elements are fields of
 /// their own, nested tuples further (named by [`csv_fields`]); a Nullable(Tuple), at any depth,
 /// is one field holding its TSV text.
-fn write_csv(out: &mut Vec<u8>, v: &Value<'_>, ty: &chwire::DataType, tz: &TimeZone) {
-    use chwire::DataType as T;
+fn write_csv(out: &mut Vec<u8>, v: &Value<'_>, ty: &chwire_proto::DataType, tz: &TimeZone) {
+    use chwire_proto::DataType as T;
     match (csv_tuple(ty), v) {
         (Some(items), Value::Tuple(values)) => {
             for (i, ((_, t), (_, v))) in items.iter().zip(values).enumerate() {
@@ -253,8 +253,8 @@ fn write_csv(out: &mut Vec<u8>, v: &Value<'_>, ty: &chwire::DataType, tz: &TimeZ
 }
 
 /// Numbers are right-aligned in Pretty tables.
-fn is_numeric(t: &chwire::DataType) -> bool {
-    use chwire::DataType as T;
+fn is_numeric(t: &chwire_proto::DataType) -> bool {
+    use chwire_proto::DataType as T;
     matches!(
         t.strip_nullable(),
         T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::Int8 | T::Int16 | T::Int32 | T::Int64 | T::Float32 | T::Float64
@@ -264,7 +264,7 @@ fn is_numeric(t: &chwire::DataType) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chwire::{Column, StringColumn};
+    use chwire_proto::{Column, StringColumn};
 
     fn render(format: TextFormat, block: &Block) -> String {
         let mut w = Writer::new(format, Some("UTC"));
@@ -290,10 +290,10 @@ mod tests {
     /// vectors are not quoted; AggregateFunction states are their raw bytes.
     #[test]
     fn composites_in_tsv_and_csv() {
-        use chwire::proto::column::decode_column;
-        use chwire::proto::wire::Reader;
+        use chwire_proto::column::decode_column;
+        use chwire_proto::wire::Reader;
         let decoded = |ty: &str, wire: &[u8]| {
-            let ty = chwire::DataType::parse(ty).unwrap();
+            let ty = chwire_proto::DataType::parse(ty).unwrap();
             let data = decode_column(&ty, 1, &mut Reader::new(wire)).unwrap();
             Column::new(ty, data).unwrap()
         };
@@ -312,8 +312,8 @@ mod tests {
 
     #[test]
     fn dates_in_timezones() {
-        let dt = Column::with_type_name("DateTime('Asia/Tokyo')", chwire::ColumnData::UInt32(vec![0])).unwrap();
-        let d = Column::with_type_name("Date", chwire::ColumnData::UInt16(vec![18262])).unwrap();
+        let dt = Column::with_type_name("DateTime('Asia/Tokyo')", chwire_proto::ColumnData::UInt32(vec![0])).unwrap();
+        let d = Column::with_type_name("Date", chwire_proto::ColumnData::UInt16(vec![18262])).unwrap();
         let block = Block::new().with("t", dt).unwrap().with("d", d).unwrap();
         assert_eq!(render(TextFormat::Tsv, &block), "1970-01-01 09:00:00\t2020-01-01\n");
         assert_eq!(render(TextFormat::Csv, &block), "\"1970-01-01 09:00:00\",\"2020-01-01\"\n");

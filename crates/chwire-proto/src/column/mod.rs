@@ -15,6 +15,7 @@ mod codec;
 mod qbit;
 mod take;
 mod value;
+mod values;
 
 mod low_cardinality;
 mod nested;
@@ -38,6 +39,10 @@ pub use codec::{
 };
 pub use qbit::push_qbit;
 pub use value::{decimal256_to_string, decimal_to_string, f32_of, int256_to_string, uuid_from_wire, uuid_to_wire, Value};
+pub use values::{
+    bad_storage, block_from_values, check_decimal256_precision, push_decimal, type_of, write_bytes, write_json_text, write_nested_fields,
+    write_value, ValuesError,
+};
 
 use crate::error::EncodeError;
 use crate::types::DataType;

@@ -7,23 +7,8 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use super::{read_through_lc, FromColumn, ToColumn};
 use chwire_proto::{ColumnData, DataType};
 
-/// Storage that does not fit a type that passed the check: impossible for decoded and
-/// checked columns, reported rather than trusted.
-pub(crate) fn bad_storage(data: &ColumnData) -> String {
-    format!("unexpected column storage {}", storage_name(data))
-}
-
-fn storage_name(data: &ColumnData) -> &'static str {
-    match data {
-        ColumnData::String(_) => "String",
-        ColumnData::Fixed { .. } => "fixed-width bytes",
-        ColumnData::Nullable(_) => "Nullable",
-        ColumnData::Array(_) => "Array",
-        ColumnData::Tuple(_) => "Tuple",
-        ColumnData::LowCardinality(_) => "LowCardinality",
-        _ => "of another kind",
-    }
-}
+pub(crate) use chwire_proto::column::bad_storage;
+use chwire_proto::column::write_bytes;
 
 /// Whether an Enum8/Enum16 type (if `ty` is one) has an element of value `v`.
 fn check_enum_value(ty: &DataType, v: i16) -> Result<(), String> {
@@ -253,32 +238,6 @@ impl<'a, const N: usize> FromColumn<'a> for [u8; N] {
     fn read_plain(_: &'a DataType, data: &'a ColumnData, row: usize) -> Result<Self, String> {
         bytes_at(data, row)?.try_into().map_err(|_| format!("the value is not {N} bytes long"))
     }
-}
-
-/// Append string bytes to a String, FixedString (zero-padded) or Enum (by name) column.
-fn write_bytes(b: &[u8], ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
-    match (ty, col) {
-        (_, ColumnData::String(s)) => s.push(b),
-        (DataType::FixedString(n), ColumnData::Fixed { data, .. }) => {
-            if b.len() > *n {
-                return Err(format!("{} bytes do not fit FixedString({n})", b.len()));
-            }
-            data.extend_from_slice(b);
-            data.resize(data.len() + n - b.len(), 0);
-        }
-        (DataType::Enum8(items), ColumnData::Int8(v)) => {
-            v.push(items.iter().find(|(n, _)| n.as_bytes() == b).ok_or_else(|| not_an_element(b, ty))?.1);
-        }
-        (DataType::Enum16(items), ColumnData::Int16(v)) => {
-            v.push(items.iter().find(|(n, _)| n.as_bytes() == b).ok_or_else(|| not_an_element(b, ty))?.1);
-        }
-        (_, other) => return Err(bad_storage(other)),
-    }
-    Ok(())
-}
-
-fn not_an_element(b: &[u8], ty: &DataType) -> String {
-    format!("{:?} is not an element of {ty}", String::from_utf8_lossy(b))
 }
 
 fn check_write_text(ty: &DataType) -> Result<(), String> {

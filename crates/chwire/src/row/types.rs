@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::impls::bad_storage;
 use super::{FromColumn, ToColumn};
-use chwire_proto::column::{decimal256_to_string, decimal_to_string, int256_to_string};
+use chwire_proto::column::{check_decimal256_precision, decimal256_to_string, decimal_to_string, int256_to_string};
 use chwire_proto::{ColumnData, DataType};
 
 macro_rules! wide_int {
@@ -152,31 +152,7 @@ pub(crate) fn decimal_raw(data: &ColumnData, row: usize) -> Result<i128, String>
 
 /// Append the raw value of a decimal at the column's scale, checking its precision.
 pub(crate) fn push_decimal_raw(ty: &DataType, col: &mut ColumnData, d: Decimal) -> Result<(), String> {
-    let DataType::Decimal { precision, scale } = ty else { return Err(format!("not a decimal type: {ty}")) };
-    let d = d.rescale(*scale).ok_or_else(|| format!("{d} cannot be represented exactly with scale {scale}"))?;
-    let limit = 10i128.checked_pow(u32::from(*precision)).unwrap_or(i128::MAX);
-    if d.raw.unsigned_abs() >= limit.unsigned_abs() {
-        return Err(format!("{d} has more than {precision} digits"));
-    }
-    match col {
-        ColumnData::Int32(v) => v.push(d.raw as i32),
-        ColumnData::Int64(v) => v.push(d.raw as i64),
-        ColumnData::Int128(v) => v.push(d.raw),
-        other => return Err(bad_storage(other)),
-    }
-    Ok(())
-}
-
-/// Whether a 256-bit raw decimal (32 little-endian bytes) has at most the type's precision
-/// in digits.
-pub(crate) fn check_decimal256_precision(raw: &[u8], ty: &DataType) -> Result<(), String> {
-    let DataType::Decimal { precision, .. } = ty else { return Err(format!("not a decimal type: {ty}")) };
-    let text = int256_to_string(raw, true);
-    let digits = text.trim_start_matches('-').len();
-    if digits > usize::from(*precision) {
-        return Err(format!("{text} (unscaled) has more than {precision} digits"));
-    }
-    Ok(())
+    chwire_proto::column::push_decimal(ty, col, d.raw, d.scale)
 }
 
 fn check_decimal(ty: &DataType, max_precision: u8, what: &str) -> Result<(), String> {

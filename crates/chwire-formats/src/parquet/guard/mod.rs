@@ -32,14 +32,14 @@ pub use pages::check_pages;
 
 use parquet::file::reader::ChunkReader;
 
-pub(crate) fn malformed(what: impl std::fmt::Display) -> chwire::Error {
-    chwire::Error::invalid_input(format!("malformed Parquet input: {what}"))
+pub(crate) fn malformed(what: impl std::fmt::Display) -> crate::Error {
+    crate::Error::invalid_data(format!("malformed Parquet input: {what}"))
 }
 
 /// Check a Parquet file's footer (the Thrift-encoded `FileMetaData` before its length and the
 /// closing magic) as described in the module's comment. A file too short for a footer, or
 /// with an encrypted one, is left to parquet-rs's own errors.
-pub fn check_footer<R: ChunkReader>(file: &R) -> chwire::Result<()> {
+pub fn check_footer<R: ChunkReader>(file: &R) -> crate::Result<()> {
     let len = file.len();
     let Some(tail_start) = len.checked_sub(8) else { return Ok(()) };
     let tail = file.get_bytes(tail_start, 8).map_err(crate::error::parquet_error)?;

@@ -23,7 +23,7 @@ fn widths(physical: Physical, type_length: i32) -> Option<(u64, bool, u64)> {
 }
 
 /// Check one dictionary page of a column: `bytes` decompressed bytes holding `num_values`.
-fn check_dictionary(column: &str, physical: Physical, type_length: i32, num_values: u32, bytes: usize, max: u64) -> chwire::Result<()> {
+fn check_dictionary(column: &str, physical: Physical, type_length: i32, num_values: u32, bytes: usize, max: u64) -> crate::Result<()> {
     let values = u64::from(num_values);
     let Some((plain, bits, decoded)) = widths(physical, type_length) else {
         return match values {
@@ -47,7 +47,7 @@ fn check_dictionary(column: &str, physical: Physical, type_length: i32, num_valu
 /// lies past its chunk or claims more than `max` bytes uncompressed, or a dictionary page that
 /// does not hold what it claims. Only headers are read: this is cheap enough to do for the
 /// whole file before any column is read.
-pub fn check_pages<R: ChunkReader>(file: &R, metadata: &ParquetMetaData, max: u64) -> chwire::Result<()> {
+pub fn check_pages<R: ChunkReader>(file: &R, metadata: &ParquetMetaData, max: u64) -> crate::Result<()> {
     let schema = metadata.file_metadata().schema_descr();
     for group in metadata.row_groups() {
         for (chunk, descr) in group.columns().iter().zip(schema.columns()) {
@@ -68,7 +68,7 @@ fn check_chunk<R: ChunkReader>(
     chunk: &parquet::file::metadata::ColumnChunkMetaData,
     descr: &parquet::schema::types::ColumnDescriptor,
     max: u64,
-) -> chwire::Result<()> {
+) -> crate::Result<()> {
     let column = descr.path().string();
     let (start, len) = chunk.byte_range();
     let end = start

@@ -20,7 +20,7 @@
 
 use super::jsontext::{object, string};
 use crate::text::parse::{self, Ctx};
-use chwire::Value;
+use chwire_proto::Value;
 use serde_json::value::RawValue;
 
 /// A JSON value read, before its type is settled.
@@ -120,7 +120,7 @@ fn date_or_time<'b>(s: &'b [u8], cx: &Ctx<'b>) -> Option<Inf<'b>> {
     let digits = |p: &str, n: std::ops::RangeInclusive<usize>| n.contains(&p.len()) && p.bytes().all(|c| c.is_ascii_digit());
     if b.len() <= 10 && digits(y, 4..=4) && digits(m, 1..=2) && digits(d, 1..=2) {
         let padded = format!("{y}-{m:0>2}-{d:0>2}");
-        return match parse::scalar(&chwire::DataType::Date, padded.as_bytes(), cx) {
+        return match parse::scalar(&chwire_proto::DataType::Date, padded.as_bytes(), cx) {
             Ok(Value::Date(days)) => Some(Inf::Date(days, s)),
             // Out of Date's range: a DateTime64 at midnight.
             _ => date_time64(&format!("{padded} 00:00:00"), s, cx),
@@ -138,7 +138,7 @@ fn date_or_time<'b>(s: &'b [u8], cx: &Ctx<'b>) -> Option<Inf<'b>> {
     }
     let normal = format!("{date} {time}");
     if !time.contains('.') {
-        if let Ok(Value::DateTime(secs, _)) = parse::scalar(&chwire::DataType::DateTime(None), normal.as_bytes(), cx) {
+        if let Ok(Value::DateTime(secs, _)) = parse::scalar(&chwire_proto::DataType::DateTime(None), normal.as_bytes(), cx) {
             return Some(Inf::DateTime(secs, s));
         }
     }
@@ -146,7 +146,7 @@ fn date_or_time<'b>(s: &'b [u8], cx: &Ctx<'b>) -> Option<Inf<'b>> {
 }
 
 fn date_time64<'b>(text: &str, original: &'b [u8], cx: &Ctx<'b>) -> Option<Inf<'b>> {
-    match parse::scalar(&chwire::DataType::DateTime64 { precision: 9, tz: None }, text.as_bytes(), cx) {
+    match parse::scalar(&chwire_proto::DataType::DateTime64 { precision: 9, tz: None }, text.as_bytes(), cx) {
         Ok(Value::DateTime64 { ticks, .. }) => Some(Inf::DateTime64(ticks, original)),
         _ => None,
     }

@@ -12,7 +12,7 @@
 
 use super::jsontext::{object, string, MARK};
 use crate::text::parse::{self, Ctx};
-use chwire::{DataType, Value};
+use chwire_proto::{DataType, Value};
 use serde_json::value::RawValue;
 
 /// A value of `ty` from a JSON value's text.

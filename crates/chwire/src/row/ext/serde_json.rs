@@ -157,7 +157,7 @@ impl ToColumn for Json {
 
     fn write(&self, ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
         match ty {
-            DataType::Json { .. } => crate::row::dynamic::write_json_text(self.to_string().as_bytes(), col),
+            DataType::Json { .. } => chwire_proto::column::write_json_text(self.to_string().as_bytes(), col),
             _ => self.to_string().as_str().write(ty, col),
         }
     }
