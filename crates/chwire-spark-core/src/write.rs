@@ -25,6 +25,19 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::options::SparkOptions;
+
+/// Create a table with the target's columns: with the settings that let the target have been
+/// created, since a server refuses some types by default (`LowCardinality(UInt32)` needs
+/// `allow_suspicious_low_cardinality_types`, a setting servers before 20 do not know).
+async fn create_like_target(c: &mut Client, sql: String) -> chwire::Result<()> {
+    let current = c.server_info().is_some_and(|s| s.version.0 >= 20);
+    let mut q = c.query(sql);
+    if current {
+        q = q.setting("allow_suspicious_low_cardinality_types", "1");
+    }
+    q.execute().await?;
+    Ok(())
+}
 use crate::plan::text_rows;
 use crate::sql::{quote_ident, split_table, sql_string, url_hosts, url_with_hosts};
 use crate::{invalid, Error, Result};
@@ -241,7 +254,7 @@ impl WriteJob {
     /// failure the staging table is dropped.
     pub async fn write_stage(&self, stage: &str, mut rx: mpsc::Receiver<std::result::Result<RecordBatch, String>>) -> Result<u64> {
         let mut c = self.connect().await?;
-        c.execute(self.create_stage_sql(stage)).await?;
+        create_like_target(&mut c, self.create_stage_sql(stage)).await?;
         let res = async {
             // The core's Arrow insert: small batches gathered into blocks of `blockRows` rows.
             let block_rows = usize::try_from(self.options.block_rows).unwrap_or(usize::MAX);
@@ -285,7 +298,7 @@ impl WriteJob {
         }
         let swap = self.stage_table("swap");
         let old = self.stage_table("old");
-        c.execute(format!("CREATE TABLE {swap} AS {}", self.target)).await?;
+        create_like_target(c, format!("CREATE TABLE {swap} AS {}", self.target)).await?;
         for stage in stages {
             self.move_rows(c, stage, &swap).await?;
         }

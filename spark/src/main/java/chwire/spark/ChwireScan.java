@@ -65,7 +65,10 @@ class ChwireScan implements Scan, Batch, SupportsRuntimeV2Filtering {
 
     @Override
     public NamedReference[] filterAttributes() {
-        return filterable.keySet().stream().map(Expressions::column).toArray(NamedReference[]::new);
+        // Quoted: Expressions.column parses a dotted name (a Nested column's `n.x`) as a path.
+        return filterable.keySet().stream()
+                .map(name -> Expressions.column("`" + name.replace("`", "``") + "`"))
+                .toArray(NamedReference[]::new);
     }
 
     @Override
