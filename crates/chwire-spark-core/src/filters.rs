@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::sql::{quote_ident, sql_string};
+use crate::types::unwrapped;
 
 /// A literal of a filter, by the kind of value Spark holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -93,16 +94,6 @@ pub(crate) enum Kind {
 }
 
 const INTS: &[&str] = &["Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32"];
-
-/// `ch_type` without its `Nullable(...)` and `LowCardinality(...)` wrappers, in either order
-/// (`LowCardinality(Nullable(String))` is `String`).
-fn unwrapped(ch_type: &str) -> &str {
-    let mut t = ch_type;
-    while let Some(inner) = t.strip_prefix("Nullable(").or_else(|| t.strip_prefix("LowCardinality(")) {
-        t = inner.strip_suffix(')').unwrap_or(inner);
-    }
-    t
-}
 
 /// Whether Spark sees a NULL exactly where ClickHouse has one: not for a Dynamic, whose NULL
 /// is read as the JSON text `null` (as ClickHouse writes it to Arrow), so `isNull` in
