@@ -7,7 +7,6 @@ server's own text; and server-side parameters of every type. Then what else a cu
 has: async inserts, sessions over HTTP, progress and X-ClickHouse-Summary over HTTP,
 cancel_http_readonly_queries_on_client_close, and bad input staying bad."""
 
-import decimal
 import os
 import sys
 import threading
@@ -96,29 +95,6 @@ def test_feature_tables_read_every_way_and_write_back(server, native, http, case
 # ---------------------------------------------------------------- server-side parameters
 
 
-def host(v):
-    """A value of params.json in its Python form."""
-    if isinstance(v, list):
-        return [host(x) for x in v]
-    if isinstance(v, dict):
-        if "int" in v:
-            return int(v["int"])
-        if "float" in v:
-            return float(v["float"])
-        if "decimal" in v:
-            return decimal.Decimal(v["decimal"])
-        if "tuple" in v:
-            return tuple(host(x) for x in v["tuple"])
-        if "map" in v:
-            return {host(k): host(x) for k, x in v["map"]}
-        return {k: host(x) for k, x in v.items()}
-    return v
-
-
-NEW_TYPES = {"allow_experimental_json_type": 1, "allow_experimental_dynamic_type": 1, "allow_experimental_variant_type": 1,
-             "enable_time_time64_type": 1, "allow_experimental_qbit_type": 1}
-
-
 @pytest.mark.parametrize("transport", ["native", "http"])
 def test_server_side_parameters_of_every_type(transport):
     """Each value goes as a server-side parameter (native and HTTP); the server's text of it
@@ -127,7 +103,7 @@ def test_server_side_parameters_of_every_type(transport):
     with chwire.connect(URL if transport == "native" else HTTP_URL) as c:
         for p in features.params():
             try:
-                got = c.command(f"SELECT toString({{p:{p['type']}}})", parameters={"p": host(p["value"])}, settings=NEW_TYPES)
+                got = c.command(f"SELECT toString({{p:{p['type']}}})", parameters={"p": features.host(p["value"])}, settings=features.NEW_TYPES)
             except chwire.Error as e:
                 wrong.append(f"{p['type']} {p['value']!r}: {str(e)[:200]}")
                 continue

@@ -3,7 +3,6 @@
 ingested back into a copy that must hold the same text on the server; server-side parameters of
 every type bound through the driver; a block the server refuses commits nothing of it."""
 
-import decimal
 import os
 import sys
 
@@ -70,38 +69,15 @@ def test_feature_tables_read_and_ingest_back(url, http, case):
         srv.drop(t, cp)
 
 
-def host(v):
-    """A value of params.json as Python (for chwire's own client, see below)."""
-    if isinstance(v, list):
-        return [host(x) for x in v]
-    if isinstance(v, dict):
-        if "int" in v:
-            return int(v["int"])
-        if "float" in v:
-            return float(v["float"])
-        if "decimal" in v:
-            return decimal.Decimal(v["decimal"])
-        if "tuple" in v:
-            return tuple(host(x) for x in v["tuple"])
-        if "map" in v:
-            return {host(k): host(x) for k, x in v["map"]}
-        return {k: host(x) for k, x in v.items()}
-    return v
-
-
-NEW_TYPES = {"allow_experimental_json_type": 1, "allow_experimental_dynamic_type": 1, "allow_experimental_variant_type": 1,
-             "enable_time_time64_type": 1, "allow_experimental_qbit_type": 1}
-
-
 def test_server_side_parameters_of_every_type():
     """ADBC binds Arrow data: each value as chwire's Arrow mapping gives it (read with chwire's
     own client), bound back through the driver, must be the server's text of the case."""
     wrong = []
     with chwire.adbc.connect(URL) as conn, conn.cursor() as cur, chwire.connect(URL) as ch:
         for p in features.params():
-            arrow = ch.query_arrow(f"SELECT {{p:{p['type']}}} AS p", parameters={"p": host(p["value"])}, settings=NEW_TYPES)
+            arrow = ch.query_arrow(f"SELECT {{p:{p['type']}}} AS p", parameters={"p": features.host(p["value"])}, settings=features.NEW_TYPES)
             try:
-                cur.execute(f"SELECT toString({{p:{p['type']}}}) AS s SETTINGS " + ", ".join(f"{k} = {v}" for k, v in NEW_TYPES.items()),
+                cur.execute(f"SELECT toString({{p:{p['type']}}}) AS s SETTINGS " + ", ".join(f"{k} = {v}" for k, v in features.NEW_TYPES.items()),
                             arrow)
                 got = cur.fetchone()[0]
             except dbapi.Error as e:

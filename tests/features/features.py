@@ -4,6 +4,7 @@ case's table through the server's own HTTP interface (what the front end under t
 and writes back). `python3 features.py check` sets up every case on the servers of
 CHWIRE_TEST_HTTP_URL (26.9) and CHWIRE_TEST_HTTP_URL_18 and checks their `sparse` columns."""
 
+import decimal
 import json
 import os
 import sys
@@ -171,3 +172,27 @@ if __name__ == "__main__" and sys.argv[1:] == ["check"]:
     if os.environ.get("CHWIRE_TEST_HTTP_URL_18"):
         urls.append(os.environ["CHWIRE_TEST_HTTP_URL_18"])
     sys.exit(1 if sum(check(u) for u in urls) else 0)
+
+
+def host(v):
+    """A value of params.json in its Python form (what chwire's Python client binds)."""
+    if isinstance(v, list):
+        return [host(x) for x in v]
+    if isinstance(v, dict):
+        if "int" in v:
+            return int(v["int"])
+        if "float" in v:
+            return float(v["float"])
+        if "decimal" in v:
+            return decimal.Decimal(v["decimal"])
+        if "tuple" in v:
+            return tuple(host(x) for x in v["tuple"])
+        if "map" in v:
+            return {host(k): host(x) for k, x in v["map"]}
+        return {k: host(x) for k, x in v.items()}
+    return v
+
+
+# The settings that let a server take the newer types as parameters and columns.
+NEW_TYPES = {"allow_experimental_json_type": 1, "allow_experimental_dynamic_type": 1, "allow_experimental_variant_type": 1,
+             "enable_time_time64_type": 1, "allow_experimental_qbit_type": 1}
