@@ -90,12 +90,14 @@ pub fn spark_filter_sql(filter: &str, types: BTreeMap<String, String>) -> Option
     filters::filter_sql_json(filter, &types)
 }
 
-/// Prepare a write job (driver): the job as JSON; `overwrite` replaces the target's rows.
+/// Prepare a write job (driver) of a DataFrame of schema `schema` (`StructType.json()`): the job
+/// as JSON; `overwrite` replaces the target's rows.
 #[pyfunction]
-#[pyo3(signature = (options, names, overwrite = false))]
-pub fn spark_write_prepare(py: Python<'_>, options: &str, names: Vec<String>, overwrite: bool) -> PyResult<String> {
+#[pyo3(signature = (options, schema, overwrite = false))]
+pub fn spark_write_prepare(py: Python<'_>, options: &str, schema: &str, overwrite: bool) -> PyResult<String> {
     let o = SparkOptions::from_json(options).map_err(|e| py_error(py, e))?;
-    block(py, async move { Ok(WriteJob::prepare(&o, &names, overwrite).await?.to_json()) })
+    let fields = chwire_spark_core::arrow::spark_fields(schema).map_err(|e| py_error(py, e))?;
+    block(py, async move { Ok(WriteJob::prepare(&o, &fields, overwrite).await?.to_json()) })
 }
 
 /// One task attempt's write (`tag` names it), by the protocol shared with the JVM connector

@@ -249,8 +249,8 @@ def count_stage_tables(ch):
     return ch.command("SELECT count() FROM system.tables WHERE startsWith(name, 'chwire_stage_')")
 
 
-def write(df, url, table, **opts):
-    w = df.write.format(JVM).option("url", url).option("table", table)
+def write(df, url, table, fmt=JVM, **opts):
+    w = df.write.format(fmt).option("url", url).option("table", table)
     for k, v in opts.items():
         w = w.option(k, v)
     w.mode("append").save()
@@ -277,13 +277,20 @@ def test_rows_written_are_the_rows_of_the_dataframe(spark, ch, nodes, jvm, engin
         ch.command("DROP TABLE default.jvm_w")
 
 
-def test_a_value_that_does_not_fit_the_column_is_an_error_naming_it(spark, ch, nodes):
+@pytest.mark.parametrize("source", ["jvm", "python"])
+def test_a_column_whose_type_does_not_fit_is_refused_before_any_task_runs(spark, ch, nodes, request, source):
+    """The shared write protocol checks the DataFrame's types against the table on the driver
+    (both sources): no task runs, so no attempt's commit is denied in its place."""
+    fmt = JVM if source == "jvm" else request.getfixturevalue("python_source")
     ch.command("DROP TABLE IF EXISTS default.jvm_w_bad")
     ch.command("CREATE TABLE default.jvm_w_bad (id Int64, v Float64) ENGINE = MergeTree ORDER BY id")
     try:
         df = spark.range(0, 10).selectExpr("id", "cast(id as decimal(20, 2)) as v")
-        with pytest.raises(Exception, match="column v: Arrow type Decimal128"):
-            write(df, nodes[0], "default.jvm_w_bad")
+        jobs_before = len(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
+        with pytest.raises(Exception, match="column v: Arrow type Decimal128") as e:
+            write(df, nodes[0], "default.jvm_w_bad", fmt=fmt)
+        assert "Commit denied" not in str(e.value)
+        assert len(spark.sparkContext.statusTracker().getJobIdsForGroup(None)) == jobs_before
         assert ch.command("SELECT count() FROM default.jvm_w_bad") == 0
         assert count_stage_tables(ch) == 0
     finally:

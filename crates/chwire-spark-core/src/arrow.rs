@@ -69,6 +69,12 @@ pub fn field(f: &Value) -> Result<Field> {
     Ok(Field::new(name, arrow_type(&f["type"])?, f["nullable"].as_bool().unwrap_or(true)))
 }
 
+/// The Arrow fields of a Spark schema in JSON form (`StructType.json()`).
+pub fn spark_fields(schema: &str) -> Result<Vec<Field>> {
+    let v: Value = serde_json::from_str(schema).map_err(|e| Error::Invalid(format!("bad Spark schema JSON: {e}")))?;
+    Ok(struct_fields(&v["fields"])?.iter().map(|f| f.as_ref().clone()).collect())
+}
+
 /// The Arrow schema Spark reads for `columns`.
 pub fn spark_schema(columns: &[SparkColumn]) -> Result<SchemaRef> {
     let fields = columns.iter().map(|c| field(&c.field)).collect::<Result<Vec<_>>>()?;

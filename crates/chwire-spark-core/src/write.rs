@@ -103,6 +103,27 @@ pub(crate) async fn first_answering(opts: &SparkOptions) -> Result<(String, Clie
     Err(last.unwrap_or_else(|| Error::Invalid("no host in url".into())))
 }
 
+/// Refuse DataFrame columns (`fields`, written into the table's columns `names`) whose type does
+/// not convert into their column's type (`have`: the table's names and types as DESCRIBE
+/// gives them), by the same conversion the tasks apply to each batch, tried on no rows. Columns
+/// whose type the client does not parse are left to the tasks.
+fn check_types(fields: &[arrow_schema::Field], names: &[String], have: &[(String, String)]) -> Result<()> {
+    let mut target = Vec::with_capacity(names.len());
+    let mut arrays = Vec::with_capacity(names.len());
+    let mut named = Vec::with_capacity(names.len());
+    for (f, n) in fields.iter().zip(names) {
+        let Some(ty) = have.iter().find(|(h, _)| h == n).and_then(|(_, t)| chwire::DataType::parse(t).ok()) else { continue };
+        target.push((n.clone(), ty));
+        arrays.push(arrow_array::new_empty_array(f.data_type()));
+        named.push(f.clone().with_name(n.clone()));
+    }
+    let empty = RecordBatch::try_new(std::sync::Arc::new(arrow_schema::Schema::new(named)), arrays)
+        .map_err(|e| Error::Invalid(format!("the DataFrame's columns as Arrow: {e}")))?;
+    let batch = crate::arrow::from_spark(empty, &target)?;
+    chwire_arrow::batch_to_block(&batch, &target).map_err(|e| Error::Invalid(e.to_string()))?;
+    Ok(())
+}
+
 /// The table's column for each DataFrame column, matched as Spark matches names by default
 /// (`spark.sql.caseSensitive` off): the column of the same name, else the one column whose name
 /// differs only in case. Columns not in the table, or matching two columns that differ only in
@@ -135,9 +156,13 @@ pub fn resolve_columns(names: &[String], have: &[String], table: &str) -> Result
 }
 
 impl WriteJob {
-    /// Prepare a write of columns `names` with `opts` (driver); `overwrite` replaces the
-    /// target's rows at the commit instead of adding to them.
-    pub async fn prepare(opts: &SparkOptions, names: &[String], overwrite: bool) -> Result<WriteJob> {
+    /// Prepare a write of the DataFrame columns `fields` (Spark's Arrow fields, see
+    /// [`crate::arrow::spark_fields`]) with `opts` (driver); `overwrite` replaces the target's
+    /// rows at the commit instead of adding to them. A column whose type cannot be written into
+    /// its table column is refused here, before any task runs: the tasks would all fail alike,
+    /// and where that happens only at a task's commit Spark reports its commit being denied.
+    pub async fn prepare(opts: &SparkOptions, fields: &[arrow_schema::Field], overwrite: bool) -> Result<WriteJob> {
+        let names: Vec<String> = fields.iter().map(|f| f.name().clone()).collect();
         let Some(table) = &opts.table else {
             return invalid("writing with the chwire data source needs option 'table'");
         };
@@ -164,16 +189,20 @@ impl WriteJob {
         .unwrap_or_default();
         let engine = meta.first().cloned().flatten().unwrap_or_default();
         let has_views = meta.get(1).cloned().flatten().as_deref() == Some("1");
-        // The columns an INSERT takes (MATERIALIZED and ALIAS ones are not in SELECT *).
-        let have: Vec<String> = text_rows(&mut c, &format!("DESCRIBE TABLE {target}"))
+        // The columns an INSERT takes (MATERIALIZED and ALIAS ones are not in SELECT *), and
+        // their types.
+        let have: Vec<(String, String)> = text_rows(&mut c, &format!("DESCRIBE TABLE {target}"))
             .await?
             .into_iter()
             .filter_map(|r| {
                 let kind = r.get(2).cloned().flatten().unwrap_or_default();
-                (kind != "MATERIALIZED" && kind != "ALIAS").then(|| r.into_iter().next().flatten()).flatten()
+                let ty = r.get(1).cloned().flatten().unwrap_or_default();
+                (kind != "MATERIALIZED" && kind != "ALIAS").then(|| r.into_iter().next().flatten().map(|n| (n, ty))).flatten()
             })
             .collect();
-        let names = resolve_columns(names, &have, table)?;
+        let have_names: Vec<String> = have.iter().map(|(n, _)| n.clone()).collect();
+        let names = resolve_columns(&names, &have_names, table)?;
+        check_types(fields, &names, &have)?;
         if overwrite && !swappable(&engine) {
             return invalid(format!(
                 "cannot overwrite {table}: its engine {engine} cannot be replaced by a copy (overwrite takes MergeTree-family \

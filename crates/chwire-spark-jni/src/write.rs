@@ -29,20 +29,20 @@ async fn write_stage(job: WriteJob, stage: String, rx: mpsc::Receiver<std::resul
     Ok(job.write_stage(&stage, rx).await?)
 }
 
-/// Prepare a write job (driver): parsed options and the written columns (JSON list) → the job;
-/// `overwrite` replaces the target's rows at the commit.
+/// Prepare a write job (driver): parsed options and the DataFrame's schema (Spark's JSON) → the
+/// job; `overwrite` replaces the target's rows at the commit.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_chwire_spark_Native_prepareWrite<'a>(
     mut env: EnvUnowned<'a>,
     _class: JClass<'a>,
     options: JString<'a>,
-    names: JString<'a>,
+    schema: JString<'a>,
     overwrite: jboolean,
 ) -> JString<'a> {
     env.with_env(|env| -> Result<JString<'a>> {
         let o = chwire_spark_core::SparkOptions::from_json(&string(env, &options)?)?;
-        let names: Vec<String> = serde_json::from_str(&string(env, &names)?).map_err(|e| Failure(format!("bad columns JSON: {e}")))?;
-        let j = runtime().block_on(WriteJob::prepare(&o, &names, overwrite))?;
+        let fields = chwire_spark_core::arrow::spark_fields(&string(env, &schema)?)?;
+        let j = runtime().block_on(WriteJob::prepare(&o, &fields, overwrite))?;
         jstring(env, &j.to_json())
     })
     .resolve::<ThrowChwire>()

@@ -47,11 +47,11 @@ class StagedPartition(WriterCommitMessage):
 class ChwireWriter(DataSourceArrowWriter):
     def __init__(self, opts: Options, schema: Any, overwrite: bool) -> None:
         self.opts = opts
-        self.names = list(schema.names)
         # The shared protocol (Rust): the server (the first host of the URL that answers),
-        # a job id, the target's engine, and the written columns checked against it. With
-        # overwrite, the commit replaces the target's rows (a filled copy swapped in).
-        self.job = spark_write_prepare(opts.json, self.names, overwrite)
+        # a job id, the target's engine, and the written columns (names and types) checked
+        # against it. With overwrite, the commit replaces the target's rows (a filled copy
+        # swapped in).
+        self.job = spark_write_prepare(opts.json, schema.json(), overwrite)
 
     def _tag(self) -> str:
         try:

@@ -3,7 +3,6 @@ package chwire.spark;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.write.BatchWrite;
@@ -40,7 +39,7 @@ final class ChwireWrite implements Write, BatchWrite {
 
     @Override
     public BatchWrite toBatch() {
-        jobJson = Native.prepareWrite(optionsJson, Json.strings(Arrays.asList(schema.fieldNames())), overwrite);
+        jobJson = Native.prepareWrite(optionsJson, schema.json(), overwrite);
         return this;
     }
 

@@ -74,10 +74,10 @@ final class Native {
     static native void closeReader(long reader);
 
     /**
-     * Prepare a write job (driver): parsed options, written columns (JSON list) → job JSON; with
+     * Prepare a write job (driver): parsed options, the DataFrame schema (Spark JSON) → job JSON; with
      * {@code overwrite} the commit replaces the target's rows.
      */
-    static native String prepareWrite(String optionsJson, String namesJson, boolean overwrite);
+    static native String prepareWrite(String optionsJson, String schemaJson, boolean overwrite);
 
     /**
      * A catalog operation: parsed options and the request (JSON, chwire-spark-core's
