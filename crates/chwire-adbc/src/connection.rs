@@ -36,9 +36,8 @@ impl ChwireConnection {
         let client = run(rt.handle(), async move { chwire::Client::connect(o).await.ch() })?;
         let server = client.server_info();
         let inner = Inner {
-            client: Arc::new(tokio::sync::Mutex::new(Some(client))),
+            shared: chwire::Shared::client(client),
             rt,
-            busy: Default::default(),
             running: Default::default(),
             opts: Mutex::new(opts),
             server,
@@ -51,15 +50,13 @@ impl ChwireConnection {
     /// Connect again to `database` (checked by the server at the handshake): the client's
     /// database survives reconnects that way, which `USE` would not.
     fn use_database(&mut self, database: String) -> Result<()> {
-        let guard = self.inner.acquire()?;
+        let mut lease = self.inner.acquire()?;
         let mut o = self.inner.opts.lock().unwrap_or_else(|e| e.into_inner()).clone();
         o.database = database;
-        let client = self.inner.client.clone();
         let o2 = o.clone();
         run(self.inner.rt.handle(), async move {
-            let _guard = guard;
             let new = chwire::Client::connect(o2).await.ch()?;
-            *client.lock().await = Some(new);
+            *lease.client().ch()? = new;
             Ok(())
         })?;
         *self.inner.opts.lock().unwrap_or_else(|e| e.into_inner()) = o;

@@ -8,9 +8,9 @@
 //! Cancel and drains the query before the connection's next one. A task stopped by Cancel or by
 //! the release of its statement or connection ends the reader with an error saying which.
 
-use crate::error::{invalid_state, ChResult};
+use crate::error::ChResult;
 use crate::params::ParamSet;
-use crate::session::{BusyGuard, Running, SharedClient};
+use crate::session::Running;
 use adbc_core::error::{Error, Result};
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
@@ -43,19 +43,17 @@ pub struct Job {
 
 /// Run `job` and send its schema, then its batches, then `End` (or an error).
 /// `waiting` is set while the task waits for the reader to take a batch (the channel is full).
-pub async fn query_task(client: SharedClient, job: Job, opts: ArrowOptions, tx: Tx, guard: BusyGuard, waiting: Arc<AtomicBool>) {
-    let res = {
-        let mut lock = client.lock().await;
-        let res = match lock.as_mut() {
-            Some(c) => run(c, job, &opts, &Sender { tx: &tx, waiting: &waiting }).await,
-            None => Err(invalid_state("the connection is closed")),
-        };
-        if let Some(c) = lock.as_mut() {
+/// The connection (`lease`) is given back before the end is sent.
+pub async fn query_task(mut lease: chwire::Lease, job: Job, opts: ArrowOptions, tx: Tx, waiting: Arc<AtomicBool>) {
+    let res = match lease.client() {
+        Ok(c) => {
+            let res = run(c, job, &opts, &Sender { tx: &tx, waiting: &waiting }).await;
             let _ = c.settle().await; // an HTTP query left by a consumer that went away
+            res
         }
-        res
+        Err(e) => Err(crate::error::from_chwire(e)),
     };
-    drop(guard);
+    drop(lease);
     let _ = tx.send(res.map(|()| Msg::End)).await;
 }
 

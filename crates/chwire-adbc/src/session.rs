@@ -1,20 +1,22 @@
 //! What a connection shares with its statements and the tasks that read their results: the
-//! client, its runtime, and the one task that may run at a time ([`Inner`]).
+//! client (the core's [`chwire::Shared`], whose [`Lease`] a task holds while it runs), its
+//! runtime, and the one task that may run at a time ([`Inner`]).
 
 use crate::error::{cancelled, invalid_state, ChResult};
 use crate::runtime::Pinned;
 use adbc_core::error::Result;
-use chwire::{Block, Options};
+use chwire::{Block, Lease, Options, Shared};
 use chwire_arrow::ArrowOptions;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::task::AbortHandle;
-
-pub type SharedClient = Arc<tokio::sync::Mutex<Option<chwire::Client>>>;
 
 /// How long a new task waits for the connection's running task when that one is not waiting
 /// for its reader (see [`Inner::acquire`]).
-pub const FINISHING: std::time::Duration = std::time::Duration::from_secs(1);
+pub const FINISHING: Duration = Duration::from_secs(1);
+/// How long a new task waits for a task that was stopped to end.
+const STOPPING: Duration = Duration::from_secs(10);
 
 const BUSY: &str = "the connection is busy: another result of it is still open (a connection runs one query at a time; \
                     read that result to its end or release it, or use another connection)";
@@ -57,19 +59,9 @@ impl Running {
     }
 }
 
-/// Marks the connection busy while a task of it runs (released when dropped).
-pub struct BusyGuard(Arc<AtomicBool>);
-
-impl Drop for BusyGuard {
-    fn drop(&mut self) {
-        self.0.store(false, Ordering::Release);
-    }
-}
-
 pub struct Inner {
-    pub client: SharedClient,
+    pub shared: Shared,
     pub rt: Pinned,
-    pub(crate) busy: Arc<AtomicBool>,
     pub(crate) running: Mutex<Option<Arc<Running>>>,
     pub opts: Mutex<Options>,
     pub server: Option<chwire::ServerInfo>,
@@ -86,23 +78,19 @@ impl Inner {
     /// whose batches were all read may still be taking the server's end of stream (a caller
     /// that read the one row of `SELECT 1` and runs the next query must not be told "busy").
     /// A result that waits for its reader is busy at once.
-    pub fn acquire(&self) -> Result<BusyGuard> {
-        let start = std::time::Instant::now();
-        loop {
-            if self.busy.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                return Ok(BusyGuard(self.busy.clone()));
+    pub fn acquire(&self) -> Result<Lease> {
+        let grace = match self.running.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            Some(r) if r.stopped.load(Ordering::Acquire) => STOPPING,
+            Some(r) if r.waiting_for_reader.load(Ordering::Acquire) => Duration::ZERO,
+            _ => FINISHING,
+        };
+        let shared = self.shared.clone();
+        crate::runtime::run(self.rt.handle(), async move {
+            match shared.try_lease(grace).await {
+                Err(e) if matches!(e.kind(), chwire::ErrorKind::Busy) => Err(invalid_state(BUSY)),
+                r => r.ch(),
             }
-            let (stopping, working) = match self.running.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-                Some(r) => (r.stopped.load(Ordering::Acquire), !r.waiting_for_reader.load(Ordering::Acquire)),
-                None => (false, true),
-            };
-            let waited = start.elapsed();
-            let wait = (stopping && waited < std::time::Duration::from_secs(10)) || (working && waited < FINISHING);
-            if !wait {
-                return Err(invalid_state(BUSY));
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        })
     }
 
     pub fn track(&self, r: Arc<Running>) {
@@ -130,12 +118,9 @@ impl Inner {
 
     /// Run `sql` with `params` and collect its blocks (metadata queries: small results).
     pub fn fetch(self: &Arc<Self>, sql: String, params: Vec<(&'static str, String)>) -> Result<Vec<Block>> {
-        let guard = self.acquire()?;
-        let client = self.client.clone();
+        let mut lease = self.acquire()?;
         let fut = async move {
-            let _guard = guard;
-            let mut lock = client.lock().await;
-            let c = lock.as_mut().ok_or_else(|| invalid_state("the connection is closed"))?;
+            let c = lease.client().ch()?;
             let mut q = c.query(sql);
             for (k, v) in params {
                 q = q.param(k, v);
@@ -144,7 +129,6 @@ impl Inner {
         };
         let handle = self.rt.handle().spawn(fut);
         self.track(Running::new(handle.abort_handle()));
-        crate::runtime::check_not_async()?;
         match self.rt.handle().block_on(handle) {
             Ok(r) => r,
             Err(j) if j.is_cancelled() => Err(cancelled("the operation was cancelled")),

@@ -93,7 +93,7 @@ impl ChwireStatement {
     }
 
     /// Stop this statement's previous result and take the connection.
-    fn take_connection(&mut self) -> Result<crate::session::BusyGuard> {
+    fn take_connection(&mut self) -> Result<chwire::Lease> {
         if let Some(r) = self.last.take().filter(|r| !r.is_finished()) {
             r.stop("the statement was executed again while its result was being read");
         }
@@ -175,13 +175,10 @@ impl ChwireStatement {
         F: for<'c> FnOnce(&'c mut chwire::Client, Batches) -> BoxFuture<'c, Result<i64>> + Send + 'static,
     {
         crate::runtime::check_not_async()?;
-        let guard = self.take_connection()?;
-        let client = self.inner.client.clone();
+        let mut lease = self.take_connection()?;
         let (tx, rx) = mpsc::channel(2);
         let handle = self.inner.rt.handle().spawn(async move {
-            let _guard = guard;
-            let mut lock = client.lock().await;
-            let c = lock.as_mut().ok_or_else(|| invalid_state("the connection is closed"))?;
+            let c = lease.client().ch()?;
             insert(c, rx).await
         });
         let running = Running::new(handle.abort_handle());
@@ -300,12 +297,12 @@ impl Statement for ChwireStatement {
             return Ok(empty_reader());
         }
         let sets = self.param_sets(&sql)?;
-        let guard = self.take_connection()?;
+        let lease = self.take_connection()?;
         let (tx, rx) = mpsc::channel(BUFFERED);
         let (settings, arrow) = self.settings_and_arrow();
         let job = Job { sql, sets, settings };
         let waiting = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let handle = self.inner.rt.handle().spawn(query_task(self.inner.client.clone(), job, arrow, tx, guard, waiting.clone()));
+        let handle = self.inner.rt.handle().spawn(query_task(lease, job, arrow, tx, waiting.clone()));
         let running = Running::with_flag(handle.abort_handle(), waiting);
         self.inner.track(running.clone());
         self.last = Some(running.clone());
@@ -322,13 +319,10 @@ impl Statement for ChwireStatement {
         }
         let sets = self.param_sets(&sql)?;
         let insert = StatementKind::of(&sql) == StatementKind::Insert;
-        let guard = self.take_connection()?;
-        let client = self.inner.client.clone();
+        let mut lease = self.take_connection()?;
         let (settings, _) = self.settings_and_arrow();
         let written = self.run_task(async move {
-            let _guard = guard;
-            let mut lock = client.lock().await;
-            let c = lock.as_mut().ok_or_else(|| invalid_state("the connection is closed"))?;
+            let c = lease.client().ch()?;
             let sets = if sets.is_empty() { vec![Vec::new()] } else { sets };
             let mut written = 0u64;
             for set in sets {
@@ -356,13 +350,10 @@ impl Statement for ChwireStatement {
             return Ok(Schema::empty());
         }
         let sets = self.param_sets(&sql)?;
-        let guard = self.take_connection()?;
-        let client = self.inner.client.clone();
+        let mut lease = self.take_connection()?;
         let (settings, opts) = self.settings_and_arrow();
         self.run_task(async move {
-            let _guard = guard;
-            let mut lock = client.lock().await;
-            let c = lock.as_mut().ok_or_else(|| invalid_state("the connection is closed"))?;
+            let c = lease.client().ch()?;
             let mut q = c.query(sql);
             for (k, v) in settings {
                 q = q.setting(k, v);
