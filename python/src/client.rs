@@ -164,11 +164,15 @@ impl RawClient {
         let sql = InsertTarget::values(table, Some(cols)).to_string();
         let spec = self.spec(sql, None, settings, query_id)?;
         let mut lease = self.lease(py)?;
+        // The data is read on a thread of its own, never on the runtime's (a Python generator
+        // needs the GIL, another client's result stream waits on a runtime): the waiting caller
+        // keeps taking Ctrl-C, and cancel() stops the reading with the insert.
+        let (mut rx, feeder) = chwire::bindings::Feed::start(reader, 2).into_parts();
         let task = async move {
             let c = lease.client().map_err(|_| Error::Closed)?;
             // The core's Arrow insert: batches gathered or cut into blocks, converted and checked.
             let mut ins = spec.query(c).insert_arrow().await?;
-            for batch in reader {
+            while let Some(batch) = rx.recv().await {
                 let batch = batch.map_err(|e| ins.refused(format!("reading the Arrow data: {e}")))?;
                 ins.send_batch(batch).await?;
             }
@@ -176,7 +180,11 @@ impl RawClient {
         };
         let handle = self.rt.handle().spawn(task);
         self.track(handle.abort_handle());
-        crate::runtime::wait(py, self.rt.handle(), handle)
+        let out = crate::runtime::wait(py, self.rt.handle(), handle);
+        if out.is_ok() {
+            let _ = py.detach(|| feeder.join()); // it has ended: the insert read to the end
+        }
+        out
     }
 
     /// Cancel this client's running query or insert (from another thread or an asyncio

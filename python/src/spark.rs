@@ -111,18 +111,10 @@ pub fn spark_write_stage(py: Python<'_>, job: &str, tag: &str, data: Option<AnyR
     let j = WriteJob::from_json(job).map_err(|e| py_error(py, e))?;
     let stage = j.stage_table(tag);
     let reader = data.map(AnyRecordBatch::into_reader).transpose()?;
-    let (tx, rx) = tokio::sync::mpsc::channel(1);
     // The stream is read on a thread of its own (a Python-backed stream takes the GIL for each
     // batch, which the waiting caller has released).
-    let feeder = std::thread::spawn(move || {
-        for batch in reader.into_iter().flatten() {
-            let item = batch.map_err(|e| format!("reading the task's batches: {e}"));
-            let failed = item.is_err();
-            if tx.blocking_send(item).is_err() || failed {
-                break;
-            }
-        }
-    });
+    let batches = reader.into_iter().flatten().map(|b| b.map_err(|e| format!("reading the task's batches: {e}")));
+    let (rx, feeder) = chwire::bindings::Feed::start(batches, 1).into_parts();
     let out = {
         let stage = stage.clone();
         block(py, async move { j.write_stage(&stage, rx).await })

@@ -149,6 +149,62 @@ def test_keyboard_interrupt_while_batches_keep_coming(client, reader):
     assert client.command("SELECT 11") == 11
 
 
+def slow_batches(n, pause=0.1):
+    """A pyarrow reader over a Python generator: n one-row batches, `pause` seconds apart."""
+    import pyarrow as pa
+
+    schema = pa.schema([("id", pa.uint64())])
+
+    def gen():
+        for i in range(n):
+            time.sleep(pause)
+            yield pa.record_batch([pa.array([i], pa.uint64())], schema=schema)
+    return pa.RecordBatchReader.from_batches(schema, gen())
+
+
+def test_insert_arrow_from_another_clients_stream(client, url, table):
+    """The data is read apart from the runtimes: a chwire result stream (which waits on a
+    runtime itself) can be the data of another client's insert."""
+    client.command(f"CREATE TABLE {table} (id UInt64) ENGINE = Memory")
+    with chwire.connect(url) as other:
+        n = client.insert_arrow(table, other.query_arrow_stream("SELECT number AS id FROM numbers(100000)"))
+    assert n == 100000
+    assert client.command(f"SELECT count(), sum(id) FROM {table}") == [100000, 4999950000]
+
+
+def test_a_slow_insert_does_not_hold_up_other_clients(client, url, table):
+    """While one client's insert waits for its (slow) Python data, the clients that share its
+    runtime thread answer at once (the data was read on that thread, stalling them)."""
+    client.command(f"CREATE TABLE {table} (id UInt64) ENGINE = Memory")
+    others = [chwire.connect(url) for _ in range(3)]  # at least one on the insert's runtime
+    try:
+        th = threading.Thread(target=client.insert_arrow, args=(table, slow_batches(20)))
+        th.start()
+        time.sleep(0.3)
+        took = [timed(lambda o=o: o.command("SELECT 1")) for o in others]
+        th.join()
+        assert max(took) < 1.0, took  # the insert takes 2 s
+        assert client.command(f"SELECT count() FROM {table}") == 20
+    finally:
+        for o in others:
+            o.close()
+
+
+def test_keyboard_interrupt_and_cancel_stop_an_insert_from_a_slow_generator(client, table):
+    client.command(f"CREATE TABLE {table} (id UInt64) ENGINE = Memory")
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        client.insert_arrow(table, slow_batches(100))
+    assert time.monotonic() - t < 5  # the generator's 100 batches take 10 s
+    threading.Timer(0.3, client.cancel).start()
+    with pytest.raises(chwire.OperationalError, match="cancelled"):
+        client.insert_arrow(table, slow_batches(100))
+    assert client.command(f"SELECT count() FROM {table}") == 0  # nothing was sent: the blocks gather rows
+    assert client.command("SELECT 10") == 10
+
+
 def test_cancel_from_another_thread(client):
     threading.Timer(0.3, client.cancel).start()
     with pytest.raises(chwire.OperationalError, match="cancelled"):

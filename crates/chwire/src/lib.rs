@@ -26,6 +26,7 @@ pub mod arrow;
 mod client;
 mod conn;
 mod error;
+mod feed;
 mod hosts;
 mod http;
 mod link;
@@ -58,6 +59,7 @@ pub use tls::TlsOptions;
 /// What the language bindings (Python, ADBC, Elixir, Node, Spark) build on besides
 /// [`Shared`] and [`Lease`]: nothing here is needed by a Rust program.
 pub mod bindings {
+    pub use crate::feed::Feed;
     pub use crate::runtimes::Pinned;
 }
 
