@@ -11,11 +11,13 @@
 
 use crate::error::{panic_message, Error, Result};
 use crate::js;
-use crate::ops::{Lease, Target};
+use crate::ops;
 use chwire::QuerySpec;
+use chwire::Shared;
 use chwire::{Block, DataType};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -83,15 +85,23 @@ fn ipc_blocks(ipc: Vec<u8>, header: &Header) -> Result<Vec<Block>> {
 /// The table's columns and the server's zone.
 type Started = (Header, Option<String>);
 
-async fn task(target: Arc<Target>, spec: QuerySpec, hdr: oneshot::Sender<Result<Started>>, mut rx: mpsc::Receiver<Pending>) -> Result<u64> {
-    let mut lease = match Lease::get(&target).await {
+/// The insert's task. `aborted` is set (before the channel closes) by `abort()`: the data's
+/// end then abandons the INSERT (dropped unfinished, the server aborts it) instead of ending it.
+async fn task(
+    target: Shared,
+    spec: QuerySpec,
+    hdr: oneshot::Sender<Result<Started>>,
+    mut rx: mpsc::Receiver<Pending>,
+    aborted: Arc<AtomicBool>,
+) -> Result<u64> {
+    let mut lease = match ops::lease(&target).await {
         Ok(l) => l,
         Err(e) => {
             let _ = hdr.send(Err(Error::Data(String::new())));
             return Err(e);
         }
     };
-    let c = lease.client()?;
+    let c = ops::client(&mut lease)?;
     let server_tz = c.server_info().and_then(|s| s.timezone);
     let mut ins = match spec.query(c).insert().await {
         Ok(i) => i,
@@ -106,6 +116,9 @@ async fn task(target: Arc<Target>, spec: QuerySpec, hdr: oneshot::Sender<Result<
     }
     let mut rows = 0u64;
     while let Some(p) = rx.recv().await {
+        if aborted.load(Ordering::Acquire) {
+            return Err(Error::Aborted);
+        }
         match p {
             Pending::Block(b) => {
                 rows += b.rows() as u64;
@@ -128,6 +141,9 @@ async fn task(target: Arc<Target>, spec: QuerySpec, hdr: oneshot::Sender<Result<
             }
         }
     }
+    if aborted.load(Ordering::Acquire) {
+        return Err(Error::Aborted); // `ins` dropped unfinished: the server aborts the INSERT
+    }
     ins.end().await?;
     Ok(rows)
 }
@@ -141,14 +157,17 @@ pub struct NativeInsert {
     tx: Arc<Mutex<Option<mpsc::Sender<Pending>>>>,
     pending: Arc<Mutex<Option<Block>>>,
     task: Arc<tokio::sync::Mutex<Option<JoinHandle<Result<u64>>>>>,
+    aborted: Arc<AtomicBool>,
 }
 
 impl NativeInsert {
-    pub fn start(target: Arc<Target>, spec: QuerySpec) -> NativeInsert {
+    pub fn start(target: Shared, spec: QuerySpec) -> NativeInsert {
         let (htx, hrx) = oneshot::channel();
         let (tx, rx) = mpsc::channel(DEPTH);
+        let aborted = Arc::new(AtomicBool::new(false));
+        let flag = aborted.clone();
         let handle = napi::bindgen_prelude::within_runtime_if_available(|| {
-            tokio::spawn(async move { target.unless_closed(task(target.clone(), spec, htx, rx)).await })
+            tokio::spawn(async move { ops::unless_closed(&target, task(target.clone(), spec, htx, rx, flag)).await })
         });
         NativeInsert {
             header: Arc::new(tokio::sync::Mutex::new(Some(hrx))),
@@ -156,6 +175,7 @@ impl NativeInsert {
             tx: Arc::new(Mutex::new(Some(tx))),
             pending: Arc::new(Mutex::new(None)),
             task: Arc::new(tokio::sync::Mutex::new(Some(handle))),
+            aborted,
         }
     }
 
@@ -249,6 +269,9 @@ impl NativeInsert {
     /// Abandon the insert: the connection is dropped, which aborts the INSERT on the server.
     #[napi]
     pub fn abort(&self) {
+        // Set before the channel closes: the task must not take the closed channel for the
+        // data's end and commit what it has sent.
+        self.aborted.store(true, Ordering::Release);
         lock(&self.tx).take();
         lock(&self.pending).take();
         if let Ok(mut t) = self.task.try_lock() {

@@ -138,3 +138,24 @@ test('abort of an insert ends it; the connection goes on', async () => {
   assert.equal((await c.query('SELECT 1 AS x')).rows[0].x, 1);
   await c.execute(`DROP TABLE ${t}`);
 });
+
+test('an aborted insert is abandoned, never ended: the server keeps none of its rows', async () => {
+  // MergeTree gathers an INSERT's small blocks until its end: rows in the table after an abort
+  // mean the insert was ended (committed) instead of abandoned.
+  const t = tableName();
+  await c.execute(`CREATE TABLE ${t} (a UInt8) ENGINE = MergeTree ORDER BY a`);
+  for (let k = 0; k < 6; k++) {
+    const ac = new AbortController();
+    async function* rows() {
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 5));
+        yield { a: 1 };
+      }
+    }
+    setTimeout(() => ac.abort(), 150 + k * 13);
+    await assert.rejects(c.insert(t, rows(), { signal: ac.signal, blockRows: 10 }), { name: 'AbortError' });
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal((await c.query(`SELECT count() AS n FROM ${t}`)).rows[0].n, 0n);
+  await c.execute(`DROP TABLE ${t}`);
+});
