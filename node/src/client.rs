@@ -4,20 +4,19 @@
 use crate::error::{Error, Result};
 use crate::insert::NativeInsert;
 use crate::js;
-use crate::ops::{self, Conn, Target};
+use crate::ops;
 use crate::stream::{Job, Mode, NativeStream};
 use crate::values::Mapping;
 use chwire::sql::{InsertTarget, TableRef};
-use chwire::{Pool, QuerySpec};
+use chwire::{QuerySpec, Shared};
 use chwire_arrow::ArrowOptions;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 #[napi]
 pub struct NativeClient {
-    target: Arc<Target>,
+    target: Shared,
     server: Option<chwire::ServerInfo>,
 }
 
@@ -34,7 +33,7 @@ pub async fn connect(url: Option<String>, options: Option<HashMap<String, String
     let opts = ops::options(url.as_deref(), &pairs(options))?;
     let client = chwire::Client::connect(opts).await.map_err(Error::from)?;
     let server = client.server_info();
-    Ok(NativeClient { target: Arc::new(Target::new(Conn::Client(Arc::new(tokio::sync::Mutex::new(Some(client)))))), server })
+    Ok(NativeClient { target: Shared::client(client), server })
 }
 
 /// A pool (connections open as they are needed): options as `connect`'s, plus the pool's own.
@@ -47,8 +46,8 @@ pub fn create_pool(
     let opts = ops::options(url.as_deref(), &pairs(options))?;
     let popts = ops::pool_options(&pairs(pool))?;
     // The pool's maintenance task needs the runtime's context.
-    let pool = napi::bindgen_prelude::within_runtime_if_available(|| Pool::new(opts, popts)).map_err(Error::from)?;
-    Ok(NativeClient { target: Arc::new(Target::new(Conn::Pool(std::sync::Mutex::new(Some(pool))))), server: None })
+    let target = napi::bindgen_prelude::within_runtime_if_available(|| Shared::pool(opts, popts)).map_err(Error::from)?;
+    Ok(NativeClient { target, server: None })
 }
 
 #[napi(object)]
@@ -158,13 +157,8 @@ impl NativeClient {
 
     #[napi]
     pub fn pool_status(&self) -> Option<PoolStatus> {
-        match &self.target.conn {
-            Conn::Pool(p) => {
-                let s = p.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|p| p.status()).unwrap_or_default();
-                Some(PoolStatus { size: s.size as u32, idle: s.idle as u32, in_use: s.in_use as u32, waiting: s.waiting as u32 })
-            }
-            Conn::Client(_) => None,
-        }
+        let s = self.target.pool_status()?;
+        Some(PoolStatus { size: s.size as u32, idle: s.idle as u32, in_use: s.in_use as u32, waiting: s.waiting as u32 })
     }
 
     /// Close: operations still running or queued stop (their queries are cancelled on the
@@ -172,15 +166,7 @@ impl NativeClient {
     /// work and its connections close as their operations end.
     #[napi]
     pub async fn close(&self) -> napi::Result<()> {
-        self.target.close();
-        match &self.target.conn {
-            Conn::Client(c) => {
-                c.lock().await.take();
-            }
-            Conn::Pool(p) => {
-                p.lock().unwrap_or_else(|e| e.into_inner()).take();
-            }
-        }
+        self.target.close().await;
         Ok(())
     }
 

@@ -1,70 +1,37 @@
-//! What every operation shares: the connection or pool it runs on, a lease of one connection,
-//! a statement with its settings and parameters, and the runtime's task handles.
+//! What every operation shares: the connection or pool it runs on (the core's
+//! `chwire::Shared`, as in Python, ADBC and Elixir), a lease of one connection, close, and the
+//! options by the core's table.
 //!
 //! Operations run as tasks on the addon's tokio runtime (two IO threads named `chwire-io`, set
 //! up in `lib.rs`); the JS thread only starts them and takes their finished results.
 
 use crate::error::{Error, Result};
-use chwire::{Client, Options, Pool, PoolOptions};
-use std::sync::Arc;
+use chwire::{Options, PoolOptions, Shared};
 
-/// A connection (one query at a time: callers queue on its lock) or the core's pool.
-pub enum Conn {
-    Client(Arc<tokio::sync::Mutex<Option<Client>>>),
-    /// `None` once closed (the pool's idle connections close when the last lease ends).
-    Pool(std::sync::Mutex<Option<Pool>>),
-}
-
-/// What operations run on, and the signal `close()` gives them.
-pub struct Target {
-    pub conn: Conn,
-    closed: tokio::sync::watch::Sender<bool>,
-}
-
-impl Target {
-    pub fn new(conn: Conn) -> Target {
-        Target { conn, closed: tokio::sync::watch::channel(false).0 }
-    }
-
-    /// Stop every operation running or queued on this target (each fails with `Closed`).
-    pub fn close(&self) {
-        self.closed.send_replace(true);
-    }
-
-    /// `fut`, unless the target is closed first (then `Closed`; `fut` is dropped, which stops
-    /// its query on the server and gives its connection back).
-    pub async fn unless_closed<T>(&self, fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-        let mut rx = self.closed.subscribe();
-        tokio::select! {
-            biased;
-            _ = rx.wait_for(|c| *c) => Err(Error::Closed),
-            r = fut => r,
-        }
+/// `fut`, unless the client is closed first (then `Closed`; `fut` is dropped, which stops its
+/// query on the server and gives its connection back): the core's `Shared::unless_closed`.
+pub async fn unless_closed<T>(target: &Shared, fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    match target.unless_closed(async { Ok(fut.await) }).await {
+        Ok(r) => r,
+        Err(_) => Err(Error::Closed),
     }
 }
 
-/// One connection for one operation.
-pub enum Lease {
-    Guard(tokio::sync::OwnedMutexGuard<Option<Client>>),
-    Pooled(Box<chwire::Pooled>),
+/// One connection for one operation (a single client's in turn, a pool's own).
+pub async fn lease(target: &Shared) -> Result<chwire::Lease> {
+    target.lease().await.map_err(closed_or)
 }
 
-impl Lease {
-    pub async fn get(target: &Target) -> Result<Lease> {
-        match &target.conn {
-            Conn::Client(c) => Ok(Lease::Guard(c.clone().lock_owned().await)),
-            Conn::Pool(p) => {
-                let pool = p.lock().unwrap_or_else(|e| e.into_inner()).clone().ok_or(Error::Closed)?;
-                Ok(Lease::Pooled(Box::new(pool.get().await?)))
-            }
-        }
-    }
+/// The client of `lease`.
+pub fn client(lease: &mut chwire::Lease) -> Result<&mut chwire::Client> {
+    lease.client().map_err(closed_or)
+}
 
-    pub fn client(&mut self) -> Result<&mut Client> {
-        match self {
-            Lease::Guard(g) => g.as_mut().ok_or(Error::Closed),
-            Lease::Pooled(p) => Ok(p),
-        }
+/// The core's `Closed` as this addon's `closed` error (kind `closed`, not `connection`).
+fn closed_or(e: chwire::Error) -> Error {
+    match e.kind() {
+        chwire::ErrorKind::Closed => Error::Closed,
+        _ => Error::from(e),
     }
 }
 
@@ -91,19 +58,11 @@ fn argument(e: chwire::Error) -> Error {
     }
 }
 
-/// A query task's drain after it was stopped early: over the native protocol the core writes a
-/// Cancel when the stream is dropped, which a server blocked on a full socket does not read
-/// until the connection is used again; a ping drains it now (bounded like the core pool's
-/// background drain). Over HTTP `settle` kills the query by its id.
-pub fn drain_later(target: &Arc<Target>) {
-    if let Conn::Client(c) = &target.conn {
-        let c = c.clone();
-        napi::bindgen_prelude::spawn(async move {
-            if let Some(c) = c.lock().await.as_mut() {
-                let _ = c.settle().await;
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(10), c.ping()).await;
-            }
-        });
-    }
-    // A pool's connection dropped mid-query is drained by the pool itself before reuse.
+/// A query task's drain after it was stopped early (`Shared::settle_in_background`): over the
+/// native protocol the core writes a Cancel when the stream is dropped, which a server blocked
+/// on a full socket does not read until the connection is used again; the settle drains it now.
+/// Over HTTP it kills the query by its id. (Called from the JS thread: the runtime's context is
+/// entered for it.)
+pub fn drain_later(target: &Shared) {
+    napi::bindgen_prelude::within_runtime_if_available(|| target.settle_in_background());
 }

@@ -11,11 +11,12 @@
 
 use crate::error::{Error, Result};
 use crate::js;
-use crate::ops::{drain_later, Lease, Target};
+use crate::ops::{self, drain_later};
 use crate::out::{infos, infos_to_js, prepare_block, ColumnInfo, Prep};
 use crate::values::Mapping;
 use chwire::Event;
 use chwire::QuerySpec;
+use chwire::Shared;
 use chwire_arrow::ArrowOptions;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -118,9 +119,9 @@ pub struct Job {
     pub arrow: ArrowOptions,
 }
 
-async fn run(target: Arc<Target>, job: Job, tx: &Tx) -> Result<()> {
-    let mut lease = Lease::get(&target).await?;
-    let c = lease.client()?;
+async fn run(target: Shared, job: Job, tx: &Tx) -> Result<()> {
+    let mut lease = ops::lease(&target).await?;
+    let c = ops::client(&mut lease)?;
     let server_tz = c.server_info().and_then(|s| s.timezone);
     let Job { spec, mode, mapping, mut arrow } = job;
     if arrow.default_timezone.is_none() {
@@ -217,7 +218,7 @@ async fn run(target: Arc<Target>, job: Job, tx: &Tx) -> Result<()> {
 pub struct NativeStream {
     rx: Arc<tokio::sync::Mutex<Receiver>>,
     abort: AbortHandle,
-    target: Arc<Target>,
+    target: Shared,
 }
 
 /// The channel's end, and an error that came after items already taken (given at the next call).
@@ -234,12 +235,12 @@ struct Receiver {
 const MAX_TAKE: usize = 8;
 
 impl NativeStream {
-    pub fn start(target: Arc<Target>, job: Job) -> NativeStream {
+    pub fn start(target: Shared, job: Job) -> NativeStream {
         let depth = if job.mode == Mode::Blocks || job.mode == Mode::ArrowStream { STREAM_DEPTH } else { WHOLE_DEPTH };
         let (tx, rx) = mpsc::channel(depth);
         let t = target.clone();
         let task = napi::bindgen_prelude::spawn(async move {
-            let res = t.unless_closed(run(t.clone(), job, &tx)).await;
+            let res = ops::unless_closed(&t, run(t.clone(), job, &tx)).await;
             if let Err(e) = res {
                 let _ = tx.send(Err(e)).await;
             }
