@@ -562,7 +562,7 @@ impl Client {
         if let Some((_, p)) = parameters.iter().enumerate().find(|(i, p)| parameters.iter().take(*i).any(|q| q.name == p.name)) {
             return Err(Error::invalid(format!("parameter {:?} is bound twice: a placeholder takes one value", p.name)));
         }
-        let settings = self.opts.settings_list(settings);
+        let settings = self.opts.settings_list(settings)?;
         let compression = self.opts.compression;
         let revision = self.opts.client_revision;
         let client_name = self.opts.client_name.clone();
@@ -613,6 +613,13 @@ impl Client {
                 for (k, v) in &parameters {
                     req.param(k, v);
                 }
+                // A query's own `FORMAT name` would shape the HTTP answer; over the native
+                // protocol the server sends blocks whatever it says. The same result both ways:
+                // the clause is taken off (chwire decodes Native).
+                let sql = match chwire_proto::sql::format_clause(sql) {
+                    Some(clause) if clause.known => &sql[..clause.start],
+                    _ => sql,
+                };
                 let res = h.start_query(&self.opts, req, sql).await;
                 return self.note(res);
             }

@@ -268,7 +268,8 @@ mod tests {
         assert!(Options::from_url("tcp://a?secure=maybe").is_err());
         assert!(Options::from_url("tcp://a?load_balancing=nearest").is_err());
         assert!(Options::from_url("tcp://a:1,b:x/db").is_err());
-        assert!(Options::from_url("tcp://a?secure=true&secure=false").unwrap().tls.is_none());
+        assert!(Options::from_url("tcp://a?secure=true&secure=false").unwrap_err().to_string().contains("given twice"));
+        assert_eq!(Options::from_url("tcp://a?hosts=b&hosts=c:2").unwrap().endpoints().len(), 3);
         let o = Options::from_url("tcp://a/db?hosts=b:2,c:3").unwrap();
         assert_eq!(o.endpoints().len(), 3);
         let o = Options::new().hosts(vec![Endpoint::new("x", 1), Endpoint::new("y", 2)]);

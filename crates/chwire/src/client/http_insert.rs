@@ -51,7 +51,7 @@ impl<'c> Query<'c> {
         let query_id = self.query_id.unwrap_or_else(new_query_id);
         client.ready().await?;
         let mut req = QueryRequest::new(&client.opts, &query_id);
-        for s in client.opts.settings_list(&self.settings) {
+        for s in client.opts.settings_list(&self.settings)? {
             req.setting(&s.name, &s.value);
         }
         if client.opts.compression.is_enabled() {

@@ -19,7 +19,8 @@ pub(super) fn other_than_the_servers(client: &Client, tz: &str) -> Option<String
 /// The query's `session_timezone` (its own setting, else the client's), where it is not the
 /// server's zone.
 pub(super) fn of(client: &Client, per_query: &[(String, String)]) -> Option<String> {
-    let settings = client.opts.settings_list(per_query);
+    // (A refused setting fails the query itself.)
+    let settings = client.opts.settings_list(per_query).ok()?;
     let tz = settings.iter().rev().find(|s| s.name == "session_timezone")?;
     other_than_the_servers(client, &tz.value)
 }

@@ -175,6 +175,29 @@ pub fn is_clickhouse_setting(name: &str) -> bool {
     name.starts_with("custom_") || SETTINGS.lines().any(|l| l == name)
 }
 
+/// ClickHouse settings that change the bytes chwire reads or writes (the Native format's
+/// encoding, the HTTP answer's format or compression): chwire sets what its transports need, a
+/// user's value would make answers unreadable ("malformed BlockInfo") or inserts garbage.
+pub const TRANSPORT_SETTINGS: [&str; 7] = [
+    "default_format",
+    "compression",
+    "enable_http_compression",
+    "http_zlib_compression_level",
+    "output_format_native_encode_types_in_binary_format",
+    "input_format_native_decode_types_in_binary_format",
+    "output_format_native_use_flattened_dynamic_and_json_serialization",
+];
+
+/// Why setting `name` may not be sent by a user (None: it may): see [`TRANSPORT_SETTINGS`].
+pub fn refused_setting(name: &str) -> Option<String> {
+    TRANSPORT_SETTINGS.contains(&name).then(|| {
+        format!(
+            "setting {name:?} changes the format of what chwire reads and writes, which chwire sets itself; \
+             it cannot be sent (for compression between chwire and the server use the option `compression`)"
+        )
+    })
+}
+
 /// `numPartitions`, `num_partitions` and `NUMPARTITIONS` alike.
 fn normalized(key: &str) -> String {
     key.chars().filter(|&c| c != '_').map(|c| c.to_ascii_lowercase()).collect()
@@ -273,10 +296,14 @@ pub fn markdown() -> String {
          a key in its host's style (`num_partitions`, `numPartitions`): case and `_` are ignored.\n\n\
          A key that is no option is a ClickHouse setting, sent with every query, when ClickHouse 26.9 has it \
          (or it starts with `custom_`); a setting chwire does not know goes as `setting.NAME`. Anything else is \
-         refused with the closest known name (`numPartition`: \"did you mean num_partitions?\").\n\n\
+         refused with the closest known name (`numPartition`: \"did you mean num_partitions?\"). Each key is \
+         given once in a URL or a set of options (two spellings of one option, such as `user` and `username`, \
+         are refused). Settings that change the bytes chwire reads or writes are refused by name \
+         (chwire's own option `compression` sets the transport's compression): {TRANSPORT}.\n\n\
          This file is generated from `crates/chwire/src/options/keys.rs` (`CHWIRE_BLESS=1 cargo test -p chwire \
          --lib options` rewrites it).\n",
-    );
+    )
+    .replace("{TRANSPORT}", &TRANSPORT_SETTINGS.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "));
     let mut scope = None;
     for k in KEYS {
         if scope != Some(k.scope) {

@@ -183,6 +183,33 @@ pub fn parse_duration(s: &str) -> Result<Duration> {
     Duration::try_from_secs_f64(secs).map_err(|_| Error::config(format!("invalid duration {s:?}")))
 }
 
+/// The keys of one set of options (a URL's query, a binding's options): each option or setting
+/// once. Two spellings of one option (`user` and `username`) or a repeated key would leave one
+/// value unused, and which one differs by front end (the order of a host's map).
+#[derive(Default)]
+struct Given(Vec<(String, String)>);
+
+impl Given {
+    fn once(&mut self, key: &str) -> Result<()> {
+        let canonical = match keys::classify(key) {
+            // A list of hosts may come in parts (`?hosts=b&hosts=c`).
+            Ok(Classified::Option(k)) if k.name == "hosts" => return Ok(()),
+            Ok(Classified::Option(k)) => k.name.to_string(),
+            Ok(Classified::Setting(name)) => name.to_string(),
+            Err(_) => return Ok(()), // refused by `set` with its own message
+        };
+        if let Some((first, _)) = self.0.iter().find(|(_, c)| *c == canonical) {
+            return Err(Error::config(if first == key {
+                format!("option {key:?} is given twice")
+            } else {
+                format!("options {first:?} and {key:?} are the same option ({canonical:?}): give one")
+            }));
+        }
+        self.0.push((key.to_string(), canonical));
+        Ok(())
+    }
+}
+
 impl Options {
     /// The defaults: `tcp://default@127.0.0.1:9000/default`.
     pub fn new() -> Self {
@@ -238,7 +265,9 @@ impl Options {
         // The host lists last: a host without a port gets the default of the transport and TLS
         // the keys chose, wherever they stand in the query (`?hosts=b&secure=true`).
         let mut host_lists = Vec::new();
+        let mut seen = Given::default();
         for (k, v) in parsed.query_pairs() {
+            seen.once(&k)?;
             match keys::classify(&k)? {
                 Classified::Option(key) if key.name == "hosts" => host_lists.push(v.into_owned()),
                 _ => o.set(&k, &v)?,
@@ -264,7 +293,9 @@ impl Options {
             Some(u) => Options::from_url(u)?,
             None => Options::default(),
         };
+        let mut seen = Given::default();
         for (k, v) in pairs {
+            seen.once(k.as_ref())?;
             o.set(k.as_ref(), v.as_ref())?;
         }
         Ok(o)
@@ -503,16 +534,22 @@ impl Options {
         Ok(())
     }
 
-    pub(crate) fn settings_list(&self, per_query: &[(String, String)]) -> Vec<Setting> {
+    /// The settings of a query: the client's, then the query's (a later value of a name wins).
+    /// Settings that change the bytes chwire reads or writes are refused
+    /// ([`keys::refused_setting`]).
+    pub(crate) fn settings_list(&self, per_query: &[(String, String)]) -> crate::Result<Vec<Setting>> {
         let mut out: Vec<Setting> = Vec::with_capacity(self.settings.len() + per_query.len());
         for (k, v) in self.settings.iter().chain(per_query) {
+            if let Some(why) = keys::refused_setting(k) {
+                return Err(crate::Error::invalid(why));
+            }
             if let Some(s) = out.iter_mut().find(|s| &s.name == k) {
                 s.value = v.clone();
             } else {
                 out.push(Setting { name: k.clone(), value: v.clone(), important: true });
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -571,6 +608,13 @@ mod tests {
         assert_eq!(o.settings, [("brand_new".to_string(), "1".to_string()), ("max_threads".to_string(), "2".to_string())]);
         assert_eq!((o.receive_timeout, o.connect_timeout), (Some(Duration::from_secs(5)), None));
         let o = Options::from_url_and(Some("tcp://h"), [("Port", "1"), ("numRetries", "x")].iter().take(1).copied()).unwrap();
+        // One key once: a second spelling or a repeat is refused, whichever comes first.
+        let e = Options::from_url_and(None, [("user", "a"), ("username", "b")]).unwrap_err().to_string();
+        assert!(e.contains("\"user\" and \"username\" are the same option"), "{e}");
+        assert!(Options::from_url("tcp://h?max_threads=1&max_threads=2").unwrap_err().to_string().contains("given twice"));
+        assert!(Options::from_url("tcp://h?receive_timeout=1s&read_timeout=2s").is_err());
+        // The URL's own user is overridden by an option, as before.
+        assert_eq!(Options::from_url_and(Some("tcp://u@h"), [("user", "v")]).unwrap().user, "v");
         assert_eq!(o.port, 1);
         assert!(Options::new().hosts(Vec::new()).validate().is_err());
     }
@@ -601,7 +645,7 @@ mod tests {
     #[test]
     fn per_query_settings_override() {
         let o = Options::new().setting("a", "1").setting("b", "2");
-        let s = o.settings_list(&[("a".into(), "9".into())]);
+        let s = o.settings_list(&[("a".into(), "9".into())]).unwrap();
         assert_eq!(s.iter().map(|s| (s.name.as_str(), s.value.as_str())).collect::<Vec<_>>(), vec![("a", "9"), ("b", "2")]);
     }
 }
