@@ -171,6 +171,20 @@ def test_parameters_arrive_exactly(any_conn):
         assert cur.fetchall() == [(d, big, [d, decimal.Decimal("0.0001")], "61FF00275C", 5e-324, [d, None], {"1": d, "2": "x"})]
 
 
+def test_zoned_datetimes_and_int64_arrays_mean_the_same_on_both_servers(any_conn):
+    """18.16 gets literals: its CAST read a zoned DateTime's text in the server's zone (another
+    instant), and found no common type for [1099511627776, -1] (UInt64, Int8)."""
+    import datetime as dt
+
+    noon = dt.datetime(2024, 1, 1, 12, tzinfo=dt.timezone.utc)
+    with any_conn.cursor() as cur:
+        cur.execute(
+            "SELECT toUnixTimestamp({t:DateTime('Asia/Kolkata')}), toString({a:Array(Int64)}), toString({f:Array(Float64)})",
+            {"t": noon, "a": [2**40, -(2**40)], "f": [-1.0, 2.0**53]},
+        )
+        assert cur.fetchall() == [(1704110400, "[1099511627776,-1099511627776]", "[-1,9007199254740992]")]
+
+
 def test_a_value_that_does_not_fit_its_placeholder_is_refused(conn):
     with conn.cursor() as cur, pytest.raises(dbapi.DataError):
         cur.execute("SELECT {a:UInt8}", {"a": 300})

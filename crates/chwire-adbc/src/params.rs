@@ -67,7 +67,37 @@ fn text_with_escapes(bytes: Vec<u8>) -> String {
 /// chwire's own float literals (a subnormal one is no literal 18.16 reads). Inside an array or
 /// tuple a decimal is typed by its own function (`toDecimal128('1.5', 1)`): 18.16 cannot cast
 /// `['1.5', NULL]` to `Array(Nullable(Decimal(9, 2)))` ("Attempt to read after eof").
-fn literal(v: &Value<'_>, tz: &TimeZone, nested: bool) -> String {
+///
+/// A `DateTime`/`DateTime64` of a type with a zone is read in that zone
+/// (`toDateTime('…', 'zone')`: 18.16's CAST reads text in the server's zone, another instant),
+/// and the elements of an `Int64` or float composite are typed (`toInt64('-1')`): 18.16 finds
+/// no common type for a UInt64 literal and a negative one. The core's `ParamValue` literals
+/// follow the same rules.
+fn literal(v: &Value<'_>, ty: &DataType, tz: &TimeZone, nested: bool) -> String {
+    let plain = match ty {
+        DataType::Nullable(t) | DataType::LowCardinality(t) => t.as_ref(),
+        t => t,
+    };
+    match (v, plain) {
+        (Value::Null, _) => return "NULL".into(),
+        (_, DataType::DateTime(Some(zone))) => return format!("toDateTime('{}', {})", render(v, Style::Tsv, tz), zone.sql_literal()),
+        (_, DataType::DateTime64 { precision, tz: Some(zone) }) => {
+            return format!("toDateTime64('{}', {precision}, {})", render(v, Style::Tsv, tz), zone.sql_literal())
+        }
+        (Value::Int(_), DataType::Int64) if nested => return format!("toInt64('{}')", render(v, Style::Tsv, tz)),
+        (Value::Float32(x), _) if nested => return format!("toFloat32({})", x.sql_literal()),
+        (Value::Float64(x), _) if nested => return format!("toFloat64({})", x.sql_literal()),
+        (Value::Array(items), DataType::Array(t)) => {
+            return format!("[{}]", items.iter().map(|i| literal(i, t, tz, true)).collect::<Vec<_>>().join(", "))
+        }
+        (Value::Tuple(items), DataType::Tuple(types)) if types.len() == items.len() => {
+            return format!(
+                "tuple({})",
+                items.iter().zip(types).map(|((_, i), (_, t))| literal(i, t, tz, true)).collect::<Vec<_>>().join(", ")
+            )
+        }
+        _ => {}
+    }
     match v {
         Value::Decimal { scale, .. } if nested => format!("toDecimal128('{}', {scale})", render(v, Style::Tsv, tz)),
         Value::Decimal256 { scale, .. } if nested => format!("toDecimal256('{}', {scale})", render(v, Style::Tsv, tz)),
@@ -76,9 +106,13 @@ fn literal(v: &Value<'_>, tz: &TimeZone, nested: bool) -> String {
         }
         Value::Float32(x) => x.sql_literal(),
         Value::Float64(x) => x.sql_literal(),
-        Value::Array(items) => format!("[{}]", items.iter().map(|i| literal(i, tz, true)).collect::<Vec<_>>().join(", ")),
+        Value::Array(items) => {
+            format!("[{}]", items.iter().map(|i| literal(i, &DataType::Nothing, tz, true)).collect::<Vec<_>>().join(", "))
+        }
         // tuple(...) is a tuple whatever the number of elements ((x) is x).
-        Value::Tuple(items) => format!("tuple({})", items.iter().map(|(_, i)| literal(i, tz, true)).collect::<Vec<_>>().join(", ")),
+        Value::Tuple(items) => {
+            format!("tuple({})", items.iter().map(|(_, i)| literal(i, &DataType::Nothing, tz, true)).collect::<Vec<_>>().join(", "))
+        }
         _ => render(v, Style::Quoted, tz),
     }
 }
@@ -134,7 +168,7 @@ pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>, tz: &Tim
             let v = col.value(r);
             let composite = matches!(v, Value::Array(_) | Value::Tuple(_) | Value::Map(_));
             let text = render(&v, if composite { Style::Quoted } else { Style::Tsv }, tz);
-            set.push((name.clone(), TextParam { text, literal: literal(&v, tz, false) }));
+            set.push((name.clone(), TextParam { text, literal: literal(&v, col.data_type(), tz, false) }));
         }
         rows.push(set);
     }
@@ -191,6 +225,20 @@ mod tests {
     }
 
     #[test]
+    fn int64_and_float_elements_are_typed_literals() {
+        let items = arrow_array::Int64Array::from(vec![1i64 << 40, -1]);
+        let list = arrow_array::ListArray::new(
+            Arc::new(Field::new("item", arrow_schema::DataType::Int64, true)),
+            arrow_buffer::OffsetBuffer::from_lengths([2]),
+            Arc::new(items),
+            None,
+        );
+        let p = one("SELECT {p:Array(Int64)}", Arc::new(list), &TimeZone::UTC);
+        assert_eq!(p.sql_literal(), "[toInt64('1099511627776'), toInt64('-1')]");
+        assert_eq!(p.param_text(), "[1099511627776,-1]");
+    }
+
+    #[test]
     fn bytes_that_are_not_utf8_are_escaped() {
         let b: ArrayRef = Arc::new(BinaryArray::from(vec![b"a\xff'\0".as_slice()]));
         let p = one("SELECT {p:String}", b, &TimeZone::UTC);
@@ -209,7 +257,8 @@ mod tests {
         let t: ArrayRef = Arc::new(TimestampSecondArray::from(vec![0i64]));
         let tokyo = TimeZone::get("Asia/Tokyo").unwrap();
         assert_eq!(one("SELECT {p:DateTime}", t.clone(), &tokyo).sql_literal(), "'1970-01-01 09:00:00'");
-        assert_eq!(one("SELECT {p:DateTime('UTC')}", t.clone(), &tokyo).sql_literal(), "'1970-01-01 00:00:00'");
+        // A zoned type's text is read in its zone (18.16's CAST would read the server's).
+        assert_eq!(one("SELECT {p:DateTime('UTC')}", t.clone(), &tokyo).sql_literal(), "toDateTime('1970-01-01 00:00:00', 'UTC')");
         assert_eq!(one("SELECT {p:DateTime}", t, &TimeZone::UTC).param_text(), "1970-01-01 00:00:00");
     }
 }

@@ -373,7 +373,9 @@ async fn run_query(opts: Options, args: QueryArgs) -> chwire_cli::Result<()> {
         q = q.query_id(id);
     }
     for (k, v) in args.params {
-        q = if v == "\\N" { q.param(k, None::<String>) } else { q.param(k, v) };
+        // Text (the server's escaped text form), shaped by the placeholder's type where an
+        // older server gets a literal: a zoned DateTime's text read in its zone.
+        q = if v == "\\N" { q.param(k, None::<String>) } else { q.bind(k, &chwire::ParamValue::Str(v)) };
     }
     // A signal that came while the query was being sent is taken in the loop below.
     let mut stream = q.stream().await?;

@@ -904,3 +904,47 @@ async fn tuple_and_nested_round_trip() {
     assert_eq!(back[0].column("n.b").unwrap().value(0), Value::Array(vec![Value::String(b"p"), Value::String(b"q")]));
     c.execute("DROP TABLE chwire_tuple").await.unwrap();
 }
+
+/// The same values give the same results on both servers, where 18.16 gets literals: a zoned
+/// DateTime's instant (its CAST read text in the server's zone), Int64 and Float64 arrays mixing
+/// large and negative values (no common type for its literals), text that is not a number for
+/// a number type (refused: 18.16 cast it to 0 or NULL); typed values and the CLI's text alike.
+#[tokio::test]
+async fn typed_parameters_mean_the_same_on_both_servers() {
+    use chwire::ParamValue as P;
+    let noon_utc = P::Instant(1_704_110_400_000_000);
+    let cases: Vec<(&str, P, &str)> = vec![
+        ("SELECT toUnixTimestamp({p:DateTime('Asia/Kolkata')})", noon_utc.clone(), "1704110400"),
+        ("SELECT toUnixTimestamp(assumeNotNull({p:Nullable(DateTime('America/New_York'))}))", noon_utc.clone(), "1704110400"),
+        (
+            "SELECT toString(arrayMap(x -> toUnixTimestamp(x), {p:Array(DateTime('Asia/Kolkata'))}))",
+            P::List(vec![noon_utc.clone()]),
+            "[1704110400]",
+        ),
+        ("SELECT toUnixTimestamp({p:DateTime('Asia/Kolkata')})", P::Str("2024-01-01 17:30:00".into()), "1704110400"),
+        (
+            "SELECT toString({p:Array(Int64)})",
+            P::List(vec![P::Int(1 << 40), P::Int(-(1 << 40)), P::Int(i64::MAX.into())]),
+            "[1099511627776,-1099511627776,9223372036854775807]",
+        ),
+        ("SELECT toString({p:Array(Nullable(Int64))})", P::List(vec![P::Int(-1), P::Null, P::Int(1 << 40)]), "[-1,NULL,1099511627776]"),
+        ("SELECT toString({p:Array(Float64)})", P::List(vec![P::Int(-1), P::Int(1 << 53)]), "[-1,9007199254740992]"),
+    ];
+    for mut c in [client().await, client_18().await] {
+        let server = if is_old_server(&c) { "18.16" } else { "26.9" };
+        for (sql, value, want) in &cases {
+            let b = c.query(*sql).bind("p", value).fetch_blocks().await.unwrap_or_else(|e| panic!("{server} {sql}: {e}"));
+            let got = match b.iter().find(|b| b.rows() > 0).unwrap().column_at(0).unwrap().value(0) {
+                Value::String(s) => String::from_utf8_lossy(s).into_owned(),
+                Value::UInt(u) => u.to_string(),
+                v => format!("{v:?}"),
+            };
+            assert_eq!(&got, want, "{server}: {sql}");
+        }
+        for ty in ["Decimal(9, 2)", "Nullable(UInt8)", "Float64"] {
+            let e = c.query(format!("SELECT {{p:{ty}}}")).bind("p", &P::Str("abc".into())).fetch_blocks().await.unwrap_err();
+            assert!(e.to_string().contains("is not a number"), "{server} {ty}: {e}");
+        }
+        assert_eq!(c.query("SELECT 1").fetch_blocks().await.unwrap()[0].rows(), 1);
+    }
+}

@@ -175,6 +175,9 @@ impl ParamValue {
                 check_range(&digits, t)?;
                 Shaped::Bare(digits)
             }
+            (ParamValue::Float(f), Some(DataType::Float32)) if f.is_finite() && f.abs() > f64::from(f32::MAX) => {
+                return Err(ParamError::Range(format!("{} is beyond Float32's range", f.param_text())));
+            }
             (ParamValue::Float(f), _) => Shaped::Float(*f),
             (ParamValue::Number(n), _) if !is_number_text(n) => return type_error(format!("{n:?} is not a number")),
             (ParamValue::Number(n), Some(t)) if t.is_integer() => {
@@ -185,8 +188,20 @@ impl ParamValue {
             // Text for a number type inside a composite goes bare when it is a number, so that
             // no text can change the structure around it.
             (ParamValue::Str(s), _) if number && is_number_text(s) => Shaped::NumberText(s.clone()),
+            // Other text for a number: refused here, as a current server refuses it (18.16's
+            // CAST('abc' AS Decimal(9, 2)) is 0, its Nullable(UInt8) NULL). Bool takes words.
+            (ParamValue::Str(s), Some(t)) if number && !matches!(t, DataType::Bool) => {
+                return type_error(format!("{s:?} is not a number, for a {t} parameter"))
+            }
+            (ParamValue::Str(s), Some(t @ (DataType::Date | DataType::Date32))) => {
+                check_date_text(s, t)?;
+                Shaped::Str(s.clone())
+            }
             (ParamValue::Str(s), _) => Shaped::Str(s.clone()),
-            (ParamValue::Instant(micros), _) => Shaped::Str(instant_text(*micros, ty, tz)),
+            (ParamValue::Instant(micros), _) => {
+                check_instant(*micros, ty)?;
+                Shaped::Str(instant_text(*micros, ty, tz))
+            }
             (ParamValue::List(items) | ParamValue::Tuple(items), Some(DataType::Tuple(types))) => {
                 if items.len() != types.len() {
                     return type_error(format!(
@@ -224,12 +239,24 @@ impl ParamValue {
                 )?)
             }
         };
-        // Exact numbers of types no bare SQL literal holds keep their type for the literal.
-        let exact = ty.is_some_and(|t| matches!(t, DataType::Decimal { .. }) || (t.is_integer() && t.fixed_width().is_some_and(|w| w > 8)));
+        // Exact numbers of types no bare SQL literal holds keep their type for the literal. So
+        // do the elements of a composite of Int64 or floats: a bare literal's type comes from
+        // its value, and 18.16 finds no common type for `[1099511627776, -1]` (UInt64, Int8).
+        let exact = ty.is_some_and(|t| {
+            matches!(t, DataType::Decimal { .. })
+                || (t.is_integer() && t.fixed_width().is_some_and(|w| w > 8))
+                || (depth > 0 && matches!(t, DataType::Int64 | DataType::Float32 | DataType::Float64))
+        });
         let number = matches!(shaped, Shaped::Bare(_) | Shaped::Number(_) | Shaped::NumberText(_) | Shaped::Float(_));
-        Ok(match ty {
-            Some(t) if exact && number => Shaped::Typed(Box::new(shaped), t.to_string()),
-            _ => shaped,
+        Ok(match (ty, shaped) {
+            (Some(t), shaped) if exact && number => Shaped::Typed(Box::new(shaped), t.to_string()),
+            (Some(DataType::DateTime(Some(zone))), text @ Shaped::Str(_)) => {
+                Shaped::Zoned { text: Box::new(text), zone: zone.clone(), scale: None }
+            }
+            (Some(DataType::DateTime64 { precision, tz: Some(zone) }), text @ Shaped::Str(_)) => {
+                Shaped::Zoned { text: Box::new(text), zone: zone.clone(), scale: Some(*precision) }
+            }
+            (_, shaped) => shaped,
         })
     }
 
@@ -299,6 +326,14 @@ enum Shaped {
     /// `Array(Nullable(String))` holding NULLs to `Array(Nullable(Decimal(9, 2)))`, and
     /// `['1.25',3]` has no common type).
     Typed(Box<Shaped>, String),
+    /// Wall-clock text of a `DateTime`/`DateTime64` type with a zone: its literal reads the
+    /// text in that zone (`toDateTime('…', 'Asia/Kolkata')`; older servers' CAST reads it in the
+    /// server's zone instead, a different instant). The scale for DateTime64.
+    Zoned {
+        text: Box<Shaped>,
+        zone: String,
+        scale: Option<u8>,
+    },
     List(Vec<Shaped>),
     Tuple(Vec<Shaped>),
     Map(Vec<(Shaped, Shaped)>),
@@ -312,7 +347,7 @@ impl Shaped {
             Shaped::Bare(d) | Shaped::Number(d) => d.clone(),
             Shaped::Float(f) => f.param_text(),
             Shaped::NumberText(s) | Shaped::Str(s) => s.param_text(),
-            Shaped::Typed(x, _) => x.top_text(),
+            Shaped::Typed(x, _) | Shaped::Zoned { text: x, .. } => x.top_text(),
             composite => composite.quoted(),
         }
     }
@@ -325,7 +360,7 @@ impl Shaped {
             // nan, inf and subnormals as text (a subnormal's SQL literal is a function call).
             Shaped::Float(f) => f.param_text(),
             Shaped::Str(s) => s.sql_literal(),
-            Shaped::Typed(x, _) => x.quoted(),
+            Shaped::Typed(x, _) | Shaped::Zoned { text: x, .. } => x.quoted(),
             Shaped::List(items) => format!("[{}]", join(items.iter().map(Shaped::quoted))),
             Shaped::Tuple(items) => format!("({})", join(items.iter().map(Shaped::quoted))),
             Shaped::Map(entries) => format!("{{{}}}", join(entries.iter().map(|(k, v)| format!("{}:{}", k.quoted(), v.quoted())))),
@@ -343,7 +378,12 @@ impl Shaped {
             Shaped::Bare(d) | Shaped::Number(d) => format!("'{d}'"),
             Shaped::Float(f) => f.sql_literal(),
             Shaped::NumberText(s) | Shaped::Str(s) => s.sql_literal(),
+            // A float keeps its own literal (nan, inf; a subnormal one as its bits: 18.16 reads
+            // `'5e-324'` as 0), typed by the CAST.
+            Shaped::Typed(x, ty) if matches!(**x, Shaped::Float(_)) && ty.starts_with("Float") => format!("CAST({} AS {ty})", x.literal()),
             Shaped::Typed(x, ty) => format!("CAST({} AS {ty})", x.quoted().sql_literal()),
+            Shaped::Zoned { text, zone, scale: None } => format!("toDateTime({}, {})", text.literal(), zone.sql_literal()),
+            Shaped::Zoned { text, zone, scale: Some(p) } => format!("toDateTime64({}, {p}, {})", text.literal(), zone.sql_literal()),
             Shaped::List(items) => format!("[{}]", join(items.iter().map(Shaped::literal))),
             // `tuple(x)`: `(x)` is x itself in SQL.
             Shaped::Tuple(items) => format!("tuple({})", join(items.iter().map(Shaped::literal))),
@@ -394,6 +434,44 @@ fn is_scalar(ty: &DataType) -> bool {
                 | DataType::Ipv6
                 | DataType::Interval(_)
         )
+}
+
+/// The seconds each time type holds (a current server clamps a parameter outside them to the
+/// nearest end, 18.16 wraps it: neither is the value given; inserts refuse them too).
+fn seconds_range(t: &DataType) -> Option<(i64, i64, &'static str)> {
+    match t {
+        DataType::Date => Some((0, 65_535 * 86_400, "1970-01-01..2149-06-06")),
+        DataType::Date32 => Some((-2_208_988_800, 10_413_791_999, "1900-01-01..2299-12-31")),
+        DataType::DateTime(_) => Some((0, i64::from(u32::MAX), "1970-01-01 00:00:00..2106-02-07 06:28:15 UTC")),
+        DataType::DateTime64 { .. } => Some((-2_208_988_800, 10_413_791_999, "1900-01-01..2299-12-31 23:59:59 UTC")),
+        _ => None,
+    }
+}
+
+/// A point in time for a time type must lie in its range.
+fn check_instant(micros: i64, ty: Option<&DataType>) -> Result<(), ParamError> {
+    let Some((lo, hi, range)) = ty.and_then(seconds_range) else { return Ok(()) };
+    let secs = micros.div_euclid(1_000_000);
+    if secs < lo || secs > hi {
+        return Err(ParamError::Range(format!(
+            "{} is outside {} ({range})",
+            instant_text(micros, None, None),
+            ty.map(ToString::to_string).unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
+/// A date given as `YYYY-MM-DD` text for a Date/Date32 must lie in its range (other text is
+/// the server's to read).
+fn check_date_text(s: &str, t: &DataType) -> Result<(), ParamError> {
+    let Ok(date) = s.parse::<jiff::civil::Date>() else { return Ok(()) };
+    let Some((lo, hi, range)) = seconds_range(t) else { return Ok(()) };
+    let days = i64::from(date.since(jiff::civil::date(1970, 1, 1)).map(|span| span.get_days()).unwrap_or(i32::MAX));
+    if days * 86_400 < lo || days * 86_400 > hi {
+        return Err(ParamError::Range(format!("{s} is outside {t} ({range})")));
+    }
+    Ok(())
 }
 
 /// Text that is a decimal number (`-12.5`, `1e-3`, `inf`, `nan`) and nothing else.
@@ -542,6 +620,48 @@ mod tests {
         assert!(bind(&P::Number(i256_min.replace("968", "969")), "Int256").is_err());
         assert!(bind(&P::Number("1; DROP".into()), "Int256").is_err());
         assert_eq!(bind(&P::Int(1 << 70), "Int128").unwrap().1, format!("CAST('{}' AS Int128)", 1i128 << 70));
+    }
+
+    #[test]
+    fn literals_older_servers_read_as_the_value() {
+        // Text for a number is a number or refused (18.16 cast 'abc' to 0).
+        assert!(bind(&P::Str("abc".into()), "Decimal(9, 2)").unwrap_err().contains("not a number"));
+        assert!(bind(&P::Str("abc".into()), "Nullable(UInt8)").unwrap_err().contains("not a number"));
+        assert_eq!(bind(&P::Str("true".into()), "Bool").unwrap().0, "true");
+        assert_eq!(bind(&P::Str("-1.5e3".into()), "Float64").unwrap().0, "-1.5e3");
+        // A zoned DateTime's text is read in its zone (18.16's CAST reads the server's).
+        assert_eq!(
+            bind(&P::Str("2024-01-01 17:30:00".into()), "Nullable(DateTime('Asia/Kolkata'))").unwrap().1,
+            "toDateTime('2024-01-01 17:30:00', 'Asia/Kolkata')"
+        );
+        let at = P::List(vec![P::Instant(1_704_110_400_000_000), P::Null]);
+        assert_eq!(bind(&at, "Array(Nullable(DateTime64(3, 'UTC')))").unwrap().1, "[toDateTime64('2024-01-01 12:00:00', 3, 'UTC'),NULL]");
+        assert_eq!(bind(&P::Str("2024-01-01 17:30:00".into()), "DateTime").unwrap().1, "'2024-01-01 17:30:00'");
+        // Elements of Int64 and float composites are typed: 18.16 has no common type for
+        // a UInt64 literal and a negative one.
+        let mixed = P::List(vec![P::Int(1 << 40), P::Int(-1)]);
+        assert_eq!(
+            bind(&mixed, "Array(Int64)").unwrap(),
+            ("[1099511627776,-1]".into(), "[CAST('1099511627776' AS Int64),CAST('-1' AS Int64)]".into())
+        );
+        assert_eq!(bind(&mixed, "Array(Float64)").unwrap().1, "[CAST('1099511627776' AS Float64),CAST('-1' AS Float64)]");
+        let floats = P::List(vec![P::Float(1.5), P::Float(5e-324)]);
+        assert_eq!(
+            bind(&floats, "Array(Float64)").unwrap().1,
+            format!("[CAST(1.5 AS Float64),CAST({} AS Float64)]", 5e-324f64.sql_literal())
+        );
+        assert!(bind(&P::Float(1e39), "Float32").unwrap_err().contains("beyond Float32's range"));
+        assert!(bind(&P::Float(f64::INFINITY), "Float32").is_ok());
+        // Dates and times outside their types (a server clamps or wraps them).
+        assert!(bind(&P::Str("2200-01-01".into()), "Date").unwrap_err().contains("outside Date"));
+        assert_eq!(bind(&P::Str("2149-06-06".into()), "Date").unwrap().0, "2149-06-06");
+        assert_eq!(bind(&P::Str("2200-01-01".into()), "Date32").unwrap().0, "2200-01-01");
+        assert!(bind(&P::Str("1899-12-31".into()), "Nullable(Date32)").unwrap_err().contains("outside"));
+        assert!(bind(&P::Instant(-1_000_000), "DateTime").unwrap_err().contains("outside DateTime"));
+        assert!(bind(&P::Instant(-1_000_000), "DateTime64(3)").is_ok());
+        assert!(bind(&P::Instant(11_000_000_000_000_000), "DateTime64(6, 'UTC')").unwrap_err().contains("outside"));
+        // At the top a number stays bare (LIMIT takes only digits on 18.16).
+        assert_eq!(bind(&P::Int(5), "Int64").unwrap().1, "5");
     }
 
     #[test]
