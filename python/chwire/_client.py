@@ -214,8 +214,9 @@ class Client:
 
     def command(self, cmd: str, parameters: Parameters = None, settings: Settings = None,
                 query_id: Optional[str] = None) -> Any:
-        """Run a statement (DDL, ALTER, ...). Returns its single value if it produced one row of
-        one column, its row as a list for several columns, otherwise None."""
+        """Run a statement (DDL, ALTER, ...). Returns the first row of its result: its value
+        for one column, the row as a list for several; None when there is no row (as
+        clickhouse-connect's ``command``: read a result of several rows with ``query``)."""
         result = self.query(cmd, parameters, settings, query_id)
         if not result.column_names or result.row_count == 0:
             return None

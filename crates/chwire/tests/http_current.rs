@@ -375,3 +375,20 @@ async fn a_querys_format_clause_gives_the_same_rows_over_both_transports() {
         assert_eq!(text(&mut c, "SELECT 'x' AS format ORDER BY format").await.as_deref(), Some("x"), "{url}");
     }
 }
+
+/// A server exception reads alike over both transports: HTTP's answer adds the server's
+/// version, which native exceptions do not carry (taken off), and the error's name (kept:
+/// whether the server also added a full stop before it cannot be told).
+#[tokio::test]
+async fn an_exception_reads_alike_over_both_transports() {
+    let mut messages = Vec::new();
+    for url in [native_url(), http_url()] {
+        let mut c = connect(&url).await;
+        let e = c.query("SELECT * FROM chwire_no_such_table_here").fetch_blocks().await.unwrap_err();
+        let s = e.server().unwrap_or_else(|| panic!("{url}: {e}"));
+        messages.push((s.code, s.message.clone()));
+    }
+    assert_eq!(messages[0].0, messages[1].0);
+    assert!(messages[1].1.starts_with(&messages[0].1), "{messages:?}");
+    assert!(!messages[1].1.contains("(version "), "{messages:?}");
+}
