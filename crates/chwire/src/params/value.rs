@@ -187,6 +187,10 @@ impl ParamValue {
             (ParamValue::Number(n), _) => Shaped::Number(n.clone()),
             // Text for a number type inside a composite goes bare when it is a number, so that
             // no text can change the structure around it.
+            (ParamValue::Str(s), Some(t)) if t.is_integer() && is_integer_text(s) => {
+                check_range(s.strip_prefix('+').unwrap_or(s), t)?;
+                Shaped::NumberText(s.clone())
+            }
             (ParamValue::Str(s), _) if number && is_number_text(s) => Shaped::NumberText(s.clone()),
             // Other text for a number: refused here, as a current server refuses it (18.16's
             // CAST('abc' AS Decimal(9, 2)) is 0, its Nullable(UInt8) NULL). Bool takes words.
@@ -474,6 +478,12 @@ fn check_date_text(s: &str, t: &DataType) -> Result<(), ParamError> {
     Ok(())
 }
 
+/// Text that is an integer's digits, with a sign or none.
+fn is_integer_text(s: &str) -> bool {
+    let d = s.strip_prefix(['-', '+']).unwrap_or(s);
+    !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit())
+}
+
 /// Text that is a decimal number (`-12.5`, `1e-3`, `inf`, `nan`) and nothing else.
 pub(crate) fn is_number_text(s: &str) -> bool {
     let t = s.strip_prefix(['-', '+']).unwrap_or(s);
@@ -628,6 +638,10 @@ mod tests {
         assert!(bind(&P::Str("abc".into()), "Decimal(9, 2)").unwrap_err().contains("not a number"));
         assert!(bind(&P::Str("abc".into()), "Nullable(UInt8)").unwrap_err().contains("not a number"));
         assert_eq!(bind(&P::Str("true".into()), "Bool").unwrap().0, "true");
+        // Integer text is checked against the type's range as integers are.
+        assert!(matches!(P::Str("9223372036854775808".into()).bind(Some(&DataType::Int64), None), Err(ParamError::Range(_))));
+        assert_eq!(bind(&P::Str("-9223372036854775808".into()), "Int64").unwrap().0, "-9223372036854775808");
+        assert_eq!(bind(&P::Str("+7".into()), "UInt8").unwrap().0, "+7");
         assert_eq!(bind(&P::Str("-1.5e3".into()), "Float64").unwrap().0, "-1.5e3");
         // A zoned DateTime's text is read in its zone (18.16's CAST reads the server's).
         assert_eq!(
