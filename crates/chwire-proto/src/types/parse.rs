@@ -271,7 +271,15 @@ impl Node {
                     T::Enum16(items16)
                 }
             }
-            "Nullable" => T::Nullable(Box::new(one_type(args)?)),
+            "Nullable" => {
+                let inner = one_type(args)?;
+                // ClickHouse refuses it too ("cannot be inside Nullable type"); a column of it
+                // would not fit its type.
+                if inner.is_nullable() {
+                    return Err(bad("Nullable(Nullable(..)) is not a valid type"));
+                }
+                T::Nullable(Box::new(inner))
+            }
             "Array" => T::Array(Box::new(one_type(args)?)),
             "LowCardinality" => T::LowCardinality(Box::new(one_type(args)?)),
             "UInt128" => no_args(T::UInt128)?,

@@ -38,6 +38,8 @@ fn malformed_names_are_errors() {
         "UInt8)",
         "DateTime(1, 2)",
         "Array(UInt8, UInt8)",
+        // Found by fuzzing: parsed, then its decoded column did not fit its type.
+        "Array(Nullable(Nullable(Date)))",
     ] {
         assert!(DataType::parse(s).is_err(), "{s:?} should not parse");
     }
