@@ -274,7 +274,7 @@ fn params_from_the_command_line() {
     assert_eq!(stdout(&o), "1\t1\n");
     let o = chwire(&["query", "-p", "c=300", "SELECT {c:Int8}"]);
     assert_eq!(o.status.code(), Some(2), "{o:?}");
-    assert!(String::from_utf8_lossy(&o.stderr).contains("300 is out of the range of Int8"), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("300 is outside the range of Int8"), "{o:?}");
     // A placeholder given two values is an error, not one of them silently.
     let o = chwire(&["query", "-p", "n=1", "-p", "n=2", "SELECT {n:UInt8}"]);
     assert_eq!(o.status.code(), Some(2), "{o:?}");

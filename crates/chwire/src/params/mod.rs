@@ -193,7 +193,7 @@ pub(crate) fn check_integer(name: &str, ty: &str, text: &str) -> Result<()> {
     if let Some((lo, hi)) = int_range(ty.strip_prefix("Nullable(").and_then(|t| t.strip_suffix(')')).unwrap_or(ty)) {
         let digits = text.strip_prefix('-').unwrap_or(text);
         if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) && text.parse::<i128>().map_or(true, |v| v < lo || v > hi) {
-            return Err(Error::invalid(format!("query parameter {name:?}: {text} is out of the range of {ty}")));
+            return Err(Error::invalid(format!("query parameter {name:?}: {text} is outside the range of {ty}")));
         }
     }
     Ok(())
