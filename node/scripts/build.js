@@ -9,14 +9,18 @@ const fs = require('node:fs');
 const here = path.resolve(__dirname, '..');
 if (process.env.CHWIRE_NODE_SKIP_BUILD === '1') process.exit(0);
 
-function bin(name) {
+function find(name) {
   // The tools are dependencies of this package; npm puts them in its own node_modules or hoists
   // them into the consumer's.
   for (let dir = here; ; dir = path.dirname(dir)) {
     const p = path.join(dir, 'node_modules', '.bin', name);
     if (fs.existsSync(p)) return p;
-    if (path.dirname(dir) === dir) return name;
+    if (path.dirname(dir) === dir) return null;
   }
+}
+
+function bin(name) {
+  return find(name) ?? name;
 }
 
 function run(cmd, args) {
@@ -41,5 +45,12 @@ const napiArgs = [
   '--output-dir',
   '.',
 ];
+// A package installed from a folder (`npm install ./node`) is a link to it, and npm installs
+// no dependencies of a linked package: neither the tools this build needs nor what the package
+// requires at run time (apache-arrow). They are installed into the folder first.
+if (!find('napi') || !find('tsc')) {
+  const lock = fs.existsSync(path.join(here, 'package-lock.json'));
+  run('npm', [lock ? 'ci' : 'install', '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund']);
+}
 run(bin('napi'), napiArgs);
 run(bin('tsc'), ['-p', 'tsconfig.json']);
