@@ -3,6 +3,7 @@
 use crate::column::{encode_column_of_at, Column};
 use crate::error::{DecodeError, EncodeError, ReadResult};
 use crate::revision::{Revision, CUSTOM_SERIALIZATION, OUT_OF_ORDER_BUCKETS_IN_AGGREGATION};
+use crate::types::DataType;
 use crate::wire::{Reader, WriteExt};
 
 /// BlockInfo fields (sent with every block).
@@ -112,6 +113,22 @@ impl Block {
 
     pub fn into_columns(self) -> Vec<(String, Column)> {
         self.columns
+    }
+
+    /// The block with each column `f` names a type for (by index and column) given that type,
+    /// its data kept (a zone added to a DateTime); its info and rows kept. A type the data does
+    /// not fit is an error.
+    pub fn retyped(self, mut f: impl FnMut(usize, &Column) -> Option<DataType>) -> Result<Block, EncodeError> {
+        let Block { info, rows, columns } = self;
+        let mut out = Vec::with_capacity(columns.len());
+        for (i, (name, col)) in columns.into_iter().enumerate() {
+            let col = match f(i, &col) {
+                Some(ty) => Column::new(ty, col.into_parts().1)?,
+                None => col,
+            };
+            out.push((name, col));
+        }
+        Ok(Block { info, rows, columns: out })
     }
 
     pub fn column(&self, name: &str) -> Option<&Column> {

@@ -7,7 +7,7 @@
 //! handshake's zone's (the server's default).
 
 use super::Client;
-use chwire_proto::{Block, Column, DataType};
+use chwire_proto::{Block, DataType};
 
 /// `tz` if it is a zone and not the server's (whose zone DateTime columns without one are in
 /// anyway).
@@ -53,18 +53,7 @@ pub(super) fn apply(b: Block, tz: &str) -> Block {
     if !b.columns().iter().any(|(_, c)| zoned(c.data_type(), tz).is_some()) {
         return b;
     }
-    let mut out = Block::new();
-    for (name, col) in b.into_columns() {
-        let col = match zoned(col.data_type(), tz) {
-            Some(ty) => {
-                let (_, data) = col.into_parts();
-                Column::new(ty, data).expect("same storage: only the zone differs")
-            }
-            None => col,
-        };
-        out.push(name, col).expect("columns of one block");
-    }
-    out
+    b.retyped(|_, c| zoned(c.data_type(), tz)).expect("same storage: only the zone differs")
 }
 
 #[cfg(test)]

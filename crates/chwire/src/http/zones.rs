@@ -8,7 +8,7 @@
 //! server for the real types once per query (`DESCRIBE TABLE (<query>)`, on a side connection)
 //! and puts the zones back. Statements that cannot be described keep the plain types.
 
-use chwire_proto::{Block, Column, DataType};
+use chwire_proto::{Block, DataType};
 
 #[derive(Debug, Default)]
 pub(crate) struct ZoneFix {
@@ -107,18 +107,7 @@ impl ZoneFix {
         if b.num_columns() != fix.len() {
             return b;
         }
-        let mut out = Block::new();
-        for ((name, col), ty) in b.into_columns().into_iter().zip(fix) {
-            let col = match ty {
-                Some(ty) => {
-                    let (_, data) = col.into_parts();
-                    Column::new(ty.clone(), data).expect("same storage: only the zone differs")
-                }
-                None => col,
-            };
-            out.push(name, col).expect("columns of one block");
-        }
-        out
+        b.retyped(|i, _| fix.get(i).cloned().flatten()).expect("same storage: only the zone differs")
     }
 }
 
