@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn native_stream_decoder_reads_blocks_split_anywhere() {
-        use crate::{Block, Column, ColumnData, DataType, PacketDecoder, ServerPacket};
+        use crate::{Block, Column, ColumnData, DataType};
         let mut bytes = Vec::new();
         for n in [3u64, 0, 5] {
             let mut b = Block::new();
@@ -249,42 +249,41 @@ mod tests {
         let want = super::decode_all(&bytes).unwrap();
         assert_eq!(want.len(), 3);
         for step in [1, 2, 7, bytes.len()] {
-            let mut dec = PacketDecoder::native_stream();
-            let mut buf = bytes::BytesMut::new();
-            let mut got = Vec::new();
-            for chunk in bytes.chunks(step) {
-                buf.extend_from_slice(chunk);
-                while let Some(p) = dec.decode(&mut buf).unwrap() {
-                    let ServerPacket::Data(b) = p else { panic!("{p:?}") };
-                    got.push(b);
-                }
-            }
-            assert!(buf.is_empty() && !dec.is_mid_packet());
-            assert_eq!(got, want, "chunks of {step}");
+            assert_eq!(stream_blocks(&bytes, step, None), want, "chunks of {step}");
         }
+    }
+
+    /// The blocks of a Native stream fed to its decoder `step` bytes at a time (at `revision`,
+    /// when given), every byte consumed.
+    fn stream_blocks(bytes: &[u8], step: usize, revision: Option<crate::Revision>) -> Vec<crate::Block> {
+        use crate::{PacketDecoder, ServerPacket};
+        let mut dec = PacketDecoder::native_stream();
+        if let Some(r) = revision {
+            dec.set_revision(r);
+        }
+        let mut buf = bytes::BytesMut::new();
+        let mut got = Vec::new();
+        for chunk in bytes.chunks(step) {
+            buf.extend_from_slice(chunk);
+            while let Some(p) = dec.decode(&mut buf).unwrap() {
+                let ServerPacket::Data(b) = p else { panic!("{p:?}") };
+                got.push(b);
+            }
+        }
+        assert!(buf.is_empty() && !dec.is_mid_packet());
+        got
     }
 
     /// ClickHouse 26.9's `FORMAT Native` over HTTP with `client_protocol_version=54454`:
     /// BlockInfo first, the types with their zones, a custom-serialization byte per column.
     #[test]
     fn native_stream_at_a_revision_reads_block_info_and_zones() {
-        use crate::{PacketDecoder, Revision, ServerPacket, Value};
+        use crate::{Revision, Value};
         let hex = "010002ffffffff0002020174164461746554696d652827417369612f546f6b796f272900010000000100\
                    0000016e0655496e7436340000000000000000000100000000000000";
         let bytes: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
         for step in [1, 5, bytes.len()] {
-            let mut dec = PacketDecoder::native_stream();
-            dec.set_revision(Revision(54454));
-            let mut buf = bytes::BytesMut::new();
-            let mut got = Vec::new();
-            for chunk in bytes.chunks(step) {
-                buf.extend_from_slice(chunk);
-                while let Some(p) = dec.decode(&mut buf).unwrap() {
-                    let ServerPacket::Data(b) = p else { panic!("{p:?}") };
-                    got.push(b);
-                }
-            }
-            assert!(buf.is_empty() && !dec.is_mid_packet());
+            let got = stream_blocks(&bytes, step, Some(Revision(54454)));
             assert_eq!(got.len(), 1);
             let b = &got[0];
             assert_eq!(b.column_at(0).unwrap().data_type().to_string(), "DateTime('Asia/Tokyo')");

@@ -250,14 +250,9 @@ fn push_int(v: i128, ty: &DataType, col: &mut ColumnData) -> Result<(), String> 
     Ok(())
 }
 
-/// Ticks at one precision to ticks at another, if exact.
+/// Ticks at one precision to ticks at another, if exact and within Int64 ([`rescale`]).
 fn rescale_ticks(ticks: i64, from: u8, to: u8) -> Option<i64> {
-    if to >= from {
-        ticks.checked_mul(10i64.checked_pow(u32::from(to - from))?)
-    } else {
-        let f = 10i64.checked_pow(u32::from(from - to))?;
-        (ticks % f == 0).then_some(ticks / f)
-    }
+    rescale(i128::from(ticks), from, to).and_then(|t| i64::try_from(t).ok())
 }
 
 macro_rules! push_to {
