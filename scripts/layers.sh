@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The crates' layers (docs/ARCHITECTURE.md, "Layers"): the sans-IO crates (chwire-proto,
-# chwire-text, chwire-arrow), the file formats on them (chwire-formats) and the fuzz crate on
-# those depend on no client (`chwire`), async runtime, HTTP or TLS crate, so that reading a
-# file or fuzzing a decoder builds none of them. `make lint` runs this. It prints how each
+# chwire-text, chwire-arrow, the row layer chwire-row), the file formats on them (chwire-formats)
+# and the fuzz crate on those depend on no client (`chwire`), async runtime, HTTP or TLS crate,
+# so that reading a file, fuzzing a decoder or building rows builds none of them. `make lint` runs this. It prints how each
 # forbidden crate comes in (`cargo tree --invert`) and exits 1 if one does.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,7 +25,7 @@ check() {
     done
 }
 
-for crate in chwire-proto chwire-text chwire-arrow chwire-formats; do
+for crate in chwire-proto chwire-text chwire-arrow chwire-row chwire-formats; do
     check "$crate" -p "$crate"
 done
 check "the fuzz crate (fuzz/)" --manifest-path fuzz/Cargo.toml

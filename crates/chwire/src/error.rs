@@ -246,6 +246,17 @@ impl From<chwire_proto::column::ValuesError> for Error {
     }
 }
 
+/// The row layer's errors: a row that does not fit is [`ErrorKind::Row`], a column type that
+/// cannot be built bad input as in [`EncodeError`].
+impl From<chwire_row::Error> for Error {
+    fn from(e: chwire_row::Error) -> Self {
+        match e {
+            chwire_row::Error::Encode(e) => e.into(),
+            e => Error::new(ErrorKind::Row(e.to_string())),
+        }
+    }
+}
+
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::new(ErrorKind::Io(e))

@@ -50,7 +50,7 @@ impl<'c, T: Row> RowCursor<'c, T> {
         });
         let Some((block, row)) = next.await? else { return Ok(None) };
         let plan = self.plan.as_deref().expect("bound before the first row");
-        T::read(block, plan, 0, row).map(Some)
+        Ok(Some(T::read(block, plan, 0, row)?))
     }
 
     /// The underlying stream (progress, profile info, totals).

@@ -4,7 +4,7 @@ use super::insert::{Batch, InsertLimits};
 use super::ToColumn;
 use crate::client::{QueryStream, QuerySummary};
 use crate::error::{Error, ErrorKind, Result};
-use chwire_proto::{Block, ColumnData, DataType, Value};
+use chwire_proto::{Block, DataType, Value};
 
 /// A query's rows as dynamic values, with the names and types of the header.
 pub struct DynRowCursor<'c> {
@@ -146,35 +146,4 @@ impl std::fmt::Debug for DynInserter<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DynInserter").field("pending_rows", &self.batch.rows()).finish()
     }
-}
-
-/// Dynamic values write into a column of any type they represent exactly (see
-/// [`chwire_proto::column::write_value`], which the file formats' readers build blocks with too).
-impl ToColumn for Value<'_> {
-    fn check_write(ty: &DataType) -> Result<(), String> {
-        match ty {
-            DataType::Unsupported(_) => Err(format!("inserting rows into {ty} columns is not supported")),
-            _ => Ok(()),
-        }
-    }
-
-    fn write(&self, ty: &DataType, col: &mut ColumnData) -> Result<(), String> {
-        chwire_proto::column::write_value(self, ty, col)
-    }
-
-    fn write_fields(&self, fields: &[(String, DataType)], elements: &mut [ColumnData]) -> Result<(), String> {
-        chwire_proto::column::write_nested_fields(self, fields, elements)
-    }
-
-    fn check_write_fields(_: &[(String, DataType)]) -> Result<(), String> {
-        Ok(())
-    }
-}
-
-/// Build a block from dynamic rows for the given columns (names and types): the
-/// schema-free counterpart of the column builders, for [`crate::Insert::send`].
-/// (The builder is [`chwire_proto::column::block_from_values`]; its errors are
-/// [`ErrorKind::Row`] errors here.)
-pub fn block_from_values<'v>(columns: &[(&str, DataType)], rows: impl IntoIterator<Item = &'v [Value<'v>]>) -> Result<Block> {
-    Ok(chwire_proto::column::block_from_values(columns, rows)?)
 }

@@ -44,7 +44,7 @@ impl<'c> Batch<'c> {
 
     /// Append one row with `f`; a row `f` could only partly append is undone.
     #[inline]
-    pub(crate) fn push(&mut self, f: impl FnOnce(&mut Builders) -> Result<()>) -> Result<bool> {
+    pub(crate) fn push(&mut self, f: impl FnOnce(&mut Builders) -> chwire_row::Result<()>) -> Result<bool> {
         self.builders.append(f)?;
         self.unmeasured += 1;
         if self.builders.rows() >= self.limits.max_rows {

@@ -6,9 +6,9 @@ use std::fmt::Display;
 
 use ::chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Timelike, Utc};
 
-use super::super::{FromColumn, ToColumn};
 use super::temporal as tm;
-use crate::params::QueryParam;
+use crate::QueryParam;
+use crate::{FromColumn, ToColumn};
 use chwire_proto::{ColumnData, DataType};
 
 /// Days from 0001-01-01 (chrono's day 1 of the common era) to 1970-01-01.

@@ -2,10 +2,10 @@
 
 use ::rust_decimal::Decimal;
 
-use super::super::impls::bad_storage;
-use super::super::types::{decimal_raw, push_decimal_raw, Decimal as ChDecimal};
-use super::super::{FromColumn, ToColumn};
-use crate::params::QueryParam;
+use crate::impls::bad_storage;
+use crate::types::{decimal_raw, push_decimal_raw, Decimal as ChDecimal};
+use crate::QueryParam;
+use crate::{FromColumn, ToColumn};
 use chwire_proto::column::decimal_to_string;
 use chwire_proto::{ColumnData, DataType};
 

@@ -3,10 +3,10 @@
 use ::bigdecimal::num_bigint::{BigInt, Sign};
 use ::bigdecimal::BigDecimal;
 
-use super::super::impls::bad_storage;
-use super::super::types::decimal_raw;
-use super::super::{FromColumn, ToColumn};
-use crate::params::QueryParam;
+use crate::impls::bad_storage;
+use crate::types::decimal_raw;
+use crate::QueryParam;
+use crate::{FromColumn, ToColumn};
 use chwire_proto::{ColumnData, DataType};
 
 fn check(ty: &DataType) -> Result<(), String> {
@@ -124,7 +124,7 @@ mod tests {
         let cols = [("d", DataType::parse("Decimal(18, 4)").unwrap())];
         for text in ["1e-100000000000", "1e100000000000", "1e9223372036854775807", "-1e-9223372036854775807"] {
             let v = BigDecimal::from_str(text).unwrap();
-            #[derive(crate::Row)]
+            #[derive(crate::row::Row)]
             struct R {
                 d: BigDecimal,
             }

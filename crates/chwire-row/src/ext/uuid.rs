@@ -2,9 +2,9 @@
 
 use ::uuid::Uuid;
 
-use super::super::impls::bad_storage;
-use super::super::{FromColumn, ToColumn};
-use crate::params::QueryParam;
+use crate::impls::bad_storage;
+use crate::QueryParam;
+use crate::{FromColumn, ToColumn};
 use chwire_proto::column::{uuid_from_wire, uuid_to_wire};
 use chwire_proto::{ColumnData, DataType};
 

@@ -53,7 +53,7 @@ pub(crate) mod temporal {
     //! conversions: days since 1970-01-01, instants as (seconds since the epoch,
     //! nanoseconds 0..1e9), durations as signed nanoseconds.
 
-    use super::super::impls::bad_storage;
+    use crate::impls::bad_storage;
     use chwire_proto::{ColumnData, DataType};
 
     const NANOS: i128 = 1_000_000_000;

@@ -4,9 +4,9 @@
 
 use ::time::{Date, Duration, OffsetDateTime, PrimitiveDateTime, Time};
 
-use super::super::{FromColumn, ToColumn};
 use super::temporal as tm;
-use crate::params::QueryParam;
+use crate::QueryParam;
+use crate::{FromColumn, ToColumn};
 use chwire_proto::{ColumnData, DataType};
 
 /// The Julian day number of 1970-01-01.

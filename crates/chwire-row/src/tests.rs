@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::*;
-use crate::ErrorKind;
+use chwire_derive::Row;
 use chwire_proto::{Column, StringColumn, Value};
 
 fn ty(s: &str) -> DataType {
@@ -307,8 +307,8 @@ struct NotOptional {
 }
 
 fn row_err(e: crate::Error) -> String {
-    match e.kind() {
-        ErrorKind::Row(m) => m.clone(),
+    match e {
+        crate::Error::Row(m) => m,
         other => panic!("expected a row error, got {other:?}"),
     }
 }

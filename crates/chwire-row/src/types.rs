@@ -21,6 +21,7 @@ macro_rules! wide_int {
                 $name(b)
             }
 
+            /// The 32 little-endian bytes (ClickHouse's storage).
             pub const fn to_le_bytes(self) -> [u8; 32] {
                 self.0
             }
@@ -113,11 +114,14 @@ fn push_fixed32(col: &mut ColumnData, b: &[u8; 32]) -> Result<(), String> {
 /// the column's precision; it never rounds.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Decimal {
+    /// The digits as an integer: the value times `10^scale`.
     pub raw: i128,
+    /// How many of the digits follow the decimal point.
     pub scale: u8,
 }
 
 impl Decimal {
+    /// `raw / 10^scale`.
     pub const fn new(raw: i128, scale: u8) -> Self {
         Decimal { raw, scale }
     }
@@ -187,7 +191,9 @@ impl ToColumn for Decimal {
 /// An exact `Decimal256` value: `raw / 10^scale`. Written only at the column's own scale.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Decimal256 {
+    /// The digits as an integer: the value times `10^scale`.
     pub raw: I256,
+    /// How many of the digits follow the decimal point.
     pub scale: u8,
 }
 

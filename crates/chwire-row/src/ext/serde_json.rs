@@ -9,9 +9,9 @@
 
 use ::serde_json::{Map, Number, Value as Json};
 
-use super::super::{FromColumn, ToColumn};
 use super::temporal as tm;
-use crate::params::QueryParam;
+use crate::QueryParam;
+use crate::{FromColumn, ToColumn};
 use chwire_proto::column::{decimal256_to_string, decimal_to_string, int256_to_string};
 use chwire_proto::{ColumnData, DataType, Value};
 
@@ -181,7 +181,7 @@ mod tests {
 
     #[test]
     fn objects_write_into_json_columns_as_text() {
-        #[derive(crate::Row)]
+        #[derive(crate::row::Row)]
         struct J {
             j: Json,
         }
