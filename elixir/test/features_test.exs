@@ -15,7 +15,7 @@ defmodule ChwireFeaturesTest do
   setup_all do
     {etf, 0} = System.cmd("python3", [@features, "etf"])
     shared = :erlang.binary_to_term(etf)
-    %{tables: shared["tables"], params: shared["params"]}
+    %{tables: shared["tables"], params: shared["params"], refusals: shared["refusals"]}
   end
 
   defp http_url,
@@ -162,6 +162,76 @@ defmodule ChwireFeaturesTest do
 
       assert wrong == [], Enum.join(wrong, "\n")
       GenServer.stop(c)
+    end
+  end
+
+  # tests/features/refusals.json: what every front end refuses with the core's message.
+  defp refusal_urls, do: [url(), http_url()] ++ List.wrap(System.get_env("CHWIRE_TEST_URL_18"))
+
+  # The message of a refusal (an error tuple or a raised exception), or what was accepted.
+  defp refusal(fun) do
+    case fun.() do
+      {:error, %Chwire.Error{code: nil, message: m}} -> {:refused, m}
+      other -> {:accepted, other}
+    end
+  rescue
+    e in [ArgumentError, Chwire.Error] -> {:refused, Exception.message(e)}
+  end
+
+  test "parameters every front end refuses", %{refusals: refusals} do
+    for url <- refusal_urls() do
+      {:ok, c} = Chwire.start_link(url: url)
+
+      wrong =
+        Enum.flat_map(refusals["params"], fn p ->
+          sql = "SELECT toString({p:#{p["type"]}})"
+
+          case refusal(fn -> Chwire.query(c, sql, %{p: host(p["value"])}) end) do
+            {:refused, m} ->
+              if String.contains?(m, p["error"]), do: [], else: ["#{p["type"]}: #{m}"]
+
+            {:accepted, other} ->
+              ["#{p["type"]} #{inspect(p["value"])}: #{inspect(other)}"]
+          end
+        end)
+
+      assert wrong == [], url <> ":\n" <> Enum.join(wrong, "\n")
+      assert Chwire.query!(c, "SELECT {p:UInt8}", %{p: 7}).rows == [[7]]
+      GenServer.stop(c)
+    end
+  end
+
+  test "options every front end refuses", %{refusals: refusals} do
+    Process.flag(:trap_exit, true)
+
+    for url <- refusal_urls() do
+      sep = if String.contains?(url, "?"), do: "&", else: "?"
+
+      wrong =
+        Enum.flat_map(refusals["options"], fn o ->
+          result =
+            refusal(fn ->
+              case Chwire.start_link(url: url <> sep <> o["query"]) do
+                {:ok, c} ->
+                  r = Chwire.query(c, "SELECT 1")
+                  GenServer.stop(c)
+                  r
+
+                error ->
+                  error
+              end
+            end)
+
+          case result do
+            {:refused, m} ->
+              if String.contains?(m, o["error"]), do: [], else: ["#{o["query"]}: #{m}"]
+
+            {:accepted, other} ->
+              ["#{o["query"]}: #{inspect(other)}"]
+          end
+        end)
+
+      assert wrong == [], url <> ":\n" <> Enum.join(wrong, "\n")
     end
   end
 

@@ -103,7 +103,7 @@ async fn task(
     };
     let c = ops::client(&mut lease)?;
     let server_tz = c.server_info().and_then(|s| s.timezone);
-    let mut ins = match spec.query(c).insert().await {
+    let mut ins = match spec.query(c).insert_blocks().await {
         Ok(i) => i,
         Err(e) => {
             let _ = hdr.send(Err(Error::Data(String::new())));

@@ -15,6 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const shared = (f) => JSON.parse(fs.readFileSync(path.resolve(here, '../../tests/features', f), 'utf8'));
 const TABLES = shared('tables.json').tables;
 const PARAMS = shared('params.json').params;
+const REFUSALS = shared('refusals.json');
 const HTTP18 = process.env.CHWIRE_TEST_HTTP_URL_18;
 const skip26 = SERVER.startsWith('18') && 'needs 26.9';
 
@@ -147,6 +148,49 @@ for (const [transport, url] of [
           wrong.push(`${p.type}: ${JSON.stringify(r.rows[0].s)} vs ${JSON.stringify(p.text)}`);
       } catch (e) {
         wrong.push(`${p.type} ${JSON.stringify(p.value)}: ${String(e?.message ?? e).slice(0, 200)}`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+}
+
+// tests/features/refusals.json: what every front end refuses with the core's message.
+const refusalUrls = [
+  ['26.9 native', URL26],
+  ['26.9 http', HTTP26],
+  ...(URL18 ? [['18.16 native', URL18]] : []),
+];
+for (const [name, url] of refusalUrls) {
+  test(`parameters every front end refuses (${name})`, async () => {
+    const cl = await connect(url);
+    const wrong = [];
+    for (const p of REFUSALS.params) {
+      try {
+        const r = await cl.query(`SELECT toString({p:${p.type}}) AS s`, { params: { p: host(p.value) } });
+        wrong.push(`${p.type} ${JSON.stringify(p.value)}: accepted as ${r.rows[0].s}`);
+      } catch (e) {
+        const msg = String(e?.message ?? e);
+        if (e?.code !== undefined || !msg.includes(p.error))
+          wrong.push(`${p.type} ${JSON.stringify(p.value)}: ${e?.name}: ${msg.slice(0, 200)}`);
+      }
+    }
+    assert.equal((await cl.query('SELECT {p:UInt8} AS n', { params: { p: 7 } })).rows[0].n, 7);
+    assert.deepEqual(wrong, []);
+  });
+
+  test(`options every front end refuses (${name})`, async () => {
+    const wrong = [];
+    for (const o of REFUSALS.options) {
+      let c;
+      try {
+        c = await ch.connect(`${url}${url.includes('?') ? '&' : '?'}${o.query}`);
+        await c.query('SELECT 1');
+        wrong.push(`${o.query}: accepted`);
+      } catch (e) {
+        const msg = String(e?.message ?? e);
+        if (!msg.includes(o.error)) wrong.push(`${o.query}: ${e?.name}: ${msg.slice(0, 200)}`);
+      } finally {
+        await c?.close();
       }
     }
     assert.deepEqual(wrong, []);

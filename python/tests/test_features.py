@@ -112,6 +112,45 @@ def test_server_side_parameters_of_every_type(transport):
     assert not wrong, "\n".join(wrong)
 
 
+def refusal_urls():
+    out = [("26.9 native", URL), ("26.9 http", HTTP_URL)]
+    if URL_18:
+        out.append(("18.16 native", URL_18))
+    return out
+
+
+@pytest.mark.parametrize("name, url", refusal_urls(), ids=[n for n, _ in refusal_urls()])
+def test_parameters_every_front_end_refuses(name, url):
+    """tests/features/refusals.json: each value is refused with the core's message before
+    anything is sent, and the client stays usable."""
+    wrong = []
+    with chwire.connect(url) as c:
+        for p in features.refusals()["params"]:
+            try:
+                got = c.command(f"SELECT toString({{p:{p['type']}}})", parameters={"p": features.host(p["value"])})
+                wrong.append(f"{p['type']} {p['value']!r}: accepted as {got!r}")
+            except (chwire.Error, TypeError, ValueError) as e:
+                if isinstance(e, chwire.ServerError) or p["error"] not in str(e):
+                    wrong.append(f"{p['type']} {p['value']!r}: {type(e).__name__}: {str(e)[:200]}")
+        assert c.command("SELECT {p:UInt8}", parameters={"p": 7}) == 7
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("name, url", refusal_urls(), ids=[n for n, _ in refusal_urls()])
+def test_options_every_front_end_refuses(name, url):
+    """tests/features/refusals.json: each URL is refused with the core's message."""
+    wrong = []
+    for o in features.refusals()["options"]:
+        try:
+            with chwire.connect(features.with_query(url, o["query"])) as c:
+                c.command("SELECT 1")
+            wrong.append(f"{o['query']}: accepted")
+        except chwire.Error as e:
+            if o["error"] not in str(e):
+                wrong.append(f"{o['query']}: {type(e).__name__}: {str(e)[:200]}")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_a_parameter_the_server_refuses_leaves_the_client_usable(client):
     with pytest.raises(chwire.ServerError):
         client.command("SELECT {p:Array(UUID)}", parameters={"p": ["not a uuid"]})

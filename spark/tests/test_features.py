@@ -71,3 +71,25 @@ def test_feature_tables_through_both_sources(spark, nodes, srv, python_source, c
             assert sorted(jdf.collect()) == sorted(pdf.collect())
     finally:
         srv.drop(t, *copies)
+
+
+@pytest.mark.parametrize("where", ["url", "option"])
+def test_options_every_front_end_refuses(spark, nodes, python_source, where):
+    """tests/features/refusals.json through both sources: each option, in the URL's query string
+    or as a Spark option of its own, is refused with the core's message (reading `SELECT 1`)."""
+    wrong = []
+    for o in features.refusals()["options"]:
+        pairs = [p.split("=", 1) for p in o["query"].split("&")]
+        if where == "option" and len({k for k, _ in pairs}) < len(pairs):
+            continue  # Spark's options are a map: a key given twice is the URL's case only
+        for fmt in ("chwire", python_source):
+            try:
+                if where == "url":
+                    read(spark, fmt, features.with_query(nodes[0], o["query"]), query="SELECT 1").collect()
+                else:
+                    read(spark, fmt, nodes[0], query="SELECT 1", **dict(pairs)).collect()
+                wrong.append(f"{fmt} {o['query']}: accepted")
+            except Exception as e:  # Spark wraps the source's error in its own classes
+                if o["error"] not in str(e):
+                    wrong.append(f"{fmt} {o['query']}: {str(e)[:300]}")
+    assert not wrong, "\n".join(wrong)

@@ -99,3 +99,48 @@ def test_a_block_the_server_refuses_commits_nothing_of_it(conn, ch, name):
         assert ch.query(f"SELECT a FROM {name} ORDER BY a").result_rows == [(1,), (2,)]
         cur.execute("SELECT 7")
         assert cur.fetchone() == (7,)
+
+
+def refusal_urls():
+    return [u for u in (URL, HTTP_URL, URL_18) if u]
+
+
+@pytest.mark.parametrize("url", refusal_urls())
+def test_parameters_every_front_end_refuses(url):
+    """tests/features/refusals.json: each value, bound as the Arrow value pyarrow makes of it,
+    is refused with the core's message before anything is sent; the connection stays usable."""
+    import pyarrow as pa
+
+    wrong = []
+    with chwire.adbc.connect(url) as conn, conn.cursor() as cur:
+        for p in features.refusals()["params"]:
+            v = features.host(p["value"])
+            try:
+                params = pa.table({"p": pa.array([v])})
+            except OverflowError:  # beyond Int64: pyarrow infers no UInt64
+                params = pa.table({"p": pa.array([v], pa.uint64())})
+            try:
+                cur.execute(f"SELECT toString({{p:{p['type']}}}) AS s", params)
+                wrong.append(f"{p['type']} {p['value']!r}: accepted as {cur.fetchone()[0]!r}")
+            except dbapi.Error as e:
+                if p["error"] not in str(e) or "Code:" in str(e):
+                    wrong.append(f"{p['type']} {p['value']!r} ({params.schema.field(0).type}): {str(e)[:200]}")
+        cur.execute("SELECT {p:UInt8} AS n", pa.table({"p": pa.array([7])}))
+        assert cur.fetchone()[0] == 7
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("url", refusal_urls())
+def test_options_every_front_end_refuses(url):
+    """tests/features/refusals.json: each URL is refused with the core's message."""
+    wrong = []
+    for o in features.refusals()["options"]:
+        try:
+            with chwire.adbc.connect(features.with_query(url, o["query"])) as conn, conn.cursor() as cur:
+                cur.execute("SELECT 1")
+                cur.fetchall()
+            wrong.append(f"{o['query']}: accepted")
+        except dbapi.Error as e:
+            if o["error"] not in str(e):
+                wrong.append(f"{o['query']}: {str(e)[:200]}")
+    assert not wrong, "\n".join(wrong)

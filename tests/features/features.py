@@ -1,4 +1,4 @@
-"""The shared cases of tests/features/ (tables.json, params.json) for the Python suites (the
+"""The shared cases of tests/features/ (tables.json, params.json, refusals.json) for the Python suites (the
 Python package's, ADBC's, Spark's and tests/oracle/live.py): loading them, and setting up a
 case's table through the server's own HTTP interface (what the front end under test then reads
 and writes back). `python3 features.py check` sets up every case on the servers of
@@ -24,6 +24,17 @@ def tables():
 def params():
     with open(os.path.join(HERE, "params.json"), encoding="utf-8") as f:
         return json.load(f)["params"]
+
+
+def refusals():
+    """refusals.json: what every front end refuses the same way (`params`, `options`)."""
+    with open(os.path.join(HERE, "refusals.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def with_query(url, query):
+    """`url` with `query` appended to its query string."""
+    return url + ("&" if "?" in url else "?") + query
 
 
 def server_name(version):
@@ -165,7 +176,7 @@ def etf(v):
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["etf"]:
-    sys.stdout.buffer.write(etf({"tables": tables(), "params": params()}))
+    sys.stdout.buffer.write(etf({"tables": tables(), "params": params(), "refusals": refusals()}))
 
 if __name__ == "__main__" and sys.argv[1:] == ["check"]:
     urls = [os.environ.get("CHWIRE_TEST_HTTP_URL", "http://default@127.0.0.1:18123/default")]

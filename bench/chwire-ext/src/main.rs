@@ -96,7 +96,7 @@ async fn concurrent(opts: Options, tasks: usize, total: u64, insert: bool) -> An
                 let mut client = pool.get().await?;
                 let (r, c) = if insert {
                     let (block, sum) = w5_block(i)?;
-                    let mut ins = client.insert_blocks(W5_SQL).await?;
+                    let mut ins = client.query(W5_SQL).insert_blocks().await?;
                     ins.send(&block).await?;
                     ins.end().await?;
                     (W5_BLOCK, sum)
@@ -153,7 +153,7 @@ async fn run(opts: Options, workload: &str) -> AnyResult<Outcome> {
             let t0 = Instant::now();
             let repeats = W7I_REPEATS / scale();
             for _ in 0..repeats {
-                let mut ins = client.insert_blocks(W7_SINK_SQL).await?;
+                let mut ins = client.query(W7_SINK_SQL).insert_blocks().await?;
                 for b in &blocks {
                     ins.send(b).await?;
                 }

@@ -2,16 +2,19 @@
 //! fields name the placeholders) or by position (field i is the i-th placeholder of the SQL).
 //!
 //! Each column is converted to its placeholder's declared type with chwire-arrow's parameter
-//! conversion (`params_to_block`: the lossless one of inserts, doubles rounded for Float32), and each value is rendered as ClickHouse's text formats print
-//! it (chwire-text): the escaped TSV text for server-side parameters, the quoted literal for
-//! servers that have none (18.16), where chwire binds `CAST(literal AS Type)`. No type rule of
-//! its own here.
+//! conversion (`params_to_block`: the lossless one of inserts, doubles rounded for Float32), and
+//! each value is rendered as ClickHouse's text formats print it (chwire-text): the escaped TSV
+//! text for server-side parameters, the quoted literal for servers that have none (18.16),
+//! where chwire binds `CAST(literal AS Type)`. A column that conversion refuses and that holds
+//! host values (numbers, text, lists of them: `300` for a UInt8, `"2024-01-01"` for a Date) is
+//! bound by the core's rule every front end shares (`ParamValue::bind`), whose errors are the
+//! same as Python's, Node's and Elixir's. No type rule of its own here.
 
 use crate::error::{invalid_arg, ChResult};
 use adbc_core::error::Result;
-use arrow_array::RecordBatch;
+use arrow_array::{Array, RecordBatch};
 use arrow_schema::{Field, Schema};
-use chwire::{DataType, QueryParam, Value};
+use chwire::{DataType, ParamValue, QueryParam, Value};
 use chwire_text::{write_value, Style, TimeZone};
 use std::sync::Arc;
 
@@ -155,24 +158,79 @@ pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>, tz: &Tim
     if let Some((n, _, _)) = ph.iter().find(|(n, _)| !bound.iter().any(|(b, _, _)| b == n)).map(|(n, t)| (n, t, 0)) {
         return Err(invalid_arg(format!("no value bound for the query's placeholder {n:?}")));
     }
-    // The bound columns renamed to their placeholders, converted to the declared types.
-    let renamed = Schema::new(bound.iter().map(|(n, _, i)| Field::new(n, fields[*i].data_type().clone(), true)).collect::<Vec<_>>());
-    let columns = bound.iter().map(|(_, _, i)| batch.column(*i).clone()).collect();
-    let renamed = RecordBatch::try_new(Arc::new(renamed), columns)?;
-    let target: Vec<(String, DataType)> = bound.iter().map(|(n, t, _)| (n.clone(), t.clone())).collect();
-    let block = chwire_arrow::params_to_block(&renamed, &target).ch()?;
+    // Each bound column converted to its placeholder's declared type: typed Arrow data by the
+    // lossless conversion of inserts; what that refuses, as host values by the core's rule.
+    let zone = tz.iana_name();
+    let mut columns: Vec<Vec<TextParam>> = Vec::with_capacity(bound.len());
+    for (name, ty, i) in &bound {
+        let field = Field::new(name, fields[*i].data_type().clone(), true);
+        let one = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![batch.column(*i).clone()])?;
+        let column = match chwire_arrow::params_to_block(&one, &[(name.clone(), ty.clone())]) {
+            Ok(block) => {
+                let col = &block.columns()[0].1;
+                (0..batch.num_rows()).map(|r| rendered(&col.value(r), col.data_type(), tz)).collect()
+            }
+            Err(converting) => {
+                let array = batch.column(*i).as_ref();
+                let mut out = Vec::with_capacity(batch.num_rows());
+                for r in 0..batch.num_rows() {
+                    let Some(value) = host_value(array, r) else { return Err::<Vec<ParamSet>, _>(converting).ch() };
+                    let b = value.bind(Some(ty), zone).map_err(|e| invalid_arg(format!("query parameter {name:?}: {e}")))?;
+                    out.push(TextParam { text: b.param_text(), literal: b.sql_literal() });
+                }
+                out
+            }
+        };
+        columns.push(column);
+    }
     let mut rows = Vec::with_capacity(batch.num_rows());
     for r in 0..batch.num_rows() {
-        let mut set = Vec::with_capacity(target.len());
-        for (name, col) in block.columns() {
-            let v = col.value(r);
-            let composite = matches!(v, Value::Array(_) | Value::Tuple(_) | Value::Map(_));
-            let text = render(&v, if composite { Style::Quoted } else { Style::Tsv }, tz);
-            set.push((name.clone(), TextParam { text, literal: literal(&v, col.data_type(), tz, false) }));
-        }
-        rows.push(set);
+        rows.push(bound.iter().zip(&columns).map(|((name, _, _), col)| (name.clone(), col[r].clone())).collect());
     }
     Ok(rows)
+}
+
+/// A converted value's parameter text and literal.
+fn rendered(v: &Value<'_>, ty: &DataType, tz: &TimeZone) -> TextParam {
+    let composite = matches!(v, Value::Array(_) | Value::Tuple(_) | Value::Map(_));
+    let text = render(v, if composite { Style::Quoted } else { Style::Tsv }, tz);
+    TextParam { text, literal: literal(v, ty, tz, false) }
+}
+
+/// Row `row` of `array` as the host value it stands for (a number, text, a list of them),
+/// which the core binds to a placeholder by the rule every front end shares (`ParamValue::bind`:
+/// integer text for an integer, a date's text for a Date, ranges checked with the same
+/// messages); `None` for Arrow types that are no host value.
+fn host_value(array: &dyn Array, row: usize) -> Option<ParamValue> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::*;
+    use arrow_schema::DataType as A;
+    if array.is_null(row) {
+        return Some(ParamValue::Null);
+    }
+    Some(match array.data_type() {
+        A::Boolean => ParamValue::Bool(array.as_boolean().value(row)),
+        A::Int8 => ParamValue::Int(array.as_primitive::<Int8Type>().value(row).into()),
+        A::Int16 => ParamValue::Int(array.as_primitive::<Int16Type>().value(row).into()),
+        A::Int32 => ParamValue::Int(array.as_primitive::<Int32Type>().value(row).into()),
+        A::Int64 => ParamValue::Int(array.as_primitive::<Int64Type>().value(row).into()),
+        A::UInt8 => ParamValue::Int(array.as_primitive::<UInt8Type>().value(row).into()),
+        A::UInt16 => ParamValue::Int(array.as_primitive::<UInt16Type>().value(row).into()),
+        A::UInt32 => ParamValue::Int(array.as_primitive::<UInt32Type>().value(row).into()),
+        A::UInt64 => ParamValue::Int(array.as_primitive::<UInt64Type>().value(row).into()),
+        A::Float32 => ParamValue::Float(array.as_primitive::<Float32Type>().value(row).into()),
+        A::Float64 => ParamValue::Float(array.as_primitive::<Float64Type>().value(row)),
+        A::Utf8 => ParamValue::Str(array.as_string::<i32>().value(row).to_string()),
+        A::LargeUtf8 => ParamValue::Str(array.as_string::<i64>().value(row).to_string()),
+        A::Utf8View => ParamValue::Str(array.as_string_view().value(row).to_string()),
+        A::List(_) => list(array.as_list::<i32>().value(row).as_ref())?,
+        A::LargeList(_) => list(array.as_list::<i64>().value(row).as_ref())?,
+        _ => return None,
+    })
+}
+
+fn list(items: &dyn Array) -> Option<ParamValue> {
+    (0..items.len()).map(|i| host_value(items, i)).collect::<Option<Vec<_>>>().map(ParamValue::List)
 }
 
 fn parse(name: &str, ty: &str) -> Result<DataType> {
@@ -260,5 +318,23 @@ mod tests {
         // A zoned type's text is read in its zone (18.16's CAST would read the server's).
         assert_eq!(one("SELECT {p:DateTime('UTC')}", t.clone(), &tokyo).sql_literal(), "toDateTime('1970-01-01 00:00:00', 'UTC')");
         assert_eq!(one("SELECT {p:DateTime}", t, &TimeZone::UTC).param_text(), "1970-01-01 00:00:00");
+    }
+
+    #[test]
+    fn host_values_the_conversion_refuses_follow_the_cores_rule() {
+        let batch = |col: ArrayRef| RecordBatch::try_from_iter([("p", col)]).unwrap();
+        let err = |sql: &str, col: ArrayRef| bind_rows(sql, &batch(col), None, &TimeZone::UTC).unwrap_err().message;
+        let ints: ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![300]));
+        assert!(err("SELECT {p:UInt8}", ints).contains("query parameter \"p\": 300 is outside the range of UInt8"));
+        let text: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["abc"]));
+        assert!(err("SELECT {p:Int32}", text).contains("\"abc\" is not a number"));
+        // Text a current server reads as the type is bound as that text, as in every front end.
+        let date: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["2024-02-29"]));
+        assert_eq!(one("SELECT {p:Date}", date, &TimeZone::UTC).param_text(), "2024-02-29");
+        let digits: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["7"]));
+        assert_eq!(one("SELECT {p:UInt16}", digits, &TimeZone::UTC).param_text(), "7");
+        // Arrow types that are no host value keep the conversion's error.
+        let bytes: ArrayRef = Arc::new(BinaryArray::from(vec![b"x".as_slice()]));
+        assert!(err("SELECT {p:UInt8}", bytes).contains("does not convert to ClickHouse type UInt8"));
     }
 }

@@ -37,7 +37,7 @@ async fn repeated_selects(client: &mut Client, columns: usize, limit: u64) -> ch
 async fn insert_rows(client: &mut Client, table: &str) -> chwire::Result<(u64, u64)> {
     const TOTAL: u64 = 10_000_000;
     const BLOCK: u64 = 100_000;
-    let mut ins = client.insert_blocks(format!("INSERT INTO {table} (id, name, value, ts) VALUES")).await?;
+    let mut ins = client.insert_blocks(table, Some(&["id", "name", "value", "ts"])).await?;
     let (mut ids, mut values, mut ts) =
         (Vec::with_capacity(BLOCK as usize), Vec::with_capacity(BLOCK as usize), Vec::with_capacity(BLOCK as usize));
     let mut names = StringColumn::with_capacity(BLOCK as usize, BLOCK as usize * 12);

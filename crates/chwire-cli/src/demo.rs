@@ -55,7 +55,7 @@ pub async fn run(opts: Options, args: DemoArgs) -> chwire::Result<()> {
     eprintln!("Inserting {} rows into {t} in blocks of {}...", args.rows, args.block_rows);
     let started = Instant::now();
     let bar = Bar::new(When::Auto);
-    let mut ins = client.insert_blocks(format!("INSERT INTO {t} (id, ts, kind, user, amount) VALUES")).await?;
+    let mut ins = client.insert_blocks(t.as_str(), Some(&["id", "ts", "kind", "user", "amount"])).await?;
     let mut sent = 0u64;
     let mut shown = Progress::default();
     while sent < args.rows {

@@ -72,7 +72,7 @@ async fn insert(opts: Options, args: InsertArgs, format: Format) -> crate::Resul
     for (k, v) in settings {
         query = query.setting(k, v);
     }
-    let mut insert = query.insert().await?;
+    let mut insert = query.insert_blocks().await?;
     source.bind(&formats::columns_of(insert.header()))?;
     source.skip_rows(args.skip_rows)?;
     let started = std::time::Instant::now();

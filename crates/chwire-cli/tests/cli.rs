@@ -423,3 +423,47 @@ fn insert_format_follows_the_file_extension() {
     assert!(err.contains("read as Native") && err.contains("--format CSVWithNames"), "{err}");
     stdout(&chwire(&["query", &format!("DROP TABLE {t}")]));
 }
+
+/// tests/features/refusals.json through the CLI: `--param p=<text>` for the cases given as text
+/// or integers, and every option in the URL; each refused with the core's message before
+/// anything is sent (exit code 2).
+#[test]
+fn what_every_front_end_refuses() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/refusals.json");
+    let refusals: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut wrong = Vec::new();
+    let mut ran = 0;
+    for p in refusals["params"].as_array().unwrap() {
+        let text = match &p["value"] {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) if n.is_i64() => n.to_string(),
+            serde_json::Value::Object(m) if m.contains_key("int") => m["int"].as_str().unwrap().to_string(),
+            _ => continue,
+        };
+        if p["cli"] == serde_json::Value::Bool(false) {
+            continue;
+        }
+        ran += 1;
+        let (ty, error) = (p["type"].as_str().unwrap(), p["error"].as_str().unwrap());
+        let o = chwire(&["query", "-p", &format!("p={text}"), &format!("SELECT toString({{p:{ty}}})")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        if o.status.code() != Some(2) || !err.contains(error) {
+            wrong.push(format!("{ty} {text}: {:?} {err}", o.status.code()));
+        }
+    }
+    assert!(ran >= 8, "{ran} parameter cases ran");
+    for o in refusals["options"].as_array().unwrap() {
+        let (query, error) = (o["query"].as_str().unwrap(), o["error"].as_str().unwrap());
+        let with = format!("{}{}{query}", url(), if url().contains('?') { '&' } else { '?' });
+        let out = Command::new(env!("CARGO_BIN_EXE_chwire"))
+            .args(["--url", &with, "query", "SELECT 1"])
+            .env_remove("CHWIRE_URL")
+            .output()
+            .expect("run chwire");
+        let err = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() || !err.contains(error) {
+            wrong.push(format!("{query}: {:?} {err}", out.status.code()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

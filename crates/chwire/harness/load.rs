@@ -140,7 +140,7 @@ async fn read(pool: &Pool, slow: bool) -> chwire::Result<((u64, u64), Option<End
 
 async fn insert(pool: &Pool, table: &str, batch: u64, rows: u32) -> chwire::Result<Option<Endpoint>> {
     let mut c = pool.get().await?;
-    let mut ins = c.insert::<LoadRow>(table).await?;
+    let mut ins = c.insert_rows::<LoadRow>(table).await?;
     for i in 0..rows {
         ins.write(&LoadRow { batch, i, payload: format!("batch {batch} row {i}") }).await?;
     }

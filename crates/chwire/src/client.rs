@@ -14,8 +14,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::link::Link;
 use crate::options::Options;
 use crate::CLIENT_AGENT;
-use chwire_proto::packet::client::quote_identifiers;
 use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
+use chwire_proto::sql::{InsertTarget, TableRef};
 use chwire_proto::{Block, DataType, ProfileInfo, Progress, Revision, ServerPacket};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -270,46 +270,60 @@ impl Client {
         self.query(sql).execute().await
     }
 
-    /// Start an `INSERT ... VALUES` (or `FORMAT Native`) statement; send blocks with
-    /// [`Insert::send`], finish with [`Insert::end`].
-    pub async fn insert_blocks(&mut self, sql: impl Into<String>) -> Result<Insert<'_>> {
-        self.query(sql).insert().await
+    /// Insert blocks into `table` (a [`TableRef`] or its text: `t`, `db.t`, quoted parts;
+    /// never pasted into SQL), into all its columns or, with `columns`, into those: the
+    /// server's header says their names and types. Send blocks with [`Insert::send`], finish
+    /// with [`Insert::end`]. For settings, a query id or an INSERT statement of your own:
+    /// [`Client::query`] then [`Query::insert_blocks`].
+    ///
+    /// The inserts, by what they take (each on `Client` from a table, and on [`Query`] from
+    /// an INSERT statement, with its settings and id): [`insert_rows`](Client::insert_rows)
+    /// (typed rows), [`insert_dynamic`](Client::insert_dynamic) (rows of dynamic values),
+    /// `insert_blocks` (blocks), `insert_arrow` (Arrow record batches, feature `arrow`).
+    pub async fn insert_blocks(
+        &mut self,
+        table: impl TryInto<TableRef, Error: Into<Error>>,
+        columns: Option<&[&str]>,
+    ) -> Result<Insert<'_>> {
+        let sql = insert_sql(table, columns.map(|c| c.iter().map(|s| s.to_string()).collect()))?;
+        self.query(sql).insert_blocks().await
     }
 
-    /// Insert rows of `T` into `table` (a table name as SQL: `t`, `db.t` or backquoted):
-    /// the columns are `T`'s, checked against the table before any row is sent.
+    /// Insert rows of `T` into `table` (a [`TableRef`] or its text, as for
+    /// [`Client::insert_blocks`]): the columns are `T`'s, checked against the table before
+    /// any row is sent.
     ///
     /// ```no_run
     /// # async fn demo(client: &mut chwire::Client) -> chwire::Result<()> {
     /// #[derive(chwire::Row)]
     /// struct Event<'a> { id: u64, name: &'a str }
-    /// let mut ins = client.insert::<Event>("events").await?;
+    /// let mut ins = client.insert_rows::<Event>("events").await?;
     /// ins.write(&Event { id: 1, name: "start" }).await?;
     /// ins.end().await?;
     /// # Ok(()) }
     /// ```
-    pub async fn insert<T: crate::row::Row>(&mut self, table: &str) -> Result<crate::row::Inserter<'_, T>> {
+    pub async fn insert_rows<T: crate::row::Row>(
+        &mut self,
+        table: impl TryInto<TableRef, Error: Into<Error>>,
+    ) -> Result<crate::row::Inserter<'_, T>> {
         let mut names = Vec::with_capacity(T::COLUMN_COUNT);
         T::column_names(&mut names);
         // Rows without names (tuples) fill the table's columns in order.
-        let sql = if names.is_empty() {
-            format!("INSERT INTO {table} VALUES")
-        } else {
-            format!("INSERT INTO {table} ({}) VALUES", quote_identifiers(&names))
-        };
-        let insert = self.query(sql).insert().await?;
-        crate::row::Inserter::new(insert, Default::default())
+        let columns = (!names.is_empty()).then(|| names.iter().map(|s| s.to_string()).collect());
+        let sql = insert_sql(table, columns)?;
+        self.query(sql).insert_rows().await
     }
 
-    /// Insert rows of dynamic values into `table`, into all its columns or, with
-    /// `columns`, into those; the table's header says the names and types.
-    pub async fn insert_dynamic(&mut self, table: &str, columns: Option<&[&str]>) -> Result<crate::row::DynInserter<'_>> {
-        let cols = match columns {
-            Some(c) => format!(" ({})", quote_identifiers(c)),
-            None => String::new(),
-        };
-        let insert = self.query(format!("INSERT INTO {table}{cols} VALUES")).insert().await?;
-        crate::row::DynInserter::new(insert, Default::default())
+    /// Insert rows of dynamic values into `table` (as for [`Client::insert_blocks`]), into
+    /// all its columns or, with `columns`, into those; the table's header says the names and
+    /// types.
+    pub async fn insert_dynamic(
+        &mut self,
+        table: impl TryInto<TableRef, Error: Into<Error>>,
+        columns: Option<&[&str]>,
+    ) -> Result<crate::row::DynInserter<'_>> {
+        let sql = insert_sql(table, columns.map(|c| c.iter().map(|s| s.to_string()).collect()))?;
+        self.query(sql).insert_dynamic().await
     }
 
     /// Insert one block with an `insert_deduplication_token`, retried (on the next
@@ -318,7 +332,16 @@ impl Client {
     /// tables with deduplication: replicated ones, or `non_replicated_deduplication_window`).
     /// Needs ClickHouse 22.2 or later; older servers (18.16) get an `InvalidInput` error and
     /// nothing is sent. This is the only insert chwire retries after its rows went out.
-    pub async fn insert_deduplicated(&mut self, sql: &str, block: &Block, token: &str) -> Result<QuerySummary> {
+    ///
+    /// `table` is a [`TableRef`] or its text (as for [`Client::insert_blocks`]); the block's
+    /// columns name the columns inserted into.
+    pub async fn insert_deduplicated(
+        &mut self,
+        table: impl TryInto<TableRef, Error: Into<Error>>,
+        block: &Block,
+        token: &str,
+    ) -> Result<QuerySummary> {
+        let sql = insert_sql(table, Some(block.names().map(str::to_string).collect()))?;
         let mut attempt = 0;
         loop {
             self.ready().await?;
@@ -331,7 +354,7 @@ impl Client {
                 )));
             }
             let res = async {
-                let mut ins = self.query(sql).setting("insert_deduplication_token", token).insert().await?;
+                let mut ins = self.query(&sql).setting("insert_deduplication_token", token).insert_blocks().await?;
                 ins.send(block).await?;
                 ins.end().await
             }
@@ -762,6 +785,15 @@ async fn resync(conn: &mut Conn) -> Result<()> {
             other => return Err(Error::protocol(format!("unexpected {} packet while resynchronising", other.name()))),
         }
     }
+}
+
+/// `INSERT INTO table [(columns)] VALUES`, every name quoted: the statement of every insert
+/// that takes a table rather than SQL.
+pub(crate) fn insert_sql(table: impl TryInto<TableRef, Error: Into<Error>>, columns: Option<Vec<String>>) -> Result<String> {
+    if columns.as_ref().is_some_and(Vec::is_empty) {
+        return Err(Error::invalid("the data to insert has no columns"));
+    }
+    Ok(InsertTarget::values(table.try_into().map_err(Into::into)?, columns).to_string())
 }
 
 #[cfg(test)]

@@ -228,7 +228,7 @@ async fn inserts() {
         c,
         {
             let k = K.with(|k| k.get());
-            let mut ins = c.insert_blocks(format!("INSERT INTO {t} (k, i, s) VALUES")).await?;
+            let mut ins = c.insert_blocks(t.as_str(), Some(&["k", "i", "s"])).await?;
             ins.send(&rows_block(k, 0, ROWS / 2)).await?;
             ins.send(&rows_block(k, ROWS / 2, ROWS)).await?;
             ins.end().await.map(|_| ())
@@ -244,12 +244,12 @@ async fn inserts() {
     K.with(|k| k.set(1));
     let t = insert_table("rows").await;
     every_cut!(
-        "Client::insert + Inserter::write/write_all/flush/end",
+        "Client::insert_rows + Inserter::write/write_all/flush/end",
         c,
         {
             let k = K.with(|k| k.get());
             let names: Vec<String> = (0..ROWS).map(|i| format!("row {i}")).collect();
-            let mut ins = c.insert::<Ins>(&t).await?.with_limits(chwire::row::InsertLimits { max_rows: 6000, ..Default::default() });
+            let mut ins = c.insert_rows::<Ins>(&t).await?.with_limits(chwire::row::InsertLimits { max_rows: 6000, ..Default::default() });
             for i in 0..ROWS / 2 {
                 ins.write(&Ins { k, i, s: &names[i as usize] }).await?;
             }
@@ -304,7 +304,7 @@ async fn send_dropped_mid_write_aborts_the_insert() {
     let mut c = client().await;
     // Big enough that the socket cannot take it in one go.
     let big = rows_block(1, 0, 1_000_000);
-    let mut ins = c.insert_blocks(format!("INSERT INTO {t} (k, i, s) VALUES")).await.unwrap();
+    let mut ins = c.insert_blocks(t.as_str(), Some(&["k", "i", "s"])).await.unwrap();
     let out = cut(ins.send(&big), 1).await;
     assert!(out.is_none(), "a 20 MB block went out in one poll");
     let again = ins.send(&rows_block(1, 0, 10)).await.expect_err("send after a cancelled send");
@@ -312,7 +312,7 @@ async fn send_dropped_mid_write_aborts_the_insert() {
     let end = ins.end().await.expect_err("end after a cancelled send");
     assert!(matches!(end.kind(), ErrorKind::InvalidInput(_)), "{end}");
     verify(&mut c, 1).await;
-    let mut ins = c.insert_blocks(format!("INSERT INTO {t} (k, i, s) VALUES")).await.unwrap();
+    let mut ins = c.insert_blocks(t.as_str(), Some(&["k", "i", "s"])).await.unwrap();
     ins.send(&rows_block(2, 0, 100)).await.unwrap();
     ins.end().await.unwrap();
     let (n1, n2): (u64, u64) = c.query(format!("SELECT countIf(k = 1), countIf(k = 2) FROM {t}")).fetch_one().await.unwrap();
@@ -338,7 +338,7 @@ async fn a_dropped_insert_ends_on_the_server_at_once() {
     let t = insert_table("dropped_now").await;
     let mut c = client().await;
     let id = format!("chwire-dropped-insert-{}", std::process::id());
-    let mut ins = c.query(format!("INSERT INTO {t} (k, i, s) VALUES")).query_id(id.clone()).insert().await.unwrap();
+    let mut ins = c.query(format!("INSERT INTO {t} (k, i, s) VALUES")).query_id(id.clone()).insert_blocks().await.unwrap();
     ins.send(&rows_block(1, 0, 100)).await.unwrap();
     let mut watch = client().await;
     async fn running(w: &mut Client, id: &str) -> u64 {

@@ -164,7 +164,7 @@ async fn two_servers() {
         assert_eq!(pc.endpoint(), Some(&a));
     }
     // An INSERT whose server died before any row was sent starts again elsewhere.
-    let mut ins = ins_client.insert_blocks("INSERT INTO chwire_failover (k, x) VALUES").await.expect("insert fails over");
+    let mut ins = ins_client.insert_blocks("chwire_failover", Some(&["k", "x"])).await.expect("insert fails over");
     ins.send(&Block::new().with("k", Column::from(vec![1u64; 10])).unwrap().with("x", Column::from(vec![0u64; 10])).unwrap())
         .await
         .unwrap();
@@ -204,7 +204,7 @@ async fn two_servers() {
     let mut ic = Client::connect(opts(vec![b.clone(), a.clone()])).await.unwrap();
     assert_eq!(ic.endpoint(), Some(&b));
     ic.execute("CREATE TABLE IF NOT EXISTS chwire_failover (k UInt64, x UInt64) ENGINE = Memory").await.unwrap();
-    let mut ins = ic.insert_blocks("INSERT INTO chwire_failover (k, x) VALUES").await.unwrap();
+    let mut ins = ic.insert_blocks("chwire_failover", Some(&["k", "x"])).await.unwrap();
     ins.send(&Block::new().with("k", Column::from(vec![2u64; 10])).unwrap().with("x", Column::from(vec![0u64; 10])).unwrap())
         .await
         .unwrap();
@@ -221,7 +221,7 @@ async fn two_servers() {
     let frozen = |o: Options| o.hosts(vec![b.clone()]).retries(0);
     let mut fc = Client::connect(frozen(options()).send_timeout(Duration::from_millis(500))).await.unwrap();
     let mut qc = Client::connect(frozen(options()).query_timeout(Some(Duration::from_millis(500)))).await.unwrap();
-    let mut ins = fc.insert_blocks("INSERT INTO chwire_failover (k, x) VALUES").await.unwrap();
+    let mut ins = fc.insert_blocks("chwire_failover", Some(&["k", "x"])).await.unwrap();
     second.signal(libc::SIGSTOP);
     let t = Instant::now();
     let err = Client::connect(frozen(options()).handshake_timeout(Duration::from_millis(500))).await.unwrap_err();

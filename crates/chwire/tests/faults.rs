@@ -103,7 +103,7 @@ async fn slicer_single_bytes_gives_the_correct_result() {
         let table = format!("faults_slicer_{}_{}", std::process::id(), compression_name(compression));
         c.execute(format!("DROP TABLE IF EXISTS {table}")).await.unwrap();
         c.execute(format!("CREATE TABLE {table} (id UInt64, s String) ENGINE = Memory")).await.unwrap();
-        let mut ins = c.insert::<(u64, String)>(&table).await.unwrap();
+        let mut ins = c.insert_rows::<(u64, String)>(&table).await.unwrap();
         for i in 0..5_000u64 {
             ins.write(&(i, format!("row-{i}"))).await.unwrap();
         }
@@ -191,7 +191,7 @@ async fn limit_data_cuts_a_result_mid_packet() {
     c.execute(format!("CREATE TABLE IF NOT EXISTS {table} (id UInt64, s String) ENGINE = Memory")).await.unwrap();
     let toxic = p.add_toxic("limit_data", Stream::Upstream, r#""bytes":50000"#).await;
     let res = async {
-        let mut ins = c.insert::<(u64, String)>(&table).await?;
+        let mut ins = c.insert_rows::<(u64, String)>(&table).await?;
         for i in 0..200_000u64 {
             ins.write(&(i, format!("row-{i}"))).await?;
         }

@@ -106,7 +106,7 @@ async fn insert_blocks(c: &mut Client, table: &str, blocks: &[Block], settings: 
     for (k, v) in settings {
         q = q.setting(k.clone(), v.clone());
     }
-    let mut ins = q.insert().await.unwrap_or_else(|e| panic!("insert into {table}: {e}"));
+    let mut ins = q.insert_blocks().await.unwrap_or_else(|e| panic!("insert into {table}: {e}"));
     for b in blocks.iter().filter(|b| b.rows() > 0) {
         ins.send(b).await.unwrap_or_else(|e| panic!("insert into {table}: {e}"));
     }
@@ -222,4 +222,67 @@ async fn feature_tables_read_and_write_back_on_the_current_server() {
 #[tokio::test]
 async fn feature_tables_of_the_oldest_server() {
     each_case_on(&common::url_18(), http_url("CHWIRE_TEST_HTTP_URL_18", 18200)).await;
+}
+
+/// A value of tests/features/params.json's host forms as a `ParamValue` (what Rust programs
+/// and every binding bind through).
+fn host(v: &Json) -> chwire::ParamValue {
+    use chwire::ParamValue as P;
+    match v {
+        Json::Null => P::Null,
+        Json::Bool(b) => P::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => P::Int(i.into()),
+            None => P::Float(n.as_f64().unwrap()),
+        },
+        Json::String(s) => P::Str(s.clone()),
+        Json::Array(items) => P::List(items.iter().map(host).collect()),
+        Json::Object(m) => match (m.get("int"), m.get("float"), m.get("decimal"), m.get("tuple"), m.get("map")) {
+            (Some(Json::String(i)), ..) => P::Number(i.clone()),
+            (_, Some(Json::String(f)), ..) => P::Float(f.parse().unwrap()),
+            (_, _, Some(Json::String(d)), ..) => P::Number(d.clone()),
+            (_, _, _, Some(Json::Array(t)), _) => P::Tuple(t.iter().map(host).collect()),
+            (.., Some(Json::Array(kv))) => P::Map(kv.iter().map(|p| (host(&p[0]), host(&p[1]))).collect()),
+            _ => P::Map(m.iter().map(|(k, v)| (P::Str(k.clone()), host(v))).collect()),
+        },
+    }
+}
+
+/// tests/features/refusals.json: what every front end refuses with the core's message —
+/// parameters that do not fit their placeholder (nothing is sent; the client stays usable)
+/// and connection options — over native and HTTP on 26.9 and native on 18.16.
+#[tokio::test]
+async fn what_every_front_end_refuses() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/refusals.json");
+    let refusals: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let native = format!("tcp://default@127.0.0.1:{}/default", std::env::var("CHWIRE_TEST_TCP_PORT").unwrap_or_else(|_| "19000".into()));
+    let mut wrong = Vec::new();
+    for url in [native, http_url("CHWIRE_TEST_HTTP_URL", common::http_port()), common::url_18()] {
+        let mut c = Client::connect_url(&url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        for p in refusals["params"].as_array().unwrap() {
+            let (ty, error) = (p["type"].as_str().unwrap(), p["error"].as_str().unwrap());
+            let got = c.query(format!("SELECT toString({{p:{ty}}})")).bind("p", &host(&p["value"])).fetch_blocks().await;
+            match got {
+                Err(e) if e.code().is_none() && e.to_string().contains(error) => {}
+                Err(e) => wrong.push(format!("{url}: {ty} {}: {e}", p["value"])),
+                Ok(_) => wrong.push(format!("{url}: {ty} {}: accepted", p["value"])),
+            }
+        }
+        let seven = c.query("SELECT {p:UInt8}").bind("p", &chwire::ParamValue::Int(7)).fetch_blocks().await.unwrap();
+        assert_eq!(seven.iter().find(|b| b.rows() > 0).unwrap().column_at(0).unwrap().value(0), Value::UInt(7), "{url}");
+        for o in refusals["options"].as_array().unwrap() {
+            let (query, error) = (o["query"].as_str().unwrap(), o["error"].as_str().unwrap());
+            let with = format!("{url}{}{query}", if url.contains('?') { '&' } else { '?' });
+            let got = match Client::connect_url(&with).await {
+                Ok(mut c) => c.query("SELECT 1").fetch_blocks().await.map(drop),
+                Err(e) => Err(e),
+            };
+            match got {
+                Err(e) if e.to_string().contains(error) => {}
+                Err(e) => wrong.push(format!("{url}: {query}: {e}")),
+                Ok(()) => wrong.push(format!("{url}: {query}: accepted")),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

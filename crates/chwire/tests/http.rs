@@ -111,7 +111,7 @@ async fn inserts_stream_blocks_with_and_without_compression() {
     for compression in common::COMPRESSIONS {
         let mut c = Client::connect(Options::from_url(&http_url()).unwrap().compression(compression)).await.unwrap();
         c.execute("TRUNCATE TABLE chwire_http_ins").await.unwrap();
-        let mut ins = c.insert_blocks("INSERT INTO chwire_http_ins VALUES").await.unwrap();
+        let mut ins = c.insert_blocks("chwire_http_ins", None).await.unwrap();
         assert_eq!(ins.header().names().collect::<Vec<_>>(), ["n", "s"], "MATERIALIZED columns take no data");
         for part in 0..20u64 {
             let n: Vec<u64> = (part * 50_000..(part + 1) * 50_000).collect();
@@ -123,18 +123,18 @@ async fn inserts_stream_blocks_with_and_without_compression() {
         assert_eq!(scalar(&mut c, "SELECT count() FROM chwire_http_ins").await, 1_000_000, "{compression:?}");
         assert_eq!(scalar(&mut c, "SELECT sum(m) + sum(toUInt64(s)) FROM chwire_http_ins").await, 3 * 499_999_500_000);
         // A column list picks and orders the columns.
-        let mut ins = c.insert_blocks("INSERT INTO chwire_http_ins (s, n) VALUES").await.unwrap();
+        let mut ins = c.insert_blocks("chwire_http_ins", Some(&["s", "n"])).await.unwrap();
         assert_eq!(ins.header().names().collect::<Vec<_>>(), ["s", "n"]);
         ins.send(&Block::new().with("s", Column::from(vec!["x"])).unwrap().with("n", Column::from(vec![7u64])).unwrap()).await.unwrap();
         ins.end().await.unwrap();
         assert_eq!(scalar(&mut c, "SELECT count() FROM chwire_http_ins WHERE s = 'x' AND n = 7").await, 1);
     }
     // A block that does not fit is refused before it is sent; the insert goes on.
-    let mut ins = c.insert_blocks("INSERT INTO chwire_http_ins VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("chwire_http_ins", None).await.unwrap();
     let e = ins.send(&Block::new().with("n", Column::from(vec![1u32])).unwrap().with("s", Column::from(vec!["a"])).unwrap()).await;
     assert!(matches!(e.unwrap_err().kind(), ErrorKind::InvalidInput(_)));
     ins.end().await.unwrap();
-    let e = c.insert_blocks("INSERT INTO chwire_http_no_such_table VALUES").await.unwrap_err();
+    let e = c.insert_blocks("chwire_http_no_such_table", None).await.unwrap_err();
     assert_eq!(e.code(), Some(60), "{e}");
     c.execute("DROP TABLE chwire_http_ins").await.unwrap();
 }
@@ -145,7 +145,7 @@ async fn an_abandoned_insert_commits_nothing() {
     c.execute("DROP TABLE IF EXISTS chwire_http_abandon").await.unwrap();
     c.execute("CREATE TABLE chwire_http_abandon (n UInt64) ENGINE = Memory").await.unwrap();
     {
-        let mut ins = c.insert_blocks("INSERT INTO chwire_http_abandon VALUES").await.unwrap();
+        let mut ins = c.insert_blocks("chwire_http_abandon", None).await.unwrap();
         for _ in 0..3 {
             ins.send(&Block::new().with("n", Column::from(vec![1u64, 2, 3])).unwrap()).await.unwrap();
         }
@@ -249,7 +249,7 @@ async fn back_to_back_requests_wait_for_the_connection() {
     for i in 0..300u64 {
         c.ping().await.unwrap();
         assert_eq!(scalar(&mut c, &format!("SELECT toUInt64({i})")).await, i);
-        let mut ins = c.insert_blocks("INSERT INTO chwire_http_b2b (i) VALUES").await.unwrap();
+        let mut ins = c.insert_blocks("chwire_http_b2b", Some(&["i"])).await.unwrap();
         ins.send(&Block::new().with("i", Column::from(vec![i])).unwrap()).await.unwrap();
         ins.end().await.unwrap();
     }
@@ -327,7 +327,7 @@ async fn through_a_reverse_proxy() {
     assert_eq!(scalar(&mut c, "SELECT count() FROM numbers(123456)").await, 123456);
     c.execute("DROP TABLE IF EXISTS chwire_http_proxy").await.unwrap();
     c.execute("CREATE TABLE chwire_http_proxy (n UInt64) ENGINE = Memory").await.unwrap();
-    let mut ins = c.insert_blocks("INSERT INTO chwire_http_proxy VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("chwire_http_proxy", None).await.unwrap();
     for part in 0..10u64 {
         ins.send(&Block::new().with("n", Column::from((part * 100_000..(part + 1) * 100_000).collect::<Vec<u64>>())).unwrap())
             .await

@@ -213,7 +213,7 @@ async fn async_inserts_with_and_without_waiting() {
                 .query("INSERT INTO chwire_async VALUES")
                 .setting("async_insert", "1")
                 .setting("wait_for_async_insert", wait)
-                .insert()
+                .insert_blocks()
                 .await
                 .unwrap();
             let block = chwire::proto::Block::new()
@@ -334,7 +334,7 @@ async fn settings_that_change_the_wire_format_are_refused_by_name() {
             let e = c.query("SELECT 1").setting(name, value).fetch_blocks().await.unwrap_err();
             assert!(matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)), "{url} {name}: {e}");
             assert!(e.to_string().contains(name), "{url}: {e}");
-            let e = c.query("INSERT INTO system.numbers VALUES").setting(name, value).insert().await.err();
+            let e = c.query("INSERT INTO system.numbers VALUES").setting(name, value).insert_blocks().await.err();
             assert!(e.is_some_and(|e| e.to_string().contains(name)), "{url} {name}: an insert was started");
             assert_eq!(text(&mut c, "SELECT toString(7)").await.as_deref(), Some("7"), "{url}");
         }

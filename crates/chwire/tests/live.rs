@@ -63,7 +63,7 @@ async fn chunked_framing_both_ways_gives_the_same_results() {
         let blocks = c.query(sql).fetch_blocks().await.unwrap();
         let rows: usize = blocks.iter().map(|b| b.rows()).sum();
         assert_eq!(rows, 300000, "{mode:?}");
-        let mut ins = c.insert_blocks(format!("INSERT INTO {table} (n, s) VALUES")).await.unwrap();
+        let mut ins = c.insert_blocks(table.as_str(), Some(&["n", "s"])).await.unwrap();
         for i in 0..3u64 {
             let n: Vec<u64> = (i * 1000..(i + 1) * 1000).collect();
             let s: Vec<String> = n.iter().map(|v| format!("v{v}")).collect();
@@ -311,13 +311,8 @@ async fn insert_select_round_trip_every_type_and_compression() {
         let columns = schema.iter().map(|(n, t)| format!("`{n}` {t}")).collect::<Vec<_>>().join(", ");
         c.execute(format!("DROP TABLE IF EXISTS {table}")).await.unwrap();
         c.execute(format!("CREATE TABLE {table} ({columns}, row UInt8) ENGINE = Memory")).await.unwrap();
-        let mut ins = c
-            .insert_blocks(format!(
-                "INSERT INTO {table} ({}) VALUES",
-                schema.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-            ))
-            .await
-            .unwrap();
+        let names = schema.iter().map(|(n, _)| *n).collect::<Vec<_>>();
+        let mut ins = c.insert_blocks(table.as_str(), Some(&names)).await.unwrap();
         assert_eq!(ins.header().num_columns(), schema.len());
         ins.send(&block).await.unwrap();
         let summary = ins.end().await.unwrap();
@@ -578,7 +573,7 @@ async fn insert_checks_blocks_before_sending() {
     let mut c = client().await;
     c.execute("DROP TABLE IF EXISTS chwire_check").await.unwrap();
     c.execute("CREATE TABLE chwire_check (a UInt64, b String) ENGINE = Memory").await.unwrap();
-    let mut ins = c.insert_blocks("INSERT INTO chwire_check VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("chwire_check", None).await.unwrap();
     let wrong_count = Block::new().with("a", Column::from(vec![1u64])).unwrap();
     let wrong_name = Block::new().with("a", Column::from(vec![1u64])).unwrap().with("c", Column::from(vec!["x"])).unwrap();
     let wrong_type = Block::new().with("a", Column::from(vec![1u32])).unwrap().with("b", Column::from(vec!["x"])).unwrap();
@@ -594,11 +589,11 @@ async fn insert_checks_blocks_before_sending() {
 
     // An abandoned insert commits nothing more and leaves the client usable.
     {
-        let mut ins = c.insert_blocks("INSERT INTO chwire_check VALUES").await.unwrap();
+        let mut ins = c.insert_blocks("chwire_check", None).await.unwrap();
         ins.send(&good).await.unwrap();
     }
     assert!(scalar_u64(&mut c, "SELECT count() FROM chwire_check").await >= 4);
-    let e = c.insert_blocks("INSERT INTO chwire_no_such_table VALUES").await.unwrap_err();
+    let e = c.insert_blocks("chwire_no_such_table", None).await.unwrap_err();
     assert_eq!(e.code(), Some(60));
     c.execute("DROP TABLE chwire_check").await.unwrap();
 }
@@ -610,7 +605,7 @@ async fn large_insert_in_many_blocks_with_compression() {
         let t = format!("chwire_big_{}", format!("{compression:?}").to_lowercase().replace(['(', ')'], ""));
         c.execute(format!("DROP TABLE IF EXISTS {t}")).await.unwrap();
         c.execute(format!("CREATE TABLE {t} (id UInt64, s String) ENGINE = Memory")).await.unwrap();
-        let mut ins = c.insert_blocks(format!("INSERT INTO {t} VALUES")).await.unwrap();
+        let mut ins = c.insert_blocks(t.as_str(), None).await.unwrap();
         for blk in 0..5u64 {
             // ~3 MiB of strings per block: spans several compressed frames.
             let ids: Vec<u64> = (blk * 200_000..(blk + 1) * 200_000).collect();
@@ -661,7 +656,7 @@ async fn resync_after_an_early_error_on_every_compression() {
         let mut c = client_compressed(compression).await;
         for _ in 0..3 {
             assert_eq!(c.query("SELEKT").fetch_blocks().await.unwrap_err().code(), Some(62));
-            assert_eq!(c.insert_blocks("INSERT INTO chwire_missing_table VALUES").await.unwrap_err().code(), Some(60));
+            assert_eq!(c.insert_blocks("chwire_missing_table", None).await.unwrap_err().code(), Some(60));
         }
         assert_eq!(scalar_u64(&mut c, "SELECT 9").await, 9, "{compression:?}");
         assert!(c.is_connected());
@@ -742,7 +737,7 @@ async fn low_cardinality_and_decimal_insert_round_trip() {
     c.execute("CREATE TABLE chwire_lc (lc LowCardinality(String), lcn LowCardinality(Nullable(String)), d Decimal(18, 3)) ENGINE = Memory")
         .await
         .unwrap();
-    let mut ins = c.insert_blocks("INSERT INTO chwire_lc VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("chwire_lc", None).await.unwrap();
     assert_eq!(ins.header().column("lc").unwrap().data_type(), &DataType::parse("LowCardinality(String)").unwrap());
     let lc = ColumnData::LowCardinality(Box::new(LowCardinalityColumn {
         dictionary: ColumnData::String(["", "red", "green"].into_iter().collect()),
@@ -805,7 +800,7 @@ async fn parameters_on(mut c: chwire::Client) {
     c.execute("INSERT INTO chwire_params SELECT number, toString(number) FROM system.numbers LIMIT 3").await.unwrap();
     assert_eq!(scalar_u64(&mut c, "SELECT sum(id) FROM chwire_params").await, 3);
     c.execute("TRUNCATE TABLE chwire_params").await.unwrap();
-    let mut ins = c.insert_blocks("INSERT INTO chwire_params VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("chwire_params", None).await.unwrap();
     ins.send(&Block::new().with("id", Column::from(vec![1u64])).unwrap().with("name", Column::from(vec!["alice"])).unwrap()).await.unwrap();
     ins.end().await.unwrap();
     let hostile = [
@@ -888,7 +883,7 @@ async fn tuple_and_nested_round_trip() {
     let mut c = client().await;
     c.execute("DROP TABLE IF EXISTS chwire_tuple").await.unwrap();
     c.execute("CREATE TABLE chwire_tuple (t Tuple(UInt8, String), n Nested(a UInt8, b String)) ENGINE = Memory").await.unwrap();
-    let mut ins = c.insert_blocks("INSERT INTO chwire_tuple VALUES").await.unwrap();
+    let mut ins = c.insert_blocks("chwire_tuple", None).await.unwrap();
     let names: Vec<String> = ins.header().names().map(str::to_string).collect();
     assert_eq!(names, ["t", "n.a", "n.b"]);
     let strings = |v: &[&str]| Column::from(v.iter().copied().collect::<StringColumn>());

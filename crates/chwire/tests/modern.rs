@@ -567,7 +567,7 @@ async fn insert_blocks_are_framed_for_54460() {
     for compression in COMPRESSIONS {
         let fake = Fake::start(&[]);
         let mut c = fake.client_with(fake.options().compression(compression)).await;
-        let res = c.insert_blocks("INSERT INTO t VALUES").await;
+        let res = c.insert_blocks("t", None).await;
         let mut ins = fake.ok(res, "insert");
         let header: Vec<String> = ins.header().columns().iter().map(|(n, c)| format!("{n} {}", c.data_type())).collect();
         assert_eq!(header, ["a UInt64", "s String"]);
@@ -627,7 +627,7 @@ async fn insert_of_many_blocks_reads_the_servers_profile_events() {
     let fake = Fake::start_quiet(&[]);
     let opts = fake.options().send_timeout(Duration::from_secs(5)).receive_timeout(Duration::from_secs(20));
     let mut c = fake.client_with(opts).await;
-    let res = c.insert_blocks("INSERT INTO t VALUES").await;
+    let res = c.insert_blocks("t", None).await;
     let mut ins = fake.ok(res, "insert");
     let started = Instant::now();
     for i in 0..BLOCKS {
@@ -818,7 +818,7 @@ async fn every_revision_gate_the_fake_decodes() {
             drop(s);
 
             // An insert: blocks with (>= 54454) or without the custom-serialization byte.
-            let mut ins = fake.ok(c.insert_blocks("INSERT INTO t VALUES").await, "insert");
+            let mut ins = fake.ok(c.insert_blocks("t", None).await, "insert");
             fake.ok(ins.send(&insert_block(vec![rev, 1], vec!["x".into(), "yz".into()])).await, "send");
             fake.ok(ins.send(&insert_block(vec![2], vec!["".into()])).await, "send");
             let summary = fake.ok(ins.end().await, "end");

@@ -86,7 +86,7 @@ async fn only_clean_connections_go_back() {
     c.execute("DROP TABLE IF EXISTS chwire_pool_dirty").await.unwrap();
     c.execute("CREATE TABLE chwire_pool_dirty (x UInt64) ENGINE = Memory").await.unwrap();
     {
-        let mut ins = c.insert_blocks("INSERT INTO chwire_pool_dirty (x) VALUES").await.unwrap();
+        let mut ins = c.insert_blocks("chwire_pool_dirty", Some(&["x"])).await.unwrap();
         ins.send(&Block::new().with("x", Column::from(vec![1u64, 2, 3])).unwrap()).await.unwrap();
     }
     drop(c);
@@ -204,7 +204,7 @@ async fn ten_thousand_dropped_futures() {
                         Ok(())
                     }
                     2 => {
-                        let mut ins = c.insert_blocks("INSERT INTO chwire_pool_cuts (k, i) VALUES").await?;
+                        let mut ins = c.insert_blocks("chwire_pool_cuts", Some(&["k", "i"])).await?;
                         let block = Block::new()
                             .with("k", Column::from(vec![k; INSERT_ROWS as usize]))?
                             .with("i", Column::from((0..INSERT_ROWS).collect::<Vec<u64>>()))?;

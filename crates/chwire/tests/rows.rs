@@ -119,7 +119,7 @@ async fn derived_rows_round_trip_and_arrive_as_the_server_sees_them() {
     c.execute(format!("DROP TABLE IF EXISTS {t}")).await.unwrap();
     c.execute(EVENT_TABLE.replace("{t}", t)).await.unwrap();
     let rows: Vec<Event> = (0..500).map(event).collect();
-    let mut ins = c.insert::<Event>(t).await.unwrap();
+    let mut ins = c.insert_rows::<Event>(t).await.unwrap();
     ins.write_all(&rows).await.unwrap();
     let summary = ins.end().await.unwrap();
     assert_eq!(summary.rows_sent, 500);
@@ -242,11 +242,11 @@ async fn mismatches_fail_before_the_first_row_and_keep_the_connection() {
     // Inserting a struct that does not fit the table is refused before any row is sent.
     c.execute("DROP TABLE IF EXISTS chwire_rows_wrong").await.unwrap();
     c.execute("CREATE TABLE chwire_rows_wrong (id UInt64, name Int32) ENGINE = Memory").await.unwrap();
-    let e = c.insert::<Wrong>("chwire_rows_wrong").await.unwrap_err();
+    let e = c.insert_rows::<Wrong>("chwire_rows_wrong").await.unwrap_err();
     let ErrorKind::Row(m) = e.kind() else { panic!("{e}") };
     assert!(m.contains("`name`") && m.contains("Int32") && m.contains("String"), "{m}");
     c.execute("CREATE TABLE IF NOT EXISTS chwire_rows_wrong2 (id UInt64) ENGINE = Memory").await.unwrap();
-    let e = c.insert::<Wrong>("chwire_rows_wrong2").await.unwrap_err();
+    let e = c.insert_rows::<Wrong>("chwire_rows_wrong2").await.unwrap_err();
     if common::is_http() {
         // Over HTTP chwire reads the columns itself (DESCRIBE TABLE) and names the missing one.
         assert!(matches!(e.kind(), ErrorKind::InvalidInput(m) if m.contains("\"name\"")), "{e}");
@@ -272,7 +272,7 @@ async fn inserter_batches_by_rows_and_bytes_and_keeps_good_rows() {
     c.execute(format!("DROP TABLE IF EXISTS {t}")).await.unwrap();
     c.execute(format!("CREATE TABLE {t} (id UInt64, name String, v UInt8) ENGINE = Memory")).await.unwrap();
     let names: Vec<String> = (0..10_500).map(|i| format!("name-{i}")).collect();
-    let mut ins = c.insert::<Small<'_>>(t).await.unwrap().with_limits(InsertLimits { max_rows: 1000, max_bytes: usize::MAX });
+    let mut ins = c.insert_rows::<Small<'_>>(t).await.unwrap().with_limits(InsertLimits { max_rows: 1000, max_bytes: usize::MAX });
     for (i, name) in names.iter().enumerate() {
         ins.write(&Small { id: i as u64, name, v: Some(1) }).await.unwrap();
         assert_eq!(ins.pending_rows(), (i + 1) % 1000, "a block goes out every 1000 rows");
@@ -288,7 +288,7 @@ async fn inserter_batches_by_rows_and_bytes_and_keeps_good_rows() {
     // By bytes: ~1 KiB strings, 64 KiB blocks.
     c.execute(format!("TRUNCATE TABLE {t}")).await.unwrap();
     let long = "x".repeat(1024);
-    let mut ins = c.insert::<Small<'_>>(t).await.unwrap().with_limits(InsertLimits { max_rows: usize::MAX, max_bytes: 64 << 10 });
+    let mut ins = c.insert_rows::<Small<'_>>(t).await.unwrap().with_limits(InsertLimits { max_rows: usize::MAX, max_bytes: 64 << 10 });
     let mut flushes = 0;
     for i in 0..2000u64 {
         let before = ins.pending_rows();
@@ -395,7 +395,7 @@ async fn a_refused_row_does_not_leak_into_the_next() {
     let t = "chwire_rows_undo";
     c.execute(format!("DROP TABLE IF EXISTS {t}")).await.unwrap();
     c.execute(format!("CREATE TABLE {t} (id UInt64, tags Array(Enum8('a' = 1, 'b' = 2))) ENGINE = Memory")).await.unwrap();
-    let mut ins = c.insert::<Tagged>(t).await.unwrap();
+    let mut ins = c.insert_rows::<Tagged>(t).await.unwrap();
     ins.write(&Tagged { id: 1, tags: vec!["a".into()] }).await.unwrap();
     assert!(ins.write(&Tagged { id: 2, tags: vec!["b".into(), "nope".into()] }).await.is_err());
     ins.write(&Tagged { id: 3, tags: vec!["a".into()] }).await.unwrap();

@@ -98,7 +98,7 @@ async fn feature_types_round_trip_and_arrive_as_the_server_sees_them() {
     c.execute(format!("DROP TABLE IF EXISTS {t}")).await.unwrap();
     c.execute(TABLE.replace("{t}", t)).await.unwrap();
     let rows: Vec<Ext> = (0..300).map(ext).collect();
-    let mut ins = c.insert::<Ext>(t).await.unwrap();
+    let mut ins = c.insert_rows::<Ext>(t).await.unwrap();
     ins.write_all(&rows).await.unwrap();
     assert_eq!(ins.end().await.unwrap().rows_sent, 300);
 
@@ -206,7 +206,7 @@ async fn values_that_do_not_fit_are_refused_and_keep_the_good_rows() {
     c.execute(format!("DROP TABLE IF EXISTS {t}")).await.unwrap();
     c.execute(format!("CREATE TABLE {t} (at DateTime, price Decimal(9, 2)) ENGINE = Memory")).await.unwrap();
     let good = Stamp { at: DateTime::from_timestamp(T0, 0).unwrap(), price: Decimal::new(12_345, 2) };
-    let mut ins = c.insert::<Stamp>(t).await.unwrap();
+    let mut ins = c.insert_rows::<Stamp>(t).await.unwrap();
     ins.write(&good).await.unwrap();
     let cases = [
         (Stamp { at: DateTime::from_timestamp(-1, 0).unwrap(), ..good.clone() }, "outside DateTime's range"),

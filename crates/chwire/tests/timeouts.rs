@@ -123,7 +123,7 @@ async fn deduplicated_insert_is_stored_once() {
         .unwrap();
     let block = chwire::Block::new().with("x", chwire::Column::from(vec![1u64, 2])).unwrap();
     for token in ["t1", "t1", "t2"] {
-        c.insert_deduplicated("INSERT INTO chwire_dedup_mt (x) VALUES", &block, token).await.unwrap();
+        c.insert_deduplicated("chwire_dedup_mt", &block, token).await.unwrap();
     }
     let (n, s): (u64, u64) = c.query("SELECT count(), sum(x) FROM chwire_dedup_mt").fetch_one().await.unwrap();
     assert_eq!((n, s), (4, 6), "t1 once, t2 once");
@@ -138,7 +138,7 @@ async fn deduplicated_insert_is_refused_on_old_servers() {
     c.execute("DROP TABLE IF EXISTS chwire_dedup").await.unwrap();
     c.execute("CREATE TABLE chwire_dedup (x UInt64) ENGINE = Memory").await.unwrap();
     let block = chwire::Block::new().with("x", chwire::Column::from(vec![1u64, 2])).unwrap();
-    let err = c.insert_deduplicated("INSERT INTO chwire_dedup (x) VALUES", &block, "t1").await.unwrap_err();
+    let err = c.insert_deduplicated("chwire_dedup", &block, "t1").await.unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::InvalidInput(m) if m.contains("insert_deduplication_token")), "{err}");
     let (n,): (u64,) = c.query("SELECT count() FROM chwire_dedup").fetch_one().await.unwrap();
     assert_eq!(n, 0);

@@ -79,7 +79,7 @@ async fn verified_connection_runs_queries_and_inserts() {
         let t = format!("chwire_tls_{}", compression.is_enabled());
         c.execute(format!("DROP TABLE IF EXISTS {t}")).await.unwrap();
         c.execute(format!("CREATE TABLE {t} (i UInt64, s String) ENGINE = Memory")).await.unwrap();
-        let mut ins = c.insert_blocks(format!("INSERT INTO {t} (i, s) VALUES")).await.unwrap();
+        let mut ins = c.insert_blocks(t.as_str(), Some(&["i", "s"])).await.unwrap();
         let ids: Vec<u64> = (0..300_000).collect();
         let names: Vec<String> = ids.iter().map(|i| format!("name {i}")).collect();
         ins.send(&Block::new().with("i", Column::from(ids)).unwrap().with("s", Column::from(names)).unwrap()).await.unwrap();

@@ -37,7 +37,7 @@ impl<'c> Query<'c> {
     /// Start an INSERT (a statement that takes data: `INSERT INTO t [(cols)] VALUES`) fed with
     /// Arrow batches, with this query's settings and id.
     pub async fn insert_arrow(self) -> Result<ArrowInsert<'c>> {
-        let insert = self.insert().await?;
+        let insert = self.insert_blocks().await?;
         let target = insert.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
         Ok(ArrowInsert {
             insert,

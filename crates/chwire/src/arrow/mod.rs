@@ -26,7 +26,7 @@ pub use chwire_arrow::{
     batch_into_block, batch_to_block, batch_to_block_inferred, block_to_batch, clickhouse_type_for, schema_for, schema_of_block,
     ArrowOptions, Mapping,
 };
-use chwire_proto::sql::{InsertTarget, TableRef};
+use chwire_proto::sql::TableRef;
 use chwire_proto::{Block, Progress};
 use std::sync::Arc;
 
@@ -201,9 +201,5 @@ impl Client {
 
 /// `INSERT INTO table (the schema's columns) VALUES`, every name quoted.
 fn insert_statement(table: impl TryInto<TableRef, Error: Into<Error>>, schema: &arrow_schema::Schema) -> Result<String> {
-    if schema.fields().is_empty() {
-        return Err(Error::invalid("the data to insert has no columns"));
-    }
-    let names = schema.fields().iter().map(|f| f.name().clone()).collect();
-    Ok(InsertTarget::values(table.try_into().map_err(Into::into)?, Some(names)).to_string())
+    crate::client::insert_sql(table, Some(schema.fields().iter().map(|f| f.name().clone()).collect()))
 }

@@ -1,4 +1,4 @@
-//! [`Query::insert`] over HTTP: the table's columns come from `DESCRIBE TABLE` (the native
+//! [`Query::insert_blocks`] over HTTP: the table's columns come from `DESCRIBE TABLE` (the native
 //! protocol's server sends them as the insert's header), then the rows go out as the streamed
 //! body of `INSERT INTO t (…) FORMAT Native`.
 

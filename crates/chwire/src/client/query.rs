@@ -194,22 +194,24 @@ impl<'c> Query<'c> {
 
     /// Start an `INSERT INTO t (columns…) VALUES` of typed rows, with this query's settings
     /// and query id: the header's columns must be `T`'s, in order (see
-    /// [`Client::insert`], which writes the statement itself).
+    /// [`Client::insert_rows`], which writes the statement itself).
     pub async fn insert_rows<T: crate::row::Row>(self) -> Result<crate::row::Inserter<'c, T>> {
-        crate::row::Inserter::new(self.insert().await?, Default::default())
+        crate::row::Inserter::new(self.insert_blocks().await?, Default::default())
     }
 
     /// Start an INSERT of dynamic rows with this query's settings and query id.
     pub async fn insert_dynamic(self) -> Result<crate::row::DynInserter<'c>> {
-        crate::row::DynInserter::new(self.insert().await?, Default::default())
+        crate::row::DynInserter::new(self.insert_blocks().await?, Default::default())
     }
 
-    /// Start an INSERT: waits for the server's header block that describes the columns.
+    /// Start an INSERT of blocks (the statement takes data: `INSERT INTO t [(cols)] VALUES`
+    /// or `FORMAT Native`): waits for the server's header block that describes the columns;
+    /// send blocks with [`Insert::send`], finish with [`Insert::end`].
     ///
     /// Until the header arrives no row has been sent, so nothing can have been inserted: a
     /// [failover error](Error::is_failover) up to then starts the INSERT again (on the next
     /// server). Once blocks are sent, an insert is never retried.
-    pub async fn insert(self) -> Result<Insert<'c>> {
+    pub async fn insert_blocks(self) -> Result<Insert<'c>> {
         if let Some(e) = self.error {
             return Err(e);
         }

@@ -131,7 +131,7 @@ impl QueryStream<'_> {
                         return Err(Error::invalid(
                             "the server expects this INSERT's rows as data blocks (inline VALUES are not read by this \
                              server over the native protocol): send them with `chwire insert TABLE` (CLI), `insert`/`insert_arrow` \
-                             (Python) or Client::insert (Rust); nothing was inserted",
+                             (Python) or Client::insert_rows (Rust); nothing was inserted",
                         ));
                     }
                     if self.header.is_none() {

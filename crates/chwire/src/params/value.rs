@@ -197,8 +197,8 @@ impl ParamValue {
             (ParamValue::Str(s), Some(t)) if number && !matches!(t, DataType::Bool) => {
                 return type_error(format!("{s:?} is not a number, for a {t} parameter"))
             }
-            (ParamValue::Str(s), Some(t @ (DataType::Date | DataType::Date32))) => {
-                check_date_text(s, t)?;
+            (ParamValue::Str(s), Some(t @ (DataType::Date | DataType::Date32 | DataType::DateTime(_) | DataType::DateTime64 { .. }))) => {
+                check_time_text(s, t, tz)?;
                 Shaped::Str(s.clone())
             }
             (ParamValue::Str(s), _) => Shaped::Str(s.clone()),
@@ -466,14 +466,44 @@ fn check_instant(micros: i64, ty: Option<&DataType>) -> Result<(), ParamError> {
     Ok(())
 }
 
-/// A date given as `YYYY-MM-DD` text for a Date/Date32 must lie in its range (other text is
-/// the server's to read).
-fn check_date_text(s: &str, t: &DataType) -> Result<(), ParamError> {
-    let Ok(date) = s.parse::<jiff::civil::Date>() else { return Ok(()) };
+/// A date (`YYYY-MM-DD`) or wall-clock time (`YYYY-MM-DD hh:mm:ss[.f]`) given as text for a
+/// date or time type must lie in its range (other text is the server's to read). A wall-clock
+/// time is read in the type's zone, else the server's; in a zone chwire cannot resolve it is
+/// refused only when no zone's offset (UTC-12 to UTC+14) would bring it into range.
+fn check_time_text(s: &str, t: &DataType, server_tz: Option<&str>) -> Result<(), ParamError> {
     let Some((lo, hi, range)) = seconds_range(t) else { return Ok(()) };
-    let days = i64::from(date.since(jiff::civil::date(1970, 1, 1)).map(|span| span.get_days()).unwrap_or(i32::MAX));
-    if days * 86_400 < lo || days * 86_400 > hi {
-        return Err(ParamError::Range(format!("{s} is outside {t} ({range})")));
+    let outside = || Err(ParamError::Range(format!("{s} is outside {t} ({range})")));
+    let civil = match s.parse::<jiff::civil::DateTime>() {
+        Ok(dt) if s.len() > 10 => dt,
+        _ => match s.parse::<jiff::civil::Date>() {
+            Ok(d) => d.to_datetime(jiff::civil::Time::midnight()),
+            Err(_) => return Ok(()),
+        },
+    };
+    // Whole seconds, rounded down (a fraction before 1970 counts toward the second before).
+    let floor = |at: jiff::Zoned| at.timestamp().as_second() - i64::from(at.timestamp().subsec_nanosecond() < 0);
+    let Ok(utc_wall) = civil.to_zoned(jiff::tz::TimeZone::UTC) else { return Ok(()) };
+    let as_utc = floor(utc_wall);
+    if matches!(t, DataType::Date | DataType::Date32) {
+        return if as_utc < lo || as_utc > hi { outside() } else { Ok(()) };
+    }
+    let zone = match t {
+        DataType::DateTime(Some(z)) | DataType::DateTime64 { tz: Some(z), .. } => Some(z.as_str()),
+        _ => server_tz,
+    };
+    match zone.and_then(|z| jiff::tz::TimeZone::get(z).ok()).and_then(|z| civil.to_zoned(z).ok()) {
+        Some(at) => {
+            let secs = floor(at);
+            if secs < lo || secs > hi {
+                return outside();
+            }
+        }
+        None => {
+            const MARGIN: i64 = 14 * 3600;
+            if as_utc + MARGIN < lo || as_utc - MARGIN > hi {
+                return outside();
+            }
+        }
     }
     Ok(())
 }
@@ -668,6 +698,22 @@ mod tests {
         assert!(bind(&P::Float(f64::INFINITY), "Float32").is_ok());
         // Dates and times outside their types (a server clamps or wraps them).
         assert!(bind(&P::Str("2200-01-01".into()), "Date").unwrap_err().contains("outside Date"));
+        // Wall-clock text for DateTime/DateTime64, read in the type's zone (a current server
+        // clamps it, 18.16 wraps it).
+        assert!(bind(&P::Str("2200-01-01 00:00:00".into()), "DateTime('UTC')").unwrap_err().contains("outside DateTime('UTC')"));
+        assert!(bind(&P::Str("2106-02-07 06:28:16".into()), "DateTime('UTC')").is_err());
+        assert!(bind(&P::Str("2106-02-07 06:28:15".into()), "DateTime('UTC')").is_ok());
+        assert!(bind(&P::Str("1970-01-01 03:00:00".into()), "DateTime('Asia/Kolkata')").is_err());
+        assert!(bind(&P::Str("1970-01-01 06:00:00".into()), "DateTime('Asia/Kolkata')").is_ok());
+        assert!(bind(&P::Str("1899-12-31 23:59:59.5".into()), "DateTime64(3, 'UTC')").is_err());
+        assert!(bind(&P::Str("2299-12-31 23:59:59.999".into()), "DateTime64(3, 'UTC')").is_ok());
+        // Without a zone in the type: the server's (Asia/Kolkata here); with no zone known,
+        // only what no zone's offset brings into range.
+        assert!(bind(&P::Str("1970-01-01 03:00:00".into()), "DateTime").is_err());
+        let no_zone = |s: &str| P::Str(s.into()).bind(Some(&DataType::DateTime(None)), None);
+        assert!(no_zone("1970-01-01 03:00:00").is_ok());
+        assert!(no_zone("1969-12-30 00:00:00").is_err());
+        assert!(no_zone("not a time").is_ok());
         assert_eq!(bind(&P::Str("2149-06-06".into()), "Date").unwrap().0, "2149-06-06");
         assert_eq!(bind(&P::Str("2200-01-01".into()), "Date32").unwrap().0, "2200-01-01");
         assert!(bind(&P::Str("1899-12-31".into()), "Nullable(Date32)").unwrap_err().contains("outside"));

@@ -3,7 +3,7 @@
 //! The row layer itself — [`Row`], [`FromColumn`], [`ToColumn`], the column [`Builders`],
 //! [`rows_of`]/[`block_of`], the field types of other crates ([`ext`]) — is the `chwire-row`
 //! crate (no IO), re-exported here with `#[derive(Row)]`. This module adds what runs rows
-//! through a connection: [`RowCursor`] (`Query::fetch`), [`Inserter`] (`Client::insert`),
+//! through a connection: [`RowCursor`] (`Query::fetch`), [`Inserter`] (`Client::insert_rows`),
 //! and the schema-free [`DynRowCursor`]/[`DynInserter`].
 
 pub(crate) mod cursor;

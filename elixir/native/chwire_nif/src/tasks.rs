@@ -158,7 +158,7 @@ pub async fn insert(target: ResourceArc<Handle>, spec: QuerySpec, mut blocks: to
         let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         note_tz(&tx, c);
-        let mut ins = spec.query(c).insert().await?;
+        let mut ins = spec.query(c).insert_blocks().await?;
         let cols = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
         if !tx.send(Item::InsertHeader(cols)).await {
             return Ok(None);
