@@ -8,7 +8,7 @@ LOAD_TASKS ?= 16
 # The venvs are built once; pip's download cache would only double their footprint on disk.
 export PIP_NO_CACHE_DIR ?= 1
 
-.PHONY: demo test http-test build lint oracle live oracle-parquet server-start server-stop server-status server18-start server18-stop server18-status modernfake bench bench-smoke \
+.PHONY: demo test http-test build lint package-check oracle live oracle-parquet server-start server-stop server-status server18-start server18-stop server18-status modernfake bench bench-smoke \
 	bench-arrow bench-parquet bench-zstd fuzz fuzz-smoke miri \
 	faults load cluster-start cluster-stop cluster-status \
 	py-venv python-test python-bench spark-venv spark-test bench-spark bench-spark-jvm spark-jar spark-jvm-test \
@@ -28,6 +28,7 @@ test:
 	@scripts/stage.sh begin
 	@scripts/stage.sh run lint $(MAKE) --no-print-directory lint
 	@scripts/stage.sh run build $(MAKE) --no-print-directory build modernfake
+	@scripts/stage.sh run package-check $(MAKE) --no-print-directory package-check
 	@scripts/stage.sh run cargo-test env CHWIRE_MODERNFAKE=$(CURDIR)/build/modernfake scripts/with-server.sh --both $(CARGO) test --release --workspace
 	@scripts/stage.sh run bench-smoke $(MAKE) --no-print-directory bench-smoke
 	@scripts/stage.sh run oracle $(MAKE) --no-print-directory oracle
@@ -323,6 +324,17 @@ lint:
 	python3 scripts/module-cycles.py
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --release --no-deps --workspace -q
+
+## The crates as crates.io would take them: chwire-proto, -derive, -text, -arrow, -row and -formats
+## packaged and each built from its package (a sibling crates.io does not have yet resolves to
+## its local package), then chwire and chwire-cli packaged too, unbuilt (manifests resolved);
+## the .crate files land in target/package. The other crates are `publish = false` (bindings,
+## the ADBC driver, the Spark rules). tests/ is left out of the packages (cargo says so per
+## test). About 3 minutes the first time (the packages' dependencies, dev profile), seconds after.
+PACKAGED_CRATES := -p chwire-proto -p chwire-derive -p chwire-text -p chwire-arrow -p chwire-row -p chwire-formats
+package-check:
+	$(CARGO) package --allow-dirty $(PACKAGED_CRATES)
+	$(CARGO) package --allow-dirty --no-verify $(PACKAGED_CRATES) -p chwire -p chwire-cli
 
 modernfake:
 	scripts/build-modernfake.sh build/modernfake

@@ -45,6 +45,8 @@ export interface ConnectOptions {
   password?: string;
   database?: string;
   settings?: Record<string, Scalar>;
+  /** The Arrow mapping of this client's queries that name none (`queryArrow`'s `arrowMapping`). */
+  arrowMapping?: 'rich' | 'clickhouse';
   /** Aborts connecting (`connect` only). */
   signal?: AbortSignal;
   [key: string]: Scalar | Record<string, Scalar> | AbortSignal | undefined;

@@ -18,6 +18,26 @@ use std::collections::HashMap;
 pub struct NativeClient {
     target: Shared,
     server: Option<chwire::ServerInfo>,
+    /// The Arrow mapping of results when a query names none (the options' `arrowMapping`).
+    arrow_mapping: Option<String>,
+}
+
+/// The options' Arrow keys (the core's `arrow_mapping`, as `arrowMapping`), which are the
+/// client's default for its queries rather than connection options (as Python's
+/// `connect(arrow_mapping=…)` and ADBC's `chwire.arrow_mapping`); the rest.
+fn split_arrow(pairs: Vec<(String, String)>) -> Result<(Vec<(String, String)>, Option<String>)> {
+    use chwire::options::keys::{classify, Classified, Scope};
+    let (mut rest, mut mapping) = (Vec::with_capacity(pairs.len()), None);
+    for (k, v) in pairs {
+        match classify(&k) {
+            Ok(Classified::Option(key)) if key.scope == Scope::Arrow => {
+                ArrowOptions::named(&v).map_err(|e| Error::Type(format!("{k}: {e}")))?;
+                mapping = Some(v);
+            }
+            _ => rest.push((k, v)),
+        }
+    }
+    Ok((rest, mapping))
 }
 
 fn pairs(m: Option<HashMap<String, String>>) -> Vec<(String, String)> {
@@ -30,10 +50,11 @@ fn pairs(m: Option<HashMap<String, String>>) -> Vec<(String, String)> {
 /// Connect one client: `url` and/or options by the core's URL keys.
 #[napi(ts_return_type = "Promise<NativeClient>")]
 pub async fn connect(url: Option<String>, options: Option<HashMap<String, String>>) -> napi::Result<NativeClient> {
-    let opts = ops::options(url.as_deref(), &pairs(options))?;
+    let (options, arrow_mapping) = split_arrow(pairs(options))?;
+    let opts = ops::options(url.as_deref(), &options)?;
     let client = chwire::Client::connect(opts).await.map_err(Error::from)?;
     let server = client.server_info();
-    Ok(NativeClient { target: Shared::client(client), server })
+    Ok(NativeClient { target: Shared::client(client), server, arrow_mapping })
 }
 
 /// A pool (connections open as they are needed): options as `connect`'s, plus the pool's own.
@@ -43,11 +64,12 @@ pub fn create_pool(
     options: Option<HashMap<String, String>>,
     pool: Option<HashMap<String, String>>,
 ) -> napi::Result<NativeClient> {
-    let opts = ops::options(url.as_deref(), &pairs(options))?;
+    let (options, arrow_mapping) = split_arrow(pairs(options))?;
+    let opts = ops::options(url.as_deref(), &options)?;
     let popts = ops::pool_options(&pairs(pool))?;
     // The pool's maintenance task needs the runtime's context.
     let target = napi::bindgen_prelude::within_runtime_if_available(|| Shared::pool(opts, popts)).map_err(Error::from)?;
-    Ok(NativeClient { target, server: None })
+    Ok(NativeClient { target, server: None, arrow_mapping })
 }
 
 #[napi(object)]
@@ -102,7 +124,7 @@ impl NativeClient {
             Some("buffer") => m.strings_as_buffers = true,
             Some(x) => return Err(Error::Type(format!("strings: {x:?} (use \"string\" or \"buffer\")"))),
         }
-        let mut arrow = match word("arrowMapping")? {
+        let mut arrow = match word("arrowMapping")?.or_else(|| self.arrow_mapping.clone()) {
             None => ArrowOptions::rich(),
             Some(name) => ArrowOptions::named(&name).map_err(|e| Error::Type(format!("arrowMapping: {e}")))?,
         };

@@ -98,6 +98,16 @@ test('queryArrow: an apache-arrow Table, in both mappings', async () => {
   assert.equal(t.schema.fields[0].metadata.get('clickhouse.type'), 'UInt64');
   const ch26 = await c.queryArrow(SQL, { arrowMapping: 'clickhouse' });
   assert.equal(String(ch26.schema.fields[3].type), 'Uint32');
+  // The connect option is the client's default (as Python's and ADBC's), a query's own wins.
+  const cc = await ch.connect(URL26, { arrowMapping: 'clickhouse' });
+  try {
+    assert.equal(String((await cc.queryArrow(SQL)).schema.fields[3].type), 'Uint32');
+    const rich = await cc.queryArrow(SQL, { arrowMapping: 'rich' });
+    assert.equal(String(rich.schema.fields[3].type), 'Timestamp<SECOND, Asia/Tokyo>');
+  } finally {
+    await cc.close();
+  }
+  await assert.rejects(ch.connect(URL26, { arrowMapping: 'fancy' }), TypeError);
 });
 
 test("queryArrowStream / queryArrow: record batches over chwire's own buffers (no copy, no IPC)", async () => {

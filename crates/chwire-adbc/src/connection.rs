@@ -18,8 +18,10 @@ use chwire_arrow::ArrowOptions;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+/// An ADBC connection: one chwire client (on a runtime of the driver's), shared with the
+/// connection's statements and the tasks reading their results.
 pub struct ChwireConnection {
-    pub inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 impl Drop for ChwireConnection {
@@ -30,6 +32,8 @@ impl Drop for ChwireConnection {
 }
 
 impl ChwireConnection {
+    /// Connect with `opts`; results become record batches with `arrow`. A server that does
+    /// not answer or refuses the handshake is an error.
     pub fn connect(opts: Options, arrow: ArrowOptions) -> Result<ChwireConnection> {
         let rt = Pinned::new();
         let o = opts.clone();

@@ -12,6 +12,7 @@ use chwire::Options;
 /// Prefix of the database options that are chwire URL options (`chwire.compression`, ...).
 pub const CHWIRE_PREFIX: &str = "chwire.";
 
+/// The driver: makes [`ChwireDatabase`]s (`AdbcDriverChwireInit` exports it to C).
 #[derive(Default, Debug)]
 pub struct ChwireDriver;
 
@@ -31,6 +32,8 @@ impl Driver for ChwireDriver {
     }
 }
 
+/// An ADBC database: the options connections are made with (`uri`, `username`, `password`,
+/// `chwire.<URL option>`, `chwire.arrow_mapping`), each checked when set.
 #[derive(Default)]
 pub struct ChwireDatabase {
     uri: Option<String>,

@@ -27,6 +27,8 @@ enum Bound {
     Stream(Box<dyn RecordBatchReader + Send>),
 }
 
+/// An ADBC statement of a [`ChwireConnection`](crate::ChwireConnection): a query (with bound
+/// parameters) or a bulk ingest of bound Arrow data.
 pub struct ChwireStatement {
     inner: Arc<Inner>,
     sql: Option<String>,
@@ -73,7 +75,7 @@ impl CancelHandle for StmtCancel {
 }
 
 impl ChwireStatement {
-    pub fn new(inner: Arc<Inner>) -> ChwireStatement {
+    pub(crate) fn new(inner: Arc<Inner>) -> ChwireStatement {
         ChwireStatement { inner, sql: None, bound: None, by_name: None, ingest: IngestOptions::default(), settings: Vec::new(), last: None }
     }
 

@@ -15,6 +15,7 @@
 //!
 //! The mapping tables are in docs/ARROW.md.
 
+#![warn(missing_docs)]
 // Batches come from files and other programs: no unwrap or expect outside tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -56,6 +57,7 @@ pub(crate) fn mismatch(array: &dyn Array, ty: &DataType, detail: impl Into<Strin
     Error::Mismatch { column: String::new(), arrow: array.data_type().to_string(), clickhouse: ty.to_string(), detail: detail.into() }
 }
 
+/// Why a conversion between blocks and record batches failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -64,20 +66,36 @@ pub enum Error {
     UnsupportedType(String),
     /// An Arrow column does not convert (losslessly) to the ClickHouse type asked for.
     #[error("column {column}: Arrow type {arrow} does not convert to ClickHouse type {clickhouse}: {detail}")]
-    Mismatch { column: String, arrow: String, clickhouse: String, detail: String },
+    Mismatch {
+        /// The column's name (empty until [`Error::in_column`] names it).
+        column: String,
+        /// The Arrow type.
+        arrow: String,
+        /// The ClickHouse type.
+        clickhouse: String,
+        /// Why it does not convert.
+        detail: String,
+    },
     /// A value of a column does not convert.
     #[error("column {column}: {detail}")]
-    Value { column: String, detail: String },
+    Value {
+        /// The column's name (empty until [`Error::in_column`] names it).
+        column: String,
+        /// Which value, and why.
+        detail: String,
+    },
     /// The batch lacks a column of the target, or has one the target does not.
     #[error("{0}")]
     Columns(String),
     /// An unknown setting or value in [`ArrowOptions::set`].
     #[error("{0}")]
     Setting(String),
+    /// An error of arrow-rs (building or casting an array).
     #[error(transparent)]
     Arrow(#[from] ArrowError),
 }
 
+/// The result of chwire-arrow's conversions.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {

@@ -39,6 +39,7 @@ impl std::fmt::Display for Mapping {
 /// Options of the Block → Arrow conversion.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArrowOptions {
+    /// Which Arrow types the ClickHouse types map to (default [`Mapping::Rich`]).
     pub mapping: Mapping,
     /// `output_format_arrow_low_cardinality_as_dictionary` (ClickHouse mapping; the rich
     /// mapping always writes dictionaries). Default false.

@@ -57,6 +57,7 @@ fn key(values: &dyn Array, i: usize) -> std::result::Result<Option<Vec<u8>>, ()>
 }
 
 impl DictionaryUnifier {
+    /// A unifier that has seen no batch yet.
     pub fn new() -> Self {
         Self::default()
     }

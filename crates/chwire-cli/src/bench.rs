@@ -4,6 +4,7 @@ use chwire::{Block, Client, Column, ColumnData, Options, StringColumn};
 use clap::Args;
 use std::time::Instant;
 
+/// `chwire bench`'s arguments.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Workload: W1 scan, W2 scan-mixed, W3 select-3, W4 select-10, W5 insert, W6 connect, W8 strings
@@ -77,6 +78,8 @@ async fn insert_rows(client: &mut Client, table: &str) -> chwire::Result<(u64, u
     Ok((TOTAL, check))
 }
 
+/// Run one workload against the server of `opts` and print its `RESULT` line (wall time,
+/// rows, a checksum of the values) on stdout.
 pub async fn run(opts: Options, args: BenchArgs) -> chwire::Result<()> {
     let compression = if opts.compression.is_enabled() { "lz4" } else { "none" };
     let (wall, rows, check) = match args.workload.as_str() {

@@ -5,6 +5,7 @@ use chwire::Limits;
 use chwire_formats::{self as formats, Format};
 use clap::Args;
 
+/// `chwire convert`'s arguments.
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
     /// Input format (ClickHouse's names, any case): Native, Arrow, ArrowStream, Parquet, CSV,
@@ -71,6 +72,8 @@ pub fn native_assumed(e: crate::Error, flag: &str) -> crate::Error {
     }
 }
 
+/// Convert the input to the output, block by block; the input and the output being the same
+/// file is an error before either is opened.
 pub fn run(args: ConvertArgs, limits: Limits) -> crate::Result<()> {
     if let (Some(input), Some(output)) = (&args.input, &args.output) {
         // Writing the output would truncate the input before it is read (and a failure would

@@ -7,6 +7,7 @@ use chwire_formats::text::{TextFormat, Writer};
 use clap::Args;
 use std::time::Instant;
 
+/// `chwire demo`'s arguments.
 #[derive(Args, Debug)]
 pub struct DemoArgs {
     /// Rows to generate and insert
@@ -38,6 +39,8 @@ fn make_block(start: u64, n: u64) -> chwire::Result<Block> {
         .with("amount", Column::from(amount))?)
 }
 
+/// Recreate the demo table, insert the generated rows with a progress bar, run the aggregate
+/// and print its result.
 pub async fn run(opts: Options, args: DemoArgs) -> chwire::Result<()> {
     let mut client = Client::connect(opts).await?;
     let info = client.server_info().expect("connected");

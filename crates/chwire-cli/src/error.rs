@@ -14,6 +14,7 @@ pub enum Error {
     Formats(chwire_formats::Error),
 }
 
+/// The result of a `chwire` command.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

@@ -4,6 +4,7 @@ use chwire_formats::options::{arrow_options, FileOptions};
 use chwire_formats::BlockLimits;
 use clap::Args;
 
+/// The flags of the file formats, shared by `query`, `convert` and `insert`.
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "Formats")]
 pub struct FileArgs {

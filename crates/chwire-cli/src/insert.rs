@@ -8,6 +8,7 @@ use chwire::{Client, DataType, Options};
 use chwire_formats::{self as formats, Format};
 use clap::Args;
 
+/// `chwire insert`'s arguments.
 #[derive(Args, Debug)]
 pub struct InsertArgs {
     /// The table to insert into: `t`, `db.t` (as SQL)
@@ -40,6 +41,7 @@ pub struct InsertArgs {
     files: crate::file_args::FileArgs,
 }
 
+/// Insert the input into the table of the server of `opts`, in blocks of the table's columns.
 pub async fn run(opts: Options, args: InsertArgs) -> crate::Result<()> {
     let (format, assumed) = crate::convert::input_format(args.format, args.input.as_deref());
     insert(opts, args, format).await.map_err(|e| if assumed { crate::convert::native_assumed(e, "--format") } else { e })

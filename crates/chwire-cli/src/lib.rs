@@ -2,6 +2,8 @@
 //! exit codes. Not an API of its own: the file formats are the `chwire-formats` crate, the
 //! client `chwire`, Arrow `chwire-arrow`.
 
+#![warn(missing_docs)]
+
 pub mod bench;
 pub mod convert;
 pub mod demo;

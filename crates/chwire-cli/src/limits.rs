@@ -4,6 +4,7 @@
 use chwire::Limits;
 use clap::Args;
 
+/// The `--max-*` flags (global: accepted by every subcommand).
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Input limits (server answers and Native files)")]
 pub struct LimitArgs {

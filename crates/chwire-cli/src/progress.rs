@@ -6,10 +6,14 @@ use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// When to show progress (`--progress`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum When {
+    /// When stderr is a terminal.
     Auto,
+    /// Always: a bar on a terminal, else a line of text at most once a second.
     Always,
+    /// Never.
     Never,
 }
 
@@ -20,6 +24,7 @@ const SHOW_AFTER: Duration = Duration::from_millis(300);
 /// most this often, instead of a bar redrawn in place, which only a terminal shows.
 const LINE_EVERY: Duration = Duration::from_secs(1);
 
+/// The progress display of one query (shown once it has run for 300 ms).
 pub struct Bar {
     bar: Option<ProgressBar>,
     /// Lines of text instead of a bar: when the last one was written, and the latest figures.
@@ -28,6 +33,7 @@ pub struct Bar {
 }
 
 impl Bar {
+    /// A display per `when` (hidden until the first update after 300 ms).
     pub fn new(when: When) -> Bar {
         let terminal = std::io::stderr().is_terminal();
         let on = match when {
@@ -46,6 +52,7 @@ impl Bar {
         Bar { bar, lines: None, start: Instant::now() }
     }
 
+    /// Whether a bar is drawn on the terminal now.
     pub fn is_visible(&self) -> bool {
         self.bar.as_ref().is_some_and(|b| !b.is_hidden())
     }

@@ -9,11 +9,17 @@
 //! Container attribute `#[row(crate = "path")]` names the chwire crate when it is re-exported.
 //! The struct may have one lifetime parameter, for borrowed fields (`&'a str`, `&'a [u8]`).
 
+#![warn(missing_docs)]
+
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{quote, ToTokens};
 use syn::{parse_macro_input, spanned::Spanned, Data, DeriveInput, Error, Fields, GenericParam, LitStr, Type};
 
+/// Implements `chwire::row::Row` for a struct with named fields: one column per field, named
+/// as the field (attributes in the crate's docs). Enums, tuple structs, type or const
+/// parameters, a second lifetime, `where` clauses and unknown `row` attributes are compile
+/// errors.
 #[proc_macro_derive(Row, attributes(row))]
 pub fn derive_row(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -54,6 +54,7 @@ struct Inner {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// An error of this kind, without a source.
     pub fn new(kind: ErrorKind) -> Error {
         Error { inner: Box::new(Inner { kind, source: None }) }
     }
@@ -178,6 +179,9 @@ pub fn invalid(e: impl std::fmt::Display) -> Error {
     Error::invalid_data(e.to_string())
 }
 
+/// parquet-rs' error as one of ours: an I/O error stays one, our own error passed through
+/// parquet-rs is unwrapped, a codec left out of the build is [`ErrorKind::Unsupported`],
+/// anything else invalid data.
 pub fn parquet_error(e: parquet::errors::ParquetError) -> Error {
     match e {
         // An I/O error, or one of ours passed through parquet-rs (e.g. from an encoding thread).
@@ -192,6 +196,8 @@ pub fn parquet_error(e: parquet::errors::ParquetError) -> Error {
     }
 }
 
+/// arrow-rs' error as one of ours: malformed or truncated input is invalid data, other I/O
+/// errors stay I/O errors, anything else (a codec left out of the build aside) invalid data.
 pub fn arrow_error(e: arrow_schema::ArrowError) -> Error {
     match e {
         // Input that is malformed or ends early is bad input (exit code 2), not an I/O failure.
@@ -224,6 +230,7 @@ fn unread_codec(message: String) -> Error {
     }
 }
 
+/// Invalid data: `malformed Arrow input: {what}`.
 pub fn malformed_arrow(what: impl std::fmt::Display) -> Error {
     Error::invalid_data(format!("malformed Arrow input: {what}"))
 }

@@ -27,7 +27,11 @@ pub trait Source {
 /// How many rows (and how many bytes of text) a block read from text holds at most.
 #[derive(Debug, Clone, Copy)]
 pub struct BlockLimits {
+    /// Rows per block at most (text input; also the batch size of Parquet reads). Default
+    /// 65,536.
     pub rows: usize,
+    /// Bytes of text per block, about (a block ends at the first row boundary past it). Default
+    /// 16 MiB.
     pub bytes: usize,
 }
 
@@ -45,16 +49,22 @@ pub fn columns_of(block: &Block) -> Vec<(String, DataType)> {
 /// Where blocks go: one writer per output format. `begin` gets the header (names and types,
 /// no rows) before the first block; `finish` completes the file (footers, flush).
 pub trait Sink {
+    /// Start the output with the columns (names and types) of the blocks to come: header lines,
+    /// schemas. Called once, before any block, also when no block follows.
     fn begin(&mut self, header: &[(String, DataType)]) -> crate::Result<()>;
+    /// Write one block (its columns are those given to `begin`).
     fn write(&mut self, block: Block) -> crate::Result<()>;
     /// Push what is buffered to the output (for terminals; files flush at `finish`).
     fn flush(&mut self) -> crate::Result<()>;
+    /// Complete the output (footers, flush); the sink is gone afterwards.
     fn finish(self: Box<Self>) -> crate::Result<()>;
 }
 
 /// Where a [`Source`] reads from.
 pub enum Input {
+    /// A file at this path.
     File(std::path::PathBuf),
+    /// The process's standard input.
     Stdin,
     /// Bytes already in memory (the fuzz targets read through this).
     Bytes(bytes::Bytes),

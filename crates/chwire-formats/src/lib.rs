@@ -53,6 +53,7 @@
 //! `chwire::Client::insert_blocks`) and send each block; `chwire insert` does this (its
 //! `crates/chwire-cli/src/insert.rs`, tested against a server).
 
+#![warn(missing_docs)]
 // Every reader here takes input from files and pipes: no unwrap or expect outside tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 

@@ -17,6 +17,7 @@ pub struct NativeSink {
 }
 
 impl NativeSink {
+    /// A sink writing Native blocks (without BlockInfo, as `FORMAT Native` writes them) to `out`.
     pub fn new(out: Output) -> NativeSink {
         NativeSink { out: BufWriter::with_capacity(1 << 20, out), encoded: Vec::new() }
     }
@@ -69,6 +70,7 @@ pub struct NativeSource {
 }
 
 impl NativeSource {
+    /// A source reading Native blocks from `input`, within `limits`.
     pub fn new(input: Box<dyn std::io::Read>, limits: chwire_proto::Limits) -> NativeSource {
         NativeSource { blocks: NativeBlocks::new(input, limits), peeked: None, skip: 0, target: Vec::new() }
     }

@@ -39,6 +39,7 @@ pub fn refuse_unapplied(settings: &Settings) -> crate::Result<()> {
     }
 }
 
+/// Split `settings` into (format settings, [`is_format_setting`]; the others, for the server).
 pub fn split_settings(settings: Settings) -> (Settings, Settings) {
     settings.into_iter().partition(|(k, _)| is_format_setting(k))
 }
@@ -46,22 +47,27 @@ pub fn split_settings(settings: Settings) -> (Settings, Settings) {
 /// Everything the format readers and writers need besides their input and output.
 #[derive(Debug, Clone)]
 pub struct FileOptions {
+    /// Rows (and text bytes) per block read.
     pub block_limits: crate::BlockLimits,
     /// Block → Arrow mapping and its `output_format_arrow_*` settings.
     pub arrow: ArrowOptions,
     /// Compression of Arrow IPC record batches (`none` by default, as ClickHouse), or why
     /// `--file-compression` has none for Arrow files.
     pub ipc_compression: Result<Option<CompressionType>, String>,
+    /// The codec of Parquet output (`zstd` by default, as ClickHouse).
     pub parquet_compression: Compression,
     /// A Parquet row group ends after this many rows (ClickHouse's default 1,000,000)…
     pub row_group_rows: usize,
     /// …or once its data reaches this many bytes before encoding, counted as Arrow buffers
     /// (ClickHouse's default 512 MiB, which it also counts before compression).
     pub row_group_bytes: usize,
+    /// The Parquet format version written (`output_format_parquet_version`; 2.x by default).
     pub parquet_version: WriterVersion,
     /// Threads reading or writing a Parquet file's columns (`--threads`); writes use one
     /// when `output_format_parquet_parallel_encoding` is 0.
     pub threads: usize,
+    /// `output_format_parquet_parallel_encoding`: Parquet columns encoded on `threads` threads
+    /// (default true).
     pub parallel_encoding: bool,
     /// JSONEachRow input: members naming no column are left out
     /// (`input_format_skip_unknown_fields`), else an error.

@@ -12,16 +12,27 @@ use std::str::FromStr;
 /// A file or stream format, as ClickHouse names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// ClickHouse's Native format: blocks as the server sends them.
     Native,
+    /// Apache Arrow IPC file (`ArrowFile`).
     Arrow,
+    /// Apache Arrow IPC stream.
     ArrowStream,
+    /// Apache Parquet.
     Parquet,
+    /// CSV.
     Csv,
+    /// CSV with a line of column names first.
     CsvWithNames,
+    /// CSV with lines of column names and types first.
     CsvWithNamesAndTypes,
+    /// TSV (`TabSeparated`).
     Tsv,
+    /// TSV with a line of column names first.
     TsvWithNames,
+    /// TSV with lines of column names and types first.
     TsvWithNamesAndTypes,
+    /// One JSON object per line (`jsonl`, `NDJSON`).
     JsonEachRow,
     /// Output only.
     Pretty,
@@ -149,8 +160,9 @@ pub fn input_format(s: &str) -> Result<Format, String> {
 }
 
 /// The writer of `format` (not yet begun) into `out`. `tz` is the zone of DateTime columns
-/// without their own (text formats).
+/// without their own (text formats); a name no zone has is an error.
 pub fn sink(format: Format, out: Output, tz: Option<&str>, files: &FileOptions) -> crate::Result<Box<dyn Sink>> {
+    crate::check_timezone(tz)?;
     Ok(match format {
         Format::Native => Box::new(native::NativeSink::new(out)),
         Format::Null => Box::new(native::NullSink),
@@ -179,7 +191,8 @@ pub fn source(
     source_of(format, input, files, tz, limits)
 }
 
-/// The reader of `format` from `input`.
+/// The reader of `format` from `input`. `tz` is the zone DateTime columns without their own are
+/// read in (text formats); a name no zone has is an error.
 pub fn source_of(
     format: Format,
     input: Input,
@@ -187,6 +200,7 @@ pub fn source_of(
     tz: Option<&str>,
     limits: chwire_proto::Limits,
 ) -> crate::Result<Box<dyn Source>> {
+    crate::check_timezone(tz)?;
     Ok(match format {
         Format::Native => Box::new(native::NativeSource::new(open_input(input)?, limits)),
         Format::Arrow => ipc::file_source(input, limits)?,
@@ -205,6 +219,17 @@ pub fn source_of(
 mod tests {
     use super::*;
     use crate::io::Input;
+
+    #[test]
+    fn an_unknown_time_zone_is_an_error_not_utc() {
+        let files = crate::FileOptions::default();
+        let input = || Input::Bytes(bytes::Bytes::from_static(b"1\n"));
+        let e = source_of(Format::Csv, input(), &files, Some("Mars/Base"), Default::default()).err().unwrap();
+        assert!(e.to_string().contains("unknown time zone \"Mars/Base\""), "{e}");
+        let e = sink(Format::Csv, Box::new(std::io::sink()), Some("Mars/Base"), &files).err().unwrap();
+        assert!(e.to_string().contains("unknown time zone"), "{e}");
+        assert!(source_of(Format::Csv, input(), &files, Some("Asia/Kolkata"), Default::default()).is_ok());
+    }
 
     #[test]
     fn extensions_name_formats() {

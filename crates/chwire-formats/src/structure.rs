@@ -2,13 +2,13 @@
 
 use chwire_proto::DataType;
 
-/// A `--timezone` must name a zone chwire knows (IANA names, as ClickHouse's): an unknown one
-/// would read and write times as UTC.
+/// A time zone given for files (the CLI's `--timezone`) must name a zone chwire knows (IANA
+/// names, as ClickHouse's): an unknown one would read and write times as UTC.
 pub fn check_timezone(tz: Option<&str>) -> crate::Result<()> {
     match tz {
         Some(name) => jiff::tz::TimeZone::get(name)
             .map(|_| ())
-            .map_err(|e| crate::Error::options(format!("--timezone {name:?}: unknown time zone ({e})"))),
+            .map_err(|e| crate::Error::options(format!("unknown time zone {name:?} ({e})"))),
         None => Ok(()),
     }
 }

@@ -9,7 +9,10 @@ use crate::wire::{Reader, WriteExt};
 /// BlockInfo fields (sent with every block).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockInfo {
+    /// Whether the block holds the rows over `max_rows_to_group_by` (with
+    /// `group_by_overflow_mode = 'any'` and `WITH TOTALS`).
     pub is_overflows: bool,
+    /// The two-level aggregation bucket the block belongs to, -1 for none.
     pub bucket_num: i32,
 }
 
@@ -34,6 +37,7 @@ impl BlockInfo {
         out.put_varuint(0);
     }
 
+    /// Decode the fields up to their terminating 0; an unknown field number is an error.
     pub fn decode(r: &mut Reader<'_>) -> ReadResult<BlockInfo> {
         let mut info = BlockInfo::default();
         loop {
@@ -55,12 +59,14 @@ impl BlockInfo {
 /// A block of named columns of equal length.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Block {
+    /// The block's BlockInfo.
     pub info: BlockInfo,
     rows: usize,
     columns: Vec<(String, Column)>,
 }
 
 impl Block {
+    /// A block without columns or rows.
     pub fn new() -> Self {
         Self::default()
     }
@@ -95,22 +101,28 @@ impl Block {
         Block { info, rows, columns }
     }
 
+    /// The number of rows (of every column).
     pub fn rows(&self) -> usize {
         self.rows
     }
 
+    /// The number of columns.
     pub fn num_columns(&self) -> usize {
         self.columns.len()
     }
 
+    /// Whether the block has neither columns nor rows (a block with columns and 0 rows, such as
+    /// a header, is not empty).
     pub fn is_empty(&self) -> bool {
         self.columns.is_empty() && self.rows == 0
     }
 
+    /// The columns with their names, in order.
     pub fn columns(&self) -> &[(String, Column)] {
         &self.columns
     }
 
+    /// The columns with their names, in order, by value.
     pub fn into_columns(self) -> Vec<(String, Column)> {
         self.columns
     }
@@ -131,14 +143,17 @@ impl Block {
         Ok(Block { info, rows, columns: out })
     }
 
+    /// The first column named `name`.
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
     }
 
+    /// The column at index `i`.
     pub fn column_at(&self, i: usize) -> Option<&Column> {
         self.columns.get(i).map(|(_, c)| c)
     }
 
+    /// The column names, in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.columns.iter().map(|(n, _)| n.as_str())
     }

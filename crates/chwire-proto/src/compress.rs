@@ -8,7 +8,10 @@ use crate::wire::Reader;
 
 mod contexts;
 
+/// Bytes of a frame's checksum.
 pub const CHECKSUM_SIZE: usize = 16;
+/// Bytes of a frame's header after the checksum: method (1), compressed size (4),
+/// decompressed size (4).
 pub const HEADER_SIZE: usize = 9;
 /// Largest uncompressed payload per frame that chwire writes (the server's buffer size).
 pub const MAX_FRAME_PAYLOAD: usize = 1 << 20;
@@ -25,12 +28,14 @@ pub enum Compression {
     /// Blocks are sent as they are (the Query packet's compression flag is 0).
     #[default]
     None,
+    /// LZ4 (ClickHouse's default).
     Lz4,
     /// ZSTD at the given level (1..=22; ClickHouse's default is 1).
     Zstd(i32),
 }
 
 impl Compression {
+    /// Whether blocks are compressed (anything but [`Compression::None`]).
     pub fn is_enabled(self) -> bool {
         !matches!(self, Compression::None)
     }
@@ -62,6 +67,7 @@ impl std::str::FromStr for Compression {
     }
 }
 
+/// CityHash128 v1.0.2 of `data`, as a frame's checksum.
 pub fn checksum(data: &[u8]) -> u128 {
     cityhash_rs::cityhash_102_128(data)
 }

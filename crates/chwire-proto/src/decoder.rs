@@ -106,6 +106,8 @@ impl PacketDecoder {
         PacketDecoder { bare: true, ..PacketDecoder::new(0) }
     }
 
+    /// The decoder with these limits on what it accepts (by default
+    /// [`Limits::default`](crate::Limits::default)).
     pub fn with_limits(mut self, limits: DecoderLimits) -> Self {
         self.limits = limits;
         self

@@ -10,26 +10,67 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecodeError {
+    /// A field or structure is not what the protocol allows.
     #[error("malformed {what}: {detail}")]
-    Malformed { what: &'static str, detail: String },
+    Malformed {
+        /// What was being decoded (`ServerHello`, `BlockInfo`, a column's type).
+        what: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// A size read from the input is over one of the [`Limits`](crate::Limits) (or a fixed
+    /// protocol limit).
     #[error("{what}: {size} exceeds the limit of {limit}")]
-    LimitExceeded { what: &'static str, size: u64, limit: u64 },
+    LimitExceeded {
+        /// What was measured (`block rows`, `string length`, `exception chain`).
+        what: &'static str,
+        /// The size the input asked for.
+        size: u64,
+        /// The largest size allowed.
+        limit: u64,
+    },
+    /// A packet type code chwire does not know.
     #[error("unknown server packet type {0}")]
     UnknownPacket(u64),
+    /// A known packet that has no place in the conversation at this point.
     #[error("unexpected server packet {got} while {state}")]
-    UnexpectedPacket { got: &'static str, state: &'static str },
+    UnexpectedPacket {
+        /// The packet's name.
+        got: &'static str,
+        /// What the connection was doing.
+        state: &'static str,
+    },
+    /// A compressed frame's CityHash128 does not match its bytes.
     #[error("compressed frame checksum mismatch: expected {expected:032x}, computed {actual:032x}")]
-    ChecksumMismatch { expected: u128, actual: u128 },
+    ChecksumMismatch {
+        /// The checksum the frame carries.
+        expected: u128,
+        /// The checksum of the bytes received.
+        actual: u128,
+    },
+    /// A compressed frame's method byte is none of NONE, LZ4 and ZSTD.
     #[error("unsupported compression method 0x{0:02x}")]
     UnsupportedCompression(u8),
+    /// A frame's payload does not decompress, or not to its stated size.
     #[error("decompression failed: {0}")]
     Decompression(String),
+    /// A type that parses but has no codec here (the type, or the part of it that is
+    /// unsupported, such as an aggregate function's state).
     #[error("unsupported column type {0}")]
     UnsupportedType(String),
+    /// A type name that does not parse.
     #[error("invalid type name {name:?}: {detail}")]
-    InvalidTypeName { name: String, detail: String },
+    InvalidTypeName {
+        /// The type name as received.
+        name: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// A column's serialization kind chwire does not read (the kind byte, the column's name).
     #[error("unsupported column serialization kind {0} for column {1}")]
     UnsupportedSerialization(u8, String),
+    /// Input known to be complete (a decompressed block, a whole file) ended early, by this
+    /// many bytes.
     #[error("truncated input: {0} more bytes were expected")]
     Truncated(usize),
 }
@@ -45,8 +86,16 @@ impl DecodeError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EncodeError {
+    /// A column that cannot be encoded (its layout does not fit its type, its length the
+    /// block's).
     #[error("column {column:?}: {detail}")]
-    InvalidColumn { column: String, detail: String },
+    InvalidColumn {
+        /// The column's name.
+        column: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// Anything else the caller gave that cannot be encoded.
     #[error("{0}")]
     Invalid(String),
 }
@@ -56,8 +105,10 @@ pub enum EncodeError {
 pub enum ReadError {
     /// At least `needed` bytes (counted from the start of the reader's slice) are required.
     Incomplete {
+        /// The byte count.
         needed: usize,
     },
+    /// The input is invalid.
     Invalid(DecodeError),
 }
 
@@ -78,4 +129,6 @@ impl ReadError {
     }
 }
 
+/// The result of a [`Reader`](crate::wire::Reader) step: a value, more bytes needed, or
+/// invalid input.
 pub type ReadResult<T> = Result<T, ReadError>;

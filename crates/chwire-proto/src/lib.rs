@@ -14,6 +14,7 @@
 //! * [`packet`]: client packets (encoders) and server packet bodies;
 //! * [`decoder`]: the state machine that turns received bytes into [`ServerPacket`]s.
 
+#![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 

@@ -11,32 +11,61 @@ pub const CLIENT_REVISION: u64 = 54492;
 /// Lowest revision chwire can talk to (BlockInfo, temporary-table names in Data).
 pub const MIN_REVISION: u64 = 54032;
 
+/// Query: ClientInfo after the query id.
 pub const CLIENT_INFO: u64 = 54032;
+/// ServerHello: the server's timezone.
 pub const SERVER_TIMEZONE: u64 = 54058;
+/// ClientInfo: the quota key.
 pub const QUOTA_KEY_IN_CLIENT_INFO: u64 = 54060;
+/// TablesStatusRequest and TablesStatusResponse packets.
 pub const TABLES_STATUS: u64 = 54226;
+/// `DateTime('tz')`: a timezone in DateTime type names.
 pub const TIME_ZONE_PARAMETER_IN_DATETIME: u64 = 54337;
+/// ServerHello: the server's display name.
 pub const SERVER_DISPLAY_NAME: u64 = 54372;
+/// ServerHello and ClientInfo: the patch version.
 pub const VERSION_PATCH: u64 = 54401;
+/// LowCardinality columns sent as such (below it the server sends their inner type).
 pub const LOW_CARDINALITY_TYPE: u64 = 54405;
+/// Log packets (`send_logs_level`).
 pub const SERVER_LOGS: u64 = 54406;
+/// TableColumns: an INSERT's table columns with their defaults, before the server asks for
+/// data.
 pub const COLUMN_DEFAULTS_METADATA: u64 = 54410;
+/// Progress: rows and bytes written.
 pub const CLIENT_WRITE_INFO: u64 = 54420;
+/// Query: settings as (name, flags, value text); below it each setting's binary form
+/// (`packet::legacy_settings`).
 pub const SETTINGS_SERIALIZED_AS_STRINGS: u64 = 54429;
+/// Query: the interserver secret (external clients send it empty).
 pub const INTERSERVER_SECRET: u64 = 54441;
+/// ClientInfo: the OpenTelemetry trace context (chwire sends none).
 pub const OPENTELEMETRY: u64 = 54442;
+/// ClientInfo: the distributed depth.
 pub const DISTRIBUTED_DEPTH: u64 = 54448;
+/// ClientInfo: the initial query's start time in microseconds.
 pub const INITIAL_QUERY_START_TIME: u64 = 54449;
+/// ProfileEvents blocks carry increments since the previous packet.
 pub const INCREMENTAL_PROFILE_EVENTS: u64 = 54451;
+/// ClientInfo: the parallel-replicas fields.
 pub const PARALLEL_REPLICAS: u64 = 54453;
+/// Data: a serialization kind per column (sparse columns).
 pub const CUSTOM_SERIALIZATION: u64 = 54454;
+/// The addendum the client sends after ServerHello (the quota key first).
 pub const ADDENDUM: u64 = 54458;
+/// Query: server-side parameters `{name:Type}` after the query text.
 pub const PARAMETERS: u64 = 54459;
+/// Progress: the query's elapsed time on the server.
 pub const SERVER_QUERY_TIME_IN_PROGRESS: u64 = 54460;
+/// ServerHello: the password complexity rules.
 pub const PASSWORD_COMPLEXITY_RULES: u64 = 54461;
+/// ServerHello: the nonce of the interserver secret.
 pub const INTERSERVER_SECRET_V2: u64 = 54462;
+/// Progress: the total bytes to read.
 pub const TOTAL_BYTES_IN_PROGRESS: u64 = 54463;
+/// TimezoneUpdate packets.
 pub const TIMEZONE_UPDATES: u64 = 54464;
+/// Sparse columns sent as such (below it the server materializes them).
 pub const SPARSE_SERIALIZATION: u64 = 54465;
 /// SSH key authentication (a challenge before ServerHello); chwire authenticates by password.
 pub const SSH_AUTHENTICATION: u64 = 54466;
@@ -109,6 +138,7 @@ pub const MATRIX: [u64; 4] =
 pub struct Revision(pub u64);
 
 impl Revision {
+    /// The revision both sides speak: the lower of the two announced.
     pub fn negotiate(client: u64, server: u64) -> Self {
         Revision(client.min(server))
     }

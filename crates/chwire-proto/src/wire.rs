@@ -68,17 +68,20 @@ impl<'a> Reader<'a> {
         out
     }
 
+    /// Bytes consumed so far, from the start of the slice.
     #[inline]
     pub fn position(&self) -> usize {
         self.pos
     }
 
+    /// Bytes not consumed yet.
     #[inline]
     pub fn remaining(&self) -> usize {
         // `pos` never passes the end: every advance is checked by `need`.
         self.buf.len().saturating_sub(self.pos)
     }
 
+    /// Whether every byte has been consumed.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.remaining() == 0
@@ -120,6 +123,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Take the next `N` bytes as an array.
     #[inline]
     pub fn array<const N: usize>(&mut self) -> ReadResult<[u8; N]> {
         let b = self.bytes(N)?;
@@ -128,6 +132,7 @@ impl<'a> Reader<'a> {
         Ok(a)
     }
 
+    /// Take one byte.
     #[inline]
     pub fn u8(&mut self) -> ReadResult<u8> {
         match self.buf.get(self.pos) {
@@ -139,18 +144,22 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Take one byte as a bool (anything but 0 is `true`).
     pub fn bool(&mut self) -> ReadResult<bool> {
         Ok(self.u8()? != 0)
     }
 
+    /// Take a little-endian `i32`.
     pub fn i32_le(&mut self) -> ReadResult<i32> {
         Ok(i32::from_le_bytes(self.array()?))
     }
 
+    /// Take a little-endian `u32`.
     pub fn u32_le(&mut self) -> ReadResult<u32> {
         Ok(u32::from_le_bytes(self.array()?))
     }
 
+    /// Take a little-endian `u64`.
     pub fn u64_le(&mut self) -> ReadResult<u64> {
         Ok(u64::from_le_bytes(self.array()?))
     }
@@ -175,7 +184,8 @@ impl<'a> Reader<'a> {
         Err(DecodeError::malformed("VarUInt", "more than 10 bytes").into())
     }
 
-    /// A VarUInt that must fit a `usize` and stay below `limit`.
+    /// A VarUInt that must be at most `limit` (a [`DecodeError::LimitExceeded`] naming `what`
+    /// otherwise).
     pub fn varuint_len(&mut self, what: &'static str, limit: usize) -> ReadResult<usize> {
         let v = self.varuint()?;
         if v > limit as u64 {
@@ -206,11 +216,17 @@ impl<'a> Reader<'a> {
 
 /// Append-only encoding helpers on a `Vec<u8>` the caller owns.
 pub trait WriteExt {
+    /// Append one byte.
     fn put_u8(&mut self, v: u8);
+    /// Append an unsigned LEB128 VarUInt.
     fn put_varuint(&mut self, v: u64);
+    /// Append a string: its length as a VarUInt, then its bytes.
     fn put_str(&mut self, s: impl AsRef<[u8]>);
+    /// Append a little-endian `i32`.
     fn put_i32_le(&mut self, v: i32);
+    /// Append a little-endian `u32`.
     fn put_u32_le(&mut self, v: u32);
+    /// Append a little-endian `u64`.
     fn put_u64_le(&mut self, v: u64);
 }
 

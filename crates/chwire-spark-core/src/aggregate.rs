@@ -37,28 +37,43 @@ use crate::types::{class, Class, SparkColumn};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "fn", rename_all = "snake_case")]
 pub enum Agg {
+    /// `COUNT(*)`.
     CountStar,
+    /// `COUNT(col)`, or `COUNT(DISTINCT col)`.
     Count {
+        /// The column.
         col: String,
+        /// `DISTINCT`.
         #[serde(default)]
         distinct: bool,
     },
+    /// `SUM(col)`, or `SUM(DISTINCT col)`.
     Sum {
+        /// The column.
         col: String,
+        /// `DISTINCT`.
         #[serde(default)]
         distinct: bool,
     },
+    /// `AVG(col)` (never pushed with `DISTINCT`).
     Avg {
+        /// The column.
         col: String,
+        /// `DISTINCT`.
         #[serde(default)]
         distinct: bool,
     },
+    /// `MIN(col)`.
     Min {
+        /// The column.
         col: String,
     },
+    /// `MAX(col)`.
     Max {
+        /// The column.
         col: String,
     },
+    /// Any other function: the aggregation stays with Spark.
     #[serde(other)]
     Other,
 }
@@ -67,10 +82,14 @@ pub enum Agg {
 /// Spark type (Spark's JSON type format) and ClickHouse type (for a top-N over it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pushed {
+    /// The output columns: the grouping keys, then one expression per aggregate.
     pub select: Vec<String>,
+    /// The GROUP BY keys (empty without grouping).
     pub group_by: Vec<String>,
+    /// Each output column's Spark type, in Spark's JSON type format.
     #[serde(default)]
     pub spark_types: Vec<Value>,
+    /// Each output column's ClickHouse type.
     #[serde(default)]
     pub ch_types: Vec<String>,
 }

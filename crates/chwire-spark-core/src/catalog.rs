@@ -27,10 +27,14 @@ use crate::{invalid, Error, Result};
 /// comment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NewColumn {
+    /// The column's name.
     pub name: String,
+    /// The column's Spark type, in Spark's JSON type format.
     #[serde(rename = "type")]
     pub data_type: Value,
+    /// Whether the column takes NULLs (then `Nullable(...)` where ClickHouse allows it).
     pub nullable: bool,
+    /// The column's comment, written as its ClickHouse `COMMENT`.
     #[serde(default)]
     pub comment: Option<String>,
 }
@@ -39,7 +43,9 @@ pub struct NewColumn {
 /// `days`, `hours`, `bucket`, ...) and the columns it references.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Transform {
+    /// The transform's name.
     pub name: String,
+    /// The columns it references.
     pub columns: Vec<String>,
 }
 
@@ -49,45 +55,74 @@ pub struct Transform {
 pub enum Request {
     /// The connection's database (the URL's, `default` without one): Spark's default namespace.
     CurrentDatabase,
+    /// The databases, sorted.
     Databases,
+    /// Whether database `db` exists.
     DatabaseExists {
+        /// The database.
         db: String,
     },
+    /// `CREATE DATABASE db` ([`Outcome::DatabaseExists`] if it does).
     CreateDatabase {
+        /// The database.
         db: String,
     },
+    /// `DROP DATABASE db` (refused for the server's own databases).
     DropDatabase {
+        /// The database.
         db: String,
+        /// Drop it with its tables; else a database with tables is [`Outcome::DatabaseNotEmpty`].
         cascade: bool,
     },
+    /// The tables of `db`, sorted, without chwire's staging and marker tables.
     Tables {
+        /// The database.
         db: String,
     },
+    /// Whether table `db.table` exists.
     TableExists {
+        /// The database.
         db: String,
+        /// The table.
         table: String,
     },
     /// The table's engine and keys as the catalog's table properties (what `CREATE TABLE`
     /// takes back): `DESCRIBE EXTENDED` and `SHOW CREATE TABLE` show them.
     TableProperties {
+        /// The database.
         db: String,
+        /// The table.
         table: String,
     },
+    /// `CREATE TABLE` from a Spark schema ([`create_table_sql`]).
     CreateTable {
+        /// The database.
         db: String,
+        /// The table.
         table: String,
+        /// The columns, in order.
         columns: Vec<NewColumn>,
+        /// Spark's `PARTITIONED BY` transforms.
         partitioning: Vec<Transform>,
+        /// The table's properties (engine and clauses, [`PROPERTIES`]).
         properties: BTreeMap<String, String>,
     },
+    /// `DROP TABLE` ([`Outcome::Bool`]: whether there was one).
     DropTable {
+        /// The database.
         db: String,
+        /// The table.
         table: String,
     },
+    /// `RENAME TABLE db.table TO to_db.to_table`.
     RenameTable {
+        /// The table's database.
         db: String,
+        /// The table.
         table: String,
+        /// The new database.
         to_db: String,
+        /// The new name.
         to_table: String,
     },
     /// A staged CREATE / REPLACE (Spark's atomic CTAS and RTAS): table `staged`, created and
@@ -95,9 +130,13 @@ pub enum Request {
     /// existing one (one `RENAME` of both, then the old table dropped); else only if `table`
     /// does not exist.
     CommitStaged {
+        /// The database of both tables.
         db: String,
+        /// The table to create or replace.
         table: String,
+        /// The staging table (one of chwire's staging names).
         staged: String,
+        /// Replace an existing `table`.
         replace: bool,
     },
 }
@@ -106,15 +145,54 @@ pub enum Request {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
+    /// The operation was done.
     Done,
-    Bool { value: bool },
-    Names { names: Vec<String> },
-    NoSuchDatabase { db: String },
-    NoSuchTable { db: String, table: String },
-    DatabaseExists { db: String },
-    TableExists { db: String, table: String },
-    DatabaseNotEmpty { db: String },
-    Properties { properties: BTreeMap<String, String> },
+    /// The answer of a yes/no operation (`DatabaseExists`, `TableExists`; `DropTable`: whether
+    /// there was a table to drop).
+    Bool {
+        /// The answer.
+        value: bool,
+    },
+    /// Names of databases or tables, sorted (`CurrentDatabase`: the one name).
+    Names {
+        /// The names.
+        names: Vec<String>,
+    },
+    /// The database does not exist (Spark's `NoSuchNamespaceException`).
+    NoSuchDatabase {
+        /// The database.
+        db: String,
+    },
+    /// The table does not exist (Spark's `NoSuchTableException`).
+    NoSuchTable {
+        /// Its database.
+        db: String,
+        /// The table.
+        table: String,
+    },
+    /// The database exists already (Spark's `NamespaceAlreadyExistsException`).
+    DatabaseExists {
+        /// The database.
+        db: String,
+    },
+    /// The table exists already (Spark's `TableAlreadyExistsException`).
+    TableExists {
+        /// Its database.
+        db: String,
+        /// The table.
+        table: String,
+    },
+    /// The database has tables and the drop is not a cascade (Spark's
+    /// `NonEmptyNamespaceException`).
+    DatabaseNotEmpty {
+        /// The database.
+        db: String,
+    },
+    /// A table's properties (`TableProperties`).
+    Properties {
+        /// Property name → value.
+        properties: BTreeMap<String, String>,
+    },
 }
 
 /// Table properties the catalog reads (also as `option.<name>`, as Spark passes a writer's

@@ -22,7 +22,9 @@ use crate::types::unwrapped;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "v", rename_all = "snake_case")]
 pub enum Lit {
+    /// An integer (Spark's byte, short, int or long).
     Int(i64),
+    /// A string.
     Str(String),
     /// Days since 1970-01-01.
     Date(i64),
@@ -34,49 +36,82 @@ pub enum Lit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Filter {
+    /// `col = value`.
     Eq {
+        /// The column.
         col: String,
+        /// The literal.
         value: Lit,
     },
+    /// `col > value`.
     Gt {
+        /// The column.
         col: String,
+        /// The literal.
         value: Lit,
     },
+    /// `col >= value`.
     Ge {
+        /// The column.
         col: String,
+        /// The literal.
         value: Lit,
     },
+    /// `col < value`.
     Lt {
+        /// The column.
         col: String,
+        /// The literal.
         value: Lit,
     },
+    /// `col <= value`.
     Le {
+        /// The column.
         col: String,
+        /// The literal.
         value: Lit,
     },
+    /// `col IN (values)`.
     In {
+        /// The column.
         col: String,
+        /// The literals.
         values: Vec<Lit>,
     },
+    /// `col IS NULL`.
     IsNull {
+        /// The column.
         col: String,
     },
+    /// `col IS NOT NULL`.
     IsNotNull {
+        /// The column.
         col: String,
     },
+    /// `NOT child`.
     Not {
+        /// The negated filter.
         child: Box<Filter>,
     },
+    /// `col` starts with `value` (a string).
     StartsWith {
+        /// The column.
         col: String,
+        /// The literal.
         value: Lit,
     },
+    /// `col` ends with `value` (a string).
     EndsWith {
+        /// The column.
         col: String,
+        /// The literal.
         value: Lit,
     },
+    /// `col` contains `value` (a string).
     Contains {
+        /// The column.
         col: String,
+        /// The literal.
         value: Lit,
     },
     /// A filter the front end has no translation for.

@@ -17,6 +17,8 @@
 //! Everything a front end gets from here is plain data (serde, JSON across the bindings), so
 //! the two front ends cannot diverge on a rule: they only carry its results.
 
+#![warn(missing_docs)]
+
 pub mod aggregate;
 pub mod arrow;
 pub mod catalog;
@@ -63,6 +65,7 @@ impl From<chwire::Error> for Error {
     }
 }
 
+/// The result of the Spark rules.
 pub type Result<T> = std::result::Result<T, Error>;
 
 pub(crate) fn invalid<T>(m: impl Into<String>) -> Result<T> {

@@ -11,22 +11,38 @@ use std::collections::BTreeMap;
 /// Spark's options of one read or write.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SparkOptions {
+    /// `url`: chwire's URL of the server or cluster (required).
     pub url: String,
+    /// `table`: the table to read or write (`db.table` or `table`).
     pub table: Option<String>,
+    /// `query`: a SELECT to read instead of a table.
     pub query: Option<String>,
+    /// `cluster`: read the table on each shard of this cluster.
     pub cluster: Option<String>,
+    /// `columns`: the columns to read (comma-separated, each once); all when `None`.
     pub columns: Option<Vec<String>>,
+    /// `numPartitions`: how many partitions a read plans (at least 1; default 1).
     pub num_partitions: u32,
+    /// `partitionColumn`: the integer column to split a query or a plain table by.
     pub partition_column: Option<String>,
+    /// `lowerBound`: with `partitionColumn`, where the strides start (rows below it are read
+    /// by the first, which is open).
     pub lower_bound: Option<i64>,
+    /// `upperBound`: with `partitionColumn`, where the strides end (rows above it are read by
+    /// the last, which is open).
     pub upper_bound: Option<i64>,
+    /// `pushFilters`: push Spark's filters into the WHERE (default false).
     pub push_filters: bool,
+    /// `uint64=long`: UInt64 read as Spark's long (a value above 2^63 - 1 is an error) instead
+    /// of DecimalType(20, 0).
     pub uint64_long: bool,
+    /// `blockRows`: rows per inserted block of a write (at least 1; default 1,048,576).
     pub block_rows: u64,
     /// ClickHouse settings sent with every query (`settings` and `setting.NAME`).
     pub settings: BTreeMap<String, String>,
     /// chwire URL options (TLS, timeouts, user, password, database).
     pub connect: BTreeMap<String, String>,
+    /// `shardPorts`: the port to reach a shard on, by the native port `system.clusters` gives.
     pub shard_ports: BTreeMap<u16, u16>,
 }
 
@@ -99,6 +115,12 @@ impl SparkOptions {
         let Some(url) = url else {
             return invalid("the chwire data source needs option 'url' (tcp://user@host:9000/db)");
         };
+        // As Spark's JDBC source: strides over an empty range would read one partition.
+        if let (Some(lo), Some(hi)) = (lower_bound, upper_bound) {
+            if lo > hi {
+                return invalid(format!("lowerBound ({lo}) is larger than upperBound ({hi})"));
+            }
+        }
         let parsed = SparkOptions {
             url,
             table,
@@ -167,10 +189,12 @@ impl SparkOptions {
         Ok(chwire::Client::connect(self.chwire_options(url)?).await?)
     }
 
+    /// The options as JSON, as they cross the bindings ([`SparkOptions::from_json`] reads them).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("options serialize")
     }
 
+    /// Options from [`SparkOptions::to_json`]'s JSON; anything else is an [`Error::Invalid`].
     pub fn from_json(text: &str) -> Result<SparkOptions> {
         serde_json::from_str(text).map_err(|e| Error::Invalid(format!("bad options JSON: {e}")))
     }
@@ -242,6 +266,16 @@ mod tests {
 
     fn parse(pairs: &[(&str, &str)]) -> Result<SparkOptions> {
         SparkOptions::parse(pairs.iter().copied())
+    }
+
+    #[test]
+    fn a_lower_bound_above_the_upper_bound_is_refused() {
+        let opts = |lo: &str, hi: &str| {
+            SparkOptions::parse([("url", "tcp://h:9000"), ("partitionColumn", "id"), ("lowerBound", lo), ("upperBound", hi)])
+        };
+        let e = opts("10", "1").err().unwrap().to_string();
+        assert!(e.contains("lowerBound (10) is larger than upperBound (1)"), "{e}");
+        assert!(opts("1", "1").is_ok() && opts("-5", "10").is_ok());
     }
 
     #[test]

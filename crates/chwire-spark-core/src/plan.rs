@@ -27,8 +27,11 @@ const INT_TYPES: &[&str] = &["UInt8", "UInt16", "UInt32", "UInt64", "Int8", "Int
 /// One Spark partition: where it connects, what it reads, which rows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Part {
+    /// chwire's URL to connect to (for a shard: its replicas as a multi-host URL).
     pub url: String,
+    /// The FROM of the read.
     pub from: String,
+    /// The partition's WHERE condition (empty: every row).
     #[serde(rename = "where")]
     pub cond: String,
     /// The shard's number, for a partition of a sharded read.
@@ -39,15 +42,19 @@ pub struct Part {
 /// A read's plan, made on the driver and sent to the executors.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
+    /// The options of the read.
     pub options: SparkOptions,
     /// The connection's current database.
     pub database: String,
     /// The FROM of the read (`` `db`.`t` `` or `(query\n)`).
     pub source: String,
+    /// The source table's engine (`MergeTree`, `Distributed`, …; empty for a query).
     pub engine: String,
+    /// The columns Spark reads, with their Spark types and SELECT expressions.
     pub columns: Vec<SparkColumn>,
     /// Every column's (name, type) of the source, in its order (a split's key need not be read).
     pub types: Vec<(String, String)>,
+    /// One entry per Spark partition.
     pub partitions: Vec<Part>,
     /// The GROUP BY of an aggregation pushed whole (see `aggregate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -65,9 +72,12 @@ pub struct Plan {
 /// One key of a top-N: a column, its direction and where its NULLs go (Spark's SortOrder).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SortKey {
+    /// The column.
     pub col: String,
+    /// Descending rather than ascending.
     #[serde(default)]
     pub descending: bool,
+    /// NULLs before the other values rather than after.
     #[serde(default)]
     pub nulls_first: bool,
 }
@@ -376,10 +386,12 @@ impl Plan {
         self.columns.iter().filter(|c| !c.converted).map(|c| (c.name.clone(), c.ch_type.clone())).collect()
     }
 
+    /// The plan as JSON, as it crosses the bindings ([`Plan::from_json`] reads it).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("plan serializes")
     }
 
+    /// A plan from [`Plan::to_json`]'s JSON; anything else is an [`Error::Invalid`].
     pub fn from_json(text: &str) -> Result<Plan> {
         serde_json::from_str(text).map_err(|e| Error::Invalid(format!("bad plan JSON: {e}")))
     }

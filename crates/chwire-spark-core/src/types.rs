@@ -25,18 +25,31 @@ impl std::fmt::Display for UnsupportedType {
 /// A Spark data type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SparkType {
+    /// ByteType (8-bit signed).
     Byte,
+    /// ShortType (16-bit signed).
     Short,
+    /// IntegerType (32-bit signed).
     Integer,
+    /// LongType (64-bit signed).
     Long,
+    /// FloatType.
     Float,
+    /// DoubleType.
     Double,
+    /// BooleanType.
     Boolean,
+    /// StringType.
     String,
+    /// BinaryType.
     Binary,
+    /// DateType (days).
     Date,
+    /// TimestampType (an instant, in microseconds).
     Timestamp,
+    /// DecimalType(precision, scale).
     Decimal(u8, u8),
+    /// ArrayType: the element type, and whether elements may be null.
     Array(Box<SparkType>, bool),
     /// Fields: name, type, nullable.
     Struct(Vec<(String, SparkType, bool)>),
@@ -77,6 +90,7 @@ fn field_json(name: &str, t: &SparkType, nullable: bool) -> Value {
 /// One column as Spark reads it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SparkColumn {
+    /// The column's name.
     pub name: String,
     /// The ClickHouse type as the server names it.
     pub ch_type: String,

@@ -42,7 +42,9 @@ use crate::plan::text_rows;
 use crate::sql::{quote_ident, split_table, sql_string, url_hosts, url_with_hosts};
 use crate::{invalid, Error, Result};
 
+/// The name prefix of staging tables: `chwire_stage_<job>_<attempt tag>`.
 pub const STAGE_PREFIX: &str = "chwire_stage_";
+/// The name prefix of a job's abort marker table: `chwire_aborted_<job>`.
 pub const ABORT_PREFIX: &str = "chwire_aborted_";
 /// Listings of the job's staging tables tried while tables are dropped beside them.
 const LIST_ATTEMPTS: u32 = 8;
@@ -50,15 +52,19 @@ const LIST_ATTEMPTS: u32 = 8;
 /// One write job, made on the driver and sent to the tasks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WriteJob {
+    /// The options of the write.
     pub options: SparkOptions,
     /// The server every statement of the job goes to.
     pub url: String,
+    /// The job's id (16 hex digits, random), in its staging and marker tables' names.
     pub job: String,
+    /// The target's database, where the staging tables are made.
     pub db: String,
     /// `` `db`.`table` ``.
     pub target: String,
     /// The written columns, in the order of the rows.
     pub names: Vec<String>,
+    /// Whether the target is a Distributed table (its inserts use `insert_distributed_sync`).
     pub distributed: bool,
     /// A plain MergeTree target that no materialized view reads: staging tables of the same
     /// structure whose parts the commit attaches (hard links, no rows copied). Attached parts
@@ -270,6 +276,7 @@ impl WriteJob {
         format!("EXISTS TABLE {}", self.abort_marker())
     }
 
+    /// The statement dropping table `stage` if it exists.
     pub fn drop_sql(stage: &str) -> String {
         format!("DROP TABLE IF EXISTS {stage}")
     }
@@ -398,10 +405,12 @@ impl WriteJob {
         Ok(())
     }
 
+    /// The job as JSON, as it crosses the bindings ([`WriteJob::from_json`] reads it).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("write job serializes")
     }
 
+    /// A job from [`WriteJob::to_json`]'s JSON; anything else is an [`Error::Invalid`].
     pub fn from_json(text: &str) -> Result<WriteJob> {
         serde_json::from_str(text).map_err(|e| Error::Invalid(format!("bad write job JSON: {e}")))
     }

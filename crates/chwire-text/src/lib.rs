@@ -5,6 +5,8 @@
 //! Used by the CLI's text writers and by chwire-arrow, which writes Dynamic and JSON
 //! columns as JSON text, as ClickHouse does.
 
+#![warn(missing_docs)]
+
 mod datetime;
 mod float;
 mod strings;
@@ -21,11 +23,15 @@ use strings::write_safe_text;
 /// How values are rendered inside the different formats.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Style {
+    /// TSV: strings with backslash escapes, NULL as `\N`.
     Tsv,
+    /// CSV: strings in double quotes (a quote doubled), NULL as `\N`.
     Csv,
+    /// JSON: strings as JSON strings, NULL as `null`.
     Json,
     /// Inside arrays: strings single-quoted with escapes (ClickHouse's quoted style).
     Quoted,
+    /// Pretty: strings as they are (newlines and tabs escaped), NULL as `NULL`.
     Pretty,
 }
 

@@ -37,12 +37,17 @@ pub use stream::QueryStream;
 /// What the server said about itself in the handshake.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerInfo {
+    /// The server's name (`ClickHouse`).
     pub name: String,
+    /// Its version: major, minor, patch (`(26, 9, 2)`).
     pub version: (u64, u64, u64),
+    /// Its protocol revision (54492 for 26.9, 54406 for 18.16 and below).
     pub revision: u64,
     /// `min(client revision, server revision)`: what both sides speak.
     pub negotiated_revision: u64,
+    /// The server's timezone (revision >= 54058): the zone of DateTime values without one.
     pub timezone: Option<String>,
+    /// The server's display name (revision >= 54372), as `display_name` configures it.
     pub display_name: Option<String>,
     /// The settings the server applies to the session, as its Hello listed them (revision
     /// 54474 and later; empty before): [`Client::server_settings`] when connected.
@@ -117,23 +122,34 @@ pub enum Event {
     Data(Block),
     /// A progress increment (the stream also keeps the running total).
     Progress(Progress),
+    /// What the query read and returned (rows, blocks, bytes, rows before LIMIT), once.
     ProfileInfo(ProfileInfo),
+    /// The totals row of `WITH TOTALS`.
     Totals(Block),
+    /// The minimums and maximums of the result's columns (`extremes = 1`).
     Extremes(Block),
     /// Server log lines (`send_logs_level`), one row each.
     Log(Block),
+    /// The server's profile event counters of the query (revision >= 54451), one row each.
     ProfileEvents(Block),
+    /// The columns of an INSERT's table with their defaults, sent before its header.
     TableColumns {
+        /// The table's name.
         table: String,
+        /// Its columns' description, as the server serialized it.
         description: String,
     },
+    /// The session's timezone changed (`SET session_timezone`, revision >= 54464): the zone of
+    /// DateTime values without one from here on.
     TimezoneUpdate(String),
 }
 
 /// Totals of a finished query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct QuerySummary {
+    /// The query's progress in all: rows and bytes read, written, to read.
     pub progress: Progress,
+    /// What the query read and returned, if the server sent it (native protocol).
     pub profile: Option<ProfileInfo>,
     /// Rows the client sent (inserts).
     pub rows_sent: u64,
@@ -207,6 +223,7 @@ impl Client {
         Client::connect(Options::from_url(url)?).await
     }
 
+    /// The options this client connects with.
     pub fn options(&self) -> &Options {
         &self.opts
     }
@@ -238,6 +255,8 @@ impl Client {
         self.conn.as_ref().and_then(|c| c.hello().timezone.clone())
     }
 
+    /// What the server of the current connection said about itself in the handshake (`None`
+    /// before the first connection and after it was closed).
     pub fn server_info(&self) -> Option<ServerInfo> {
         self.conn.as_ref().map(|c| {
             let hello = c.hello();

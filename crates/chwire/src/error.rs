@@ -283,6 +283,7 @@ impl From<ServerException> for Error {
     }
 }
 
+/// A result whose error is chwire's [`Error`] unless named.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

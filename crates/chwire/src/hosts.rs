@@ -13,11 +13,14 @@ use std::time::{Duration, Instant};
 /// One server address.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Endpoint {
+    /// A host name or IP address.
     pub host: String,
+    /// The port (the native or HTTP one, as the transport is).
     pub port: u16,
 }
 
 impl Endpoint {
+    /// `host:port`.
     pub fn new(host: impl Into<String>, port: u16) -> Self {
         Endpoint { host: host.into(), port }
     }

@@ -18,6 +18,8 @@
 //! The wire format lives in [`chwire_proto`] (re-exported as [`proto`]); this crate adds
 //! the transports, the conversation state machine, the pool and failover, and the API.
 
+#![warn(missing_docs)]
+
 // `#[derive(Row)]` names `::chwire`; this lets the crate's own tests use it.
 extern crate self as chwire;
 

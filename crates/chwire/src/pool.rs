@@ -85,26 +85,32 @@ impl PoolOptions {
         }
         Ok(())
     }
+    /// [`PoolOptions::max_size`].
     pub fn max_size(mut self, n: usize) -> Self {
         self.max_size = n;
         self
     }
+    /// [`PoolOptions::min_idle`].
     pub fn min_idle(mut self, n: usize) -> Self {
         self.min_idle = n;
         self
     }
+    /// [`PoolOptions::acquire_timeout`].
     pub fn acquire_timeout(mut self, d: Option<Duration>) -> Self {
         self.acquire_timeout = d;
         self
     }
+    /// [`PoolOptions::idle_timeout`].
     pub fn idle_timeout(mut self, d: Option<Duration>) -> Self {
         self.idle_timeout = d;
         self
     }
+    /// [`PoolOptions::max_lifetime`].
     pub fn max_lifetime(mut self, d: Option<Duration>) -> Self {
         self.max_lifetime = d;
         self
     }
+    /// [`PoolOptions::health_check_after`].
     pub fn health_check_after(mut self, d: Option<Duration>) -> Self {
         self.health_check_after = d;
         self
@@ -116,6 +122,7 @@ impl PoolOptions {
 pub struct PoolStatus {
     /// Open connections (idle, in use and being drained).
     pub size: usize,
+    /// Open connections waiting in the pool to be handed out.
     pub idle: usize,
     /// Slots taken: connections handed out (or being opened for a caller) and being drained.
     pub in_use: usize,
@@ -208,10 +215,12 @@ impl Pool {
         Ok(Pool { inner })
     }
 
+    /// The options the pool's connections are opened with.
     pub fn options(&self) -> &Options {
         &self.inner.opts
     }
 
+    /// The pool's own options (size, timeouts).
     pub fn pool_options(&self) -> &PoolOptions {
         &self.inner.popts
     }
@@ -248,6 +257,7 @@ impl Pool {
         Ok(Pooled { slot: Some(Slot::new(client, &inner.live)), permit: Some(permit), pool: inner.clone() })
     }
 
+    /// The pool's counters now.
     pub fn status(&self) -> PoolStatus {
         let inner = &self.inner;
         PoolStatus {

@@ -33,13 +33,16 @@ pub struct TlsOptions {
 }
 
 impl TlsOptions {
+    /// The defaults: the system's roots, no client certificate.
     pub fn new() -> Self {
         Self::default()
     }
+    /// [`TlsOptions::ca_file`]: a PEM file of the certificate authorities to trust.
     pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.ca_file = Some(path.into());
         self
     }
+    /// [`TlsOptions::system_roots`]: whether to trust the system's roots besides `ca_file`.
     pub fn system_roots(mut self, on: bool) -> Self {
         self.system_roots = on;
         self
@@ -50,6 +53,7 @@ impl TlsOptions {
         self.key_file = Some(key.into());
         self
     }
+    /// [`TlsOptions::server_name`]: the name to verify and send as SNI.
     pub fn server_name(mut self, name: impl Into<String>) -> Self {
         self.server_name = Some(name.into());
         self

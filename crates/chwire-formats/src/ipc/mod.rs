@@ -21,7 +21,9 @@ use std::io::{BufReader, BufWriter, Seek, Write};
 /// An IPC file (random access: a footer indexes the batches) or stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IpcKind {
+    /// An Arrow IPC file (`Arrow`): a footer indexes the batches.
     File,
+    /// An Arrow IPC stream (`ArrowStream`).
     Stream,
 }
 
@@ -42,6 +44,7 @@ pub struct IpcSink {
 }
 
 impl IpcSink {
+    /// A sink of `kind` writing to `out`, with the Arrow mapping and IPC compression of `files`.
     pub fn new(kind: IpcKind, out: Output, files: &FileOptions) -> IpcSink {
         IpcSink { kind, out: Some(out), files: files.clone(), schema: None, writer: None, dictionaries: DictionaryUnifier::new() }
     }

@@ -34,6 +34,7 @@ pub struct ParquetSink {
 }
 
 impl ParquetSink {
+    /// A sink writing a Parquet file to `out`, with the mapping, codec and row groups of `files`.
     pub fn new(out: Output, files: &FileOptions) -> ParquetSink {
         ParquetSink { out: Some(out), files: files.clone(), schema: None, writer: None, parquet_schema: None }
     }

@@ -79,6 +79,8 @@ pub struct TextSink {
 }
 
 impl TextSink {
+    /// A sink of `format` writing to `out`; DateTime columns without a zone of their own are
+    /// written in `tz` (UTC when `None` or unknown).
     pub fn new(format: TextFormat, out: Output, tz: Option<&str>) -> TextSink {
         TextSink { writer: Writer::new(format, tz), out: BufWriter::with_capacity(1 << 20, out) }
     }

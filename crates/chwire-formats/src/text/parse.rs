@@ -12,12 +12,14 @@ use std::cell::RefCell;
 /// What parsing needs besides the text: the arena of the block being read and the zone of
 /// DateTime columns without their own.
 pub struct Ctx<'b> {
+    /// The arena unescaped strings of the block being read are copied into.
     pub bump: &'b Bump,
     default_tz: TimeZone,
     zones: RefCell<Vec<(String, TimeZone)>>,
 }
 
 impl<'b> Ctx<'b> {
+    /// A context over `bump`, with `default_tz` for DateTime columns without a zone of their own.
     pub fn new(bump: &'b Bump, default_tz: TimeZone) -> Ctx<'b> {
         Ctx { bump, default_tz, zones: RefCell::new(Vec::new()) }
     }

@@ -16,6 +16,9 @@ use std::io::Read;
 /// A row longer than this is an error (memory stays bounded).
 const MAX_ROW_BYTES: usize = 256 << 20;
 
+/// Blocks from text input (TSV, CSV, their `WithNames`/`WithNamesAndTypes` forms,
+/// JSONEachRow), parsed by the target columns' types: those given to [`Source::bind`], or
+/// those a `...WithNamesAndTypes` header declares.
 pub struct TextSource {
     format: TextFormat,
     input: Box<dyn Read>,
@@ -87,6 +90,8 @@ struct RowSpan {
 }
 
 impl TextSource {
+    /// A reader of `format` from `input`: blocks of at most `limits`; DateTime columns without
+    /// a zone of their own are read in `tz` (UTC when `None` or unknown).
     pub fn new(format: TextFormat, input: Box<dyn Read>, tz: Option<&str>, limits: BlockLimits) -> TextSource {
         let tz = tz.and_then(|n| TimeZone::get(n).ok()).unwrap_or(TimeZone::UTC);
         TextSource {

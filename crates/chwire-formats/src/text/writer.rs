@@ -65,6 +65,7 @@ impl TextFormat {
 /// Rendered bytes are written out in chunks of about this size.
 const CHUNK: usize = 1 << 16;
 
+/// Renders blocks as text in one format (rows in chunks of about 64 KiB).
 pub struct Writer {
     format: TextFormat,
     tz: TimeZone,

@@ -5,13 +5,18 @@ use super::*;
 /// Indexes into a LowCardinality dictionary, at the width the writer chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LcKeys {
+    /// One-byte keys (dictionaries up to 256 values).
     U8(Vec<u8>),
+    /// Two-byte keys.
     U16(Vec<u16>),
+    /// Four-byte keys.
     U32(Vec<u32>),
+    /// Eight-byte keys.
     U64(Vec<u64>),
 }
 
 impl LcKeys {
+    /// The number of rows.
     pub fn len(&self) -> usize {
         match self {
             LcKeys::U8(v) => v.len(),
@@ -21,6 +26,7 @@ impl LcKeys {
         }
     }
 
+    /// Whether there are no rows.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -51,7 +57,9 @@ impl LcKeys {
 /// of an Arrow dictionary array.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LowCardinalityColumn {
+    /// The distinct values (of `T` without `Nullable`).
     pub dictionary: ColumnData,
+    /// One dictionary index per row.
     pub keys: LcKeys,
 }
 

@@ -54,45 +54,63 @@ compile_error!("chwire-proto copies little-endian wire data straight into native
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ColumnData {
-    /// UInt8, Bool
+    /// UInt8, Bool, Nothing
     UInt8(Vec<u8>),
-    /// UInt16, Date
+    /// UInt16, Date, BFloat16
     UInt16(Vec<u16>),
-    /// UInt32, DateTime
+    /// UInt32, DateTime, IPv4
     UInt32(Vec<u32>),
+    /// UInt64
     UInt64(Vec<u64>),
     /// Int8, Enum8
     Int8(Vec<i8>),
     /// Int16, Enum16
     Int16(Vec<i16>),
+    /// Int32, Date32, Time, Decimal32 (precision 1..=9)
     Int32(Vec<i32>),
+    /// Int64, DateTime64, Time64, Interval, Decimal64 (precision 10..=18)
     Int64(Vec<i64>),
+    /// Float32
     Float32(Vec<f32>),
+    /// Float64
     Float64(Vec<f64>),
     /// FixedString(N), UUID and IPv6 (wire order), (U)Int256 and Decimal256 (little-endian):
     /// `width` bytes per row.
     Fixed {
+        /// Bytes per row.
         width: usize,
+        /// The rows' bytes back to back.
         data: Vec<u8>,
     },
+    /// String
     String(StringColumn),
+    /// Nullable(T)
     Nullable(Box<NullableColumn>),
     /// Array, and Map (an array of `Tuple(key, value)`).
     Array(Box<ArrayColumn>),
+    /// UInt128
     UInt128(Vec<u128>),
-    /// Int128, Decimal128
+    /// Int128, Decimal128 (precision 19..=38)
     Int128(Vec<i128>),
     /// One column per element, all of `rows` rows.
     Tuple(TupleColumn),
+    /// LowCardinality(T)
     LowCardinality(Box<LowCardinalityColumn>),
+    /// Variant(T...)
     Variant(Box<VariantColumn>),
+    /// Dynamic
     Dynamic(Box<DynamicColumn>),
+    /// JSON
     Json(Box<JsonColumn>),
     /// `AggregateFunction`: each row's state as opaque bytes (written back to back on the wire).
     AggregateState(StringColumn),
 }
 
 impl ColumnData {
+    /// The number of rows.
+    ///
+    /// Meaningless on storage no [`Column`] accepts: a `Fixed` width of 0 panics, an `Array`
+    /// without its leading offset underflows.
     pub fn len(&self) -> usize {
         use ColumnData::*;
         match self {
@@ -121,6 +139,7 @@ impl ColumnData {
         }
     }
 
+    /// Whether there are no rows (see [`ColumnData::len`]).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

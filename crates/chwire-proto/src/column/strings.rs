@@ -16,10 +16,12 @@ impl Default for StringColumn {
 }
 
 impl StringColumn {
+    /// An empty column.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// An empty column with room for `rows` values of `bytes` bytes in total.
     pub fn with_capacity(rows: usize, bytes: usize) -> Self {
         let mut offsets = Vec::with_capacity(rows + 1);
         offsets.push(0);
@@ -33,6 +35,7 @@ impl StringColumn {
         Ok(StringColumn { offsets, data })
     }
 
+    /// Append one value.
     #[inline]
     pub fn push(&mut self, v: impl AsRef<[u8]>) {
         self.data.extend_from_slice(v.as_ref());
@@ -54,11 +57,13 @@ impl StringColumn {
         self.data.clear();
     }
 
+    /// The number of values.
     #[inline]
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
     }
 
+    /// Whether there are no values.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -88,18 +93,22 @@ impl StringColumn {
         std::str::from_utf8(b)
     }
 
+    /// The values in order (no copies).
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         self.offsets.windows(2).map(|w| &self.data[w[0] as usize..w[1] as usize])
     }
 
+    /// The N + 1 offsets: value `i` is `data()[offsets[i]..offsets[i + 1]]`.
     pub fn offsets(&self) -> &[u64] {
         &self.offsets
     }
 
+    /// Every value's bytes, back to back.
     pub fn data(&self) -> &[u8] {
         &self.data
     }
 
+    /// The offsets and the bytes, by value.
     pub fn into_parts(self) -> (Vec<u64>, Vec<u8>) {
         (self.offsets, self.data)
     }

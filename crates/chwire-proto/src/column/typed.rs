@@ -39,22 +39,27 @@ impl Column {
         Column { ty, data }
     }
 
+    /// The column's type.
     pub fn data_type(&self) -> &DataType {
         &self.ty
     }
 
+    /// The column's storage.
     pub fn data(&self) -> &ColumnData {
         &self.data
     }
 
+    /// The type and the storage, by value.
     pub fn into_parts(self) -> (DataType, ColumnData) {
         (self.ty, self.data)
     }
 
+    /// The number of rows.
     pub fn len(&self) -> usize {
         self.data.len()
     }
 
+    /// Whether there are no rows.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -77,6 +82,7 @@ impl Column {
     slice_accessor!(as_u128, UInt128, u128);
     slice_accessor!(as_i128, Int128, i128);
 
+    /// The storage as strings, if it is `String`.
     pub fn as_strings(&self) -> Option<&StringColumn> {
         match &self.data {
             ColumnData::String(s) => Some(s),
@@ -84,6 +90,7 @@ impl Column {
         }
     }
 
+    /// The storage as `Nullable`, if it is.
     pub fn as_nullable(&self) -> Option<&NullableColumn> {
         match &self.data {
             ColumnData::Nullable(n) => Some(n),
@@ -91,6 +98,7 @@ impl Column {
         }
     }
 
+    /// The storage as an array, if it is `Array` (Array and Map types).
     pub fn as_array(&self) -> Option<&ArrayColumn> {
         match &self.data {
             ColumnData::Array(a) => Some(a),

@@ -8,11 +8,18 @@ use super::*;
 /// decoded in `shared_values`). With the STRING serialization only `text` is set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonColumn {
+    /// The serialization version it arrived in (0 = V1, 1 = string, 2 = V2, 3 = flattened),
+    /// re-encoded the same way.
     pub version: u64,
+    /// The number of rows.
     pub rows: usize,
+    /// The rows as JSON text, with the string serialization (every other field is then empty).
     pub text: Option<StringColumn>,
+    /// One column per typed path, in the type's order.
     pub typed: Vec<ColumnData>,
+    /// The dynamic paths and their columns, sorted by path.
     pub dynamic: Vec<(String, DynamicColumn)>,
+    /// The shared data (`Array(Tuple(path String, value String))`), when there is any.
     pub shared: Option<ColumnData>,
     /// Version 0's `max_dynamic_paths` field, as received.
     pub max_dynamic_paths: Option<u64>,
@@ -56,8 +63,11 @@ impl JsonColumn {
 /// values decoded are `shared_values`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DynamicColumn {
+    /// The types of this block's rows, the SharedVariant included when there is one.
     pub types: Vec<DataType>,
+    /// The position of `SharedVariant` in `types`, when there is one.
     pub shared: Option<usize>,
+    /// The rows, as a variant of `types`.
     pub values: VariantColumn,
     /// The serialization version it arrived in (re-encoded the same way).
     pub version: u64,
@@ -90,12 +100,16 @@ impl DynamicColumn {
 /// index of its type, [`VariantColumn::NULL`] for NULL) and its position in that type's column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantColumn {
+    /// One per row: the index of the row's type, or [`VariantColumn::NULL`].
     pub discriminators: Vec<u8>,
+    /// One per row: the row's position in its type's column (0 for NULL rows).
     pub offsets: Vec<u32>,
+    /// One column per type, holding the rows of that type.
     pub variants: Vec<ColumnData>,
 }
 
 impl VariantColumn {
+    /// The discriminator of a NULL row.
     pub const NULL: u8 = 255;
 
     /// Build from discriminators and the per-type columns, computing the offsets; checks

@@ -6,11 +6,17 @@ use crate::types::DataType;
 /// One value of a column, borrowed from it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value<'a> {
+    /// NULL.
     Null,
+    /// UInt8, UInt16, UInt32, UInt64.
     UInt(u64),
+    /// Int8, Int16, Int32, Int64.
     Int(i64),
+    /// Float32.
     Float32(f32),
+    /// Float64.
     Float64(f64),
+    /// Bool.
     Bool(bool),
     /// String bytes (not necessarily UTF-8).
     String(&'a [u8]),
@@ -24,8 +30,11 @@ pub enum Value<'a> {
     DateTime(u32, Option<&'a str>),
     /// Enum element name and value.
     Enum(&'a str, i16),
+    /// The elements of an array.
     Array(Vec<Value<'a>>),
+    /// UInt128.
     UInt128(u128),
+    /// Int128.
     Int128(i128),
     /// 32 little-endian bytes.
     UInt256(&'a [u8]),
@@ -35,32 +44,47 @@ pub enum Value<'a> {
     BFloat16(u16),
     /// The unscaled integer and the scale: the value is `raw / 10^scale`.
     Decimal {
+        /// The unscaled integer.
         raw: i128,
+        /// Digits after the point.
         scale: u8,
     },
     /// Decimal256: 32 little-endian bytes and the scale.
     Decimal256 {
+        /// The unscaled integer, 32 little-endian bytes (two's complement).
         raw: &'a [u8],
+        /// Digits after the point.
         scale: u8,
     },
     /// Days since 1970-01-01 (may be negative).
     Date32(i32),
     /// Ticks of 10^-precision seconds since the epoch, and the column's timezone.
     DateTime64 {
+        /// Ticks since the epoch.
         ticks: i64,
+        /// Digits of sub-second precision, 0..=9.
         precision: u8,
+        /// The column's timezone, if the type names one.
         tz: Option<&'a str>,
     },
     /// Seconds.
     Time(i32),
+    /// Ticks of 10^-precision seconds (may be negative or above a day).
     Time64 {
+        /// The ticks.
         ticks: i64,
+        /// Digits of sub-second precision, 0..=9.
         precision: u8,
     },
+    /// IPv4.
     Ipv4(std::net::Ipv4Addr),
+    /// IPv6.
     Ipv6(std::net::Ipv6Addr),
+    /// A tuple's elements, with their names when the type names them.
     Tuple(Vec<(Option<&'a str>, Value<'a>)>),
+    /// A map's (key, value) entries, in the column's order.
     Map(Vec<(Value<'a>, Value<'a>)>),
+    /// A count of the unit.
     Interval(i64, crate::types::IntervalKind),
     /// A `Nothing` placeholder.
     Nothing,

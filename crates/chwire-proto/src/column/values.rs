@@ -19,12 +19,35 @@ use crate::types::DataType;
 #[non_exhaustive]
 pub enum ValuesError {
     /// Row `row` (counted from 0 within the rows given) has `values` values for `columns` columns.
-    Width { row: usize, values: usize, columns: usize },
+    Width {
+        /// The row, from 0.
+        row: usize,
+        /// The values it has.
+        values: usize,
+        /// The number of columns (the values each row needs).
+        columns: usize,
+    },
     /// A value of row `row` does not fit its column (out of range, not an element of the
     /// enum, NULL in a non-Nullable column, ...).
-    Value { row: usize, column: String, ty: DataType, message: String },
+    Value {
+        /// The row, from 0.
+        row: usize,
+        /// The column's name.
+        column: String,
+        /// The column's type.
+        ty: DataType,
+        /// Why the value does not fit.
+        message: String,
+    },
     /// The rows, all appended, do not make a valid column of its type.
-    Column { column: String, ty: DataType, message: String },
+    Column {
+        /// The column's name.
+        column: String,
+        /// The column's type.
+        ty: DataType,
+        /// What is wrong with the column.
+        message: String,
+    },
     /// A column's type cannot be built (a type chwire does not support).
     Encode(EncodeError),
 }

@@ -11,13 +11,19 @@ use crate::wire::WriteExt;
 /// The first packet of a connection.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ClientHello {
+    /// The client's name, e.g. `chwire`.
     pub client_name: String,
+    /// The client's major version.
     pub version_major: u64,
+    /// The client's minor version.
     pub version_minor: u64,
     /// The revision the client announces.
     pub revision: u64,
+    /// The default database of the session (empty: the user's default).
     pub database: String,
+    /// The user to authenticate as.
     pub user: String,
+    /// The user's password (redacted in `Debug`).
     pub password: String,
 }
 
@@ -35,6 +41,7 @@ impl std::fmt::Debug for ClientHello {
 }
 
 impl ClientHello {
+    /// Append the packet (type code and body) to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
         out.put_varuint(client_code::HELLO);
         out.put_str(&self.client_name);
@@ -72,24 +79,36 @@ pub fn encode_addendum(rev: Revision, quota_key: &str, chunked_send: bool, chunk
 /// ClientInfo sent inside a Query packet (an initial query over TCP).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientInfo {
+    /// The user who started the query (for a distributed query: on the initiator).
     pub initial_user: String,
+    /// The id of the query this one is part of (the initiator's, for a distributed query).
     pub initial_query_id: String,
+    /// The address of the client that started the query, as `host:port`.
     pub initial_address: String,
+    /// When the initial query started, in microseconds since the epoch (revision >= 54449).
     pub initial_query_start_time_us: i64,
+    /// The operating system user running the client.
     pub os_user: String,
+    /// The client machine's host name.
     pub client_hostname: String,
+    /// The client's name, e.g. `chwire`.
     pub client_name: String,
+    /// The client's major version.
     pub version_major: u64,
+    /// The client's minor version.
     pub version_minor: u64,
+    /// The client's patch version (revision >= 54401).
     pub version_patch: u64,
     /// The revision the client announced in Hello.
     pub client_revision: u64,
+    /// The quota key (revision >= 54060).
     pub quota_key: String,
     /// What the client is (revision >= 54485; `system.query_log.client_agent`).
     pub client_agent: String,
 }
 
 impl ClientInfo {
+    /// Append the ClientInfo fields the revision `rev` has, as an initial TCP query.
     pub fn encode(&self, rev: Revision, out: &mut Vec<u8>) {
         out.put_u8(1); // query kind: initial
         out.put_str(&self.initial_user);
@@ -150,10 +169,15 @@ pub use crate::sql::{quote_identifier, quote_identifiers, quote_string as quote_
 /// The Query packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query<'a> {
+    /// The query id (empty: the server makes one).
     pub query_id: &'a str,
+    /// Who is asking: sent when the revision has ClientInfo.
     pub client_info: &'a ClientInfo,
+    /// Settings for this query.
     pub settings: &'a [Setting],
+    /// Whether Data packets of this query are compressed, both ways.
     pub compression: bool,
+    /// The SQL text.
     pub query: &'a str,
     /// Server-side parameters `{name:Type}` (revision >= 54459), values as text.
     pub parameters: &'a [(String, String)],
@@ -218,10 +242,13 @@ pub fn encode_data(block: &Block, rev: Revision, compression: Compression, scrat
     }
 }
 
+/// Append a Cancel packet: the server stops the query and ends it with EndOfStream or an
+/// exception.
 pub fn encode_cancel(out: &mut Vec<u8>) {
     out.put_varuint(client_code::CANCEL);
 }
 
+/// Append a Ping packet (the server answers Pong).
 pub fn encode_ping(out: &mut Vec<u8>) {
     out.put_varuint(client_code::PING);
 }

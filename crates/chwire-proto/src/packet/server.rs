@@ -10,21 +10,31 @@ use crate::wire::Reader;
 /// The server's answer to ClientHello.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ServerHello {
+    /// The server's name, e.g. `ClickHouse`.
     pub name: String,
+    /// The server's major version.
     pub version_major: u64,
+    /// The server's minor version.
     pub version_minor: u64,
+    /// The server's patch version (revision >= 54401; 0 before).
     pub version_patch: u64,
     /// The server's own revision.
     pub revision: u64,
     /// The parallel-replicas protocol version (revision >= 54471).
     pub parallel_replicas_version: Option<u64>,
+    /// The server's timezone (revision >= 54058).
     pub timezone: Option<String>,
+    /// The server's display name (revision >= 54372).
     pub display_name: Option<String>,
     /// How the server frames the packets it sends and wants to receive (revision >= 54470):
     /// `chunked`, `notchunked`, or either with `_optional`.
     pub chunked_send: Option<String>,
+    /// See `chunked_send`: the framing the server wants to receive.
     pub chunked_recv: Option<String>,
+    /// The password complexity rules as (regular expression, message) pairs (revision >=
+    /// 54461).
     pub password_complexity_rules: Vec<(String, String)>,
+    /// The nonce of the interserver secret (revision >= 54462).
     pub nonce: Option<u64>,
     /// The settings the server applies to this session, as (name, value) text (revision >=
     /// 54474): the user's profile, as the server lists them.
@@ -108,6 +118,7 @@ impl ServerHello {
         Ok(h)
     }
 
+    /// The revision both sides speak: the lower of `client_revision` and the server's.
     pub fn negotiated(&self, client_revision: u64) -> Revision {
         Revision::negotiate(client_revision, self.revision)
     }
@@ -124,12 +135,15 @@ pub struct ServerException {
     /// The message, with the class in front as servers write it
     /// ([`ServerException::text`] is without it).
     pub message: String,
+    /// The server's stack trace (empty unless it sends one).
     pub stack_trace: String,
     /// The next exception of the chain (the cause), if the server sent one.
     pub nested: Option<Box<ServerException>>,
 }
 
 impl ServerException {
+    /// Decode the body (after the packet type), with its chain of nested exceptions (at most
+    /// [`MAX_EXCEPTION_CHAIN`]).
     pub fn decode(r: &mut Reader<'_>) -> ReadResult<ServerException> {
         // Iterative: the chain's length comes from the wire.
         let mut chain = Vec::new();
@@ -204,16 +218,24 @@ impl std::fmt::Display for ServerException {
 /// Progress: the server sends increments; [`Progress::accumulate`] sums them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Progress {
+    /// Rows read.
     pub read_rows: u64,
+    /// Bytes read (uncompressed).
     pub read_bytes: u64,
+    /// The rows the server expects to read in total (an estimate, may grow).
     pub total_rows_to_read: u64,
+    /// The bytes the server expects to read in total (revision >= 54463).
     pub total_bytes_to_read: u64,
+    /// Rows written (revision >= 54420).
     pub written_rows: u64,
+    /// Bytes written (revision >= 54420).
     pub written_bytes: u64,
+    /// Time the query has run on the server, in nanoseconds (revision >= 54460).
     pub elapsed_ns: u64,
 }
 
 impl Progress {
+    /// Decode the body (after the packet type): the fields the revision `rev` has.
     pub fn decode(r: &mut Reader<'_>, rev: Revision) -> ReadResult<Progress> {
         let mut p = Progress { read_rows: r.varuint()?, read_bytes: r.varuint()?, total_rows_to_read: r.varuint()?, ..Default::default() };
         if rev.has(TOTAL_BYTES_IN_PROGRESS) {
@@ -244,19 +266,27 @@ impl Progress {
 /// Statistics the server sends at the end of a SELECT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ProfileInfo {
+    /// Rows of the result.
     pub rows: u64,
+    /// Blocks of the result.
     pub blocks: u64,
+    /// Bytes of the result (uncompressed, in memory).
     pub bytes: u64,
+    /// Whether a LIMIT applied.
     pub applied_limit: bool,
+    /// Rows the result would have had without LIMIT (with `calculated_rows_before_limit`).
     pub rows_before_limit: u64,
+    /// Whether `rows_before_limit` was calculated.
     pub calculated_rows_before_limit: bool,
     /// Whether the query aggregated, and the rows that went into the aggregation (revision
     /// >= 54469; `false`/0 from older servers).
     pub applied_aggregation: bool,
+    /// See `applied_aggregation`.
     pub rows_before_aggregation: u64,
 }
 
 impl ProfileInfo {
+    /// Decode the body (after the packet type): the fields the revision `rev` has.
     pub fn decode(r: &mut Reader<'_>, rev: Revision) -> ReadResult<ProfileInfo> {
         let mut p = ProfileInfo {
             rows: r.varuint()?,
@@ -278,9 +308,13 @@ impl ProfileInfo {
 /// One table's status in a TablesStatusResponse.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableStatus {
+    /// The database.
     pub database: String,
+    /// The table.
     pub table: String,
+    /// Whether the table is replicated.
     pub is_replicated: bool,
+    /// The replica's delay behind the others, in seconds (replicated tables).
     pub absolute_delay: u64,
     /// A replicated table in read-only mode (revision >= 54467).
     pub is_readonly: bool,
@@ -289,24 +323,45 @@ pub struct TableStatus {
 /// A decoded server packet.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerPacket {
+    /// The answer to ClientHello.
     Hello(ServerHello),
+    /// A block of the result.
     Data(Block),
+    /// The query failed: no more packets of it follow (no EndOfStream).
     Exception(ServerException),
+    /// An increment of the query's progress.
     Progress(Progress),
+    /// The answer to Ping.
     Pong,
+    /// The query is done: no more packets for it.
     EndOfStream,
+    /// Statistics of a SELECT, before EndOfStream.
     ProfileInfo(ProfileInfo),
+    /// The block of `WITH TOTALS`.
     Totals(Block),
+    /// The block of minimums and maximums (`extremes = 1`).
     Extremes(Block),
+    /// The answer to TablesStatusRequest.
     TablesStatus(Vec<TableStatus>),
+    /// A block of server log lines (`send_logs_level`).
     Log(Block),
-    TableColumns { table: String, description: String },
+    /// The column description of a table an INSERT writes to.
+    TableColumns {
+        /// The table's name (empty for the INSERT's own table).
+        table: String,
+        /// The columns as ClickHouse's `ColumnsDescription` text (names, types, defaults).
+        description: String,
+    },
+    /// UUIDs of the data parts the query read.
     PartUuids(Vec<[u8; 16]>),
+    /// A block of the query's profile counters.
     ProfileEvents(Block),
+    /// The session timezone changed to this one.
     TimezoneUpdate(String),
 }
 
 impl ServerPacket {
+    /// The packet's name as ClickHouse calls it (`TablesStatusResponse`, `PartUUIDs`).
     pub fn name(&self) -> &'static str {
         match self {
             ServerPacket::Hello(_) => "Hello",

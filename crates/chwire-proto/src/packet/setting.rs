@@ -4,6 +4,7 @@
 /// A setting sent with a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Setting {
+    /// The setting's name, e.g. `max_threads`.
     pub name: String,
     /// The value as text, as in `SET name = value` (without SQL quotes).
     pub value: String,

@@ -37,6 +37,7 @@ pub enum TokenKind {
 /// A token: its kind and where it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token<'a> {
+    /// What the token is.
     pub kind: TokenKind,
     /// The token's text, quotes and all.
     pub text: &'a str,

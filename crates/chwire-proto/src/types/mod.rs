@@ -18,50 +18,80 @@ pub use server::ServerTypes;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DataType {
+    /// `UInt8`, stored as `u8`.
     UInt8,
+    /// `UInt16`, stored as `u16`.
     UInt16,
+    /// `UInt32`, stored as `u32`.
     UInt32,
+    /// `UInt64`, stored as `u64`.
     UInt64,
+    /// `Int8`, stored as `i8`.
     Int8,
+    /// `Int16`, stored as `i16`.
     Int16,
+    /// `Int32`, stored as `i32`.
     Int32,
+    /// `Int64`, stored as `i64`.
     Int64,
+    /// `Float32`, stored as `f32`.
     Float32,
+    /// `Float64`, stored as `f64`.
     Float64,
+    /// `Bool`: one byte per row, 0 or 1.
     Bool,
+    /// `String`: arbitrary bytes, not necessarily UTF-8.
     String,
+    /// `FixedString(N)`: exactly N bytes per row, zero-padded.
     FixedString(usize),
+    /// `UUID`: 16 bytes per row, in wire order (each half of the canonical bytes as a
+    /// little-endian `u64`).
     Uuid,
+    /// Days since 1970-01-01 as UInt16.
     Date,
     /// `DateTime` or `DateTime('tz')`.
     DateTime(Option<String>),
+    /// `Enum8('a' = 1, ...)`: the names and their Int8 values, in value order.
     Enum8(Vec<(String, i8)>),
+    /// `Enum16('a' = 1, ...)`: the names and their Int16 values, in value order.
     Enum16(Vec<(String, i16)>),
+    /// `Nullable(T)`: a null map (one byte per row, 1 = NULL) plus the values of T.
     Nullable(Box<DataType>),
+    /// `Array(T)`: one end offset per row plus the elements of all rows.
     Array(Box<DataType>),
+    /// `UInt128`, stored as `u128`.
     UInt128,
+    /// `UInt256`: 32 little-endian bytes per row.
     UInt256,
+    /// `Int128`, stored as `i128`.
     Int128,
+    /// `Int256`: 32 little-endian bytes per row (two's complement).
     Int256,
     /// The upper 16 bits of a Float32.
     BFloat16,
     /// `Decimal(P, S)`: an integer of value × 10^S, 32/64/128/256 bits by precision.
     Decimal {
+        /// Total digits, 1..=76.
         precision: u8,
+        /// Digits after the point, 0..=precision.
         scale: u8,
     },
     /// Days since 1970-01-01 as Int32.
     Date32,
     /// Ticks of 10^-precision seconds since the epoch, as Int64.
     DateTime64 {
+        /// Digits of sub-second precision, 0..=9 (3 = milliseconds).
         precision: u8,
+        /// The timezone of `DateTime64(P, 'tz')`; `None` for the server's or session's.
         tz: Option<String>,
     },
     /// Seconds as Int32 (may be negative or above a day).
     Time,
     /// Ticks of 10^-precision seconds as Int64.
     Time64(u8),
+    /// `IPv4`: a UInt32 per row.
     Ipv4,
+    /// `IPv6`: 16 bytes per row, network order.
     Ipv6,
     /// Elements, named (`Tuple(a UInt8, b String)`) or not.
     Tuple(Vec<(Option<String>, DataType)>),
@@ -71,27 +101,32 @@ pub enum DataType {
     LowCardinality(Box<DataType>),
     /// `Nested(a T, b U)` with flatten_nested = 0: stored as `Array(Tuple(a T, b U))`.
     Nested(Vec<(String, DataType)>),
-    /// Point, Ring, LineString, MultiLineString, Polygon, MultiPolygon.
+    /// Point, MultiPoint, Ring, LineString, MultiLineString, Polygon, MultiPolygon.
     Geo(GeoKind),
     /// Stored as its value type.
     SimpleAggregateFunction {
+        /// The aggregate function, e.g. `sum` or `anyLast`.
         function: String,
+        /// The value type the column is stored as.
         ty: Box<DataType>,
     },
     /// `IntervalSecond` etc.: Int64 counts of the unit.
     Interval(IntervalKind),
     /// The type of `NULL` and `[]`: one placeholder byte per row.
     Nothing,
-    /// `Dynamic` or `Dynamic(max_types = N)`: each row holds a value of any type.
     /// `JSON(...)`: typed paths (`typed`, sorted by path, each path once) plus dynamic paths;
     /// `args` keeps the parameters in the server's order, to print the name back as it was
     /// (a typed path there is its name only: holding its type twice made a type nested n
     /// levels deep 2^n nodes, and a 200-byte name took gigabytes).
     Json {
+        /// Typed paths and their types, sorted by path.
         typed: Vec<(String, DataType)>,
+        /// The type's parameters, in the server's order.
         args: Vec<JsonArg>,
     },
+    /// `Dynamic` or `Dynamic(max_types = N)`: each row holds a value of any type.
     Dynamic {
+        /// The `max_types` parameter, when given.
         max_types: Option<u32>,
     },
     /// `Variant(T1, ...)`: each row holds a value of one of the types, or NULL. The server
@@ -102,7 +137,9 @@ pub enum DataType {
     /// `QBit(element, dimension)`: vectors of BFloat16/Float32/Float64 stored bit-transposed,
     /// as one `FixedString(ceil(dimension / 8))` bit plane per bit of the element type.
     QBit {
+        /// The element type: `BFloat16`, `Float32` or `Float64`.
         element: Box<DataType>,
+        /// The number of elements per vector.
         dimension: usize,
     },
     /// `Geometry`: a Variant of the geometry types (see [`GEOMETRY_VARIANTS`]).
@@ -201,16 +238,24 @@ pub enum JsonArg {
 /// The geometry types and their storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GeoKind {
+    /// `Point`: `Tuple(Float64, Float64)`.
     Point,
+    /// `MultiPoint`: `Array(Point)`.
     MultiPoint,
+    /// `Ring`: `Array(Point)`.
     Ring,
+    /// `LineString`: `Array(Point)`.
     LineString,
+    /// `MultiLineString`: `Array(LineString)`.
     MultiLineString,
+    /// `Polygon`: `Array(Ring)`.
     Polygon,
+    /// `MultiPolygon`: `Array(Polygon)`.
     MultiPolygon,
 }
 
 impl GeoKind {
+    /// The type's name, e.g. `MultiPolygon`.
     pub fn name(self) -> &'static str {
         match self {
             GeoKind::Point => "Point",
@@ -239,16 +284,27 @@ impl GeoKind {
 /// Interval units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IntervalKind {
+    /// `IntervalNanosecond`.
     Nanosecond,
+    /// `IntervalMicrosecond`.
     Microsecond,
+    /// `IntervalMillisecond`.
     Millisecond,
+    /// `IntervalSecond`.
     Second,
+    /// `IntervalMinute`.
     Minute,
+    /// `IntervalHour`.
     Hour,
+    /// `IntervalDay`.
     Day,
+    /// `IntervalWeek`.
     Week,
+    /// `IntervalMonth`.
     Month,
+    /// `IntervalQuarter`.
     Quarter,
+    /// `IntervalYear`.
     Year,
 }
 
@@ -267,6 +323,7 @@ const INTERVALS: [(IntervalKind, &str); 11] = [
 ];
 
 impl IntervalKind {
+    /// The unit's name as in the type name (`Second` for `IntervalSecond`).
     pub fn name(self) -> &'static str {
         INTERVALS.iter().find(|(k, _)| *k == self).map(|(_, n)| *n).unwrap_or("Second")
     }
@@ -285,33 +342,55 @@ impl IntervalKind {
 /// The physical layout a type is stored in (aliases resolved).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Physical {
+    /// `u8` per value.
     U8,
+    /// `u16` per value.
     U16,
+    /// `u32` per value.
     U32,
+    /// `u64` per value.
     U64,
+    /// `u128` per value.
     U128,
+    /// `i8` per value.
     I8,
+    /// `i16` per value.
     I16,
+    /// `i32` per value.
     I32,
+    /// `i64` per value.
     I64,
+    /// `i128` per value.
     I128,
+    /// `f32` per value.
     F32,
+    /// `f64` per value.
     F64,
     /// N bytes per value.
     Fixed(usize),
+    /// Offsets plus one byte buffer.
     String,
+    /// A null map plus the inner column.
     Nullable,
+    /// Offsets plus the element column.
     Array,
+    /// One column per element.
     Tuple,
+    /// An array of key-value tuples.
     Map,
+    /// A dictionary column plus one key per row.
     LowCardinality,
+    /// A discriminator and an offset per row plus one column per type.
     Variant,
+    /// A union of the types the column itself lists.
     Dynamic,
+    /// Typed paths, dynamic paths and shared data.
     Json,
     /// One opaque state per row, framed by the function's own serialization.
     AggregateFunction,
     /// Stored as another (structural) type: see [`DataType::storage`].
     Alias,
+    /// No column codec: see [`DataType::Unsupported`].
     Unsupported,
 }
 
@@ -419,6 +498,7 @@ impl DataType {
         })
     }
 
+    /// Whether this is `Nullable(T)` (not looking inside LowCardinality).
     pub fn is_nullable(&self) -> bool {
         matches!(self, DataType::Nullable(_))
     }

@@ -27,6 +27,7 @@ pub struct QueryStream<'c> {
 }
 
 impl QueryStream<'_> {
+    /// The query's id (the one given, or the UUID chwire chose).
     pub fn query_id(&self) -> &str {
         &self.query_id
     }
@@ -49,14 +50,17 @@ impl QueryStream<'_> {
         self.progress_final
     }
 
+    /// What the query read and returned, once the server has sent it (native protocol).
     pub fn profile_info(&self) -> Option<&ProfileInfo> {
         self.profile.as_ref()
     }
 
+    /// The totals row of `WITH TOTALS`, once received.
     pub fn totals(&self) -> Option<&Block> {
         self.totals.as_ref()
     }
 
+    /// The extremes of the result's columns (`extremes = 1`), once received.
     pub fn extremes(&self) -> Option<&Block> {
         self.extremes.as_ref()
     }
@@ -66,6 +70,7 @@ impl QueryStream<'_> {
         self.done
     }
 
+    /// The progress and profile received so far (in all, once [`QueryStream::is_finished`]).
     pub fn summary(&self) -> QuerySummary {
         QuerySummary { progress: self.progress, profile: self.profile, rows_sent: 0 }
     }

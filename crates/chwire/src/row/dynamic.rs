@@ -24,6 +24,7 @@ impl<'a> DynRow<'a> {
         self.block.num_columns()
     }
 
+    /// Whether the row has no columns.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

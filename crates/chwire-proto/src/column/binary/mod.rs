@@ -85,6 +85,7 @@ impl BinaryValues {
         self.index.len()
     }
 
+    /// Whether there are no values.
     pub fn is_empty(&self) -> bool {
         self.index.is_empty()
     }

@@ -48,26 +48,41 @@ fn shift(e: ReadError, base: usize) -> ReadError {
 /// depth first, and LowCardinality its key version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Prefix {
+    /// The type has no state prefix.
     None,
+    /// The prefix of the one inner type (Nullable, Array).
     One(Box<Prefix>),
+    /// The prefixes of the inner types, in order (Tuple elements, Map key and value, Variant
+    /// types).
     Many(Vec<Prefix>),
+    /// LowCardinality's prefix: its key serialization version (which has one value).
     LowCardinality,
     /// A Dynamic column's structure: its version, types (with `SharedVariant`'s position for
     /// versions 1 and 2) and their prefixes.
     Dynamic {
+        /// The serialization version: 1, 2 or 3 (flattened).
         version: u64,
+        /// Version 1's `max_dynamic_types`.
         max_types: Option<u64>,
+        /// The types of this block's rows.
         types: Vec<DataType>,
+        /// The position of `SharedVariant` in `types`, when there is one.
         shared: Option<usize>,
+        /// The prefixes of `types`, in order.
         prefixes: Vec<Prefix>,
     },
     /// A JSON column's structure: version, dynamic path names and the prefixes of the typed
     /// paths and of each dynamic path (a Dynamic structure).
     Json {
+        /// The serialization version: 0 (V1), 1 (string), 2 (V2) or 3 (flattened).
         version: u64,
+        /// Version 0's `max_dynamic_paths`.
         max_paths: Option<u64>,
+        /// The dynamic paths of this block, sorted.
         paths: Vec<String>,
+        /// The prefixes of the typed paths, in the type's order.
         typed: Vec<Prefix>,
+        /// The prefixes of the dynamic paths (Dynamic structures), in the order of `paths`.
         dynamic: Vec<Prefix>,
     },
 }

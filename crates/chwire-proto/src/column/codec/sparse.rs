@@ -23,8 +23,11 @@ use crate::wire::Reader;
 /// One layer of a column's serialization (its stack, bottom to top, leaves out DEFAULT).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SerializationKind {
+    /// SPARSE: the non-default rows and their positions; the rest are the type's default.
     Sparse,
+    /// REPLICATED: the distinct rows and one index per row (revision >= 54482).
     Replicated,
+    /// DETACHED: a column marshalled whole, between servers only (refused).
     Detached,
 }
 
