@@ -25,7 +25,7 @@ pub struct NativeClient {
 /// The options' Arrow keys (the core's `arrow_mapping`, as `arrowMapping`), which are the
 /// client's default for its queries rather than connection options (as Python's
 /// `connect(arrow_mapping=…)` and ADBC's `chwire.arrow_mapping`); the rest.
-fn split_arrow(pairs: Vec<(String, String)>) -> Result<(Vec<(String, String)>, Option<String>)> {
+fn split_arrow(pairs: Pairs) -> Result<(Pairs, Option<String>)> {
     use chwire::options::keys::{classify, Classified, Scope};
     let (mut rest, mut mapping) = (Vec::with_capacity(pairs.len()), None);
     for (k, v) in pairs {
@@ -40,7 +40,10 @@ fn split_arrow(pairs: Vec<(String, String)>) -> Result<(Vec<(String, String)>, O
     Ok((rest, mapping))
 }
 
-fn pairs(m: Option<HashMap<String, String>>) -> Vec<(String, String)> {
+/// Options as (key, value) pairs.
+type Pairs = Vec<(String, String)>;
+
+fn pairs(m: Option<HashMap<String, String>>) -> Pairs {
     let mut v: Vec<(String, String)> = m.unwrap_or_default().into_iter().collect();
     // `settings` of the URL first, then these: a stable order for the same keys.
     v.sort();

@@ -19,6 +19,12 @@ import features  # noqa: E402
 SERVER = os.environ.get("CHWIRE_CLUSTER_SERVER", "26.9")
 CASES = [c for c in features.tables() if SERVER in c["servers"]]
 
+# Cases whose copy cannot hold the same text, by design, with the reason (as the other front
+# ends' KNOWN): one that starts passing fails, so that the list stays true.
+KNOWN = {
+    "dynamic": "Spark reads Dynamic values as their JSON text, which a Dynamic column keeps as a String",
+}
+
 
 @pytest.fixture(scope="module")
 def srv(nodes):
@@ -43,11 +49,6 @@ def test_feature_tables_through_both_sources(spark, nodes, srv, python_source, c
         described = [line.split("\t")[0] for line in srv.query(f"DESCRIBE TABLE {t} FORMAT TSV",
                                                               features.settings_of(case, srv.version)).splitlines()]
         refused = case["spark"] or []
-        if refused:
-            # Known gap (issue 43): the Spark sources name only the first column they have no
-            # type for, and read JSON/Dynamic columns as text where the shared case expects a
-            # refusal; the case data and the one type rule are not reconciled yet.
-            pytest.skip("refusals through Spark not yet reconciled with tests/features/tables.json")
         for fmt in ("chwire", python_source):
             if refused:
                 with pytest.raises(Exception) as e:
@@ -64,7 +65,11 @@ def test_feature_tables_through_both_sources(spark, nodes, srv, python_source, c
             copies.append(cp)
             srv.copy(case, t, cp)
             df.write.format(fmt).option("url", nodes[0]).option("table", cp).mode("append").save()
-            assert srv.text(case, cp) == srv.text(case, t), f"{fmt}: the copy differs"
+            same = srv.text(case, cp) == srv.text(case, t)
+            if case["name"] in KNOWN:
+                assert not same, f"{fmt}: the known difference ({KNOWN[case['name']]}) is gone: drop it from KNOWN"
+            else:
+                assert same, f"{fmt}: the copy differs"
         if not refused:
             jdf, pdf = read(spark, "chwire", nodes[0], table=t), read(spark, python_source, nodes[0], table=t)
             assert jdf.schema == pdf.schema

@@ -6,9 +6,9 @@ use chwire_proto::DataType;
 /// names, as ClickHouse's): an unknown one would read and write times as UTC.
 pub fn check_timezone(tz: Option<&str>) -> crate::Result<()> {
     match tz {
-        Some(name) => jiff::tz::TimeZone::get(name)
-            .map(|_| ())
-            .map_err(|e| crate::Error::options(format!("unknown time zone {name:?} ({e})"))),
+        Some(name) => {
+            jiff::tz::TimeZone::get(name).map(|_| ()).map_err(|e| crate::Error::options(format!("unknown time zone {name:?} ({e})")))
+        }
         None => Ok(()),
     }
 }

@@ -199,10 +199,17 @@ impl Plan {
         if let Some(w) = wanted.or(opts.columns.as_deref()) {
             cols = select(&described, w, opts.table.as_deref().unwrap_or("the query"))?;
         }
-        let columns = cols
-            .iter()
-            .map(|(n, t)| spark_column(n, t, opts.uint64_long).map_err(|e| Error::Unsupported(e.0)))
-            .collect::<Result<Vec<_>>>()?;
+        // Every column Spark has no type for is named, not only the first.
+        let (mut columns, mut refused) = (Vec::with_capacity(cols.len()), Vec::new());
+        for (n, t) in &cols {
+            match spark_column(n, t, opts.uint64_long) {
+                Ok(c) => columns.push(c),
+                Err(e) => refused.push(e.0),
+            }
+        }
+        if !refused.is_empty() {
+            return Err(Error::Unsupported(refused.join("\n")));
+        }
         let mut plan = Plan {
             options: opts.clone(),
             database,
