@@ -5,12 +5,12 @@
 //! conversion (`params_to_block`: the lossless one of inserts, doubles rounded for Float32), and
 //! each value is rendered as ClickHouse's text formats print it (chwire-text): the escaped TSV
 //! text for server-side parameters, the quoted literal for servers that have none (18.16),
-//! where chwire binds `CAST(literal AS Type)`. A column that conversion refuses and that holds
-//! host values (numbers, text, lists of them: `300` for a UInt8, `"2024-01-01"` for a Date) is
-//! bound by the core's rule every front end shares (`ParamValue::bind`), whose errors are the
-//! same as Python's, Node's and Elixir's. No type rule of its own here.
+//! where chwire binds `CAST(literal AS Type)`. A value that conversion refuses and that the
+//! core's rule for host values (`ParamValue::bind`: numbers, text, lists of them) refuses too is
+//! refused with the core's message, the one Python, Node and Elixir give (`300 is outside the
+//! range of UInt8`). No type rule of its own here.
 
-use crate::error::{invalid_arg, ChResult};
+use crate::error::{invalid_arg, invalid_data, ChResult};
 use adbc_core::error::Result;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{Field, Schema};
@@ -170,15 +170,18 @@ pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>, tz: &Tim
                 let col = &block.columns()[0].1;
                 (0..batch.num_rows()).map(|r| rendered(&col.value(r), col.data_type(), tz)).collect()
             }
+            // A refused value is refused with the core's message where the core's rule refuses
+            // it too (the message every other front end gives); else with the conversion's. The
+            // conversion stays the rule: it checks what the core leaves to the server (UUID and
+            // address text, enum names, FixedString lengths).
             Err(converting) => {
                 let array = batch.column(*i).as_ref();
-                let mut out = Vec::with_capacity(batch.num_rows());
                 for r in 0..batch.num_rows() {
-                    let Some(value) = host_value(array, r) else { return Err::<Vec<ParamSet>, _>(converting).ch() };
-                    let b = value.bind(Some(ty), zone).map_err(|e| invalid_arg(format!("query parameter {name:?}: {e}")))?;
-                    out.push(TextParam { text: b.param_text(), literal: b.sql_literal() });
+                    if let Some(Err(e)) = host_value(array, r).map(|v| v.bind(Some(ty), zone)) {
+                        return Err(invalid_data(format!("query parameter {name:?}: {e}")));
+                    }
                 }
-                out
+                return Err::<Vec<ParamSet>, _>(converting).ch();
             }
         };
         columns.push(column);
@@ -321,20 +324,19 @@ mod tests {
     }
 
     #[test]
-    fn host_values_the_conversion_refuses_follow_the_cores_rule() {
+    fn values_the_core_refuses_too_get_the_cores_message() {
         let batch = |col: ArrayRef| RecordBatch::try_from_iter([("p", col)]).unwrap();
-        let err = |sql: &str, col: ArrayRef| bind_rows(sql, &batch(col), None, &TimeZone::UTC).unwrap_err().message;
-        let ints: ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![300]));
-        assert!(err("SELECT {p:UInt8}", ints).contains("query parameter \"p\": 300 is outside the range of UInt8"));
+        let err = |sql: &str, col: ArrayRef| bind_rows(sql, &batch(col), None, &TimeZone::UTC).unwrap_err();
+        let ints: ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![1, 300]));
+        let e = err("SELECT {p:UInt8}", ints);
+        assert!(e.message.contains("query parameter \"p\": 300 is outside the range of UInt8"), "{}", e.message);
+        assert_eq!(e.status, adbc_core::error::Status::InvalidData);
         let text: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["abc"]));
-        assert!(err("SELECT {p:Int32}", text).contains("\"abc\" is not a number"));
-        // Text a current server reads as the type is bound as that text, as in every front end.
-        let date: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["2024-02-29"]));
-        assert_eq!(one("SELECT {p:Date}", date, &TimeZone::UTC).param_text(), "2024-02-29");
-        let digits: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["7"]));
-        assert_eq!(one("SELECT {p:UInt16}", digits, &TimeZone::UTC).param_text(), "7");
-        // Arrow types that are no host value keep the conversion's error.
+        assert!(err("SELECT {p:Int32}", text).message.contains("\"abc\" is not a number"));
+        // What the core leaves to the server, the conversion still refuses, with its message.
+        let uuid: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["not-a-uuid"]));
+        assert!(err("SELECT {p:UUID}", uuid).message.contains("is not the text of a"));
         let bytes: ArrayRef = Arc::new(BinaryArray::from(vec![b"x".as_slice()]));
-        assert!(err("SELECT {p:UInt8}", bytes).contains("does not convert to ClickHouse type UInt8"));
+        assert!(err("SELECT {p:UInt8}", bytes).message.contains("does not convert to ClickHouse type UInt8"));
     }
 }

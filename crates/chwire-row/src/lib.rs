@@ -14,7 +14,8 @@
 //! FixedString, `Option<T>` for Nullable, `Vec<T>` for Array, maps, tuples, IP addresses,
 //! [`Decimal`]/[`Decimal256`], dynamic [`Value`]s, and behind cargo features the types of
 //! `uuid`, `chrono` (and `chrono-tz`), `time`, `rust_decimal`, `bigdecimal` and `serde_json`
-//! (see [`ext`]). The same types are [`QueryParam`]s: values bound to `{name:Type}`
+//! (see [`ext`]). [`QueryParam`] is the other direction of values: numbers, `bool`, strings,
+//! `Option`s and sequences of them, and the types of those crates, bound to `{name:Type}`
 //! placeholders.
 //!
 //! [`rows_of`] and [`block_of`] turn blocks into rows and rows into blocks without a server

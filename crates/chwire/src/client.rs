@@ -11,14 +11,14 @@
 
 use crate::conn::{Conn, Shared};
 use crate::error::{Error, ErrorKind, Result};
-use crate::link::Link;
+pub(crate) use crate::link::{kill_http_query, new_query_id, Pending};
+use crate::link::{Link, QueryStart};
 use crate::options::Options;
-use crate::CLIENT_AGENT;
-use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
+use chwire_proto::packet::client::encode_data;
 use chwire_proto::sql::{InsertTarget, TableRef};
 use chwire_proto::{Block, DataType, ProfileInfo, Progress, Revision, ServerPacket};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 mod http_insert;
 mod insert;
@@ -41,7 +41,7 @@ pub struct ServerInfo {
     pub name: String,
     /// Its version: major, minor, patch (`(26, 9, 2)`).
     pub version: (u64, u64, u64),
-    /// Its protocol revision (54492 for 26.9, 54406 for 18.16 and below).
+    /// Its protocol revision (54492 for 26.9; 0 over HTTP, which has none).
     pub revision: u64,
     /// `min(client revision, server revision)`: what both sides speak.
     pub negotiated_revision: u64,
@@ -53,37 +53,6 @@ pub struct ServerInfo {
     /// 54474 and later; empty before): [`Client::server_settings`] when connected.
     pub settings: Vec<(String, String)>,
 }
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Pending {
-    /// The connection is idle.
-    Idle,
-    /// A query was abandoned; Cancel was (or still must be) sent and its packets must be
-    /// drained before the next query.
-    Drain { cancel_sent: bool },
-    /// The server raised an exception before it read the empty block that follows every
-    /// Query packet. Servers before the fix to skip such data (e.g. 18.16) then take that
-    /// block for the next packet and answer it with an exception ("Unexpected packet Data
-    /// received from client"). A Ping, answered with Pong after any such exception, puts
-    /// both sides back in step before the next query.
-    Resync,
-    /// The connection must be discarded.
-    Broken,
-}
-
-/// The first server version taken to read server-side parameters over HTTP (`param_x`;
-/// 18.16 refuses them): older ones get typed SQL literals, like native revisions before 54459.
-const HTTP_PARAMETERS_VERSION: (u64, u64, u64) = (19, 15, 0);
-
-/// How long to wait for an abandoned query to end before discarding the connection.
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The longest an HTTP query's kill may take, connecting included (see [`kill_http_query`]).
-const KILL_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How long to wait before asking a second time to kill an HTTP query that the first ask did
-/// not find: its request may still have been on its way to the server.
-const KILL_AGAIN_AFTER: Duration = Duration::from_millis(250);
 
 /// An async ClickHouse client (one connection, reopened when it had to be dropped).
 pub struct Client {
@@ -153,34 +122,6 @@ pub struct QuerySummary {
     pub profile: Option<ProfileInfo>,
     /// Rows the client sent (inserts).
     pub rows_sent: u64,
-}
-
-fn new_query_id() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let s = std::collections::hash_map::RandomState::new();
-    let mut words = [0u64; 2];
-    for (i, w) in words.iter_mut().enumerate() {
-        let mut h = s.build_hasher();
-        h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
-        h.write_usize(i);
-        *w = h.finish();
-    }
-    let b: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
-    format!(
-        "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-4{:01x}{:02x}-{:01x}{:01x}{:02x}-{}",
-        b[0],
-        b[1],
-        b[2],
-        b[3],
-        b[4],
-        b[5],
-        b[6] & 0x0f,
-        b[7],
-        8 | (b[8] & 0x3),
-        b[8] >> 4,
-        b[9],
-        b[10..16].iter().map(|x| format!("{x:02x}")).collect::<String>()
-    )
 }
 
 impl Client {
@@ -407,29 +348,7 @@ impl Client {
         // Until the Pong is read, dropping this future leaves a Pong in flight (or half a
         // Ping written): the connection is then discarded.
         self.pending = Pending::Broken;
-        let conn = match self.conn.as_mut().expect("connected") {
-            Link::Native(c) => c,
-            Link::Http(h) => {
-                let res = h.ping(&self.opts).await;
-                if res.is_ok() {
-                    self.pending = Pending::Idle;
-                }
-                return self.note(res);
-            }
-        };
-        encode_ping(&mut conn.wbuf);
-        let res = async {
-            conn.flush().await?;
-            loop {
-                match conn.recv().await? {
-                    ServerPacket::Pong => return Ok(()),
-                    // ClickHouse's client also tolerates a stray Progress here.
-                    ServerPacket::Progress(_) => {}
-                    other => return Err(Error::protocol(format!("expected Pong, got {}", other.name()))),
-                }
-            }
-        }
-        .await;
+        let res = self.conn.as_mut().expect("connected").ping(&self.opts).await;
         if res.is_ok() {
             self.pending = Pending::Idle;
         }
@@ -465,12 +384,10 @@ impl Client {
                 }
             }
         };
-        if let (Err(e), Some(Link::Native(conn))) = (&res, self.conn.as_mut()) {
-            if e.is_timeout() || matches!(e.kind(), ErrorKind::Decode(_) | ErrorKind::Protocol(_)) {
-                // No answer in time, or one that cannot be read: the query may still run.
-                // Cancel it (the connection is discarded all the same: `note` below).
-                conn.try_send_cancel();
-            }
+        if let (Err(e), Some(conn)) = (&res, self.conn.as_mut()) {
+            // No answer in time, or one that cannot be read: the query may still run (the
+            // connection is discarded all the same: `note` below).
+            conn.cancel_unanswered(e);
         }
         let first_after_legacy_settings = std::mem::take(&mut self.legacy_settings_sent);
         let packet = self.note(res)?;
@@ -512,48 +429,14 @@ impl Client {
     /// The connection, ready for a new query: drains an abandoned query or reconnects.
     async fn ready(&mut self) -> Result<&mut Link> {
         self.deadline = None;
-        if let Some(Link::Http(h)) = &mut self.conn {
-            // HTTP: an abandoned response is cancelled by closing its connection (the server
-            // stops the query); exceptions leave nothing to resynchronise; a connection idle
-            // beyond the server's keep-alive timeout, or closed by the server, is replaced.
-            self.pending = match self.pending {
-                Pending::Drain { .. } | Pending::Broken => Pending::Broken,
-                Pending::Idle | Pending::Resync if h.ready_for_request().await => Pending::Idle,
-                Pending::Idle | Pending::Resync => Pending::Broken,
-            };
-        }
-        if let Pending::Drain { cancel_sent } = self.pending {
-            // Dropped while draining, the connection is in an unknown state: discard it.
-            self.pending = Pending::Broken;
-            let drained = match self.conn.as_mut() {
-                Some(Link::Native(conn)) => tokio::time::timeout(DRAIN_TIMEOUT, drain(conn, cancel_sent))
-                    .await
-                    .map_err(|_| Error::timed_out(crate::Timeout::Drain))
-                    .and_then(|r| r),
-                _ => Ok(()),
-            };
-            if let Err(e) = drained {
-                tracing::debug!(error = %e, "discarding the connection of an abandoned query");
-                self.pending = Pending::Broken;
-            } else {
-                self.pending = Pending::Idle;
+        match self.conn.as_mut() {
+            Some(conn) => {
+                // Dropped while settling, the connection is in an unknown state: discarded.
+                let pending = std::mem::replace(&mut self.pending, Pending::Broken);
+                self.pending = conn.settle(pending).await;
             }
-        }
-        if self.pending == Pending::Resync {
-            self.pending = Pending::Broken;
-            let synced = match self.conn.as_mut() {
-                Some(Link::Native(conn)) => tokio::time::timeout(DRAIN_TIMEOUT, resync(conn))
-                    .await
-                    .map_err(|_| Error::timed_out(crate::Timeout::Resync))
-                    .and_then(|r| r),
-                _ => Ok(()),
-            };
-            self.pending = if let Err(e) = synced {
-                tracing::debug!(error = %e, "discarding a connection that could not be resynchronised");
-                Pending::Broken
-            } else {
-                Pending::Idle
-            };
+            // A new connection has nothing of earlier queries.
+            None => self.pending = Pending::Idle,
         }
         if self.pending == Pending::Broken {
             self.conn = None;
@@ -574,9 +457,7 @@ impl Client {
     /// otherwise (`Drop`) in a task of its own on the current tokio runtime, or, outside one,
     /// at the client's next use. Does nothing over the native protocol.
     pub(crate) async fn stop_http(&mut self, query_id: &str, wait: bool) {
-        let Some(Link::Http(h)) = self.conn.as_mut() else { return };
-        h.abort();
-        let endpoint = h.endpoint;
+        let Some(endpoint) = self.conn.as_mut().and_then(Link::abort_http) else { return };
         if wait {
             kill_http_query(&self.opts, &self.shared, endpoint, query_id).await;
         } else {
@@ -586,9 +467,7 @@ impl Client {
 
     /// What [`Client::stop_http`] does without `wait`, for `Drop`.
     pub(crate) fn abandon_http(&mut self, query_id: &str) {
-        let Some(Link::Http(h)) = self.conn.as_mut() else { return };
-        h.abort();
-        let endpoint = h.endpoint;
+        let Some(endpoint) = self.conn.as_mut().and_then(Link::abort_http) else { return };
         match tokio::runtime::Handle::try_current() {
             Ok(rt) => {
                 let (opts, shared, id) = (self.opts.clone(), self.shared.clone(), query_id.to_string());
@@ -605,14 +484,7 @@ impl Client {
             return Err(Error::invalid(format!("parameter {:?} is bound twice: a placeholder takes one value", p.name)));
         }
         let settings = self.opts.settings_list(settings)?;
-        let compression = self.opts.compression;
-        let revision = self.opts.client_revision;
-        let client_name = self.opts.client_name.clone();
-        let quota_key = self.opts.quota_key.clone();
-        let (rev, server_side) = match self.ready().await? {
-            Link::Native(c) => (c.rev, c.rev.has(chwire_proto::revision::PARAMETERS)),
-            Link::Http(h) => (Revision(0), h.version() >= HTTP_PARAMETERS_VERSION),
-        };
+        let (rev, server_side) = self.ready().await?.parameters_support();
         let bound_sql;
         let (sql, parameters): (&str, Vec<(String, String)>) = if server_side {
             let texts: Vec<(String, String)> = parameters.iter().map(|p| (p.name.clone(), p.text.clone())).collect();
@@ -641,167 +513,22 @@ impl Client {
         };
         // Until the caller takes over, an interrupted exchange leaves the stream unknown.
         self.pending = Pending::Broken;
-        self.legacy_settings_sent = !settings.is_empty() && !rev.has(chwire_proto::revision::SETTINGS_SERIALIZED_AS_STRINGS);
+        let conn = self.conn.as_mut().expect("connected");
+        // Settings in 18.16's binary form (before revision 54429) are native only.
+        self.legacy_settings_sent =
+            !conn.is_http() && !settings.is_empty() && !rev.has(chwire_proto::revision::SETTINGS_SERIALIZED_AS_STRINGS);
         self.got_data = false;
         self.deadline = self.opts.query_timeout.map(|d| Instant::now() + d);
-        let conn = match self.conn.as_mut().expect("connected") {
-            Link::Native(c) => c,
-            Link::Http(h) => {
+        let start = QueryStart { opts: &self.opts, query_id, settings: &settings, parameters: &parameters, sql };
+        match conn.send_query(start).await {
+            Ok(()) => Ok(()),
+            Err((e, true)) => {
+                // Nothing was sent: the connection is as it was.
+                self.pending = Pending::Idle;
                 self.legacy_settings_sent = false;
-                let mut req = crate::http::QueryRequest::new(&self.opts, query_id);
-                for s in &settings {
-                    req.setting(&s.name, &s.value);
-                }
-                for (k, v) in &parameters {
-                    req.param(k, v);
-                }
-                // A query's own `FORMAT name` would shape the HTTP answer; over the native
-                // protocol the server sends blocks whatever it says. The same result both ways:
-                // the clause is taken off (chwire decodes Native).
-                let sql = match chwire_proto::sql::format_clause(sql) {
-                    Some(clause) if clause.known => &sql[..clause.start],
-                    _ => sql,
-                };
-                let res = h.start_query(&self.opts, req, sql).await;
-                return self.note(res);
+                Err(e)
             }
-        };
-        let info = ClientInfo {
-            initial_user: String::new(),
-            initial_query_id: String::new(),
-            initial_address: "0.0.0.0:0".into(),
-            initial_query_start_time_us: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0),
-            os_user: std::env::var("USER").unwrap_or_default(),
-            client_hostname: hostname(),
-            client_name,
-            version_major: crate::VERSION_MAJOR,
-            version_minor: crate::VERSION_MINOR,
-            version_patch: crate::VERSION_PATCH,
-            client_revision: revision,
-            quota_key,
-            client_agent: CLIENT_AGENT.to_string(),
-        };
-        let packet = QueryPacket {
-            query_id,
-            client_info: &info,
-            settings: &settings,
-            compression: compression.is_enabled(),
-            query: sql,
-            parameters: &parameters,
-        };
-        if let Err(e) = packet.encode(rev, &mut conn.wbuf) {
-            // A setting that does not fit an old server's binary form: nothing was sent.
-            self.pending = Pending::Idle;
-            self.legacy_settings_sent = false;
-            return Err(e.into());
-        }
-        // No external tables: the empty block ends them (INSERTs too).
-        let Conn { wbuf, scratch, .. } = conn;
-        encode_data(&Block::new(), rev, compression, scratch, wbuf);
-        conn.set_compression(compression.is_enabled());
-        let res = conn.flush().await;
-        self.note(res)
-    }
-}
-
-/// The host name sent in every query's ClientInfo: looked up once per process (reading
-/// /etc/hostname took four system calls per query).
-fn hostname() -> String {
-    static HOSTNAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    HOSTNAME
-        .get_or_init(|| {
-            std::env::var("HOSTNAME")
-                .ok()
-                .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|s| s.trim().to_string()))
-                .unwrap_or_default()
-        })
-        .clone()
-}
-
-/// Stop an HTTP query the client gave up on (cancelled, timed out, its stream dropped):
-/// `KILL QUERY WHERE query_id = … ASYNC` on a new connection to the server that runs it,
-/// outside any session (the query still holds it). HTTP has no Cancel: closing the response
-/// stops a query only when the server next writes to it, and 18.16 writes its answer per
-/// 1 MiB, so a query that returns little (or nothing until its end) would run on; 18.16 has
-/// no `cancel_http_readonly_queries_on_client_close` either (later servers have it, off by
-/// default). When the first KILL finds nothing, it is asked once more a moment later: the
-/// query's request may not have reached the server yet. At most [`KILL_TIMEOUT`]; a failure
-/// (the server unreachable, no right to kill) is only logged: the query was abandoned either
-/// way. Every query chwire sends over HTTP carries a query id, so that it can be killed.
-pub(crate) async fn kill_http_query(opts: &Options, shared: &Arc<Shared>, endpoint: usize, id: &str) -> bool {
-    let mut opts = opts.clone();
-    opts.session_id = None;
-    let sql = format!("KILL QUERY WHERE query_id = {} ASYNC", crate::params::QueryParam::sql_literal(id));
-    let attempt = async {
-        let mut conn = crate::http::HttpConn::connect(&opts, shared, endpoint).await?;
-        for round in 0..2 {
-            if round > 0 {
-                tokio::time::sleep(KILL_AGAIN_AFTER).await;
-                if !conn.ready_for_request().await {
-                    conn = crate::http::HttpConn::connect(&opts, shared, endpoint).await?;
-                }
-            }
-            conn.start_query(&opts, crate::http::QueryRequest::new(&opts, &new_query_id()), &sql).await?;
-            let mut found = 0;
-            loop {
-                match conn.recv().await? {
-                    ServerPacket::Data(b) => found += b.rows(),
-                    ServerPacket::EndOfStream => break,
-                    ServerPacket::Exception(e) => return Err(Error::from(e)),
-                    _ => {}
-                }
-            }
-            if found > 0 {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    };
-    match tokio::time::timeout(KILL_TIMEOUT, attempt).await {
-        Ok(Ok(true)) => {
-            tracing::debug!(query_id = id, "killed the abandoned HTTP query");
-            true
-        }
-        Ok(Ok(false)) => {
-            tracing::debug!(query_id = id, "the abandoned HTTP query was no longer running");
-            false
-        }
-        Ok(Err(e)) => {
-            tracing::debug!(query_id = id, error = %e, "could not kill the abandoned HTTP query");
-            false
-        }
-        Err(_) => {
-            tracing::debug!(query_id = id, "no answer to KILL QUERY in time");
-            false
-        }
-    }
-}
-
-/// Read and discard packets of an abandoned query until it ends.
-async fn drain(conn: &mut Conn, cancel_sent: bool) -> Result<()> {
-    if !cancel_sent {
-        encode_cancel(&mut conn.wbuf);
-    }
-    // Also pushes out a Cancel that `Drop` handed to TLS but the socket did not take yet.
-    conn.flush().await?;
-    loop {
-        match conn.recv().await? {
-            ServerPacket::EndOfStream | ServerPacket::Exception(_) => return Ok(()),
-            _ => {}
-        }
-    }
-}
-
-/// Ping and read up to the Pong, accepting the exceptions an unread block provokes.
-async fn resync(conn: &mut Conn) -> Result<()> {
-    encode_ping(&mut conn.wbuf);
-    conn.flush().await?;
-    loop {
-        match conn.recv().await? {
-            ServerPacket::Pong => return Ok(()),
-            ServerPacket::Exception(e) => tracing::debug!(error = %e, "exception while resynchronising"),
-            ServerPacket::Progress(_) | ServerPacket::Log(_) | ServerPacket::ProfileEvents(_) => {}
-            other => return Err(Error::protocol(format!("unexpected {} packet while resynchronising", other.name()))),
+            Err((e, false)) => self.note(Err(e)),
         }
     }
 }

@@ -1,11 +1,17 @@
 //! The connection of a [`crate::Client`], over either transport: the native protocol
-//! ([`Conn`]) or HTTP ([`HttpConn`]); and connecting to one of several servers.
+//! ([`Conn`]) or HTTP ([`HttpConn`]); connecting to one of several servers; and what differs
+//! between the two transports when a query is sent, pinged, abandoned or settled, so that the
+//! client's state machine (client.rs) is one for both.
 
 use crate::conn::{Conn, Shared};
 use crate::error::{Error, ErrorKind, Result};
-use crate::http::HttpConn;
+use crate::http::{HttpConn, QueryRequest};
 use crate::options::{Options, Transport};
-use chwire_proto::{ServerHello, ServerPacket};
+use chwire_proto::packet::client::Setting;
+use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
+use chwire_proto::{Block, Revision, ServerHello, ServerPacket};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 // One per client, moved only when (re)connecting: the size difference costs nothing.
 #[allow(clippy::large_enum_variant)]
@@ -125,6 +131,350 @@ impl Link {
         match self {
             Link::Native(c) => c.shutdown_now(),
             Link::Http(h) => h.abandon_insert(),
+        }
+    }
+
+    /// The revision the query packet is encoded at (0 over HTTP) and whether the server reads
+    /// server-side parameters (native from revision 54459, HTTP from ClickHouse 19.15).
+    pub(crate) fn parameters_support(&self) -> (Revision, bool) {
+        match self {
+            Link::Native(c) => (c.rev, c.rev.has(chwire_proto::revision::PARAMETERS)),
+            Link::Http(h) => (Revision(0), h.version() >= HTTP_PARAMETERS_VERSION),
+        }
+    }
+
+    /// Send a query: natively the Query packet and the empty block that ends its external
+    /// tables, over HTTP the request (a query's own known `FORMAT name` taken off: chwire
+    /// decodes Native either way). `Err((e, true))`: nothing was sent (a setting an old
+    /// server's binary form cannot hold), the connection is as it was.
+    pub(crate) async fn send_query(&mut self, q: QueryStart<'_>) -> std::result::Result<(), (Error, bool)> {
+        match self {
+            Link::Http(h) => {
+                let mut req = QueryRequest::new(q.opts, q.query_id);
+                for s in q.settings {
+                    req.setting(&s.name, &s.value);
+                }
+                for (k, v) in q.parameters {
+                    req.param(k, v);
+                }
+                let sql = match chwire_proto::sql::format_clause(q.sql) {
+                    Some(clause) if clause.known => &q.sql[..clause.start],
+                    _ => q.sql,
+                };
+                h.start_query(q.opts, req, sql).await.map_err(|e| (e, false))
+            }
+            Link::Native(conn) => {
+                let opts = q.opts;
+                let info = ClientInfo {
+                    initial_user: String::new(),
+                    initial_query_id: String::new(),
+                    initial_address: "0.0.0.0:0".into(),
+                    initial_query_start_time_us: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0),
+                    os_user: std::env::var("USER").unwrap_or_default(),
+                    client_hostname: hostname(),
+                    client_name: opts.client_name.clone(),
+                    version_major: crate::VERSION_MAJOR,
+                    version_minor: crate::VERSION_MINOR,
+                    version_patch: crate::VERSION_PATCH,
+                    client_revision: opts.client_revision,
+                    quota_key: opts.quota_key.clone(),
+                    client_agent: crate::CLIENT_AGENT.to_string(),
+                };
+                let compression = opts.compression;
+                let rev = conn.rev;
+                let packet = QueryPacket {
+                    query_id: q.query_id,
+                    client_info: &info,
+                    settings: q.settings,
+                    compression: compression.is_enabled(),
+                    query: q.sql,
+                    parameters: q.parameters,
+                };
+                packet.encode(rev, &mut conn.wbuf).map_err(|e| (e.into(), true))?;
+                // No external tables: the empty block ends them (INSERTs too).
+                let Conn { wbuf, scratch, .. } = conn;
+                encode_data(&Block::new(), rev, compression, scratch, wbuf);
+                conn.set_compression(compression.is_enabled());
+                conn.flush().await.map_err(|e| (e, false))
+            }
+        }
+    }
+
+    /// Ping the server and wait for its answer.
+    pub(crate) async fn ping(&mut self, opts: &Options) -> Result<()> {
+        let conn = match self {
+            Link::Native(c) => c,
+            Link::Http(h) => return h.ping(opts).await,
+        };
+        encode_ping(&mut conn.wbuf);
+        conn.flush().await?;
+        loop {
+            match conn.recv().await? {
+                ServerPacket::Pong => return Ok(()),
+                // ClickHouse's client also tolerates a stray Progress here.
+                ServerPacket::Progress(_) => {}
+                other => return Err(Error::protocol(format!("expected Pong, got {}", other.name()))),
+            }
+        }
+    }
+
+    /// A query's answer that did not come in time or could not be read: the query may still
+    /// run. Native: Cancel it (the connection is discarded all the same). HTTP: nothing to
+    /// send (the discarded connection closes the response).
+    pub(crate) fn cancel_unanswered(&mut self, e: &Error) {
+        if let Link::Native(conn) = self {
+            if e.is_timeout() || matches!(e.kind(), ErrorKind::Decode(_) | ErrorKind::Protocol(_)) {
+                conn.try_send_cancel();
+            }
+        }
+    }
+
+    /// HTTP: close the current response (the query is then killed by its id, see
+    /// [`kill_http_query`]) and say which server runs it. Native: nothing (`None`): the query
+    /// is cancelled in band.
+    pub(crate) fn abort_http(&mut self) -> Option<usize> {
+        match self {
+            Link::Http(h) => {
+                h.abort();
+                Some(h.endpoint)
+            }
+            Link::Native(_) => None,
+        }
+    }
+
+    /// Whether this is an HTTP connection.
+    pub(crate) fn is_http(&self) -> bool {
+        matches!(self, Link::Http(_))
+    }
+
+    /// The native connection, for what only the native protocol has (an insert's blocks and
+    /// packets); `Closed` over HTTP.
+    pub(crate) fn native(&mut self) -> Result<&mut Conn> {
+        match self {
+            Link::Native(c) => Ok(c),
+            Link::Http(_) => Err(Error::new(ErrorKind::Closed)),
+        }
+    }
+
+    /// The HTTP connection, for what only HTTP has (an insert's request body); `Closed` over
+    /// the native protocol.
+    pub(crate) fn http(&mut self) -> Result<&mut HttpConn> {
+        match self {
+            Link::Http(h) => Ok(h),
+            Link::Native(_) => Err(Error::new(ErrorKind::Closed)),
+        }
+    }
+
+    /// Deal with what is `pending` before the next query; what is pending after it (`Idle`,
+    /// or `Broken`: the caller connects anew). HTTP: an abandoned response is cancelled by
+    /// closing its connection (the server stops the query), exceptions leave nothing to
+    /// resynchronise, and a connection idle beyond the server's keep-alive timeout, or closed
+    /// by the server, is replaced. Native: an abandoned query is drained (Cancel first), a
+    /// connection out of step is resynchronised with a Ping, each within [`DRAIN_TIMEOUT`].
+    /// The caller marks the connection broken while this runs: dropped half-way, it is in an
+    /// unknown state.
+    pub(crate) async fn settle(&mut self, pending: Pending) -> Pending {
+        let conn = match self {
+            Link::Http(h) => {
+                return match pending {
+                    Pending::Drain { .. } | Pending::Broken => Pending::Broken,
+                    Pending::Idle | Pending::Resync if h.ready_for_request().await => Pending::Idle,
+                    Pending::Idle | Pending::Resync => Pending::Broken,
+                }
+            }
+            Link::Native(conn) => conn,
+        };
+        let (res, what) = match pending {
+            Pending::Idle | Pending::Broken => return pending,
+            Pending::Drain { cancel_sent } => (
+                tokio::time::timeout(DRAIN_TIMEOUT, drain(conn, cancel_sent)).await.map_err(|_| Error::timed_out(crate::Timeout::Drain)),
+                "discarding the connection of an abandoned query",
+            ),
+            Pending::Resync => (
+                tokio::time::timeout(DRAIN_TIMEOUT, resync(conn)).await.map_err(|_| Error::timed_out(crate::Timeout::Resync)),
+                "discarding a connection that could not be resynchronised",
+            ),
+        };
+        match res.and_then(|r| r) {
+            Ok(()) => Pending::Idle,
+            Err(e) => {
+                tracing::debug!(error = %e, "{what}");
+                Pending::Broken
+            }
+        }
+    }
+}
+
+/// What [`Link::send_query`] sends.
+pub(crate) struct QueryStart<'a> {
+    pub opts: &'a Options,
+    pub query_id: &'a str,
+    pub settings: &'a [Setting],
+    pub parameters: &'a [(String, String)],
+    pub sql: &'a str,
+}
+
+/// The host name sent in every query's ClientInfo: looked up once per process (reading
+/// /etc/hostname took four system calls per query).
+fn hostname() -> String {
+    static HOSTNAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOSTNAME
+        .get_or_init(|| {
+            std::env::var("HOSTNAME")
+                .ok()
+                .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|s| s.trim().to_string()))
+                .unwrap_or_default()
+        })
+        .clone()
+}
+
+/// What the connection still holds of earlier queries, dealt with before the next one
+/// ([`Link::settle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// The connection is idle.
+    Idle,
+    /// A query was abandoned; Cancel was (or still must be) sent and its packets must be
+    /// drained before the next query.
+    Drain { cancel_sent: bool },
+    /// The server raised an exception before it read the empty block that follows every
+    /// Query packet. Servers before the fix to skip such data (e.g. 18.16) then take that
+    /// block for the next packet and answer it with an exception ("Unexpected packet Data
+    /// received from client"). A Ping, answered with Pong after any such exception, puts
+    /// both sides back in step before the next query.
+    Resync,
+    /// The connection must be discarded.
+    Broken,
+}
+
+/// The first server version taken to read server-side parameters over HTTP (`param_x`;
+/// 18.16 refuses them): older ones get typed SQL literals, like native revisions before 54459.
+const HTTP_PARAMETERS_VERSION: (u64, u64, u64) = (19, 15, 0);
+
+/// How long to wait for an abandoned query to end before discarding the connection.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The longest an HTTP query's kill may take, connecting included (see [`kill_http_query`]).
+const KILL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long to wait before asking a second time to kill an HTTP query that the first ask did
+/// not find: its request may still have been on its way to the server.
+const KILL_AGAIN_AFTER: Duration = Duration::from_millis(250);
+
+/// A new query id: a random version-4 UUID (every query chwire sends carries one, so that an
+/// HTTP query can be killed by it).
+pub(crate) fn new_query_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let s = std::collections::hash_map::RandomState::new();
+    let mut words = [0u64; 2];
+    for (i, w) in words.iter_mut().enumerate() {
+        let mut h = s.build_hasher();
+        h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+        h.write_usize(i);
+        *w = h.finish();
+    }
+    let b: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+    format!(
+        "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-4{:01x}{:02x}-{:01x}{:01x}{:02x}-{}",
+        b[0],
+        b[1],
+        b[2],
+        b[3],
+        b[4],
+        b[5],
+        b[6] & 0x0f,
+        b[7],
+        8 | (b[8] & 0x3),
+        b[8] >> 4,
+        b[9],
+        b[10..16].iter().map(|x| format!("{x:02x}")).collect::<String>()
+    )
+}
+
+/// Stop an HTTP query the client gave up on (cancelled, timed out, its stream dropped):
+/// `KILL QUERY WHERE query_id = … ASYNC` on a new connection to the server that runs it,
+/// outside any session (the query still holds it). HTTP has no Cancel: closing the response
+/// stops a query only when the server next writes to it, and 18.16 writes its answer per
+/// 1 MiB, so a query that returns little (or nothing until its end) would run on; 18.16 has
+/// no `cancel_http_readonly_queries_on_client_close` either (later servers have it, off by
+/// default). When the first KILL finds nothing, it is asked once more a moment later: the
+/// query's request may not have reached the server yet. At most [`KILL_TIMEOUT`]; a failure
+/// (the server unreachable, no right to kill) is only logged: the query was abandoned either
+/// way. Every query chwire sends over HTTP carries a query id, so that it can be killed.
+pub(crate) async fn kill_http_query(opts: &Options, shared: &Arc<Shared>, endpoint: usize, id: &str) -> bool {
+    let mut opts = opts.clone();
+    opts.session_id = None;
+    let sql = format!("KILL QUERY WHERE query_id = {} ASYNC", crate::params::QueryParam::sql_literal(id));
+    let attempt = async {
+        let mut conn = crate::http::HttpConn::connect(&opts, shared, endpoint).await?;
+        for round in 0..2 {
+            if round > 0 {
+                tokio::time::sleep(KILL_AGAIN_AFTER).await;
+                if !conn.ready_for_request().await {
+                    conn = crate::http::HttpConn::connect(&opts, shared, endpoint).await?;
+                }
+            }
+            conn.start_query(&opts, crate::http::QueryRequest::new(&opts, &new_query_id()), &sql).await?;
+            let mut found = 0;
+            loop {
+                match conn.recv().await? {
+                    ServerPacket::Data(b) => found += b.rows(),
+                    ServerPacket::EndOfStream => break,
+                    ServerPacket::Exception(e) => return Err(Error::from(e)),
+                    _ => {}
+                }
+            }
+            if found > 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    };
+    match tokio::time::timeout(KILL_TIMEOUT, attempt).await {
+        Ok(Ok(true)) => {
+            tracing::debug!(query_id = id, "killed the abandoned HTTP query");
+            true
+        }
+        Ok(Ok(false)) => {
+            tracing::debug!(query_id = id, "the abandoned HTTP query was no longer running");
+            false
+        }
+        Ok(Err(e)) => {
+            tracing::debug!(query_id = id, error = %e, "could not kill the abandoned HTTP query");
+            false
+        }
+        Err(_) => {
+            tracing::debug!(query_id = id, "no answer to KILL QUERY in time");
+            false
+        }
+    }
+}
+
+/// Read and discard packets of an abandoned query until it ends.
+async fn drain(conn: &mut Conn, cancel_sent: bool) -> Result<()> {
+    if !cancel_sent {
+        encode_cancel(&mut conn.wbuf);
+    }
+    // Also pushes out a Cancel that `Drop` handed to TLS but the socket did not take yet.
+    conn.flush().await?;
+    loop {
+        match conn.recv().await? {
+            ServerPacket::EndOfStream | ServerPacket::Exception(_) => return Ok(()),
+            _ => {}
+        }
+    }
+}
+
+/// Ping and read up to the Pong, accepting the exceptions an unread block provokes.
+async fn resync(conn: &mut Conn) -> Result<()> {
+    encode_ping(&mut conn.wbuf);
+    conn.flush().await?;
+    loop {
+        match conn.recv().await? {
+            ServerPacket::Pong => return Ok(()),
+            ServerPacket::Exception(e) => tracing::debug!(error = %e, "exception while resynchronising"),
+            ServerPacket::Progress(_) | ServerPacket::Log(_) | ServerPacket::ProfileEvents(_) => {}
+            other => return Err(Error::protocol(format!("unexpected {} packet while resynchronising", other.name()))),
         }
     }
 }

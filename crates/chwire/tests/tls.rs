@@ -183,6 +183,9 @@ async fn an_expired_certificate_is_refused() {
             .env("CHWIRE_CH18_NAME", "expired-certificate server")
             .env("CHWIRE_CH18_TCP_PORT", tcp.to_string())
             .env("CHWIRE_CH18_HTTP_PORT", (tcp - 900).to_string())
+            // Its TLS ports beside those (not the rig's, which a caller's environment may set).
+            .env("CHWIRE_CH18_TLS_PORT", (tcp + 40).to_string())
+            .env("CHWIRE_CH18_HTTPS_PORT", (tcp - 900 + 40).to_string())
             .env("CHWIRE_CH18_TLS_CERT", "expired")
             .env("CHWIRE_CH18_TLS_DIR", tls_dir())
             .status()

@@ -85,12 +85,12 @@ impl Insert<'_> {
         if block.rows() == 0 {
             return Ok(());
         }
-        if matches!(self.client.conn, Some(Link::Http(_))) {
+        if self.client.conn.as_ref().is_some_and(Link::is_http) {
             return self.send_http(block).await;
         }
         self.take_arrived_packets()?;
         let compression = self.client.opts.compression;
-        let Some(Link::Native(conn)) = self.client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
+        let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?.native()?;
         let rev: Revision = conn.rev;
         let Conn { wbuf, scratch, .. } = conn;
         encode_data(block, rev, compression, scratch, wbuf);
@@ -109,7 +109,7 @@ impl Insert<'_> {
     /// `decompress=1`) and hand it to the request body.
     async fn send_http(&mut self, block: &Block) -> Result<()> {
         let compression = self.client.opts.compression;
-        let Some(Link::Http(h)) = self.client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
+        let h = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?.http()?;
         if h.answered_early() {
             // The server stopped reading: it rejected the insert. Its answer is the error.
             self.done = true;
@@ -142,7 +142,7 @@ impl Insert<'_> {
     /// exception if it rejected a block) without waiting.
     fn take_arrived_packets(&mut self) -> Result<()> {
         loop {
-            let Some(Link::Native(conn)) = self.client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
+            let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?.native()?;
             let res = conn.try_recv();
             let packet = match self.client.note(res) {
                 Ok(Some(p)) => p,
@@ -178,7 +178,7 @@ impl Insert<'_> {
             return Err(Error::invalid("the insert has already ended with an error"));
         }
         let compression = self.client.opts.compression;
-        if let Some(Link::Http(h)) = self.client.conn.as_mut() {
+        if let Some(h) = self.client.conn.as_mut().and_then(|c| c.http().ok()) {
             let res = h.end_insert().await;
             self.done = true;
             let res = self.client.note(res);
@@ -192,7 +192,7 @@ impl Insert<'_> {
             return Ok(QuerySummary { progress: self.progress, profile: None, rows_sent: self.rows_sent });
         }
         let res = async {
-            let Some(Link::Native(conn)) = self.client.conn.as_mut() else { return Err(Error::new(ErrorKind::Closed)) };
+            let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?.native()?;
             let rev = conn.rev;
             let Conn { wbuf, scratch, .. } = conn;
             encode_data(&Block::new(), rev, compression, scratch, wbuf);

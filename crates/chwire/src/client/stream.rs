@@ -254,7 +254,7 @@ impl QueryStream<'_> {
         self.done = true;
         let client = &mut *self.client;
         client.pending = Pending::Drain { cancel_sent: false };
-        if matches!(client.conn, Some(Link::Http(_))) {
+        if client.conn.as_ref().is_some_and(Link::is_http) {
             // Killed by its id before this returns; the aborted response's connection is
             // replaced now, so that the client is ready again (a pool takes it back at once).
             client.stop_http(&self.query_id, true).await;

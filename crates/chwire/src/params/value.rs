@@ -198,7 +198,7 @@ impl ParamValue {
                 return type_error(format!("{s:?} is not a number, for a {t} parameter"))
             }
             (ParamValue::Str(s), Some(t @ (DataType::Date | DataType::Date32 | DataType::DateTime(_) | DataType::DateTime64 { .. }))) => {
-                check_time_text(s, t, tz)?;
+                check_time_text(s, t)?;
                 Shaped::Str(s.clone())
             }
             (ParamValue::Str(s), _) => Shaped::Str(s.clone()),
@@ -447,6 +447,8 @@ fn seconds_range(t: &DataType) -> Option<(i64, i64, &'static str)> {
         DataType::Date => Some((0, 65_535 * 86_400, "1970-01-01..2149-06-06")),
         DataType::Date32 => Some((-2_208_988_800, 10_413_791_999, "1900-01-01..2299-12-31")),
         DataType::DateTime(_) => Some((0, i64::from(u32::MAX), "1970-01-01 00:00:00..2106-02-07 06:28:15 UTC")),
+        // Nanoseconds in an Int64 end sooner.
+        DataType::DateTime64 { precision: 9.., .. } => Some((-2_208_988_800, 9_223_372_036, "1900-01-01..2262-04-11 23:47:16 UTC")),
         DataType::DateTime64 { .. } => Some((-2_208_988_800, 10_413_791_999, "1900-01-01..2299-12-31 23:59:59 UTC")),
         _ => None,
     }
@@ -467,11 +469,16 @@ fn check_instant(micros: i64, ty: Option<&DataType>) -> Result<(), ParamError> {
 }
 
 /// A date (`YYYY-MM-DD`) or wall-clock time (`YYYY-MM-DD hh:mm:ss[.f]`) given as text for a
-/// date or time type must lie in its range (other text is the server's to read). A wall-clock
-/// time is read in the type's zone, else the server's; in a zone chwire cannot resolve it is
-/// refused only when no zone's offset (UTC-12 to UTC+14) would bring it into range.
-fn check_time_text(s: &str, t: &DataType, server_tz: Option<&str>) -> Result<(), ParamError> {
+/// date or time type must lie in its range (other text, such as a Unix timestamp's digits, is
+/// the server's to read). A wall-clock time is read in the type's own zone; for a type without
+/// one the zone is the session's, which a query's settings may change after binding: such a
+/// time is refused only when no zone's offset (within 14 hours of UTC) brings it into range.
+fn check_time_text(s: &str, t: &DataType) -> Result<(), ParamError> {
     let Some((lo, hi, range)) = seconds_range(t) else { return Ok(()) };
+    // Only the extended form: `20240229` is no date here (for a DateTime it is a timestamp).
+    if s.len() < 10 || s.as_bytes()[4] != b'-' {
+        return Ok(());
+    }
     let outside = || Err(ParamError::Range(format!("{s} is outside {t} ({range})")));
     let civil = match s.parse::<jiff::civil::DateTime>() {
         Ok(dt) if s.len() > 10 => dt,
@@ -489,7 +496,7 @@ fn check_time_text(s: &str, t: &DataType, server_tz: Option<&str>) -> Result<(),
     }
     let zone = match t {
         DataType::DateTime(Some(z)) | DataType::DateTime64 { tz: Some(z), .. } => Some(z.as_str()),
-        _ => server_tz,
+        _ => None,
     };
     match zone.and_then(|z| jiff::tz::TimeZone::get(z).ok()).and_then(|z| civil.to_zoned(z).ok()) {
         Some(at) => {
@@ -707,13 +714,17 @@ mod tests {
         assert!(bind(&P::Str("1970-01-01 06:00:00".into()), "DateTime('Asia/Kolkata')").is_ok());
         assert!(bind(&P::Str("1899-12-31 23:59:59.5".into()), "DateTime64(3, 'UTC')").is_err());
         assert!(bind(&P::Str("2299-12-31 23:59:59.999".into()), "DateTime64(3, 'UTC')").is_ok());
-        // Without a zone in the type: the server's (Asia/Kolkata here); with no zone known,
-        // only what no zone's offset brings into range.
-        assert!(bind(&P::Str("1970-01-01 03:00:00".into()), "DateTime").is_err());
-        let no_zone = |s: &str| P::Str(s.into()).bind(Some(&DataType::DateTime(None)), None);
-        assert!(no_zone("1970-01-01 03:00:00").is_ok());
-        assert!(no_zone("1969-12-30 00:00:00").is_err());
-        assert!(no_zone("not a time").is_ok());
+        // Without a zone in the type (the session's, which settings may change): only what no
+        // zone's offset brings into range.
+        assert!(bind(&P::Str("1970-01-01 03:00:00".into()), "DateTime").is_ok());
+        assert!(bind(&P::Str("1969-12-30 00:00:00".into()), "DateTime").is_err());
+        assert!(bind(&P::Str("not a time".into()), "DateTime").is_ok());
+        // A Unix timestamp's digits are the server's to read, not a basic-format date.
+        assert!(bind(&P::Str("19691231".into()), "DateTime").is_ok());
+        // DateTime64(9) ends where nanoseconds leave an Int64.
+        assert!(bind(&P::Str("2262-04-11 23:47:16".into()), "DateTime64(9, 'UTC')").is_ok());
+        assert!(bind(&P::Str("2262-04-11 23:47:17".into()), "DateTime64(9, 'UTC')").unwrap_err().contains("2262-04-11 23:47:16"));
+        assert!(bind(&P::Str("2270-01-01 00:00:00".into()), "DateTime64(6, 'UTC')").is_ok());
         assert_eq!(bind(&P::Str("2149-06-06".into()), "Date").unwrap().0, "2149-06-06");
         assert_eq!(bind(&P::Str("2200-01-01".into()), "Date32").unwrap().0, "2200-01-01");
         assert!(bind(&P::Str("1899-12-31".into()), "Nullable(Date32)").unwrap_err().contains("outside"));
