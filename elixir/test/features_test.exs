@@ -201,6 +201,26 @@ defmodule ChwireFeaturesTest do
     end
   end
 
+  test "tables every front end refuses", %{refusals: refusals} do
+    for url <- refusal_urls() do
+      {:ok, c} = Chwire.start_link(url: url)
+
+      wrong =
+        Enum.flat_map(refusals["tables"], fn t ->
+          case refusal(fn -> Chwire.insert(c, t["table"], [[1]]) end) do
+            {:refused, m} ->
+              if String.contains?(m, t["error"]), do: [], else: ["#{t["table"]}: #{m}"]
+
+            {:accepted, other} ->
+              ["#{t["table"]}: #{inspect(other)}"]
+          end
+        end)
+
+      assert wrong == [], url <> ":\n" <> Enum.join(wrong, "\n")
+      GenServer.stop(c)
+    end
+  end
+
   test "options every front end refuses", %{refusals: refusals} do
     Process.flag(:trap_exit, true)
 

@@ -178,6 +178,21 @@ for (const [name, url] of refusalUrls) {
     assert.deepEqual(wrong, []);
   });
 
+  test(`tables every front end refuses (${name})`, async () => {
+    const cl = await connect(url);
+    const wrong = [];
+    for (const t of REFUSALS.tables) {
+      try {
+        await cl.insert(t.table, [{ a: 1 }]);
+        wrong.push(`${t.table}: accepted`);
+      } catch (e) {
+        const msg = String(e?.message ?? e);
+        if (e?.code !== undefined || !msg.includes(t.error)) wrong.push(`${t.table}: ${e?.name}: ${msg}`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
   test(`options every front end refuses (${name})`, async () => {
     const wrong = [];
     for (const o of REFUSALS.options) {

@@ -9,7 +9,7 @@ import uuid as _uuid
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from . import _arrays, _types
-from ._chwire import Instant, QueryStream, RawClient
+from ._chwire import Instant, QueryStream, RawClient, sql_identifier, sql_table
 from ._errors import DataError, NotSupportedError, ProgrammingError
 
 CLICKHOUSE_TYPE = "clickhouse.type"
@@ -295,8 +295,8 @@ class Client:
         return self.insert_arrow(table, pyarrow.Table.from_arrays(arrays, schema=schema), settings, query_id)
 
     def _table_schema(self, table: str, column_names: Optional[Sequence[str]]) -> Any:
-        cols = "*" if not column_names else ", ".join(_quote(c) for c in column_names)
-        return self.query_arrow(f"SELECT {cols} FROM {table} LIMIT 0").schema
+        cols = "*" if not column_names else ", ".join(sql_identifier(c) for c in column_names)
+        return self.query_arrow(f"SELECT {cols} FROM {sql_table(table)} LIMIT 0").schema
 
     def _nan_stays_nan(self, table: str, df: Any, data: Any) -> Any:
         """pandas has no NULL for a float64 column but NaN, which ``from_pandas`` makes null:
@@ -462,10 +462,6 @@ def _to_pandas(table: Any, dtype_backend: Optional[str]) -> Any:
                 pa.float64(): pd.Float64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype(),
                 pa.large_string(): pd.StringDtype()}
     return table.to_pandas(types_mapper=nullable.get)  # "numpy_nullable"
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
 
 
 def _options(host: Optional[str], port: Optional[int], user: Optional[str], password: Optional[str],

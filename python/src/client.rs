@@ -225,3 +225,18 @@ impl RawClient {
         })
     }
 }
+
+/// `text` read as a table reference (`t`, `db.t`, quoted parts) by the core's SQL rules and
+/// written back as SQL, every part quoted; text that is none is a `DataError`. What the Python
+/// layer puts into a statement instead of a table's text.
+#[pyfunction]
+pub fn sql_table(py: Python<'_>, text: &str) -> PyResult<String> {
+    let table = TableRef::parse(text).map_err(|e| Error::from(chwire::Error::from(e))).py_err(py)?;
+    Ok(table.to_string())
+}
+
+/// `name` as a quoted identifier, escaped as ClickHouse reads one (the core's quoting).
+#[pyfunction]
+pub fn sql_identifier(name: &str) -> String {
+    chwire::sql::quote_identifier(name)
+}

@@ -27,6 +27,8 @@ fn _chwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::QueryStream>()?;
     m.add_class::<params::Instant>()?;
     m.add_function(wrap_pyfunction!(stream::read_native, m)?)?;
+    m.add_function(wrap_pyfunction!(client::sql_table, m)?)?;
+    m.add_function(wrap_pyfunction!(client::sql_identifier, m)?)?;
     spark::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

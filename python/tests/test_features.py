@@ -151,6 +151,26 @@ def test_options_every_front_end_refuses(name, url):
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.parametrize("name, url", refusal_urls(), ids=[n for n, _ in refusal_urls()])
+def test_tables_every_front_end_refuses(name, url):
+    """tests/features/refusals.json: text that is no table is refused by every insert, with the
+    core's message, before anything is sent."""
+    import pyarrow as pa
+
+    wrong = []
+    with chwire.connect(url) as c:
+        for t in features.refusals()["tables"]:
+            for how, insert in [("insert", lambda: c.insert(t["table"], [[1]], column_names=["a"])),
+                                ("insert_arrow", lambda: c.insert_arrow(t["table"], pa.table({"a": [1]})))]:
+                try:
+                    insert()
+                    wrong.append(f"{how} {t['table']!r}: accepted")
+                except chwire.Error as e:
+                    if isinstance(e, chwire.ServerError) or t["error"] not in str(e):
+                        wrong.append(f"{how} {t['table']!r}: {type(e).__name__}: {str(e)[:200]}")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_a_parameter_the_server_refuses_leaves_the_client_usable(client):
     with pytest.raises(chwire.ServerError):
         client.command("SELECT {p:Array(UUID)}", parameters={"p": ["not a uuid"]})

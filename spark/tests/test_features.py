@@ -99,3 +99,19 @@ def test_options_every_front_end_refuses(spark, nodes, python_source, where):
                 if o["error"] not in str(e):
                     wrong.append(f"{fmt} {o['query']}: {str(e)[:300]}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_tables_every_front_end_refuses(spark, nodes, python_source):
+    """tests/features/refusals.json through both sources: a write to text that is no table is
+    refused with the core's message before anything is sent."""
+    wrong = []
+    df = spark.createDataFrame([(1,)], "a long")
+    for t in features.refusals()["tables"]:
+        for fmt in ("chwire", python_source):
+            try:
+                df.write.format(fmt).option("url", nodes[0]).option("table", t["table"]).mode("append").save()
+                wrong.append(f"{fmt} {t['table']!r}: accepted")
+            except Exception as e:  # Spark wraps the source's error in its own classes
+                if t["error"] not in str(e):
+                    wrong.append(f"{fmt} {t['table']!r}: {str(e)[:300]}")
+    assert not wrong, "\n".join(wrong)

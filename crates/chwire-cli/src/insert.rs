@@ -11,7 +11,8 @@ use clap::Args;
 /// `chwire insert`'s arguments.
 #[derive(Args, Debug)]
 pub struct InsertArgs {
-    /// The table to insert into: `t`, `db.t` (as SQL)
+    /// The table to insert into: `t`, `db.t`, quoted parts (`"my db"."t"`), or a table
+    /// function (`FUNCTION s3(...)`)
     table: String,
     /// Input format (ClickHouse's names, any case): Native (as `FORMAT Native` and
     /// `chwire query --format native` write it), Arrow, ArrowStream, Parquet, CSV,
@@ -54,6 +55,7 @@ async fn insert(opts: Options, args: InsertArgs, format: Format) -> crate::Resul
     let (mut format_settings, settings) = formats::options::split_settings(args.settings);
     // Also the input's (JSONEachRow members naming no column are left out).
     format_settings.extend(settings.iter().filter(|(k, _)| k == "input_format_skip_unknown_fields").cloned());
+    let target = target(&args.table)?;
     let limits = opts.limits;
     let mut client = Client::connect(opts).await?;
     let tz = args.timezone.clone().or_else(|| client.server_info().and_then(|i| i.timezone));
@@ -66,11 +68,11 @@ async fn insert(opts: Options, args: InsertArgs, format: Format) -> crate::Resul
     }
     let names = match names {
         // CSVWithNames names a tuple's elements (`t.a`, `t.b`): list the table's columns.
-        Some(n) if format.csv() && n.iter().any(|x| x.contains('.')) => Some(csv_columns(&mut client, &args.table, n).await?),
+        Some(n) if format.csv() && n.iter().any(|x| x.contains('.')) => Some(csv_columns(&mut client, &target, n).await?),
         n => n,
     };
     let columns = names.map(|n| format!(" ({})", quote_identifiers(n.iter().map(String::as_str)))).unwrap_or_default();
-    let mut query = client.query(format!("INSERT INTO {}{columns} VALUES", args.table));
+    let mut query = client.query(format!("INSERT INTO {target}{columns} VALUES"));
     for (k, v) in settings {
         query = query.setting(k, v);
     }
@@ -112,6 +114,17 @@ async fn insert(opts: Options, args: InsertArgs, format: Format) -> crate::Resul
         eprintln!("Note: --skip-rows {} left nothing to insert: the input has at most {} rows.", args.skip_rows, args.skip_rows);
     }
     Ok(())
+}
+
+/// The insert's target as SQL: a table reference as every front end reads one (`t`, `db.t`,
+/// quoted parts; chwire's `sql::TableRef`), written back quoted; or a table function
+/// (`FUNCTION s3(…)`), which is SQL the user writes. Other text is refused before connecting.
+fn target(table: &str) -> crate::Result<String> {
+    match chwire::sql::TableRef::parse(table) {
+        Ok(t) => Ok(t.to_string()),
+        Err(_) if table.trim_start().get(..9).is_some_and(|w| w.eq_ignore_ascii_case("function ")) => Ok(table.to_string()),
+        Err(e) => Err(chwire::Error::from(e).into()),
+    }
 }
 
 /// The table's columns a CSVWithNames names line names, in order: a Tuple column for the

@@ -465,5 +465,22 @@ fn what_every_front_end_refuses() {
             wrong.push(format!("{query}: {:?} {err}", out.status.code()));
         }
     }
+    for t in refusals["tables"].as_array().unwrap() {
+        let (table, error) = (t["table"].as_str().unwrap(), t["error"].as_str().unwrap());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_chwire"))
+            .args(["--url", &url(), "insert", table, "--format", "CSV"])
+            .env_remove("CHWIRE_URL")
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run chwire");
+        use std::io::Write;
+        let _ = child.stdin.take().unwrap().write_all(b"1\n");
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() || !err.contains(error) {
+            wrong.push(format!("table {table:?}: {:?} {err}", out.status.code()));
+        }
+    }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

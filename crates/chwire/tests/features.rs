@@ -249,8 +249,9 @@ fn host(v: &Json) -> chwire::ParamValue {
 }
 
 /// tests/features/refusals.json: what every front end refuses with the core's message —
-/// parameters that do not fit their placeholder (nothing is sent; the client stays usable)
-/// and connection options — over native and HTTP on 26.9 and native on 18.16.
+/// parameters that do not fit their placeholder (nothing is sent; the client stays usable),
+/// text that is no table for an insert, and connection options — over native and HTTP on 26.9
+/// and native on 18.16.
 #[tokio::test]
 async fn what_every_front_end_refuses() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/refusals.json");
@@ -266,6 +267,14 @@ async fn what_every_front_end_refuses() {
                 Err(e) if e.code().is_none() && e.to_string().contains(error) => {}
                 Err(e) => wrong.push(format!("{url}: {ty} {}: {e}", p["value"])),
                 Ok(_) => wrong.push(format!("{url}: {ty} {}: accepted", p["value"])),
+            }
+        }
+        for t in refusals["tables"].as_array().unwrap() {
+            let (table, error) = (t["table"].as_str().unwrap(), t["error"].as_str().unwrap());
+            match c.insert_blocks(table, None).await {
+                Err(e) if e.code().is_none() && e.to_string().contains(error) => {}
+                Err(e) => wrong.push(format!("{url}: table {table:?}: {e}")),
+                Ok(_) => wrong.push(format!("{url}: table {table:?}: accepted")),
             }
         }
         let seven = c.query("SELECT {p:UInt8}").bind("p", &chwire::ParamValue::Int(7)).fetch_blocks().await.unwrap();
