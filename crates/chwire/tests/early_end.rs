@@ -174,3 +174,47 @@ async fn a_cancelled_stream_is_gone_when_cancel_returns() {
         wait_gone(&id).await;
     }
 }
+
+/// A TCP proxy to the local port `upstream`: its first connection is cut after `cut` (both
+/// sides closed, as when a server dies), later ones are relayed whole.
+async fn cutting_proxy(upstream: u16, cut: Duration) -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut first = true;
+        while let Ok((mut client, _)) = listener.accept().await {
+            let cut_this = std::mem::take(&mut first);
+            tokio::spawn(async move {
+                let Ok(mut server) = tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await else { return };
+                let relay = tokio::io::copy_bidirectional(&mut client, &mut server);
+                if cut_this {
+                    let _ = tokio::time::timeout(cut, relay).await;
+                } else {
+                    let _ = relay.await;
+                }
+            });
+        }
+    });
+    port
+}
+
+/// `fetch_one` has its row when the connection is lost before the rest of the result (which
+/// it cancels anyway): the row, not the lost connection, is its answer (the load test's kills
+/// caught a read failing so); the client connects anew for its next query. Native, 26.9.
+#[tokio::test]
+async fn a_connection_lost_after_the_first_row_leaves_fetch_one_its_row() {
+    let tcp: u16 = std::env::var("CHWIRE_TEST_TCP_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(19000);
+    let proxy = cutting_proxy(tcp, Duration::from_millis(1500)).await;
+    let mut c = Client::connect(Options::from_url(&format!("tcp://default@127.0.0.1:{proxy}/default")).unwrap()).await.unwrap();
+    if common::is_old_server(&c) {
+        return; // 18.16 has no sleepEachRow
+    }
+    let t = Instant::now();
+    // A row a second, one per block: the first arrives before the cut, the second after it.
+    let sql = "SELECT number, sleepEachRow(1) FROM numbers(3) SETTINGS max_block_size = 1";
+    let (n, _): (u64, u8) = c.query(sql).fetch_one().await.expect("the first row, the connection lost after it");
+    assert_eq!(n, 0);
+    assert!(t.elapsed() < Duration::from_millis(2800), "the call ended at the cut, not at the result's end: {:?}", t.elapsed());
+    let (one,): (u8,) = c.query("SELECT 1").fetch_one().await.expect("a new connection");
+    assert_eq!(one, 1);
+}

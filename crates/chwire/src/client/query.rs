@@ -178,11 +178,21 @@ impl<'c> Query<'c> {
     /// The result is read one row further first: a result of one row (what these calls are
     /// mostly for) then ends by itself, and the connection stays as it is, where a cancel
     /// costs a `KILL QUERY` and a new connection over HTTP and a drain over the native protocol.
+    ///
+    /// A server exception after the first row is the call's error (the query failed); a
+    /// connection lost after it is not (the server went away while the rest of the result,
+    /// which this call cancels anyway, was on its way): the row is returned, and the client
+    /// connects anew for its next query.
     pub async fn fetch_optional<T: crate::row::RowOwned>(self) -> Result<Option<T>> {
         let mut rows = self.fetch::<T>().await?;
         let Some(first) = rows.next().await? else { return Ok(None) };
-        if rows.next().await?.is_some() {
-            rows.cancel().await?;
+        match rows.next().await {
+            Ok(Some(_)) => rows.cancel().await?,
+            Ok(None) => {}
+            Err(e) if matches!(e.kind(), ErrorKind::Io(_) | ErrorKind::Closed) => {
+                tracing::debug!(error = %e, "the connection was lost after the first row");
+            }
+            Err(e) => return Err(e),
         }
         Ok(Some(first))
     }
