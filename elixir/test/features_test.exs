@@ -178,21 +178,24 @@ defmodule ChwireFeaturesTest do
     e in [ArgumentError, Chwire.Error] -> {:refused, Exception.message(e)}
   end
 
+  # The cases that `attempt` (run on each) does not refuse with the case's `error`, each named
+  # by `label`.
+  defp not_refused(cases, label, attempt) do
+    Enum.flat_map(cases, fn c ->
+      case refusal(fn -> attempt.(c) end) do
+        {:refused, m} -> if String.contains?(m, c["error"]), do: [], else: ["#{label.(c)}: #{m}"]
+        {:accepted, other} -> ["#{label.(c)}: #{inspect(other)}"]
+      end
+    end)
+  end
+
   test "parameters every front end refuses", %{refusals: refusals} do
     for url <- refusal_urls() do
       {:ok, c} = Chwire.start_link(url: url)
 
       wrong =
-        Enum.flat_map(refusals["params"], fn p ->
-          sql = "SELECT toString({p:#{p["type"]}})"
-
-          case refusal(fn -> Chwire.query(c, sql, %{p: host(p["value"])}) end) do
-            {:refused, m} ->
-              if String.contains?(m, p["error"]), do: [], else: ["#{p["type"]}: #{m}"]
-
-            {:accepted, other} ->
-              ["#{p["type"]} #{inspect(p["value"])}: #{inspect(other)}"]
-          end
+        not_refused(refusals["params"], &"#{&1["type"]} #{inspect(&1["value"])}", fn p ->
+          Chwire.query(c, "SELECT toString({p:#{p["type"]}})", %{p: host(p["value"])})
         end)
 
       assert wrong == [], url <> ":\n" <> Enum.join(wrong, "\n")
@@ -206,15 +209,7 @@ defmodule ChwireFeaturesTest do
       {:ok, c} = Chwire.start_link(url: url)
 
       wrong =
-        Enum.flat_map(refusals["tables"], fn t ->
-          case refusal(fn -> Chwire.insert(c, t["table"], [[1]]) end) do
-            {:refused, m} ->
-              if String.contains?(m, t["error"]), do: [], else: ["#{t["table"]}: #{m}"]
-
-            {:accepted, other} ->
-              ["#{t["table"]}: #{inspect(other)}"]
-          end
-        end)
+        not_refused(refusals["tables"], & &1["table"], &Chwire.insert(c, &1["table"], [[1]]))
 
       assert wrong == [], url <> ":\n" <> Enum.join(wrong, "\n")
       GenServer.stop(c)
@@ -228,26 +223,15 @@ defmodule ChwireFeaturesTest do
       sep = if String.contains?(url, "?"), do: "&", else: "?"
 
       wrong =
-        Enum.flat_map(refusals["options"], fn o ->
-          result =
-            refusal(fn ->
-              case Chwire.start_link(url: url <> sep <> o["query"]) do
-                {:ok, c} ->
-                  r = Chwire.query(c, "SELECT 1")
-                  GenServer.stop(c)
-                  r
+        not_refused(refusals["options"], & &1["query"], fn o ->
+          case Chwire.start_link(url: url <> sep <> o["query"]) do
+            {:ok, c} ->
+              r = Chwire.query(c, "SELECT 1")
+              GenServer.stop(c)
+              r
 
-                error ->
-                  error
-              end
-            end)
-
-          case result do
-            {:refused, m} ->
-              if String.contains?(m, o["error"]), do: [], else: ["#{o["query"]}: #{m}"]
-
-            {:accepted, other} ->
-              ["#{o["query"]}: #{inspect(other)}"]
+            error ->
+              error
           end
         end)
 

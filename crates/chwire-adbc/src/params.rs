@@ -10,7 +10,7 @@
 //! refused with the core's message, the one Python, Node and Elixir give (`300 is outside the
 //! range of UInt8`). No type rule of its own here.
 
-use crate::error::{invalid_arg, invalid_data, ChResult};
+use crate::error::{from_arrow, invalid_arg, invalid_data};
 use adbc_core::error::Result;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{Field, Schema};
@@ -158,46 +158,43 @@ pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>, tz: &Tim
     if let Some((n, _, _)) = ph.iter().find(|(n, _)| !bound.iter().any(|(b, _, _)| b == n)).map(|(n, t)| (n, t, 0)) {
         return Err(invalid_arg(format!("no value bound for the query's placeholder {n:?}")));
     }
-    // Each bound column converted to its placeholder's declared type: typed Arrow data by the
-    // lossless conversion of inserts; what that refuses, as host values by the core's rule.
-    let zone = tz.iana_name();
-    let mut columns: Vec<Vec<TextParam>> = Vec::with_capacity(bound.len());
-    for (name, ty, i) in &bound {
-        let field = Field::new(name, fields[*i].data_type().clone(), true);
-        let one = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![batch.column(*i).clone()])?;
-        let column = match chwire_arrow::params_to_block(&one, &[(name.clone(), ty.clone())]) {
-            Ok(block) => {
-                let col = &block.columns()[0].1;
-                (0..batch.num_rows()).map(|r| rendered(&col.value(r), col.data_type(), tz)).collect()
-            }
-            // A refused value is refused with the core's message where the core's rule refuses
-            // it too (the message every other front end gives); else with the conversion's. The
-            // conversion stays the rule: it checks what the core leaves to the server (UUID and
-            // address text, enum names, FixedString lengths).
-            Err(converting) => {
-                let array = batch.column(*i).as_ref();
-                for r in 0..batch.num_rows() {
-                    if let Some(Err(e)) = host_value(array, r).map(|v| v.bind(Some(ty), zone)) {
-                        return Err(invalid_data(format!("query parameter {name:?}: {e}")));
-                    }
-                }
-                return Err::<Vec<ParamSet>, _>(converting).ch();
-            }
-        };
-        columns.push(column);
-    }
+    // The bound columns renamed to their placeholders, converted to the declared types.
+    let renamed = Schema::new(bound.iter().map(|(n, _, i)| Field::new(n, fields[*i].data_type().clone(), true)).collect::<Vec<_>>());
+    let columns = bound.iter().map(|(_, _, i)| batch.column(*i).clone()).collect();
+    let renamed = RecordBatch::try_new(Arc::new(renamed), columns)?;
+    let target: Vec<(String, DataType)> = bound.iter().map(|(n, t, _)| (n.clone(), t.clone())).collect();
+    let block = match chwire_arrow::params_to_block(&renamed, &target) {
+        Ok(block) => block,
+        Err(converting) => return Err(core_refusal(batch, &bound, tz).unwrap_or_else(|| from_arrow(converting))),
+    };
     let mut rows = Vec::with_capacity(batch.num_rows());
     for r in 0..batch.num_rows() {
-        rows.push(bound.iter().zip(&columns).map(|((name, _, _), col)| (name.clone(), col[r].clone())).collect());
+        let mut set = Vec::with_capacity(target.len());
+        for (name, col) in block.columns() {
+            let v = col.value(r);
+            let composite = matches!(v, Value::Array(_) | Value::Tuple(_) | Value::Map(_));
+            let text = render(&v, if composite { Style::Quoted } else { Style::Tsv }, tz);
+            set.push((name.clone(), TextParam { text, literal: literal(&v, col.data_type(), tz, false) }));
+        }
+        rows.push(set);
     }
     Ok(rows)
 }
 
-/// A converted value's parameter text and literal.
-fn rendered(v: &Value<'_>, ty: &DataType, tz: &TimeZone) -> TextParam {
-    let composite = matches!(v, Value::Array(_) | Value::Tuple(_) | Value::Map(_));
-    let text = render(v, if composite { Style::Quoted } else { Style::Tsv }, tz);
-    TextParam { text, literal: literal(v, ty, tz, false) }
+/// The first bound value that the core's rule for host values refuses too, as its refusal: a
+/// value the conversion refused is refused with the core's message where the core refuses it
+/// (the message every other front end gives); else the conversion's stands. The conversion
+/// stays the rule: it checks what the core leaves to the server (UUID and address text, enum
+/// names, FixedString lengths).
+fn core_refusal(batch: &RecordBatch, bound: &[(String, DataType, usize)], tz: &TimeZone) -> Option<adbc_core::error::Error> {
+    let zone = tz.iana_name();
+    bound.iter().find_map(|(name, ty, i)| {
+        let array = batch.column(*i).as_ref();
+        (0..batch.num_rows()).find_map(|r| match host_value(array, r)?.bind(Some(ty), zone) {
+            Err(e) => Some(invalid_data(format!("query parameter {name:?}: {e}"))),
+            Ok(_) => None,
+        })
+    })
 }
 
 /// Row `row` of `array` as the host value it stands for (a number, text, a list of them),

@@ -122,7 +122,7 @@ async fn insert(opts: Options, args: InsertArgs, format: Format) -> crate::Resul
 fn target(table: &str) -> crate::Result<String> {
     match chwire::sql::TableRef::parse(table) {
         Ok(t) => Ok(t.to_string()),
-        Err(_) if table.trim_start().get(..9).is_some_and(|w| w.eq_ignore_ascii_case("function ")) => Ok(table.to_string()),
+        Err(_) if chwire::sql::significant(table).next().is_some_and(|t| t.is_keyword("FUNCTION")) => Ok(table.to_string()),
         Err(e) => Err(chwire::Error::from(e).into()),
     }
 }
@@ -155,4 +155,19 @@ async fn csv_columns(client: &mut Client, table: &str, names: Vec<String>) -> cr
     }
     let columns = formats::text::reader::columns_of_names(formats::text::TextFormat::CsvWithNames, &names, &target)?;
     Ok(columns.into_iter().map(|c| target[c].0.clone()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target;
+
+    #[test]
+    fn targets_are_table_references_or_table_functions() {
+        assert_eq!(target("db.t").unwrap(), "`db`.`t`");
+        assert_eq!(target(r#""my db"."t""#).unwrap(), "`my db`.`t`");
+        let function = " -- a table function\n FUNCTION null('a UInt8')";
+        assert_eq!(target(function).unwrap(), function);
+        let e = target("t; DROP TABLE x").unwrap_err().to_string();
+        assert!(e.contains("cannot read the table name \"t; DROP TABLE x\""), "{e}");
+    }
 }

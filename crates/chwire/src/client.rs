@@ -362,7 +362,7 @@ impl Client {
 
     /// Receive a packet of the current query; see `legacy_settings_sent`.
     async fn recv_for_query(&mut self) -> Result<ServerPacket> {
-        let conn = self.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?;
+        let conn = Link::open(&mut self.conn)?;
         let res = match self.deadline {
             None => conn.recv().await,
             Some(deadline) => {

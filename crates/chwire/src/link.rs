@@ -247,6 +247,11 @@ impl Link {
         matches!(self, Link::Http(_))
     }
 
+    /// A client's connection, or `Closed` when it has none.
+    pub(crate) fn open(conn: &mut Option<Link>) -> Result<&mut Link> {
+        conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))
+    }
+
     /// The native connection, for what only the native protocol has (an insert's blocks and
     /// packets); `Closed` over HTTP.
     pub(crate) fn native(&mut self) -> Result<&mut Conn> {

@@ -60,7 +60,7 @@ impl<'c> Query<'c> {
         req.query(&statement);
         // Until `end` confirms it, an interrupted insert leaves the connection unusable.
         client.pending = Pending::Broken;
-        let h = client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?.http()?;
+        let h = Link::open(&mut client.conn)?.http()?;
         let res = h.start_insert(&client.opts, req).await;
         client.note(res)?;
         Ok(Insert { client, header, progress: Progress::default(), rows_sent: 0, done: false, writing: false })

@@ -90,7 +90,7 @@ impl Insert<'_> {
         }
         self.take_arrived_packets()?;
         let compression = self.client.opts.compression;
-        let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?.native()?;
+        let conn = Link::open(&mut self.client.conn)?.native()?;
         let rev: Revision = conn.rev;
         let Conn { wbuf, scratch, .. } = conn;
         encode_data(block, rev, compression, scratch, wbuf);
@@ -109,7 +109,7 @@ impl Insert<'_> {
     /// `decompress=1`) and hand it to the request body.
     async fn send_http(&mut self, block: &Block) -> Result<()> {
         let compression = self.client.opts.compression;
-        let h = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?.http()?;
+        let h = Link::open(&mut self.client.conn)?.http()?;
         if h.answered_early() {
             // The server stopped reading: it rejected the insert. Its answer is the error.
             self.done = true;
@@ -142,7 +142,7 @@ impl Insert<'_> {
     /// exception if it rejected a block) without waiting.
     fn take_arrived_packets(&mut self) -> Result<()> {
         loop {
-            let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?.native()?;
+            let conn = Link::open(&mut self.client.conn)?.native()?;
             let res = conn.try_recv();
             let packet = match self.client.note(res) {
                 Ok(Some(p)) => p,
@@ -192,7 +192,7 @@ impl Insert<'_> {
             return Ok(QuerySummary { progress: self.progress, profile: None, rows_sent: self.rows_sent });
         }
         let res = async {
-            let conn = self.client.conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))?.native()?;
+            let conn = Link::open(&mut self.client.conn)?.native()?;
             let rev = conn.rev;
             let Conn { wbuf, scratch, .. } = conn;
             encode_data(&Block::new(), rev, compression, scratch, wbuf);

@@ -479,7 +479,6 @@ fn check_time_text(s: &str, t: &DataType) -> Result<(), ParamError> {
     if s.len() < 10 || s.as_bytes()[4] != b'-' {
         return Ok(());
     }
-    let outside = || Err(ParamError::Range(format!("{s} is outside {t} ({range})")));
     let civil = match s.parse::<jiff::civil::DateTime>() {
         Ok(dt) if s.len() > 10 => dt,
         _ => match s.parse::<jiff::civil::Date>() {
@@ -489,28 +488,22 @@ fn check_time_text(s: &str, t: &DataType) -> Result<(), ParamError> {
     };
     // Whole seconds, rounded down (a fraction before 1970 counts toward the second before).
     let floor = |at: jiff::Zoned| at.timestamp().as_second() - i64::from(at.timestamp().subsec_nanosecond() < 0);
-    let Ok(utc_wall) = civil.to_zoned(jiff::tz::TimeZone::UTC) else { return Ok(()) };
-    let as_utc = floor(utc_wall);
-    if matches!(t, DataType::Date | DataType::Date32) {
-        return if as_utc < lo || as_utc > hi { outside() } else { Ok(()) };
-    }
     let zone = match t {
-        DataType::DateTime(Some(z)) | DataType::DateTime64 { tz: Some(z), .. } => Some(z.as_str()),
+        DataType::DateTime(Some(z)) | DataType::DateTime64 { tz: Some(z), .. } => jiff::tz::TimeZone::get(z).ok(),
         _ => None,
     };
-    match zone.and_then(|z| jiff::tz::TimeZone::get(z).ok()).and_then(|z| civil.to_zoned(z).ok()) {
-        Some(at) => {
-            let secs = floor(at);
-            if secs < lo || secs > hi {
-                return outside();
-            }
-        }
+    // In the type's zone exactly; a date as UTC days; a time in a zone not known here within
+    // the widest offset any zone has.
+    let (secs, margin) = match zone.and_then(|z| civil.to_zoned(z).ok()) {
+        Some(at) => (floor(at), 0),
         None => {
-            const MARGIN: i64 = 14 * 3600;
-            if as_utc + MARGIN < lo || as_utc - MARGIN > hi {
-                return outside();
-            }
+            let Ok(utc_wall) = civil.to_zoned(jiff::tz::TimeZone::UTC) else { return Ok(()) };
+            let dated = matches!(t, DataType::Date | DataType::Date32);
+            (floor(utc_wall), if dated { 0 } else { 14 * 3600 })
         }
+    };
+    if secs + margin < lo || secs - margin > hi {
+        return Err(ParamError::Range(format!("{s} is outside {t} ({range})")));
     }
     Ok(())
 }
