@@ -9,14 +9,13 @@
 //! on another connection ([`kill_http_query`]). Every early end goes this way: a dropped
 //! stream or cursor, `cancel`, a query deadline, a receive timeout, a read that failed.
 
-use crate::conn::{Conn, Shared};
+use crate::conn::Shared;
 use crate::error::{Error, ErrorKind, Result};
 pub(crate) use crate::link::{kill_http_query, new_query_id, Pending};
 use crate::link::{Link, QueryStart};
 use crate::options::Options;
-use chwire_proto::packet::client::encode_data;
 use chwire_proto::sql::{InsertTarget, TableRef};
-use chwire_proto::{Block, DataType, ProfileInfo, Progress, Revision, ServerPacket};
+use chwire_proto::{Block, DataType, ProfileInfo, Progress, ServerPacket};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,11 +26,11 @@ mod server_types;
 mod session_zone;
 mod spec;
 mod stream;
+use crate::link::log_lines;
 pub use insert::Insert;
 pub use query::Query;
 pub(crate) use query::{BoundParam, Retry};
 pub use spec::QuerySpec;
-use stream::log_lines;
 pub use stream::QueryStream;
 
 /// What the server said about itself in the handshake.

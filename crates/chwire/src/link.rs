@@ -134,6 +134,92 @@ impl Link {
         }
     }
 
+    /// Send one block of a running insert: natively a Data packet, after what the server sent
+    /// since the last one (progress, logs; an exception if it rejected a block); over HTTP a
+    /// piece of the request body (the block in the Native format, in ClickHouse's compression
+    /// frames when compression is on: the request says `decompress=1`). A failure carries
+    /// what the connection is left in (`None`: as the error's kind says).
+    pub(crate) async fn send_insert_block(
+        &mut self,
+        block: &Block,
+        compression: chwire_proto::compress::Compression,
+        progress: &mut chwire_proto::Progress,
+    ) -> std::result::Result<(), (Error, Option<Pending>)> {
+        match self {
+            Link::Http(h) => {
+                if h.answered_early() {
+                    // The server stopped reading: it rejected the insert. Its answer is the error.
+                    let e = match h.end_insert().await {
+                        Err(e) => e,
+                        Ok(()) => Error::protocol("the server ended the insert before its end"),
+                    };
+                    return Err((e, Some(Pending::Broken)));
+                }
+                let mut plain = Vec::new();
+                chwire_proto::native::encode_block(block, &mut plain);
+                let bytes = if compression.is_enabled() {
+                    let mut framed = Vec::with_capacity(plain.len() / 2);
+                    chwire_proto::compress::compress(compression, &plain, &mut framed);
+                    framed
+                } else {
+                    plain
+                };
+                h.send_body(bytes.into()).await.map_err(|e| (e, Some(Pending::Broken)))
+            }
+            Link::Native(conn) => {
+                take_arrived_packets(conn, progress)?;
+                let rev = conn.rev;
+                let Conn { wbuf, scratch, .. } = conn;
+                encode_data(block, rev, compression, scratch, wbuf);
+                conn.flush().await.map_err(|e| (e, None))
+            }
+        }
+    }
+
+    /// End a running insert and wait for the server's confirmation: natively the empty block,
+    /// then the packets up to EndOfStream (the profile it sent, progress accumulated); over
+    /// HTTP the end of the request body and its answer. A failure carries what the connection
+    /// is left in: natively, after a server exception, blocks it did not read may still be in
+    /// flight (resynchronise); over HTTP it may still be busy with the rejected body (a new
+    /// connection is opened).
+    pub(crate) async fn end_insert(
+        &mut self,
+        compression: chwire_proto::compress::Compression,
+        progress: &mut chwire_proto::Progress,
+    ) -> std::result::Result<Option<chwire_proto::ProfileInfo>, (Error, Pending)> {
+        match self {
+            Link::Http(h) => h.end_insert().await.map(|()| None).map_err(|e| (e, Pending::Broken)),
+            Link::Native(conn) => {
+                let res = async {
+                    let rev = conn.rev;
+                    let Conn { wbuf, scratch, .. } = conn;
+                    encode_data(&Block::new(), rev, compression, scratch, wbuf);
+                    conn.flush().await?;
+                    let mut profile = None;
+                    loop {
+                        match conn.recv().await? {
+                            ServerPacket::EndOfStream => return Ok(profile),
+                            ServerPacket::Exception(e) => return Err(Error::from(e)),
+                            ServerPacket::Progress(p) => progress.accumulate(&p),
+                            ServerPacket::ProfileInfo(p) => profile = Some(p),
+                            ServerPacket::Log(b) => log_lines(&b),
+                            ServerPacket::ProfileEvents(_)
+                            | ServerPacket::TableColumns { .. }
+                            | ServerPacket::TimezoneUpdate(_)
+                            | ServerPacket::Data(_) => {}
+                            other => return Err(Error::protocol(format!("unexpected {} packet at the end of an insert", other.name()))),
+                        }
+                    }
+                }
+                .await;
+                res.map_err(|e| {
+                    let pending = if e.breaks_connection() { Pending::Broken } else { Pending::Resync };
+                    (e, pending)
+                })
+            }
+        }
+    }
+
     /// The revision the query packet is encoded at (0 over HTTP) and whether the server reads
     /// server-side parameters (native from revision 54459, HTTP from ClickHouse 19.15).
     pub(crate) fn parameters_support(&self) -> (Revision, bool) {
@@ -157,11 +243,7 @@ impl Link {
                 for (k, v) in q.parameters {
                     req.param(k, v);
                 }
-                let sql = match chwire_proto::sql::format_clause(q.sql) {
-                    Some(clause) if clause.known => &q.sql[..clause.start],
-                    _ => q.sql,
-                };
-                h.start_query(q.opts, req, sql).await.map_err(|e| (e, false))
+                h.start_query(q.opts, req, chwire_proto::sql::without_format_clause(q.sql)).await.map_err(|e| (e, false))
             }
             Link::Native(conn) => {
                 let opts = q.opts;
@@ -252,17 +334,8 @@ impl Link {
         conn.as_mut().ok_or_else(|| Error::new(ErrorKind::Closed))
     }
 
-    /// The native connection, for what only the native protocol has (an insert's blocks and
-    /// packets); `Closed` over HTTP.
-    pub(crate) fn native(&mut self) -> Result<&mut Conn> {
-        match self {
-            Link::Native(c) => Ok(c),
-            Link::Http(_) => Err(Error::new(ErrorKind::Closed)),
-        }
-    }
-
-    /// The HTTP connection, for what only HTTP has (an insert's request body); `Closed` over
-    /// the native protocol.
+    /// The HTTP connection, for what only HTTP has (starting an insert as a request whose body
+    /// follows: client/http_insert.rs); `Closed` over the native protocol.
     pub(crate) fn http(&mut self) -> Result<&mut HttpConn> {
         match self {
             Link::Http(h) => Ok(h),
@@ -480,6 +553,47 @@ async fn resync(conn: &mut Conn) -> Result<()> {
             ServerPacket::Exception(e) => tracing::debug!(error = %e, "exception while resynchronising"),
             ServerPacket::Progress(_) | ServerPacket::Log(_) | ServerPacket::ProfileEvents(_) => {}
             other => return Err(Error::protocol(format!("unexpected {} packet while resynchronising", other.name()))),
+        }
+    }
+}
+
+/// What the server sent during an insert since the last block (ProfileEvents, Progress, Log;
+/// an exception if it rejected a block), taken without waiting.
+fn take_arrived_packets(conn: &mut Conn, progress: &mut chwire_proto::Progress) -> std::result::Result<(), (Error, Option<Pending>)> {
+    loop {
+        let packet = match conn.try_recv() {
+            Ok(Some(p)) => p,
+            Ok(None) => return Ok(()),
+            Err(e) => return Err((e, None)),
+        };
+        match packet {
+            ServerPacket::Progress(p) => progress.accumulate(&p),
+            ServerPacket::Log(b) => log_lines(&b),
+            ServerPacket::ProfileEvents(_) | ServerPacket::TableColumns { .. } | ServerPacket::TimezoneUpdate(_) => {}
+            // The server stopped reading blocks: resynchronise before the next query.
+            ServerPacket::Exception(e) => return Err((e.into(), Some(Pending::Resync))),
+            other => return Err((Error::protocol(format!("unexpected {} packet during an insert", other.name())), Some(Pending::Broken))),
+        }
+    }
+}
+
+/// A server's Log block as `tracing` events (target `chwire::server`), each line at its
+/// priority's level.
+pub(crate) fn log_lines(b: &Block) {
+    let text = b.column("text");
+    let prio = b.column("priority").and_then(|c| c.as_i8());
+    for i in 0..b.rows() {
+        let t = text.map(|c| c.value(i));
+        let line = match t {
+            Some(chwire_proto::Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
+            _ => continue,
+        };
+        match prio.map(|p| p[i]).unwrap_or(6) {
+            1..=3 => tracing::error!(target: "chwire::server", "{line}"),
+            4 => tracing::warn!(target: "chwire::server", "{line}"),
+            5 | 6 => tracing::info!(target: "chwire::server", "{line}"),
+            7 => tracing::debug!(target: "chwire::server", "{line}"),
+            _ => tracing::trace!(target: "chwire::server", "{line}"),
         }
     }
 }

@@ -85,90 +85,20 @@ impl Insert<'_> {
         if block.rows() == 0 {
             return Ok(());
         }
-        if self.client.conn.as_ref().is_some_and(Link::is_http) {
-            return self.send_http(block).await;
-        }
-        self.take_arrived_packets()?;
         let compression = self.client.opts.compression;
-        let conn = Link::open(&mut self.client.conn)?.native()?;
-        let rev: Revision = conn.rev;
-        let Conn { wbuf, scratch, .. } = conn;
-        encode_data(block, rev, compression, scratch, wbuf);
+        let link = Link::open(&mut self.client.conn)?;
         self.writing = true;
-        let res = conn.flush().await;
+        let res = link.send_insert_block(block, compression, &mut self.progress).await;
         self.writing = false;
-        if res.is_err() {
+        if let Err((e, pending)) = res {
             self.done = true;
-        }
-        self.client.note(res)?;
-        self.rows_sent += block.rows() as u64;
-        Ok(())
-    }
-
-    /// HTTP: encode the block (Native format; ClickHouse frames with compression, sent with
-    /// `decompress=1`) and hand it to the request body.
-    async fn send_http(&mut self, block: &Block) -> Result<()> {
-        let compression = self.client.opts.compression;
-        let h = Link::open(&mut self.client.conn)?.http()?;
-        if h.answered_early() {
-            // The server stopped reading: it rejected the insert. Its answer is the error.
-            self.done = true;
-            let res = h.end_insert().await.and_then(|()| Err(Error::protocol("the server ended the insert before its end")));
-            self.client.pending = Pending::Broken;
-            return self.client.note(res);
-        }
-        let mut plain = Vec::new();
-        chwire_proto::native::encode_block(block, &mut plain);
-        let bytes = if compression.is_enabled() {
-            let mut framed = Vec::with_capacity(plain.len() / 2);
-            chwire_proto::compress::compress(compression, &plain, &mut framed);
-            framed
-        } else {
-            plain
-        };
-        self.writing = true;
-        let res = h.send_body(bytes.into()).await;
-        self.writing = false;
-        if res.is_err() {
-            self.done = true;
-            self.client.pending = Pending::Broken;
-        }
-        self.client.note(res)?;
-        self.rows_sent += block.rows() as u64;
-        Ok(())
-    }
-
-    /// Handle what the server sent since the last block (ProfileEvents, Progress, Log; an
-    /// exception if it rejected a block) without waiting.
-    fn take_arrived_packets(&mut self) -> Result<()> {
-        loop {
-            let conn = Link::open(&mut self.client.conn)?.native()?;
-            let res = conn.try_recv();
-            let packet = match self.client.note(res) {
-                Ok(Some(p)) => p,
-                Ok(None) => return Ok(()),
-                Err(e) => {
-                    self.done = true;
-                    return Err(e);
-                }
-            };
-            match packet {
-                ServerPacket::Progress(p) => self.progress.accumulate(&p),
-                ServerPacket::Log(b) => log_lines(&b),
-                ServerPacket::ProfileEvents(_) | ServerPacket::TableColumns { .. } | ServerPacket::TimezoneUpdate(_) => {}
-                ServerPacket::Exception(e) => {
-                    // The server stopped reading blocks: resynchronise before the next query.
-                    self.done = true;
-                    self.client.pending = Pending::Resync;
-                    return Err(e.into());
-                }
-                other => {
-                    self.done = true;
-                    self.client.pending = Pending::Broken;
-                    return Err(Error::protocol(format!("unexpected {} packet during an insert", other.name())));
-                }
+            if let Some(p) = pending {
+                self.client.pending = p;
             }
+            return self.client.note(Err(e));
         }
+        self.rows_sent += block.rows() as u64;
+        Ok(())
     }
 
     /// Finish the insert and wait for the server to confirm it.
@@ -178,53 +108,18 @@ impl Insert<'_> {
             return Err(Error::invalid("the insert has already ended with an error"));
         }
         let compression = self.client.opts.compression;
-        if let Some(h) = self.client.conn.as_mut().and_then(|c| c.http().ok()) {
-            let res = h.end_insert().await;
-            self.done = true;
-            let res = self.client.note(res);
-            if res.is_ok() {
-                self.client.pending = Pending::Idle;
-            } else if self.client.pending != Pending::Broken {
-                // The connection may still be busy with the rejected body: a new one is opened.
-                self.client.pending = Pending::Broken;
-            }
-            res?;
-            return Ok(QuerySummary { progress: self.progress, profile: None, rows_sent: self.rows_sent });
-        }
-        let res = async {
-            let conn = Link::open(&mut self.client.conn)?.native()?;
-            let rev = conn.rev;
-            let Conn { wbuf, scratch, .. } = conn;
-            encode_data(&Block::new(), rev, compression, scratch, wbuf);
-            conn.flush().await?;
-            let mut profile = None;
-            loop {
-                match conn.recv().await? {
-                    ServerPacket::EndOfStream => return Ok(profile),
-                    ServerPacket::Exception(e) => return Err(Error::from(e)),
-                    ServerPacket::Progress(p) => self.progress.accumulate(&p),
-                    ServerPacket::ProfileInfo(p) => profile = Some(p),
-                    ServerPacket::Log(b) => log_lines(&b),
-                    ServerPacket::ProfileEvents(_)
-                    | ServerPacket::TableColumns { .. }
-                    | ServerPacket::TimezoneUpdate(_)
-                    | ServerPacket::Data(_) => {}
-                    other => return Err(Error::protocol(format!("unexpected {} packet at the end of an insert", other.name()))),
-                }
-            }
-        }
-        .await;
+        let res = Link::open(&mut self.client.conn)?.end_insert(compression, &mut self.progress).await;
         self.done = true;
         match res {
             Ok(profile) => {
                 self.client.pending = Pending::Idle;
                 Ok(QuerySummary { progress: self.progress, profile, rows_sent: self.rows_sent })
             }
-            Err(e) => {
-                // After a server exception, blocks the server did not read may still be in
-                // flight: resynchronise before the next query.
-                self.client.pending = if e.breaks_connection() { Pending::Broken } else { Pending::Resync };
-                Err(e)
+            Err((e, pending)) => {
+                if self.client.pending != Pending::Broken {
+                    self.client.pending = pending;
+                }
+                self.client.note(Err(e))
             }
         }
     }

@@ -295,25 +295,6 @@ fn header_of(b: &Block) -> Result<Block> {
     Ok(h)
 }
 
-pub(super) fn log_lines(b: &Block) {
-    let text = b.column("text");
-    let prio = b.column("priority").and_then(|c| c.as_i8());
-    for i in 0..b.rows() {
-        let t = text.map(|c| c.value(i));
-        let line = match t {
-            Some(chwire_proto::Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
-            _ => continue,
-        };
-        match prio.map(|p| p[i]).unwrap_or(6) {
-            1..=3 => tracing::error!(target: "chwire::server", "{line}"),
-            4 => tracing::warn!(target: "chwire::server", "{line}"),
-            5 | 6 => tracing::info!(target: "chwire::server", "{line}"),
-            7 => tracing::debug!(target: "chwire::server", "{line}"),
-            _ => tracing::trace!(target: "chwire::server", "{line}"),
-        }
-    }
-}
-
 impl std::fmt::Debug for QueryStream<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QueryStream")
