@@ -15,7 +15,14 @@ defmodule ChwireFeaturesTest do
   setup_all do
     {etf, 0} = System.cmd("python3", [@features, "etf"])
     shared = :erlang.binary_to_term(etf)
-    %{tables: shared["tables"], params: shared["params"], refusals: shared["refusals"]}
+
+    %{
+      tables: shared["tables"],
+      params: shared["params"],
+      refusals: shared["refusals"],
+      dynamic: shared["dynamic"],
+      statements: shared["statements"]
+    }
   end
 
   defp http_url,
@@ -162,6 +169,46 @@ defmodule ChwireFeaturesTest do
 
       assert wrong == [], Enum.join(wrong, "\n")
       GenServer.stop(c)
+    end
+  end
+
+  # tests/features/statements.json: a query's own FORMAT clause is taken off by the core's
+  # rule; words that only look like one stay.
+  test "a query's own FORMAT clause", %{statements: statements} do
+    for url <- [url(), http_url()] do
+      {:ok, c} = Chwire.start_link(url: url)
+
+      for case <- statements["format"] do
+        assert Enum.map(Chwire.query!(c, case["sql"]).rows, &hd/1) == case["rows"],
+               url <> ": " <> case["sql"]
+      end
+
+      GenServer.stop(c)
+    end
+  end
+
+  # tests/features/dynamic.json: Elixir values inserted into a Dynamic column take the types of
+  # the core's one rule (the ones Python's, Node's and Rust's values take).
+  @tag :current_server
+  test "host values into Dynamic by the core's rule", %{dynamic: cases} do
+    for url <- [url(), http_url()] do
+      {:ok, c} = Chwire.start_link(url: url)
+      t = table("dyn")
+      Chwire.execute!(c, "CREATE TABLE #{t} (k UInt32, d Dynamic) ENGINE = Memory")
+
+      try do
+        rows =
+          cases |> Enum.with_index() |> Enum.map(fn {case, k} -> [k, host(case["value"])] end)
+
+        assert {:ok, _} = Chwire.insert(c, t, rows)
+
+        got = Chwire.query!(c, "SELECT dynamicType(d), toString(d) FROM #{t} ORDER BY k").rows
+
+        assert got == Enum.map(cases, &[&1["type"], &1["text"]]), url
+      after
+        Chwire.execute!(c, "DROP TABLE #{t}")
+        GenServer.stop(c)
+      end
     end
   end
 

@@ -16,6 +16,8 @@ const shared = (f) => JSON.parse(fs.readFileSync(path.resolve(here, '../../tests
 const TABLES = shared('tables.json').tables;
 const PARAMS = shared('params.json').params;
 const REFUSALS = shared('refusals.json');
+const DYNAMIC = shared('dynamic.json').dynamic;
+const STATEMENTS = shared('statements.json');
 const HTTP18 = process.env.CHWIRE_TEST_HTTP_URL_18;
 const skip26 = SERVER.startsWith('18') && 'needs 26.9';
 
@@ -151,6 +153,54 @@ for (const [transport, url] of [
       }
     }
     assert.deepEqual(wrong, []);
+  });
+}
+
+// tests/features/statements.json: a query's own FORMAT clause is taken off by the core's rule
+// (rows, columns and Arrow alike); words that only look like one stay.
+for (const [transport, url] of [
+  ['native', URL26],
+  ['http', HTTP26],
+]) {
+  test(`a query's own FORMAT clause (${transport})`, async () => {
+    const cl = await connect(url);
+    for (const c of STATEMENTS.format) {
+      const rows = (await cl.query(c.sql, { rowMode: 'array' })).rows.map((r) => r[0]);
+      assert.deepEqual(rows, c.rows, c.sql);
+      const arrow = await cl.queryArrow(c.sql);
+      assert.deepEqual([...arrow.getChildAt(0)], c.rows, c.sql);
+    }
+  });
+}
+
+// tests/features/dynamic.json: JS values inserted into a Dynamic column take the types of the
+// core's one rule (the ones Python's, Elixir's and Rust's values take).
+for (const [transport, url] of [
+  ['native', URL26],
+  ['http', HTTP26],
+]) {
+  test(`host values into Dynamic by the core's rule (${transport})`, { skip: skip26 }, async () => {
+    const cl = await connect(url);
+    const t = tableName('node_dyn');
+    await cl.execute(`CREATE TABLE ${t} (k UInt32, d Dynamic) ENGINE = Memory`);
+    try {
+      await cl.insert(
+        t,
+        DYNAMIC.map((c, k) => ({ k, d: host(c.value) })),
+      );
+      const got = (
+        await serverText(`SELECT dynamicType(d), toString(d) FROM ${t} ORDER BY k FORMAT JSONCompactEachRow`)
+      )
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(
+        got,
+        DYNAMIC.map((c) => [c.type, c.text]),
+      );
+    } finally {
+      await cl.execute(`DROP TABLE ${t}`);
+    }
   });
 }
 

@@ -171,9 +171,33 @@ def test_tables_every_front_end_refuses(name, url):
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.parametrize("url", [URL, HTTP_URL], ids=["native", "http"])
+def test_a_querys_own_format_clause(url):
+    """tests/features/statements.json: a query's own FORMAT clause is taken off by the core's
+    rule (rows, Arrow and pandas alike); words that only look like one stay."""
+    with chwire.connect(url) as c:
+        for case in features.statements()["format"]:
+            assert [r[0] for r in c.query(case["sql"]).result_rows] == case["rows"], case["sql"]
+            assert c.query_arrow(case["sql"]).column(0).to_pylist() == case["rows"], case["sql"]
+
+
+@pytest.mark.parametrize("url", [URL, HTTP_URL], ids=["native", "http"])
+def test_host_values_into_dynamic_by_the_cores_rule(url):
+    """tests/features/dynamic.json: Python values inserted into a Dynamic column take the types
+    of the core's one rule (the ones Node's, Elixir's and Rust's values take)."""
+    t = features.table_name("dyn")
+    with chwire.connect(url) as c:
+        c.command(f"CREATE TABLE {t} (k UInt32, d Dynamic) ENGINE = Memory")
+        try:
+            c.insert(t, [(k, features.host(case["value"])) for k, case in enumerate(features.dynamic())])
+            assert not features.dynamic_mismatches(features.dynamic_rows(HTTP_URL, t))
+        finally:
+            c.command(f"DROP TABLE {t}")
+
+
 def test_a_parameter_the_server_refuses_leaves_the_client_usable(client):
     with pytest.raises(chwire.ServerError):
-        client.command("SELECT {p:Array(UUID)}", parameters={"p": ["not a uuid"]})
+        client.command("SELECT {p:Array(Enum8('a' = 1))}", parameters={"p": ["no such name"]})
     assert client.command("SELECT {p:UInt8}", parameters={"p": 7}) == 7
 
 

@@ -88,6 +88,70 @@ def test_server_side_parameters_of_every_type():
     assert not wrong, "\n".join(wrong)
 
 
+def test_server_side_parameters_given_as_host_values():
+    """params.json's host forms as pyarrow types them (numbers, text, lists of them): the
+    core's rule binds them, as it binds Python's, Node's and Elixir's values (text for a date,
+    an address or an enum), so the server's text is each case's. Values pyarrow types as
+    something else (tuples, maps, decimals) are bound by their Arrow type above."""
+    import pyarrow as pa
+
+    wrong, ran = [], 0
+    with chwire.adbc.connect(URL) as conn, conn.cursor() as cur:
+        for p in features.params():
+            v = features.host(p["value"])
+            if not _plain(v):
+                continue
+            try:
+                params = pa.table({"p": pa.array([v])})
+            except (OverflowError, pa.ArrowException):  # beyond Int64, or a list pyarrow types as none
+                continue
+            ran += 1
+            try:
+                cur.execute(f"SELECT toString({{p:{p['type']}}}) AS s SETTINGS " + ", ".join(f"{k} = {v}" for k, v in features.NEW_TYPES.items()),
+                            params)
+                got = cur.fetchone()[0]
+            except dbapi.Error as e:
+                wrong.append(f"{p['type']} {p['value']!r} ({params.schema.field(0).type}): {str(e)[:200]}")
+                continue
+            if got != p["text"]:
+                wrong.append(f"{p['type']} {p['value']!r}: {got!r}, the server's text is {p['text']!r}")
+    assert ran > 40, ran
+    assert not wrong, "\n".join(wrong)
+
+
+def _plain(v):
+    """A value whose pyarrow type is a host value of every binding (no tuple, map, decimal)."""
+    if isinstance(v, list):
+        return all(_plain(x) for x in v)
+    return v is None or isinstance(v, (bool, int, float, str))
+
+
+@pytest.mark.parametrize("url", [URL, HTTP_URL], ids=["native", "http"])
+def test_a_querys_own_format_clause(url):
+    """tests/features/statements.json: a query's own FORMAT clause is taken off by the core's
+    rule; words that only look like one stay."""
+    with chwire.adbc.connect(url) as conn, conn.cursor() as cur:
+        for case in features.statements()["format"]:
+            cur.execute(case["sql"])
+            assert [r[0] for r in cur.fetchall()] == case["rows"], case["sql"]
+
+
+def test_json_text_into_dynamic_by_the_cores_rule(name):
+    """tests/features/dynamic.json: the JSON text of each value (what Arrow carries for a
+    Dynamic column), ingested, takes the types of the core's one rule."""
+    import json
+
+    import pyarrow as pa
+
+    cases = features.dynamic()
+    data = pa.table({"k": pa.array(range(len(cases)), pa.uint32()),
+                     "d": pa.array([json.dumps(features.host(c["value"])) for c in cases])})
+    with chwire.adbc.connect(URL) as conn, conn.cursor() as cur, chwire.connect(URL) as ch:
+        ch.command(f"CREATE TABLE {name} (k UInt32, d Dynamic) ENGINE = Memory")
+        assert cur.adbc_ingest(name, data, mode="append") == len(cases)
+        assert not features.dynamic_mismatches(features.dynamic_rows(HTTP_URL, name))
+
+
 def test_a_block_the_server_refuses_commits_nothing_of_it(conn, ch, name):
     import pyarrow as pa
 

@@ -1,4 +1,5 @@
-"""The shared cases of tests/features/ (tables.json, params.json, refusals.json) for the Python suites (the
+"""The shared cases of tests/features/ (tables.json, params.json, refusals.json, dynamic.json,
+statements.json) for the Python suites (the
 Python package's, ADBC's, Spark's and tests/oracle/live.py): loading them, and setting up a
 case's table through the server's own HTTP interface (what the front end under test then reads
 and writes back). `python3 features.py check` sets up every case on the servers of
@@ -24,6 +25,18 @@ def tables():
 def params():
     with open(os.path.join(HERE, "params.json"), encoding="utf-8") as f:
         return json.load(f)["params"]
+
+
+def dynamic():
+    """dynamic.json: host values into a Dynamic column, typed by the core's one rule."""
+    with open(os.path.join(HERE, "dynamic.json"), encoding="utf-8") as f:
+        return json.load(f)["dynamic"]
+
+
+def statements():
+    """statements.json: queries with their own FORMAT clause (`format`)."""
+    with open(os.path.join(HERE, "statements.json"), encoding="utf-8") as f:
+        return json.load(f)
 
 
 def refusals():
@@ -176,7 +189,8 @@ def etf(v):
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["etf"]:
-    sys.stdout.buffer.write(etf({"tables": tables(), "params": params(), "refusals": refusals()}))
+    sys.stdout.buffer.write(etf({"tables": tables(), "params": params(), "refusals": refusals(), "dynamic": dynamic(),
+                                  "statements": statements()}))
 
 if __name__ == "__main__" and sys.argv[1:] == ["check"]:
     urls = [os.environ.get("CHWIRE_TEST_HTTP_URL", "http://default@127.0.0.1:18123/default")]
@@ -207,3 +221,17 @@ def host(v):
 # The settings that let a server take the newer types as parameters and columns.
 NEW_TYPES = {"allow_experimental_json_type": 1, "allow_experimental_dynamic_type": 1, "allow_experimental_variant_type": 1,
              "enable_time_time64_type": 1, "allow_experimental_qbit_type": 1}
+
+
+def dynamic_rows(http_url, table):
+    """(dynamicType, toString) of each row of a dynamic.json copy, by `k`, from the server."""
+    sql = f"SELECT dynamicType(d), toString(d) FROM {table} ORDER BY k FORMAT JSONCompactEachRow"
+    return [tuple(json.loads(line)) for line in Server(http_url).query(sql).splitlines() if line]
+
+
+def dynamic_mismatches(got):
+    """What differs between the rows read back and dynamic.json's cases."""
+    cases = dynamic()
+    if len(got) != len(cases):
+        return [f"{len(got)} rows for {len(cases)} cases"]
+    return [f"{c['value']!r}: {g}, the rule says {(c['type'], c['text'])}" for c, g in zip(cases, got) if tuple(g) != (c["type"], c["text"])]

@@ -1,14 +1,16 @@
 //! Bound parameters: rows of Arrow data given to `{name:Type}` placeholders, by name (the
 //! fields name the placeholders) or by position (field i is the i-th placeholder of the SQL).
 //!
-//! Each column is converted to its placeholder's declared type with chwire-arrow's parameter
-//! conversion (`params_to_block`: the lossless one of inserts, doubles rounded for Float32), and
-//! each value is rendered as ClickHouse's text formats print it (chwire-text): the escaped TSV
-//! text for server-side parameters, the quoted literal for servers that have none (18.16),
-//! where chwire binds `CAST(literal AS Type)`. A value that conversion refuses and that the
-//! core's rule for host values (`ParamValue::bind`: numbers, text, lists of them) refuses too is
-//! refused with the core's message, the one Python, Node and Elixir give (`300 is outside the
-//! range of UInt8`). No type rule of its own here.
+//! A column of an Arrow type that is a host value of every binding (booleans, integers,
+//! floats, text, lists of them) is bound by the core's rule, as Python, Node and Elixir bind
+//! theirs (`ParamValue::bind`: integer text for an integer, a date's text for a Date, ranges
+//! checked with the same messages, the rest left to the server). Columns of the other Arrow
+//! types (decimals, timestamps, dates, binary, structs, maps, …) carry a type of their own:
+//! they are converted to the placeholder's declared type with chwire-arrow's parameter
+//! conversion (`params_to_block`: the lossless one of inserts, doubles rounded for Float32),
+//! and each value is rendered as ClickHouse's text formats print it (chwire-text): the escaped
+//! TSV text for server-side parameters, the quoted literal for servers that have none (18.16),
+//! where chwire binds `CAST(literal AS Type)`.
 
 use crate::error::{from_arrow, invalid_arg, invalid_data};
 use adbc_core::error::Result;
@@ -158,54 +160,76 @@ pub fn bind_rows(sql: &str, batch: &RecordBatch, by_name: Option<bool>, tz: &Tim
     if let Some((n, _, _)) = ph.iter().find(|(n, _)| !bound.iter().any(|(b, _, _)| b == n)).map(|(n, t)| (n, t, 0)) {
         return Err(invalid_arg(format!("no value bound for the query's placeholder {n:?}")));
     }
-    // The bound columns renamed to their placeholders, converted to the declared types.
-    let renamed = Schema::new(bound.iter().map(|(n, _, i)| Field::new(n, fields[*i].data_type().clone(), true)).collect::<Vec<_>>());
-    let columns = bound.iter().map(|(_, _, i)| batch.column(*i).clone()).collect();
-    let renamed = RecordBatch::try_new(Arc::new(renamed), columns)?;
-    let target: Vec<(String, DataType)> = bound.iter().map(|(n, t, _)| (n.clone(), t.clone())).collect();
-    let block = match chwire_arrow::params_to_block(&renamed, &target) {
-        Ok(block) => block,
-        Err(converting) => return Err(core_refusal(batch, &bound, tz).unwrap_or_else(|| from_arrow(converting))),
-    };
+    let zone = tz.iana_name();
+    // (placeholder, the column's values bound by the core's rule, or None: converted below)
+    let mut by_rule: Vec<Option<Vec<TextParam>>> = Vec::with_capacity(bound.len());
+    for (name, ty, i) in &bound {
+        let array = batch.column(*i).as_ref();
+        // JSON text (`arrow.json`, how Arrow carries JSON and Dynamic values) is converted as
+        // the JSON it holds, not bound as a string.
+        if !is_host_value(array.data_type()) || fields[*i].extension_type_name().is_some() {
+            by_rule.push(None);
+            continue;
+        }
+        let values = (0..batch.num_rows())
+            .map(|r| {
+                let v = host_value(array, r).ok_or_else(|| invalid_arg(format!("query parameter {name:?}: no host value")))?;
+                let b = v.bind(Some(ty), zone).map_err(|e| invalid_data(format!("query parameter {name:?}: {e}")))?;
+                Ok(TextParam { text: b.param_text(), literal: b.sql_literal() })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        by_rule.push(Some(values));
+    }
+    // The other columns renamed to their placeholders, converted to the declared types.
+    let converted: Vec<usize> = (0..bound.len()).filter(|k| by_rule[*k].is_none()).collect();
+    let renamed =
+        Schema::new(converted.iter().map(|k| Field::new(&bound[*k].0, fields[bound[*k].2].data_type().clone(), true)).collect::<Vec<_>>());
+    let columns = converted.iter().map(|k| batch.column(bound[*k].2).clone()).collect();
+    let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    let renamed = RecordBatch::try_new_with_options(Arc::new(renamed), columns, &options)?;
+    let target: Vec<(String, DataType)> = converted.iter().map(|k| (bound[*k].0.clone(), bound[*k].1.clone())).collect();
+    let block = chwire_arrow::params_to_block(&renamed, &target).map_err(from_arrow)?;
     let mut rows = Vec::with_capacity(batch.num_rows());
     for r in 0..batch.num_rows() {
-        let mut set = Vec::with_capacity(target.len());
-        for (name, col) in block.columns() {
-            let v = col.value(r);
-            let composite = matches!(v, Value::Array(_) | Value::Tuple(_) | Value::Map(_));
-            let text = render(&v, if composite { Style::Quoted } else { Style::Tsv }, tz);
-            set.push((name.clone(), TextParam { text, literal: literal(&v, col.data_type(), tz, false) }));
+        let mut set = Vec::with_capacity(bound.len());
+        let mut next_converted = block.columns().iter();
+        for ((name, _, _), rule) in bound.iter().zip(&by_rule) {
+            let param = match rule {
+                Some(values) => values[r].clone(),
+                None => {
+                    let (_, col) = next_converted.next().ok_or_else(|| invalid_arg("a converted parameter is missing"))?;
+                    let v = col.value(r);
+                    let composite = matches!(v, Value::Array(_) | Value::Tuple(_) | Value::Map(_));
+                    let text = render(&v, if composite { Style::Quoted } else { Style::Tsv }, tz);
+                    TextParam { text, literal: literal(&v, col.data_type(), tz, false) }
+                }
+            };
+            set.push((name.clone(), param));
         }
         rows.push(set);
     }
     Ok(rows)
 }
 
-/// The first bound value that the core's rule for host values refuses too, as its refusal: a
-/// value the conversion refused is refused with the core's message where the core refuses it
-/// (the message every other front end gives); else the conversion's stands. The conversion
-/// stays the rule: it checks what the core leaves to the server (UUID and address text, enum
-/// names, FixedString lengths).
-fn core_refusal(batch: &RecordBatch, bound: &[(String, DataType, usize)], tz: &TimeZone) -> Option<adbc_core::error::Error> {
-    let zone = tz.iana_name();
-    bound.iter().find_map(|(name, ty, i)| {
-        let array = batch.column(*i).as_ref();
-        (0..batch.num_rows()).find_map(|r| match host_value(array, r)?.bind(Some(ty), zone) {
-            Err(e) => Some(invalid_data(format!("query parameter {name:?}: {e}"))),
-            Ok(_) => None,
-        })
-    })
+/// Whether every value of an Arrow type is a host value (see [`host_value`]).
+fn is_host_value(t: &arrow_schema::DataType) -> bool {
+    use arrow_schema::DataType as A;
+    match t {
+        A::Null | A::Boolean | A::Int8 | A::Int16 | A::Int32 | A::Int64 | A::UInt8 | A::UInt16 | A::UInt32 | A::UInt64 => true,
+        A::Float32 | A::Float64 | A::Utf8 | A::LargeUtf8 | A::Utf8View => true,
+        A::List(f) | A::LargeList(f) => is_host_value(f.data_type()),
+        _ => false,
+    }
 }
 
 /// Row `row` of `array` as the host value it stands for (a number, text, a list of them),
-/// which the core binds to a placeholder by the rule every front end shares (`ParamValue::bind`:
-/// integer text for an integer, a date's text for a Date, ranges checked with the same
-/// messages); `None` for Arrow types that are no host value.
+/// which the core binds to a placeholder by the rule every front end shares; `None` for Arrow
+/// types that are no host value.
 fn host_value(array: &dyn Array, row: usize) -> Option<ParamValue> {
     use arrow_array::cast::AsArray;
     use arrow_array::types::*;
     use arrow_schema::DataType as A;
-    if array.is_null(row) {
+    if array.is_null(row) || array.data_type() == &A::Null {
         return Some(ParamValue::Null);
     }
     Some(match array.data_type() {
@@ -283,7 +307,7 @@ mod tests {
     }
 
     #[test]
-    fn int64_and_float_elements_are_typed_literals() {
+    fn int64_elements_are_typed_literals_by_the_cores_rule() {
         let items = arrow_array::Int64Array::from(vec![1i64 << 40, -1]);
         let list = arrow_array::ListArray::new(
             Arc::new(Field::new("item", arrow_schema::DataType::Int64, true)),
@@ -292,7 +316,8 @@ mod tests {
             None,
         );
         let p = one("SELECT {p:Array(Int64)}", Arc::new(list), &TimeZone::UTC);
-        assert_eq!(p.sql_literal(), "[toInt64('1099511627776'), toInt64('-1')]");
+        // 18.16 finds no common type for a UInt64 literal and a negative one: each is typed.
+        assert_eq!(p.sql_literal(), "[CAST('1099511627776' AS Int64),CAST('-1' AS Int64)]");
         assert_eq!(p.param_text(), "[1099511627776,-1]");
     }
 
@@ -321,7 +346,7 @@ mod tests {
     }
 
     #[test]
-    fn values_the_core_refuses_too_get_the_cores_message() {
+    fn host_values_are_bound_by_the_cores_rule() {
         let batch = |col: ArrayRef| RecordBatch::try_from_iter([("p", col)]).unwrap();
         let err = |sql: &str, col: ArrayRef| bind_rows(sql, &batch(col), None, &TimeZone::UTC).unwrap_err();
         let ints: ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![1, 300]));
@@ -330,10 +355,28 @@ mod tests {
         assert_eq!(e.status, adbc_core::error::Status::InvalidData);
         let text: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["abc"]));
         assert!(err("SELECT {p:Int32}", text).message.contains("\"abc\" is not a number"));
-        // What the core leaves to the server, the conversion still refuses, with its message.
-        let uuid: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["not-a-uuid"]));
-        assert!(err("SELECT {p:UUID}", uuid).message.contains("is not the text of a"));
+        // Text for a number or a date is taken as every other front end takes it.
+        let text: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["42"]));
+        assert_eq!(one("SELECT {p:UInt8}", text, &TimeZone::UTC).param_text(), "42");
+        let day: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["2024-02-29"]));
+        assert_eq!(one("SELECT {p:Date}", day, &TimeZone::UTC).sql_literal(), "'2024-02-29'");
+        // A null column of no type binds NULL.
+        let nulls: ArrayRef = Arc::new(arrow_array::NullArray::new(1));
+        assert_eq!(one("SELECT {p:Nullable(UInt8)}", nulls, &TimeZone::UTC).sql_literal(), "NULL");
+        // Arrow types that are no host value keep the conversion's rule.
         let bytes: ArrayRef = Arc::new(BinaryArray::from(vec![b"x".as_slice()]));
         assert!(err("SELECT {p:UInt8}", bytes).message.contains("does not convert to ClickHouse type UInt8"));
+    }
+
+    #[test]
+    fn rule_and_conversion_columns_keep_the_placeholders_order() {
+        let batch = RecordBatch::try_from_iter([
+            ("a", Arc::new(TimestampSecondArray::from(vec![0i64])) as ArrayRef),
+            ("b", Arc::new(arrow_array::Int64Array::from(vec![7])) as ArrayRef),
+        ])
+        .unwrap();
+        let set = bind_rows("SELECT {b:UInt8}, {a:DateTime}", &batch, None, &TimeZone::UTC).unwrap().remove(0);
+        let got: Vec<(String, String)> = set.iter().map(|(n, p)| (n.clone(), p.param_text())).collect();
+        assert_eq!(got, vec![("a".into(), "1970-01-01 00:00:00".into()), ("b".into(), "7".into())]);
     }
 }

@@ -11,6 +11,7 @@ use adbc_core::options::{OptionStatement, OptionValue};
 use adbc_core::{CancelHandle, Optionable, PartitionedResult, Statement};
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use arrow_schema::Schema;
+use chwire::bindings::Feed;
 use chwire::sql::StatementKind;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -166,34 +167,32 @@ impl ChwireStatement {
         })
     }
 
-    /// Run `insert` as this statement's task with the batches of `reader`, which this thread
-    /// reads and hands over through a small channel. The bound data is read here, not on the
-    /// connection's runtime: a reader may block (a Python generator waiting for the GIL,
-    /// another connection's result stream, whose reads wait on a runtime themselves), and a
-    /// runtime thread serves other connections too. When the task ends early (an error, a
-    /// cancel) the channel closes and reading stops.
+    /// Run `insert` as this statement's task with the batches of `reader`, read ahead on a
+    /// thread of their own by the core's `Feed` (as Python's `insert_arrow` reads its source),
+    /// never on the connection's runtime: a reader may block (a Python generator waiting for
+    /// the GIL, another connection's result stream, whose reads wait on a runtime themselves),
+    /// and a runtime thread serves other connections too. When the task ends early (an error,
+    /// a cancel) the channel closes and reading stops at the reader's next batch.
     fn pump<F>(&mut self, reader: Box<dyn RecordBatchReader + Send>, insert: F) -> Result<i64>
     where
         F: for<'c> FnOnce(&'c mut chwire::Client, Batches) -> BoxFuture<'c, Result<i64>> + Send + 'static,
     {
         crate::runtime::check_not_async()?;
         let mut lease = self.take_connection()?;
-        let (tx, rx) = mpsc::channel(2);
+        let (batches, reading) = Feed::start(reader, 2).into_parts();
         let handle = self.inner.rt.handle().spawn(async move {
             let c = lease.client().ch()?;
-            insert(c, rx).await
+            insert(c, batches).await
         });
         let running = Running::new(handle.abort_handle());
         self.inner.track(running.clone());
         self.last = Some(running.clone());
-        for batch in reader {
-            let failed = batch.is_err();
-            if tx.blocking_send(batch).is_err() || failed {
-                break; // the task has ended (its result says why), or ends with the reader's error
-            }
-        }
-        drop(tx);
-        match self.inner.rt.handle().block_on(handle) {
+        let result = self.inner.rt.handle().block_on(handle);
+        // The call returns once the reader is no longer pulled (as when this thread read it):
+        // after the task the channel is closed, so the reading thread ends at the reader's
+        // current batch.
+        let _ = reading.join();
+        match result {
             Ok(r) => r,
             Err(j) if j.is_cancelled() => Err(crate::error::cancelled(*running.why.lock().unwrap_or_else(|e| e.into_inner()))),
             Err(j) => Err(crate::error::internal(format!("chwire task failed: {j}"))),

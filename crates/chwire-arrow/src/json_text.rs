@@ -7,9 +7,14 @@
 //! Dynamic column each row's type is inferred from its JSON text: integers as Int64 (UInt64,
 //! Int128, UInt128 beyond Int64's range; wider ones as String of their digits), other
 //! numbers as Float64 (`-0` included; beyond its range as String), `true`/`false` as Bool, strings as String,
-//! `null` as NULL, and arrays and objects as String holding their JSON text; types beyond the
-//! column's `max_types` go to its shared variant. (ClickHouse 26.9 reads every value back as
-//! a String of its JSON text.)
+//! `null` as NULL, and arrays and objects typed by the core's rule for a host language's lists
+//! and maps (`chwire_proto::column::type_of`, the rule Node's and Elixir's values follow):
+//! `[1, 2]` an `Array(Int64)`, `[1, "a"]` an `Array(Dynamic)`, `{"a": 1}` a `Map(String, Int64)`.
+//! An array or object that rule gives no type (an empty object), or that holds an integer
+//! beyond 64 bits (which no JSON number type keeps exactly), is a String of its JSON text.
+//! Types beyond the column's `max_types` go to its shared variant (arrays and objects there
+//! as the String of their text). (ClickHouse 26.9 itself reads every value back as a String of
+//! its JSON text.)
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
@@ -103,7 +108,10 @@ pub(crate) fn dynamic_from_text(array: &dyn Array, ty: &DataType, text: &StringC
             Some(found) => found,
             None => {
                 encoded.clear();
-                encode_binary_type(&vt, &mut encoded);
+                // An array or object beyond max_types goes as the String of its text (chwire
+                // has no binary encoder of composite values).
+                let shared_type = if matches!(v, Scalar::Composite(..)) { DataType::String } else { vt.clone() };
+                encode_binary_type(&shared_type, &mut encoded);
                 v.encode(&mut encoded);
                 shared.push(&encoded);
                 // The shared variant's index is fixed after the loop: mark it for now.
@@ -147,6 +155,8 @@ fn check_object(text: &[u8]) -> std::result::Result<(), String> {
 
 /// One JSON value as a Dynamic value.
 enum Scalar {
+    /// An array or an object, of the type the core gives it, with its text.
+    Composite(serde_json::Value, DataType, String),
     Null,
     Bool(bool),
     Int(i64),
@@ -167,8 +177,11 @@ impl Scalar {
             "false" => Scalar::Bool(false),
             _ if s.starts_with('"') => Scalar::Str(serde_json::from_str(s).map_err(|e| format!("not a JSON string: {e}"))?),
             _ if s.starts_with(['[', '{']) => {
-                serde_json::from_str::<serde::de::IgnoredAny>(s).map_err(|e| format!("not JSON: {e}"))?;
-                Scalar::Str(s.to_string())
+                let json: serde_json::Value = serde_json::from_str(s).map_err(|e| format!("not JSON: {e}"))?;
+                match exact(&json).then(|| chwire_proto::column::type_of(&value_of(&json))).flatten() {
+                    Some(t) => Scalar::Composite(json, t, s.to_string()),
+                    None => Scalar::Str(s.to_string()),
+                }
             }
             _ => {
                 // A JSON number: serde_json checks the grammar (no `+1`, `007`, `.5`, ...).
@@ -200,6 +213,7 @@ impl Scalar {
     fn data_type(&self) -> Option<DataType> {
         Some(match self {
             Scalar::Null => return None,
+            Scalar::Composite(_, t, _) => t.clone(),
             Scalar::Bool(_) => DataType::Bool,
             Scalar::Int(_) => DataType::Int64,
             Scalar::UInt(_) => DataType::UInt64,
@@ -220,7 +234,7 @@ impl Scalar {
             Scalar::Int128(i) => out.extend_from_slice(&i.to_le_bytes()),
             Scalar::UInt128(u) => out.extend_from_slice(&u.to_le_bytes()),
             Scalar::Float(f) => out.put_u64_le(f.to_bits()),
-            Scalar::Str(s) => out.put_str(s),
+            Scalar::Str(s) | Scalar::Composite(_, _, s) => out.put_str(s),
         }
     }
 
@@ -233,8 +247,40 @@ impl Scalar {
             (Scalar::UInt128(u), ColumnData::UInt128(c)) => c.push(*u),
             (Scalar::Float(f), ColumnData::Float64(c)) => c.push(*f),
             (Scalar::Str(s), ColumnData::String(c)) => c.push(s),
+            (Scalar::Composite(json, t, _), column) => {
+                chwire_proto::column::write_value(&value_of(json), t, column).map_err(Error::value)?
+            }
             _ => return Err(Error::value("inconsistent Dynamic variant")),
         }
         Ok(())
+    }
+}
+
+/// Whether every number of `json` is what its JSON text says: serde_json keeps integers up to
+/// 64 bits exactly and turns wider ones into doubles.
+fn exact(json: &serde_json::Value) -> bool {
+    match json {
+        serde_json::Value::Number(n) => !(n.is_f64() && n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() >= 9_007_199_254_740_992.0)),
+        serde_json::Value::Array(items) => items.iter().all(exact),
+        serde_json::Value::Object(fields) => fields.values().all(exact),
+        _ => true,
+    }
+}
+
+/// A JSON value as the host value it stands for: integers as 64-bit, other numbers Float64,
+/// arrays Arrays, objects Maps with String keys.
+fn value_of(json: &serde_json::Value) -> chwire_proto::Value<'_> {
+    use chwire_proto::Value as V;
+    match json {
+        serde_json::Value::Null => V::Null,
+        serde_json::Value::Bool(b) => V::Bool(*b),
+        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => V::Int(i),
+            (None, Some(u)) => V::UInt(u),
+            _ => V::Float64(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) => V::String(s.as_bytes()),
+        serde_json::Value::Array(items) => V::Array(items.iter().map(value_of).collect()),
+        serde_json::Value::Object(fields) => V::Map(fields.iter().map(|(k, v)| (V::String(k.as_bytes()), value_of(v))).collect()),
     }
 }

@@ -50,18 +50,36 @@ fn dynamic_values_get_their_types_inferred() {
         Value::Int(1),
         Value::String(b"x"),
         Value::Null,
-        Value::String(b"[1, 2]"),
+        Value::Array(vec![Value::Int(1), Value::Int(2)]),
         Value::Float64(1.5),
         Value::Bool(true),
         Value::UInt(u64::MAX),
         Value::Int(-7),
-        Value::String(b"{\"a\":1}"),
+        Value::Map(vec![(Value::String(b"a"), Value::Int(1))]),
     ];
     for (row, w) in want.iter().enumerate() {
         assert_eq!(&d.value(row), w, "row {row}");
     }
-    // Back to JSON text as ClickHouse renders those values (arrays and objects are Strings now).
-    assert_eq!(texts(&block), ["1", "\"x\"", "null", "\"[1, 2]\"", "1.5", "true", "18446744073709551615", "-7", "\"{\\\"a\\\":1}\""]);
+    // Back to JSON text as ClickHouse renders those values.
+    assert_eq!(texts(&block), ["1", "\"x\"", "null", "[1,2]", "1.5", "true", "18446744073709551615", "-7", "{\"a\":1}"]);
+}
+
+/// Arrays and objects are typed by the core's rule for a host language's lists and maps (the
+/// one Node's and Elixir's values follow); what it gives no type, or what a JSON number cannot
+/// hold exactly, stays the String of its text.
+#[test]
+fn dynamic_arrays_and_objects_take_the_cores_types() {
+    let text = ["[1, \"a\"]", "[1, null]", "{\"a\": [1.5], \"b\": null}", "{}", "[18446744073709551616]", "[]", "{\"a\": 1, \"b\": \"x\"}"];
+    let array: ArrayRef = Arc::new(StringArray::from(text.to_vec()));
+    let block = batch_to_block(&batch("d", array), &[("d".to_string(), ty("Dynamic"))]).unwrap();
+    let d = block.column("d").unwrap();
+    let chwire_proto::ColumnData::Dynamic(dc) = d.data() else { panic!("not a Dynamic column") };
+    let mut types: Vec<String> = dc.types.iter().map(|t| t.to_string()).collect();
+    types.sort();
+    assert_eq!(types, ["Array(Dynamic)", "Array(Nothing)", "Array(Nullable(Int64))", "Map(String, Dynamic)", "String", "String"]);
+    assert_eq!(d.value(3), Value::String(b"{}"));
+    assert_eq!(d.value(4), Value::String(b"[18446744073709551616]"));
+    assert_eq!(d.value(1), Value::Array(vec![Value::Int(1), Value::Null]));
 }
 
 #[test]
@@ -171,4 +189,15 @@ fn json_text_is_inferred_as_json_from_parquet_only() {
     let block = batch_to_block(&b, &target).unwrap();
     assert_eq!(block.column("j").unwrap().data_type(), &ty("Nullable(JSON)"));
     assert_eq!(block.rows(), 2);
+}
+
+/// Arrays and objects beyond `max_types` go to the shared variant as the String of their text.
+#[test]
+fn dynamic_arrays_beyond_max_types_are_their_text_in_the_shared_variant() {
+    let array: ArrayRef = Arc::new(StringArray::from(vec!["1", "[1, 2]", "{\"a\": 1}"]));
+    let block = batch_to_block(&batch("d", array), &[("d".to_string(), ty("Dynamic(max_types=1)"))]).unwrap();
+    let d = block.column("d").unwrap();
+    assert_eq!(d.value(0), Value::Int(1));
+    assert_eq!(d.value(1), Value::String(b"[1, 2]"));
+    assert_eq!(d.value(2), Value::String(b"{\"a\": 1}"));
 }

@@ -484,3 +484,16 @@ fn what_every_front_end_refuses() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// tests/features/statements.json through the CLI: a query's own FORMAT clause is its output
+/// format (`cli`, stdout not a terminal), taken off by the core's rule; words that only look
+/// like one stay, and the output is the default TSV.
+#[test]
+fn a_querys_own_format_clause() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/statements.json");
+    let cases: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for case in cases["format"].as_array().unwrap() {
+        let sql = case["sql"].as_str().unwrap();
+        assert_eq!(stdout(&chwire(&["query", sql])), case["cli"].as_str().unwrap(), "{sql}");
+    }
+}

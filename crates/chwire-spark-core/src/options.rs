@@ -86,7 +86,9 @@ impl SparkOptions {
                 }
                 (Scope::Spark, "url") => url = text(),
                 (Scope::Spark, "table") => table = text(),
-                (Scope::Spark, "query") => query = text(),
+                // A query's own FORMAT clause is taken off, as every front end takes it off
+                // (chwire decodes the result itself; a subquery could not hold it).
+                (Scope::Spark, "query") => query = text().map(|q| chwire::sql::without_format_clause(&q).to_string()),
                 (Scope::Spark, "cluster") => cluster = text(),
                 (Scope::Spark, "columns") => columns = parse_columns(v)?,
                 (Scope::Spark, "num_partitions") => {

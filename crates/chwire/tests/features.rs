@@ -295,3 +295,87 @@ async fn what_every_front_end_refuses() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A value of tests/features/dynamic.json's host forms as the dynamic value a Rust program
+/// writes (integers Int64, UInt64 beyond; lists Arrays; `{"map": pairs}` Maps).
+fn dyn_value(v: &Json) -> Value<'_> {
+    match v {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float64(n.as_f64().unwrap()),
+        },
+        Json::String(s) => Value::String(s.as_bytes()),
+        Json::Array(items) => Value::Array(items.iter().map(dyn_value).collect()),
+        Json::Object(m) => match (m.get("int"), m.get("map")) {
+            (Some(Json::String(i)), _) => Value::UInt(i.parse().unwrap()),
+            (_, Some(Json::Array(kv))) => Value::Map(kv.iter().map(|p| (dyn_value(&p[0]), dyn_value(&p[1]))).collect()),
+            _ => panic!("no dynamic.json host form: {v}"),
+        },
+    }
+}
+
+/// tests/features/dynamic.json: values inserted into a Dynamic column take the types of the
+/// core's one rule (the ones Python's, Node's and Elixir's values take), over both transports.
+#[tokio::test]
+async fn host_values_into_dynamic_by_the_cores_rule() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/dynamic.json");
+    let cases: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cases = cases["dynamic"].as_array().unwrap();
+    for url in [common::url(), http_url("CHWIRE_TEST_HTTP_URL", 18123)] {
+        let mut c = Client::connect_url(&url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        if server_name(&c) != "26.9" {
+            return;
+        }
+        let t = format!("rs_dyn_{}", std::process::id());
+        run(&mut c, &format!("CREATE TABLE {t} (k UInt32, d Dynamic) ENGINE = Memory"), &[]).await;
+        let mut ins = c.insert_dynamic(t.as_str(), None).await.unwrap();
+        for (k, case) in cases.iter().enumerate() {
+            ins.write(&[Value::UInt(k as u64), dyn_value(&case["value"])]).await.unwrap();
+        }
+        ins.end().await.unwrap();
+        let text = |v: Value<'_>| match v {
+            Value::String(b) => Some(String::from_utf8_lossy(b).into_owned()),
+            Value::Null => None,
+            v => Some(format!("{v:?}")),
+        };
+        let read = blocks(&mut c, &format!("SELECT dynamicType(d), toString(d) FROM {t} ORDER BY k"), &[]).await;
+        let got: Vec<(Option<String>, Option<String>)> = read
+            .iter()
+            .flat_map(|b| (0..b.rows()).map(move |r| (b.column_at(0).unwrap().value(r), b.column_at(1).unwrap().value(r))))
+            .map(|(a, b)| (text(a), text(b)))
+            .collect();
+        run(&mut c, &format!("DROP TABLE {t}"), &[]).await;
+        let want: Vec<(Option<String>, Option<String>)> =
+            cases.iter().map(|c| (c["type"].as_str().map(String::from), c["text"].as_str().map(String::from))).collect();
+        assert_eq!(got, want, "{url}");
+    }
+}
+
+/// tests/features/statements.json: a query's own FORMAT clause is taken off by the core's rule
+/// over both transports (the native protocol ignores it, HTTP would answer in it); words that
+/// only look like one stay.
+#[tokio::test]
+async fn a_querys_own_format_clause() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/statements.json");
+    let cases: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for url in [common::url(), http_url("CHWIRE_TEST_HTTP_URL", 18123)] {
+        let mut c = Client::connect_url(&url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        for case in cases["format"].as_array().unwrap() {
+            let sql = case["sql"].as_str().unwrap();
+            let got: Vec<String> = blocks(&mut c, sql, &[])
+                .await
+                .iter()
+                .flat_map(|b| {
+                    (0..b.rows()).map(move |r| match b.column_at(0).unwrap().value(r) {
+                        Value::String(s) => String::from_utf8_lossy(s).into_owned(),
+                        v => format!("{v:?}"),
+                    })
+                })
+                .collect();
+            let want: Vec<String> = case["rows"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+            assert_eq!(got, want, "{url}: {sql}");
+        }
+    }
+}

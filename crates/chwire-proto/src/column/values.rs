@@ -573,31 +573,49 @@ pub fn type_of(v: &Value<'_>) -> Option<DataType> {
         Value::Interval(_, kind) => T::Interval(*kind),
         // The elements' one type; elements of different types make an Array(Dynamic), each
         // element a Dynamic value of its own type (as the server infers `[1, 'a']`).
-        Value::Array(items) => {
-            let mut types = items.iter().filter(|x| **x != Value::Null).map(type_of);
-            let inner = match types.next() {
-                None => T::Nothing,
-                Some(first) => {
-                    let first = first?;
-                    let mut same = true;
-                    for t in types {
-                        same &= t? == first;
-                    }
-                    if !same {
-                        return Some(T::Array(Box::new(T::Dynamic { max_types: None })));
-                    }
-                    first
-                }
-            };
-            let nullable = items.contains(&Value::Null) && !matches!(inner, T::Array(_) | T::Tuple(_) | T::Map(..));
-            T::Array(Box::new(if nullable { T::Nullable(Box::new(inner)) } else { inner }))
-        }
+        Value::Array(items) => T::Array(Box::new(one_type(items.iter())?)),
+        // The keys' one type (a key cannot be Dynamic), the values' one type as an array's
+        // elements have it; an empty map has none.
         Value::Map(pairs) => {
-            let (k, v) = pairs.first()?;
-            T::Map(Box::new(type_of(k)?), Box::new(type_of(v)?))
+            let mut keys = pairs.iter().map(|(k, _)| type_of(k));
+            let key = keys.next()??;
+            for k in keys {
+                if k? != key {
+                    return None;
+                }
+            }
+            T::Map(Box::new(key), Box::new(one_type(pairs.iter().map(|(_, v)| v))?))
         }
         Value::Tuple(items) => T::Tuple(items.iter().map(|(n, x)| Some((n.map(str::to_string), type_of(x)?))).collect::<Option<_>>()?),
         _ => return None,
+    })
+}
+
+/// The one type of `values` (NULLs make it Nullable, or Dynamic where it cannot be; none:
+/// `Nothing`), or `Dynamic` when they have different types.
+fn one_type<'v, 'a: 'v>(values: impl Iterator<Item = &'v Value<'a>> + Clone) -> Option<DataType> {
+    use DataType as T;
+    let mut types = values.clone().filter(|x| **x != Value::Null).map(type_of);
+    let inner = match types.next() {
+        None => T::Nothing,
+        Some(first) => {
+            let first = first?;
+            let mut same = true;
+            for t in types {
+                same &= t? == first;
+            }
+            if !same {
+                return Some(T::Dynamic { max_types: None });
+            }
+            first
+        }
+    };
+    let mut values = values;
+    Some(match (values.any(|x| *x == Value::Null), inner) {
+        (false, inner) => inner,
+        // NULL beside an Array, Tuple or Map, which cannot be Nullable: each a Dynamic value.
+        (true, T::Array(_) | T::Tuple(_) | T::Map(..)) => T::Dynamic { max_types: None },
+        (true, inner) => T::Nullable(Box::new(inner)),
     })
 }
 

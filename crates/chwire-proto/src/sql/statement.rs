@@ -209,6 +209,16 @@ pub fn format_clause(sql: &str) -> Option<FormatClause> {
     Some(FormatClause { name, start: keyword.start, known })
 }
 
+/// The statement a client that decodes the result itself sends: `sql` without its own
+/// trailing `FORMAT name` when `name` is a ClickHouse format (the native protocol ignores the
+/// clause, HTTP would answer in that format, a subquery could not hold it); else `sql`.
+pub fn without_format_clause(sql: &str) -> &str {
+    match format_clause(sql) {
+        Some(c) if c.known => sql[..c.start].trim_end(),
+        _ => sql,
+    }
+}
+
 /// The top-level, comma-separated arguments of the first parenthesised list in `text` (an
 /// engine's `Distributed(cluster, 'db', t, rand())`), each as written and trimmed, with string
 /// literals and quoted identifiers unquoted.
@@ -409,6 +419,13 @@ mod tests {
         {
             assert!(InsertTarget::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_statement_without_its_format_clause() {
+        assert_eq!(without_format_clause("SELECT 1 FORMAT JSONEachRow;"), "SELECT 1");
+        assert_eq!(without_format_clause("SELECT x AS format FROM t ORDER BY format"), "SELECT x AS format FROM t ORDER BY format");
+        assert_eq!(without_format_clause("INSERT INTO t FORMAT CSV"), "INSERT INTO t FORMAT CSV");
     }
 
     #[test]

@@ -166,6 +166,12 @@ impl ParamValue {
             // A time of day as a count: seconds (Time) or ticks (Time64), written as its text.
             (ParamValue::Int(i), Some(DataType::Time)) => Shaped::Str(time_text(*i, 0)?),
             (ParamValue::Int(i), Some(DataType::Time64(p))) => Shaped::Str(time_text(*i, u32::from(*p))?),
+            // An IPv4 address as its number (what ClickHouse stores and `toUInt32` gives): its
+            // dotted text, which the server's parser reads (it reads no bare number).
+            (ParamValue::Int(i), Some(DataType::Ipv4)) => match u32::try_from(*i) {
+                Ok(n) => Shaped::Str(std::net::Ipv4Addr::from(n).to_string()),
+                Err(_) => return Err(ParamError::Range(format!("{i} is outside the range of IPv4 (0 to 4294967295)"))),
+            },
             (ParamValue::Int(i), _) => Shaped::Bare(i.to_string()),
             (ParamValue::Float(f), Some(t)) if t.is_integer() => {
                 if !f.is_finite() || f.fract() != 0.0 {
@@ -199,6 +205,21 @@ impl ParamValue {
             }
             (ParamValue::Str(s), Some(t @ (DataType::Date | DataType::Date32 | DataType::DateTime(_) | DataType::DateTime64 { .. }))) => {
                 check_time_text(s, t)?;
+                Shaped::Str(s.clone())
+            }
+            // Text that is no UUID or address is refused here, as the Arrow conversion refuses
+            // it (a server would refuse the query; 18.16's CAST makes some of it zero).
+            (ParamValue::Str(s), Some(t @ (DataType::Uuid | DataType::Ipv4 | DataType::Ipv6))) => {
+                let parses = match t {
+                    DataType::Uuid => chwire_text::parse_uuid(s.as_bytes()).is_some(),
+                    DataType::Ipv4 => s.parse::<std::net::Ipv4Addr>().is_ok(),
+                    _ => s.parse::<std::net::Ipv6Addr>().is_ok() || s.parse::<std::net::Ipv4Addr>().is_ok(),
+                };
+                if !parses {
+                    let shown: String = s.chars().take(64).collect();
+                    let more = if shown.len() < s.len() { "…" } else { "" };
+                    return type_error(format!("{shown:?}{more} is not the text of a {t}"));
+                }
                 Shaped::Str(s.clone())
             }
             (ParamValue::Str(s), _) => Shaped::Str(s.clone()),
@@ -642,6 +663,24 @@ mod tests {
         assert_eq!(bind(&d, "Array(Nullable(Decimal(9, 2)))").unwrap().0, "[1.5,NULL]");
         // Without a type, a nested tuple is still the quoted form, never tuple(..).
         assert_eq!(P::List(vec![P::Tuple(vec![P::Int(1)])]).param_text(), "[(1)]");
+    }
+
+    #[test]
+    fn text_that_is_no_uuid_or_address_is_refused() {
+        for (v, ty) in [("not-a-uuid", "UUID"), ("1.2.3", "IPv4"), ("1.2.3.4.5", "IPv6"), ("x", "Array(Nullable(UUID))")] {
+            let v = if ty.starts_with("Array") { P::List(vec![P::Str(v.into())]) } else { P::Str(v.into()) };
+            assert!(bind(&v, ty).unwrap_err().contains("is not the text of a"), "{ty}");
+        }
+        assert!(bind(&P::Str("61f0c404-5cb3-11e7-907b-a6006ad3dba0".into()), "UUID").is_ok());
+        assert!(bind(&P::Str("1.2.3.4".into()), "IPv6").is_ok());
+        assert!(bind(&P::Str("::1".into()), "IPv6").is_ok());
+    }
+
+    #[test]
+    fn an_ipv4_address_as_its_number_is_its_dotted_text() {
+        assert_eq!(bind(&P::Int(16909060), "IPv4").unwrap(), ("1.2.3.4".into(), "'1.2.3.4'".into()));
+        assert_eq!(bind(&P::List(vec![P::Int(0)]), "Array(IPv4)").unwrap().0, "['0.0.0.0']");
+        assert!(bind(&P::Int(1 << 32), "IPv4").unwrap_err().contains("outside the range of IPv4"));
     }
 
     #[test]
