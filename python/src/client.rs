@@ -167,7 +167,7 @@ impl RawClient {
         // The data is read on a thread of its own, never on the runtime's (a Python generator
         // needs the GIL, another client's result stream waits on a runtime): the waiting caller
         // keeps taking Ctrl-C, and cancel() stops the reading with the insert.
-        let (mut rx, feeder) = chwire::bindings::Feed::start(reader, 2).into_parts();
+        let (mut rx, feeder) = chwire::bindings::Feed::start(reader, 2, |m| arrow_schema::ArrowError::ExternalError(m.into())).into_parts();
         let task = async move {
             let c = lease.client().map_err(|_| Error::Closed)?;
             // The core's Arrow insert: batches gathered or cut into blocks, converted and checked.

@@ -114,7 +114,7 @@ pub fn spark_write_stage(py: Python<'_>, job: &str, tag: &str, data: Option<AnyR
     // The stream is read on a thread of its own (a Python-backed stream takes the GIL for each
     // batch, which the waiting caller has released).
     let batches = reader.into_iter().flatten().map(|b| b.map_err(|e| format!("reading the task's batches: {e}")));
-    let (rx, feeder) = chwire::bindings::Feed::start(batches, 1).into_parts();
+    let (rx, feeder) = chwire::bindings::Feed::start(batches, 1, |m| m).into_parts();
     let out = {
         let stage = stage.clone();
         block(py, async move { j.write_stage(&stage, rx).await })

@@ -217,7 +217,8 @@ fn is_host_value(t: &arrow_schema::DataType) -> bool {
     match t {
         A::Null | A::Boolean | A::Int8 | A::Int16 | A::Int32 | A::Int64 | A::UInt8 | A::UInt16 | A::UInt32 | A::UInt64 => true,
         A::Float32 | A::Float64 | A::Utf8 | A::LargeUtf8 | A::Utf8View => true,
-        A::List(f) | A::LargeList(f) => is_host_value(f.data_type()),
+        // (Elements that are JSON text, `arrow.json`, are converted as the JSON they hold.)
+        A::List(f) | A::LargeList(f) => f.extension_type_name().is_none() && is_host_value(f.data_type()),
         _ => false,
     }
 }
@@ -373,10 +374,14 @@ mod tests {
         let batch = RecordBatch::try_from_iter([
             ("a", Arc::new(TimestampSecondArray::from(vec![0i64])) as ArrayRef),
             ("b", Arc::new(arrow_array::Int64Array::from(vec![7])) as ArrayRef),
+            ("c", Arc::new(BinaryArray::from(vec![b"bytes".as_slice()])) as ArrayRef),
         ])
         .unwrap();
-        let set = bind_rows("SELECT {b:UInt8}, {a:DateTime}", &batch, None, &TimeZone::UTC).unwrap().remove(0);
-        let got: Vec<(String, String)> = set.iter().map(|(n, p)| (n.clone(), p.param_text())).collect();
-        assert_eq!(got, vec![("a".into(), "1970-01-01 00:00:00".into()), ("b".into(), "7".into())]);
+        let want = |set: Vec<(String, TextParam)>| set.iter().map(|(n, p)| format!("{n}={}", p.param_text())).collect::<Vec<_>>();
+        let by_name = bind_rows("SELECT {c:String}, {b:UInt8}, {a:DateTime}", &batch, None, &TimeZone::UTC).unwrap().remove(0);
+        assert_eq!(want(by_name), ["a=1970-01-01 00:00:00", "b=7", "c=bytes"]);
+        // By position: field i is the i-th placeholder, converted columns among rule ones.
+        let by_position = bind_rows("SELECT {x:DateTime}, {y:UInt8}, {z:String}", &batch, Some(false), &TimeZone::UTC).unwrap().remove(0);
+        assert_eq!(want(by_position), ["x=1970-01-01 00:00:00", "y=7", "z=bytes"]);
     }
 }

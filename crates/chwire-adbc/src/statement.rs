@@ -179,7 +179,7 @@ impl ChwireStatement {
     {
         crate::runtime::check_not_async()?;
         let mut lease = self.take_connection()?;
-        let (batches, reading) = Feed::start(reader, 2).into_parts();
+        let (batches, reading) = Feed::start(reader, 2, |m| arrow_schema::ArrowError::ExternalError(m.into())).into_parts();
         let handle = self.inner.rt.handle().spawn(async move {
             let c = lease.client().ch()?;
             insert(c, batches).await

@@ -10,8 +10,9 @@
 //! `null` as NULL, and arrays and objects typed by the core's rule for a host language's lists
 //! and maps (`chwire_proto::column::type_of`, the rule Node's and Elixir's values follow):
 //! `[1, 2]` an `Array(Int64)`, `[1, "a"]` an `Array(Dynamic)`, `{"a": 1}` a `Map(String, Int64)`.
-//! An array or object that rule gives no type (an empty object), or that holds an integer
-//! beyond 64 bits (which no JSON number type keeps exactly), is a String of its JSON text.
+//! Their members keep their order (an object's duplicate keys too) and each number reads as a
+//! top-level one does, exactly. An array or object that rule gives no type (an empty object),
+//! or nested deeper than 64 levels, is a String of its JSON text.
 //! Types beyond the column's `max_types` go to its shared variant (arrays and objects there
 //! as the String of their text). (ClickHouse 26.9 itself reads every value back as a String of
 //! its JSON text.)
@@ -156,7 +157,7 @@ fn check_object(text: &[u8]) -> std::result::Result<(), String> {
 /// One JSON value as a Dynamic value.
 enum Scalar {
     /// An array or an object, of the type the core gives it, with its text.
-    Composite(serde_json::Value, DataType, String),
+    Composite(Box<Tree>, DataType, String),
     Null,
     Bool(bool),
     Int(i64),
@@ -177,9 +178,10 @@ impl Scalar {
             "false" => Scalar::Bool(false),
             _ if s.starts_with('"') => Scalar::Str(serde_json::from_str(s).map_err(|e| format!("not a JSON string: {e}"))?),
             _ if s.starts_with(['[', '{']) => {
-                let json: serde_json::Value = serde_json::from_str(s).map_err(|e| format!("not JSON: {e}"))?;
-                match exact(&json).then(|| chwire_proto::column::type_of(&value_of(&json))).flatten() {
-                    Some(t) => Scalar::Composite(json, t, s.to_string()),
+                serde_json::from_str::<serde::de::IgnoredAny>(s).map_err(|e| format!("not JSON: {e}"))?;
+                match tree(s, 0).and_then(|t| Some((chwire_proto::column::type_of(&t.value())?, t))) {
+                    Some((ty, t)) => Scalar::Composite(Box::new(t), ty, s.to_string()),
+                    // Nested deeper than MAX_DEPTH, or no type by the rule (`{}`): the text.
                     None => Scalar::Str(s.to_string()),
                 }
             }
@@ -247,40 +249,85 @@ impl Scalar {
             (Scalar::UInt128(u), ColumnData::UInt128(c)) => c.push(*u),
             (Scalar::Float(f), ColumnData::Float64(c)) => c.push(*f),
             (Scalar::Str(s), ColumnData::String(c)) => c.push(s),
-            (Scalar::Composite(json, t, _), column) => {
-                chwire_proto::column::write_value(&value_of(json), t, column).map_err(Error::value)?
-            }
+            (Scalar::Composite(tree, t, _), column) => chwire_proto::column::write_value(&tree.value(), t, column).map_err(Error::value)?,
             _ => return Err(Error::value("inconsistent Dynamic variant")),
         }
         Ok(())
     }
 }
 
-/// Whether every number of `json` is what its JSON text says: serde_json keeps integers up to
-/// 64 bits exactly and turns wider ones into doubles.
-fn exact(json: &serde_json::Value) -> bool {
-    match json {
-        serde_json::Value::Number(n) => !(n.is_f64() && n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() >= 9_007_199_254_740_992.0)),
-        serde_json::Value::Array(items) => items.iter().all(exact),
-        serde_json::Value::Object(fields) => fields.values().all(exact),
-        _ => true,
+/// How deep arrays and objects inside a Dynamic value are typed; deeper ones are the String
+/// of their text.
+const MAX_DEPTH: usize = 64;
+
+/// A JSON array or object, its members in their order (an object's duplicate keys kept, as a
+/// Map keeps them), each leaf read exactly as a top-level value is (`Scalar::parse`).
+enum Tree {
+    Leaf(Scalar),
+    Array(Vec<Tree>),
+    Object(Vec<(String, Tree)>),
+}
+
+/// `text` (checked to be JSON) as a tree; `None` beyond [`MAX_DEPTH`].
+fn tree(text: &str, depth: usize) -> Option<Tree> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let t = text.trim_matches(|c: char| c.is_ascii_whitespace());
+    Some(match t.as_bytes().first() {
+        Some(b'[') => {
+            let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(t).ok()?;
+            Tree::Array(items.iter().map(|r| tree(r.get(), depth.saturating_add(1))).collect::<Option<_>>()?)
+        }
+        Some(b'{') => {
+            let Members(members) = serde_json::from_str(t).ok()?;
+            Tree::Object(members.into_iter().map(|(k, r)| Some((k, tree(r.get(), depth.saturating_add(1))?))).collect::<Option<_>>()?)
+        }
+        _ => Tree::Leaf(Scalar::parse(t.as_bytes()).ok()?),
+    })
+}
+
+impl Tree {
+    /// The host value it stands for: leaves as Dynamic's scalars, arrays Arrays, objects Maps
+    /// with String keys.
+    fn value(&self) -> chwire_proto::Value<'_> {
+        use chwire_proto::Value as V;
+        match self {
+            Tree::Leaf(s) => match s {
+                Scalar::Null => V::Null,
+                Scalar::Bool(b) => V::Bool(*b),
+                Scalar::Int(i) => V::Int(*i),
+                Scalar::UInt(u) => V::UInt(*u),
+                Scalar::Int128(i) => V::Int128(*i),
+                Scalar::UInt128(u) => V::UInt128(*u),
+                Scalar::Float(f) => V::Float64(*f),
+                Scalar::Str(s) | Scalar::Composite(_, _, s) => V::String(s.as_bytes()),
+            },
+            Tree::Array(items) => V::Array(items.iter().map(Tree::value).collect()),
+            Tree::Object(members) => V::Map(members.iter().map(|(k, v)| (V::String(k.as_bytes()), v.value())).collect()),
+        }
     }
 }
 
-/// A JSON value as the host value it stands for: integers as 64-bit, other numbers Float64,
-/// arrays Arrays, objects Maps with String keys.
-fn value_of(json: &serde_json::Value) -> chwire_proto::Value<'_> {
-    use chwire_proto::Value as V;
-    match json {
-        serde_json::Value::Null => V::Null,
-        serde_json::Value::Bool(b) => V::Bool(*b),
-        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => V::Int(i),
-            (None, Some(u)) => V::UInt(u),
-            _ => V::Float64(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => V::String(s.as_bytes()),
-        serde_json::Value::Array(items) => V::Array(items.iter().map(value_of).collect()),
-        serde_json::Value::Object(fields) => V::Map(fields.iter().map(|(k, v)| (V::String(k.as_bytes()), value_of(v))).collect()),
+/// An object's members in their order, duplicates kept, values as their raw text.
+struct Members<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> std::result::Result<Members<'a>, M::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, &'de serde_json::value::RawValue>()? {
+                    out.push(entry);
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
     }
 }

@@ -76,9 +76,12 @@ fn dynamic_arrays_and_objects_take_the_cores_types() {
     let chwire_proto::ColumnData::Dynamic(dc) = d.data() else { panic!("not a Dynamic column") };
     let mut types: Vec<String> = dc.types.iter().map(|t| t.to_string()).collect();
     types.sort();
-    assert_eq!(types, ["Array(Dynamic)", "Array(Nothing)", "Array(Nullable(Int64))", "Map(String, Dynamic)", "String", "String"]);
+    assert_eq!(
+        types,
+        ["Array(Dynamic)", "Array(Int128)", "Array(Nothing)", "Array(Nullable(Int64))", "Map(String, Dynamic)", "String", "String"]
+    );
     assert_eq!(d.value(3), Value::String(b"{}"));
-    assert_eq!(d.value(4), Value::String(b"[18446744073709551616]"));
+    assert_eq!(d.value(4), Value::Array(vec![Value::Int128(18446744073709551616)]));
     assert_eq!(d.value(1), Value::Array(vec![Value::Int(1), Value::Null]));
 }
 
@@ -200,4 +203,25 @@ fn dynamic_arrays_beyond_max_types_are_their_text_in_the_shared_variant() {
     assert_eq!(d.value(0), Value::Int(1));
     assert_eq!(d.value(1), Value::String(b"[1, 2]"));
     assert_eq!(d.value(2), Value::String(b"{\"a\": 1}"));
+}
+
+/// Members keep their order and duplicate keys; numbers inside arrays and objects read exactly
+/// as top-level ones (no double rounding, no float taken for an integer).
+#[test]
+fn dynamic_members_keep_order_duplicates_and_every_digit() {
+    let text = ["[935711.6851572259]", "{\"b\": 1, \"a\": 2, \"a\": 3}", "[1e400]", "[1e16, 2.5]", "[-0]"];
+    let array: ArrayRef = Arc::new(StringArray::from(text.to_vec()));
+    let block = batch_to_block(&batch("d", array), &[("d".to_string(), ty("Dynamic"))]).unwrap();
+    let d = block.column("d").unwrap();
+    assert_eq!(d.value(0), Value::Array(vec![Value::Float64(935711.6851572259)]));
+    let s = |t: &'static str| Value::String(t.as_bytes());
+    assert_eq!(d.value(1), Value::Map(vec![(s("b"), Value::Int(1)), (s("a"), Value::Int(2)), (s("a"), Value::Int(3))]));
+    assert_eq!(d.value(2), Value::Array(vec![s("1e400")]));
+    assert_eq!(d.value(3), Value::Array(vec![Value::Float64(1e16), Value::Float64(2.5)]));
+    assert!(matches!(d.value(4), Value::Array(ref v) if matches!(v[0], Value::Float64(f) if f == 0.0 && f.is_sign_negative())));
+    // Deeper than 64 levels: the text.
+    let deep = format!("{}1{}", "[".repeat(80), "]".repeat(80));
+    let array: ArrayRef = Arc::new(StringArray::from(vec![deep.as_str()]));
+    let block = batch_to_block(&batch("d", array), &[("d".to_string(), ty("Dynamic"))]).unwrap();
+    assert_eq!(block.column("d").unwrap().value(0), Value::String(deep.as_bytes()));
 }

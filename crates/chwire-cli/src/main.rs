@@ -332,7 +332,7 @@ async fn run_query(opts: Options, args: QueryArgs) -> chwire_cli::Result<()> {
     // (HTTP), and either way the output would not be what the clause asks.
     let (sql, clause) = match chwire::sql::format_clause(&sql) {
         Some(c) => match formats::any_format(&c.name) {
-            Ok(f) => (sql[..c.start].trim_end().to_string(), Some((f, c.name))),
+            Ok(f) => (chwire::sql::without_format_clause(&sql).into_owned(), Some((f, c.name))),
             Err(_) if c.known => {
                 let name = c.name;
                 return Err(chwire_cli::Error::invalid_input(format!(

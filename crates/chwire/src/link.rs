@@ -243,7 +243,7 @@ impl Link {
                 for (k, v) in q.parameters {
                     req.param(k, v);
                 }
-                h.start_query(q.opts, req, chwire_proto::sql::without_format_clause(q.sql)).await.map_err(|e| (e, false))
+                h.start_query(q.opts, req, &chwire_proto::sql::without_format_clause(q.sql)).await.map_err(|e| (e, false))
             }
             Link::Native(conn) => {
                 let opts = q.opts;

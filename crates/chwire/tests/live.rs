@@ -596,6 +596,26 @@ async fn insert_checks_blocks_before_sending() {
     let e = c.insert_blocks("chwire_no_such_table", None).await.unwrap_err();
     assert_eq!(e.code(), Some(60));
     c.execute("DROP TABLE chwire_check").await.unwrap();
+
+    // A block the server refuses ends the insert with its error and keeps the connection (and
+    // with it the session's temporary tables): it is resynchronised, not replaced.
+    c.execute("DROP TABLE IF EXISTS chwire_check_small").await.unwrap();
+    c.execute("CREATE TABLE chwire_check_small (a UInt64, CONSTRAINT small CHECK a < 5) ENGINE = Memory").await.unwrap();
+    c.execute("CREATE TEMPORARY TABLE chwire_session_mark (x UInt8)").await.unwrap();
+    let mut ins = c.insert_blocks("chwire_check_small", None).await.unwrap();
+    let big = Block::new().with("a", Column::from(vec![10u64])).unwrap();
+    let sent = ins.send(&big).await;
+    let e = match sent {
+        Ok(()) => ins.end().await.unwrap_err(),
+        Err(e) => {
+            drop(ins); // ended by its error: nothing to abandon
+            e
+        }
+    };
+    assert_eq!(e.code(), Some(469), "{e}");
+    assert!(c.is_connected());
+    assert_eq!(scalar_u64(&mut c, "SELECT count() FROM chwire_session_mark").await, 0);
+    c.execute("DROP TABLE chwire_check_small").await.unwrap();
 }
 
 #[tokio::test]

@@ -179,13 +179,16 @@ impl std::fmt::Display for InsertTarget {
     }
 }
 
-/// A statement's own trailing `FORMAT name` (before an optional `;`).
+/// A statement's own `FORMAT name`, at its end (before an optional `;`) or before its final
+/// `SETTINGS` clause, both of which ClickHouse accepts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormatClause {
     /// The format's name, unquoted.
     pub name: String,
-    /// Where the clause starts: the statement without it is `&sql[..start]`.
+    /// Where the clause starts: the statement without it is `sql[..start]` + `sql[end..]`.
     pub start: usize,
+    /// Where the clause ends (just past the name).
+    pub end: usize,
     /// Whether `name` is one of ClickHouse's formats (any case): `ORDER BY format DESC` ends
     /// in `format DESC` too.
     pub known: bool,
@@ -202,20 +205,36 @@ pub fn format_clause(sql: &str) -> Option<FormatClause> {
     if end > 0 && tokens.get(end - 1).is_some_and(|t| t.is_punct(";")) {
         end -= 1;
     }
+    // Before a final top-level SETTINGS clause (`… FORMAT JSON SETTINGS max_threads = 1`).
+    let mut depth = 0i32;
+    for (i, t) in tokens.iter().enumerate().take(end) {
+        if t.is_punct("(") {
+            depth = depth.saturating_add(1);
+        } else if t.is_punct(")") {
+            depth = depth.saturating_sub(1);
+        } else if depth == 0 && t.is_keyword("SETTINGS") && i >= 2 && tokens.get(i - 2).is_some_and(|k| k.is_keyword("FORMAT")) {
+            end = i;
+            break;
+        }
+    }
     let name = tokens.get(end.checked_sub(1)?).filter(|t| t.identifier().is_some())?;
     let keyword = tokens.get(end.checked_sub(2)?).filter(|t| t.is_keyword("FORMAT"))?;
+    let clause_end = name.end();
     let name = name.identifier()?;
     let known = is_clickhouse_format(&name);
-    Some(FormatClause { name, start: keyword.start, known })
+    Some(FormatClause { name, start: keyword.start, end: clause_end, known })
 }
 
 /// The statement a client that decodes the result itself sends: `sql` without its own
 /// trailing `FORMAT name` when `name` is a ClickHouse format (the native protocol ignores the
 /// clause, HTTP would answer in that format, a subquery could not hold it); else `sql`.
-pub fn without_format_clause(sql: &str) -> &str {
+pub fn without_format_clause(sql: &str) -> std::borrow::Cow<'_, str> {
     match format_clause(sql) {
-        Some(c) if c.known => sql[..c.start].trim_end(),
-        _ => sql,
+        Some(c) if c.known => match sql.get(c.end..).map(str::trim_start) {
+            Some(rest) if !rest.is_empty() && rest != ";" => format!("{} {rest}", sql[..c.start].trim_end()).into(),
+            _ => sql[..c.start].trim_end().into(),
+        },
+        _ => sql.into(),
     }
 }
 
@@ -426,6 +445,12 @@ mod tests {
         assert_eq!(without_format_clause("SELECT 1 FORMAT JSONEachRow;"), "SELECT 1");
         assert_eq!(without_format_clause("SELECT x AS format FROM t ORDER BY format"), "SELECT x AS format FROM t ORDER BY format");
         assert_eq!(without_format_clause("INSERT INTO t FORMAT CSV"), "INSERT INTO t FORMAT CSV");
+        assert_eq!(without_format_clause("SELECT 1 FORMAT JSON SETTINGS max_threads = 1;"), "SELECT 1 SETTINGS max_threads = 1;");
+        // A SETTINGS inside a subquery is no clause of the statement.
+        assert_eq!(
+            without_format_clause("SELECT * FROM (SELECT 1 SETTINGS max_threads = 1) FORMAT JSON"),
+            "SELECT * FROM (SELECT 1 SETTINGS max_threads = 1)"
+        );
     }
 
     #[test]

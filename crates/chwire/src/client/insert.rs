@@ -116,9 +116,8 @@ impl Insert<'_> {
                 Ok(QuerySummary { progress: self.progress, profile, rows_sent: self.rows_sent })
             }
             Err((e, pending)) => {
-                if self.client.pending != Pending::Broken {
-                    self.client.pending = pending;
-                }
+                // (Until `end` confirms it, `pending` says Broken: the link says what it is.)
+                self.client.pending = pending;
                 self.client.note(Err(e))
             }
         }

@@ -172,6 +172,16 @@ impl ParamValue {
                 Ok(n) => Shaped::Str(std::net::Ipv4Addr::from(n).to_string()),
                 Err(_) => return Err(ParamError::Range(format!("{i} is outside the range of IPv4 (0 to 4294967295)"))),
             },
+            // A time as a count of seconds since the epoch, which must lie in the type's range
+            // (a server clamps or wraps it).
+            (ParamValue::Int(i), Some(t @ (DataType::DateTime(_) | DataType::DateTime64 { .. }))) => {
+                if let Some((lo, hi, range)) = seconds_range(t) {
+                    if *i < i128::from(lo) || *i > i128::from(hi) {
+                        return Err(ParamError::Range(format!("{i} is outside {t} ({range}) as seconds since 1970")));
+                    }
+                }
+                Shaped::Bare(i.to_string())
+            }
             (ParamValue::Int(i), _) => Shaped::Bare(i.to_string()),
             (ParamValue::Float(f), Some(t)) if t.is_integer() => {
                 if !f.is_finite() || f.fract() != 0.0 {
@@ -212,8 +222,8 @@ impl ParamValue {
             (ParamValue::Str(s), Some(t @ (DataType::Uuid | DataType::Ipv4 | DataType::Ipv6))) => {
                 let parses = match t {
                     DataType::Uuid => chwire_text::parse_uuid(s.as_bytes()).is_some(),
-                    DataType::Ipv4 => s.parse::<std::net::Ipv4Addr>().is_ok(),
-                    _ => s.parse::<std::net::Ipv6Addr>().is_ok() || s.parse::<std::net::Ipv4Addr>().is_ok(),
+                    DataType::Ipv4 => is_ipv4_text(s),
+                    _ => is_ipv6_text(s),
                 };
                 if !parses {
                     let shown: String = s.chars().take(64).collect();
@@ -500,6 +510,12 @@ fn check_time_text(s: &str, t: &DataType) -> Result<(), ParamError> {
     if s.len() < 10 || s.as_bytes()[4] != b'-' {
         return Ok(());
     }
+    // `YYYY-MM-DD` that is no date (`2024-02-30`): a server would read it as another day.
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if digits(0..4) && b[7] == b'-' && digits(5..7) && digits(8..10) && s[..10].parse::<jiff::civil::Date>().is_err() {
+        return Err(ParamError::Type(format!("{:?} is no date of the calendar, for a {t} parameter", &s[..10])));
+    }
     let civil = match s.parse::<jiff::civil::DateTime>() {
         Ok(dt) if s.len() > 10 => dt,
         _ => match s.parse::<jiff::civil::Date>() {
@@ -527,6 +543,30 @@ fn check_time_text(s: &str, t: &DataType) -> Result<(), ParamError> {
         return Err(ParamError::Range(format!("{s} is outside {t} ({range})")));
     }
     Ok(())
+}
+
+/// IPv4 text as ClickHouse's parser reads it: four dot-separated numbers up to 255, leading
+/// zeros allowed (`010.0.0.1`, which Rust's parser refuses).
+fn is_ipv4_text(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('.').collect();
+    parts.len() == 4
+        && parts
+            .iter()
+            .all(|p| (1..=4).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n <= 255))
+}
+
+/// IPv6 text as ClickHouse reads it: an IPv6 address (its last 32 bits may be IPv4 text, with
+/// leading zeros as above), or IPv4 text alone (an IPv4-mapped address).
+fn is_ipv6_text(s: &str) -> bool {
+    if s.parse::<std::net::Ipv6Addr>().is_ok() || is_ipv4_text(s) {
+        return true;
+    }
+    match s.rfind(':') {
+        Some(i) if s[i + 1..].contains('.') => {
+            is_ipv4_text(&s[i + 1..]) && format!("{}0.0.0.0", &s[..=i]).parse::<std::net::Ipv6Addr>().is_ok()
+        }
+        _ => false,
+    }
 }
 
 /// Text that is an integer's digits, with a sign or none.
@@ -674,6 +714,21 @@ mod tests {
         assert!(bind(&P::Str("61f0c404-5cb3-11e7-907b-a6006ad3dba0".into()), "UUID").is_ok());
         assert!(bind(&P::Str("1.2.3.4".into()), "IPv6").is_ok());
         assert!(bind(&P::Str("::1".into()), "IPv6").is_ok());
+        // Leading zeros, as ClickHouse's parser reads them.
+        assert!(bind(&P::Str("010.0.0.1".into()), "IPv4").is_ok());
+        assert!(bind(&P::Str("::ffff:01.2.3.4".into()), "IPv6").is_ok());
+        assert!(bind(&P::Str("256.0.0.1".into()), "IPv4").is_err());
+        assert!(bind(&P::Str("1.2.3.4.5".into()), "IPv4").is_err());
+    }
+
+    #[test]
+    fn times_as_seconds_and_calendar_dates_are_checked() {
+        assert!(bind(&P::Int(-1), "DateTime").unwrap_err().contains("is outside DateTime"));
+        assert!(bind(&P::Int(5_000_000_000), "DateTime('UTC')").is_err());
+        assert_eq!(bind(&P::Int(1_700_000_000), "DateTime64(3)").unwrap().0, "1700000000");
+        assert!(bind(&P::Str("2024-02-30".into()), "Date").unwrap_err().contains("no date of the calendar"));
+        assert!(bind(&P::Str("2023-02-29 00:00:00".into()), "DateTime").is_err());
+        assert!(bind(&P::Str("2024-02-29 23:59:59".into()), "DateTime").is_ok());
     }
 
     #[test]
