@@ -76,16 +76,21 @@ def test_server_side_parameters_of_every_type():
     with chwire.adbc.connect(URL) as conn, conn.cursor() as cur, chwire.connect(URL) as ch:
         for p in features.params():
             arrow = ch.query_arrow(f"SELECT {{p:{p['type']}}} AS p", parameters={"p": features.host(p["value"])}, settings=features.NEW_TYPES)
-            try:
-                cur.execute(f"SELECT toString({{p:{p['type']}}}) AS s SETTINGS " + ", ".join(f"{k} = {v}" for k, v in features.NEW_TYPES.items()),
-                            arrow)
-                got = cur.fetchone()[0]
-            except dbapi.Error as e:
-                wrong.append(f"{p['type']} ({arrow.schema.field(0).type}): {str(e)[:200]}")
-                continue
-            if got != p["text"]:
-                wrong.append(f"{p['type']} ({arrow.schema.field(0).type}): {got!r}, the server's text is {p['text']!r}")
+            wrong += _differs(cur, p, arrow)
     assert not wrong, "\n".join(wrong)
+
+
+def _differs(cur, p, params):
+    """Binding `params` to the case's placeholder through the driver: what differs from the
+    server's text of the case (nothing, or one line)."""
+    what = f"{p['type']} {p['value']!r} ({params.schema.field(0).type})"
+    try:
+        cur.execute(f"SELECT toString({{p:{p['type']}}}) AS s SETTINGS " + ", ".join(f"{k} = {v}" for k, v in features.NEW_TYPES.items()),
+                    params)
+        got = cur.fetchone()[0]
+    except dbapi.Error as e:
+        return [f"{what}: {str(e)[:200]}"]
+    return [] if got == p["text"] else [f"{what}: {got!r}, the server's text is {p['text']!r}"]
 
 
 def test_server_side_parameters_given_as_host_values():
@@ -106,15 +111,7 @@ def test_server_side_parameters_given_as_host_values():
             except (OverflowError, pa.ArrowException):  # beyond Int64, or a list pyarrow types as none
                 continue
             ran += 1
-            try:
-                cur.execute(f"SELECT toString({{p:{p['type']}}}) AS s SETTINGS " + ", ".join(f"{k} = {v}" for k, v in features.NEW_TYPES.items()),
-                            params)
-                got = cur.fetchone()[0]
-            except dbapi.Error as e:
-                wrong.append(f"{p['type']} {p['value']!r} ({params.schema.field(0).type}): {str(e)[:200]}")
-                continue
-            if got != p["text"]:
-                wrong.append(f"{p['type']} {p['value']!r}: {got!r}, the server's text is {p['text']!r}")
+            wrong += _differs(cur, p, params)
     assert ran > 40, ran
     assert not wrong, "\n".join(wrong)
 

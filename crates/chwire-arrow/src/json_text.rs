@@ -280,7 +280,7 @@ fn tree(text: &str, depth: usize) -> Option<Tree> {
             Tree::Array(items.iter().map(|r| tree(r.get(), depth.saturating_add(1))).collect::<Option<_>>()?)
         }
         Some(b'{') => {
-            let Members(members) = serde_json::from_str(t).ok()?;
+            let members = json_members(t).ok()?;
             Tree::Object(members.into_iter().map(|(k, r)| Some((k, tree(r.get(), depth.saturating_add(1))?))).collect::<Option<_>>()?)
         }
         _ => Tree::Leaf(Scalar::parse(t.as_bytes()).ok()?),
@@ -309,6 +309,14 @@ impl Tree {
     }
 }
 
+/// A JSON object's members in their order, duplicate keys kept (serde_json's own map would
+/// sort them and keep the last), each value as its raw text: how chwire reads JSON objects as
+/// Maps and Tuples (also chwire-formats' JSON input).
+pub fn json_members(text: &str) -> serde_json::Result<Vec<(String, &serde_json::value::RawValue)>> {
+    serde_json::from_str::<Members<'_>>(text).map(|Members(m)| m)
+}
+
+/// An object's members in their order, duplicates kept, values as their raw text.
 /// An object's members in their order, duplicates kept, values as their raw text.
 struct Members<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
 

@@ -36,6 +36,7 @@ mod wkb;
 
 pub use for_parquet::{enum_name_leaves, parquet_schema, to_parquet_batch, ParquetMapping};
 pub use infer::{clickhouse_type_for, clickhouse_type_for_parquet};
+pub use json_text::json_members;
 pub use options::{setting_flag, ArrowOptions, Mapping};
 pub use params::{narrow_floats, params_to_block};
 pub use schema::{arrow_type, field_for, CLICKHOUSE_TYPE_KEY};

@@ -64,29 +64,6 @@ pub(super) fn string<'b>(text: &'b str, marked: bool, cx: &Ctx<'b>) -> Result<&'
 
 /// A JSON object's members in order, keys unescaped into the arena.
 pub(super) fn object<'b>(text: &'b str, cx: &Ctx<'b>) -> Result<Vec<(&'b str, &'b RawValue)>, String> {
-    let Members(members) = serde_json::from_str(text).map_err(|e| format!("not a JSON object: {e}"))?;
+    let members = chwire_arrow::json_members(text).map_err(|e| format!("not a JSON object: {e}"))?;
     Ok(members.into_iter().map(|(k, v)| (&*cx.bump.alloc_str(&k), v)).collect())
-}
-
-/// A JSON object's members in their order (serde_json's own map would sort them).
-struct Members<'a>(Vec<(String, &'a RawValue)>);
-
-impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
-            type Value = Members<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Members<'a>, A::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
-                    out.push((k, v));
-                }
-                Ok(Members(out))
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
-    }
 }
