@@ -74,7 +74,8 @@ impl Block {
     /// Add a column; all columns must have the same number of rows.
     pub fn push(&mut self, name: impl Into<String>, column: Column) -> Result<(), EncodeError> {
         let name = name.into();
-        if !self.columns.is_empty() && column.len() != self.rows {
+        // A block of columns has their rows; one made `without_columns(n)` (n > 0) has n.
+        if (!self.columns.is_empty() || self.rows > 0) && column.len() != self.rows {
             return Err(EncodeError::InvalidColumn {
                 column: name,
                 detail: format!("has {} rows, the block has {}", column.len(), self.rows),

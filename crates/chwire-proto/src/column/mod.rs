@@ -124,10 +124,11 @@ impl ColumnData {
             Int64(v) => v.len(),
             Float32(v) => v.len(),
             Float64(v) => v.len(),
-            Fixed { width, data } => data.len() / *width,
+            // (A hand-built column of width 0 has no rows, rather than dividing by zero.)
+            Fixed { width, data } => data.len().checked_div(*width).unwrap_or(0),
             String(s) => s.len(),
             Nullable(n) => n.nulls.len(),
-            Array(a) => a.offsets.len() - 1,
+            Array(a) => a.offsets.len().saturating_sub(1),
             UInt128(v) => v.len(),
             Int128(v) => v.len(),
             Tuple(t) => t.rows,
@@ -149,9 +150,12 @@ impl ColumnData {
         Self::with_capacity_for(ty, 0)
     }
 
-    /// An empty column with room for `rows` rows (inner columns of arrays get no capacity).
+    /// An empty column with room for `rows` rows (inner columns of arrays get no capacity). The
+    /// room is a hint, capped at 2^24 rows: the column grows beyond it as rows come, and a row
+    /// count from elsewhere cannot make it reserve what no block needs.
     pub fn with_capacity_for(ty: &DataType, rows: usize) -> Result<ColumnData, EncodeError> {
         use crate::types::Physical as P;
+        let rows = rows.min(1 << 24);
         Ok(match ty.physical() {
             P::U8 => ColumnData::UInt8(Vec::with_capacity(rows)),
             P::U16 => ColumnData::UInt16(Vec::with_capacity(rows)),
@@ -165,7 +169,7 @@ impl ColumnData {
             P::I128 => ColumnData::Int128(Vec::with_capacity(rows)),
             P::F32 => ColumnData::Float32(Vec::with_capacity(rows)),
             P::F64 => ColumnData::Float64(Vec::with_capacity(rows)),
-            P::Fixed(n) => ColumnData::Fixed { width: n, data: Vec::with_capacity(rows * n) },
+            P::Fixed(n) => ColumnData::Fixed { width: n, data: Vec::with_capacity(rows.saturating_mul(n).min(1 << 28)) },
             P::String => ColumnData::String(StringColumn::with_capacity(rows, 0)),
             P::Nullable => {
                 let DataType::Nullable(inner) = ty else { unreachable!() };
