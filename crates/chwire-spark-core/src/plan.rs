@@ -204,11 +204,11 @@ impl Plan {
         for (n, t) in &cols {
             match spark_column(n, t, opts.uint64_long) {
                 Ok(c) => columns.push(c),
-                Err(e) => refused.push(e.0),
+                Err(e) => refused.push(e),
             }
         }
         if !refused.is_empty() {
-            return Err(Error::Unsupported(refused.join("\n")));
+            return Err(Error::Unsupported(crate::types::refusal_of_columns(&refused)));
         }
         let mut plan = Plan {
             options: opts.clone(),

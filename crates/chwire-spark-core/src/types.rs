@@ -190,14 +190,22 @@ fn expr(t: &DataType, reference: &str) -> String {
     }
 }
 
+/// What every refusal of a column Spark has no type for ends with.
+pub(crate) const UNSUPPORTED_HINT: &str = "; leave it out with the 'columns' option or convert it in a 'query'";
+
+/// The refusal of several columns Spark has no type for: each column's reason, the hint once.
+pub(crate) fn refusal_of_columns(refused: &[UnsupportedType]) -> String {
+    if refused.len() == 1 {
+        return refused[0].0.clone();
+    }
+    let reasons: Vec<&str> = refused.iter().map(|r| r.0.strip_suffix(UNSUPPORTED_HINT).unwrap_or(&r.0)).collect();
+    format!("{}; leave them out with the 'columns' option or convert each in a 'query'", reasons.join("\n"))
+}
+
 /// The Spark column of a ClickHouse column `name` of type `ch_type`.
 pub fn spark_column(name: &str, ch_type: &str, u64_long: bool) -> Result<SparkColumn, UnsupportedType> {
-    let refused = |e: String| {
-        UnsupportedType(format!(
-            "column '{name}' of type {ch_type} cannot be read into Spark: {e}; \
-             leave it out with the 'columns' option or convert it in a 'query'"
-        ))
-    };
+    let refused =
+        |e: String| UnsupportedType(format!("column '{name}' of type {ch_type} cannot be read into Spark: {e}{UNSUPPORTED_HINT}"));
     let t = DataType::parse(ch_type).map_err(|e| refused(e.to_string()))?;
     let (st, nullable, converted) = map(&t, u64_long).map_err(|e| refused(e.0))?;
     let ident = quote_ident(name);
@@ -286,6 +294,17 @@ pub(crate) fn class(ch_type: &str) -> Option<Class> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn several_refused_columns_give_the_hint_once() {
+        let refused: Vec<UnsupportedType> =
+            [("a", "Time"), ("b", "QBit(Float32, 8)")].iter().map(|(n, t)| spark_column(n, t, false).unwrap_err()).collect();
+        let m = refusal_of_columns(&refused);
+        assert!(m.contains("column 'a' of type Time") && m.contains("column 'b' of type QBit(Float32, 8)"), "{m}");
+        assert_eq!(m.matches("leave").count(), 1, "{m}");
+        assert!(m.ends_with("leave them out with the 'columns' option or convert each in a 'query'"), "{m}");
+        assert_eq!(refusal_of_columns(&refused[..1]), refused[0].0);
+    }
 
     fn ty(t: &str) -> Value {
         spark_column("c", t, false).unwrap().field["type"].clone()
