@@ -184,6 +184,12 @@ impl Conn {
         Ok(())
     }
 
+    /// Append a Data packet of `block` to the write buffer (at this connection's revision,
+    /// compressed as `compression` says); [`Conn::flush`] sends it.
+    pub(crate) fn queue_data(&mut self, block: &chwire_proto::Block, compression: chwire_proto::compress::Compression) {
+        chwire_proto::packet::client::encode_data(block, self.rev, compression, &mut self.scratch, &mut self.wbuf);
+    }
+
     pub(crate) fn set_compression(&mut self, on: bool) {
         self.decoder.set_compression(on);
     }

@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::http::{HttpConn, QueryRequest};
 use crate::options::{Options, Transport};
 use chwire_proto::packet::client::Setting;
-use chwire_proto::packet::client::{encode_cancel, encode_data, encode_ping, ClientInfo, Query as QueryPacket};
+use chwire_proto::packet::client::{encode_cancel, encode_ping, ClientInfo, Query as QueryPacket};
 use chwire_proto::{Block, Revision, ServerHello, ServerPacket};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -168,9 +168,7 @@ impl Link {
             }
             Link::Native(conn) => {
                 take_arrived_packets(conn, progress)?;
-                let rev = conn.rev;
-                let Conn { wbuf, scratch, .. } = conn;
-                encode_data(block, rev, compression, scratch, wbuf);
+                conn.queue_data(block, compression);
                 conn.flush().await.map_err(|e| (e, None))
             }
         }
@@ -191,23 +189,18 @@ impl Link {
             Link::Http(h) => h.end_insert().await.map(|()| None).map_err(|e| (e, Pending::Broken)),
             Link::Native(conn) => {
                 let res = async {
-                    let rev = conn.rev;
-                    let Conn { wbuf, scratch, .. } = conn;
-                    encode_data(&Block::new(), rev, compression, scratch, wbuf);
+                    conn.queue_data(&Block::new(), compression);
                     conn.flush().await?;
                     let mut profile = None;
                     loop {
-                        match conn.recv().await? {
-                            ServerPacket::EndOfStream => return Ok(profile),
-                            ServerPacket::Exception(e) => return Err(Error::from(e)),
-                            ServerPacket::Progress(p) => progress.accumulate(&p),
-                            ServerPacket::ProfileInfo(p) => profile = Some(p),
-                            ServerPacket::Log(b) => log_lines(&b),
-                            ServerPacket::ProfileEvents(_)
-                            | ServerPacket::TableColumns { .. }
-                            | ServerPacket::TimezoneUpdate(_)
-                            | ServerPacket::Data(_) => {}
-                            other => return Err(Error::protocol(format!("unexpected {} packet at the end of an insert", other.name()))),
+                        match informational(conn.recv().await?, progress) {
+                            None | Some(ServerPacket::Data(_)) => {}
+                            Some(ServerPacket::EndOfStream) => return Ok(profile),
+                            Some(ServerPacket::Exception(e)) => return Err(Error::from(e)),
+                            Some(ServerPacket::ProfileInfo(p)) => profile = Some(p),
+                            Some(other) => {
+                                return Err(Error::protocol(format!("unexpected {} packet at the end of an insert", other.name())))
+                            }
                         }
                     }
                 }
@@ -274,8 +267,7 @@ impl Link {
                 };
                 packet.encode(rev, &mut conn.wbuf).map_err(|e| (e.into(), true))?;
                 // No external tables: the empty block ends them (INSERTs too).
-                let Conn { wbuf, scratch, .. } = conn;
-                encode_data(&Block::new(), rev, compression, scratch, wbuf);
+                conn.queue_data(&Block::new(), compression);
                 conn.set_compression(compression.is_enabled());
                 conn.flush().await.map_err(|e| (e, false))
             }
@@ -566,15 +558,27 @@ fn take_arrived_packets(conn: &mut Conn, progress: &mut chwire_proto::Progress) 
             Ok(None) => return Ok(()),
             Err(e) => return Err((e, None)),
         };
-        match packet {
-            ServerPacket::Progress(p) => progress.accumulate(&p),
-            ServerPacket::Log(b) => log_lines(&b),
-            ServerPacket::ProfileEvents(_) | ServerPacket::TableColumns { .. } | ServerPacket::TimezoneUpdate(_) => {}
+        match informational(packet, progress) {
+            None => {}
             // The server stopped reading blocks: resynchronise before the next query.
-            ServerPacket::Exception(e) => return Err((e.into(), Some(Pending::Resync))),
-            other => return Err((Error::protocol(format!("unexpected {} packet during an insert", other.name())), Some(Pending::Broken))),
+            Some(ServerPacket::Exception(e)) => return Err((e.into(), Some(Pending::Resync))),
+            Some(other) => {
+                return Err((Error::protocol(format!("unexpected {} packet during an insert", other.name())), Some(Pending::Broken)))
+            }
         }
     }
+}
+
+/// A packet that only informs while an insert runs (Progress, taken into `progress`; Log, to
+/// `tracing`; ProfileEvents, TableColumns, a time zone update), handled; any other given back.
+pub(crate) fn informational(packet: ServerPacket, progress: &mut chwire_proto::Progress) -> Option<ServerPacket> {
+    match packet {
+        ServerPacket::Progress(p) => progress.accumulate(&p),
+        ServerPacket::Log(b) => log_lines(&b),
+        ServerPacket::ProfileEvents(_) | ServerPacket::TableColumns { .. } | ServerPacket::TimezoneUpdate(_) => {}
+        other => return Some(other),
+    }
+    None
 }
 
 /// A server's Log block as `tracing` events (target `chwire::server`), each line at its

@@ -264,13 +264,11 @@ impl<'c> Query<'c> {
                     Some(p) => p,
                     None => client.recv_for_query().await?,
                 };
+                let Some(packet) = crate::link::informational(packet, &mut progress) else { continue };
                 match packet {
                     ServerPacket::Data(header) => {
                         return Ok(Insert { client, header, progress, rows_sent: 0, done: false, writing: false })
                     }
-                    ServerPacket::Progress(p) => progress.accumulate(&p),
-                    ServerPacket::Log(b) => log_lines(&b),
-                    ServerPacket::TableColumns { .. } | ServerPacket::ProfileEvents(_) | ServerPacket::TimezoneUpdate(_) => {}
                     ServerPacket::Exception(e) => {
                         if !matches!(client.pending, Pending::Broken | Pending::Resync) {
                             client.pending = Pending::Idle;

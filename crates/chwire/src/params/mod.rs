@@ -8,9 +8,11 @@
 use crate::error::{Error, Result};
 use chwire_proto::sql::{placeholders, Placeholder};
 
+mod checks;
 mod value;
+pub use checks::ParamError;
 pub use chwire_row::QueryParam;
-pub use value::{BoundValue, ParamError, ParamValue};
+pub use value::{BoundValue, ParamValue};
 
 /// The type `sql` declares for the placeholder `name` (its first `{name:Type}`), if it
 /// declares one chwire can read.
