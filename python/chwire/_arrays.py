@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import functools
 import ipaddress
 import uuid
 from typing import Any, Callable, List, Optional, Sequence
 
-from . import _types
+from . import _chwire, _types
 from ._types import Node
 
 # The Python value kinds a Variant member of each type family takes, most fitting first: a
@@ -202,6 +203,12 @@ def column_values(col: Any, type_text: str) -> list:
     """The row values of a result column (a ``pyarrow.ChunkedArray``) of ClickHouse type
     ``type_text``."""
     node = _types.parse_type(type_text) if type_text else ("", [])
+    kind = _objects_kind(node)
+    if kind:
+        values: list = []
+        for chunk in col.chunks:
+            values.extend(_chwire.column_objects(getattr(chunk, "storage", chunk), kind))
+        return values
     name, args = _types._storage(node)
     if name in ("Variant", "Geometry"):
         import pyarrow.types as pat
@@ -211,6 +218,41 @@ def column_values(col: Any, type_text: str) -> list:
     values = col.to_pylist()
     conv = _types.to_python(node) if type_text else None
     return [conv(v) for v in values] if conv else values
+
+
+def objects_kind(type_text: str) -> Optional[str]:
+    """"UUID" or "IPv6" for a column of that type (or Nullable of it) whose objects are built a
+    column at a time (``_chwire.column_objects``), else None."""
+    return _objects_kind(_types.parse_type(type_text)) if type_text else None
+
+
+def _objects_kind(node: Node) -> Optional[str]:
+    name, args = _types._storage(node)
+    if name == "Nullable" and args:
+        name, args = _types._storage(args[-1])
+    return name if name in ("UUID", "IPv6") and not args and _objects_match(name) else None
+
+
+@functools.lru_cache(maxsize=None)
+def _objects_match(kind: str) -> bool:
+    """Whether ``_chwire.column_objects`` builds the objects the constructors build on this
+    Python (same value, text, hash and pickle; no ``__dict__``): it sets the slots the classes'
+    constructors set, and another Python's classes could keep others."""
+    import pickle
+
+    import pyarrow as pa
+
+    raw = bytes(range(0xF0, 0x100))  # the top bit set: an unsigned 128-bit value
+    try:
+        got, null = _chwire.column_objects(pa.array([raw, None], pa.binary(16)), kind)
+    except Exception:  # an interpreter whose classes refuse the slots: the constructors then
+        return False
+    want = uuid.UUID(bytes=raw) if kind == "UUID" else ipaddress.IPv6Address(raw)
+    # No __dict__ (slots only): the objects are left out of the garbage collector's walks,
+    # which is right only for objects that can hold no reference cycle.
+    return (null is None and type(got) is type(want) and got == want and str(got) == str(want)
+            and hash(got) == hash(want) and pickle.dumps(got) == pickle.dumps(want)
+            and not hasattr(got, "__dict__"))
 
 
 def _union_values(arr: Any, members: Optional[List[Node]]) -> list:

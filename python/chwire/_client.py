@@ -202,7 +202,7 @@ class Client:
         # UUIDs (also inside arrays, tuples, maps) are uuid.UUID objects, as query() and
         # query_df() give them; so are the values NumPy would get as raw bytes or cannot take
         # (128/256-bit integers, IPv6, Variant).
-        return {name: _row_objects(col, _ch_type(f)) if _types.rows_only(_ch_type(f)) else
+        return {name: _row_objects(col, _ch_type(f)) if _types.rows_only(_ch_type(f)) or _arrays.objects_kind(_ch_type(f)) else
                 _objects(col) if _has_uuid(col.type) else
                 (col.cast(col.type.value_type) if pat.is_dictionary(col.type) else col).to_numpy()
                 for name, col, f in zip(names, table.columns, table.schema)}
@@ -439,7 +439,10 @@ def _to_pandas(table: Any, dtype_backend: Optional[str]) -> Any:
     # converted on their own, as Python values (uuid.UUID), like query() gives them. So are
     # columns pandas would get as raw bytes (128/256-bit integers, IPv6) or cannot convert at
     # all (Variant: "No known equivalent Pandas block"), as query()'s row values.
-    rows = [i for i, f in enumerate(table.schema) if dtype_backend != "pyarrow" and _types.rows_only(_ch_type(f))]
+    # UUIDs and IPv6 addresses at the top level are built a column at a time (the row values'
+    # fast path), not by pandas' conversion (a constructor call per value).
+    rows = [i for i, f in enumerate(table.schema) if dtype_backend != "pyarrow"
+            and (_types.rows_only(_ch_type(f)) or _arrays.objects_kind(_ch_type(f)))]
     nested = [i for i, f in enumerate(table.schema) if dtype_backend != "pyarrow" and _has_uuid(f.type)
               and getattr(f.type, "extension_name", None) != "arrow.uuid" and i not in rows]
     if nested or rows:
@@ -449,7 +452,7 @@ def _to_pandas(table: Any, dtype_backend: Optional[str]) -> Any:
             df.insert(i, table.column_names[i], col, allow_duplicates=True)
         return df
     if dtype_backend is None:
-        return table.to_pandas()
+        return _maps_as_dicts(table, {})
     import pandas as pd
 
     if dtype_backend == "pyarrow":
@@ -461,7 +464,37 @@ def _to_pandas(table: Any, dtype_backend: Optional[str]) -> Any:
                 pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.float32(): pd.Float32Dtype(),
                 pa.float64(): pd.Float64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype(),
                 pa.large_string(): pd.StringDtype()}
-    return table.to_pandas(types_mapper=nullable.get)  # "numpy_nullable"
+    return _maps_as_dicts(table, {"types_mapper": nullable.get})  # "numpy_nullable"
+
+
+def _maps_as_dicts(table: Any, kwargs: Dict[str, Any]) -> Any:
+    """``table.to_pandas(**kwargs)`` with Maps as dicts, as ``query()`` gives them (pandas' own
+    conversion gives lists of key-value tuples, at 5x the time). A map with a key twice, which
+    a dict cannot hold (pyarrow refuses it), comes as ``query()``'s dict: its last value."""
+    import pyarrow as pa
+
+    try:
+        return table.to_pandas(maps_as_pydicts="strict", **kwargs)
+    except pa.ArrowException:
+        if not any(_has_map(f.type) for f in table.schema):
+            raise
+    maps = [i for i, f in enumerate(table.schema) if _has_map(f.type)]
+    df = table.select([i for i in range(table.num_columns) if i not in maps]).to_pandas(**kwargs)
+    for i in maps:
+        df.insert(i, table.column_names[i], _row_objects(table.column(i), _ch_type(table.schema.field(i))),
+                  allow_duplicates=True)
+    return df
+
+
+def _has_map(t: Any) -> bool:
+    """Whether Arrow type ``t`` is or holds a map."""
+    import pyarrow.types as pat
+
+    if pat.is_map(t):
+        return True
+    if pat.is_list(t) or pat.is_large_list(t) or pat.is_fixed_size_list(t):
+        return _has_map(t.value_type)
+    return any(_has_map(t.field(i).type) for i in range(getattr(t, "num_fields", 0) or 0))
 
 
 def _options(host: Optional[str], port: Optional[int], user: Optional[str], password: Optional[str],

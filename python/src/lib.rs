@@ -6,6 +6,7 @@
 
 mod client;
 mod errors;
+mod objects;
 mod params;
 mod runtime;
 mod spark;
@@ -29,6 +30,7 @@ fn _chwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::read_native, m)?)?;
     m.add_function(wrap_pyfunction!(client::sql_table, m)?)?;
     m.add_function(wrap_pyfunction!(client::sql_identifier, m)?)?;
+    m.add_function(wrap_pyfunction!(objects::column_objects, m)?)?;
     spark::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

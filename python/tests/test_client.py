@@ -302,6 +302,41 @@ def test_uuids_reach_numpy_and_pandas_also_inside_arrays(client):
         client.query_np("SELECT 1, 1")
 
 
+def test_uuid_columns_are_uuid_objects_built_a_column_at_a_time(client):
+    """UUIDs at the top level (and Nullable) are built by _chwire.column_objects, not by
+    uuid.UUID() per value: they must be the objects the constructor makes, in every path."""
+    import pickle
+    import uuid as _uuid
+
+    import pyarrow as pa
+
+    from chwire import _arrays, _chwire
+
+    assert _arrays._objects_match("UUID")  # so the fast path is what this test runs
+    # (18.16 has no leftPad: the hash's top bit set makes its hex 16 digits long)
+    hexed = "substring(hex(bitOr(intHash64(number), toUInt64(9223372036854775808))), 1, 8)"
+    q = ("SELECT toString(u) AS s, u, if(number % 3 = 0, NULL, u) AS n FROM (SELECT number, "
+         f"toUUID(concat({hexed}, '-5cb3-f1e7-907b-a6006ad3dba0')) AS u FROM numbers(3000)) ORDER BY number")
+    settings = {"max_block_size": 700}
+    rows = client.query(q, settings=settings).result_rows
+    want = [_uuid.UUID(r[0]) for r in rows]
+    assert [r[1] for r in rows] == want and [r[2] for r in rows] == [None if i % 3 == 0 else w for i, w in enumerate(want)]
+    for backend in (None, "numpy_nullable"):
+        df = client.query_df(q, settings=settings, dtype_backend=backend)
+        assert df["u"].tolist() == want and df["n"].tolist() == [r[2] for r in rows], backend
+    got = client.query_np(q, settings=settings)["u"]
+    assert got.tolist() == want
+    for g, w in zip(got[:50], want):
+        assert type(g) is _uuid.UUID and str(g) == str(w) and hash(g) == hash(w) and g.is_safe == w.is_safe
+        assert pickle.loads(pickle.dumps(g)) == w and g.version == w.version and g.bytes == w.bytes
+        with pytest.raises(TypeError):  # as immutable as the constructor's
+            g.int = 1
+    with pytest.raises(TypeError, match="fixed_size_binary"):
+        _chwire.column_objects(pa.array([1, 2]), "UUID")
+    with pytest.raises(ValueError, match="UUID or IPv6"):
+        _chwire.column_objects(pa.array([b"x" * 16], pa.binary(16)), "IPv4")
+
+
 def test_bad_input_is_a_chwire_error(client, table):
     """Found by an adversarial probe: each of these escaped as pyarrow's, struct's or Python's
     own exception; the client stays usable after each."""

@@ -161,6 +161,39 @@ def test_wide_integers_and_ipv6_reach_pandas_and_numpy_as_values(new_client):
     assert nullable["i"].iloc[0] == -(2**127)
 
 
+def test_ipv6_and_maps_reach_pandas_as_query_gives_them(new_client):
+    """IPv6 columns are built a column at a time (_chwire.column_objects): the objects
+    ipaddress.IPv6Address() makes. Maps are dicts in query_df, as in query() (pandas' own
+    conversion gave lists of key-value tuples); a key twice keeps its last value, as query()."""
+    import pickle
+
+    from chwire import _arrays
+
+    assert _arrays._objects_match("IPv6")
+    q = ("SELECT toString(ip) AS s, ip, if(number % 4 = 0, NULL, ip) AS n, m, [m, map('z', number)] AS ms, "
+         "map('t', (number, map('i', number))) AS deep FROM (SELECT number, "
+         "if(number % 2 = 0, toIPv6(IPv4NumToString(toUInt32(number * 2654435761 % 4294967296))), "
+         "toIPv6(concat('fe80:', hex(number % 65536), '::', hex(number % 7 + 1)))) AS ip, "
+         "mapFromArrays(arraySlice(['k1', 'k2', 'k3'], 1, number % 4), arraySlice([number, number * 2, number * 3], 1, number % 4)) AS m "
+         "FROM numbers(2000)) ORDER BY number")
+    rows = new_client.query(q, settings={"max_block_size": 300}).result_rows
+    want = [ipaddress.IPv6Address(r[0]) for r in rows]
+    assert [r[1] for r in rows] == want
+    for backend in (None, "numpy_nullable"):
+        df = new_client.query_df(q, settings={"max_block_size": 300}, dtype_backend=backend)
+        assert df["ip"].tolist() == want and df["n"].tolist() == [r[2] for r in rows], backend
+        assert df["m"].tolist() == [r[3] for r in rows] and all(type(v) is dict for v in df["m"]), backend
+        assert [list(v) for v in df["ms"]] == [r[4] for r in rows], backend
+        assert df["deep"][5] == {"t": {"1": 5, "2": {"i": 5}}}, backend  # a Tuple in pandas is a dict
+    for g, w in zip(df["ip"][:40], want):
+        assert type(g) is ipaddress.IPv6Address and str(g) == str(w) and hash(g) == hash(w)
+        assert g.ipv4_mapped == w.ipv4_mapped and g.scope_id is None and pickle.loads(pickle.dumps(g)) == w
+    twice = "SELECT map('a', 1, 'a', 2, 'b', 3) AS m, 1 AS x"
+    assert new_client.query(twice).result_rows[0][0] == {"a": 2, "b": 3}
+    df = new_client.query_df(twice)
+    assert df["m"][0] == {"a": 2, "b": 3} and df.columns.tolist() == ["m", "x"] and df["x"][0] == 1
+
+
 def test_enums_insert_by_name_or_number(new_client, table):
     new_client.command(f"CREATE TABLE {table} (e Enum8('a' = 1, 'b\\'c' = -2)) ENGINE = Memory")
     assert new_client.insert(table, [("a",), (-2,), (1,)]) == 3
