@@ -46,6 +46,19 @@ pub enum ParamValue {
     Map(Vec<(ParamValue, ParamValue)>),
 }
 
+impl ParamValue {
+    /// Whether the value is or holds an [`ParamValue::Instant`], whose text can depend on the
+    /// server's zone.
+    pub fn has_instant(&self) -> bool {
+        match self {
+            ParamValue::Instant(_) => true,
+            ParamValue::List(xs) | ParamValue::Tuple(xs) => xs.iter().any(ParamValue::has_instant),
+            ParamValue::Map(kvs) => kvs.iter().any(|(k, v)| k.has_instant() || v.has_instant()),
+            _ => false,
+        }
+    }
+}
+
 /// A value shaped and rendered for its placeholder (see [`ParamValue::bind`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoundValue {

@@ -71,7 +71,9 @@ fn spec(
     settings: Vec<(String, String)>,
     query_id: Option<String>,
 ) -> Result<QuerySpec, NifError> {
-    let mut spec = QuerySpec { sql, settings, query_id, ..QuerySpec::default() };
+    let mut spec = QuerySpec::new(sql);
+    spec.settings = settings;
+    spec.query_id = query_id;
     params::bind_all(&mut spec, params).map_err(NifError::Data)?;
     Ok(spec)
 }
@@ -283,7 +285,9 @@ fn insert_start<'a>(
 ) -> Term<'a> {
     guard(env, || {
         let sql = InsertTarget::values(table_ref(table)?, names).to_string();
-        let spec = QuerySpec { sql, settings, query_id, ..QuerySpec::default() };
+        let mut spec = QuerySpec::new(sql);
+        spec.settings = settings;
+        spec.query_id = query_id;
         let (btx, brx) = tokio::sync::mpsc::channel(2);
         let target = h.clone();
         let (op, t) = start_op(env, id, 4, Some(&h.target), |tx| tasks::insert(target, spec, brx, tx));
