@@ -21,7 +21,8 @@ defmodule ChwireFeaturesTest do
       params: shared["params"],
       refusals: shared["refusals"],
       dynamic: shared["dynamic"],
-      statements: shared["statements"]
+      statements: shared["statements"],
+      texts: shared["texts"]
     }
   end
 
@@ -205,6 +206,48 @@ defmodule ChwireFeaturesTest do
         got = Chwire.query!(c, "SELECT dynamicType(d), toString(d) FROM #{t} ORDER BY k").rows
 
         assert got == Enum.map(cases, &[&1["type"], &1["text"]]), url
+      after
+        Chwire.execute!(c, "DROP TABLE #{t}")
+        GenServer.stop(c)
+      end
+    end
+  end
+
+  # tests/features/texts.json: binaries inserted into IPv4, IPv6 and UUID columns are read by
+  # the core's one parser, as ClickHouse reads them; what it refuses is refused before anything
+  # is sent.
+  @tag :current_server
+  test "text into addresses and UUIDs by the core's parser", %{texts: texts} do
+    columns = fn cases ->
+      cols = cases |> Enum.with_index() |> Enum.map(fn {c, i} -> "c#{i} #{c["type"]}" end)
+      Enum.join(["k UInt32" | cols], ", ")
+    end
+
+    inserted = texts["inserted"]
+
+    for url <- [url(), http_url()] do
+      {:ok, c} = Chwire.start_link(url: url)
+      t = table("texts")
+      Chwire.execute!(c, "CREATE TABLE #{t} (#{columns.(inserted)}) ENGINE = Memory")
+
+      try do
+        assert {:ok, _} = Chwire.insert(c, t, [[1 | Enum.map(inserted, & &1["value"])]])
+
+        cols =
+          inserted |> Enum.with_index() |> Enum.map_join(", ", fn {_, i} -> "toString(c#{i})" end)
+
+        assert Chwire.query!(c, "SELECT #{cols} FROM #{t}").rows == [
+                 Enum.map(inserted, & &1["text"])
+               ],
+               url
+
+        for case <- texts["refused"] do
+          Chwire.execute!(c, "DROP TABLE #{t}")
+          Chwire.execute!(c, "CREATE TABLE #{t} (#{columns.([case])}) ENGINE = Memory")
+          assert {:error, %Chwire.Error{message: m}} = Chwire.insert(c, t, [[1, case["value"]]])
+          assert m =~ ~r/not an IPv|not a UUID|UUID/, "#{url}: #{case["value"]}: #{m}"
+          assert Chwire.query!(c, "SELECT count() FROM #{t}").rows == [[0]], case["value"]
+        end
       after
         Chwire.execute!(c, "DROP TABLE #{t}")
         GenServer.stop(c)

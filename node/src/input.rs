@@ -356,11 +356,15 @@ fn value<'x>(env: Env, c: Cell<'x>, ty: &'x DataType, bump: &'x Bump, depth: u32
         (D::Uuid, Cell::Str(s)) => {
             Value::Uuid(chwire_text::parse_uuid(s.as_bytes()).ok_or_else(|| Why::Range(format!("{s:?} is not a UUID")))?)
         }
-        (D::Ipv4, Cell::Str(s)) => Value::Ipv4(s.parse().map_err(|_| Why::Range(format!("{s:?} is not an IPv4 address")))?),
+        (D::Ipv4, Cell::Str(s)) => {
+            Value::Ipv4(chwire_text::parse_ipv4(s).ok_or_else(|| Why::Range(format!("{s:?} is not an IPv4 address")))?)
+        }
         (D::Ipv4, Cell::Num(f)) => {
             Value::Ipv4(std::net::Ipv4Addr::from(u32::try_from(integral(f)?).map_err(|_| Why::Range("out of IPv4's range".into()))?))
         }
-        (D::Ipv6, Cell::Str(s)) => Value::Ipv6(s.parse().map_err(|_| Why::Range(format!("{s:?} is not an IPv6 address")))?),
+        (D::Ipv6, Cell::Str(s)) => {
+            Value::Ipv6(chwire_text::parse_ipv6(s).ok_or_else(|| Why::Range(format!("{s:?} is not an IPv6 address")))?)
+        }
         (D::Date | D::Date32, Cell::Date(ms, 0)) => {
             dates::date_of_days(ty, dates::days_of_ms(ms).map_err(Why::Range)?).map_err(Why::Range)?
         }

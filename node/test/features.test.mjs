@@ -17,6 +17,7 @@ const TABLES = shared('tables.json').tables;
 const PARAMS = shared('params.json').params;
 const REFUSALS = shared('refusals.json');
 const DYNAMIC = shared('dynamic.json').dynamic;
+const TEXTS = shared('texts.json');
 const STATEMENTS = shared('statements.json');
 const HTTP18 = process.env.CHWIRE_TEST_HTTP_URL_18;
 const skip26 = SERVER.startsWith('18') && 'needs 26.9';
@@ -198,6 +199,38 @@ for (const [transport, url] of [
         got,
         DYNAMIC.map((c) => [c.type, c.text]),
       );
+    } finally {
+      await cl.execute(`DROP TABLE ${t}`);
+    }
+  });
+}
+
+// tests/features/texts.json: strings inserted into IPv4, IPv6 and UUID columns are read by the
+// core's one parser, as ClickHouse reads them; what it refuses is refused before anything is sent.
+const textColumns = (cases) => ['k UInt32', ...cases.map((c, i) => `c${i} ${c.type}`)].join(', ');
+for (const [transport, url] of [
+  ['native', URL26],
+  ['http', HTTP26],
+]) {
+  test(`text into addresses and UUIDs by the core's parser (${transport})`, { skip: skip26 }, async () => {
+    const cl = await connect(url);
+    const t = tableName('node_texts');
+    const ins = TEXTS.inserted;
+    await cl.execute(`CREATE TABLE ${t} (${textColumns(ins)}) ENGINE = Memory`);
+    try {
+      await cl.insert(t, [Object.fromEntries([['k', 1], ...ins.map((c, i) => [`c${i}`, c.value])])]);
+      const cols = ins.map((_, i) => `toString(c${i})`).join(', ');
+      const got = JSON.parse(await serverText(`SELECT ${cols} FROM ${t} FORMAT JSONCompactEachRow`));
+      assert.deepEqual(
+        got,
+        ins.map((c) => c.text),
+      );
+      for (const c of TEXTS.refused) {
+        await cl.execute(`DROP TABLE ${t}`);
+        await cl.execute(`CREATE TABLE ${t} (${textColumns([c])}) ENGINE = Memory`);
+        await assert.rejects(cl.insert(t, [{ k: 1, c0: c.value }]), /is not an IPv|is not a UUID/, c.value);
+        assert.equal((await serverText(`SELECT count() FROM ${t}`)).trim(), '0', c.value);
+      }
     } finally {
       await cl.execute(`DROP TABLE ${t}`);
     }

@@ -281,6 +281,18 @@ def _exact_int(v: Any) -> int:
     return i
 
 
+def _address_text(text: str, kind: str) -> Any:
+    """Address or UUID text as its column stores it, read by the core's parser (as ClickHouse
+    reads it, e.g. ``010.0.0.1`` as 10.0.0.1, which ``ipaddress`` refuses)."""
+    from ._chwire import parse_address
+
+    value = parse_address(text, kind)
+    if value is None:
+        shown = text[:64] + ("…" if len(text) > 64 else "")
+        raise ValueError(f"{shown!r} is not the text of a {kind}")
+    return value
+
+
 def _float32(v: Any) -> Any:
     if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) != float("inf"):
         # Rounded to the nearest Float32 (3.4028235e38 is its maximum); beyond, infinity.
@@ -349,11 +361,12 @@ def to_arrow(node: Node) -> Conv:
     if name in ("Date", "Date32"):
         return _on_values(_date)
     if name == "IPv4":
-        return _on_values(lambda v: int(ipaddress.IPv4Address(v)))
+        return _on_values(lambda v: _address_text(v, "IPv4") if isinstance(v, str) else int(ipaddress.IPv4Address(v)))
     if name == "IPv6":
-        return _on_values(lambda v: ipaddress.IPv6Address(v).packed)
+        return _on_values(lambda v: _address_text(v, "IPv6") if isinstance(v, str) else ipaddress.IPv6Address(v).packed)
     if name == "UUID":
-        return _on_values(lambda v: (v if isinstance(v, uuid.UUID) else uuid.UUID(str(v))).bytes)
+        return _on_values(lambda v: _address_text(v, "UUID") if isinstance(v, str) else
+                          (v if isinstance(v, uuid.UUID) else uuid.UUID(str(v))).bytes)
     if name in _INT_BYTES:
         width, signed = _INT_BYTES[name]
         return _on_values(lambda v: _exact_int(v).to_bytes(width, "little", signed=signed))

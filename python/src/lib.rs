@@ -31,6 +31,7 @@ fn _chwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(client::sql_table, m)?)?;
     m.add_function(wrap_pyfunction!(client::sql_identifier, m)?)?;
     m.add_function(wrap_pyfunction!(objects::column_objects, m)?)?;
+    m.add_function(wrap_pyfunction!(objects::parse_address, m)?)?;
     spark::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

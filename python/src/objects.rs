@@ -1,5 +1,6 @@
-//! Python objects for a whole column at once: `uuid.UUID` and `ipaddress.IPv6Address`
-//! values of a `FixedSizeBinary(16)` Arrow array.
+//! Address and UUID values both ways: Python objects for a whole column at once (`uuid.UUID`
+//! and `ipaddress.IPv6Address` values of a `FixedSizeBinary(16)` Arrow array), and their text
+//! read by the core's parsers for an insert ([`parse_address`]).
 //!
 //! Their constructors check and convert each value in Python code (about 1.3 µs per UUID,
 //! 1.1 µs per address: most of the time of a DataFrame with such columns). The objects are
@@ -13,7 +14,7 @@ use arrow_array::{Array, FixedSizeBinaryArray};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyList, PyString, PyType};
+use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyType};
 use pyo3_arrow::PyArray;
 
 /// How `kind`'s objects are made: their class, the slot of the value, and the other slot
@@ -112,4 +113,18 @@ fn int_of<'py>(py: Python<'py>, v: u128, shift: &Bound<'py, PyInt>) -> PyResult<
         return Ok(low.into_any());
     }
     high.into_pyobject(py)?.lshift(shift)?.bitor(low)
+}
+
+/// The value of address or UUID text as an insert stores it, read by the core's parsers (as
+/// ClickHouse reads such text: `010.0.0.1` is 10.0.0.1, `1.2.3.4` an IPv6 `::ffff:1.2.3.4`):
+/// `kind` "IPv4" an int, "IPv6" and "UUID" 16 bytes (network order, RFC 4122's); None for text
+/// that is none.
+#[pyfunction]
+pub fn parse_address<'py>(py: Python<'py>, text: &str, kind: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    Ok(match kind {
+        "IPv4" => chwire_text::parse_ipv4(text).map(|a| u32::from(a).into_pyobject(py)).transpose()?.map(|v| v.into_any()),
+        "IPv6" => chwire_text::parse_ipv6(text).map(|a| PyBytes::new(py, &a.octets()).into_any()),
+        "UUID" => chwire_text::parse_uuid(text.as_bytes()).map(|b| PyBytes::new(py, &b).into_any()),
+        other => return Err(PyValueError::new_err(format!("no address text for {other:?}: IPv4, IPv6 or UUID"))),
+    })
 }

@@ -195,6 +195,32 @@ def test_host_values_into_dynamic_by_the_cores_rule(url):
             c.command(f"DROP TABLE {t}")
 
 
+@pytest.mark.parametrize("url", [URL, HTTP_URL], ids=["native", "http"])
+def test_text_into_addresses_and_uuids_by_the_cores_parser(url):
+    """tests/features/texts.json: strings inserted into IPv4, IPv6 and UUID columns are read by
+    the core's one parser, as ClickHouse reads them; what it refuses is refused before anything
+    is sent."""
+    t = features.table_name("texts")
+    cases = features.texts()
+    with chwire.connect(url) as c:
+        if not c.server_version.startswith("26."):
+            pytest.skip("IPv4/IPv6 columns: 26.9")
+        c.command(f"CREATE TABLE {t} ({features.texts_columns(cases['inserted'])}) ENGINE = Memory")
+        try:
+            c.insert(t, [[1] + [case["value"] for case in cases["inserted"]]])
+            assert features.texts_read(HTTP_URL, t, len(cases["inserted"])) == [case["text"] for case in cases["inserted"]]
+        finally:
+            c.command(f"DROP TABLE {t}")
+        for case in cases["refused"]:
+            c.command(f"CREATE TABLE {t} ({features.texts_columns([case])}) ENGINE = Memory")
+            try:
+                with pytest.raises(chwire.DataError, match="is not the text of a"):
+                    c.insert(t, [[1, case["value"]]])
+                assert c.command(f"SELECT count() FROM {t}") == 0, case
+            finally:
+                c.command(f"DROP TABLE {t}")
+
+
 def test_a_parameter_the_server_refuses_leaves_the_client_usable(client):
     with pytest.raises(chwire.ServerError):
         client.command("SELECT {p:Array(Enum8('a' = 1))}", parameters={"p": ["no such name"]})

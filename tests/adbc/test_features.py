@@ -149,6 +149,31 @@ def test_json_text_into_dynamic_by_the_cores_rule(name):
         assert not features.dynamic_mismatches(features.dynamic_rows(HTTP_URL, name))
 
 
+def test_text_into_addresses_and_uuids_by_the_cores_parser(conn, ch, name):
+    """tests/features/texts.json: Arrow strings ingested into IPv4, IPv6 and UUID columns are
+    read by the core's one parser, as ClickHouse reads them; what it refuses is refused before
+    anything is sent."""
+    import pyarrow as pa
+
+    cases = features.texts()
+    if not ch.server_version.startswith("26."):
+        pytest.skip("IPv4/IPv6 columns: 26.9")
+
+    def data(cs):
+        return pa.table({"k": pa.array([1], pa.uint32()), **{f"c{i}": pa.array([c["value"]]) for i, c in enumerate(cs)}})
+
+    ch.command(f"CREATE TABLE {name} ({features.texts_columns(cases['inserted'])}) ENGINE = Memory")
+    with conn.cursor() as cur:
+        assert cur.adbc_ingest(name, data(cases["inserted"]), mode="append") == 1
+        assert features.texts_read(HTTP_URL, name, len(cases["inserted"])) == [c["text"] for c in cases["inserted"]]
+        for case in cases["refused"]:
+            ch.command(f"DROP TABLE {name}")
+            ch.command(f"CREATE TABLE {name} ({features.texts_columns([case])}) ENGINE = Memory")
+            with pytest.raises(dbapi.Error, match="is not the text of a"):
+                cur.adbc_ingest(name, data([case]), mode="append")
+            assert ch.command(f"SELECT count() FROM {name}") == 0, case
+
+
 def test_a_block_the_server_refuses_commits_nothing_of_it(conn, ch, name):
     import pyarrow as pa
 

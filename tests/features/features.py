@@ -33,6 +33,23 @@ def dynamic():
         return json.load(f)["dynamic"]
 
 
+def texts():
+    """texts.json: text into address and UUID columns (`inserted`, `refused`), by the core's parser."""
+    with open(os.path.join(HERE, "texts.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def texts_columns(cases):
+    """The columns of a texts.json table of `cases`: `k UInt32, c0 <type>, ...`."""
+    return "k UInt32, " + ", ".join(f"c{i} {c['type']}" for i, c in enumerate(cases))
+
+
+def texts_read(http_url, table, n):
+    """The server's `toString(cN)` of the one row of a texts.json table of `n` cases."""
+    cols = ", ".join(f"toString(c{i})" for i in range(n)) or "1"
+    return json.loads(Server(http_url).query(f"SELECT {cols} FROM {table} FORMAT JSONCompactEachRow") or "null")
+
+
 def statements():
     """statements.json: queries with their own FORMAT clause (`format`)."""
     with open(os.path.join(HERE, "statements.json"), encoding="utf-8") as f:
@@ -190,7 +207,7 @@ def etf(v):
 
 if __name__ == "__main__" and sys.argv[1:] == ["etf"]:
     sys.stdout.buffer.write(etf({"tables": tables(), "params": params(), "refusals": refusals(), "dynamic": dynamic(),
-                                  "statements": statements()}))
+                                  "statements": statements(), "texts": texts()}))
 
 if __name__ == "__main__" and sys.argv[1:] == ["check"]:
     urls = [os.environ.get("CHWIRE_TEST_HTTP_URL", "http://default@127.0.0.1:18123/default")]

@@ -18,11 +18,10 @@ pub(crate) fn is_text(array: &dyn Array) -> bool {
 /// A UUID, IPv4 or IPv6 column from the text of its values (NULL rows zero).
 pub(crate) fn text_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
     Ok(match ty {
-        DataType::Ipv4 => ColumnData::UInt32(from_text(array, ty, |t| t.parse::<std::net::Ipv4Addr>().ok().map(u32::from))?),
-        DataType::Ipv6 => ColumnData::Fixed {
-            width: 16,
-            data: from_text(array, ty, |t| t.parse::<std::net::Ipv6Addr>().ok().map(|a| a.octets()))?.concat(),
-        },
+        DataType::Ipv4 => ColumnData::UInt32(from_text(array, ty, |t| chwire_text::parse_ipv4(t).map(u32::from))?),
+        DataType::Ipv6 => {
+            ColumnData::Fixed { width: 16, data: from_text(array, ty, |t| chwire_text::parse_ipv6(t).map(|a| a.octets()))?.concat() }
+        }
         _ => ColumnData::Fixed {
             width: 16,
             data: from_text(array, ty, |t| chwire_text::parse_uuid(t.as_bytes()).map(|u| uuid_to_wire(&u)))?.concat(),

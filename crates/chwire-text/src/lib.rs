@@ -7,10 +7,12 @@
 
 #![warn(missing_docs)]
 
+mod address;
 mod datetime;
 mod float;
 mod strings;
 
+pub use address::{parse_ipv4, parse_ipv6};
 pub use datetime::{push_date, push_datetime, time_text};
 pub use float::{write_float, write_float32};
 pub use jiff::tz::TimeZone;

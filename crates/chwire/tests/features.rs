@@ -379,3 +379,55 @@ async fn a_querys_own_format_clause() {
         }
     }
 }
+
+/// tests/features/texts.json: text inserted into address and UUID columns (as Arrow string
+/// columns) is read by the core's one parser, as ClickHouse reads it; what it refuses is refused
+/// before anything is sent. Over both transports.
+#[tokio::test]
+async fn text_into_addresses_and_uuids_by_the_cores_parser() {
+    use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt32Array};
+    use std::sync::Arc;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/texts.json");
+    let cases: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let batch = |cases: &[Json]| {
+        let mut fields: Vec<(String, ArrayRef)> = vec![("k".into(), Arc::new(UInt32Array::from(vec![1])))];
+        for (i, c) in cases.iter().enumerate() {
+            fields.push((format!("c{i}"), Arc::new(StringArray::from(vec![c["value"].as_str().unwrap()]))));
+        }
+        RecordBatch::try_from_iter(fields).unwrap()
+    };
+    let columns = |cases: &[Json]| {
+        let cols: Vec<String> = cases.iter().enumerate().map(|(i, c)| format!("c{i} {}", c["type"].as_str().unwrap())).collect();
+        format!("k UInt32, {}", cols.join(", "))
+    };
+    for url in [common::url(), http_url("CHWIRE_TEST_HTTP_URL", 18123)] {
+        let mut c = Client::connect_url(&url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        if server_name(&c) != "26.9" {
+            return;
+        }
+        let inserted = cases["inserted"].as_array().unwrap();
+        let t = format!("rs_texts_{}", std::process::id());
+        run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", columns(inserted)), &[]).await;
+        c.insert_arrow(t.as_str(), [batch(inserted)]).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        let texts: Vec<String> = (0..inserted.len()).map(|i| format!("toString(c{i})")).collect();
+        let read = blocks(&mut c, &format!("SELECT {} FROM {t}", texts.join(", ")), &[]).await;
+        let got: Vec<String> = (0..inserted.len())
+            .map(|i| match read[0].column_at(i).unwrap().value(0) {
+                Value::String(s) => String::from_utf8_lossy(s).into_owned(),
+                v => format!("{v:?}"),
+            })
+            .collect();
+        let want: Vec<String> = inserted.iter().map(|c| c["text"].as_str().unwrap().to_string()).collect();
+        assert_eq!(got, want, "{url}");
+        run(&mut c, &format!("DROP TABLE {t}"), &[]).await;
+        for case in cases["refused"].as_array().unwrap() {
+            let one = std::slice::from_ref(case);
+            run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", columns(one)), &[]).await;
+            let err = c.insert_arrow(t.as_str(), [batch(one)]).await.expect_err(&format!("{url}: {case} was taken"));
+            assert!(err.to_string().contains("is not the text of a"), "{url}: {case}: {err}");
+            let n = blocks(&mut c, &format!("SELECT count() FROM {t}"), &[]).await;
+            assert_eq!(n[0].column_at(0).unwrap().value(0), Value::UInt(0), "{url}: {case}");
+            run(&mut c, &format!("DROP TABLE {t}"), &[]).await;
+        }
+    }
+}

@@ -130,8 +130,8 @@ pub fn scalar<'b>(ty: &DataType, t: &'b [u8], cx: &Ctx<'b>) -> Result<Value<'b>,
                 Value::Decimal256 { raw: cx.bump.alloc_slice_copy(&raw), scale: *scale }
             }
         }
-        T::Ipv4 => Value::Ipv4(text()?.parse().map_err(|e| format!("{e}"))?),
-        T::Ipv6 => Value::Ipv6(text()?.parse().map_err(|e| format!("{e}"))?),
+        T::Ipv4 => Value::Ipv4(text().and_then(|t| chwire_text::parse_ipv4(t).ok_or_else(|| "invalid IPv4 address syntax".to_string()))?),
+        T::Ipv6 => Value::Ipv6(text().and_then(|t| chwire_text::parse_ipv6(t).ok_or_else(|| "invalid IPv6 address syntax".to_string()))?),
         T::Json { .. } => Value::JsonText(t),
         // A state's text is its bytes, as ClickHouse writes it (checked as a state of the
         // function when the block is built).

@@ -103,8 +103,8 @@ pub(super) fn check_time_text(s: &str, t: &DataType) -> Result<(), ParamError> {
 pub(super) fn check_address_text(s: &str, t: &DataType) -> Result<(), ParamError> {
     let parses = match t {
         DataType::Uuid => chwire_text::parse_uuid(s.as_bytes()).is_some(),
-        DataType::Ipv4 => is_ipv4_text(s),
-        _ => is_ipv6_text(s),
+        DataType::Ipv4 => chwire_text::parse_ipv4(s).is_some(),
+        _ => chwire_text::parse_ipv6(s).is_some(),
     };
     if parses {
         return Ok(());
@@ -112,30 +112,6 @@ pub(super) fn check_address_text(s: &str, t: &DataType) -> Result<(), ParamError
     let shown: String = s.chars().take(64).collect();
     let more = if shown.len() < s.len() { "…" } else { "" };
     Err(ParamError::Type(format!("{shown:?}{more} is not the text of a {t}")))
-}
-
-/// IPv4 text as ClickHouse's parser reads it: four dot-separated numbers up to 255, leading
-/// zeros allowed (`010.0.0.1`, which Rust's parser refuses).
-fn is_ipv4_text(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('.').collect();
-    parts.len() == 4
-        && parts
-            .iter()
-            .all(|p| (1..=4).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n <= 255))
-}
-
-/// IPv6 text as ClickHouse reads it: an IPv6 address (its last 32 bits may be IPv4 text, with
-/// leading zeros as above), or IPv4 text alone (an IPv4-mapped address).
-fn is_ipv6_text(s: &str) -> bool {
-    if s.parse::<std::net::Ipv6Addr>().is_ok() || is_ipv4_text(s) {
-        return true;
-    }
-    match s.rfind(':') {
-        Some(i) if s[i + 1..].contains('.') => {
-            is_ipv4_text(&s[i + 1..]) && format!("{}0.0.0.0", &s[..=i]).parse::<std::net::Ipv6Addr>().is_ok()
-        }
-        _ => false,
-    }
 }
 
 /// Text that is an integer's digits, with a sign or none.

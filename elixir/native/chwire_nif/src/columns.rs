@@ -89,15 +89,7 @@ fn parse_uuid(b: &[u8]) -> Option<[u8; 16]> {
     if b.len() == 16 {
         return b.try_into().ok();
     }
-    let hex: Vec<u8> = b.iter().copied().filter(|&c| c != b'-').collect();
-    if hex.len() != 32 || b.len() != 36 {
-        return None;
-    }
-    let mut out = [0u8; 16];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = u8::from_str_radix(std::str::from_utf8(&hex[2 * i..2 * i + 2]).ok()?, 16).ok()?;
-    }
-    Some(out)
+    chwire_text::parse_uuid(b)
 }
 
 fn tuple_ints(t: Term<'_>, n: usize, max: i64) -> Option<Vec<i64>> {
@@ -183,7 +175,7 @@ fn value_here<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resu
         },
         D::Uuid => {
             let b = t.decode::<Binary<'a>>().map_err(|_| format!("{} does not fit UUID (use its text)", describe(t)))?;
-            Value::Uuid(parse_uuid(b.as_slice()).ok_or("not a UUID (36 characters of text, or 16 bytes)")?)
+            Value::Uuid(parse_uuid(b.as_slice()).ok_or("not a UUID (its text, or 16 bytes)")?)
         }
         D::Date | D::Date32 => {
             let days = match struct_name(t).as_deref() {
@@ -238,7 +230,7 @@ fn value_here<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resu
             if let Some(o) = tuple_ints(t, 4, 255) {
                 Value::Ipv4(std::net::Ipv4Addr::new(o[0] as u8, o[1] as u8, o[2] as u8, o[3] as u8))
             } else if let Ok(b) = t.decode::<Binary<'a>>() {
-                Value::Ipv4(std::str::from_utf8(b.as_slice()).ok().and_then(|s| s.parse().ok()).ok_or("not an IPv4 address")?)
+                Value::Ipv4(std::str::from_utf8(b.as_slice()).ok().and_then(chwire_text::parse_ipv4).ok_or("not an IPv4 address")?)
             } else {
                 return Err(format!("{} does not fit IPv4 (use {{a, b, c, d}})", describe(t)));
             }
@@ -248,7 +240,7 @@ fn value_here<'a: 'x, 'x>(t: Term<'a>, ty: &'x DataType, bump: &'x Bump) -> Resu
                 let s: Vec<u16> = s.iter().map(|&x| x as u16).collect();
                 Value::Ipv6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]))
             } else if let Ok(b) = t.decode::<Binary<'a>>() {
-                Value::Ipv6(std::str::from_utf8(b.as_slice()).ok().and_then(|s| s.parse().ok()).ok_or("not an IPv6 address")?)
+                Value::Ipv6(std::str::from_utf8(b.as_slice()).ok().and_then(chwire_text::parse_ipv6).ok_or("not an IPv6 address")?)
             } else {
                 return Err(format!("{} does not fit IPv6 (use an 8-tuple)", describe(t)));
             }
