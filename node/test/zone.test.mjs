@@ -69,6 +69,12 @@ test(
       // Several at once: some run on connections opened for them.
       const results = await Promise.all([1, 2, 3].map(() => pool.query(sql, { params })));
       for (const r of results) check(r.rows[0], 'pool');
+      // A session_timezone of the query's own: zone-less DateTime text is read in it.
+      const tokyo = await pool.query(`SELECT timezone() AS tz, toUnixTimestamp({t:DateTime}) AS t`, {
+        params: { t: noon },
+        settings: { session_timezone: 'Asia/Tokyo' },
+      });
+      assert.deepEqual(tokyo.rows[0], { tz: 'Asia/Tokyo', t: 1704110400 });
     } finally {
       await pool.close();
     }

@@ -400,8 +400,9 @@ def _object_array(values: List[Any]) -> Any:
 
 
 def _objects(col: Any) -> Any:
-    """A column as a NumPy array of Python values (uuid.UUID for UUIDs), one per row."""
-    return _object_array(col.to_pylist())
+    """A column as a NumPy array of Python values (uuid.UUID for UUIDs, dicts for Maps), one
+    per row."""
+    return _object_array(_with_dicts(lambda maps: col.to_pylist(maps_as_pydicts=maps)))
 
 
 def _polars_lacks(t: Any) -> Optional[str]:
@@ -469,32 +470,24 @@ def _to_pandas(table: Any, dtype_backend: Optional[str]) -> Any:
 
 def _maps_as_dicts(table: Any, kwargs: Dict[str, Any]) -> Any:
     """``table.to_pandas(**kwargs)`` with Maps as dicts, as ``query()`` gives them (pandas' own
-    conversion gives lists of key-value tuples, at 5x the time). A map with a key twice, which
-    a dict cannot hold (pyarrow refuses it), comes as ``query()``'s dict: its last value."""
+    conversion gives lists of key-value tuples, at 5x the time)."""
+    return _with_dicts(lambda maps: table.to_pandas(maps_as_pydicts=maps, **kwargs))
+
+
+def _with_dicts(convert: Callable[[str], Any]) -> Any:
+    """``convert(maps_as_pydicts)`` with ``"strict"``, or where a map holds a key twice (which a
+    dict cannot), with ``"lossy"``: the key's last value, as ``query()``'s dict keeps it
+    (pyarrow's warning of the loss is silenced; docs/PYTHON.md says so)."""
+    import warnings
+
     import pyarrow as pa
 
     try:
-        return table.to_pandas(maps_as_pydicts="strict", **kwargs)
-    except pa.ArrowException:
-        if not any(_has_map(f.type) for f in table.schema):
-            raise
-    maps = [i for i, f in enumerate(table.schema) if _has_map(f.type)]
-    df = table.select([i for i in range(table.num_columns) if i not in maps]).to_pandas(**kwargs)
-    for i in maps:
-        df.insert(i, table.column_names[i], _row_objects(table.column(i), _ch_type(table.schema.field(i))),
-                  allow_duplicates=True)
-    return df
-
-
-def _has_map(t: Any) -> bool:
-    """Whether Arrow type ``t`` is or holds a map."""
-    import pyarrow.types as pat
-
-    if pat.is_map(t):
-        return True
-    if pat.is_list(t) or pat.is_large_list(t) or pat.is_fixed_size_list(t):
-        return _has_map(t.value_type)
-    return any(_has_map(t.field(i).type) for i in range(getattr(t, "num_fields", 0) or 0))
+        return convert("strict")
+    except (KeyError, pa.ArrowException):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return convert("lossy")  # another error than a key twice: raised again here
 
 
 def _options(host: Optional[str], port: Optional[int], user: Optional[str], password: Optional[str],

@@ -38,12 +38,21 @@ impl<'py> Class<'py> {
             "UUID" => module.getattr("SafeUUID")?.getattr("unknown")?,
             _ => py.None().into_bound(py),
         };
-        Ok(Class {
-            class: module.getattr(class)?.cast_into::<PyType>()?,
-            value_slot: PyString::intern(py, value_slot),
-            other_slot: PyString::intern(py, other_slot),
-            other,
-        })
+        let class = module.getattr(class)?.cast_into::<PyType>()?;
+        // The objects are made as `object.__new__` makes them (`alloc`): only for a class that
+        // `object.__new__` makes and allocates generically (a Python class, as CPython's are),
+        // checked on each call (a class replaced since is checked too).
+        let object_new = py.import("builtins")?.getattr("object")?.getattr("__new__")?;
+        // SAFETY: `class` is a live type object; both calls only read it (`PyType_GetSlot` of a
+        // heap type, which the flags check first).
+        let generic = unsafe {
+            ffi::PyType_GetFlags(class.as_type_ptr()) & ffi::Py_TPFLAGS_HEAPTYPE != 0
+                && ffi::PyType_GetSlot(class.as_type_ptr(), ffi::Py_tp_alloc) == ffi::PyType_GenericAlloc as *mut std::ffi::c_void
+        };
+        if !generic || !class.getattr("__new__")?.is(&object_new) {
+            return Err(PyTypeError::new_err(format!("{} is not a class chwire builds objects of", class.name()?)));
+        }
+        Ok(Class { class, value_slot: PyString::intern(py, value_slot), other_slot: PyString::intern(py, other_slot), other })
     }
 }
 

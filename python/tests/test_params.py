@@ -111,6 +111,12 @@ def test_datetime_parameters_are_the_instant_in_the_servers_zone(kolkata_url):
         assert c.command("SELECT arrayMap(t -> toUnixTimestamp(t), {p:Array(DateTime)})", parameters={"p": [naive, aware]}) == [
             instant, instant]
         assert c.command("SELECT toUnixTimestamp(({p:Tuple(DateTime, String)}).1)", parameters={"p": (aware, "x")}) == instant
+        # A session_timezone (the query's or the connection's) is the zone DateTime text is read in.
+        assert c.command("SELECT toUnixTimestamp({p:DateTime})", parameters={"p": aware},
+                         settings={"session_timezone": "Asia/Tokyo"}) == instant
+        with chwire.connect(kolkata_url, session_timezone="America/New_York") as ny:
+            assert ny.command("SELECT (timezone(), toUnixTimestamp({p:DateTime}))", parameters={"p": naive}) == (
+                "America/New_York", instant)
         # A String placeholder gets the UTC text.
         assert c.command("SELECT {p:String}", parameters={"p": aware}) == "2020-01-02 03:04:05"
         # The DB-API types a naive datetime as DateTime, an aware one as DateTime('UTC').

@@ -188,10 +188,18 @@ def test_ipv6_and_maps_reach_pandas_as_query_gives_them(new_client):
     for g, w in zip(df["ip"][:40], want):
         assert type(g) is ipaddress.IPv6Address and str(g) == str(w) and hash(g) == hash(w)
         assert g.ipv4_mapped == w.ipv4_mapped and g.scope_id is None and pickle.loads(pickle.dumps(g)) == w
-    twice = "SELECT map('a', 1, 'a', 2, 'b', 3) AS m, 1 AS x"
-    assert new_client.query(twice).result_rows[0][0] == {"a": 2, "b": 3}
-    df = new_client.query_df(twice)
-    assert df["m"][0] == {"a": 2, "b": 3} and df.columns.tolist() == ["m", "x"] and df["x"][0] == 1
+    # A key twice in one map changes no other column's shape; maps beside UUIDs are dicts too.
+    u = "61f0c404-5cb3-11e7-907b-a6006ad3dba0"
+    for first in ("map('a', 1, 'a', 2, 'b', 3)", "map('a', 2, 'b', 3)"):
+        q = (f"SELECT {first} AS m, 1 AS x, tuple(map('k', 1)) AS tm, [map('k', 2)] AS am, "
+             f"map('u', toUUID('{u}')) AS mu, [toUUID('{u}')] AS au")
+        assert new_client.query(q).result_rows[0][0] == {"a": 2, "b": 3}
+        for backend in (None, "numpy_nullable"):
+            df = new_client.query_df(q, dtype_backend=backend)
+            assert df.columns.tolist() == ["m", "x", "tm", "am", "mu", "au"] and df["x"][0] == 1
+            assert df["m"][0] == {"a": 2, "b": 3}, (first, backend)
+            assert df["tm"][0] == {"1": {"k": 1}} and [v for v in df["am"][0] if type(v) is dict] == [{"k": 2}], (first, backend)
+            assert df["mu"][0] == {"u": uuid.UUID(u)} and list(df["au"][0]) == [uuid.UUID(u)], (first, backend)
 
 
 def test_enums_insert_by_name_or_number(new_client, table):

@@ -5,7 +5,8 @@
 //!
 //! Checked against ClickHouse 26.9: `format(TSV, 'c IPv4', '010.0.0.1')` and `{p:IPv4}` are
 //! 10.0.0.1, `0001.2.3.4` is 1.2.3.4, `00001.2.3.4` and `256.0.0.1` are refused; for IPv6,
-//! `1.2.3.4` is `::ffff:1.2.3.4` and so is `::ffff:001.002.003.004`, while `010.0.0.1` is refused.
+//! `1.2.3.4` is `::ffff:1.2.3.4` and so are `1.02.3.0004` and `::ffff:001.002.003.004`, while
+//! `010.0.0.1` and `1000.2.3.4` are refused.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -24,15 +25,20 @@ pub fn parse_ipv4(text: &str) -> Option<Ipv4Addr> {
     parts.next().is_none().then_some(Ipv4Addr::from(octets))
 }
 
-/// IPv6 text: an IPv6 address, IPv4 text without leading zeros (the IPv4-mapped address, as
-/// ClickHouse reads it), or an IPv6 address whose last 32 bits are IPv4 text (leading zeros
-/// allowed there, as in [`parse_ipv4`]).
+/// IPv6 text: an IPv6 address, IPv4 text (the IPv4-mapped address: its first number without
+/// leading zeros, as ClickHouse first reads it as an IPv6 group; the others as in
+/// [`parse_ipv4`]), or an IPv6 address whose last 32 bits are IPv4 text (leading zeros
+/// allowed there).
 pub fn parse_ipv6(text: &str) -> Option<Ipv6Addr> {
     if let Ok(a) = text.parse::<Ipv6Addr>() {
         return Some(a);
     }
-    if let Ok(a) = text.parse::<Ipv4Addr>() {
-        return Some(a.to_ipv6_mapped());
+    if !text.contains(':') {
+        let first = text.split('.').next()?;
+        if first.len() > 3 || (first.len() > 1 && first.starts_with('0')) {
+            return None;
+        }
+        return parse_ipv4(text).map(|a| a.to_ipv6_mapped());
     }
     let colon = text.rfind(':')?;
     let (head, tail) = text.split_at(colon + 1);
@@ -77,10 +83,25 @@ mod tests {
             ("::ffff:001.002.003.004", mapped),
             ("::ffff:1.2.3.4", mapped),
             ("64:ff9b::010.0.0.1", "64:ff9b::10.0.0.1".parse().unwrap()),
+            ("1.02.3.0004", mapped),
+            ("0.1.2.3", "::ffff:0.1.2.3".parse().unwrap()),
         ] {
             assert_eq!(parse_ipv6(text), Some(want), "{text}");
         }
-        for bad in ["", "010.0.0.1", "::ffff:256.0.0.1", "::.1.2.3", "2001:db8::1::2", "::ffff:1.2.3", "x::1", "1:2:3:4:5:6:7:1.2.3.4"] {
+        for bad in [
+            "",
+            "010.0.0.1",
+            "00.1.2.3",
+            "1000.2.3.4",
+            "1.2.3.00004",
+            "256.1.2.3",
+            "::ffff:256.0.0.1",
+            "::.1.2.3",
+            "2001:db8::1::2",
+            "::ffff:1.2.3",
+            "x::1",
+            "1:2:3:4:5:6:7:1.2.3.4",
+        ] {
             assert_eq!(parse_ipv6(bad), None, "{bad:?}");
         }
     }

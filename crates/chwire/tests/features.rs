@@ -406,6 +406,20 @@ async fn text_into_addresses_and_uuids_by_the_cores_parser() {
             return;
         }
         let inserted = cases["inserted"].as_array().unwrap();
+        // The cases are ClickHouse's own reading of the text (its TSV input): what it reads,
+        // as `text`; what it refuses, refused.
+        for case in inserted.iter().chain(cases["refused"].as_array().unwrap()) {
+            let (ty, value) = (case["type"].as_str().unwrap(), case["value"].as_str().unwrap().replace('\'', "\\'"));
+            let sql = format!("SELECT toString(c) FROM format(TSV, 'c {ty}', '{value}')");
+            let server = c.query(sql.as_str()).fetch_blocks().await;
+            match case["text"].as_str() {
+                Some(text) => {
+                    let b = server.unwrap_or_else(|e| panic!("{sql}: {e}"));
+                    assert_eq!(b[0].column_at(0).unwrap().value(0), Value::String(text.as_bytes()), "{sql}");
+                }
+                None => assert!(server.is_err(), "{sql}: the server reads it; texts.json says refused"),
+            }
+        }
         let t = format!("rs_texts_{}", std::process::id());
         run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", columns(inserted)), &[]).await;
         c.insert_arrow(t.as_str(), [batch(inserted)]).await.unwrap_or_else(|e| panic!("{url}: {e}"));

@@ -19,11 +19,24 @@ pub struct QuerySpec {
     pub settings: Vec<(String, String)>,
     /// The query id (default: a random UUID).
     pub query_id: Option<String>,
-    /// Values bound before the server's zone was known that hold an instant (a pool's spec is
-    /// bound before a connection is leased): bound again by [`QuerySpec::query`] in the zone
-    /// of the connection it runs on, as a DateTime without a zone of its own is read in it.
-    /// Each with its place and name in `params`.
-    zoned: Vec<(usize, String, ParamValue)>,
+    /// The values that hold an instant, with the zone they were bound in: a DateTime without
+    /// a zone of its own is read in the session's zone, which is known only on the connection
+    /// the query runs on (a pool's spec is bound before one is leased; a `session_timezone`
+    /// setting changes it). [`QuerySpec::query`] binds them again where the zone differs.
+    zoned: Vec<Zoned>,
+}
+
+/// A parameter holding an instant, as [`QuerySpec::bind`] bound it.
+#[derive(Debug, Clone, PartialEq)]
+struct Zoned {
+    /// Its place and name in `params`, and what it was bound to there (`params` is public: a
+    /// parameter a caller changed since is left as the caller left it).
+    at: usize,
+    name: String,
+    bound: BoundValue,
+    value: ParamValue,
+    /// The zone it was bound in (None: UTC).
+    zone: Option<String>,
 }
 
 impl QuerySpec {
@@ -39,25 +52,30 @@ impl QuerySpec {
         let name = name.into();
         let ty = crate::params::placeholder_type(&self.sql, &name);
         let bound = value.bind(ty.as_ref(), server_tz)?;
-        if server_tz.is_none() && value.has_instant() {
-            self.zoned.push((self.params.len(), name.clone(), value.clone()));
+        if value.has_instant() {
+            let zone = server_tz.map(str::to_owned);
+            self.zoned.push(Zoned { at: self.params.len(), name: name.clone(), bound: bound.clone(), value: value.clone(), zone });
         }
         self.params.push((name, bound));
         Ok(())
     }
 
-    /// The parameters bound without the server's zone that hold an instant, bound again in
-    /// `server_tz`.
-    fn bind_in_zone(&mut self, server_tz: Option<&str>) {
-        let Some(tz) = server_tz else { return };
-        for (at, bound_name, value) in std::mem::take(&mut self.zoned) {
-            // `params` is public: a caller may have changed it since (then it is left alone).
-            let Some((name, slot)) = self.params.get_mut(at).filter(|(n, _)| *n == bound_name) else { continue };
+    /// The parameters holding an instant that were bound in another zone than `tz` (the
+    /// session's), bound again in `tz`.
+    fn bind_in_zone(&mut self, tz: Option<&str>) {
+        let Some(tz) = tz else { return };
+        for z in &mut self.zoned {
+            if z.zone.as_deref() == Some(tz) {
+                continue;
+            }
+            let Some((name, slot)) = self.params.get_mut(z.at).filter(|(n, v)| *n == z.name && *v == z.bound) else { continue };
             let ty = crate::params::placeholder_type(&self.sql, name);
             // The value was bound once already and its checks do not depend on the zone, so
             // this cannot fail; if it did, the first binding would stay.
-            if let Ok(bound) = value.bind(ty.as_ref(), Some(tz)) {
-                *slot = bound;
+            if let Ok(bound) = z.value.bind(ty.as_ref(), Some(tz)) {
+                *slot = bound.clone();
+                z.bound = bound;
+                z.zone = Some(tz.to_owned());
             }
         }
     }
@@ -76,7 +94,8 @@ impl QuerySpec {
 
     /// The query on `client`, ready to send.
     pub fn query(mut self, client: &mut Client) -> Query<'_> {
-        self.bind_in_zone(client.server_timezone().as_deref());
+        let zone = super::session_zone::of(client, &self.settings).or_else(|| client.server_timezone());
+        self.bind_in_zone(zone.as_deref());
         let mut q = client.query(self.sql);
         for (k, v) in self.settings {
             q = q.setting(k, v);
@@ -123,9 +142,26 @@ mod tests {
         assert_eq!(after[2].1, "['2024-01-01 17:30:00']");
         assert_eq!(after[3].1, "x");
         assert_eq!(after[4].1, "2024-01-01 17:30:00");
-        // Bound with the zone known: nothing to do again.
+        // Bound in the session's zone: nothing to do again; in another (a session_timezone
+        // setting): bound again.
         let mut known = QuerySpec::new(sql);
         known.bind("t", &noon, Some("Asia/Kolkata")).unwrap();
-        assert!(known.zoned.is_empty());
+        known.bind_in_zone(Some("Asia/Kolkata"));
+        assert_eq!(texts(&known)[0].1, "2024-01-01 17:30:00");
+        known.bind_in_zone(Some("Asia/Tokyo"));
+        assert_eq!(texts(&known)[0].1, "2024-01-01 21:00:00");
+    }
+
+    #[test]
+    fn a_parameter_the_caller_changed_is_left_as_the_caller_left_it() {
+        let noon = ParamValue::Instant(1_704_110_400_000_000);
+        let mut spec = QuerySpec::new("SELECT {t:DateTime}, {u:DateTime}");
+        spec.bind("t", &noon, None).unwrap();
+        spec.bind("u", &noon, None).unwrap();
+        let mine = ParamValue::Str("2000-01-01 00:00:00".into()).bind(None, None).unwrap();
+        spec.params[0].1 = mine.clone();
+        spec.bind_in_zone(Some("Asia/Kolkata"));
+        assert_eq!(spec.params[0].1, mine);
+        assert_eq!(spec.params[1].1.param_text(), "2024-01-01 17:30:00");
     }
 }
