@@ -193,11 +193,7 @@ defmodule ChwireFeaturesTest do
   @tag :current_server
   test "host values into Dynamic by the core's rule", %{dynamic: cases} do
     for url <- [url(), http_url()] do
-      {:ok, c} = Chwire.start_link(url: url)
-      t = table("dyn")
-      Chwire.execute!(c, "CREATE TABLE #{t} (k UInt32, d Dynamic) ENGINE = Memory")
-
-      try do
+      with_table(url, "dyn", "k UInt32, d Dynamic", fn c, t ->
         rows =
           cases |> Enum.with_index() |> Enum.map(fn {case, k} -> [k, host(case["value"])] end)
 
@@ -206,10 +202,21 @@ defmodule ChwireFeaturesTest do
         got = Chwire.query!(c, "SELECT dynamicType(d), toString(d) FROM #{t} ORDER BY k").rows
 
         assert got == Enum.map(cases, &[&1["type"], &1["text"]]), url
-      after
-        Chwire.execute!(c, "DROP TABLE #{t}")
-        GenServer.stop(c)
-      end
+      end)
+    end
+  end
+
+  # A client of `url` and a Memory table of `columns` for `fun.(client, table)`, both gone after.
+  defp with_table(url, prefix, columns, fun) do
+    {:ok, c} = Chwire.start_link(url: url)
+    t = table(prefix)
+    Chwire.execute!(c, "CREATE TABLE #{t} (#{columns}) ENGINE = Memory")
+
+    try do
+      fun.(c, t)
+    after
+      Chwire.execute!(c, "DROP TABLE IF EXISTS #{t}")
+      GenServer.stop(c)
     end
   end
 
@@ -226,11 +233,7 @@ defmodule ChwireFeaturesTest do
     inserted = texts["inserted"]
 
     for url <- [url(), http_url()] do
-      {:ok, c} = Chwire.start_link(url: url)
-      t = table("texts")
-      Chwire.execute!(c, "CREATE TABLE #{t} (#{columns.(inserted)}) ENGINE = Memory")
-
-      try do
+      with_table(url, "texts", columns.(inserted), fn c, t ->
         assert {:ok, _} = Chwire.insert(c, t, [[1 | Enum.map(inserted, & &1["value"])]])
 
         cols =
@@ -240,17 +243,14 @@ defmodule ChwireFeaturesTest do
                  Enum.map(inserted, & &1["text"])
                ],
                url
+      end)
 
-        for case <- texts["refused"] do
-          Chwire.execute!(c, "DROP TABLE #{t}")
-          Chwire.execute!(c, "CREATE TABLE #{t} (#{columns.([case])}) ENGINE = Memory")
+      for case <- texts["refused"] do
+        with_table(url, "texts", columns.([case]), fn c, t ->
           assert {:error, %Chwire.Error{message: m}} = Chwire.insert(c, t, [[1, case["value"]]])
           assert m =~ ~r/not an IPv|not a UUID|UUID/, "#{url}: #{case["value"]}: #{m}"
           assert Chwire.query!(c, "SELECT count() FROM #{t}").rows == [[0]], case["value"]
-        end
-      after
-        Chwire.execute!(c, "DROP TABLE #{t}")
-        GenServer.stop(c)
+        end)
       end
     end
   end
