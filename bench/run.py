@@ -57,7 +57,7 @@ CLI_WORKLOADS = {"W1", "W2", "W3", "W4", "W5", "W6", "W8"}
 # protocol allows, to show what the server and the protocol cost by themselves. They run only
 # on the (workload, compression) pairs listed here and are left out of the ratio chart.
 BASELINES = {
-    "native-floor": {("W4", "none"), ("W6", "none")},
+    "native-floor": {("W1", "none"), ("W4", "none"), ("W6", "none")},
     "native-floor-1rtt": {("W6", "none")},
     "http-floor": {("W4", "none"), ("W6", "none")},
 }

@@ -1,4 +1,4 @@
-//! Raw-socket baselines ("floors") for the W4 and W6 workloads of bench/PEERS.md.
+//! Raw-socket baselines ("floors") for the W1, W4 and W6 workloads of bench/PEERS.md.
 //!
 //! Not a client library and not a peer: the least work a client can do and still run the
 //! workload. Blocking std sockets with TCP_NODELAY, requests encoded once before the clock
@@ -7,7 +7,9 @@
 //!
 //! - `native-floor`: the native protocol at revision 54412 (ClickHouse 18.16): Hello, wait for
 //!   the server's Hello, then Query + the empty Data block in one write, then read packets up
-//!   to EndOfStream. The same exchange, byte for byte in structure, as chwire's.
+//!   to EndOfStream. The same exchange, byte for byte in structure, as chwire's. For W1 (no
+//!   compression) the values are summed where the socket's reads put them: the kernel's copy
+//!   and one pass over the values, the least a client that looks at every value can do.
 //! - `native-floor-1rtt` (W6 only): Hello, Query and the empty Data block in ONE write, before
 //!   the server's Hello has arrived. Only possible because the revision the Query is encoded
 //!   for is fixed in advance (54412; the server's Hello is checked afterwards): a general client
@@ -28,6 +30,7 @@ use std::time::Instant;
 
 const W4_SQL: &str = "SELECT number, number, number, number, number, number, number, number, number, number FROM system.numbers LIMIT 100";
 const W6_SQL: &str = "SELECT 1";
+const W1_SQL: &str = "SELECT number FROM system.numbers LIMIT 100000000";
 const REPEATS: usize = 2000;
 const CONNECTS: usize = 200;
 /// The protocol revision announced in Hello: ClickHouse 18.16's own.
@@ -392,6 +395,14 @@ fn run(a: &Args) -> io::Result<Option<(f64, u64, u64)>> {
                 rows += r;
                 sum = sum.wrapping_add(s);
             }
+            (rows, sum, t0)
+        }
+        ("native-floor", "W1") => {
+            let query = native_query(W1_SQL);
+            let mut w = native_connect(a, &native_hello())?;
+            let t0 = Instant::now();
+            w.send(&query)?;
+            let (rows, sum) = native_result(&mut w)?;
             (rows, sum, t0)
         }
         ("native-floor", "W6") => {
