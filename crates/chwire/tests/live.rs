@@ -106,6 +106,38 @@ async fn lower_announced_revision_is_negotiated() {
     assert_eq!(b[0].column_at(0).unwrap().as_u8(), Some(&[7u8][..]));
 }
 
+/// `compression` is also the method the server compresses its blocks with: 26.9's
+/// `network_compression_method` defaults to ZSTD, which `compression=lz4` received before. A
+/// caller's own setting stays. (18.16 has no getSetting; HTTP compresses with its encoding.)
+#[tokio::test]
+async fn the_servers_blocks_come_in_the_clients_compression() {
+    if common::is_http() {
+        return;
+    }
+    let sql = "SELECT getSetting('network_compression_method'), toString(getSetting('network_zstd_compression_level'))";
+    for (opts, want) in [
+        (options().compression(Compression::Lz4), ("lz4", None)),
+        (options().compression(Compression::Zstd(5)), ("zstd", Some("5"))),
+        (options().compression(Compression::Lz4).setting("network_compression_method", "ZSTD"), ("ZSTD", None)),
+    ] {
+        let mut c = client_with(opts).await;
+        if is_old_server(&c) {
+            return;
+        }
+        let b = c.query(sql).fetch_blocks().await.unwrap();
+        let text = |i: usize| match b[0].column_at(i).unwrap().value(0) {
+            Value::String(s) => String::from_utf8_lossy(s).into_owned(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text(0), want.0);
+        if let Some(level) = want.1 {
+            assert_eq!(text(1), level);
+        }
+        // The blocks decode (the rows arrive in that method).
+        assert_eq!(scalar_u64(&mut c, "SELECT sum(number) FROM numbers(1000000)").await, 499999500000);
+    }
+}
+
 #[tokio::test]
 async fn ping_works_and_keeps_the_connection() {
     let mut c = client().await;
