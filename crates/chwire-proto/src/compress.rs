@@ -191,7 +191,7 @@ pub fn decompress_frame_limited(input: &[u8], out: &mut Vec<u8>, max_frame_size:
         METHOD_LZ4 => {
             out.resize(start.saturating_add(decompressed_size), 0);
             let dst = out.get_mut(start..).unwrap_or_default();
-            let n = if decompressed_size / payload.len().max(1) >= LZ4_RUNS_RATIO {
+            let n = if decompressed_size.checked_div(payload.len()).is_some_and(|r| r >= LZ4_RUNS_RATIO) {
                 // Mostly long runs (a value repeated: zeros, defaults): matches that overlap
                 // their own output, which lz4_flex copies a byte at a time (0.5 GB/s) and
                 // liblz4 in wide steps (13 GB/s); on short matches lz4_flex is the faster.
