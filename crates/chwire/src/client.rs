@@ -544,20 +544,6 @@ pub(crate) fn insert_sql(table: impl TryInto<TableRef, Error: Into<Error>>, colu
     Ok(InsertTarget::values(table.try_into().map_err(Into::into)?, columns).to_string())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn query_ids_look_like_uuids() {
-        let a = new_query_id();
-        let b = new_query_id();
-        assert_ne!(a, b);
-        assert_eq!(a.len(), 36, "{a}");
-        assert_eq!(a.matches('-').count(), 4);
-    }
-}
-
 /// The method the server compresses its blocks with over the native protocol, from the
 /// client's `compression` (unless the caller set it): it follows `network_compression_method`,
 /// whose default is ZSTD (level 3) on ClickHouse 26.9, so `compression=lz4` received ZSTD blocks
@@ -578,5 +564,19 @@ fn compression_method(c: chwire_proto::Compression, settings: &mut Vec<chwire_pr
     add("network_compression_method", method.into());
     if let Some(level) = level {
         add("network_zstd_compression_level", level.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_ids_look_like_uuids() {
+        let a = new_query_id();
+        let b = new_query_id();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36, "{a}");
+        assert_eq!(a.matches('-').count(), 4);
     }
 }
