@@ -106,7 +106,7 @@ pub static KEYS: &[OptionKey] = &[
     key("password", Secret, "", Connection, "The user's password (never printed)."),
     key("database", Text, "default", Connection, "The current database of the session."),
     key("transport", Choice(&["native", "http"]), "native", Connection, "The native TCP protocol or ClickHouse's HTTP interface (`http://` and `https://` URLs choose HTTP)."),
-    key("compression", Choice(&["none", "lz4", "zstd", "zstd:LEVEL"]), "none", Connection, "Compression of the blocks both ways."),
+    key("compression", Choice(&["none", "lz4", "zstd", "zstd:LEVEL"]), "none", Connection, "Compression of the blocks both ways (natively also the server's: its network_compression_method follows unless set)."),
     key("client_name", Text, "chwire", Connection, "The client's name as `system.processes` shows it."),
     key("quota_key", Text, "", Connection, "The quota key of the session."),
     key("session_id", Text, "", Connection, "HTTP only: the server-side session every query runs in (temporary tables and SET last across queries)."),

@@ -28,7 +28,8 @@ pub struct Options {
     pub password: String,
     /// The session's current database.
     pub database: String,
-    /// Compression of the blocks both ways.
+    /// Compression of the blocks both ways (over the native protocol the server compresses its
+    /// blocks with this method too: `network_compression_method` follows it unless set).
     pub compression: Compression,
     /// Longest TCP connect (`None`: no limit).
     pub connect_timeout: Option<Duration>,
@@ -404,7 +405,8 @@ impl Options {
         self.database = database.into();
         self
     }
-    /// Compression of the blocks both ways.
+    /// Compression of the blocks both ways (over the native protocol the server compresses its
+    /// blocks with this method too: `network_compression_method` follows it unless set).
     pub fn compression(mut self, c: Compression) -> Self {
         self.compression = c;
         self
