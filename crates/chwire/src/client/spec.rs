@@ -94,8 +94,12 @@ impl QuerySpec {
 
     /// The query on `client`, ready to send.
     pub fn query(mut self, client: &mut Client) -> Query<'_> {
-        let zone = super::session_zone::of(client, &self.settings).or_else(|| client.server_timezone());
-        self.bind_in_zone(zone.as_deref());
+        // The session's zone (which assembles every setting) only for a spec that holds an
+        // instant: not on each query's path.
+        if !self.zoned.is_empty() {
+            let zone = super::session_zone::of(client, &self.settings).or_else(|| client.server_timezone());
+            self.bind_in_zone(zone.as_deref());
+        }
         let mut q = client.query(self.sql);
         for (k, v) in self.settings {
             q = q.setting(k, v);
