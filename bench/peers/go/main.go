@@ -142,6 +142,12 @@ func chgoOptions(a args) ch.Options {
 	case "zstd":
 		opt.Compression = ch.CompressionZSTD
 	}
+	// The compression flag of the native protocol only says "compressed": the server picks
+	// the method of its blocks from network_compression_method (ZSTD by default on 26.9).
+	// Ask for the method the run names, as chwire does; lower case is what 18.16 takes.
+	if a.compression != "none" {
+		opt.Settings = append(opt.Settings, ch.Setting{Key: "network_compression_method", Value: a.compression})
+	}
 	return opt
 }
 
@@ -341,6 +347,12 @@ func chgoV2Options(a args) *clickhouse.Options {
 		opt.Compression = &clickhouse.Compression{Method: clickhouse.CompressionLZ4}
 	case "zstd":
 		opt.Compression = &clickhouse.Compression{Method: clickhouse.CompressionZSTD}
+	}
+	if a.compression != "none" && !server18() {
+		// As for ch-go: the server's blocks follow network_compression_method. Not against
+		// 18.16, whose default is LZ4 anyway: at its revision clickhouse-go sends settings
+		// typed and refuses this one ("unsupported data type").
+		opt.Settings = clickhouse.Settings{"network_compression_method": a.compression}
 	}
 	return opt
 }
