@@ -18,7 +18,7 @@
 use bytes::{Buf, BytesMut};
 
 use crate::block::{Block, BlockInfo};
-use crate::column::{decode_column, decode_serialized, read_serialization, Column};
+use crate::column::{decode_column, decode_serialized, read_serialization, strings_with_sizes, Column};
 use crate::compress::decompress_frame_limited;
 use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::limits::Limits;
@@ -29,8 +29,10 @@ use crate::types::DataType;
 use crate::wire::Reader;
 
 mod fill;
+mod fill_strings;
 pub use fill::FILL_AHEAD;
 use fill::{fixed_size, Filling};
+use fill_strings::{fills_strings, StringFilling};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum BlockKind {
@@ -52,6 +54,8 @@ struct PartialBlock {
     consumed: usize,
     /// A fixed-width column whose bytes are arriving (uncompressed blocks only).
     filling: Option<Box<Filling>>,
+    /// A String column whose values are arriving (length-prefixed layout).
+    strings: Option<Box<StringFilling>>,
 }
 
 #[derive(Debug)]
@@ -177,6 +181,7 @@ impl PacketDecoder {
                         columns: Vec::new(),
                         consumed: 0,
                         filling: None,
+                        strings: None,
                     });
                 }
                 State::Idle => {
@@ -222,7 +227,15 @@ impl PacketDecoder {
             let compressed = self.compression
                 && (matches!(kind, BlockKind::Data | BlockKind::Totals | BlockKind::Extremes)
                     || self.rev.has(COMPRESSED_LOGS_PROFILE_EVENTS_COLUMNS));
-            self.state = State::Block(PartialBlock { kind, compressed, header: None, columns: Vec::new(), consumed: 0, filling: None });
+            self.state = State::Block(PartialBlock {
+                kind,
+                compressed,
+                header: None,
+                columns: Vec::new(),
+                consumed: 0,
+                filling: None,
+                strings: None,
+            });
             return Ok(None);
         }
         let packet = match c {
@@ -295,7 +308,31 @@ impl PacketDecoder {
                 }
                 continue;
             }
-            let step = if compressed {
+            let step = if let Some(sf) = pb.strings.as_mut() {
+                // A String column being received: the values whole in the bytes at hand go
+                // into it; an incomplete one says how many bytes it needs, like a step.
+                let (used, res) = if compressed {
+                    let plain = self.plain.get(self.plain_pos..).unwrap_or_default();
+                    let (used, res) = sf.take_from(plain, limits);
+                    self.plain_pos = self.plain_pos.saturating_add(used);
+                    (used, res)
+                } else {
+                    let (used, res) = sf.take_from(buf, limits);
+                    buf.advance(used);
+                    (used, res)
+                };
+                pb.consumed = pb.consumed.saturating_add(used);
+                match res {
+                    Ok(()) => {
+                        if let Some(sf) = pb.strings.take() {
+                            pb.columns.push((*sf).finish());
+                        }
+                        Ok(true)
+                    }
+                    Err(ReadError::Incomplete { needed }) => Err(ReadError::Incomplete { needed: needed.saturating_sub(used) }),
+                    Err(e) => Err(e),
+                }
+            } else if compressed {
                 let plain = self.plain.get(self.plain_pos..).unwrap_or_default();
                 let mut r = Reader::with_limits(plain, limits).at_revision(self.rev);
                 let res = block_step(pb, &mut r, self.rev, self.bare, false);
@@ -457,6 +494,10 @@ fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision, bare: bo
                 }
             }
         }
+    }
+    if rows > 0 && serialization.is_default() && fills_strings(&ty, strings_with_sizes(rev)) {
+        pb.strings = Some(Box::new(StringFilling::start(name, rows, r.remaining())));
+        return Ok(true);
     }
     let column = column_body(r, rows, name.as_str(), ty, &serialization)?;
     pb.columns.push((name, column));

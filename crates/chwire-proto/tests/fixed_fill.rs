@@ -1,7 +1,8 @@
-//! Fixed-width columns filled as their bytes arrive (chwire-proto's `decoder/fill.rs`): the
-//! same packets whichever pieces the bytes come in, on the 26.9 captures and on large
-//! hand-made blocks whose values straddle the pieces; the receive buffer never holds a whole
-//! column; allocation bounded by what arrived.
+//! Columns filled as their bytes arrive (chwire-proto's `decoder/fill.rs` for fixed-width
+//! columns, `decoder/fill_strings.rs` for length-prefixed Strings): the same packets
+//! whichever pieces the bytes come in, on the 26.9 captures and on large hand-made blocks
+//! whose values straddle the pieces; the receive buffer never holds a whole column;
+//! allocation bounded by what arrived.
 
 mod rng;
 use rng::Rng;
@@ -66,8 +67,13 @@ const REVISION: u64 = 54492;
 /// The packets of `bytes` fed in pieces of random sizes up to `max` (all at once for
 /// `usize::MAX`), and the most bytes the buffer held after a `decode` that waited.
 fn decode(bytes: &[u8], compressed: bool, max: usize, rng: &mut Rng) -> (Vec<ServerPacket>, usize) {
-    let mut d = PacketDecoder::new(REVISION);
-    d.set_revision(Revision(REVISION));
+    decode_at(REVISION, bytes, compressed, max, rng)
+}
+
+/// [`decode`] at protocol revision `revision`.
+fn decode_at(revision: u64, bytes: &[u8], compressed: bool, max: usize, rng: &mut Rng) -> (Vec<ServerPacket>, usize) {
+    let mut d = PacketDecoder::new(revision);
+    d.set_revision(Revision(revision));
     d.set_compression(compressed);
     let mut buf = BytesMut::new();
     let (mut out, mut held, mut at) = (Vec::new(), 0, 0);
@@ -271,4 +277,102 @@ fn allocation_ahead_of_the_bytes_is_bounded() {
     let (res, peak) = peak_during(|| d.decode(&mut buf));
     assert!(matches!(res, Err(DecodeError::LimitExceeded { what: "block bytes", .. })), "{res:?}");
     assert!(peak < 4096, "reserved {peak} bytes for a refused column");
+}
+
+/// A revision with custom serialization but before the String sizes stream (54492): Strings
+/// come as length-prefixed values.
+const PREFIXED: u64 = 54460;
+
+/// Length-prefixed values of `i * 7 % modulo` bytes (prefixes of one and two bytes).
+fn prefixed_strings(rows: usize, modulo: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..rows {
+        let len = i * 7 % modulo;
+        out.put_varuint(len as u64);
+        out.extend((0..len).map(|j| b'a' + ((i + j) % 26) as u8));
+    }
+    out
+}
+
+/// Two String columns around a UInt64 one, in one block, then EndOfStream: uncompressed, or
+/// with the block in LZ4 frames of at most `frame` bytes.
+fn strings_stream(rows: usize, frame: Option<usize>) -> Vec<u8> {
+    let packet = data_packet(
+        rows,
+        &[
+            ("s", "String", prefixed_strings(rows, 300)),
+            ("n", "UInt64", (0..rows as u64).flat_map(u64::to_le_bytes).collect()),
+            ("t", "String", prefixed_strings(rows, 5)),
+        ],
+    );
+    let mut out = match frame {
+        None => packet,
+        Some(frame) => {
+            // Code and table name stay outside the frames.
+            let mut out = packet[..2].to_vec();
+            for part in packet[2..].chunks(frame) {
+                chwire_proto::compress::compress(chwire_proto::Compression::Lz4, part, &mut out);
+            }
+            out
+        }
+    };
+    out.push(5); // EndOfStream
+    out
+}
+
+#[test]
+fn prefixed_strings_decode_the_same_whichever_way_the_bytes_come() {
+    let _serial = serial();
+    let mut rng = Rng(0x0d12_ec70_0000_0003);
+    // 100,000 rows: 15 MB of the first String column, in values of 0-299 bytes.
+    let rows = 100_000;
+    let bytes = strings_stream(rows, None);
+    let (whole, _) = decode_at(PREFIXED, &bytes, false, usize::MAX, &mut rng);
+    assert_eq!(whole.len(), 2);
+    let ServerPacket::Data(b) = &whole[0] else { panic!("{:?}", whole[0]) };
+    let s = b.column("s").and_then(|c| c.as_strings()).unwrap();
+    assert_eq!((s.len(), s.get(0), s.get(1), s.get(2)), (rows, &b""[..], &b"bcdefgh"[..], &b"cdefghijklmnop"[..]));
+    assert_eq!(s.get(rows - 1).len(), (rows - 1) * 7 % 300);
+    assert_eq!(b.column("t").and_then(|c| c.as_strings()).unwrap().get(4), b"efghijklmnopqrstuvwxyzabcd".get(..4 * 7 % 5).unwrap());
+    for max in [1, 7, 1 << 10, 1 << 16, 3 << 20] {
+        let (sliced, held) = decode_at(PREFIXED, &bytes, false, max, &mut rng);
+        assert_eq!(sliced, whole, "pieces up to {max}");
+        // Waiting for a String column, the buffer holds at most the value in part (or the
+        // UInt64 column, filled as it comes: nothing).
+        assert!(held <= max + 300, "the buffer held {held} bytes (pieces up to {max})");
+    }
+    // The same block in frames of 64 KiB and 1 MiB, its bytes in pieces.
+    for frame in [64 << 10, 1 << 20] {
+        let bytes = strings_stream(rows, Some(frame));
+        assert_eq!(decode_at(PREFIXED, &bytes, true, usize::MAX, &mut rng).0, whole, "frames of {frame}");
+        for max in [1, 5000, 1 << 20] {
+            assert_eq!(decode_at(PREFIXED, &bytes, true, max, &mut rng).0, whole, "frames of {frame}, pieces up to {max}");
+        }
+    }
+}
+
+#[test]
+fn prefixed_strings_keep_the_limits() {
+    let _serial = serial();
+    // A value longer than max_string_len, arriving in pieces: refused once its prefix is in.
+    let mut d = PacketDecoder::new(PREFIXED).with_limits(Limits { max_string_len: 100, ..Limits::DEFAULT });
+    d.set_revision(Revision(PREFIXED));
+    let bytes = data_packet(3, &[("s", "String", [&b"\x02ab"[..], &[101], &[b'x'; 101]].concat())]);
+    let mut buf = BytesMut::from(&bytes[..bytes.len() - 50]);
+    let res = d.decode(&mut buf);
+    assert!(matches!(res, Err(DecodeError::LimitExceeded { what: "string bytes", size: 101, .. })), "{res:?}");
+    // A column growing past max_block_bytes while its values arrive.
+    let mut d = PacketDecoder::new(PREFIXED).with_limits(Limits { max_block_bytes: 1 << 20, ..Limits::DEFAULT });
+    d.set_revision(Revision(PREFIXED));
+    let bytes = strings_stream(20_000, None);
+    let mut buf = BytesMut::new();
+    let mut outcome = Ok(None);
+    for chunk in bytes.chunks(4096) {
+        buf.extend_from_slice(chunk);
+        outcome = d.decode(&mut buf);
+        if outcome.is_err() {
+            break;
+        }
+    }
+    assert!(matches!(outcome, Err(DecodeError::LimitExceeded { what: "block bytes", .. })), "{outcome:?}");
 }
