@@ -32,7 +32,7 @@ mod fill;
 mod fill_strings;
 pub use fill::FILL_AHEAD;
 use fill::{fixed_size, Filling};
-use fill_strings::{fills_strings, StringFilling};
+use fill_strings::StringFilling;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum BlockKind {
@@ -495,8 +495,8 @@ fn block_step(pb: &mut PartialBlock, r: &mut Reader<'_>, rev: Revision, bare: bo
             }
         }
     }
-    if rows > 0 && serialization.is_default() && fills_strings(&ty, strings_with_sizes(rev)) {
-        pb.strings = Some(Box::new(StringFilling::start(name, rows, r.remaining())));
+    if rows > 0 && serialization.is_default() && matches!(ty, DataType::String) {
+        pb.strings = Some(Box::new(StringFilling::start(name, rows, r.remaining(), strings_with_sizes(rev))));
         return Ok(true);
     }
     let column = column_body(r, rows, name.as_str(), ty, &serialization)?;

@@ -32,7 +32,7 @@ pub use union::{DynamicColumn, JsonColumn, VariantColumn};
 
 pub use binary::{decode_type as decode_binary_type, encode_type as encode_binary_type, BinaryValues};
 pub use build::{encode_low_cardinality, finish_dynamic};
-pub(crate) use codec::{column_pieces, strings_with_sizes, Piece, Pieces};
+pub(crate) use codec::{check_sizes, column_pieces, strings_with_sizes, Piece, Pieces};
 pub use codec::{
     decode_body, decode_column, decode_serialized, decode_sparse, encode_column, encode_column_at, encode_column_of, encode_column_of_at,
     read_prefix, read_serialization, write_prefix_of, Prefix, Serialization, SerializationKind,

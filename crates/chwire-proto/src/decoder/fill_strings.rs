@@ -1,4 +1,5 @@
-//! A String column filled as its values arrive (the length-prefixed layout, before 54492).
+//! A String column filled as its values arrive, in either layout: length-prefixed values
+//! (before 54492) or the end offsets of all values, then their bytes (54492 on).
 //!
 //! A String column's size is not known from its header: before this, a column whose bytes
 //! had not all arrived was decoded from its start again after every read (each try walking
@@ -8,12 +9,15 @@
 //! of [`super::PacketDecoder::decode`] appends the values that arrived whole and consumes
 //! their bytes: every byte is looked at once, right after the read that brought it, and the
 //! receive buffer never holds a whole column. The same works on the decompressed bytes of a
-//! compressed block.
+//! compressed block. In the sizes layout (where the size is known once the offsets are in,
+//! but the buffer used to grow, and be moved, to hold the column, then be copied from out of
+//! the cache) the offsets are taken as they come, checked whole, then the bytes.
 //!
 //! Memory follows what arrived: the offsets and bytes grow with the values received (the
 //! row count is the server's claim and reserves nothing beyond what the buffer holds).
 
-use crate::column::{Column, ColumnData, StringColumn};
+use crate::column::{check_sizes, Column, ColumnData, StringColumn};
+use crate::decoder::FILL_AHEAD;
 use crate::error::{ReadError, ReadResult};
 use crate::limits::Limits;
 use crate::types::DataType;
@@ -25,6 +29,9 @@ pub(super) struct StringFilling {
     name: String,
     rows: usize,
     col: StringColumn,
+    /// The sizes layout: `None` while the offsets arrive, then the bytes the values hold.
+    /// `Err(())`: the length-prefixed layout.
+    sized: Result<Option<usize>, ()>,
 }
 
 /// Room kept past the bytes so that a short value is moved with one 16-byte copy.
@@ -33,19 +40,68 @@ const SLACK: usize = 16;
 impl StringFilling {
     /// Start receiving a String column of `rows` rows, `available` bytes of which (at most)
     /// have arrived.
-    pub(super) fn start(name: String, rows: usize, available: usize) -> StringFilling {
-        // Each value takes at least its one-byte prefix: what arrived bounds the rows in it.
-        StringFilling { name, rows, col: StringColumn::with_capacity(rows.min(available), 0) }
+    pub(super) fn start(name: String, rows: usize, available: usize, with_sizes: bool) -> StringFilling {
+        // Each value takes at least its one-byte prefix (or its 8-byte offset): what arrived
+        // bounds the rows in it.
+        let (cap, sized) = if with_sizes { (available / 8, Ok(None)) } else { (available, Err(())) };
+        StringFilling { name, rows, col: StringColumn::with_capacity(rows.min(cap), 0), sized }
     }
 
     pub(super) fn is_complete(&self) -> bool {
-        self.col.len() == self.rows
+        match self.sized {
+            Err(()) => self.col.len() == self.rows,
+            Ok(None) => false,
+            Ok(Some(total)) => self.col.data().len() == total,
+        }
     }
 
-    /// Append the values that lie whole in `src` (from its start) and return the bytes they
-    /// took. `Err(Incomplete { needed })`: the column is not complete, and the value that
-    /// follows needs `needed` bytes of `src` (counted from its start, before those taken).
+    /// [`StringFilling::take_prefixed`] or [`StringFilling::take_sized`], by the layout.
     pub(super) fn take_from(&mut self, src: &[u8], limits: Limits) -> (usize, ReadResult<()>) {
+        if self.sized.is_err() {
+            self.take_prefixed(src, limits)
+        } else {
+            self.take_sized(src, limits)
+        }
+    }
+
+    /// The sizes layout: the offsets that arrived whole, then (once all are in and checked)
+    /// the bytes. Returns what [`StringFilling::take_prefixed`] returns.
+    fn take_sized(&mut self, src: &[u8], limits: Limits) -> (usize, ReadResult<()>) {
+        let rows = self.rows;
+        let (offsets, data) = self.col.parts_mut();
+        let mut p = 0usize;
+        if self.sized == Ok(None) {
+            let want = rows.saturating_sub(offsets.len().saturating_sub(1));
+            let whole = src.chunks_exact(8).take(want);
+            p = whole.len().saturating_mul(8);
+            offsets.extend(whole.map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())));
+            if offsets.len() <= rows {
+                return (p, Err(ReadError::Incomplete { needed: p.saturating_add(8) }));
+            }
+            let total = match check_sizes(offsets, &limits) {
+                Ok(total) => total,
+                Err(e) => return (p, Err(e)),
+            };
+            self.sized = Ok(Some(total));
+            // Room for what arrived and as much again (FILL_AHEAD at least), never past the column.
+            data.reserve_exact(total.min(src.len().saturating_sub(p).saturating_mul(2).max(FILL_AHEAD)));
+        }
+        let total = self.sized.ok().flatten().unwrap_or(0);
+        let rest = src.get(p..).unwrap_or_default();
+        let n = total.saturating_sub(data.len()).min(rest.len());
+        data.extend_from_slice(rest.get(..n).unwrap_or_default());
+        p = p.saturating_add(n);
+        if data.len() < total {
+            return (p, Err(ReadError::Incomplete { needed: p.saturating_add(1) }));
+        }
+        (p, Ok(()))
+    }
+
+    /// The length-prefixed layout: append the values that lie whole in `src` (from its
+    /// start) and return the bytes they took. `Err(Incomplete { needed })`: the column is not
+    /// complete, and what follows needs `needed` bytes of `src` (counted from its start,
+    /// before those taken).
+    fn take_prefixed(&mut self, src: &[u8], limits: Limits) -> (usize, ReadResult<()>) {
         let max_len = limits.max_string_len;
         let rows = self.rows;
         let (offsets, data) = self.col.parts_mut();
@@ -110,12 +166,6 @@ impl StringFilling {
     }
 }
 
-/// Whether a column is received with [`StringFilling`]: a top-level String in the
-/// length-prefixed layout.
-pub(super) fn fills_strings(ty: &DataType, with_sizes: bool) -> bool {
-    matches!(ty, DataType::String) && !with_sizes
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,7 +187,7 @@ mod tests {
         let bytes = prefixed(&values);
         // Every split of the bytes into two reads gives the same column.
         for cut in 0..=bytes.len() {
-            let mut f = StringFilling::start("s".into(), values.len(), cut);
+            let mut f = StringFilling::start("s".into(), values.len(), cut, false);
             let mut buf = bytes[..cut].to_vec();
             let (used, res) = f.take_from(&buf, Limits::default());
             if cut < bytes.len() {
@@ -160,7 +210,7 @@ mod tests {
     fn a_value_over_the_limit_is_refused() {
         let bytes = prefixed(&[&[b'x'; 40]]);
         let limits = Limits { max_string_len: 39, ..Limits::default() };
-        let mut f = StringFilling::start("s".into(), 1, bytes.len());
+        let mut f = StringFilling::start("s".into(), 1, bytes.len(), false);
         let (_, res) = f.take_from(&bytes, limits);
         assert!(matches!(res, Err(ReadError::Invalid(DecodeError::LimitExceeded { .. }))), "{res:?}");
     }

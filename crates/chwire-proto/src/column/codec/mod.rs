@@ -16,6 +16,7 @@ mod low_cardinality;
 mod pieces;
 mod sparse;
 mod strings;
+pub(crate) use strings::check_sizes;
 #[cfg(test)]
 mod tests;
 

@@ -24,8 +24,19 @@ pub(super) fn read_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<String
 #[cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 fn read_sized_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColumn> {
     let offsets = read_offsets(r, rows)?;
-    let max_len = r.limits().max_string_len as u64;
-    let mut prev = 0u64;
+    let total = check_sizes(&offsets, r.limits())?;
+    let data = r.bytes(total)?.to_vec();
+    // Checked above: offsets start at 0 (read_offsets), never decrease, end at data.len().
+    Ok(StringColumn { offsets, data })
+}
+
+/// The bytes a String column of the sizes layout holds, from its offsets (a leading 0, then
+/// the end of each value), checked before anything is reserved for them: non-decreasing,
+/// each value within `max_string_len`, the total within what a block may hold.
+#[cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
+pub(crate) fn check_sizes(offsets: &[u64], limits: &crate::limits::Limits) -> ReadResult<usize> {
+    let max_len = limits.max_string_len as u64;
+    let mut prev = offsets.first().copied().unwrap_or(0);
     for (row, &end) in offsets.iter().skip(1).enumerate() {
         let Some(len) = end.checked_sub(prev) else {
             return Err(DecodeError::malformed("String offsets", format!("offsets decrease at row {row} ({prev} then {end})")).into());
@@ -36,13 +47,11 @@ fn read_sized_strings(r: &mut Reader<'_>, rows: usize) -> ReadResult<StringColum
         prev = end;
     }
     let total = usize::try_from(prev).map_err(|_| DecodeError::malformed("String offsets", "more bytes than memory"))?;
-    let max_block = r.limits().max_block_bytes;
+    let max_block = limits.max_block_bytes;
     if total > max_block {
         return Err(DecodeError::LimitExceeded { what: "block bytes", size: prev, limit: max_block as u64 }.into());
     }
-    let data = r.bytes(total)?.to_vec();
-    // Checked above: offsets start at 0 (read_offsets), never decrease, end at data.len().
-    Ok(StringColumn { offsets, data })
+    Ok(total)
 }
 
 // The hot loop of every String column, left with plain arithmetic and indexing on proven
