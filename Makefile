@@ -47,11 +47,13 @@ test:
 	@scripts/stage.sh report
 
 ## The benchmarks' smoke runs (a slice of each, so that they cannot rot): the side-by-side
-## suite's smoke mode on both servers (run.py takes the ports with-server.sh exports) and
-## query_arrow against the block stream.
+## suite's smoke mode on both servers (run.py takes the ports with-server.sh exports), the
+## raw-socket floors' reads and insert, and query_arrow against the block stream.
 bench-smoke: build
 	scripts/with-server.sh python3 bench/run.py --smoke --no-setup > /dev/null
 	scripts/with-server.sh --18 python3 bench/run.py --smoke --no-setup > /dev/null
+	bench/floor/build.sh > /dev/null
+	scripts/with-server.sh --both python3 bench/run.py --servers 26.9,18.16 --no-setup --runs 1 --workloads W2,W5,W8 --compressions none,lz4 --clients native-floor --fail-on-error > /dev/null
 	$(CARGO) build --release -q --workspace --example arrow_bench
 	scripts/with-server.sh sh -c 'target/release/examples/arrow_bench "$$CHWIRE_TEST_URL" 1 100' > /dev/null
 

@@ -46,22 +46,41 @@ def best(cell, names, key):
     return (min(got)[1], min(got)[0]) if got else (None, None)
 
 
-def summary(rows, baselines):
-    """chwire's better transport against the best peer of each workload (wall and CPU)."""
-    out = ["| workload | compression | chwire (better transport) wall s | best peer (wall) | wall ratio | best peer (CPU) | chwire CPU s | CPU ratio | chwire RSS MiB |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    for w, c, cell in rows:
-        me, my_wall = best(cell, CHWIRE, "wall_s")
-        if me is None:
+WALL_TARGET, CPU_TARGET = 0.9, 0.6  # #44: chwire's better transport against the best peer
+
+
+def pick_transport(cell, pw_wall, pc_cpu):
+    """The chwire transport to hold against the targets: the one that misses fewer of them
+    (wall against the fastest peer, CPU against the leanest), then the faster one."""
+    got = []
+    for me in CHWIRE:
+        d = cell.get(me, {})
+        if "wall_s" not in d:
             continue
+        misses = int(bool(pw_wall) and d["wall_s"] / pw_wall > WALL_TARGET) + int(bool(pc_cpu) and d["cpu_s"] / pc_cpu > CPU_TARGET)
+        got.append((misses, d["wall_s"], me))
+    return min(got)[2] if got else None
+
+
+def summary(rows, baselines):
+    """chwire's better transport against the best peer of each workload (wall and CPU), and
+    the raw-socket floor where one ran in the cell."""
+    out = ["| workload | compression | chwire (transport) wall s | best peer (wall) | wall ratio | best peer (CPU) | chwire CPU s | CPU ratio | "
+           "floor wall / CPU s | chwire RSS MiB |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for w, c, cell in rows:
         peers = [n for n in cell if n not in CHWIRE and n not in baselines and not n.startswith("chwire")]
         pw, pw_wall = best(cell, peers, "wall_s")
         pc, pc_cpu = best(cell, peers, "cpu_s")
-        my_cpu = cell[me]["cpu_s"]
+        me = pick_transport(cell, pw_wall, pc_cpu)
+        if me is None:
+            continue
+        my_wall, my_cpu = cell[me]["wall_s"], cell[me]["cpu_s"]
         wr = f"{my_wall / pw_wall:.2f}" if pw else ""
         cr = f"{my_cpu / pc_cpu:.2f}" if pc else ""
+        floors = [f"{n} {fmt(cell[n]['wall_s'])} / {fmt(cell[n]['cpu_s'])}" for n in baselines if "wall_s" in cell.get(n, {})]
         out.append(f"| {w} | {c} | {fmt(my_wall)} ({me}) | {f'{pw} {fmt(pw_wall)}' if pw else '–'} | {wr} | "
-                   f"{f'{pc} {fmt(pc_cpu)}' if pc else '–'} | {fmt(my_cpu)} | {cr} | {cell[me]['rss_mib']:.1f} |")
+                   f"{f'{pc} {fmt(pc_cpu)}' if pc else '–'} | {fmt(my_cpu)} | {cr} | {'; '.join(floors) or '–'} | {cell[me]['rss_mib']:.1f} |")
     return out
 
 
