@@ -11,7 +11,8 @@
 //!
 //! A fixed-width column of an uncompressed block whose bytes have not all arrived is filled
 //! as they come (`decoder/fill.rs`): copied out of the buffer after each read, so the buffer never
-//! holds a whole column.
+//! holds a whole column. A top-level String column (compressed or not, either layout) is
+//! received the same way (`decoder/fill_strings.rs`).
 
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
 
@@ -54,7 +55,7 @@ struct PartialBlock {
     consumed: usize,
     /// A fixed-width column whose bytes are arriving (uncompressed blocks only).
     filling: Option<Box<Filling>>,
-    /// A String column whose values are arriving (length-prefixed layout).
+    /// A String column whose values are arriving (either layout).
     strings: Option<Box<StringFilling>>,
 }
 
@@ -311,13 +312,14 @@ impl PacketDecoder {
             let step = if let Some(sf) = pb.strings.as_mut() {
                 // A String column being received: the values whole in the bytes at hand go
                 // into it; an incomplete one says how many bytes it needs, like a step.
+                let before = pb.consumed;
                 let (used, res) = if compressed {
                     let plain = self.plain.get(self.plain_pos..).unwrap_or_default();
-                    let (used, res) = sf.take_from(plain, limits);
+                    let (used, res) = sf.take_from(plain, limits, before);
                     self.plain_pos = self.plain_pos.saturating_add(used);
                     (used, res)
                 } else {
-                    let (used, res) = sf.take_from(buf, limits);
+                    let (used, res) = sf.take_from(buf, limits, before);
                     buf.advance(used);
                     (used, res)
                 };
@@ -330,7 +332,7 @@ impl PacketDecoder {
                         Ok(true)
                     }
                     Err(ReadError::Incomplete { needed }) => Err(ReadError::Incomplete { needed: needed.saturating_sub(used) }),
-                    Err(e) => Err(e),
+                    Err(e) => Err(in_column(sf.name(), e)),
                 }
             } else if compressed {
                 let plain = self.plain.get(self.plain_pos..).unwrap_or_default();
@@ -520,6 +522,16 @@ pub fn decode_named_column(r: &mut Reader<'_>, rows: usize, rev: Revision) -> Re
     Ok((name, column))
 }
 
+/// A malformed column's error, naming the column.
+fn in_column(name: &str, e: ReadError) -> ReadError {
+    match e {
+        ReadError::Invalid(DecodeError::Malformed { what, detail }) => {
+            ReadError::Invalid(DecodeError::Malformed { what, detail: format!("column {name:?}: {detail}") })
+        }
+        e => e,
+    }
+}
+
 /// The data of a column whose head was read.
 fn column_body(
     r: &mut Reader<'_>,
@@ -528,12 +540,7 @@ fn column_body(
     ty: DataType,
     serialization: &crate::column::Serialization,
 ) -> ReadResult<Column> {
-    let in_column = |e: ReadError| match e {
-        ReadError::Invalid(DecodeError::Malformed { what, detail }) => {
-            ReadError::Invalid(DecodeError::Malformed { what, detail: format!("column {name:?}: {detail}") })
-        }
-        e => e,
-    };
+    let in_column = |e| in_column(name, e);
     let data = if rows == 0 {
         crate::column::ColumnData::empty_for(&ty).map_err(|_| DecodeError::UnsupportedType(ty.to_string()))?
     } else if !serialization.is_default() {

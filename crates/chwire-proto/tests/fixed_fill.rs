@@ -1,5 +1,5 @@
 //! Columns filled as their bytes arrive (chwire-proto's `decoder/fill.rs` for fixed-width
-//! columns, `decoder/fill_strings.rs` for length-prefixed Strings): the same packets
+//! columns, `decoder/fill_strings.rs` for Strings in either layout): the same packets
 //! whichever pieces the bytes come in, on the 26.9 captures and on large hand-made blocks
 //! whose values straddle the pieces; the receive buffer never holds a whole column;
 //! allocation bounded by what arrived.
@@ -294,15 +294,32 @@ fn prefixed_strings(rows: usize, modulo: usize) -> Vec<u8> {
     out
 }
 
+/// The same values in the sizes layout of 54492: the end offsets, then the bytes.
+fn sized_strings(rows: usize, modulo: usize) -> Vec<u8> {
+    let (mut ends, mut bytes) = (Vec::new(), Vec::new());
+    for i in 0..rows {
+        let len = i * 7 % modulo;
+        bytes.extend((0..len).map(|j| b'a' + ((i + j) % 26) as u8));
+        ends.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+    }
+    ends.extend_from_slice(&bytes);
+    ends
+}
+
 /// Two String columns around a UInt64 one, in one block, then EndOfStream: uncompressed, or
-/// with the block in LZ4 frames of at most `frame` bytes.
+/// with the block in LZ4 frames of at most `frame` bytes; in the layout of `revision`.
 fn strings_stream(rows: usize, frame: Option<usize>) -> Vec<u8> {
+    strings_stream_at(PREFIXED, rows, frame)
+}
+
+fn strings_stream_at(revision: u64, rows: usize, frame: Option<usize>) -> Vec<u8> {
+    let strings = if revision >= 54492 { sized_strings } else { prefixed_strings };
     let packet = data_packet(
         rows,
         &[
-            ("s", "String", prefixed_strings(rows, 300)),
+            ("s", "String", strings(rows, 300)),
             ("n", "UInt64", (0..rows as u64).flat_map(u64::to_le_bytes).collect()),
-            ("t", "String", prefixed_strings(rows, 5)),
+            ("t", "String", strings(rows, 5)),
         ],
     );
     let mut out = match frame {
@@ -352,6 +369,51 @@ fn prefixed_strings_decode_the_same_whichever_way_the_bytes_come() {
 }
 
 #[test]
+fn sized_strings_decode_the_same_whichever_way_the_bytes_come() {
+    let _serial = serial();
+    let mut rng = Rng(0x0d12_ec70_0000_0004);
+    let rows = 50_000;
+    // The same values as the length-prefixed stream's, whole and in pieces, plain and in frames.
+    let (want, _) = decode_at(PREFIXED, &strings_stream(rows, None), false, usize::MAX, &mut rng);
+    for frame in [None, Some(64 << 10), Some(1 << 20)] {
+        let bytes = strings_stream_at(REVISION, rows, frame);
+        for max in [usize::MAX, 1, 7, 5000, 1 << 20] {
+            let (got, held) = decode_at(REVISION, &bytes, frame.is_some(), max, &mut rng);
+            assert_eq!(got, want, "frames {frame:?}, pieces up to {max}");
+            if frame.is_none() && max != usize::MAX {
+                // At most an offset or a column head in part.
+                assert!(held <= max + 64, "the buffer held {held} bytes (pieces up to {max})");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_string_columns_name_the_column() {
+    let _serial = serial();
+    // Offsets that decrease (54492), and an 11-byte length prefix (54460), arriving in pieces.
+    let sized = data_packet(2, &[("s", "String", [&5u64.to_le_bytes()[..], &3u64.to_le_bytes(), b"hello"].concat())]);
+    let prefixed = data_packet(1, &[("p", "String", vec![0xff; 11])]);
+    for (revision, bytes, column) in [(REVISION, sized, "\"s\""), (PREFIXED, prefixed, "\"p\"")] {
+        for piece in [1, bytes.len()] {
+            let mut d = PacketDecoder::new(revision);
+            d.set_revision(Revision(revision));
+            let mut buf = BytesMut::new();
+            let mut outcome = Ok(None);
+            for chunk in bytes.chunks(piece) {
+                buf.extend_from_slice(chunk);
+                outcome = d.decode(&mut buf);
+                if outcome.is_err() {
+                    break;
+                }
+            }
+            let Err(e) = outcome else { panic!("{column}: {outcome:?}") };
+            assert!(e.to_string().contains(&format!("column {column}")), "{e}");
+        }
+    }
+}
+
+#[test]
 fn prefixed_strings_keep_the_limits() {
     let _serial = serial();
     // A value longer than max_string_len, arriving in pieces: refused once its prefix is in.
@@ -375,4 +437,12 @@ fn prefixed_strings_keep_the_limits() {
         }
     }
     assert!(matches!(outcome, Err(DecodeError::LimitExceeded { what: "block bytes", .. })), "{outcome:?}");
+    // The sizes layout: a String column whose offsets claim more than the block has left is
+    // refused once its offsets are in, before any of its bytes.
+    let mut d = PacketDecoder::new(REVISION).with_limits(Limits { max_block_bytes: 1 << 20, ..Limits::DEFAULT });
+    d.set_revision(Revision(REVISION));
+    let bytes = data_packet(1, &[("f", "FixedString(600000)", vec![0; 600_000]), ("s", "String", 600_000u64.to_le_bytes().to_vec())]);
+    let mut buf = BytesMut::from(&bytes[..]);
+    let res = d.decode(&mut buf);
+    assert!(matches!(res, Err(DecodeError::LimitExceeded { what: "block bytes", .. })), "{res:?}");
 }

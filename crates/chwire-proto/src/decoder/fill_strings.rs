@@ -18,7 +18,7 @@
 
 use crate::column::{check_sizes, Column, ColumnData, StringColumn};
 use crate::decoder::FILL_AHEAD;
-use crate::error::{ReadError, ReadResult};
+use crate::error::{DecodeError, ReadError, ReadResult};
 use crate::limits::Limits;
 use crate::types::DataType;
 use crate::wire::Reader;
@@ -47,6 +47,10 @@ impl StringFilling {
         StringFilling { name, rows, col: StringColumn::with_capacity(rows.min(cap), 0), sized }
     }
 
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
     pub(super) fn is_complete(&self) -> bool {
         match self.sized {
             Err(()) => self.col.len() == self.rows,
@@ -56,17 +60,18 @@ impl StringFilling {
     }
 
     /// [`StringFilling::take_prefixed`] or [`StringFilling::take_sized`], by the layout.
-    pub(super) fn take_from(&mut self, src: &[u8], limits: Limits) -> (usize, ReadResult<()>) {
+    /// `consumed`: the block's bytes before `src` (this column's received ones among them).
+    pub(super) fn take_from(&mut self, src: &[u8], limits: Limits, consumed: usize) -> (usize, ReadResult<()>) {
         if self.sized.is_err() {
             self.take_prefixed(src, limits)
         } else {
-            self.take_sized(src, limits)
+            self.take_sized(src, limits, consumed)
         }
     }
 
     /// The sizes layout: the offsets that arrived whole, then (once all are in and checked)
     /// the bytes. Returns what [`StringFilling::take_prefixed`] returns.
-    fn take_sized(&mut self, src: &[u8], limits: Limits) -> (usize, ReadResult<()>) {
+    fn take_sized(&mut self, src: &[u8], limits: Limits, consumed: usize) -> (usize, ReadResult<()>) {
         let rows = self.rows;
         let (offsets, data) = self.col.parts_mut();
         let mut p = 0usize;
@@ -82,6 +87,12 @@ impl StringFilling {
                 Ok(total) => total,
                 Err(e) => return (p, Err(e)),
             };
+            // The whole block's claim, as for a fixed-width column: its bytes so far and these.
+            let claimed = consumed.saturating_add(p).saturating_add(total);
+            if claimed > limits.max_block_bytes {
+                let limit = limits.max_block_bytes as u64;
+                return (p, Err(DecodeError::LimitExceeded { what: "block bytes", size: claimed as u64, limit }.into()));
+            }
             self.sized = Ok(Some(total));
             // Room for what arrived and as much again (FILL_AHEAD at least), never past the column.
             data.reserve_exact(total.min(src.len().saturating_sub(p).saturating_mul(2).max(FILL_AHEAD)));
@@ -105,9 +116,8 @@ impl StringFilling {
         let max_len = limits.max_string_len;
         let rows = self.rows;
         let (offsets, data) = self.col.parts_mut();
-        // Every value taken now lies in `src`: room for all of `src` (and the slack of the
-        // short copies) makes each copy below fit without a check.
-        data.reserve(src.len().saturating_add(SLACK));
+        // Room for what arrived (at most FILL_AHEAD ahead: `src` may hold much more than this
+        // column), grown below when a value needs it.
         let mut p = 0usize;
         let mut done = offsets.len().saturating_sub(1);
         while done < rows {
@@ -132,9 +142,10 @@ impl StringFilling {
                 return (p, Err(ReadError::Incomplete { needed: end }));
             };
             let at = data.len();
-            // SAFETY: `reserve` above left room for `src.len() + SLACK` bytes past the data as
-            // it was then, and the values appended since came from `src` before `start`, so
-            // `at + 16 <= capacity` and `at + len <= capacity`. The 16-byte copy reads
+            if data.capacity().saturating_sub(at) < len.saturating_add(SLACK) {
+                data.reserve(len.saturating_add(SLACK).max(src.len().saturating_sub(p).min(FILL_AHEAD)));
+            }
+            // SAFETY: the check above left `capacity - at >= len + 16`. The 16-byte copy reads
             // `src[start..start + 16]` only when that is in bounds; bytes past `at + len` it
             // writes are spare capacity, outside the vector's length.
             unsafe {
@@ -169,7 +180,6 @@ impl StringFilling {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::DecodeError;
     use crate::wire::WriteExt;
 
     fn prefixed(values: &[&[u8]]) -> Vec<u8> {
@@ -189,14 +199,14 @@ mod tests {
         for cut in 0..=bytes.len() {
             let mut f = StringFilling::start("s".into(), values.len(), cut, false);
             let mut buf = bytes[..cut].to_vec();
-            let (used, res) = f.take_from(&buf, Limits::default());
+            let (used, res) = f.take_from(&buf, Limits::default(), 0);
             if cut < bytes.len() {
                 let Err(ReadError::Incomplete { needed }) = res else { panic!("cut {cut}: {res:?}") };
                 assert!(needed > cut, "cut {cut}: needed {needed}");
             }
             buf.drain(..used);
             buf.extend_from_slice(&bytes[cut..]);
-            let (used2, res) = f.take_from(&buf, Limits::default());
+            let (used2, res) = f.take_from(&buf, Limits::default(), 0);
             res.unwrap();
             assert_eq!(used + used2, bytes.len(), "cut {cut}");
             let (_, col) = f.finish();
@@ -211,7 +221,7 @@ mod tests {
         let bytes = prefixed(&[&[b'x'; 40]]);
         let limits = Limits { max_string_len: 39, ..Limits::default() };
         let mut f = StringFilling::start("s".into(), 1, bytes.len(), false);
-        let (_, res) = f.take_from(&bytes, limits);
+        let (_, res) = f.take_from(&bytes, limits, 0);
         assert!(matches!(res, Err(ReadError::Invalid(DecodeError::LimitExceeded { .. }))), "{res:?}");
     }
 }
