@@ -10,6 +10,7 @@
 
 mod answer;
 mod body;
+mod encoding;
 mod header;
 mod request;
 mod zones;
@@ -17,9 +18,7 @@ mod zones;
 use crate::conn::{open_stream, Shared};
 use crate::error::{Error, Result};
 use crate::options::Options;
-use answer::{
-    contains_tagged_exception, error_answer, gzip_error, hyper_error, parse_exception, parse_progress, read_to_end, MAX_ERROR_BODY,
-};
+use answer::{contains_tagged_exception, error_answer, hyper_error, parse_exception, parse_progress, read_to_end, MAX_ERROR_BODY};
 use body::{BodyMsg, ReqBody};
 use bytes::{Bytes, BytesMut};
 use chwire_proto::native::{http_exception, http_tagged_exception, TaggedException};
@@ -84,8 +83,8 @@ pub(crate) struct HttpConn {
     decoder: PacketDecoder,
     /// The body of the current response has ended.
     eof: bool,
-    /// The current response is gzip-encoded (`enable_http_compression`).
-    gzip: Option<flate2::write::GzDecoder<Vec<u8>>>,
+    /// The current response's content encoding (`enable_http_compression`): its decoder.
+    encoding: Option<encoding::BodyDecoder>,
     /// The current response's `X-ClickHouse-Exception-Tag` (24.11 and later): the marker of
     /// an exception written into its body (`http_tagged_exception`).
     exception_tag: Option<Vec<u8>>,
@@ -174,7 +173,7 @@ impl HttpConn {
                 rbuf: BytesMut::new(),
                 decoder: PacketDecoder::native_stream().with_limits(opts.limits),
                 eof: true,
-                gzip: None,
+                encoding: None,
                 exception_tag: None,
                 insert_tx: None,
                 head_progress: None,
@@ -284,7 +283,7 @@ impl HttpConn {
         self.decoder.reset();
         self.decoder.set_revision(chwire_proto::Revision(0));
         self.eof = false;
-        self.gzip = None;
+        self.encoding = None;
         self.exception_tag = None;
         self.retry_at = 0;
         self.head_progress = None;
@@ -437,7 +436,7 @@ impl HttpConn {
                 }
                 State::Head(_) => {
                     let State::Head(resp) = std::mem::replace(&mut self.state, State::Idle) else { unreachable!() };
-                    self.read_head(&resp);
+                    self.read_head(&resp)?;
                     let status = resp.status();
                     let mut body = resp.into_body();
                     if status != hyper::StatusCode::OK {
@@ -445,14 +444,8 @@ impl HttpConn {
                         self.insert_tx = None;
                         self.last_used = Instant::now();
                         let mut text = text?;
-                        if self.gzip.take().is_some() {
-                            use std::io::Read;
-                            let mut plain = Vec::new();
-                            flate2::read::GzDecoder::new(&text[..])
-                                .take(MAX_ERROR_BODY as u64)
-                                .read_to_end(&mut plain)
-                                .map_err(gzip_error)?;
-                            text = plain;
+                        if let Some(d) = self.encoding.take() {
+                            text = d.decode_all(&text, MAX_ERROR_BODY)?;
                         }
                         return error_answer(&text, status.as_u16(), &self.authority).map(ServerPacket::Exception);
                     }
@@ -559,16 +552,15 @@ impl HttpConn {
         }
     }
 
-    fn read_head(&mut self, resp: &Response<Incoming>) {
+    fn read_head(&mut self, resp: &Response<Incoming>) -> Result<()> {
         let h = resp.headers();
         self.keep_alive = h
             .get(hyper::header::HeaderName::from_static("keep-alive"))
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split(',').find_map(|p| p.trim().strip_prefix("timeout=")?.parse::<u64>().ok()))
             .map(Duration::from_secs);
-        let gzip = h.get(hyper::header::CONTENT_ENCODING).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"gzip"));
         self.exception_tag = h.get("x-clickhouse-exception-tag").map(|v| v.as_bytes().to_vec()).filter(|t| !t.is_empty());
-        self.gzip = gzip.then(|| flate2::write::GzDecoder::new(Vec::new()));
+        self.encoding = encoding::BodyDecoder::for_encoding(h.get(hyper::header::CONTENT_ENCODING).map(|v| v.as_bytes()))?;
         if let Some(name) = h.get("x-clickhouse-server-display-name").and_then(|v| v.to_str().ok()) {
             self.hello.display_name = Some(name.to_string());
         }
@@ -576,6 +568,7 @@ impl HttpConn {
         let progress = h.get("x-clickhouse-summary").or_else(|| h.get_all("x-clickhouse-progress").iter().next_back());
         self.head_progress = progress.and_then(|v| v.to_str().ok()).and_then(parse_progress);
         self.head_timezone = h.get("x-clickhouse-timezone").and_then(|v| v.to_str().ok()).map(str::to_string);
+        Ok(())
     }
 
     /// Decode what the body holds, reading more of it when needed. `None`: go on.
@@ -633,8 +626,10 @@ impl HttpConn {
         let could = self.rbuf.len() >= self.decoder.needed();
         if could && (self.rbuf.len() >= self.retry_at || self.eof) {
             let Some(p) = self.decoder.decode(&mut self.rbuf)? else {
-                // Incomplete: a column whose size is not known up front (strings) is decoded
-                // from its start again on the next try, so wait for the buffer to double.
+                // Incomplete: a column whose size is not known up front and that is not filled
+                // as it comes (Nullable, Array, LowCardinality, … of strings; top-level Strings
+                // are) is decoded from its start again on the next try, so wait for the buffer
+                // to double.
                 self.retry_at = self.rbuf.len().saturating_mul(2).max(self.rbuf.len() + 64 * 1024);
                 return self.read_more_or_wait(false).await.map(|()| None);
             };
@@ -714,28 +709,21 @@ impl HttpConn {
         Ok(())
     }
 
-    /// One frame of the body into the receive buffer (gunzipped if need be); false at the end.
+    /// One frame of the body into the receive buffer (decoded if need be); false at the end.
     fn take_frame(&mut self, frame: Option<std::result::Result<hyper::body::Frame<Bytes>, hyper::Error>>) -> Result<bool> {
         match frame {
             None => {
                 self.eof = true;
-                if let Some(gz) = self.gzip.as_mut() {
-                    gz.try_finish().map_err(gzip_error)?;
-                    self.rbuf.extend_from_slice(gz.get_ref());
-                    gz.get_mut().clear();
+                if let Some(d) = self.encoding.as_mut() {
+                    d.finish(&mut self.rbuf)?;
                 }
                 Ok(false)
             }
             Some(Ok(f)) => {
                 if let Ok(data) = f.into_data() {
-                    match self.gzip.as_mut() {
+                    match self.encoding.as_mut() {
                         None => self.rbuf.extend_from_slice(&data),
-                        Some(gz) => {
-                            use std::io::Write;
-                            gz.write_all(&data).map_err(gzip_error)?;
-                            self.rbuf.extend_from_slice(gz.get_ref());
-                            gz.get_mut().clear();
-                        }
+                        Some(d) => d.write(&data, &mut self.rbuf)?,
                     }
                 }
                 Ok(true)
@@ -744,11 +732,8 @@ impl HttpConn {
                 // A server that wrote its exception into the body then breaks the body off
                 // (so that no client mistakes the result for a whole one): the exception is
                 // the answer, read once the blocks before it are.
-                if let Some(gz) = self.gzip.as_mut() {
-                    use std::io::Write;
-                    let _ = gz.flush();
-                    self.rbuf.extend_from_slice(gz.get_ref());
-                    gz.get_mut().clear();
+                if let Some(d) = self.encoding.as_mut() {
+                    d.salvage(&mut self.rbuf);
                 }
                 if self.exception_tag.as_deref().is_some_and(|tag| contains_tagged_exception(&self.rbuf, tag)) {
                     self.eof = true;

@@ -29,10 +29,6 @@ pub(super) fn hyper_error(e: hyper::Error) -> Error {
     Error::new(ErrorKind::Io(std::io::Error::new(kind, format!("HTTP: {msg}"))))
 }
 
-pub(super) fn gzip_error(e: std::io::Error) -> Error {
-    Error::protocol(format!("the server's gzip-encoded response is corrupt: {e}")).caused_by(e)
-}
-
 /// The exception in a ClickHouse error text (`Code: 60, e.displayText() = DB::Exception: …,
 /// e.what() = DB::Exception` on 18.16, `Code: 60. DB::Exception: … (UNKNOWN_TABLE)` later).
 pub(crate) fn parse_exception(text: &str, status: Option<u16>) -> ServerException {
