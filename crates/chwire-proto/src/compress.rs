@@ -297,9 +297,13 @@ mod tests {
     fn runs_and_bad_payloads_on_both_lz4_paths() {
         let mut runs = vec![0u8; MAX_FRAME_PAYLOAD];
         runs.iter_mut().step_by(70_000).for_each(|b| *b = 7);
-        for data in [runs, sample(100_000)] {
+        // Sequential UInt64s expand about 2x: lz4_flex's path (the other two are liblz4's).
+        let numbers: Vec<u8> = (0..100_000u64).flat_map(|i| (i * 2_654_435_761 % 1_000_003).to_le_bytes()).collect();
+        for data in [runs, sample(100_000), numbers] {
             let mut framed = Vec::new();
             compress(Compression::Lz4, &data, &mut framed);
+            let ratio = data.len() / (framed.len() - 25);
+            assert_eq!(ratio >= LZ4_RUNS_RATIO, data.len() != 800_000, "ratio {ratio} of {} bytes", data.len());
             let mut out = Vec::new();
             decompress_frame(&framed, &mut out).unwrap();
             assert_eq!(out, data);
