@@ -1,4 +1,4 @@
-//! Raw-socket baselines ("floors") for the W1, W2, W4, W5, W6 and W8 workloads of bench/PEERS.md.
+//! Raw-socket baselines ("floors") for the W1-W6 and W8 workloads of bench/PEERS.md.
 //!
 //! Not a client library and not a peer: the least work a client can do and still run the
 //! workload. Blocking std sockets with TCP_NODELAY, requests encoded once before the clock
@@ -11,7 +11,7 @@
 //!   compression) the values are summed where the socket's reads put them: the kernel's copy
 //!   and one pass over the values, the least a client that looks at every value can do.
 //!   W2 and W8 walk their String columns' length prefixes (and sum the lengths), the other
-//!   columns are only received. With `--compression lz4` (W1, W2, W8) the query asks for
+//!   columns are only received. With `--compression lz4` (W1-W4, W8) the query asks for
 //!   LZ4 blocks (`network_compression_method`) and each frame is decompressed as chwire's
 //!   are (lz4_flex, liblz4 for frames of long runs) without checking its CityHash checksum.
 //!   W5 sends W5's 10M rows as Native blocks encoded before the clock starts (100 Data
@@ -34,6 +34,7 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::Instant;
 
+const W3_SQL: &str = "SELECT number, number, number FROM system.numbers LIMIT 1000";
 const W4_SQL: &str = "SELECT number, number, number, number, number, number, number, number, number, number FROM system.numbers LIMIT 100";
 const W6_SQL: &str = "SELECT 1";
 const W1_SQL: &str = "SELECT number FROM system.numbers LIMIT 100000000";
@@ -555,14 +556,16 @@ fn http_result(w: &mut Wire, body: &mut Vec<u8>, row_width: usize) -> io::Result
 
 fn run(a: &Args) -> io::Result<Option<(f64, u64, u64)>> {
     let (rows, sum, t0) = match (a.client.as_str(), a.workload.as_str()) {
-        ("native-floor", "W4") => {
-            let query = native_query(W4_SQL, false);
+        ("native-floor", "W3" | "W4") => {
+            let lz4 = a.compression == "lz4";
+            let query = native_query(if a.workload == "W3" { W3_SQL } else { W4_SQL }, lz4);
+            let mut plain = Vec::with_capacity(if lz4 { 1 << 20 } else { 0 });
             let mut w = native_connect(a, &native_hello())?;
             let t0 = Instant::now();
             let (mut rows, mut sum) = (0u64, 0u64);
             for _ in 0..REPEATS {
                 w.send(&query)?;
-                let (r, s) = native_result(&mut w, None)?;
+                let (r, s) = native_result(&mut w, lz4.then_some(&mut plain))?;
                 rows += r;
                 sum = sum.wrapping_add(s);
             }
@@ -678,9 +681,9 @@ fn main() -> ExitCode {
         println!("UNSUPPORTED client={} workload={} compression={} reason={reason}", a.client, a.workload, a.compression);
         ExitCode::SUCCESS
     };
-    let lz4_reads = a.client == "native-floor" && matches!(a.workload.as_str(), "W1" | "W2" | "W8");
+    let lz4_reads = a.client == "native-floor" && matches!(a.workload.as_str(), "W1" | "W2" | "W3" | "W4" | "W8");
     if a.compression != "none" && !(a.compression == "lz4" && lz4_reads) {
-        return unsupported("the raw-socket floors read LZ4 for W1, W2 and W8 (native-floor) and are uncompressed otherwise");
+        return unsupported("the raw-socket floors read LZ4 for W1-W4 and W8 (native-floor) and are uncompressed otherwise");
     }
     match run(&a) {
         Ok(Some((wall, rows, check))) => {
@@ -690,7 +693,7 @@ fn main() -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        Ok(None) => unsupported("the raw-socket floors cover W1, W2, W5, W8 (native-floor), W4 and W6 only"),
+        Ok(None) => unsupported("the raw-socket floors cover W1-W5, W8 (native-floor), W4 and W6 only"),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
