@@ -9,9 +9,10 @@ use clap::Args;
 #[command(next_help_heading = "Formats")]
 pub struct FileArgs {
     /// Arrow/Parquet types: `rich` (each value's natural Arrow type: timestamps, dictionaries,
-    /// decimals) or `clickhouse` (what ClickHouse itself writes for FORMAT Arrow/Parquet)
-    #[arg(long, value_parser = ["rich", "clickhouse"], default_value = "rich")]
-    pub arrow_types: String,
+    /// decimals) or `clickhouse` (what ClickHouse itself writes for FORMAT Arrow/Parquet); the
+    /// `arrow_mapping` option of every binding (`--arrow-types` is its old name)
+    #[arg(long, alias = "arrow-types", value_parser = ["rich", "clickhouse"], default_value = "rich")]
+    pub arrow_mapping: String,
     /// Compression inside Parquet and Arrow files: `zstd[:LEVEL]` (Parquet's default), lz4,
     /// snappy, none (Arrow's default; Arrow files have lz4 and zstd, without levels)
     #[arg(long, value_name = "CODEC[:LEVEL]")]
@@ -52,7 +53,7 @@ impl FileArgs {
         }
         let mut o = FileOptions {
             block_limits: BlockLimits { rows: self.block_rows, ..Default::default() },
-            arrow: arrow_options(&self.arrow_types, tz)?,
+            arrow: arrow_options(&self.arrow_mapping, tz)?,
             ..FileOptions::default()
         };
         if let Some(n) = self.threads {

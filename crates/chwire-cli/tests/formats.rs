@@ -151,7 +151,9 @@ fn parquet_and_arrow_round_trip_every_type() {
     for format in ["Parquet", "Arrow", "ArrowStream"] {
         for types in ["rich", "clickhouse"] {
             let file = scratch(&format!("all-{types}.{format}"));
-            let mut args = vec!["query", "--format", format, "--arrow-types", types, "--setting", "max_block_size=700"];
+            // `--arrow-types`, the flag's old name, still works.
+            let flag = if format == "Arrow" { "--arrow-types" } else { "--arrow-mapping" };
+            let mut args = vec!["query", "--format", format, flag, types, "--setting", "max_block_size=700"];
             if format == "Parquet" {
                 args.extend(["--setting", "output_format_parquet_row_group_size=1000", "--file-compression", "zstd:3"]);
             }

@@ -171,18 +171,16 @@ impl SparkOptions {
 
     /// chwire's connection options for `url` (the options' URL when None), with the
     /// connection options and settings of these options. Arrow output settings
-    /// (`output_format_arrow_*`) shape batches on the client and are not sent.
+    /// (`output_format_arrow_*`) are taken by the core's rule (`ArrowOptions::take_settings`:
+    /// an unknown one or a bad value is refused) and not sent; they shape the batches chwire
+    /// builds, which are then cast to Spark's types, so they change no value Spark sees.
     pub fn chwire_options(&self, url: Option<&str>) -> Result<chwire::Options> {
         let mut o = chwire::Options::from_url(url.unwrap_or(&self.url))?;
         for (k, v) in &self.connect {
             o.set(k, v)?;
         }
-        o.settings.retain(|(k, _)| !k.starts_with("output_format_arrow_"));
-        for (k, v) in &self.settings {
-            if !k.starts_with("output_format_arrow_") {
-                o.settings.push((k.clone(), v.clone()));
-            }
-        }
+        o.settings.extend(self.settings.iter().map(|(k, v)| (k.clone(), v.clone())));
+        chwire_arrow::ArrowOptions::rich().take_settings(&mut o.settings).map_err(|e| Error::Invalid(e.to_string()))?;
         Ok(o)
     }
 
@@ -303,6 +301,20 @@ mod tests {
         let e = parse(&[("url", "http//nonsense")]).unwrap_err().to_string();
         assert!(e.contains("option url \"http//nonsense\"") && e.contains("invalid URL"), "{e}");
         assert!(parse(&[("url", "tcp://h"), ("connect_timeout", "soon")]).is_err());
+    }
+
+    #[test]
+    fn arrow_settings_follow_the_cores_rule() {
+        // Taken, not sent (from the options and from the URL alike).
+        let o = parse(&[
+            ("url", "tcp://h/db?output_format_arrow_string_as_string=0"),
+            ("output_format_arrow_low_cardinality_as_dictionary", "1"),
+        ]);
+        assert!(o.unwrap().chwire_options(None).unwrap().settings.is_empty());
+        // An unknown one or a bad value is refused (they used to be dropped unread).
+        let e = parse(&[("url", "tcp://h"), ("output_format_arrow_string_as_strin", "1")]).unwrap_err().to_string();
+        assert!(e.contains("output_format_arrow_string_as_strin"), "{e}");
+        assert!(parse(&[("url", "tcp://h"), ("output_format_arrow_string_as_string", "maybe")]).is_err());
     }
 
     #[test]

@@ -1,12 +1,12 @@
 //! Reading one partition, for both front ends: the partition's query on its server, each block
-//! converted to Spark's Arrow batch (chwire-arrow's rich mapping, then [`to_spark`]: Spark's
+//! converted to Spark's Arrow batch (the core's Arrow stream in the rich mapping, DateTime
+//! without a zone in the server's, then [`to_spark`]: Spark's
 //! types, checked, offset 0) and sent through a channel the front end drains (one batch
 //! ahead: memory bounded by a block or two). The JVM connector exports each batch through the
 //! C Data Interface, the PySpark source through an Arrow C stream.
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
-use chwire::Event;
 use chwire_arrow::ArrowOptions;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -23,10 +23,6 @@ pub fn read_schema(plan: &Plan, spark_json: Option<&str>) -> Result<SchemaRef> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::Invalid(format!("bad schema JSON: {e}")))?;
     let fields = v["fields"].as_array().cloned().unwrap_or_default();
     Ok(Arc::new(Schema::new(fields.iter().map(field).collect::<Result<Vec<_>>>()?)))
-}
-
-fn arrow_error(e: chwire_arrow::Error) -> Error {
-    Error::Invalid(format!("Arrow conversion: {e}"))
 }
 
 /// Read partition `part` of `plan` with SELECT `sql` into `tx` as batches of `schema`; an error
@@ -69,34 +65,24 @@ async fn stream(
     if let Some(id) = query_id {
         q = q.query_id(id);
     }
-    let opts = ArrowOptions::rich();
-    let mut s = q.stream().await?;
-    let mut block_schema: Option<SchemaRef> = None;
+    // The core's Arrow stream: DateTime without a zone in the server's, as in every front end.
+    let mut s = q.fetch_arrow(ArrowOptions::rich()).await?;
     loop {
-        let ev = tokio::select! {
+        let batch = tokio::select! {
             biased;
             _ = tx.closed() => return Ok(()),
-            ev = s.next_event() => ev?,
+            b = s.next_batch() => b?,
         };
-        let Some(ev) = ev else { return Ok(()) };
-        let Event::Data(block) = ev else { continue };
-        if block.rows() == 0 {
+        let Some(batch) = batch else { return Ok(()) };
+        if batch.num_rows() == 0 {
             continue;
         }
-        let bs = match &block_schema {
-            Some(s) => s.clone(),
-            None => {
-                let s = chwire_arrow::schema_of_block(&block, &opts).map_err(arrow_error)?;
-                block_schema = Some(s.clone());
-                s
-            }
-        };
         let batch = if schema.fields().is_empty() {
             // No column read (count()): the rows only.
-            let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(block.rows()));
+            let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
             RecordBatch::try_new_with_options(schema.clone(), vec![], &options).map_err(|e| Error::Invalid(e.to_string()))?
         } else {
-            to_spark(&chwire_arrow::block_to_batch(block, &bs, &opts).map_err(arrow_error)?, schema)?
+            to_spark(&batch, schema)?
         };
         if tx.send(Ok(batch)).await.is_err() {
             return Ok(());

@@ -61,7 +61,7 @@ async fn wait_gone(id: &str) {
 async fn connect(url: &str, query_string: &str) -> Client {
     let sep = if url.contains('?') { '&' } else { '?' };
     let url = if query_string.is_empty() { url.to_string() } else { format!("{url}{sep}{query_string}") };
-    Client::connect(Options::from_url(&url).unwrap()).await.unwrap_or_else(|e| panic!("cannot reach {url}: {e}"))
+    Client::connect(Options::from_url(&url).unwrap()).await.unwrap_or_else(|e| common::unreachable_server(&url, e))
 }
 
 /// Runs `SLOW` as `id` on a client of `url` (with `query_string`) until the client gives up

@@ -16,7 +16,7 @@ fn http_url() -> String {
 }
 
 async fn http_client(url: &str) -> Client {
-    Client::connect_url(url).await.unwrap_or_else(|e| panic!("cannot reach {url}: {e}"))
+    Client::connect_url(url).await.unwrap_or_else(|e| common::unreachable_server(url, e))
 }
 
 async fn scalar(c: &mut Client, sql: &str) -> u64 {

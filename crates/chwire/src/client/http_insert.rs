@@ -41,10 +41,11 @@ impl<'c> Query<'c> {
         };
         let mut header = Block::new();
         for (name, ty, _) in chosen {
-            let dt = DataType::parse(ty).map_err(|e| Error::protocol(format!("column {name:?} has type {ty:?}: {e}")))?;
-            let empty = chwire_proto::ColumnData::empty_for(&dt).map_err(|e| Error::protocol(format!("column {name:?}: {e}")))?;
-            let col = chwire_proto::Column::new(dt, empty).map_err(|e| Error::protocol(format!("column {name:?}: {e}")))?;
-            header.push(name.clone(), col).map_err(|e| Error::protocol(e.to_string()))?;
+            let dt = DataType::parse(ty).map_err(|e| Error::protocol(format!("column {name:?} has type {ty:?}: {e}")).caused_by(e))?;
+            let empty =
+                chwire_proto::ColumnData::empty_for(&dt).map_err(|e| Error::protocol(format!("column {name:?}: {e}")).caused_by(e))?;
+            let col = chwire_proto::Column::new(dt, empty).map_err(|e| Error::protocol(format!("column {name:?}: {e}")).caused_by(e))?;
+            header.push(name.clone(), col).map_err(|e| Error::protocol(e.to_string()).caused_by(e))?;
         }
         let columns = target.columns.as_ref().map_or(String::new(), |names| format!(" ({})", quote_identifiers(names)));
         let statement = format!("INSERT INTO {}{columns} FORMAT Native", target.table);

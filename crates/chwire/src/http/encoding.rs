@@ -90,7 +90,7 @@ impl BodyDecoder {
         if e.eq_ignore_ascii_case(b"gzip") {
             Ok(Some(BodyDecoder::Gzip(Box::new(flate2::write::GzDecoder::new(Vec::new())))))
         } else if e.eq_ignore_ascii_case(b"zstd") {
-            let d = Zstd::new().map_err(|e| Error::protocol(format!("cannot start a ZSTD decoder: {e}")))?;
+            let d = Zstd::new().map_err(|e| Error::protocol(format!("cannot start a ZSTD decoder: {e}")).caused_by(e))?;
             Ok(Some(BodyDecoder::Zstd(d)))
         } else if e.is_empty() || e.eq_ignore_ascii_case(b"identity") {
             Ok(None)

@@ -49,8 +49,17 @@ pub async fn client() -> Client {
 pub async fn client_with(opts: Options) -> Client {
     match Client::connect(opts).await {
         Ok(c) => c,
-        Err(e) => panic!("cannot reach the test server at {} ({e}); start it with `scripts/server.sh start` or set CHWIRE_TEST_URL", url()),
+        Err(e) => unreachable_server(&url(), e),
     }
+}
+
+/// Fails a test that found no server at `url`, saying how to start the rig's (a bare
+/// `cargo test` runs with none: `scripts/with-server.sh --both cargo test` starts both).
+pub fn unreachable_server(url: &str, e: impl std::fmt::Display) -> ! {
+    panic!(
+        "cannot reach the test server at {url} ({e}); start it with `scripts/server.sh start` (or run the tests under \
+         `scripts/with-server.sh --both`), or point CHWIRE_TEST_URL / CHWIRE_TEST_HTTP_URL at one"
+    )
 }
 
 pub async fn client_compressed(c: Compression) -> Client {
