@@ -443,7 +443,7 @@ async fn table_properties(c: &mut chwire::Client, db: &str, table: &str) -> Resu
     // they are put back, as the key's clause needs them.
     let key = |i: usize| {
         let k = field(i);
-        if top_level(&k, ",").is_some() {
+        if top_level(&k, |t| t.is_punct(",")).is_some() {
             format!("({k})")
         } else {
             k
@@ -462,8 +462,8 @@ async fn table_properties(c: &mut chwire::Client, db: &str, table: &str) -> Resu
     if !primary.is_empty() && primary != order_by {
         p.insert("primary_key".to_string(), primary);
     }
-    if let Some(at) = top_level(&full, " SETTINGS ") {
-        p.insert("settings".to_string(), full[at + " SETTINGS ".len()..].to_string());
+    if let Some(kw) = top_level(&full, |t| t.is_keyword("SETTINGS")) {
+        p.insert("settings".to_string(), full[kw.end()..].trim().to_string());
     }
     Ok(Some(p))
 }
@@ -471,40 +471,28 @@ async fn table_properties(c: &mut chwire::Client, db: &str, table: &str) -> Resu
 /// `engine` with the arguments `engine_full` gives it (`Name(args)`), else the name alone.
 fn engine_with_arguments<'a>(engine: &'a str, full: &'a str) -> &'a str {
     match full.strip_prefix(engine) {
-        Some(rest) if rest.starts_with('(') => match top_level(rest, ")") {
-            Some(end) => &full[..engine.len() + end + 1],
+        Some(rest) if rest.starts_with('(') => match top_level(rest, |t| t.is_punct(")")) {
+            Some(close) => &full[..engine.len() + close.end()],
             None => engine,
         },
         _ => engine,
     }
 }
 
-/// Where `pat` first occurs in `s` outside quotes and, for a pattern that does not close
-/// one, outside parentheses (a `)` is found where it closes the first `(`).
-fn top_level(s: &str, pat: &str) -> Option<usize> {
-    let (mut depth, mut quote, mut escaped) = (0i32, None::<char>, false);
-    for (i, ch) in s.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if ch == '\\' {
-                escaped = true;
-            } else if ch == q {
-                quote = None;
-            }
-            continue;
+/// The first token of `s` outside parentheses that `wanted` takes (the `)` that closes the
+/// first `(` counts as outside), read by the core's lexer: quotes, comments and escapes as
+/// ClickHouse reads them.
+fn top_level<'a>(s: &'a str, wanted: impl Fn(&chwire::sql::Token<'a>) -> bool) -> Option<chwire::sql::Token<'a>> {
+    let mut depth = 0i32;
+    for t in chwire::sql::significant(s) {
+        if t.is_punct(")") {
+            depth -= 1;
         }
-        match ch {
-            '\'' | '`' | '"' => quote = Some(ch),
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if pat == ")" && depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ if depth == 0 && pat != ")" && s[i..].starts_with(pat) => return Some(i),
-            _ => {}
+        if depth == 0 && wanted(&t) {
+            return Some(t);
+        }
+        if t.is_punct("(") {
+            depth += 1;
         }
     }
     None
@@ -668,10 +656,15 @@ mod tests {
         assert_eq!(engine_with_arguments("Memory", ""), "Memory");
         let odd = "Distributed('c', 'd', 't)(', rand()) SETTINGS fsync_after_insert = 0";
         assert_eq!(engine_with_arguments("Distributed", odd), "Distributed('c', 'd', 't)(', rand())");
-        assert_eq!(top_level(full, " SETTINGS ").map(|i| &full[i..]), Some(" SETTINGS index_granularity = 4096"));
-        assert_eq!(top_level("MergeTree ORDER BY (a, ' SETTINGS x')", " SETTINGS "), None);
+        let settings = |s: &'static str| top_level(s, |t| t.is_keyword("SETTINGS")).map(|t| &s[t.start..]);
+        assert_eq!(settings(full), Some("SETTINGS index_granularity = 4096"));
+        assert_eq!(settings("MergeTree ORDER BY (a, ' SETTINGS x')"), None);
+        // Quotes as ClickHouse reads them: a doubled quote, an escaped one, a quoted name.
+        assert_eq!(settings("MergeTree ORDER BY ('it''s SETTINGS', 'a\\' SETTINGS')"), None);
+        assert_eq!(settings("MergeTree ORDER BY `SETTINGS` SETTINGS x = 1"), Some("SETTINGS x = 1"));
         assert_eq!(engine_with_arguments("Bad", "Bad(unclosed"), "Bad");
-        assert!(top_level("id, d", ",").is_some() && top_level("tuple(id, d)", ",").is_none());
+        let comma = |s| top_level(s, |t| t.is_punct(",")).is_some();
+        assert!(comma("id, d") && !comma("tuple(id, d)"));
     }
 
     #[test]

@@ -11,23 +11,10 @@
 
 use chwire_proto::{Block, Column, ColumnData, DataType};
 
-/// Whether `sql` is a query whose result has columns (it starts with `SELECT` or `WITH`,
-/// after whitespace, comments and opening parentheses).
+/// Whether `sql` is a query whose result has columns: its first keyword, as the core's lexer
+/// reads it (after whitespace, comments and opening parentheses), is `SELECT` or `WITH`.
 pub(crate) fn returns_rows(sql: &str) -> bool {
-    let mut rest = sql;
-    loop {
-        let trimmed = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '(');
-        if let Some(after) = trimmed.strip_prefix("--") {
-            rest = after.split_once('\n').map_or("", |(_, r)| r);
-        } else if let Some(after) = trimmed.strip_prefix("/*") {
-            rest = after.split_once("*/").map_or("", |(_, r)| r);
-        } else {
-            rest = trimmed;
-            break;
-        }
-    }
-    let word: String = rest.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
-    word.eq_ignore_ascii_case("SELECT") || word.eq_ignore_ascii_case("WITH")
+    chwire_proto::sql::first_keyword(sql).is_some_and(|w| w.eq_ignore_ascii_case("SELECT") || w.eq_ignore_ascii_case("WITH"))
 }
 
 /// A block of no rows with the described columns (`None` if a type is not one chwire knows).
