@@ -23,6 +23,7 @@ import re
 import uuid as _uuid
 from typing import Any, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+from . import _chwire
 from ._client import Client, QueryResult, connect as _connect
 from ._errors import (  # noqa: F401 - the PEP 249 names live here
     DatabaseError,
@@ -196,10 +197,9 @@ def _unify(a: str, b: str) -> Optional[str]:
     return None
 
 
-# Quoted strings and identifiers, and comments, are matched whole: a %s inside one is text,
-# not a placeholder.
-_PYFORMAT = re.compile(r"'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|\"(?:[^\"\\]|\\.)*\"|--[^\n]*|/\*[\s\S]*?\*/"
-                       r"|%\((\w+)\)s|%s|%%")
+# pyformat placeholders, looked for outside the statement's strings, quoted identifiers and
+# comments (where a %s is text), which the core's lexer finds (``_chwire.sql_text_spans``).
+_PYFORMAT = re.compile(r"%\((\w+)\)s|%s|%%")
 
 
 def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, Any]]]:
@@ -214,10 +214,6 @@ def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, A
 
     def sub(m: "re.Match[str]") -> str:
         nonlocal used_pyformat
-        if m.group(0)[0] in "'`\"" or m.group(0)[:2] in ("--", "/*"):
-            # Inside quotes or a comment a %s is text (a server-side parameter would not be
-            # substituted there anyway); %% is % as everywhere in pyformat.
-            return m.group(0).replace("%%", "%")
         if m.group(0) == "%%":
             return "%"
         used_pyformat = True
@@ -240,7 +236,15 @@ def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, A
         bound[name] = value
         return "{" + name + ":" + _type_of(value) + "}"
 
-    sql = _PYFORMAT.sub(sub, operation)
+    pieces, at = [], 0
+    for start, end in _chwire.sql_text_spans(operation):
+        pieces.append(_PYFORMAT.sub(sub, operation[at:start]))
+        # Inside quotes or a comment a %s is text (a server-side parameter would not be
+        # substituted there anyway); %% is % as everywhere in pyformat.
+        pieces.append(operation[start:end].replace("%%", "%"))
+        at = end
+    pieces.append(_PYFORMAT.sub(sub, operation[at:]))
+    sql = "".join(pieces)
     if positional and used_pyformat and len(bound) < len(values):
         raise ProgrammingError(f"{len(values)} parameters for {len(bound)} %s placeholders")
     if not used_pyformat:
@@ -253,9 +257,26 @@ def _bind(operation: str, parameters: Any) -> Tuple[str, Optional[Mapping[str, A
     return sql, bound
 
 
-_INSERT = re.compile(r"^\s*INSERT\s+INTO\s+([^\s(]+)\s*(?:\(([^)]*)\))?\s*VALUES\s*(\(.*\))?\s*;?\s*$",
-                     re.IGNORECASE | re.DOTALL)
+# The VALUES of an executemany that is one block insert: nothing (the rows follow), or one
+# tuple of placeholders only (``(%s, %s)``, ``(%(a)s, %(b)s)``), as pyformat writes them.
+_PLACEHOLDER_ROW = re.compile(r"\s*(?:\(\s*(%s|%\(\w+\)s)(?:\s*,\s*(?:%s|%\(\w+\)s))*\s*\)\s*)?;?\s*")
 _NAMED = re.compile(r"%\((\w+)\)s")
+
+
+def _block_insert(operation: str) -> Optional[Tuple[str, Optional[List[str]], List[str]]]:
+    """``INSERT INTO t [(a, b)] VALUES [(placeholders)]`` read by the core's SQL rules: the
+    table (as SQL), its column list and the placeholders' names; None for any other statement
+    (it then runs once per parameter set)."""
+    try:
+        found = _chwire.sql_insert_values(operation)
+    except DataError:  # INSERT INTO FUNCTION …: the server reads it, once per parameter set
+        return None
+    if found is None:
+        return None
+    table, cols, values = found
+    if not _PLACEHOLDER_ROW.fullmatch(values):
+        return None
+    return table, cols, _NAMED.findall(values)
 
 
 def _ordered(rows: List[Any], names: List[str], cols: Optional[List[str]]) -> Tuple[List[list], Optional[List[str]]]:
@@ -317,12 +338,12 @@ class Cursor:
     def executemany(self, operation: str, seq_of_parameters: Sequence[Any]) -> "Cursor":
         """``INSERT INTO t (a, b) VALUES`` with rows of values is one block insert; other
         statements run once per parameter set."""
-        m = _INSERT.match(operation)
+        block = _block_insert(operation)
         rows = list(seq_of_parameters)
-        if m:
-            cols = [c.strip().strip("`\"") for c in m.group(2).split(",")] if m.group(2) else None
-            plain, cols = _ordered(rows, _NAMED.findall(m.group(3) or ""), cols)
-            self.rowcount = self._client.insert(m.group(1), plain, cols)
+        if block:
+            table, cols, names = block
+            plain, cols = _ordered(rows, names, cols)
+            self.rowcount = self._client.insert(table, plain, cols)
             self._result, self.description = None, None
             return self
         total = 0

@@ -240,3 +240,49 @@ pub fn sql_table(py: Python<'_>, text: &str) -> PyResult<String> {
 pub fn sql_identifier(name: &str) -> String {
     chwire::sql::quote_identifier(name)
 }
+
+/// The spans of `sql`, in characters, that are text rather than code: string literals, quoted
+/// identifiers and comments as the core's lexer reads them (one left open runs to the end).
+/// The DB-API layer looks for its `%s` placeholders outside them only.
+#[pyfunction]
+pub fn sql_text_spans(sql: &str) -> Vec<(usize, usize)> {
+    use chwire::sql::TokenKind as K;
+    let (mut spans, mut chars, mut byte) = (Vec::new(), 0usize, 0usize);
+    for t in chwire::sql::tokens(sql) {
+        chars += sql.get(byte..t.start).map_or(0, |gap| gap.chars().count());
+        let n = t.text.chars().count();
+        if matches!(t.kind, K::String | K::QuotedIdentifier | K::Comment | K::Unclosed) {
+            spans.push((chars, chars + n));
+        }
+        chars += n;
+        byte = t.end();
+    }
+    spans
+}
+
+/// `INSERT INTO t [(a, b)] [SETTINGS …] VALUES …` read by the core's rules: the table as SQL,
+/// the column list, and the text after its top-level `VALUES` (empty when the rows are to be
+/// sent). `None` for any other statement (a SELECT, an INSERT … SELECT or FORMAT); an INSERT
+/// whose table cannot be read is a `DataError`.
+#[pyfunction]
+pub fn sql_insert_values(py: Python<'_>, sql: &str) -> PyResult<Option<(String, Option<Vec<String>>, String)>> {
+    use chwire::sql::InsertSource;
+    let Some(target) = InsertTarget::parse(sql).map_err(|e| Error::from(chwire::Error::from(e))).py_err(py)? else {
+        return Ok(None);
+    };
+    if !matches!(target.source, InsertSource::Inline | InsertSource::Data { format: None }) {
+        return Ok(None);
+    }
+    let mut depth = 0i32;
+    for t in chwire::sql::significant(sql) {
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth -= 1;
+        } else if depth == 0 && t.is_keyword("VALUES") {
+            let rest = sql.get(t.end()..).unwrap_or("").to_string();
+            return Ok(Some((target.table.to_string(), target.columns, rest)));
+        }
+    }
+    Ok(None)
+}

@@ -93,8 +93,26 @@ def test_pep249_module_surface_and_parameter_binding(url, table):
         # So it is inside comments: one placeholder below, not three.
         cur.execute("SELECT %s -- not %s\n /* nor %s */", (8,))
         assert cur.fetchall() == [(8,)]
+        # Strings, quoted names and comments as ClickHouse's lexer reads them (the core's):
+        # heredocs, doubled quotes, `#` comments.
+        cur.execute("SELECT $$%s$$, 'it''s %s', %s AS `%s` # nor %s\n", (9,))
+        assert cur.fetchall() == [("%s", "it's %s", 9)]
         cur.execute(f"CREATE TABLE {table} (a UInt8) ENGINE = Memory")
         assert cur.rowcount == -1
+
+
+def test_executemany_is_one_block_insert_only_for_placeholders(url, table):
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute(f"CREATE TABLE {table} (a UInt32, `values` String) ENGINE = Memory")
+        # A literal beside the placeholders: one statement per row (a block insert would
+        # have dropped it).
+        cur.executemany(f"INSERT INTO {table} (a, `values`) VALUES (%s, 'lit')", [(1,), (2,)])
+        # A column named like the keyword, settings before VALUES, the table quoted.
+        cur.executemany(f"INSERT INTO `{table}` (`values`, a) SETTINGS max_threads = 1 VALUES (%s, %s)", [("x", 3)])
+        assert cur.rowcount == 1
+        cur.execute(f"SELECT a, `values` FROM {table} ORDER BY a")
+        assert cur.fetchall() == [(1, "lit"), (2, "lit"), (3, "x")]
 
 
 def test_polars_and_pandas_read_through_dbapi(url):
