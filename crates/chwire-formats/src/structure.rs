@@ -13,38 +13,35 @@ pub fn check_timezone(tz: Option<&str>) -> crate::Result<()> {
     }
 }
 
-/// `a UInt64, b String` (as clickhouse-local's `--structure`) into columns.
+/// `a UInt64, b String` (as clickhouse-local's `--structure`) into columns, read by the core's
+/// SQL lexer: split at top-level commas (types nest parentheses and quote enum names), each
+/// column's name a word or a quoted identifier (`` `b c` ``, `"d"`), its type the rest.
 pub fn parse_structure(s: &str) -> crate::Result<Vec<(String, DataType)>> {
-    // Split at top-level commas (types nest parentheses and quote enum names).
-    let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, false, 0);
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\\' if quote => i += 1,
-            b'\'' => quote = !quote,
-            b'(' if !quote => depth += 1,
-            b')' if !quote => depth -= 1,
-            b',' if !quote && depth == 0 => {
-                parts.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
+    use chwire_proto::sql::significant;
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0usize);
+    for t in significant(s) {
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth -= 1;
+        } else if depth == 0 && t.is_punct(",") {
+            parts.push(s.get(start..t.start).unwrap_or(""));
+            start = t.end();
         }
-        i += 1;
     }
-    parts.push(&s[start..]);
+    parts.push(s.get(start..).unwrap_or(""));
     parts
         .into_iter()
         .map(|p| {
             let p = p.trim();
             let bad = || crate::Error::options(format!("--structure: expected `name Type`, got {p:?}"));
-            let (name, ty) = match p.strip_prefix('`') {
-                Some(rest) => rest.split_once('`').ok_or_else(bad)?,
-                None => p.split_once(char::is_whitespace).ok_or_else(bad)?,
-            };
-            let name = name.to_string();
-            let ty = DataType::parse(ty.trim()).map_err(|e| crate::Error::options(format!("--structure: column {name}: {e}")))?;
+            let first = significant(p).next().ok_or_else(bad)?;
+            let name = first.identifier().filter(|n| !n.is_empty()).ok_or_else(bad)?;
+            let ty = p.get(first.end()..).unwrap_or("").trim();
+            if ty.is_empty() {
+                return Err(bad());
+            }
+            let ty = DataType::parse(ty).map_err(|e| crate::Error::options(format!("--structure: column {name}: {e}")))?;
             Ok((name, ty))
         })
         .collect()
@@ -60,5 +57,10 @@ mod tests {
         assert_eq!(s.len(), 3);
         assert_eq!(s[1].0, "b c");
         assert!(parse_structure("a").is_err());
+        // Quoted names as ClickHouse reads them: escapes, double quotes, a comma inside.
+        assert!(parse_structure("a UInt8, 'x' UInt8").is_err()); // a string is no name
+        let s = parse_structure("`a``b` UInt8, \"c,d\" String").unwrap();
+        assert_eq!((s[0].0.as_str(), s[1].0.as_str()), ("a`b", "c,d"));
+        assert!(parse_structure("a UInt8,").is_err());
     }
 }
