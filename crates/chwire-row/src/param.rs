@@ -60,10 +60,12 @@ impl QueryParam for bool {
 
 impl QueryParam for str {
     fn param_text(&self) -> String {
-        escape(self, false)
+        let mut out = String::with_capacity(self.len());
+        chwire_proto::sql::escape_into(&mut out, self, None);
+        out
     }
     fn sql_literal(&self) -> String {
-        format!("'{}'", escape(self, true))
+        chwire_proto::sql::quote_string(self)
     }
 }
 
@@ -118,23 +120,4 @@ impl<T: QueryParam> QueryParam for [T] {
     fn sql_literal(&self) -> String {
         format!("[{}]", self.iter().map(QueryParam::sql_literal).collect::<Vec<_>>().join(","))
     }
-}
-
-/// Backslash escapes for ClickHouse text: quoted literals (`quote`) also escape `'`.
-fn escape(s: &str, quote: bool) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' if quote => out.push_str("\\'"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\0' => out.push_str("\\0"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c => out.push(c),
-        }
-    }
-    out
 }

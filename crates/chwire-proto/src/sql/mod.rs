@@ -47,22 +47,31 @@ pub fn quote_identifiers<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> S
 fn quote(v: &str, q: char) -> String {
     let mut out = String::with_capacity(v.len() + 2);
     out.push(q);
-    for c in v.chars() {
+    escape_into(&mut out, v, Some(q));
+    out.push(q);
+    out
+}
+
+/// `text` appended to `out` with ClickHouse's backslash escapes (`\\`, `\n`, `\r`, `\t`, `\0`,
+/// `\b`, `\f`, and `quote` when given): the inside of a quoted literal or name, or a query
+/// parameter's text (no quote). ClickHouse's readers turn each escape back into its character.
+pub fn escape_into(out: &mut String, text: &str, quote: Option<char>) {
+    for c in text.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             '\0' => out.push_str("\\0"),
-            c if c == q => {
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if Some(c) == quote => {
                 out.push('\\');
                 out.push(c);
             }
             c => out.push(c),
         }
     }
-    out.push(q);
-    out
 }
 
 /// The text a quoted token (`'…'`, `` `…` ``, `"…"`) stands for: quotes removed, a doubled

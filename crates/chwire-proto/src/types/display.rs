@@ -2,23 +2,10 @@
 
 use super::*;
 
-/// A single-quoted string with ClickHouse's escapes (as in enum names and timezones).
+/// A single-quoted string with ClickHouse's escapes (as in enum names and timezones): the
+/// core's one quoting (`sql::quote_string`).
 fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
-    f.write_str("'")?;
-    for c in s.chars() {
-        match c {
-            '\'' => f.write_str("\\'")?,
-            '\\' => f.write_str("\\\\")?,
-            '\n' => f.write_str("\\n")?,
-            '\t' => f.write_str("\\t")?,
-            '\r' => f.write_str("\\r")?,
-            '\0' => f.write_str("\\0")?,
-            '\u{8}' => f.write_str("\\b")?,
-            '\u{c}' => f.write_str("\\f")?,
-            c => write!(f, "{c}")?,
-        }
-    }
-    f.write_str("'")
+    f.write_str(&crate::sql::quote_string(s))
 }
 
 impl fmt::Display for DataType {
