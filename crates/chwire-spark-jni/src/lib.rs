@@ -12,6 +12,8 @@
 //! resolves with `ThrowChwire`: an error or a panic becomes a `chwire.spark.ChwireException`
 //! whose message starts with the ClickHouse error code when the server sent one.
 
+#![warn(missing_docs)]
+
 mod read;
 mod write;
 
