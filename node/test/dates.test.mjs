@@ -64,22 +64,26 @@ test('PreciseDate: constructors', () => {
   assert.throws(() => new P('2024-01-01T00:00:00.1234567891Z'), RangeError);
 });
 
-test('a PreciseDate parameter keeps its microseconds; nanoseconds beyond them are refused', on26, async () => {
-  const P = ch.PreciseDate;
-  const { rows } = await c.query('SELECT toString({t:DateTime64(9, \'UTC\')}) AS s', {
-    params: { t: new P(1704067200123456000n) },
-  });
-  assert.equal(rows[0].s, '2024-01-01 00:00:00.123456000');
-  await assert.rejects(
-    c.query('SELECT {t:DateTime64(9, \'UTC\')}', { params: { t: new P(1704067200123456789n) } }),
-    (e) => e instanceof RangeError && /nanoseconds/.test(e.message),
-  );
-  // The ticks as a bigint carry every digit.
-  const ticks = await c.query('SELECT toString({t:DateTime64(9, \'UTC\')}) AS s', {
-    params: { t: 1704067200123456789n },
-  });
-  assert.equal(ticks.rows[0].s, '2024-01-01 00:00:00.123456789');
-});
+test(
+  'a PreciseDate parameter keeps its microseconds; nanoseconds beyond them are refused',
+  on26,
+  async () => {
+    const P = ch.PreciseDate;
+    const { rows } = await c.query("SELECT toString({t:DateTime64(9, 'UTC')}) AS s", {
+      params: { t: new P(1704067200123456000n) },
+    });
+    assert.equal(rows[0].s, '2024-01-01 00:00:00.123456000');
+    await assert.rejects(
+      c.query("SELECT {t:DateTime64(9, 'UTC')}", { params: { t: new P(1704067200123456789n) } }),
+      (e) => e instanceof RangeError && /nanoseconds/.test(e.message),
+    );
+    // The ticks as a bigint carry every digit.
+    const ticks = await c.query("SELECT toString({t:DateTime64(9, 'UTC')}) AS s", {
+      params: { t: 1704067200123456789n },
+    });
+    assert.equal(ticks.rows[0].s, '2024-01-01 00:00:00.123456789');
+  },
+);
 
 test('DateTime64 from PreciseDate, Date, text and ticks goes in exactly, or is refused', on26, async () => {
   const t = tableName();
