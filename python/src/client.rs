@@ -260,12 +260,15 @@ pub fn sql_text_spans(sql: &str) -> Vec<(usize, usize)> {
     spans
 }
 
+/// An INSERT's table (as SQL), its column list and the text after its `VALUES`.
+type InsertValues = (String, Option<Vec<String>>, String);
+
 /// `INSERT INTO t [(a, b)] [SETTINGS …] VALUES …` read by the core's rules: the table as SQL,
 /// the column list, and the text after its top-level `VALUES` (empty when the rows are to be
 /// sent). `None` for any other statement (a SELECT, an INSERT … SELECT or FORMAT); an INSERT
 /// whose table cannot be read is a `DataError`.
 #[pyfunction]
-pub fn sql_insert_values(py: Python<'_>, sql: &str) -> PyResult<Option<(String, Option<Vec<String>>, String)>> {
+pub fn sql_insert_values(py: Python<'_>, sql: &str) -> PyResult<Option<InsertValues>> {
     use chwire::sql::InsertSource;
     let Some(target) = InsertTarget::parse(sql).map_err(|e| Error::from(chwire::Error::from(e))).py_err(py)? else {
         return Ok(None);
