@@ -28,7 +28,7 @@ from ._errors import (
     TimeoutError,
     Warning,
 )
-from ._client import Client, QueryResult, connect
+from ._client import Client, QueryResult, connect, create_pool
 
 # The asyncio client is imported on first use: asyncio (with ssl, subprocess, logging) adds
 # about 6 MiB to every process that imports chwire, most of which never use it.
@@ -71,5 +71,6 @@ __all__ = [
     "__version__",
     "connect",
     "connect_async",
+    "create_pool",
     "read_native",
 ]

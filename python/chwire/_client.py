@@ -6,7 +6,7 @@ import datetime as _dt
 import decimal as _decimal
 import ipaddress as _ipaddress
 import uuid as _uuid
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _arrays, _types
 from ._chwire import Instant, QueryStream, RawClient, sql_identifier, sql_table
@@ -344,8 +344,14 @@ class Client:
     # -- the connection -----------------------------------------------------------------------
 
     def cancel(self) -> None:
-        """Cancel the running query from another thread; it raises ``OperationalError``."""
+        """Cancel the running query from another thread (a pool's: every one running); it
+        raises ``OperationalError``."""
         self._raw.cancel()
+
+    def pool_status(self) -> Optional[Dict[str, int]]:
+        """A pool's connections (``size``, ``idle``, ``in_use``, ``waiting``); None for a
+        client of one connection."""
+        return self._raw.pool_status()
 
     @property
     def server_info(self) -> Dict[str, Any]:
@@ -538,5 +544,25 @@ def connect(url: Optional[str] = None, *, host: Optional[str] = None, port: Opti
     """
     opts = _options(host, port, user if user is not None else username, password, database, compression,
                     connect_timeout, send_receive_timeout, options)
-    sets = [(k, ("1" if v else "0") if isinstance(v, bool) else str(v)) for k, v in (settings or {}).items()]
-    return Client(RawClient.connect(url, opts, sets, arrow_mapping))
+    return Client(RawClient.connect(url, opts, _settings_list(settings), arrow_mapping))
+
+
+def _settings_list(settings: Settings) -> List[Tuple[str, str]]:
+    return [(k, ("1" if v else "0") if isinstance(v, bool) else str(v)) for k, v in (settings or {}).items()]
+
+
+def create_pool(url: Optional[str] = None, pool: Optional[Mapping[str, Any]] = None, *, host: Optional[str] = None,
+                port: Optional[int] = None, user: Optional[str] = None, username: Optional[str] = None,
+                password: Optional[str] = None, database: Optional[str] = None, compression: Any = None,
+                settings: Settings = None, connect_timeout: Any = None, send_receive_timeout: Any = None,
+                arrow_mapping: str = "rich", **options: Any) -> Client:
+    """A client over a pool of connections (the core's pool, as Node's ``createPool`` and
+    Elixir's pool): each query takes a connection of its own, opened as needed, so threads
+    share one client and run their queries at once. ``pool`` holds the pool's options by the
+    core's names (``max_size`` (10), ``min_idle``, ``acquire_timeout``, ``idle_timeout``,
+    ``max_lifetime``, ``health_check_after``; docs/OPTIONS.md); the other arguments are
+    :func:`connect`'s. ``server_info`` is empty: a pool's connections come and go."""
+    opts = _options(host, port, user if user is not None else username, password, database, compression,
+                    connect_timeout, send_receive_timeout, options)
+    pool_opts = [(k, _option_text(v)) for k, v in (pool or {}).items()]
+    return Client(RawClient.create_pool(url, opts, _settings_list(settings), arrow_mapping, pool_opts))

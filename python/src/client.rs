@@ -1,4 +1,5 @@
-//! `chwire._chwire.RawClient`: one connection; the Python `chwire.Client` wraps it.
+//! `chwire._chwire.RawClient`: one connection or a pool (the core's `Shared`); the Python
+//! `chwire.Client` wraps it.
 
 use crate::errors::{Error, IntoPyResult};
 use crate::params;
@@ -17,9 +18,27 @@ pub struct RawClient {
     /// The runtime this client's connection and tasks keep to (see `crate::runtime`).
     rt: crate::runtime::Pinned,
     arrow: ArrowOptions,
-    /// The running task of this client, for `cancel()` from another thread.
-    running: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
+    /// The running tasks of this client (one on a connection, one per pooled connection in
+    /// use), for `cancel()` from another thread.
+    running: std::sync::Mutex<Vec<tokio::task::AbortHandle>>,
     server: Option<chwire::ServerInfo>,
+}
+
+/// The connection's options and Arrow options of `connect`'s and `create_pool`'s arguments.
+fn connection_options(
+    url: Option<&str>,
+    options: Vec<(String, String)>,
+    mut settings: Vec<(String, String)>,
+    mapping: &str,
+) -> Result<(Options, ArrowOptions), Error> {
+    let mut o = Options::from_url_and(url, options)?;
+    // The URL's output_format_arrow_* settings first, then the keyword's: the keyword wins,
+    // as it does for every other setting (sent after the URL's).
+    let mut arrow = arrow_options(mapping)?;
+    take_arrow_settings(&mut o.settings, &mut arrow)?;
+    take_arrow_settings(&mut settings, &mut arrow)?;
+    o.settings.extend(settings);
+    Ok((o, arrow))
 }
 
 /// Arrow output settings (`output_format_arrow_*`) shape the batches chwire builds: taken out
@@ -61,7 +80,9 @@ impl RawClient {
     }
 
     fn track(&self, h: tokio::task::AbortHandle) {
-        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        running.retain(|h| !h.is_finished());
+        running.push(h);
     }
 
     /// Start a query; `whole_table` when the caller collects the whole result anyway (a
@@ -99,18 +120,51 @@ impl RawClient {
         settings: Vec<(String, String)>,
         mapping: &str,
     ) -> PyResult<RawClient> {
-        let mut o = Options::from_url_and(url.as_deref(), options).py_err(py)?;
-        // The URL's output_format_arrow_* settings first, then the keyword's: the keyword wins,
-        // as it does for every other setting (sent after the URL's).
-        let mut arrow = arrow_options(mapping).py_err(py)?;
-        take_arrow_settings(&mut o.settings, &mut arrow).py_err(py)?;
-        let mut settings = settings;
-        take_arrow_settings(&mut settings, &mut arrow).py_err(py)?;
-        o.settings.extend(settings);
+        let (o, arrow) = connection_options(url.as_deref(), options, settings, mapping).py_err(py)?;
         let rt = crate::runtime::Pinned::new();
         let client = run(py, rt.handle(), async move { Ok(Shared::connect(o).await?) })?;
         let server = client.server_info().cloned();
         Ok(RawClient { client, rt, arrow, running: Default::default(), server })
+    }
+
+    /// A pool (connections opened as they are needed, each query on its own): `url`,
+    /// `options`, `settings` and `mapping` as `connect`'s, `pool` the pool's own options by
+    /// the core's names (max_size, min_idle, acquire_timeout, ...; a connection option or an
+    /// unknown key is refused).
+    #[staticmethod]
+    #[pyo3(signature = (url=None, options=Vec::new(), settings=Vec::new(), mapping="rich", pool=Vec::new()))]
+    fn create_pool(
+        py: Python<'_>,
+        url: Option<String>,
+        options: Vec<(String, String)>,
+        settings: Vec<(String, String)>,
+        mapping: &str,
+        pool: Vec<(String, String)>,
+    ) -> PyResult<RawClient> {
+        let (o, arrow) = connection_options(url.as_deref(), options, settings, mapping).py_err(py)?;
+        let mut popts = chwire::PoolOptions::new();
+        for (k, v) in &pool {
+            popts.set(k, v).map_err(Error::from).py_err(py)?;
+        }
+        let rt = crate::runtime::Pinned::new();
+        // The pool's maintenance task runs on this client's runtime.
+        let client = {
+            let _entered = rt.handle().enter();
+            Shared::pool(o, popts).map_err(Error::from).py_err(py)?
+        };
+        Ok(RawClient { client, rt, arrow, running: Default::default(), server: None })
+    }
+
+    /// The pool's connections (`size`, `idle`, `in_use`, `waiting`), or None for one
+    /// connection.
+    fn pool_status<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(s) = self.client.pool_status() else { return Ok(None) };
+        let d = PyDict::new(py);
+        d.set_item("size", s.size)?;
+        d.set_item("idle", s.idle)?;
+        d.set_item("in_use", s.in_use)?;
+        d.set_item("waiting", s.waiting)?;
+        Ok(Some(d))
     }
 
     /// Run a query and stream its result as Arrow record batches.
@@ -187,10 +241,11 @@ impl RawClient {
         out
     }
 
-    /// Cancel this client's running query or insert (from another thread or an asyncio
-    /// task): it ends with an OperationalError, the connection stays usable.
+    /// Cancel this client's running query or insert (a pool's: every one running), from
+    /// another thread or an asyncio task: it ends with an OperationalError, the connection
+    /// stays usable.
     fn cancel(&self) {
-        if let Some(h) = self.running.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        for h in self.running.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
             h.abort();
         }
     }

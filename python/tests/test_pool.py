@@ -1,0 +1,117 @@
+"""chwire.create_pool: one client over the core's pool, shared by threads (each query on a
+connection of its own), with the core's pool options and their refusals, as Node's createPool
+and Elixir's pool."""
+
+import threading
+import time
+
+import pytest
+
+import chwire
+
+ENDLESS = "SELECT number FROM system.numbers"
+
+
+def test_a_pool_runs_a_query_while_another_streams(url):
+    pool = chwire.create_pool(url, {"max_size": 2})
+    try:
+        assert pool.pool_status() == {"size": 0, "idle": 0, "in_use": 0, "waiting": 0}
+        s = pool.query_arrow_stream(ENDLESS, settings={"max_block_size": 1000})
+        assert next(s).num_rows == 1000
+        # One connection would refuse this as busy (test_stream.py); the pool takes another.
+        assert pool.command("SELECT 42") == 42
+        assert pool.pool_status()["size"] == 2
+        s.close_stream()
+        assert pool.command("SELECT 43") == 43
+    finally:
+        pool.close()
+
+
+def test_threads_share_a_pool(url):
+    pool = chwire.create_pool(url, {"max_size": 4}, settings={"max_threads": 1})
+    sums, errors = [], []
+
+    def work(i):
+        try:
+            for _ in range(5):
+                sums.append(pool.command(f"SELECT sum(number) + {i} FROM numbers(100000)"))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == []
+        assert sorted(sums) == sorted(4999950000 + i for i in range(8) for _ in range(5))
+        status = pool.pool_status()
+        assert 1 <= status["size"] <= 4 and status["in_use"] == 0
+    finally:
+        pool.close()
+
+
+def test_a_full_pool_waits_at_most_acquire_timeout(url):
+    pool = chwire.create_pool(url, {"max_size": 1, "acquire_timeout": "300ms"})
+    try:
+        s = pool.query_arrow_stream(ENDLESS, settings={"max_block_size": 1000})
+        next(s)
+        with pytest.raises(chwire.TimeoutError):
+            pool.command("SELECT 1")
+        s.close_stream()
+        assert pool.command("SELECT 2") == 2
+    finally:
+        pool.close()
+
+
+def test_pool_options_are_the_cores(url):
+    # A typo names the closest option; a connection option is no pool option.
+    with pytest.raises(chwire.InterfaceError, match="did you mean max_size"):
+        chwire.create_pool(url, {"max_sise": 2})
+    with pytest.raises(chwire.InterfaceError, match="not a pool option"):
+        chwire.create_pool(url, {"compression": "lz4"})
+    # The connection's options stay connect()'s.
+    with pytest.raises(chwire.InterfaceError, match="did you mean compression"):
+        chwire.create_pool(url, compresion="lz4")
+    one = chwire.connect(url)
+    try:
+        assert one.pool_status() is None
+    finally:
+        one.close()
+
+
+def test_cancel_stops_every_running_query_of_a_pool(url):
+    pool = chwire.create_pool(url, {"max_size": 2})
+    errors = []
+
+    def run():
+        try:
+            pool.command("SELECT sum(number) FROM numbers(100000000000)")
+        except chwire.OperationalError as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    watch = chwire.connect(url)
+    try:
+        # Both queries running on the server, then one cancel() for the two.
+        for _ in range(200):
+            running = watch.command(
+                "SELECT count() FROM system.processes WHERE query LIKE '%numbers(100000000000)%' "
+                "AND query NOT LIKE '%system.processes%'"
+            )
+            if running == 2:
+                break
+            time.sleep(0.05)
+        assert running == 2
+        pool.cancel()
+        for t in threads:
+            t.join(timeout=30)
+        assert not any(t.is_alive() for t in threads)
+        assert len(errors) == 2
+        assert pool.command("SELECT 3") == 3
+    finally:
+        watch.close()
+        pool.close()
