@@ -39,13 +39,12 @@ fn value(env: Env, v: Val, depth: usize) -> Result<V> {
     }
     if js::is_date(env, v)? {
         // A PreciseDate (DateTime64 beyond milliseconds) keeps its microseconds, the core's
-        // finest instant; nanoseconds beyond them are refused, never cut (ticks as a bigint
-        // or text carry them).
+        // finest instant; nanoseconds beyond them are refused, never cut (text carries them).
         if let Some(ns) = js::opt(env, v, "epochNanoseconds")?.filter(|n| matches!(js::kind(env, *n), Ok(Kind::BigInt))) {
             if let Some(ns) = js::bigint(env, ns)? {
                 if ns.rem_euclid(1000) != 0 {
                     return Err(Error::Range(
-                        "a PreciseDate with nanoseconds: a parameter holds microseconds (give the ticks as a bigint, or text)".into(),
+                        "a PreciseDate with nanoseconds: a parameter holds microseconds (give it as text, every digit kept)".into(),
                     ));
                 }
                 let micros =
