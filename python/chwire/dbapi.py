@@ -21,7 +21,7 @@ import decimal as _decimal
 import ipaddress as _ipaddress
 import re
 import uuid as _uuid
-from typing import Any, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from . import _chwire
 from ._client import Client, QueryResult, connect as _connect
@@ -263,20 +263,20 @@ _PLACEHOLDER_ROW = re.compile(r"\s*(?:\(\s*(%s|%\(\w+\)s)(?:\s*,\s*(?:%s|%\(\w+\
 _NAMED = re.compile(r"%\((\w+)\)s")
 
 
-def _block_insert(operation: str) -> Optional[Tuple[str, Optional[List[str]], List[str]]]:
-    """``INSERT INTO t [(a, b)] VALUES [(placeholders)]`` read by the core's SQL rules: the
-    table (as SQL), its column list and the placeholders' names; None for any other statement
-    (it then runs once per parameter set)."""
+def _block_insert(operation: str) -> Optional[Tuple[str, Optional[List[str]], Dict[str, str], List[str]]]:
+    """``INSERT INTO t [(a, b)] [SETTINGS …] VALUES [(placeholders)]`` read by the core's SQL
+    rules: the table (as SQL), its column list, the statement's settings and the placeholders'
+    names; None for any other statement (it then runs once per parameter set)."""
     try:
         found = _chwire.sql_insert_values(operation)
     except DataError:  # INSERT INTO FUNCTION …: the server reads it, once per parameter set
         return None
     if found is None:
         return None
-    table, cols, values = found
+    table, cols, settings, values = found
     if not _PLACEHOLDER_ROW.fullmatch(values):
         return None
-    return table, cols, _NAMED.findall(values)
+    return table, cols, dict(settings), _NAMED.findall(values)
 
 
 def _ordered(rows: List[Any], names: List[str], cols: Optional[List[str]]) -> Tuple[List[list], Optional[List[str]]]:
@@ -341,9 +341,9 @@ class Cursor:
         block = _block_insert(operation)
         rows = list(seq_of_parameters)
         if block:
-            table, cols, names = block
+            table, cols, settings, names = block
             plain, cols = _ordered(rows, names, cols)
-            self.rowcount = self._client.insert(table, plain, cols)
+            self.rowcount = self._client.insert(table, plain, cols, settings=settings or None)
             self._result, self.description = None, None
             return self
         total = 0

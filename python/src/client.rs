@@ -315,32 +315,36 @@ pub fn sql_text_spans(sql: &str) -> Vec<(usize, usize)> {
     spans
 }
 
-/// An INSERT's table (as SQL), its column list and the text after its `VALUES`.
-type InsertValues = (String, Option<Vec<String>>, String);
+/// An INSERT's table (as SQL), its column list, the settings of its SETTINGS clause and the
+/// text after its `VALUES`.
+type InsertValues = (String, Option<Vec<String>>, Vec<(String, String)>, String);
 
 /// `INSERT INTO t [(a, b)] [SETTINGS …] VALUES …` read by the core's rules: the table as SQL,
-/// the column list, and the text after its top-level `VALUES` (empty when the rows are to be
-/// sent). `None` for any other statement (a SELECT, an INSERT … SELECT or FORMAT); an INSERT
-/// whose table cannot be read is a `DataError`.
+/// the column list, the statement's settings, and the text after its `VALUES` (empty when the
+/// rows are to be sent). `None` for any other statement (a SELECT, an INSERT … SELECT or
+/// FORMAT); an INSERT whose table or settings cannot be read is a `DataError`.
 #[pyfunction]
 pub fn sql_insert_values(py: Python<'_>, sql: &str) -> PyResult<Option<InsertValues>> {
     use chwire::sql::InsertSource;
-    let Some(target) = InsertTarget::parse(sql).map_err(|e| Error::from(chwire::Error::from(e))).py_err(py)? else {
+    let unreadable = |e: chwire::sql::SqlError| Error::from(chwire::Error::from(e));
+    let Some(target) = InsertTarget::parse(sql).map_err(unreadable).py_err(py)? else {
         return Ok(None);
     };
     if !matches!(target.source, InsertSource::Inline | InsertSource::Data { format: None }) {
         return Ok(None);
     }
+    let settings = chwire::sql::insert_settings(sql).map_err(unreadable).py_err(py)?;
+    // The data's VALUES is the statement's last top-level one (a table may be named `values`).
     let mut depth = 0i32;
+    let mut values_end = None;
     for t in chwire::sql::significant(sql) {
         if t.is_punct("(") {
             depth += 1;
         } else if t.is_punct(")") {
             depth -= 1;
         } else if depth == 0 && t.is_keyword("VALUES") {
-            let rest = sql.get(t.end()..).unwrap_or("").to_string();
-            return Ok(Some((target.table.to_string(), target.columns, rest)));
+            values_end = Some(t.end());
         }
     }
-    Ok(None)
+    Ok(values_end.map(|end| (target.table.to_string(), target.columns, settings, sql.get(end..).unwrap_or("").to_string())))
 }

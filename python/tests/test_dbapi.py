@@ -101,6 +101,19 @@ def test_pep249_module_surface_and_parameter_binding(url, table):
         assert cur.rowcount == -1
 
 
+def test_executemany_keeps_the_statements_settings_and_reads_nested_columns(url, table):
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute(f"CREATE TABLE {table} (a UInt32, n Nested(x UInt8, y String)) ENGINE = Memory")
+        cur.executemany(f"INSERT INTO {table} (a, n.x, n.y) VALUES (%s, %s, %s)", [(1, [1, 2], ["p", "q"])])
+        assert cur.rowcount == 1  # one block insert (one statement per row counts none)
+        cur.execute(f"SELECT a, n.x, n.y FROM {table}")
+        assert cur.fetchall() == [(1, [1, 2], ["p", "q"])]
+        # The statement's settings go with the block: a value the server refuses shows they do.
+        with pytest.raises(dbapi.DatabaseError, match="max_threads"):
+            cur.executemany(f"INSERT INTO {table} (a) SETTINGS max_threads = 'many' VALUES (%s)", [(2,)])
+
+
 def test_executemany_is_one_block_insert_only_for_placeholders(url, table):
     with dbapi.connect(url) as conn:
         cur = conn.cursor()

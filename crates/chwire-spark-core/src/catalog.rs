@@ -462,8 +462,8 @@ async fn table_properties(c: &mut chwire::Client, db: &str, table: &str) -> Resu
     if !primary.is_empty() && primary != order_by {
         p.insert("primary_key".to_string(), primary);
     }
-    if let Some(kw) = top_level(&full, |t| t.is_keyword("SETTINGS")) {
-        p.insert("settings".to_string(), full[kw.end()..].trim().to_string());
+    if let Some(settings) = settings_clause(&full) {
+        p.insert("settings".to_string(), settings.to_string());
     }
     Ok(Some(p))
 }
@@ -477,6 +477,28 @@ fn engine_with_arguments<'a>(engine: &'a str, full: &'a str) -> &'a str {
         },
         _ => engine,
     }
+}
+
+/// The text of `engine_full`'s SETTINGS clause: after its last top-level `SETTINGS` that a
+/// `name =` follows (the clause comes last; a column named `settings` is written bare).
+fn settings_clause(full: &str) -> Option<&str> {
+    let tokens: Vec<_> = chwire::sql::significant(full).collect();
+    let mut depth = 0i32;
+    let mut found = None;
+    for (i, t) in tokens.iter().enumerate() {
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth -= 1;
+        } else if depth == 0
+            && t.is_keyword("SETTINGS")
+            && tokens.get(i + 1).is_some_and(|n| n.identifier().is_some())
+            && tokens.get(i + 2).is_some_and(|e| e.is_punct("="))
+        {
+            found = Some(t.end());
+        }
+    }
+    found.map(|end| full[end..].trim())
 }
 
 /// The first token of `s` outside parentheses that `wanted` takes (the `)` that closes the
@@ -656,12 +678,14 @@ mod tests {
         assert_eq!(engine_with_arguments("Memory", ""), "Memory");
         let odd = "Distributed('c', 'd', 't)(', rand()) SETTINGS fsync_after_insert = 0";
         assert_eq!(engine_with_arguments("Distributed", odd), "Distributed('c', 'd', 't)(', rand())");
-        let settings = |s: &'static str| top_level(s, |t| t.is_keyword("SETTINGS")).map(|t| &s[t.start..]);
-        assert_eq!(settings(full), Some("SETTINGS index_granularity = 4096"));
-        assert_eq!(settings("MergeTree ORDER BY (a, ' SETTINGS x')"), None);
+        assert_eq!(settings_clause(full), Some("index_granularity = 4096"));
+        assert_eq!(settings_clause("MergeTree ORDER BY (a, ' SETTINGS x')"), None);
         // Quotes as ClickHouse reads them: a doubled quote, an escaped one, a quoted name.
-        assert_eq!(settings("MergeTree ORDER BY ('it''s SETTINGS', 'a\\' SETTINGS')"), None);
-        assert_eq!(settings("MergeTree ORDER BY `SETTINGS` SETTINGS x = 1"), Some("SETTINGS x = 1"));
+        assert_eq!(settings_clause("MergeTree ORDER BY ('it''s SETTINGS', 'a\\' SETTINGS')"), None);
+        assert_eq!(settings_clause("MergeTree ORDER BY `SETTINGS` SETTINGS x = 1"), Some("x = 1"));
+        // A column named settings, written bare by the server.
+        assert_eq!(settings_clause("MergeTree ORDER BY settings SETTINGS index_granularity = 8192"), Some("index_granularity = 8192"));
+        assert_eq!(settings_clause("MergeTree ORDER BY settings"), None);
         assert_eq!(engine_with_arguments("Bad", "Bad(unclosed"), "Bad");
         let comma = |s| top_level(s, |t| t.is_punct(",")).is_some();
         assert!(comma("id, d") && !comma("tuple(id, d)"));

@@ -43,6 +43,46 @@ impl StatementKind {
     }
 }
 
+/// The `SETTINGS name = value, …` clause of an INSERT statement, before its data (`VALUES`,
+/// `FORMAT`, a query): each setting's name and value, a quoted value unquoted (`'x'` → `x`),
+/// another as written (`1`, `-1`, `0.5`). Empty for a statement without one, or no INSERT.
+pub fn insert_settings(sql: &str) -> Result<Vec<(String, String)>, SqlError> {
+    Ok(InsertTarget::parse_with_settings(sql)?.map(|(_, settings)| settings).unwrap_or_default())
+}
+
+/// Settings by name and value, in the statement's order.
+type SettingPairs = Vec<(String, String)>;
+
+/// The settings of a `SETTINGS` clause starting at `tokens[i]` (past the keyword), and the index
+/// just past them.
+fn settings_clause(sql: &str, tokens: &[Token<'_>], mut i: usize) -> Result<(Vec<(String, String)>, usize), SqlError> {
+    let bad = || SqlError(format!("cannot read the SETTINGS of this INSERT statement: {sql:?}"));
+    let data = |t: &Token<'_>| t.is_keyword("VALUES") || t.is_keyword("FORMAT") || t.is_keyword("SELECT") || t.is_keyword("WITH");
+    let mut out = Vec::new();
+    loop {
+        let name = tokens.get(i).and_then(Token::identifier).ok_or_else(bad)?;
+        if !tokens.get(i + 1).is_some_and(|t| t.is_punct("=")) {
+            return Err(bad());
+        }
+        i += 2;
+        let from = i;
+        while tokens.get(i).is_some_and(|t| !(t.is_punct(",") || data(t))) {
+            i += 1;
+        }
+        let value = match tokens.get(from..i).unwrap_or_default() {
+            [] => return Err(bad()),
+            [t] if t.kind == TokenKind::String => super::unquote(t.text),
+            [t] => t.text.to_string(),
+            [first, .., last] => sql.get(first.start..last.end()).unwrap_or("").to_string(),
+        };
+        out.push((name, value));
+        if !tokens.get(i).is_some_and(|t| t.is_punct(",")) {
+            return Ok((out, i));
+        }
+        i += 1;
+    }
+}
+
 /// Where an INSERT's rows come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InsertSource {
@@ -72,6 +112,11 @@ impl InsertTarget {
     /// Read an INSERT statement; `Ok(None)` for any other statement. An INSERT whose table
     /// cannot be read (`INSERT INTO FUNCTION …`, a malformed column list) is an error.
     pub fn parse(sql: &str) -> Result<Option<InsertTarget>, SqlError> {
+        Ok(Self::parse_with_settings(sql)?.map(|(target, _)| target))
+    }
+
+    /// [`InsertTarget::parse`], with the settings of the statement's SETTINGS clause.
+    fn parse_with_settings(sql: &str) -> Result<Option<(InsertTarget, SettingPairs)>, SqlError> {
         if StatementKind::of(sql) != StatementKind::Insert {
             return Ok(None);
         }
@@ -104,8 +149,15 @@ impl InsertTarget {
             let mut names = Vec::new();
             i += 1;
             loop {
-                names.push(name(at(i)).ok_or_else(bad)?);
+                // A Nested column's subcolumn is written `n.x`.
+                let mut column = name(at(i)).ok_or_else(bad)?;
                 i += 1;
+                while at(i).is_some_and(|t| t.is_punct(".")) {
+                    column.push('.');
+                    column.push_str(&name(at(i + 1)).ok_or_else(bad)?);
+                    i += 2;
+                }
+                names.push(column);
                 match at(i) {
                     Some(t) if t.is_punct(",") => i += 1,
                     Some(t) if t.is_punct(")") => {
@@ -117,13 +169,10 @@ impl InsertTarget {
             }
             columns = Some(names);
         }
+        let mut settings = Vec::new();
         if at(i).is_some_and(|t| t.is_keyword("SETTINGS")) {
             // `SETTINGS a = 1, b = 'x'` up to the keyword that starts the data.
-            while at(i)
-                .is_some_and(|t| !(t.is_keyword("VALUES") || t.is_keyword("FORMAT") || t.is_keyword("SELECT") || t.is_keyword("WITH")))
-            {
-                i += 1;
-            }
+            (settings, i) = settings_clause(sql, &tokens, i + 1)?;
         }
         let rest = |from: usize| tokens.get(from..).unwrap_or_default().iter().filter(|t| !t.is_punct(";")).count();
         let source = match at(i) {
@@ -149,7 +198,7 @@ impl InsertTarget {
             }
             Some(_) => return Err(bad()),
         };
-        Ok(Some(InsertTarget { table, columns, source }))
+        Ok(Some((InsertTarget { table, columns, source }, settings)))
     }
 
     /// An insert of rows the client sends into `table` (its `columns`, or all of them):
@@ -430,6 +479,16 @@ mod tests {
         assert_eq!(p("INSERT INTO t (a) WITH 1 AS x SELECT x").source, InsertSource::Select);
         assert_eq!(p("INSERT INTO t SETTINGS async_insert = 1 VALUES").source, InsertSource::Data { format: None });
         assert_eq!(p("INSERT INTO t").source, InsertSource::Data { format: None });
+        // A Nested column's subcolumns.
+        assert_eq!(p("INSERT INTO t (n.x, `n`.`y z`, a) VALUES").columns.unwrap(), ["n.x", "n.y z", "a"]);
+        // The settings clause.
+        let sql = "INSERT INTO t (a) SETTINGS insert_deduplication_token = 'x''y', async_insert=1, f = -0.5 VALUES (1)";
+        assert_eq!(
+            insert_settings(sql).unwrap(),
+            [("insert_deduplication_token".into(), "x'y".into()), ("async_insert".into(), "1".into()), ("f".into(), "-0.5".into())]
+        );
+        assert_eq!(insert_settings("INSERT INTO settings (settings) VALUES").unwrap(), []);
+        assert!(insert_settings("INSERT INTO t SETTINGS VALUES").is_err());
         assert!(InsertTarget::parse("SELECT 1").unwrap().is_none());
         let built = InsertTarget::values(TableRef::qualified("d b", "t"), Some(vec!["a`".into()]));
         assert_eq!(built.to_string(), "INSERT INTO `d b`.`t` (`a\\``) VALUES");
