@@ -110,7 +110,7 @@ def test_executemany_keeps_the_statements_settings_and_reads_nested_columns(url,
         cur.execute(f"SELECT a, n.x, n.y FROM {table}")
         assert cur.fetchall() == [(1, [1, 2], ["p", "q"])]
         # The statement's settings go with the block: a value the server refuses shows they do.
-        with pytest.raises(dbapi.DatabaseError, match="max_threads"):
+        with pytest.raises(dbapi.DatabaseError, match="'many'"):
             cur.executemany(f"INSERT INTO {table} (a) SETTINGS max_threads = 'many' VALUES (%s)", [(2,)])
 
 

@@ -139,6 +139,32 @@ async fn inserts_stream_blocks_with_and_without_compression() {
     c.execute("DROP TABLE chwire_http_ins").await.unwrap();
 }
 
+/// An insert statement's own SETTINGS clause goes with its rows over HTTP too (it was dropped:
+/// chwire sends its own `INSERT … FORMAT Native`). A value the server refuses shows it does.
+#[tokio::test]
+async fn an_insert_statements_settings_reach_the_server() {
+    let mut c = http_client(&http_url()).await;
+    if common::is_old_server(&c) {
+        return; // 18.16 takes max_threads = 'many' without a word
+    }
+    c.execute("DROP TABLE IF EXISTS chwire_http_set").await.unwrap();
+    c.execute("CREATE TABLE chwire_http_set (n UInt64) ENGINE = Memory").await.unwrap();
+    let block = Block::new().with("n", Column::from(vec![1u64])).unwrap();
+    let mut ins = c.query("INSERT INTO chwire_http_set SETTINGS max_threads = 2 FORMAT Native").insert_blocks().await.unwrap();
+    ins.send(&block).await.unwrap();
+    ins.end().await.unwrap();
+    let refused = async {
+        let mut ins = c.query("INSERT INTO chwire_http_set (n) SETTINGS max_threads = 'many' VALUES").insert_blocks().await?;
+        ins.send(&block).await?;
+        ins.end().await
+    }
+    .await;
+    let e = refused.unwrap_err();
+    assert!(e.to_string().contains("'many'"), "{e}");
+    assert_eq!(scalar(&mut c, "SELECT count() FROM chwire_http_set").await, 1);
+    c.execute("DROP TABLE chwire_http_set").await.unwrap();
+}
+
 #[tokio::test]
 async fn an_abandoned_insert_commits_nothing() {
     let mut c = http_client(&http_url()).await;
