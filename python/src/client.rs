@@ -330,21 +330,14 @@ pub fn sql_insert_values(py: Python<'_>, sql: &str) -> PyResult<Option<InsertVal
     let Some(target) = InsertTarget::parse(sql).map_err(unreadable).py_err(py)? else {
         return Ok(None);
     };
-    if !matches!(target.source, InsertSource::Inline | InsertSource::Data { format: None }) {
-        return Ok(None);
-    }
-    let settings = chwire::sql::insert_settings(sql).map_err(unreadable).py_err(py)?;
-    // The data's VALUES is the statement's last top-level one (a table may be named `values`).
-    let mut depth = 0i32;
-    let mut values_end = None;
-    for t in chwire::sql::significant(sql) {
-        if t.is_punct("(") {
-            depth += 1;
-        } else if t.is_punct(")") {
-            depth -= 1;
-        } else if depth == 0 && t.is_keyword("VALUES") {
-            values_end = Some(t.end());
+    // `INSERT … VALUES` with its rows or without: not FORMAT, not a query.
+    let values = match target.source {
+        InsertSource::Inline => {
+            chwire::sql::significant(sql.get(..target.rows_at).unwrap_or("")).last().is_some_and(|t| t.is_keyword("VALUES"))
         }
-    }
-    Ok(values_end.map(|end| (target.table.to_string(), target.columns, settings, sql.get(end..).unwrap_or("").to_string())))
+        InsertSource::Data { format: None } => true,
+        _ => false,
+    };
+    let rows = sql.get(target.rows_at..).unwrap_or("").to_string();
+    Ok(values.then(|| (target.table.to_string(), target.columns, target.settings, rows)))
 }

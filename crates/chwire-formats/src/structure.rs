@@ -17,17 +17,11 @@ pub fn check_timezone(tz: Option<&str>) -> crate::Result<()> {
 /// SQL lexer: split at top-level commas (types nest parentheses and quote enum names), each
 /// column's name a word or a quoted identifier (`` `b c` ``, `"d"`), its type the rest.
 pub fn parse_structure(s: &str) -> crate::Result<Vec<(String, DataType)>> {
-    use chwire_proto::sql::significant;
-    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0usize);
-    for t in significant(s) {
-        if t.is_punct("(") {
-            depth += 1;
-        } else if t.is_punct(")") {
-            depth -= 1;
-        } else if depth == 0 && t.is_punct(",") {
-            parts.push(s.get(start..t.start).unwrap_or(""));
-            start = t.end();
-        }
+    use chwire_proto::sql::{significant, top_level};
+    let (mut parts, mut start) = (Vec::new(), 0usize);
+    for comma in top_level(s).filter(|t| t.is_punct(",")) {
+        parts.push(s.get(start..comma.start).unwrap_or(""));
+        start = comma.end();
     }
     parts.push(s.get(start..).unwrap_or(""));
     parts

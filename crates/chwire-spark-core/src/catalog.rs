@@ -443,7 +443,7 @@ async fn table_properties(c: &mut chwire::Client, db: &str, table: &str) -> Resu
     // they are put back, as the key's clause needs them.
     let key = |i: usize| {
         let k = field(i);
-        if top_level(&k, |t| t.is_punct(",")).is_some() {
+        if chwire::sql::top_level(&k).any(|t| t.is_punct(",")) {
             format!("({k})")
         } else {
             k
@@ -471,7 +471,7 @@ async fn table_properties(c: &mut chwire::Client, db: &str, table: &str) -> Resu
 /// `engine` with the arguments `engine_full` gives it (`Name(args)`), else the name alone.
 fn engine_with_arguments<'a>(engine: &'a str, full: &'a str) -> &'a str {
     match full.strip_prefix(engine) {
-        Some(rest) if rest.starts_with('(') => match top_level(rest, |t| t.is_punct(")")) {
+        Some(rest) if rest.starts_with('(') => match chwire::sql::top_level(rest).find(|t| t.is_punct(")")) {
             Some(close) => &full[..engine.len() + close.end()],
             None => engine,
         },
@@ -482,42 +482,9 @@ fn engine_with_arguments<'a>(engine: &'a str, full: &'a str) -> &'a str {
 /// The text of `engine_full`'s SETTINGS clause: after its last top-level `SETTINGS` that a
 /// `name =` follows (the clause comes last; a column named `settings` is written bare).
 fn settings_clause(full: &str) -> Option<&str> {
-    let tokens: Vec<_> = chwire::sql::significant(full).collect();
-    let mut depth = 0i32;
-    let mut found = None;
-    for (i, t) in tokens.iter().enumerate() {
-        if t.is_punct("(") {
-            depth += 1;
-        } else if t.is_punct(")") {
-            depth -= 1;
-        } else if depth == 0
-            && t.is_keyword("SETTINGS")
-            && tokens.get(i + 1).is_some_and(|n| n.identifier().is_some())
-            && tokens.get(i + 2).is_some_and(|e| e.is_punct("="))
-        {
-            found = Some(t.end());
-        }
-    }
-    found.map(|end| full[end..].trim())
-}
-
-/// The first token of `s` outside parentheses that `wanted` takes (the `)` that closes the
-/// first `(` counts as outside), read by the core's lexer: quotes, comments and escapes as
-/// ClickHouse reads them.
-fn top_level<'a>(s: &'a str, wanted: impl Fn(&chwire::sql::Token<'a>) -> bool) -> Option<chwire::sql::Token<'a>> {
-    let mut depth = 0i32;
-    for t in chwire::sql::significant(s) {
-        if t.is_punct(")") {
-            depth -= 1;
-        }
-        if depth == 0 && wanted(&t) {
-            return Some(t);
-        }
-        if t.is_punct("(") {
-            depth += 1;
-        }
-    }
-    None
+    let tokens: Vec<_> = chwire::sql::top_level(full).collect();
+    let clause = tokens.windows(3).rev().find(|w| w[0].is_keyword("SETTINGS") && w[1].identifier().is_some() && w[2].is_punct("="))?;
+    Some(full[clause[0].end()..].trim())
 }
 
 async fn names(c: &mut chwire::Client, sql: &str) -> Result<Vec<String>> {
@@ -687,7 +654,7 @@ mod tests {
         assert_eq!(settings_clause("MergeTree ORDER BY settings SETTINGS index_granularity = 8192"), Some("index_granularity = 8192"));
         assert_eq!(settings_clause("MergeTree ORDER BY settings"), None);
         assert_eq!(engine_with_arguments("Bad", "Bad(unclosed"), "Bad");
-        let comma = |s| top_level(s, |t| t.is_punct(",")).is_some();
+        let comma = |s: &str| chwire::sql::top_level(s).any(|t| t.is_punct(","));
         assert!(comma("id, d") && !comma("tuple(id, d)"));
     }
 

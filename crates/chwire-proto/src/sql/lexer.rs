@@ -87,6 +87,25 @@ pub fn significant(sql: &str) -> impl Iterator<Item = Token<'_>> {
     tokens(sql).filter(|t| !t.is_trivia())
 }
 
+/// The significant tokens of `sql` outside brackets (`(…)`, `[…]`): a statement's own clauses,
+/// not what its subqueries, tuples, arrays or function arguments hold. A bracket belongs to the
+/// level it opens from, so the `)` that closes a top-level `(` is yielded too; a `)` with no
+/// `(` before it stays at the top.
+pub fn top_level(sql: &str) -> impl Iterator<Item = Token<'_>> {
+    let mut depth = 0usize;
+    significant(sql).filter(move |t| {
+        if t.is_punct("(") || t.is_punct("[") {
+            depth = depth.saturating_add(1);
+            depth == 1
+        } else if t.is_punct(")") || t.is_punct("]") {
+            depth = depth.saturating_sub(1);
+            depth == 0
+        } else {
+            depth == 0
+        }
+    })
+}
+
 /// The iterator of [`tokens`].
 #[derive(Debug, Clone)]
 pub struct Tokens<'a> {
@@ -312,6 +331,14 @@ mod tests {
 
     fn kinds(sql: &str) -> Vec<(TokenKind, &str)> {
         tokens(sql).map(|t| (t.kind, t.text)).collect()
+    }
+
+    #[test]
+    fn top_level_skips_what_brackets_hold() {
+        let texts = |sql| top_level(sql).map(|t| t.text).collect::<Vec<_>>();
+        assert_eq!(texts("f(a, (b), [c, d]) , 'x(' -- )\n, g"), vec!["f", "(", ")", ",", "'x('", ",", "g"]);
+        assert_eq!(texts("a ) b ( c"), vec!["a", ")", "b", "("]);
+        assert_eq!(texts("[1, 2] settings"), vec!["[", "]", "settings"]);
     }
 
     #[test]

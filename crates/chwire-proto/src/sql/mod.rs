@@ -15,11 +15,11 @@ mod statement;
 mod table;
 
 pub use escape::{unescape, unescape_with};
-pub use lexer::{significant, tokens, Token, TokenKind, Tokens};
+pub use lexer::{significant, tokens, top_level, Token, TokenKind, Tokens};
 pub use placeholders::{placeholder_types, placeholders, Placeholder};
 pub use statement::{
-    first_keyword, format_clause, insert_settings, is_clickhouse_format, split_arguments, without_format_clause, FormatClause,
-    InsertSource, InsertTarget, StatementKind,
+    first_keyword, format_clause, is_clickhouse_format, split_arguments, without_format_clause, FormatClause, InsertSource, InsertTarget,
+    StatementKind,
 };
 pub use table::TableRef;
 

@@ -43,16 +43,6 @@ impl StatementKind {
     }
 }
 
-/// The `SETTINGS name = value, …` clause of an INSERT statement, before its data (`VALUES`,
-/// `FORMAT`, a query): each setting's name and value, a quoted value unquoted (`'x'` → `x`),
-/// another as written (`1`, `-1`, `0.5`). Empty for a statement without one, or no INSERT.
-pub fn insert_settings(sql: &str) -> Result<Vec<(String, String)>, SqlError> {
-    Ok(InsertTarget::parse_with_settings(sql)?.map(|(_, settings)| settings).unwrap_or_default())
-}
-
-/// Settings by name and value, in the statement's order.
-type SettingPairs = Vec<(String, String)>;
-
 /// The settings of a `SETTINGS` clause starting at `tokens[i]` (past the keyword), and the index
 /// just past them.
 fn settings_clause(sql: &str, tokens: &[Token<'_>], mut i: usize) -> Result<(Vec<(String, String)>, usize), SqlError> {
@@ -99,24 +89,27 @@ pub enum InsertSource {
 
 /// An INSERT statement taken apart: `INSERT INTO [TABLE] t [(a, b)] [SETTINGS …] VALUES|FORMAT …`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct InsertTarget {
     /// The table.
     pub table: TableRef,
     /// The column list, unquoted, if the statement has one.
     pub columns: Option<Vec<String>>,
+    /// The statement's `SETTINGS name = value, …` clause (before its data): each name and
+    /// value, a quoted value unquoted (`'x'` → `x`), another as written (`1`, `0.5`).
+    pub settings: Vec<(String, String)>,
     /// Where the rows come from.
     pub source: InsertSource,
+    /// The byte offset in the statement where its rows begin: just past `VALUES`, past
+    /// `FORMAT name` and the blank after it, or where the query starts (`INSERT … SELECT`).
+    /// `sql[rows_at..]` is the inline data, blank when the client is to send the rows.
+    pub rows_at: usize,
 }
 
 impl InsertTarget {
     /// Read an INSERT statement; `Ok(None)` for any other statement. An INSERT whose table
     /// cannot be read (`INSERT INTO FUNCTION …`, a malformed column list) is an error.
     pub fn parse(sql: &str) -> Result<Option<InsertTarget>, SqlError> {
-        Ok(Self::parse_with_settings(sql)?.map(|(target, _)| target))
-    }
-
-    /// [`InsertTarget::parse`], with the settings of the statement's SETTINGS clause.
-    fn parse_with_settings(sql: &str) -> Result<Option<(InsertTarget, SettingPairs)>, SqlError> {
         if StatementKind::of(sql) != StatementKind::Insert {
             return Ok(None);
         }
@@ -175,10 +168,15 @@ impl InsertTarget {
             (settings, i) = settings_clause(sql, &tokens, i + 1)?;
         }
         let rest = |from: usize| tokens.get(from..).unwrap_or_default().iter().filter(|t| !t.is_punct(";")).count();
+        let mut rows_at = sql.len();
         let source = match at(i) {
             None => InsertSource::Data { format: None },
-            Some(t) if t.is_keyword("SELECT") || t.is_keyword("WITH") || t.is_punct("(") => InsertSource::Select,
+            Some(t) if t.is_keyword("SELECT") || t.is_keyword("WITH") || t.is_punct("(") => {
+                rows_at = t.start;
+                InsertSource::Select
+            }
             Some(t) if t.is_keyword("VALUES") => {
+                rows_at = t.end();
                 if rest(i + 1) == 0 {
                     InsertSource::Data { format: None }
                 } else {
@@ -189,7 +187,9 @@ impl InsertTarget {
                 let format = name(at(i + 1)).ok_or_else(bad)?;
                 // The data follows the format's name on the same statement (after one space or line).
                 let after_name = at(i + 1).map_or(sql.len(), Token::end);
-                let data = sql.get(after_name..).unwrap_or("").trim_start_matches([' ', '\t', '\r', '\n']).trim_end();
+                let data = sql.get(after_name..).unwrap_or("").trim_start_matches([' ', '\t', '\r', '\n']);
+                rows_at = sql.len() - data.len();
+                let data = data.trim_end();
                 if data.is_empty() || data == ";" {
                     InsertSource::Data { format: Some(format) }
                 } else {
@@ -198,13 +198,16 @@ impl InsertTarget {
             }
             Some(_) => return Err(bad()),
         };
-        Ok(Some((InsertTarget { table, columns, source }, settings)))
+        Ok(Some(InsertTarget { table, columns, settings, source, rows_at }))
     }
 
     /// An insert of rows the client sends into `table` (its `columns`, or all of them):
     /// displayed as `INSERT INTO `db`.`t` (`a`, `b`) VALUES`, every name quoted.
     pub fn values(table: impl Into<TableRef>, columns: Option<Vec<String>>) -> InsertTarget {
-        InsertTarget { table: table.into(), columns, source: InsertSource::Data { format: None } }
+        let mut target =
+            InsertTarget { table: table.into(), columns, settings: Vec::new(), source: InsertSource::Data { format: None }, rows_at: 0 };
+        target.rows_at = target.to_string().len();
+        target
     }
 
     /// Whether the client sends the rows (the statement ends in `VALUES` or `FORMAT name`).
@@ -249,22 +252,14 @@ pub fn format_clause(sql: &str) -> Option<FormatClause> {
     if StatementKind::of(sql) == StatementKind::Insert {
         return None;
     }
-    let tokens: Vec<Token<'_>> = significant(sql).collect();
+    let tokens: Vec<Token<'_>> = super::top_level(sql).collect();
     let mut end = tokens.len();
     if end > 0 && tokens.get(end - 1).is_some_and(|t| t.is_punct(";")) {
         end -= 1;
     }
-    // Before a final top-level SETTINGS clause (`… FORMAT JSON SETTINGS max_threads = 1`).
-    let mut depth = 0i32;
-    for (i, t) in tokens.iter().enumerate().take(end) {
-        if t.is_punct("(") {
-            depth = depth.saturating_add(1);
-        } else if t.is_punct(")") {
-            depth = depth.saturating_sub(1);
-        } else if depth == 0 && t.is_keyword("SETTINGS") && i >= 2 && tokens.get(i - 2).is_some_and(|k| k.is_keyword("FORMAT")) {
-            end = i;
-            break;
-        }
+    // Before a final SETTINGS clause (`… FORMAT JSON SETTINGS max_threads = 1`).
+    if let Some(i) = (2..end).find(|&i| tokens[i].is_keyword("SETTINGS") && tokens[i - 2].is_keyword("FORMAT")) {
+        end = i;
     }
     let name = tokens.get(end.checked_sub(1)?).filter(|t| t.identifier().is_some())?;
     let keyword = tokens.get(end.checked_sub(2)?).filter(|t| t.is_keyword("FORMAT"))?;
@@ -291,11 +286,9 @@ pub fn without_format_clause(sql: &str) -> std::borrow::Cow<'_, str> {
 /// engine's `Distributed(cluster, 'db', t, rand())`), each as written and trimmed, with string
 /// literals and quoted identifiers unquoted.
 pub fn split_arguments(text: &str) -> Vec<String> {
-    let tokens: Vec<Token<'_>> = super::tokens(text).collect();
-    let Some(open) = tokens.iter().position(|t| t.is_punct("(")) else { return Vec::new() };
+    let Some(open) = significant(text).find(|t| t.is_punct("(")) else { return Vec::new() };
     let mut args = Vec::new();
-    let mut depth = 0usize;
-    let mut current: Range<usize> = tokens.get(open).map_or(0, Token::end)..0;
+    let mut current: Range<usize> = open.end()..0;
     let push = |args: &mut Vec<String>, r: Range<usize>| {
         let raw = text.get(r).unwrap_or("").trim();
         let arg = match super::significant(raw).collect::<Vec<_>>().as_slice() {
@@ -304,22 +297,18 @@ pub fn split_arguments(text: &str) -> Vec<String> {
         };
         args.push(arg);
     };
-    for t in tokens.iter().skip(open + 1) {
-        if t.is_punct("(") || t.is_punct("[") {
-            depth += 1;
-        } else if (t.is_punct(")") || t.is_punct("]")) && depth > 0 {
-            depth -= 1;
-        } else if t.is_punct(")") {
-            current.end = t.start;
-            push(&mut args, current);
-            return args;
-        } else if t.is_punct(",") && depth == 0 {
-            current.end = t.start;
-            push(&mut args, current.clone());
-            current = t.end()..0;
-        }
+    // The `)` that closes it is the first one at the level it opens from.
+    let from_open = text.get(open.start..).unwrap_or("");
+    let Some(close) = super::top_level(from_open).find(|t| t.is_punct(")")) else { return Vec::new() };
+    let inside = text.get(open.end()..open.start + close.start).unwrap_or("");
+    for comma in super::top_level(inside).filter(|t| t.is_punct(",")) {
+        current.end = open.end() + comma.start;
+        push(&mut args, current.clone());
+        current = current.end + 1..0;
     }
-    Vec::new()
+    current.end = open.start + close.start;
+    push(&mut args, current);
+    args
 }
 
 /// Whether `name` is one of ClickHouse's own formats (any case), chwire writing it or not.
@@ -484,11 +473,17 @@ mod tests {
         // The settings clause.
         let sql = "INSERT INTO t (a) SETTINGS insert_deduplication_token = 'x''y', async_insert=1, f = -0.5 VALUES (1)";
         assert_eq!(
-            insert_settings(sql).unwrap(),
+            p(sql).settings,
             [("insert_deduplication_token".into(), "x'y".into()), ("async_insert".into(), "1".into()), ("f".into(), "-0.5".into())]
         );
-        assert_eq!(insert_settings("INSERT INTO settings (settings) VALUES").unwrap(), []);
-        assert!(insert_settings("INSERT INTO t SETTINGS VALUES").is_err());
+        assert_eq!(p("INSERT INTO settings (settings) VALUES").settings, []);
+        assert!(InsertTarget::parse("INSERT INTO t SETTINGS VALUES").is_err());
+        // Where the rows the statement holds begin.
+        let rows = |s: &'static str| &s[p(s).rows_at..];
+        assert_eq!(rows("INSERT INTO values (values) SETTINGS x = 'values' VALUES (1), (2)"), " (1), (2)");
+        assert_eq!(rows("INSERT INTO t VALUES"), "");
+        assert_eq!(rows("INSERT INTO t FORMAT CSV\n1,a\n"), "1,a\n");
+        assert_eq!(rows("INSERT INTO t (a) SELECT 1"), "SELECT 1");
         assert!(InsertTarget::parse("SELECT 1").unwrap().is_none());
         let built = InsertTarget::values(TableRef::qualified("d b", "t"), Some(vec!["a`".into()]));
         assert_eq!(built.to_string(), "INSERT INTO `d b`.`t` (`a\\``) VALUES");

@@ -4,13 +4,11 @@
 
 use super::*;
 use crate::http::QueryRequest;
-use chwire_proto::sql::{insert_settings, quote_identifiers, InsertTarget};
+use chwire_proto::sql::{quote_identifiers, InsertTarget};
 
 impl<'c> Query<'c> {
     pub(super) async fn insert_http(self) -> Result<Insert<'c>> {
         let sql = &self.sql;
-        // The statement's own SETTINGS clause: the request's settings, after the query's.
-        let statement_settings = insert_settings(sql).map_err(|e| Error::invalid(e.0))?;
         let target = InsertTarget::parse(sql).map_err(|e| Error::invalid(e.0))?.filter(InsertTarget::takes_data).ok_or_else(|| {
             Error::invalid(format!(
                 "over HTTP, chwire sends an insert's rows as Native blocks: end the statement with VALUES or FORMAT Native \
@@ -57,7 +55,8 @@ impl<'c> Query<'c> {
         for s in client.opts.settings_list(&self.settings)? {
             req.setting(&s.name, &s.value);
         }
-        for (name, value) in &statement_settings {
+        // The statement's own SETTINGS clause, after the query's.
+        for (name, value) in &target.settings {
             req.setting(name, value);
         }
         if client.opts.compression.is_enabled() {
