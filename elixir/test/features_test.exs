@@ -22,7 +22,8 @@ defmodule ChwireFeaturesTest do
       refusals: shared["refusals"],
       dynamic: shared["dynamic"],
       statements: shared["statements"],
-      texts: shared["texts"]
+      texts: shared["texts"],
+      nulls: shared["nulls"]
     }
   end
 
@@ -250,6 +251,41 @@ defmodule ChwireFeaturesTest do
           assert {:error, %Chwire.Error{message: m}} = Chwire.insert(c, t, [[1, case["value"]]])
           assert m =~ ~r/not an IPv|not a UUID|UUID/, "#{url}: #{case["value"]}: #{m}"
           assert Chwire.query!(c, "SELECT count() FROM #{t}").rows == [[0]], case["value"]
+        end)
+      end
+    end
+  end
+
+  # tests/features/nulls.json: nil where the column's type has no NULL. A nil Array or Map (at
+  # any depth) is the empty one; a nil scalar or Tuple for a column that is not Nullable is
+  # refused before anything is sent.
+  @tag :current_server
+  test "nulls where the type has none by the core's rule", %{nulls: nulls} do
+    columns = fn cases ->
+      cols = cases |> Enum.with_index() |> Enum.map(fn {c, i} -> "c#{i} #{c["type"]}" end)
+      Enum.join(["k UInt32" | cols], ", ")
+    end
+
+    inserted = nulls["inserted"]
+
+    for url <- [url(), http_url()] do
+      with_table(url, "nulls", columns.(inserted), fn c, t ->
+        assert {:ok, _} = Chwire.insert(c, t, [[1 | Enum.map(inserted, & &1["value"])]])
+
+        cols =
+          inserted |> Enum.with_index() |> Enum.map_join(", ", fn {_, i} -> "toString(c#{i})" end)
+
+        assert Chwire.query!(c, "SELECT #{cols} FROM #{t}").rows == [
+                 Enum.map(inserted, & &1["text"])
+               ],
+               url
+      end)
+
+      for case <- nulls["refused"] do
+        with_table(url, "nulls", columns.([case]), fn c, t ->
+          assert {:error, %Chwire.Error{message: m}} = Chwire.insert(c, t, [[1, case["value"]]])
+          assert m =~ nulls["error"], "#{url}: #{case["type"]}: #{m}"
+          assert Chwire.query!(c, "SELECT count() FROM #{t}").rows == [[0]], case["type"]
         end)
       end
     end

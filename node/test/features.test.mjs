@@ -18,6 +18,7 @@ const PARAMS = shared('params.json').params;
 const REFUSALS = shared('refusals.json');
 const DYNAMIC = shared('dynamic.json').dynamic;
 const TEXTS = shared('texts.json');
+const NULLS = shared('nulls.json');
 const STATEMENTS = shared('statements.json');
 const HTTP18 = process.env.CHWIRE_TEST_HTTP_URL_18;
 const skip26 = SERVER.startsWith('18') && 'needs 26.9';
@@ -230,6 +231,38 @@ for (const [transport, url] of [
         await cl.execute(`CREATE TABLE ${t} (${textColumns([c])}) ENGINE = Memory`);
         await assert.rejects(cl.insert(t, [{ k: 1, c0: c.value }]), /is not an IPv|is not a UUID/, c.value);
         assert.equal((await serverText(`SELECT count() FROM ${t}`)).trim(), '0', c.value);
+      }
+    } finally {
+      await cl.execute(`DROP TABLE ${t}`);
+    }
+  });
+}
+
+// tests/features/nulls.json: null where the column's type has no NULL. A null Array or Map (at
+// any depth) is the empty one; a null scalar or Tuple for a column that is not Nullable is
+// refused before anything is sent.
+for (const [transport, url] of [
+  ['native', URL26],
+  ['http', HTTP26],
+]) {
+  test(`nulls where the type has none by the core's rule (${transport})`, { skip: skip26 }, async () => {
+    const cl = await connect(url);
+    const t = tableName('node_nulls');
+    const ins = NULLS.inserted;
+    await cl.execute(`CREATE TABLE ${t} (${textColumns(ins)}) ENGINE = Memory`);
+    try {
+      await cl.insert(t, [Object.fromEntries([['k', 1], ...ins.map((c, i) => [`c${i}`, c.value])])]);
+      const cols = ins.map((_, i) => `toString(c${i})`).join(', ');
+      const got = JSON.parse(await serverText(`SELECT ${cols} FROM ${t} FORMAT JSONCompactEachRow`));
+      assert.deepEqual(
+        got,
+        ins.map((c) => c.text),
+      );
+      for (const c of NULLS.refused) {
+        await cl.execute(`DROP TABLE ${t}`);
+        await cl.execute(`CREATE TABLE ${t} (${textColumns([c])}) ENGINE = Memory`);
+        await assert.rejects(cl.insert(t, [{ k: 1, c0: c.value }]), new RegExp(NULLS.error), c.type);
+        assert.equal((await serverText(`SELECT count() FROM ${t}`)).trim(), '0', c.type);
       }
     } finally {
       await cl.execute(`DROP TABLE ${t}`);

@@ -221,6 +221,45 @@ def test_text_into_addresses_and_uuids_by_the_cores_parser(url):
                 c.command(f"DROP TABLE {t}")
 
 
+@pytest.mark.parametrize("url", [URL, HTTP_URL], ids=["native", "http"])
+@pytest.mark.parametrize("how", ["rows", "arrow"])
+def test_nulls_where_the_type_has_none_by_the_cores_rule(url, how):
+    """tests/features/nulls.json: None where the column's type has no NULL. A NULL Array or Map
+    (at any depth) is the empty one; a NULL scalar or Tuple for a column that is not Nullable is
+    refused before anything is sent. As rows, and as Arrow (a table of the schema chwire reads
+    the table with, every field nullable)."""
+    import pyarrow as pa
+
+    t = features.table_name("nulls")
+    cases = features.nulls()
+    with chwire.connect(url) as c:
+        if not c.server_version.startswith("26."):
+            pytest.skip("Map columns: 26.9")
+
+        def insert(cs):
+            row = [1] + [case["value"] for case in cs]
+            if how == "rows":
+                return c.insert(t, [row])
+            schema = c.query_arrow(f"SELECT * FROM {t} LIMIT 0").schema
+            schema = pa.schema([f.with_nullable(True) for f in schema])
+            return c.insert_arrow(t, pa.Table.from_pylist([dict(zip(schema.names, row))], schema=schema))
+
+        c.command(f"CREATE TABLE {t} ({features.texts_columns(cases['inserted'])}) ENGINE = Memory")
+        try:
+            insert(cases["inserted"])
+            assert features.texts_read(HTTP_URL, t, len(cases["inserted"])) == [case["text"] for case in cases["inserted"]]
+        finally:
+            c.command(f"DROP TABLE {t}")
+        for case in cases["refused"]:
+            c.command(f"CREATE TABLE {t} ({features.texts_columns([case])}) ENGINE = Memory")
+            try:
+                with pytest.raises(chwire.DataError, match=cases["error"]):
+                    insert([case])
+                assert c.command(f"SELECT count() FROM {t}") == 0, case
+            finally:
+                c.command(f"DROP TABLE {t}")
+
+
 def test_a_parameter_the_server_refuses_leaves_the_client_usable(client):
     with pytest.raises(chwire.ServerError):
         client.command("SELECT {p:Array(Enum8('a' = 1))}", parameters={"p": ["no such name"]})

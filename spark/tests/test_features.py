@@ -6,7 +6,8 @@ copy that must hold the same text on the server (JSON and Dynamic, at any depth,
 text: a Dynamic's copy holds Strings, a known difference); a table with columns Spark has no type
 for (Variant, Time, QBit, BFloat16, a Nested column that is not flattened) is refused naming each
 of those columns, and reads with the others (`columns`). And the options of
-tests/features/refusals.json, refused with the core's message by both sources."""
+tests/features/refusals.json, refused with the core's message by both sources, and the NULLs of
+tests/features/nulls.json."""
 
 import os
 import sys
@@ -130,3 +131,34 @@ def test_tables_every_front_end_refuses(spark, nodes, python_source):
                 if t["error"] not in str(e):
                     wrong.append(f"{fmt} {t['table']!r}: {str(e)[:300]}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_nulls_where_the_type_has_none(spark, nodes, srv, python_source):
+    """tests/features/nulls.json through both sources: a NULL array or map (at any depth) is
+    written as the empty Array or Map (the core's rule); a NULL scalar or struct for a column that
+    is not Nullable is refused with the core's message, nothing written. On 26.9 (Map)."""
+    if not str(srv.version).startswith("26."):
+        pytest.skip("Map columns: 26.9")
+    cases = features.nulls()
+    t = features.table_name("default.spark_nulls")
+
+    def write(fmt, cs):
+        srv.query(f"DROP TABLE IF EXISTS {t}")
+        srv.query(f"CREATE TABLE {t} ({features.texts_columns(cs)}) ENGINE = MergeTree ORDER BY k")
+        schema = ", ".join(["k long"] + [f"c{i} {c['spark']}" for i, c in enumerate(cs)])
+        row = tuple([1] + [c["value"] for c in cs])
+        df = spark.createDataFrame([row], schema).coalesce(1)
+        df.write.format(fmt).option("url", nodes[0]).option("table", t).mode("append").save()
+
+    try:
+        for fmt in ("chwire", python_source):
+            write(fmt, cases["inserted"])
+            http = f"http://default@{os.environ['CHWIRE_CLUSTER_HTTP_NODE1']}/default"
+            got = features.texts_read(http, t, len(cases["inserted"]))
+            assert got == [c["text"] for c in cases["inserted"]], fmt
+            for case in cases["refused"]:
+                with pytest.raises(Exception, match=cases["error"]):
+                    write(fmt, [case])
+                assert srv.query(f"SELECT count() FROM {t}").strip() == "0", (fmt, case)
+    finally:
+        srv.query(f"DROP TABLE IF EXISTS {t}")

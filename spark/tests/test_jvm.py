@@ -488,29 +488,6 @@ def test_uint64_and_uuid_columns_read_are_written_back(spark, ch, nodes):
 
 
 @pytest.mark.parametrize("fmt", [JVM, "python"])
-def test_a_null_array_is_refused_not_stored_as_an_empty_one(spark, ch, nodes, request, fmt):
-    """ClickHouse's arrays cannot be NULL: a NULL array (at any depth) is an error naming the
-    column and row, through both sources, not an empty array stored in its place."""
-    fmt = request.getfixturevalue("python_source") if fmt == "python" else fmt
-    ch.command("DROP TABLE IF EXISTS default.jvm_w_nullarr")
-    ch.command("CREATE TABLE default.jvm_w_nullarr (id Int64, c Array(Array(Nullable(Int32)))) "
-               "ENGINE = MergeTree ORDER BY id")
-    try:
-        for rows in ([(1, [[1, None]]), (2, None)], [(1, [[1], None])]):
-            df = spark.createDataFrame(rows, "id long, c array<array<int>>").coalesce(1)
-            with pytest.raises(Exception, match="column 'c': row 1: NULL"):
-                df.write.format(fmt).option("url", nodes[0]).option("table", "default.jvm_w_nullarr") \
-                    .mode("append").save()
-        assert ch.command("SELECT count() FROM default.jvm_w_nullarr") == 0
-        ok = spark.createDataFrame([(1, [[1, None], []])], "id long, c array<array<int>>")
-        ok.write.format(fmt).option("url", nodes[0]).option("table", "default.jvm_w_nullarr").mode("append").save()
-        assert ch.query("SELECT c FROM default.jvm_w_nullarr").result_rows == [([[1, None], []],)]
-        assert count_stage_tables(ch) == 0
-    finally:
-        ch.command("DROP TABLE default.jvm_w_nullarr")
-
-
-@pytest.mark.parametrize("fmt", [JVM, "python"])
 def test_columns_are_matched_to_the_table_as_spark_matches_names(spark, ch, nodes, request, fmt):
     """Spark resolves names without regard to case (spark.sql.caseSensitive off): a DataFrame's
     `ID` is the table's `id`, through both sources, as reads already were; an exact name wins.

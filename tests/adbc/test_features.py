@@ -174,6 +174,36 @@ def test_text_into_addresses_and_uuids_by_the_cores_parser(conn, ch, name):
             assert ch.command(f"SELECT count() FROM {name}") == 0, case
 
 
+def test_nulls_where_the_type_has_none_by_the_cores_rule(conn, ch, name):
+    """tests/features/nulls.json: NULL Arrow slots ingested where the column's type has no NULL.
+    A NULL list or map (at any depth) is the empty Array or Map; a NULL scalar or struct for a
+    column that is not Nullable is refused before anything is sent."""
+    import pyarrow as pa
+
+    cases = features.nulls()
+    if not ch.server_version.startswith("26."):
+        pytest.skip("Map columns: 26.9")
+
+    def data(cs):
+        with conn.cursor() as cur:
+            cur.execute(f"SELECT * FROM {name} LIMIT 0")
+            schema = cur.fetch_arrow_table().schema
+        schema = pa.schema([f.with_nullable(True) for f in schema])
+        row = [1] + [c["value"] for c in cs]
+        return pa.Table.from_pylist([dict(zip(schema.names, row))], schema=schema)
+
+    ch.command(f"CREATE TABLE {name} ({features.texts_columns(cases['inserted'])}) ENGINE = Memory")
+    with conn.cursor() as cur:
+        assert cur.adbc_ingest(name, data(cases["inserted"]), mode="append") == 1
+        assert features.texts_read(HTTP_URL, name, len(cases["inserted"])) == [c["text"] for c in cases["inserted"]]
+        for case in cases["refused"]:
+            ch.command(f"DROP TABLE {name}")
+            ch.command(f"CREATE TABLE {name} ({features.texts_columns([case])}) ENGINE = Memory")
+            with pytest.raises(dbapi.Error, match=cases["error"]):
+                cur.adbc_ingest(name, data([case]), mode="append")
+            assert ch.command(f"SELECT count() FROM {name}") == 0, case
+
+
 def test_a_block_the_server_refuses_commits_nothing_of_it(conn, ch, name):
     import pyarrow as pa
 

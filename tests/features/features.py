@@ -1,5 +1,5 @@
 """The shared cases of tests/features/ (tables.json, params.json, refusals.json, dynamic.json,
-statements.json) for the Python suites (the
+statements.json, texts.json, nulls.json) for the Python suites (the
 Python package's, ADBC's, Spark's and tests/oracle/live.py): loading them, and setting up a
 case's table through the server's own HTTP interface (what the front end under test then reads
 and writes back). `python3 features.py check` sets up every case on the servers of
@@ -36,6 +36,12 @@ def dynamic():
 def texts():
     """texts.json: text into address and UUID columns (`inserted`, `refused`), by the core's parser."""
     with open(os.path.join(HERE, "texts.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def nulls():
+    """nulls.json: a host NULL where the column's type has none (`inserted`, `refused`)."""
+    with open(os.path.join(HERE, "nulls.json"), encoding="utf-8") as f:
         return json.load(f)
 
 
@@ -207,7 +213,7 @@ def etf(v):
 
 if __name__ == "__main__" and sys.argv[1:] == ["etf"]:
     sys.stdout.buffer.write(etf({"tables": tables(), "params": params(), "refusals": refusals(), "dynamic": dynamic(),
-                                  "statements": statements(), "texts": texts()}))
+                                  "statements": statements(), "texts": texts(), "nulls": nulls()}))
 
 if __name__ == "__main__" and sys.argv[1:] == ["check"]:
     urls = [os.environ.get("CHWIRE_TEST_HTTP_URL", "http://default@127.0.0.1:18123/default")]

@@ -90,7 +90,7 @@ EXPECTED = [
      "chdb cannot infer the schema of its own Arrow file with a null type (Nothing)"),
     (r"^tuple/empty$", r"", r"",
      "Parquet has no empty groups (arrow-rs and ClickHouse refuse them); chdb reads its own empty struct back as an empty named tuple"),
-    (r"^tuple/nullable_tuple$", r"^reverse ", r"NULLs, but the type is not Nullable",
+    (r"^tuple/nullable_tuple$", r"^reverse ", r"NULL does not fit the non-Nullable type",
      "a nullable struct of other writers infers as Tuple, which has no NULL (Nullable(Tuple) is experimental in ClickHouse 26.9)"),
     (r"^json_shared/(many_types_max_dynamic_paths_1|max_dynamic_paths_0)$", r"^readback ", r"",
      "ClickHouse 26.9 parses the JSON text -0 as 0 (its own Arrow output read back loses the sign too)"),

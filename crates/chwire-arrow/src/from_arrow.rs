@@ -23,10 +23,11 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
     use DataType as T;
     // A Dynamic value can be NULL (written as JSON `null`, as ClickHouse does).
     // A NULL list or map is an empty Array or Map (ClickHouse has no Nullable(Array); it reads
-    // such files so too): see `list_parts`.
+    // such files so too, and the core's rows take NULL so): see `list_parts`.
     let accepts_nulls = crate::schema::is_nullable(ty) || matches!(ty, T::Dynamic { .. } | T::Array(_) | T::Map(..) | T::Nested(_));
     if !accepts_nulls && array.logical_null_count() > 0 {
-        return Err(mismatch(array, ty, format!("{} NULLs, but the type is not Nullable", array.logical_null_count())));
+        let row = array.logical_nulls().and_then(|n| n.iter().position(|valid| !valid)).unwrap_or(0);
+        return Err(mismatch(array, ty, format!("row {row}: NULL does not fit the non-Nullable type {ty}")));
     }
     if let A::Dictionary(_, value_type) = array.data_type() {
         if !matches!(ty, T::LowCardinality(_) | T::Enum8(_) | T::Enum16(_))

@@ -497,3 +497,46 @@ fn a_querys_own_format_clause() {
         assert_eq!(stdout(&chwire(&["query", sql])), case["cli"].as_str().unwrap(), "{sql}");
     }
 }
+
+/// tests/features/nulls.json through the CLI: a JSON Lines file's `null` where the column's type
+/// has none. A NULL Array or Map is the empty one (the core's rule). The CLI reads files as
+/// ClickHouse reads them, and ClickHouse's JSONEachRow takes `null` for a scalar or Tuple that is
+/// not Nullable as the type's default (`input_format_null_as_default`): the `refused` cases are
+/// stored as the server's own reading of the same line. On 26.9.
+#[test]
+fn nulls_where_the_type_has_none() {
+    if !stdout(&chwire(&["query", "SELECT version()"])).starts_with("26.") {
+        return;
+    }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/nulls.json");
+    let cases: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let dir = std::env::temp_dir().join(format!("chwire-cli-nulls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = format!("chwire_cli_nulls_{}", std::process::id());
+    let table = |cases: &[serde_json::Value]| {
+        let cols: Vec<String> = cases.iter().enumerate().map(|(i, c)| format!("c{i} {}", c["type"].as_str().unwrap())).collect();
+        stdout(&chwire(&["query", &format!("DROP TABLE IF EXISTS {t}")]));
+        stdout(&chwire(&["query", &format!("CREATE TABLE {t} (k UInt32, {}) ENGINE = Memory", cols.join(", "))]));
+        let mut row = serde_json::Map::new();
+        row.insert("k".into(), 1.into());
+        for (i, c) in cases.iter().enumerate() {
+            row.insert(format!("c{i}"), c["value"].clone());
+        }
+        let file = dir.join("rows.jsonl");
+        std::fs::write(&file, format!("{}\n", serde_json::Value::Object(row))).unwrap();
+        chwire(&["insert", &t, "--input", file.to_str().unwrap()])
+    };
+    let inserted = cases["inserted"].as_array().unwrap();
+    stdout(&table(inserted));
+    let texts: Vec<String> = (0..inserted.len()).map(|i| format!("toString(c{i})")).collect();
+    let got = stdout(&chwire(&["query", "-f", "jsonl", &format!("SELECT [{}] AS t FROM {t}", texts.join(", "))]));
+    let want: Vec<serde_json::Value> = inserted.iter().map(|c| c["text"].clone()).collect();
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&got).unwrap()["t"], serde_json::Value::Array(want));
+    for case in cases["refused"].as_array().unwrap() {
+        stdout(&table(std::slice::from_ref(case)));
+        let ty = case["type"].as_str().unwrap();
+        let server = stdout(&chwire(&["query", &format!("SELECT toString(c0) FROM format(JSONEachRow, 'c0 {ty}', '{{\"c0\": null}}')")]));
+        assert_eq!(stdout(&chwire(&["query", &format!("SELECT toString(c0) FROM {t}")])), server, "{case}");
+    }
+    stdout(&chwire(&["query", &format!("DROP TABLE {t}")]));
+}

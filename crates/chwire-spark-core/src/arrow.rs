@@ -222,56 +222,6 @@ fn written_type(from: &DataType, to: &chwire::DataType) -> Option<DataType> {
     }
 }
 
-/// A NULL where ClickHouse's type cannot hold one: an array, map or tuple (never Nullable in
-/// ClickHouse), at any depth. Spark would refuse to write NULL into a column that cannot hold
-/// it; ClickHouse would store an empty array or map instead, which is not the row Spark had.
-/// (Scalars are checked by chwire-arrow's conversion.)
-fn no_null_where_none_fits(array: &ArrayRef, t: &chwire::DataType) -> std::result::Result<(), String> {
-    use chwire::DataType as Ch;
-    let t = match t {
-        Ch::LowCardinality(inner) => inner.as_ref(),
-        t => t,
-    };
-    let nullable_here = matches!(t, Ch::Nullable(_));
-    let inner = match t {
-        Ch::Nullable(inner) => inner.as_ref(),
-        t => t,
-    };
-    let composite = matches!(inner, Ch::Array(_) | Ch::Map(..) | Ch::Tuple(_));
-    if composite && !nullable_here && array.null_count() > 0 {
-        let row = (0..array.len()).find(|&i| array.is_null(i)).unwrap_or(0);
-        return Err(format!("row {row}: NULL, which {t} cannot hold (ClickHouse would store an empty value instead)"));
-    }
-    // The children of the rows in `array` only (a sliced list's values hold other rows too).
-    fn rows_of<O: Copy + TryInto<usize>>(values: &ArrayRef, offsets: &[O]) -> ArrayRef {
-        let at = |o: Option<&O>| o.and_then(|&o| o.try_into().ok()).unwrap_or(0usize);
-        let (start, end) = (at(offsets.first()), at(offsets.last()));
-        values.slice(start, end.saturating_sub(start))
-    }
-    match (inner, array.data_type()) {
-        (Ch::Array(element), DataType::List(_)) => {
-            let l = array.as_list::<i32>();
-            no_null_where_none_fits(&rows_of(l.values(), l.value_offsets()), element)
-        }
-        (Ch::Array(element), DataType::LargeList(_)) => {
-            let l = array.as_list::<i64>();
-            no_null_where_none_fits(&rows_of(l.values(), l.value_offsets()), element)
-        }
-        (Ch::Map(_, value), DataType::Map(..)) => {
-            let m = array.as_map();
-            no_null_where_none_fits(&rows_of(m.values(), m.value_offsets()), value)
-        }
-        (Ch::Tuple(elements), DataType::Struct(_)) => {
-            let s = array.as_struct();
-            for ((_, t), col) in elements.iter().zip(s.columns()) {
-                no_null_where_none_fits(col, t)?;
-            }
-            Ok(())
-        }
-        _ => Ok(()),
-    }
-}
-
 /// Spark's batch as chwire-arrow converts it to the columns `target` (by name): the columns of
 /// `written_type` converted, checked, the others as they are.
 pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> Result<RecordBatch> {
@@ -281,9 +231,6 @@ pub fn from_spark(batch: RecordBatch, target: &[(String, chwire::DataType)]) -> 
     let mut columns = Vec::with_capacity(batch.num_columns());
     for (col, f) in batch.columns().iter().zip(schema.fields()) {
         let ch = target.iter().find(|(n, _)| n == f.name()).map(|(_, t)| t);
-        if let Some(t) = ch {
-            no_null_where_none_fits(col, t).map_err(|e| Error::Invalid(format!("column '{}': {e}", f.name())))?;
-        }
         // Doubles for Float32 places, also inside arrays: rounded by the rule every front end
         // shares (chwire-arrow's narrow_floats).
         let narrowed = match ch {
@@ -384,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn a_null_array_is_refused_where_clickhouse_would_store_an_empty_one() {
+    fn a_null_array_is_the_empty_one_by_the_cores_rule() {
         use arrow_array::builder::{Int32Builder, ListBuilder};
         use chwire::DataType as Ch;
         let mut b = ListBuilder::new(ListBuilder::new(Int32Builder::new()));
@@ -394,18 +341,15 @@ mod tests {
         b.values().append_null(); // a NULL inner array
         b.append(true);
         b.append_null(); // a NULL outer array
-        let lists: ArrayRef = Arc::new(b.finish());
         let nested = Ch::Array(Box::new(Ch::Array(Box::new(Ch::Nullable(Box::new(Ch::Int32))))));
-        let batch = RecordBatch::try_from_iter([("c", lists.clone())]).unwrap();
-        let e = from_spark(batch, &[("c".into(), nested.clone())]).unwrap_err().to_string();
-        assert!(e.contains("column 'c': row 2: NULL"), "{e}");
-        // Without the NULL outer array, the NULL inner one is found.
-        let batch = RecordBatch::try_from_iter([("c", lists.slice(0, 2))]).unwrap();
-        let e = from_spark(batch, &[("c".into(), nested.clone())]).unwrap_err().to_string();
-        assert!(e.contains("column 'c': row 1: NULL"), "{e}");
-        // Rows without NULLs pass.
-        let batch = RecordBatch::try_from_iter([("c", lists.slice(0, 1))]).unwrap();
-        assert!(from_spark(batch, &[("c".into(), nested)]).is_ok());
+        let target = [("c".to_string(), nested)];
+        let batch = from_spark(RecordBatch::try_from_iter([("c", Arc::new(b.finish()) as ArrayRef)]).unwrap(), &target).unwrap();
+        let block = chwire_arrow::batch_to_block(&batch, &target).unwrap();
+        let c = block.column("c").unwrap();
+        let ints = |v: &[i32]| chwire::Value::Array(v.iter().map(|&i| chwire::Value::Int(i.into())).collect());
+        assert_eq!(c.value(0), chwire::Value::Array(vec![ints(&[1])]));
+        assert_eq!(c.value(1), chwire::Value::Array(vec![ints(&[])]));
+        assert_eq!(c.value(2), chwire::Value::Array(vec![]));
     }
 
     #[test]

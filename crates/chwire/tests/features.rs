@@ -445,3 +445,64 @@ async fn text_into_addresses_and_uuids_by_the_cores_parser() {
         }
     }
 }
+
+/// tests/features/nulls.json: a NULL where the column's type has none. A NULL Array or Map (at
+/// any depth) is the empty one, as ClickHouse reads such input; a NULL scalar or Tuple for a
+/// column that is not Nullable is refused before anything is sent. Rows of dynamic values over
+/// both transports (Arrow inserts: the CLI's files, Python's and ADBC's suites).
+#[tokio::test]
+async fn nulls_where_the_type_has_none_by_the_cores_rule() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/nulls.json");
+    let cases: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let columns = |cases: &[Json]| {
+        let cols: Vec<String> = cases.iter().enumerate().map(|(i, c)| format!("c{i} {}", c["type"].as_str().unwrap())).collect();
+        format!("k UInt32, {}", cols.join(", "))
+    };
+    for url in [common::url(), http_url("CHWIRE_TEST_HTTP_URL", 18123)] {
+        let mut c = Client::connect_url(&url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        if server_name(&c) != "26.9" {
+            return;
+        }
+        let inserted = cases["inserted"].as_array().unwrap();
+        let t = format!("rs_nulls_{}", std::process::id());
+        run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", columns(inserted)), &[]).await;
+        let mut ins = c.insert_dynamic(t.as_str(), None).await.unwrap();
+        ins.write(&null_row(inserted)).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        ins.end().await.unwrap();
+        let texts: Vec<String> = (0..inserted.len()).map(|i| format!("toString(c{i})")).collect();
+        let read = blocks(&mut c, &format!("SELECT {} FROM {t}", texts.join(", ")), &[]).await;
+        let got: Vec<Option<String>> = (0..inserted.len())
+            .map(|i| match read[0].column_at(i).unwrap().value(0) {
+                Value::String(s) => Some(String::from_utf8_lossy(s).into_owned()),
+                Value::Null => None,
+                v => Some(format!("{v:?}")),
+            })
+            .collect();
+        let want: Vec<Option<String>> = inserted.iter().map(|c| c["text"].as_str().map(str::to_string)).collect();
+        assert_eq!(got, want, "{url}");
+        run(&mut c, &format!("DROP TABLE {t}"), &[]).await;
+        for case in cases["refused"].as_array().unwrap() {
+            let one = std::slice::from_ref(case);
+            run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", columns(one)), &[]).await;
+            let mut ins = c.insert_dynamic(t.as_str(), None).await.unwrap();
+            let err = match ins.write(&null_row(one)).await {
+                Ok(()) => ins.end().await.expect_err(&format!("{url}: {case} was taken")),
+                Err(e) => {
+                    drop(ins);
+                    e
+                }
+            };
+            assert!(err.to_string().contains(cases["error"].as_str().unwrap()), "{url}: {case}: {err}");
+            let n = blocks(&mut c, &format!("SELECT count() FROM {t}"), &[]).await;
+            assert_eq!(n[0].column_at(0).unwrap().value(0), Value::UInt(0), "{url}: {case}");
+            run(&mut c, &format!("DROP TABLE {t}"), &[]).await;
+        }
+    }
+}
+
+/// Row 1 of a nulls.json table: `k` and each case's value.
+fn null_row(cases: &[Json]) -> Vec<Value<'_>> {
+    let mut row = vec![Value::UInt(1)];
+    row.extend(cases.iter().map(|c| dyn_value(&c["value"])));
+    row
+}

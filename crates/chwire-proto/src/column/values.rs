@@ -306,6 +306,10 @@ pub fn write_value(v: &Value<'_>, ty: &DataType, col: &mut ColumnData) -> Result
             n.nulls.push(1);
             Ok(())
         }
+        // ClickHouse has no NULL Array or Map (neither can be Nullable): a NULL is the empty
+        // one, as ClickHouse reads such input (chwire-arrow takes a NULL list alike).
+        (Value::Null, T::Array(_) | T::Nested(_)) => write_array(&[], ty, col),
+        (Value::Null, T::Map(..)) => write_value(&Value::Map(Vec::new()), ty, col),
         (Value::Null, _) => Err(format!("NULL does not fit the non-Nullable type {ty}")),
         (v, T::Nullable(inner)) => {
             let ColumnData::Nullable(n) = col else { return Err(bad_storage(col)) };
@@ -664,6 +668,15 @@ mod tests {
         assert_eq!(e, ValuesError::Width { row: 0, values: 1, columns: 2 });
         let e = block_from_values(&[("n", ty("UInt8"))], [&[Value::Null][..]]).unwrap_err();
         assert!(e.to_string().ends_with("NULL does not fit the non-Nullable type UInt8"), "{e}");
+        // ClickHouse has no NULL Array or Map: a NULL is the empty one, at any depth.
+        let cols = [("a", ty("Array(Array(Int8))")), ("m", ty("Map(String, Array(UInt8))")), ("n", ty("Nested(x UInt8)"))];
+        let row = [Value::Array(vec![Value::Null, Value::Array(vec![Value::Int(1)])]), Value::Null, Value::Null];
+        let block = block_from_values(&cols, [&row[..]]).unwrap();
+        let value = |c: &str| block.column(c).unwrap().value(0);
+        assert_eq!(value("a"), Value::Array(vec![Value::Array(vec![]), Value::Array(vec![Value::Int(1)])]));
+        assert_eq!((value("m"), value("n")), (Value::Map(vec![]), Value::Array(vec![])));
+        let e = block_from_values(&[("t", ty("Tuple(UInt8)"))], [&[Value::Null][..]]).unwrap_err();
+        assert!(e.to_string().ends_with("NULL does not fit the non-Nullable type Tuple(UInt8)"), "{e}");
     }
 
     #[test]
