@@ -55,6 +55,13 @@ pub fn spark_shard_port(options: &str, port: u16) -> PyResult<u16> {
     Ok(o.shard_port(port))
 }
 
+/// One URL per server of `url` (the core's `single_host_urls`): the watchdog stops a query on
+/// whichever server runs it.
+#[pyfunction]
+pub fn spark_single_host_urls(url: &str) -> PyResult<Vec<String>> {
+    chwire::options::single_host_urls(url).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// The Spark column (JSON) of ClickHouse column `name` of type `ch_type`.
 #[pyfunction]
 #[pyo3(signature = (name, ch_type, uint64_long=false))]
@@ -206,6 +213,7 @@ pub fn spark_write_sweep(py: Python<'_>, job: &str) -> PyResult<()> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark_options, m)?)?;
     m.add_function(wrap_pyfunction!(spark_shard_port, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_single_host_urls, m)?)?;
     m.add_function(wrap_pyfunction!(spark_column, m)?)?;
     m.add_function(wrap_pyfunction!(spark_plan, m)?)?;
     m.add_function(wrap_pyfunction!(spark_partition_sql, m)?)?;

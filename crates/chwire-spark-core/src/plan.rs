@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::options::SparkOptions;
-use crate::sql::{engine_args, quote_ident, split_table, sql_string, url_with_hosts};
+use crate::sql::{engine_args, quote_ident, split_table, sql_string};
 use crate::types::{spark_column, SparkColumn};
 use crate::{invalid, Error, Result};
 
@@ -322,27 +322,27 @@ impl Plan {
         if rows.is_empty() {
             return invalid(format!("cluster {cluster:?} is not in system.clusters of {}", self.options.url));
         }
-        let mut shards: BTreeMap<u64, Vec<(String, u16)>> = BTreeMap::new();
+        let mut shards: BTreeMap<u64, Vec<chwire::Endpoint>> = BTreeMap::new();
         for r in rows {
             let field = |i: usize| r.get(i).cloned().flatten().unwrap_or_default();
             let shard: u64 = field(0).parse().unwrap_or(0);
             let port: u16 = field(3).parse().unwrap_or(9000);
-            shards.entry(shard).or_default().push((field(2), self.options.shard_port(port)));
+            shards.entry(shard).or_default().push(chwire::Endpoint::new(field(2), self.options.shard_port(port)));
         }
-        Ok(shards
+        shards
             .into_iter()
             .enumerate()
             .map(|(i, (shard, replicas))| {
                 let k = i % replicas.len();
-                let order: Vec<(String, u16)> = replicas[k..].iter().chain(&replicas[..k]).cloned().collect();
-                Part {
-                    url: url_with_hosts(&self.options.url, &order),
+                let order: Vec<chwire::Endpoint> = replicas[k..].iter().chain(&replicas[..k]).cloned().collect();
+                Ok(Part {
+                    url: chwire::options::url_with_hosts(&self.options.url, &order)?,
                     from: table.to_string(),
                     cond: String::new(),
                     shard: Some(shard.to_string()),
-                }
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// The SELECT of partition `part` with the pushed conditions `wheres`.

@@ -39,7 +39,7 @@ async fn create_like_target(c: &mut Client, sql: String) -> chwire::Result<()> {
     Ok(())
 }
 use crate::plan::text_rows;
-use crate::sql::{quote_ident, split_table, sql_string, url_hosts, url_with_hosts};
+use crate::sql::{quote_ident, split_table, sql_string};
 use crate::{invalid, Error, Result};
 
 /// The name prefix of staging tables: `chwire_stage_<job>_<attempt tag>`.
@@ -95,9 +95,7 @@ fn job_id() -> String {
 /// that asked it (used on: no second connection to the same host).
 pub(crate) async fn first_answering(opts: &SparkOptions) -> Result<(String, Client)> {
     let mut last = None;
-    for (host, port) in url_hosts(&opts.url) {
-        // A host without a port is on ClickHouse's default: 9440 over TLS, else 9000.
-        let url = url_with_hosts(&opts.url, &[(host, port.unwrap_or_else(|| opts.default_port()))]);
+    for url in chwire::options::single_host_urls(&opts.url)? {
         match opts.connect(Some(&url)).await {
             Ok(mut c) => match c.execute("SELECT 1").await {
                 Ok(_) => return Ok((url, c)),

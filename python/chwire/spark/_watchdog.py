@@ -14,19 +14,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import List
-from urllib.parse import urlsplit, urlunsplit
-
-
-def single_host_urls(url: str) -> List[str]:
-    """One URL per server of a multi-host URL (`http://u@h1:p,h2:p/db`)."""
-    parts = urlsplit(url)
-    userinfo, _, hosts = parts.netloc.rpartition("@")
-    out = []
-    for h in hosts.split(","):
-        netloc = f"{userinfo}@{h}" if userinfo else h
-        out.append(urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)))
-    return out
 
 
 def main() -> None:
@@ -34,8 +21,9 @@ def main() -> None:
     if sys.stdin.readline().strip() == "done":
         return
     import chwire
+    from chwire import _chwire
 
-    for url in single_host_urls(job["url"]):
+    for url in _chwire.spark_single_host_urls(job["url"]):
         try:
             with chwire.connect(url, **job["connect"]) as c:
                 c.command("KILL QUERY WHERE query_id = {q:String} ASYNC", parameters={"q": job["query_id"]})

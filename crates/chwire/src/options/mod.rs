@@ -555,6 +555,53 @@ impl Options {
     }
 }
 
+/// `url` with its servers replaced by `hosts`, everything else kept as written (user,
+/// password, database, every other option): the URL of one shard's replicas, or of one server,
+/// to hand to another process. The URL's `hosts=` keys are dropped (they would add servers).
+/// The result reads back ([`Options::from_url`]) with `hosts` as its servers.
+pub fn url_with_hosts(url: &str, hosts: &[Endpoint]) -> Result<String> {
+    if hosts.is_empty() {
+        return Err(Error::config("a URL needs at least one host"));
+    }
+    Options::from_url(url)?; // the same URL rules as a connection's
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
+    let host_start = url[start..end].rfind('@').map_or(start, |i| start + i + 1);
+    let list: Vec<String> = hosts.iter().map(Endpoint::to_string).collect();
+    let mut out = format!("{}{}", &url[..host_start], list.join(","));
+    let rest = &url[end..];
+    let (before_fragment, fragment) = rest.split_once('#').map_or((rest, None), |(a, f)| (a, Some(f)));
+    match before_fragment.split_once('?') {
+        Some((path, query)) => {
+            out.push_str(path);
+            let kept: Vec<&str> = query
+                .split('&')
+                .filter(|pair| {
+                    let key = pair.split('=').next().unwrap_or("");
+                    let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+                    !matches!(keys::classify(&key), Ok(Classified::Option(k)) if k.name == "hosts")
+                })
+                .collect();
+            if !kept.is_empty() {
+                out.push('?');
+                out.push_str(&kept.join("&"));
+            }
+        }
+        None => out.push_str(before_fragment),
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    Ok(out)
+}
+
+/// One URL per server of `url` (its host list and `hosts=` keys, each with the port the URL's
+/// transport and TLS give a host without one), in order: [`url_with_hosts`] of each.
+pub fn single_host_urls(url: &str) -> Result<Vec<String>> {
+    Options::from_url(url)?.endpoints().iter().map(|e| url_with_hosts(url, std::slice::from_ref(e))).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -619,6 +666,29 @@ mod tests {
         assert_eq!(Options::from_url_and(Some("tcp://u@h"), [("user", "v")]).unwrap().user, "v");
         assert_eq!(o.port, 1);
         assert!(Options::new().hosts(Vec::new()).validate().is_err());
+    }
+
+    #[test]
+    fn urls_with_other_hosts() {
+        let u = "tcp://u:p%40@a:1,b:2/db?secure=1&hosts=c:3&Hosts=d#f";
+        let one = url_with_hosts(u, &[Endpoint::new("x", 9), Endpoint::new("::1", 8)]).unwrap();
+        assert_eq!(one, "tcp://u:p%40@x:9,[::1]:8/db?secure=1#f");
+        let o = Options::from_url(&one).unwrap();
+        assert_eq!((o.user.as_str(), o.password.as_str(), o.database.as_str()), ("u", "p@", "db"));
+        assert_eq!(o.endpoints(), [Endpoint::new("x", 9), Endpoint::new("::1", 8)]);
+        assert_eq!(
+            single_host_urls(u).unwrap(),
+            [
+                "tcp://u:p%40@a:1/db?secure=1#f",
+                "tcp://u:p%40@b:2/db?secure=1#f",
+                "tcp://u:p%40@c:3/db?secure=1#f",
+                "tcp://u:p%40@d:9440/db?secure=1#f"
+            ]
+        );
+        assert_eq!(single_host_urls("http://h").unwrap(), ["http://h:8123"]);
+        assert_eq!(url_with_hosts("tcp://h/db?hosts=b", &[Endpoint::new("h", 1)]).unwrap(), "tcp://h:1/db");
+        assert!(url_with_hosts("tcp://h", &[]).is_err());
+        assert!(single_host_urls("tcp://h?bogus_option_name=1").is_err());
     }
 
     #[test]
