@@ -99,6 +99,9 @@ pub enum Event {
     /// Server log lines (`send_logs_level`), one row each.
     Log(Block),
     /// The server's profile event counters of the query (revision >= 54451), one row each.
+    /// From servers that have the setting (25.11 and newer) only when the query or the options
+    /// set `send_profile_events = 1`: chwire turns them off otherwise (they are most of what
+    /// the server sends for a small query or insert block).
     ProfileEvents(Block),
     /// The columns of an INSERT's table with their defaults, sent before its header.
     TableColumns {
@@ -484,8 +487,10 @@ impl Client {
         }
         let mut settings = self.opts.settings_list(settings)?;
         let (rev, server_side) = self.ready().await?.parameters_support();
-        if !self.conn.as_ref().is_some_and(|c| c.is_http()) {
+        if let Some(conn) = self.conn.as_ref().filter(|c| !c.is_http()) {
             compression_method(self.opts.compression, &mut settings);
+            let hello = conn.hello();
+            profile_events_off((hello.version_major, hello.version_minor), &mut settings);
         }
         let bound_sql;
         let (sql, parameters): (&str, Vec<(String, String)>) = if server_side {
@@ -567,9 +572,36 @@ fn compression_method(c: chwire_proto::Compression, settings: &mut Vec<chwire_pr
     }
 }
 
+/// The server version from which ClickHouse has `send_profile_events` (25.11).
+const SEND_PROFILE_EVENTS_SINCE: (u64, u64) = (25, 11);
+
+/// `send_profile_events = 0` for a server that has the setting, unless the caller set it: the
+/// server then leaves out the ProfileEvents packets it sends during and after every query and
+/// after every insert block, which chwire reads past and only [`QueryStream::next_event`]
+/// hands on (set `send_profile_events = 1` to get them there). Not important: a server that
+/// does not know it ignores it.
+fn profile_events_off(server: (u64, u64), settings: &mut Vec<chwire_proto::packet::client::Setting>) {
+    if server >= SEND_PROFILE_EVENTS_SINCE && !settings.iter().any(|s| s.name == "send_profile_events") {
+        settings.push(chwire_proto::packet::client::Setting { name: "send_profile_events".into(), value: "0".into(), important: false });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn profile_events_are_off_where_the_server_has_the_setting() {
+        use chwire_proto::packet::client::Setting;
+        let mut s = Vec::new();
+        profile_events_off((25, 10), &mut s);
+        assert!(s.is_empty());
+        profile_events_off((26, 9), &mut s);
+        assert_eq!((s[0].name.as_str(), s[0].value.as_str()), ("send_profile_events", "0"));
+        let mut asked = vec![Setting { name: "send_profile_events".into(), value: "1".into(), important: true }];
+        profile_events_off((26, 9), &mut asked);
+        assert_eq!(asked.len(), 1);
+    }
 
     #[test]
     fn query_ids_look_like_uuids() {

@@ -138,6 +138,52 @@ async fn the_servers_blocks_come_in_the_clients_compression() {
     }
 }
 
+/// A server that has `send_profile_events` (25.11 and newer) is asked to leave the
+/// ProfileEvents packets out, unless the query or the options set it: then they arrive as
+/// events. 18.16 has neither the setting nor the packets.
+#[tokio::test]
+async fn profile_events_only_when_asked_for() {
+    if common::is_http() {
+        return;
+    }
+    for (opts, per_query, want) in [
+        (options(), None, false),
+        (options(), Some("1"), true),
+        (options().setting("send_profile_events", "1"), None, true),
+        (options().compression(Compression::Lz4), None, false),
+    ] {
+        let mut c = client_with(opts).await;
+        if is_old_server(&c) {
+            return;
+        }
+        let mut q = c.query("SELECT number FROM numbers(100000)");
+        if let Some(v) = per_query {
+            q = q.setting("send_profile_events", v);
+        }
+        let mut s = q.stream().await.unwrap();
+        let (mut rows, mut profile_events) = (0, 0);
+        while let Some(ev) = s.next_event().await.unwrap() {
+            match ev {
+                chwire::Event::Data(b) => rows += b.rows(),
+                chwire::Event::ProfileEvents(_) => profile_events += 1,
+                _ => {}
+            }
+        }
+        assert_eq!((rows, profile_events > 0), (100000, want), "{per_query:?}");
+        drop(s);
+        // An insert's blocks too: the table's rows arrive either way.
+        c.execute("CREATE TEMPORARY TABLE pe (a UInt64)").await.unwrap();
+        let mut ins = c.insert_blocks("pe", None).await.unwrap();
+        for i in 0..3u64 {
+            let mut b = chwire::Block::new();
+            b.push("a", chwire::Column::new(chwire::DataType::UInt64, chwire::ColumnData::UInt64(vec![i])).unwrap()).unwrap();
+            ins.send(&b).await.unwrap();
+        }
+        assert_eq!(ins.end().await.unwrap().rows_sent, 3);
+        assert_eq!(scalar_u64(&mut c, "SELECT sum(a) FROM pe").await, 3);
+    }
+}
+
 #[tokio::test]
 async fn ping_works_and_keeps_the_connection() {
     let mut c = client().await;
