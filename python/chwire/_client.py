@@ -292,6 +292,9 @@ class Client:
                     OverflowError) as e:
                 where = f", row {row}" if row is not None else ""
                 raise DataError(f"column {field.name!r} ({t}){where}: {e}") from e
+        # Every column may hold None here: the core decides where a NULL fits (a NULL Array or
+        # Map is the empty one, a NULL scalar an error naming the column), as for every front end.
+        schema = pyarrow.schema([f.with_nullable(True) for f in schema])
         return self.insert_arrow(table, pyarrow.Table.from_arrays(arrays, schema=schema), settings, query_id)
 
     def _table_schema(self, table: str, column_names: Optional[Sequence[str]]) -> Any:
