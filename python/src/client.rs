@@ -330,14 +330,10 @@ pub fn sql_insert_values(py: Python<'_>, sql: &str) -> PyResult<Option<InsertVal
     let Some(target) = InsertTarget::parse(sql).map_err(unreadable).py_err(py)? else {
         return Ok(None);
     };
-    // `INSERT … VALUES` with its rows or without: not FORMAT, not a query.
-    let values = match target.source {
-        InsertSource::Inline => {
-            chwire::sql::significant(sql.get(..target.rows_at).unwrap_or("")).last().is_some_and(|t| t.is_keyword("VALUES"))
-        }
-        InsertSource::Data { format: None } => true,
-        _ => false,
-    };
+    // `INSERT … VALUES` with its rows or without: not FORMAT, not a query, not a statement
+    // without a data clause (`INSERT INTO t (a)`, which runs as written).
+    let values = matches!(target.source, InsertSource::Inline | InsertSource::Data { format: None })
+        && chwire::sql::significant(sql.get(..target.rows_at).unwrap_or("")).last().is_some_and(|t| t.is_keyword("VALUES"));
     let rows = sql.get(target.rows_at..).unwrap_or("").to_string();
     Ok(values.then(|| (target.table.to_string(), target.columns, target.settings, rows)))
 }

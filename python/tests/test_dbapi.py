@@ -126,6 +126,12 @@ def test_executemany_is_one_block_insert_only_for_placeholders(url, table):
         assert cur.rowcount == 1
         cur.execute(f"SELECT a, `values` FROM {table} ORDER BY a")
         assert cur.fetchall() == [(1, "lit"), (2, "lit"), (3, "x")]
+        # No VALUES: not a block insert; the statement goes as written, and is refused.
+        for sql in (f"INSERT INTO {table} (a)", f"INSERT INTO {table} SETTINGS max_threads = 1"):
+            with pytest.raises(dbapi.Error):
+                cur.executemany(sql, [(9,)])
+        cur.execute(f"SELECT count() FROM {table}")
+        assert cur.fetchall() == [(3,)]
 
 
 def test_polars_and_pandas_read_through_dbapi(url):

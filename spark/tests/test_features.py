@@ -160,5 +160,7 @@ def test_nulls_where_the_type_has_none(spark, nodes, srv, python_source):
                 with pytest.raises(Exception, match=cases["error"]):
                     write(fmt, [case])
                 assert srv.query(f"SELECT count() FROM {t}").strip() == "0", (fmt, case)
+                stages = "SELECT count() FROM system.tables WHERE startsWith(name, 'chwire_stage_')"
+                assert srv.query(stages).strip() == "0", (fmt, case)
     finally:
         srv.query(f"DROP TABLE IF EXISTS {t}")

@@ -137,12 +137,14 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
         T::Decimal { precision, scale } => decimal(array, ty, *precision, *scale)?,
         T::Array(inner) => {
             let (offsets, values) = list_parts(array, ty)?;
-            ColumnData::Array(Box::new(ArrayColumn { offsets, values: to_column(values.as_ref(), inner)? }))
+            let values = to_column(values.as_ref(), inner).map_err(|e| in_outer_row(e, &offsets))?;
+            ColumnData::Array(Box::new(ArrayColumn { offsets, values }))
         }
         T::Map(k, v) => {
             let (offsets, entries) = list_parts(array, ty)?;
             let tuple = T::Tuple(vec![(None, (**k).clone()), (None, (**v).clone())]);
-            ColumnData::Array(Box::new(ArrayColumn { offsets, values: to_column(entries.as_ref(), &tuple)? }))
+            let values = to_column(entries.as_ref(), &tuple).map_err(|e| in_outer_row(e, &offsets))?;
+            ColumnData::Array(Box::new(ArrayColumn { offsets, values }))
         }
         T::Tuple(items) => {
             let A::Struct(fields) = array.data_type() else { return Err(mismatch(array, ty, "expected a struct")) };
@@ -347,6 +349,23 @@ fn enum_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
         }
         _ => unreachable!("enum types only"),
     })
+}
+
+/// An error about element `N` of a list's values (`row N: …`) as one about the row whose
+/// slice (`offsets`) holds it, so that a message names the row of the batch at any depth.
+fn in_outer_row(e: Error, offsets: &[u64]) -> Error {
+    match e {
+        Error::Mismatch { column, arrow, clickhouse, detail } => {
+            let element =
+                detail.strip_prefix("row ").and_then(|d| d.split_once(": ")).and_then(|(n, rest)| Some((n.parse::<u64>().ok()?, rest)));
+            let detail = match element {
+                Some((n, rest)) => format!("row {}: {rest}", offsets.partition_point(|&o| o <= n).saturating_sub(1)),
+                None => detail,
+            };
+            Error::Mismatch { column, arrow, clickhouse, detail }
+        }
+        e => e,
+    }
 }
 
 /// Offsets (rebased to 0) and the sliced values of a list of any offset width.

@@ -194,6 +194,28 @@ fn null_lists_and_maps_are_empty() {
     }
 }
 
+/// A NULL that does not fit, at any depth, is refused naming the row of the batch it is in.
+#[test]
+fn a_null_that_does_not_fit_names_its_row() {
+    use arrow_array::builder::{Int32Builder, ListBuilder, StructBuilder};
+    let fields = vec![Field::new("a", arrow_schema::DataType::Int32, true)];
+    let mut b = ListBuilder::new(StructBuilder::new(fields.clone(), vec![Box::new(Int32Builder::new())]));
+    for (row, items) in [vec![Some(1)], vec![Some(2), Some(3)], vec![Some(4), None]].into_iter().enumerate() {
+        for item in items {
+            let s = b.values();
+            s.field_builder::<Int32Builder>(0).unwrap().append_option(item.map(|v| v + row as i32));
+            s.append(item.is_some());
+        }
+        b.append(true);
+    }
+    let lists = batch(vec![("t", Arc::new(b.finish()), true)]);
+    let e = batch_to_block(&lists, &[("t".to_string(), ty("Array(Tuple(a Int32))"))]).unwrap_err().to_string();
+    assert!(e.contains("column t") && e.contains("row 2: NULL does not fit the non-Nullable type Tuple(a Int32)"), "{e}");
+    let scalars = batch(vec![("i", Arc::new(arrow_array::Int32Array::from(vec![Some(1), None])), true)]);
+    let e = batch_to_block(&scalars, &[("i".to_string(), ty("Int32"))]).unwrap_err().to_string();
+    assert!(e.contains("row 1: NULL does not fit the non-Nullable type Int32"), "{e}");
+}
+
 /// Nullable(Enum) from names with NULLs (ClickHouse's Parquet has Enum names as byte arrays;
 /// pandas strings with None): the NULL rows' empty slots are no element, and must not be read
 /// as one.

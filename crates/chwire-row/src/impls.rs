@@ -346,7 +346,8 @@ impl<T: ToColumn> ToColumn for Option<T> {
             }
             (ty, col) => match self {
                 Some(v) => v.write(ty, col),
-                None => Err(format!("NULL does not fit the non-Nullable type {ty}")),
+                // ClickHouse has no NULL Array or Map: the core's rule (the empty one) for rows.
+                None => chwire_proto::column::write_value(&chwire_proto::Value::Null, ty, col),
             },
         }
     }

@@ -354,6 +354,16 @@ fn writes_check_values_and_undo_partial_rows() {
         let m = row_err(block_of(&cols, [&ok[0], &bad]).unwrap_err());
         assert!(m.contains("FixedString(2)") || m.contains("NULL"), "{m}");
     }
+    // A None Array or Map is the empty one (ClickHouse has neither as Nullable): the core's rule.
+    #[derive(Row)]
+    struct L {
+        l: Option<Vec<i32>>,
+        m: Option<Vec<(String, u8)>>,
+    }
+    let lcols = [("l", ty("Array(Int32)")), ("m", ty("Map(String, UInt8)"))];
+    let block = block_of(&lcols, &[L { l: None, m: None }, L { l: Some(vec![1]), m: None }]).unwrap();
+    assert_eq!(block.column("l").unwrap().value(0), Value::Array(vec![]));
+    assert_eq!(block.column("m").unwrap().value(1), Value::Map(vec![]));
     // The builders undo a partly written row.
     let mut b = Builders::new(cols.iter().map(|(n, t)| (n.to_string(), t.clone()))).unwrap();
     ok[0].write(&mut b, 0).unwrap();

@@ -123,7 +123,7 @@ impl SparkOptions {
                 return invalid(format!("lowerBound ({lo}) is larger than upperBound ({hi})"));
             }
         }
-        let parsed = SparkOptions {
+        let mut parsed = SparkOptions {
             url,
             table,
             query,
@@ -143,7 +143,13 @@ impl SparkOptions {
         // The URL and connection options as chwire reads them: a URL it cannot read is an error
         // here, before a write or the catalog rewrites its host list (which would turn it into
         // another URL).
-        parsed.chwire_options(None).map_err(|e| Error::Invalid(format!("option url {:?}: {e}", parsed.url)))?;
+        let servers = parsed.chwire_options(None).map_err(|e| Error::Invalid(format!("option url {:?}: {e}", parsed.url)))?.endpoints();
+        // Servers given as options (`host`, `port`, `hosts`) go into the URL, which then names
+        // every server: a shard's or one server's URL, made from it, names its own only.
+        if ["host", "port", "hosts"].iter().any(|k| parsed.connect.contains_key(*k)) {
+            parsed.url = chwire::options::url_with_hosts(&parsed.url, &servers)?;
+            parsed.connect.retain(|k, _| !matches!(k.as_str(), "host" | "port" | "hosts"));
+        }
         Ok(parsed)
     }
 
@@ -175,10 +181,7 @@ impl SparkOptions {
     /// an unknown one or a bad value is refused) and not sent; they shape the batches chwire
     /// builds, which are then cast to Spark's types, so they change no value Spark sees.
     pub fn chwire_options(&self, url: Option<&str>) -> Result<chwire::Options> {
-        let mut o = chwire::Options::from_url(url.unwrap_or(&self.url))?;
-        for (k, v) in &self.connect {
-            o.set(k, v)?;
-        }
+        let mut o = chwire::Options::from_url_and(Some(url.unwrap_or(&self.url)), &self.connect)?;
         o.settings.extend(self.settings.iter().map(|(k, v)| (k.clone(), v.clone())));
         chwire_arrow::ArrowOptions::rich().take_settings(&mut o.settings).map_err(|e| Error::Invalid(e.to_string()))?;
         Ok(o)
@@ -369,5 +372,18 @@ mod tests {
         assert_eq!(o2.settings.len(), 2);
         assert_eq!(SparkOptions::from_json(&o.to_json()).unwrap(), o);
         assert_eq!(o.chwire_options(None).unwrap().user, "u");
+    }
+
+    #[test]
+    fn servers_given_as_options_go_into_the_url() {
+        let o = parse(&[("url", "tcp://u@a/db?compression=lz4"), ("hosts", "b:9001"), ("secure", "true")]).unwrap();
+        assert_eq!(o.url, "tcp://u@a:9440,b:9001/db?compression=lz4");
+        assert!(!o.connect.contains_key("hosts") && o.secure());
+        // A URL made from it for one server names that server only.
+        let one = chwire::options::url_with_hosts(&o.url, &[chwire::Endpoint::new("b", 9001)]).unwrap();
+        assert_eq!(o.chwire_options(Some(&one)).unwrap().endpoints(), [chwire::Endpoint::new("b", 9001)]);
+        let p = parse(&[("url", "tcp://a/db"), ("port", "9001")]).unwrap();
+        assert_eq!((p.url.as_str(), p.connect.len()), ("tcp://a:9001/db", 0));
+        assert_eq!(parse(&[("url", "tcp://a/db")]).unwrap().url, "tcp://a/db");
     }
 }

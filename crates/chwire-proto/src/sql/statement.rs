@@ -100,9 +100,10 @@ pub struct InsertTarget {
     pub settings: Vec<(String, String)>,
     /// Where the rows come from.
     pub source: InsertSource,
-    /// The byte offset in the statement where its rows begin: just past `VALUES`, past
-    /// `FORMAT name` and the blank after it, or where the query starts (`INSERT … SELECT`).
-    /// `sql[rows_at..]` is the inline data, blank when the client is to send the rows.
+    /// The byte offset in the statement where its rows begin: just past `VALUES`; past
+    /// `FORMAT name`, the blanks after it and one line end (ClickHouse's rule: a TSV row may
+    /// start with a tab); where the query starts (`INSERT … SELECT`); else the statement's
+    /// end. `sql[rows_at..]` is the inline data when [`InsertSource::Inline`].
     pub rows_at: usize,
 }
 
@@ -187,9 +188,12 @@ impl InsertTarget {
                 let format = name(at(i + 1)).ok_or_else(bad)?;
                 // The data follows the format's name on the same statement (after one space or line).
                 let after_name = at(i + 1).map_or(sql.len(), Token::end);
-                let data = sql.get(after_name..).unwrap_or("").trim_start_matches([' ', '\t', '\r', '\n']);
-                rows_at = sql.len() - data.len();
-                let data = data.trim_end();
+                // As ClickHouse's parser: past blanks, then one line end (`\r`, `\n` or both).
+                let rest = sql.get(after_name..).unwrap_or("").trim_start_matches([' ', '\t', '\x0c']);
+                let rest = rest.strip_prefix('\r').unwrap_or(rest);
+                let rest = rest.strip_prefix('\n').unwrap_or(rest);
+                rows_at = sql.len() - rest.len();
+                let data = rest.trim();
                 if data.is_empty() || data == ";" {
                     InsertSource::Data { format: Some(format) }
                 } else {
@@ -483,6 +487,9 @@ mod tests {
         assert_eq!(rows("INSERT INTO values (values) SETTINGS x = 'values' VALUES (1), (2)"), " (1), (2)");
         assert_eq!(rows("INSERT INTO t VALUES"), "");
         assert_eq!(rows("INSERT INTO t FORMAT CSV\n1,a\n"), "1,a\n");
+        assert_eq!(rows("INSERT INTO t FORMAT TSV \r\n\tx\n"), "\tx\n");
+        assert_eq!(rows("INSERT INTO t FORMAT TSV\n\nb"), "\nb");
+        assert_eq!(rows("INSERT INTO t FORMAT TSV\t1\t2"), "1\t2");
         assert_eq!(rows("INSERT INTO t (a) SELECT 1"), "SELECT 1");
         assert!(InsertTarget::parse("SELECT 1").unwrap().is_none());
         let built = InsertTarget::values(TableRef::qualified("d b", "t"), Some(vec!["a`".into()]));

@@ -225,79 +225,76 @@ impl Options {
     /// ([`keys::KEYS`]), ClickHouse settings (sent with every query; a setting newer than
     /// 26.9 as `setting.NAME`); any other key is refused with the closest known name.
     pub fn from_url(url: &str) -> Result<Options> {
-        let (url, alt_hosts) = crate::hosts::split_url_hosts(url)?;
-        let parsed = url::Url::parse(&url).map_err(|e| Error::config(format!("invalid URL: {e}")))?;
+        Options::from_url_and(Some(url), std::iter::empty::<(&str, &str)>())
+    }
+
+    /// [`Options::from_url`] (or the defaults without a URL), then each `(key, value)` by
+    /// [`Options::set`]: what every binding does with a URL and its own options. As in a URL's
+    /// query, a host given without a port gets the default of the transport and TLS that all
+    /// the keys choose (`secure` given after the URL too).
+    pub fn from_url_and<K: AsRef<str>, V: AsRef<str>>(url: Option<&str>, pairs: impl IntoIterator<Item = (K, V)>) -> Result<Options> {
         let mut o = Options::default();
-        match parsed.scheme() {
-            "tcp" | "clickhouse" | "chwire" => {}
-            "http" => {
-                o.transport = Transport::Http;
-                o.port = 8123;
+        let (mut alt_hosts, mut written_port) = (Vec::new(), None);
+        let mut query: Vec<(String, String)> = Vec::new();
+        if let Some(url) = url {
+            let (url, hosts) = crate::hosts::split_url_hosts(url)?;
+            alt_hosts = hosts;
+            let parsed = url::Url::parse(&url).map_err(|e| Error::config(format!("invalid URL: {e}")))?;
+            match parsed.scheme() {
+                "tcp" | "clickhouse" | "chwire" => {}
+                "http" => o.transport = Transport::Http,
+                "https" => {
+                    o.transport = Transport::Http;
+                    o.tls = Some(TlsOptions::default());
+                }
+                s => return Err(Error::config(format!("unsupported URL scheme {s:?} (use tcp://, http:// or https://)"))),
             }
-            "https" => {
-                o.transport = Transport::Http;
-                o.port = 8443;
-                o.tls = Some(TlsOptions::default());
+            let decode = |s: &str| {
+                percent_encoding::percent_decode_str(s)
+                    .decode_utf8()
+                    .map(|c| c.into_owned())
+                    .map_err(|_| Error::config("URL part is not UTF-8"))
+            };
+            if let Some(h) = parsed.host_str() {
+                o.host = h.trim_start_matches('[').trim_end_matches(']').to_string();
             }
-            s => return Err(Error::config(format!("unsupported URL scheme {s:?} (use tcp://, http:// or https://)"))),
+            // The url crate hides a port equal to its scheme's default (80, 443): written, it is
+            // the port all the same (ours are 8123 and 8443).
+            written_port = parsed.port().or_else(|| written_port_of(&url));
+            if !parsed.username().is_empty() {
+                o.user = decode(parsed.username())?;
+            }
+            if let Some(p) = parsed.password() {
+                o.password = decode(p)?;
+            }
+            let db = parsed.path().trim_start_matches('/');
+            if !db.is_empty() {
+                o.database = decode(db)?;
+            }
+            query = parsed.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
         }
-        let decode = |s: &str| {
-            percent_encoding::percent_decode_str(s)
-                .decode_utf8()
-                .map(|c| c.into_owned())
-                .map_err(|_| Error::config("URL part is not UTF-8"))
-        };
-        if let Some(h) = parsed.host_str() {
-            o.host = h.trim_start_matches('[').trim_end_matches(']').to_string();
-        }
-        if let Some(p) = parsed.port() {
-            o.port = p;
-        }
-        if !parsed.username().is_empty() {
-            o.user = decode(parsed.username())?;
-        }
-        if let Some(p) = parsed.password() {
-            o.password = decode(p)?;
-        }
-        let db = parsed.path().trim_start_matches('/');
-        if !db.is_empty() {
-            o.database = decode(db)?;
-        }
-        // The host lists last: a host without a port gets the default of the transport and TLS
-        // the keys chose, wherever they stand in the query (`?hosts=b&secure=true`).
+        // The ports last: a host without one gets the default of the transport and TLS all the
+        // keys chose, wherever they stand (`?hosts=b&secure=true`, `secure` as an option).
+        // Each key once in the URL, and once among the pairs (which override the URL's).
         let mut host_lists = Vec::new();
-        let mut seen = Given::default();
-        for (k, v) in parsed.query_pairs() {
-            seen.once(&k)?;
+        let (mut in_url, mut in_pairs) = (Given::default(), Given::default());
+        let query = query.into_iter().map(|kv| (true, kv));
+        let pairs = pairs.into_iter().map(|(k, v)| (false, (k.as_ref().to_string(), v.as_ref().to_string())));
+        for (from_url, (k, v)) in query.chain(pairs) {
+            if from_url { &mut in_url } else { &mut in_pairs }.once(&k)?;
             match keys::classify(&k)? {
-                Classified::Option(key) if key.name == "hosts" => host_lists.push(v.into_owned()),
+                Classified::Option(key) if key.name == "hosts" => host_lists.push(v),
+                Classified::Option(key) if key.name == "port" => written_port = Some(count(&k, &v)?),
                 _ => o.set(&k, &v)?,
             }
         }
         let default_port = o.default_port();
-        if parsed.port().is_none() {
-            o.port = default_port;
-        }
+        o.port = written_port.unwrap_or(default_port);
         for h in alt_hosts {
             o.alt_hosts.push(Endpoint::parse(&h, default_port)?);
         }
         for v in host_lists {
             o.alt_hosts.extend(Endpoint::parse_list(&v, default_port)?);
-        }
-        Ok(o)
-    }
-
-    /// [`Options::from_url`] (or the defaults without a URL), then each `(key, value)` by
-    /// [`Options::set`]: what every binding does with a URL and its own options.
-    pub fn from_url_and<K: AsRef<str>, V: AsRef<str>>(url: Option<&str>, pairs: impl IntoIterator<Item = (K, V)>) -> Result<Options> {
-        let mut o = match url {
-            Some(u) => Options::from_url(u)?,
-            None => Options::default(),
-        };
-        let mut seen = Given::default();
-        for (k, v) in pairs {
-            seen.once(k.as_ref())?;
-            o.set(k.as_ref(), v.as_ref())?;
         }
         Ok(o)
     }
@@ -555,10 +552,24 @@ impl Options {
     }
 }
 
+/// The port written after a one-host URL's host (`h:443`, `[::1]:80`), if any.
+fn written_port_of(url: &str) -> Option<u16> {
+    let start = url.find("://")? + 3;
+    let end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
+    let authority = &url[start..end];
+    let host = &authority[authority.rfind('@').map_or(0, |i| i + 1)..];
+    let (_, port) = host.rsplit_once(':')?;
+    if host.starts_with('[') && !host[..host.len() - port.len() - 1].ends_with(']') {
+        return None;
+    }
+    port.parse().ok()
+}
+
 /// `url` with its servers replaced by `hosts`, everything else kept as written (user,
 /// password, database, every other option): the URL of one shard's replicas, or of one server,
-/// to hand to another process. The URL's `hosts=` keys are dropped (they would add servers).
-/// The result reads back ([`Options::from_url`]) with `hosts` as its servers.
+/// to hand to another process. The URL's `host`, `port` and `hosts` keys are dropped (they
+/// would change or add servers). The result reads back ([`Options::from_url`]) with `hosts` as
+/// its servers.
 pub fn url_with_hosts(url: &str, hosts: &[Endpoint]) -> Result<String> {
     if hosts.is_empty() {
         return Err(Error::config("a URL needs at least one host"));
@@ -579,7 +590,7 @@ pub fn url_with_hosts(url: &str, hosts: &[Endpoint]) -> Result<String> {
                 .filter(|pair| {
                     let key = pair.split('=').next().unwrap_or("");
                     let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
-                    !matches!(keys::classify(&key), Ok(Classified::Option(k)) if k.name == "hosts")
+                    !matches!(keys::classify(&key), Ok(Classified::Option(k)) if matches!(k.name, "hosts" | "host" | "port"))
                 })
                 .collect();
             if !kept.is_empty() {
@@ -686,6 +697,25 @@ mod tests {
             ]
         );
         assert_eq!(single_host_urls("http://h").unwrap(), ["http://h:8123"]);
+        // `host` and `port` keys change the first server: not part of another URL.
+        assert_eq!(single_host_urls("tcp://a:9000,b:9000/db?port=9001").unwrap(), ["tcp://a:9001/db", "tcp://b:9000/db"]);
+        assert_eq!(single_host_urls("tcp://a/db?host=x").unwrap(), ["tcp://x:9000/db"]);
+        // A `port` key is the port; `secure` given after the URL re-defaults a port not written.
+        assert_eq!(Options::from_url("tcp://a/db?port=9001").unwrap().port, 9001);
+        let o = Options::from_url_and(Some("tcp://a,b:1/db?hosts=c"), [("secure", "true")]).unwrap();
+        assert_eq!(o.endpoints(), [Endpoint::new("a", 9440), Endpoint::new("b", 1), Endpoint::new("c", 9440)]);
+        assert_eq!(Options::from_url_and(None, [("secure", "1")]).unwrap().port, 9440);
+        assert_eq!(Options::from_url_and(Some("tcp://a:9000"), [("secure", "1")]).unwrap().port, 9000);
+        // A written port that is the scheme's own default (the url crate hides it) is kept.
+        assert_eq!(Options::from_url("https://a:443/db").unwrap().port, 443);
+        assert_eq!(Options::from_url("http://[::1]:80").unwrap().port, 80);
+        assert_eq!(single_host_urls("https://a:8443,b:443/db").unwrap(), ["https://a:8443/db", "https://b:443/db"]);
+        for url in ["tcp://a:9000,b:9000/db?port=9001&hosts=c", "https://u@a,b:443/db?secure=1", "tcp://[::1],h/x?host=z"] {
+            let want = Options::from_url(url).unwrap().endpoints();
+            let got: Vec<Endpoint> =
+                single_host_urls(url).unwrap().iter().flat_map(|u| Options::from_url(u).unwrap().endpoints()).collect();
+            assert_eq!(got, want, "{url}");
+        }
         assert_eq!(url_with_hosts("tcp://h/db?hosts=b", &[Endpoint::new("h", 1)]).unwrap(), "tcp://h:1/db");
         assert!(url_with_hosts("tcp://h", &[]).is_err());
         assert!(single_host_urls("tcp://h?bogus_option_name=1").is_err());
