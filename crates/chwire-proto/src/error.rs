@@ -32,14 +32,6 @@ pub enum DecodeError {
     /// A packet type code chwire does not know.
     #[error("unknown server packet type {0}")]
     UnknownPacket(u64),
-    /// A known packet that has no place in the conversation at this point.
-    #[error("unexpected server packet {got} while {state}")]
-    UnexpectedPacket {
-        /// The packet's name.
-        got: &'static str,
-        /// What the connection was doing.
-        state: &'static str,
-    },
     /// A compressed frame's CityHash128 does not match its bytes.
     #[error("compressed frame checksum mismatch: expected {expected:032x}, computed {actual:032x}")]
     ChecksumMismatch {
