@@ -55,11 +55,18 @@ pub fn spark_shard_port(options: &str, port: u16) -> PyResult<u16> {
     Ok(o.shard_port(port))
 }
 
-/// One URL per server of `url` (the core's `single_host_urls`): the watchdog stops a query on
-/// whichever server runs it.
+/// For a read of `url` with `options` (JSON) over HTTP: one URL per server, each with the port
+/// the URL and options give it (the watchdog stops the query on whichever server runs it);
+/// empty over the native protocol, where the server stops a closed connection's query itself.
 #[pyfunction]
-pub fn spark_single_host_urls(url: &str) -> PyResult<Vec<String>> {
-    chwire::options::single_host_urls(url).map_err(|e| PyValueError::new_err(e.to_string()))
+pub fn spark_watchdog_urls(options: &str, url: &str) -> PyResult<Vec<String>> {
+    let bad = |e: String| PyValueError::new_err(e);
+    let o = SparkOptions::from_json(options).map_err(|e| bad(e.to_string()))?;
+    let c = o.chwire_options(Some(url)).map_err(|e| bad(e.to_string()))?;
+    if c.transport != chwire::Transport::Http {
+        return Ok(Vec::new());
+    }
+    c.endpoints().iter().map(|e| chwire::options::url_with_hosts(url, std::slice::from_ref(e)).map_err(|e| bad(e.to_string()))).collect()
 }
 
 /// The Spark column (JSON) of ClickHouse column `name` of type `ch_type`.
@@ -213,7 +220,7 @@ pub fn spark_write_sweep(py: Python<'_>, job: &str) -> PyResult<()> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark_options, m)?)?;
     m.add_function(wrap_pyfunction!(spark_shard_port, m)?)?;
-    m.add_function(wrap_pyfunction!(spark_single_host_urls, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_watchdog_urls, m)?)?;
     m.add_function(wrap_pyfunction!(spark_column, m)?)?;
     m.add_function(wrap_pyfunction!(spark_plan, m)?)?;
     m.add_function(wrap_pyfunction!(spark_partition_sql, m)?)?;

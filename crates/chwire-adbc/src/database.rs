@@ -57,18 +57,14 @@ impl ChwireDatabase {
 
     /// The client options these settings make.
     pub fn options(&self) -> Result<Options> {
-        let mut o = match &self.uri {
-            Some(u) => Options::from_url(u).ch()?,
-            None => Options::default(),
-        };
+        // The core's one reader of a URL and options (a host without a port gets the default
+        // of the transport and TLS all of them choose).
+        let mut o = Options::from_url_and(self.uri.as_deref(), self.extra.iter().map(|(k, v)| (k, v))).ch()?;
         if let Some(u) = &self.username {
             o.user = u.clone();
         }
         if let Some(p) = &self.password {
             o.password = p.clone();
-        }
-        for (k, v) in &self.extra {
-            o.set(k, v).ch()?;
         }
         Ok(o)
     }
@@ -96,9 +92,12 @@ impl Optionable for ChwireDatabase {
             OptionDatabase::Other(k) if k.starts_with(CHWIRE_PREFIX) => {
                 let v = string_value(&k, value)?;
                 let key = k[CHWIRE_PREFIX.len()..].to_string();
+                // Set again, an option replaces its earlier value (in any spelling).
+                let before = self.extra.clone();
+                self.extra.retain(|(n, _)| canonical(n) != canonical(&key));
                 self.extra.push((key, v));
                 if let Err(e) = self.connection_options() {
-                    self.extra.pop();
+                    self.extra = before;
                     return Err(e);
                 }
             }
@@ -115,7 +114,7 @@ impl Optionable for ChwireDatabase {
             OptionDatabase::Other(k) if k == ARROW_MAPPING => self.mapping.clone(),
             OptionDatabase::Other(k) if k.starts_with(CHWIRE_PREFIX) => {
                 let name = &k[CHWIRE_PREFIX.len()..];
-                self.extra.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+                self.extra.iter().rev().find(|(n, _)| canonical(n) == canonical(name)).map(|(_, v)| v.clone())
             }
             _ => None,
         };
@@ -149,5 +148,15 @@ impl Database for ChwireDatabase {
             c.set_option(k, v)?;
         }
         Ok(c)
+    }
+}
+
+/// An option's or setting's one name, whatever the spelling (`numPartitions`, `num_partitions`).
+fn canonical(key: &str) -> String {
+    use chwire::options::keys::{classify, Classified};
+    match classify(key) {
+        Ok(Classified::Option(k)) => k.name.to_string(),
+        Ok(Classified::Setting(name)) => name.to_string(),
+        Err(_) => key.to_string(),
     }
 }

@@ -115,25 +115,22 @@ struct ConnArgs {
     session_id: Option<String>,
 }
 
-/// Whether a URL names its (first) server's port.
-fn url_has_port(url: &str) -> bool {
-    let authority = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = authority.split(['/', '?']).next().unwrap_or("");
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let first = host.split(',').next().unwrap_or("");
-    first.rsplit_once(':').is_some_and(|(_, p)| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-}
-
 impl ConnArgs {
     fn options(&self) -> chwire::Result<Options> {
-        let mut o = match &self.url {
-            Some(u) => Options::from_url(u)?,
-            None => Options::default(),
-        };
-        let default_port = o.default_port();
+        // What decides ports goes through the core's reader with the URL, as every binding's
+        // options do: a host without a port gets the default of the transport and TLS that
+        // the URL and flags choose together.
+        let mut pairs: Vec<(&str, String)> = Vec::new();
         if let Some(t) = self.transport {
-            o.transport = t;
+            pairs.push(("transport", if t == chwire::Transport::Http { "http" } else { "native" }.into()));
         }
+        if self.secure || self.ca_file.is_some() || self.cert.is_some() || self.tls_server_name.is_some() {
+            pairs.push(("secure", "true".into()));
+        }
+        if let Some(p) = self.port {
+            pairs.push(("port", p.to_string()));
+        }
+        let mut o = Options::from_url_and(self.url.as_deref(), pairs)?;
         if let Some(id) = &self.session_id {
             o.session_id = Some(id.clone());
         }
@@ -177,13 +174,6 @@ impl ConnArgs {
             if let Some(n) = &self.tls_server_name {
                 tls.server_name = Some(n.clone());
             }
-        }
-        // Without a port of its own, the port follows the transport (and TLS) chosen by flags.
-        if o.port == default_port && !self.url.as_deref().is_some_and(url_has_port) {
-            o.port = o.default_port();
-        }
-        if let Some(p) = self.port {
-            o.port = p;
         }
         if !self.host.is_empty() {
             let mut list = Vec::new();

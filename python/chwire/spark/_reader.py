@@ -56,7 +56,7 @@ class ChwireReader(DataSourceReader):
         # A replica that fails before the first batch is skipped by the connect/retry of
         # chwire's multi-host URL; one that fails after it fails the task, which Spark retries
         # (a task's partial output is never kept).
-        with _Watchdog(part["url"], opts.connect, query_id):
+        with _Watchdog(opts, part["url"], query_id):
             stream = spark_read(self.plan.json, json.dumps(part), list(self.plan.where), self.schema.json(), query_id)
             reader = pa.RecordBatchReader.from_stream(stream)
             try:
@@ -75,13 +75,17 @@ class _Watchdog:
     read ends (see _watchdog.py); nothing over the native protocol, where the server stops the
     query of a closed connection itself."""
 
-    def __init__(self, url: str, connect: dict, query_id: str) -> None:
+    def __init__(self, opts: Any, url: str, query_id: str) -> None:
+        from .._chwire import spark_watchdog_urls
+
         self.proc: Optional[subprocess.Popen] = None
-        if not url.lower().startswith(("http://", "https://")):
+        # Over HTTP (by the URL's scheme or the `transport` option): each server's URL.
+        urls = spark_watchdog_urls(opts.json, url)
+        if not urls:
             return
         self.proc = subprocess.Popen([sys.executable, "-m", "chwire.spark._watchdog"], stdin=subprocess.PIPE,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        job = {"url": url, "connect": connect, "query_id": query_id}
+        job = {"urls": urls, "connect": opts.connect, "query_id": query_id}
         # Through the pipe, not the command line: the URL may hold a password.
         self.proc.stdin.write((json.dumps(job, default=str) + "\n").encode())
         self.proc.stdin.flush()

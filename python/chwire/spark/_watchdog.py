@@ -21,9 +21,8 @@ def main() -> None:
     if sys.stdin.readline().strip() == "done":
         return
     import chwire
-    from chwire import _chwire
 
-    for url in _chwire.spark_single_host_urls(job["url"]):
+    for url in job["urls"]:
         try:
             with chwire.connect(url, **job["connect"]) as c:
                 c.command("KILL QUERY WHERE query_id = {q:String} ASYNC", parameters={"q": job["query_id"]})

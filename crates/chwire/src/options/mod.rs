@@ -228,10 +228,12 @@ impl Options {
         Options::from_url_and(Some(url), std::iter::empty::<(&str, &str)>())
     }
 
-    /// [`Options::from_url`] (or the defaults without a URL), then each `(key, value)` by
-    /// [`Options::set`]: what every binding does with a URL and its own options. As in a URL's
-    /// query, a host given without a port gets the default of the transport and TLS that all
-    /// the keys choose (`secure` given after the URL too).
+    /// A URL (or the defaults without one) and a binding's own `(key, value)` options, read
+    /// together: what every binding and the CLI do. Each key is read by [`Options::set`]'s
+    /// rules, the pairs after (and over) the URL's query; the ports last, as in a URL's query:
+    /// a host given without a port (in the URL, its `hosts`, a `hosts` pair) gets the default
+    /// of the transport and TLS that all the keys choose (`secure` as a pair too), and a
+    /// `port` key is the first server's port.
     pub fn from_url_and<K: AsRef<str>, V: AsRef<str>>(url: Option<&str>, pairs: impl IntoIterator<Item = (K, V)>) -> Result<Options> {
         let mut o = Options::default();
         let (mut alt_hosts, mut written_port) = (Vec::new(), None);
@@ -521,6 +523,9 @@ impl Options {
         if self.host.is_empty() {
             return Err(Error::config("no server to connect to (the host is empty)"));
         }
+        if let Some(e) = self.endpoints().iter().find(|e| e.port == 0) {
+            return Err(Error::config(format!("server {e} has port 0, which no server listens on")));
+        }
         if self.user.is_empty() {
             return Err(Error::config("user must not be empty (ClickHouse's default user is `default`)"));
         }
@@ -705,6 +710,11 @@ mod tests {
         let o = Options::from_url_and(Some("tcp://a,b:1/db?hosts=c"), [("secure", "true")]).unwrap();
         assert_eq!(o.endpoints(), [Endpoint::new("a", 9440), Endpoint::new("b", 1), Endpoint::new("c", 9440)]);
         assert_eq!(Options::from_url_and(None, [("secure", "1")]).unwrap().port, 9440);
+        assert_eq!(Options::from_url_and(None, [("transport", "http")]).unwrap().port, 8123);
+        assert_eq!(Options::from_url_and(Some("tcp://h"), [("transport", "http"), ("secure", "1")]).unwrap().port, 8443);
+        assert!(Options::from_url("tcp://h?port=0").unwrap().validate().is_err());
+        // A pair over a key of the URL: the pair's value.
+        assert_eq!(Options::from_url_and(Some("tcp://h?port=1"), [("port", "2")]).unwrap().port, 2);
         assert_eq!(Options::from_url_and(Some("tcp://a:9000"), [("secure", "1")]).unwrap().port, 9000);
         // A written port that is the scheme's own default (the url crate hides it) is kept.
         assert_eq!(Options::from_url("https://a:443/db").unwrap().port, 443);
