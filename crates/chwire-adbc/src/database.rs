@@ -160,3 +160,32 @@ fn canonical(key: &str) -> String {
         Err(_) => key.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(db: &mut ChwireDatabase, key: OptionDatabase, value: &str) -> Result<()> {
+        db.set_option(key, OptionValue::String(value.into()))
+    }
+
+    /// `chwire.*` options and the URI are read together by the core (ports by the transport and
+    /// TLS all of them choose); an option set again replaces its earlier value, in any spelling.
+    #[test]
+    fn options_are_read_with_the_uri_and_replace_themselves() {
+        let mut db = ChwireDatabase::default();
+        set(&mut db, OptionDatabase::Uri, "tcp://a/db").unwrap();
+        set(&mut db, OptionDatabase::Other("chwire.hosts".into()), "b").unwrap();
+        set(&mut db, OptionDatabase::Other("chwire.secure".into()), "true").unwrap();
+        let ports: Vec<u16> = db.options().unwrap().endpoints().iter().map(|e| e.port).collect();
+        assert_eq!(ports, [9440, 9440]);
+        set(&mut db, OptionDatabase::Other("chwire.compression".into()), "lz4").unwrap();
+        set(&mut db, OptionDatabase::Other("chwire.Compression".into()), "none").unwrap();
+        assert_eq!(db.options().unwrap().compression, chwire::Compression::None);
+        let read = db.get_option_string(OptionDatabase::Other("chwire.compression".into())).unwrap();
+        assert_eq!(read, "none");
+        // A refused value leaves the options as they were.
+        assert!(set(&mut db, OptionDatabase::Other("chwire.compression".into()), "bogus").is_err());
+        assert_eq!(db.get_option_string(OptionDatabase::Other("chwire.compression".into())).unwrap(), "none");
+    }
+}

@@ -509,3 +509,26 @@ fn main() -> ExitCode {
         Err(e) => fail(&e),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(args: &[&str]) -> Options {
+        let argv = ["chwire"].iter().chain(args).chain(&["query", "SELECT 1"]);
+        Cli::try_parse_from(argv).unwrap().conn.options().unwrap()
+    }
+
+    /// The flags and the URL are read together by the core: a host without a port gets the
+    /// default of the transport and TLS they choose; a port written or given stays.
+    #[test]
+    fn ports_follow_the_flags_and_the_url_together() {
+        let ports = |o: Options| o.endpoints().iter().map(|e| e.port).collect::<Vec<_>>();
+        assert_eq!(ports(options(&["--url", "tcp://a,b/db?hosts=c", "--secure"])), [9440, 9440, 9440]);
+        assert_eq!(ports(options(&["--url", "tcp://a:9000?port=9001", "--secure"])), [9001]);
+        assert_eq!(ports(options(&["--url", "tcp://a", "--transport", "http"])), [8123]);
+        assert_eq!(ports(options(&["--url", "https://a:443"])), [443]);
+        assert_eq!(ports(options(&["--url", "tcp://a:1", "--port", "2"])), [2]);
+        assert_eq!(ports(options(&["-H", "x,y:5", "--secure"])), [9440, 5]);
+    }
+}
