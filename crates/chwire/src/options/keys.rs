@@ -101,7 +101,7 @@ use Scope::*;
 pub static KEYS: &[OptionKey] = &[
     // The server and the user.
     key("host", Text, "127.0.0.1", Connection, "The server's host name or address (a URL's host)."),
-    key("port", Count, "9000", Connection, "The server's port: 9000 native, 9440 native over TLS, 8123 HTTP, 8443 HTTPS by default."),
+    key("port", Count, "9000", Connection, "The server's port. A host given without one gets 9000 native, 9440 native over TLS, 8123 HTTP or 8443 HTTPS, by the transport and TLS that the URL and the front end's options choose together."),
     alias("user", &["username"], Text, "default", Connection, "The ClickHouse user."),
     key("password", Secret, "", Connection, "The user's password (never printed)."),
     key("database", Text, "default", Connection, "The current database of the session."),
