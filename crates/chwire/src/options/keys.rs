@@ -148,8 +148,8 @@ pub static KEYS: &[OptionKey] = &[
     key("health_check_after", Duration, "30s", Pool, "A connection idle longer than this is pinged before it is handed out (`0`: always; `none`: never)."),
     // Results and inserts of the bindings.
     key("arrow_mapping", Choice(&["rich", "clickhouse"]), "rich", Arrow, "The Arrow types of results: natural ones (`rich`) or exactly what ClickHouse's ArrowStream writes (`clickhouse`); docs/ARROW.md."),
-    key("max_result_rows", Count, "0", Result, "Most rows of a result collected whole (`0`: no bound); beyond it the query is cancelled and the call fails (streams are not bounded)."),
-    key("max_result_bytes", Count, "0", Result, "Most bytes of a result collected whole (`0`: no bound), as the result's decoded buffers count them."),
+    key("max_result_rows", Count, "0", Result, "Most rows of a result collected whole (`0`: no bound); beyond it the query is cancelled and the call fails (streams are not bounded). Taken by the Elixir binding. ClickHouse's setting of the same name goes as `setting.max_result_rows` (or in a binding's settings)."),
+    key("max_result_bytes", Count, "0", Result, "Most bytes of a result collected whole (`0`: no bound), as the result's decoded buffers count them. Taken by the Elixir binding; ClickHouse's setting: `setting.max_result_bytes`."),
     key("block_rows", Count, "1048576", Insert, "Rows per block an insert sends: larger batches are cut, smaller ones merged up to it."),
     // Spark.
     key("url", Text, "", Spark, "The connection URL (any chwire URL; every connection option above may also be given as an option)."),

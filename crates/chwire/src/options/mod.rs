@@ -323,7 +323,14 @@ impl Options {
             }
             Classified::Option(k) if k.scope == Scope::Connection => k,
             Classified::Option(k) => {
-                return Err(Error::config(format!("{key:?} is {}, not a connection option", k.scope.describe())));
+                // A binding's option named like a ClickHouse setting (`max_result_rows`): say
+                // how the setting goes.
+                let setting = if keys::is_clickhouse_setting(k.name) {
+                    format!("; ClickHouse's setting of that name goes as `setting.{}`", k.name)
+                } else {
+                    String::new()
+                };
+                return Err(Error::config(format!("{key:?} is {}, not a connection option{setting}", k.scope.describe())));
             }
         };
         let name = k.name;
@@ -713,6 +720,11 @@ mod tests {
         assert_eq!(Options::from_url_and(None, [("transport", "http")]).unwrap().port, 8123);
         assert_eq!(Options::from_url_and(Some("tcp://h"), [("transport", "http"), ("secure", "1")]).unwrap().port, 8443);
         assert!(Options::from_url("tcp://h?port=0").unwrap().validate().is_err());
+        // A binding's option that is also a ClickHouse setting's name says how the setting goes.
+        let e = Options::from_url("tcp://h?max_result_rows=5").unwrap_err().to_string();
+        assert!(e.contains("not a connection option") && e.contains("setting.max_result_rows"), "{e}");
+        let o = Options::from_url("tcp://h?setting.max_result_rows=5").unwrap();
+        assert_eq!(o.settings, [("max_result_rows".to_string(), "5".to_string())]);
         // A pair over a key of the URL: the pair's value.
         assert_eq!(Options::from_url_and(Some("tcp://h?port=1"), [("port", "2")]).unwrap().port, 2);
         assert_eq!(Options::from_url_and(Some("tcp://a:9000"), [("secure", "1")]).unwrap().port, 9000);
