@@ -68,14 +68,23 @@ impl fmt::Display for Endpoint {
     }
 }
 
+/// Where a URL's host list is (`a:1,b:2,c` in `scheme://user@a:1,b:2,c/db?...`): between the
+/// authority's last `@` (or `://`, or the start) and the path, query or fragment.
+pub(crate) fn host_list_span(url: &str) -> std::ops::Range<usize> {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
+    let host_start = url[start..end].rfind('@').map_or(start, |i| start + i + 1);
+    host_start..end
+}
+
 /// Split `scheme://user@a:1,b:2,c/db?...` into the URL with its first host only and the
 /// other hosts (as written), since URL parsers take one host.
 pub(crate) fn split_url_hosts(url: &str) -> Result<(String, Vec<String>)> {
-    let Some(start) = url.find("://").map(|i| i + 3) else { return Ok((url.to_string(), Vec::new())) };
-    let end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
-    let authority = &url[start..end];
-    let host_start = authority.rfind('@').map_or(0, |i| i + 1);
-    let hosts = &authority[host_start..];
+    if !url.contains("://") {
+        return Ok((url.to_string(), Vec::new()));
+    }
+    let span = host_list_span(url);
+    let hosts = &url[span.clone()];
     if !hosts.contains(',') {
         return Ok((url.to_string(), Vec::new()));
     }
@@ -85,7 +94,7 @@ pub(crate) fn split_url_hosts(url: &str) -> Result<(String, Vec<String>)> {
     if first.is_empty() || rest.iter().any(|p| p.is_empty()) {
         return Err(Error::config(format!("empty host in the list {hosts:?}")));
     }
-    let single = format!("{}{}{}", &url[..start + host_start], first, &url[end..]);
+    let single = format!("{}{}{}", &url[..span.start], first, &url[span.end..]);
     Ok((single, rest))
 }
 

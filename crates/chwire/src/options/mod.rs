@@ -566,10 +566,10 @@ impl Options {
 
 /// The port written after a one-host URL's host (`h:443`, `[::1]:80`), if any.
 fn written_port_of(url: &str) -> Option<u16> {
-    let start = url.find("://")? + 3;
-    let end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
-    let authority = &url[start..end];
-    let host = &authority[authority.rfind('@').map_or(0, |i| i + 1)..];
+    if !url.contains("://") {
+        return None;
+    }
+    let host = &url[crate::hosts::host_list_span(url)];
     let (_, port) = host.rsplit_once(':')?;
     if host.starts_with('[') && !host[..host.len() - port.len() - 1].ends_with(']') {
         return None;
@@ -587,12 +587,10 @@ pub fn url_with_hosts(url: &str, hosts: &[Endpoint]) -> Result<String> {
         return Err(Error::config("a URL needs at least one host"));
     }
     Options::from_url(url)?; // the same URL rules as a connection's
-    let start = url.find("://").map_or(0, |i| i + 3);
-    let end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
-    let host_start = url[start..end].rfind('@').map_or(start, |i| start + i + 1);
+    let span = crate::hosts::host_list_span(url);
     let list: Vec<String> = hosts.iter().map(Endpoint::to_string).collect();
-    let mut out = format!("{}{}", &url[..host_start], list.join(","));
-    let rest = &url[end..];
+    let mut out = format!("{}{}", &url[..span.start], list.join(","));
+    let rest = &url[span.end..];
     let (before_fragment, fragment) = rest.split_once('#').map_or((rest, None), |(a, f)| (a, Some(f)));
     match before_fragment.split_once('?') {
         Some((path, query)) => {
