@@ -66,7 +66,7 @@ pub fn spark_watchdog_urls(options: &str, url: &str) -> PyResult<Vec<String>> {
     if c.transport != chwire::Transport::Http {
         return Ok(Vec::new());
     }
-    c.endpoints().iter().map(|e| chwire::options::url_with_hosts(url, std::slice::from_ref(e)).map_err(|e| bad(e.to_string()))).collect()
+    chwire::options::single_host_urls(url, &c).map_err(|e| bad(e.to_string()))
 }
 
 /// The Spark column (JSON) of ClickHouse column `name` of type `ch_type`.

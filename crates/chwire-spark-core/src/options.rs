@@ -146,9 +146,10 @@ impl SparkOptions {
         let servers = parsed.chwire_options(None).map_err(|e| Error::Invalid(format!("option url {:?}: {e}", parsed.url)))?.endpoints();
         // Servers given as options (`host`, `port`, `hosts`) go into the URL, which then names
         // every server: a shard's or one server's URL, made from it, names its own only.
-        if ["host", "port", "hosts"].iter().any(|k| parsed.connect.contains_key(*k)) {
+        use chwire::options::keys::SERVER_KEYS;
+        if SERVER_KEYS.iter().any(|k| parsed.connect.contains_key(*k)) {
             parsed.url = chwire::options::url_with_hosts(&parsed.url, &servers)?;
-            parsed.connect.retain(|k, _| !matches!(k.as_str(), "host" | "port" | "hosts"));
+            parsed.connect.retain(|k, _| !SERVER_KEYS.contains(&k.as_str()));
         }
         Ok(parsed)
     }
@@ -185,6 +186,13 @@ impl SparkOptions {
         o.settings.extend(self.settings.iter().map(|(k, v)| (k.clone(), v.clone())));
         chwire_arrow::ArrowOptions::rich().take_settings(&mut o.settings).map_err(|e| Error::Invalid(e.to_string()))?;
         Ok(o)
+    }
+
+    /// One URL per server of `url` (the options' URL when None) with these options, each
+    /// with the port they give it (`secure` as an option too).
+    pub fn single_host_urls(&self, url: Option<&str>) -> Result<Vec<String>> {
+        let url = url.unwrap_or(&self.url);
+        Ok(chwire::options::single_host_urls(url, &self.chwire_options(Some(url))?)?)
     }
 
     /// A connection to `url` (the options' URL when None).

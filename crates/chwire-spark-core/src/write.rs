@@ -95,10 +95,7 @@ fn job_id() -> String {
 /// that asked it (used on: no second connection to the same host).
 pub(crate) async fn first_answering(opts: &SparkOptions) -> Result<(String, Client)> {
     let mut last = None;
-    // Every server of the URL and options, each with the port the options give it (`secure`
-    // as an option too), as a one-server URL.
-    for endpoint in opts.chwire_options(None)?.endpoints() {
-        let url = chwire::options::url_with_hosts(&opts.url, std::slice::from_ref(&endpoint))?;
+    for url in opts.single_host_urls(None)? {
         match opts.connect(Some(&url)).await {
             Ok(mut c) => match c.execute("SELECT 1").await {
                 Ok(_) => return Ok((url, c)),

@@ -167,6 +167,10 @@ pub static KEYS: &[OptionKey] = &[
     key("shard_ports", List, "", Spark, "`internal:external` port pairs for shard addresses seen from the cluster's inside (`9000:19000,…`)."),
 ];
 
+/// The options that name servers (`host`, `port`, `hosts`): a URL made for other servers
+/// ([`url_with_hosts`](super::url_with_hosts)) leaves them out.
+pub const SERVER_KEYS: [&str; 3] = ["host", "port", "hosts"];
+
 /// The names of ClickHouse 26.9's settings (`system.settings`).
 const SETTINGS: &str = include_str!("clickhouse-settings.txt");
 

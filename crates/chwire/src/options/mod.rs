@@ -600,7 +600,7 @@ pub fn url_with_hosts(url: &str, hosts: &[Endpoint]) -> Result<String> {
                 .filter(|pair| {
                     let key = pair.split('=').next().unwrap_or("");
                     let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
-                    !matches!(keys::classify(&key), Ok(Classified::Option(k)) if matches!(k.name, "hosts" | "host" | "port"))
+                    !matches!(keys::classify(&key), Ok(Classified::Option(k)) if keys::SERVER_KEYS.contains(&k.name))
                 })
                 .collect();
             if !kept.is_empty() {
@@ -617,15 +617,20 @@ pub fn url_with_hosts(url: &str, hosts: &[Endpoint]) -> Result<String> {
     Ok(out)
 }
 
-/// One URL per server of `url` (its host list and `hosts=` keys, each with the port the URL's
-/// transport and TLS give a host without one), in order: [`url_with_hosts`] of each.
-pub fn single_host_urls(url: &str) -> Result<Vec<String>> {
-    Options::from_url(url)?.endpoints().iter().map(|e| url_with_hosts(url, std::slice::from_ref(e))).collect()
+/// One URL per server of `opts` (read from `url` and maybe a front end's options, so each
+/// server has the port they give it), in order: [`url_with_hosts`] of each.
+pub fn single_host_urls(url: &str, opts: &Options) -> Result<Vec<String>> {
+    opts.endpoints().iter().map(|e| url_with_hosts(url, std::slice::from_ref(e))).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One URL per server of `url` as read alone.
+    fn single_host_urls(url: &str) -> Result<Vec<String>> {
+        super::single_host_urls(url, &Options::from_url(url)?)
+    }
 
     #[test]
     fn url_with_everything() {
