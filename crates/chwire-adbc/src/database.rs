@@ -151,14 +151,10 @@ impl Database for ChwireDatabase {
     }
 }
 
-/// An option's or setting's one name, whatever the spelling (`numPartitions`, `num_partitions`).
-fn canonical(key: &str) -> String {
-    use chwire::options::keys::{classify, Classified};
-    match classify(key) {
-        Ok(Classified::Option(k)) => k.name.to_string(),
-        Ok(Classified::Setting(name)) => name.to_string(),
-        Err(_) => key.to_string(),
-    }
+/// An option's or setting's one name, whatever the spelling (the core's rule); a key that is
+/// neither as given (the core refuses it when the options are read).
+fn canonical(key: &str) -> &str {
+    chwire::options::keys::canonical_name(key).unwrap_or(key)
 }
 
 #[cfg(test)]

@@ -554,21 +554,23 @@ pub(crate) fn insert_sql(table: impl TryInto<TableRef, Error: Into<Error>>, colu
 /// whose default is ZSTD (level 3) on ClickHouse 26.9, so `compression=lz4` received ZSTD blocks
 /// (68 % of a W2 profile in ZSTD's decoder, and the server's slower compression).
 fn compression_method(c: chwire_proto::Compression, settings: &mut Vec<chwire_proto::packet::client::Setting>) {
-    use chwire_proto::packet::client::Setting;
     let (method, level) = match c {
         chwire_proto::Compression::None => return,
         // Lower case: 18.16 takes no other spelling.
         chwire_proto::Compression::Lz4 => ("lz4", None),
         chwire_proto::Compression::Zstd(level) => ("zstd", Some(level)),
     };
-    let mut add = |name: &str, value: String| {
-        if !settings.iter().any(|s| s.name == name) {
-            settings.push(Setting { name: name.into(), value, important: false });
-        }
-    };
-    add("network_compression_method", method.into());
+    unless_set(settings, "network_compression_method", method);
     if let Some(level) = level {
-        add("network_zstd_compression_level", level.to_string());
+        unless_set(settings, "network_zstd_compression_level", &level.to_string());
+    }
+}
+
+/// Setting `name = value` (not important: a server that does not know it ignores it), unless
+/// the caller set `name`.
+fn unless_set(settings: &mut Vec<chwire_proto::packet::client::Setting>, name: &str, value: &str) {
+    if !settings.iter().any(|s| s.name == name) {
+        settings.push(chwire_proto::packet::client::Setting { name: name.into(), value: value.into(), important: false });
     }
 }
 
@@ -581,8 +583,8 @@ const SEND_PROFILE_EVENTS_SINCE: (u64, u64) = (25, 11);
 /// hands on (set `send_profile_events = 1` to get them there). Not important: a server that
 /// does not know it ignores it.
 fn profile_events_off(server: (u64, u64), settings: &mut Vec<chwire_proto::packet::client::Setting>) {
-    if server >= SEND_PROFILE_EVENTS_SINCE && !settings.iter().any(|s| s.name == "send_profile_events") {
-        settings.push(chwire_proto::packet::client::Setting { name: "send_profile_events".into(), value: "0".into(), important: false });
+    if server >= SEND_PROFILE_EVENTS_SINCE {
+        unless_set(settings, "send_profile_events", "0");
     }
 }
 

@@ -167,6 +167,16 @@ pub static KEYS: &[OptionKey] = &[
     key("shard_ports", List, "", Spark, "`internal:external` port pairs for shard addresses seen from the cluster's inside (`9000:19000,…`)."),
 ];
 
+/// The one name of an option or setting given as `key`, whatever its spelling
+/// (`numPartitions`, `num_partitions`, an alias, `setting.NAME`); `None` for a key that is
+/// neither.
+pub fn canonical_name(key: &str) -> Option<&str> {
+    match classify(key).ok()? {
+        Classified::Option(k) => Some(k.name),
+        Classified::Setting(name) => Some(name),
+    }
+}
+
 /// The options that name servers (`host`, `port`, `hosts`): a URL made for other servers
 /// ([`url_with_hosts`](super::url_with_hosts)) leaves them out.
 pub const SERVER_KEYS: [&str; 3] = ["host", "port", "hosts"];

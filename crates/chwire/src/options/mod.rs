@@ -192,12 +192,11 @@ struct Given(Vec<(String, String)>);
 
 impl Given {
     fn once(&mut self, key: &str) -> Result<()> {
-        let canonical = match keys::classify(key) {
+        let canonical = match keys::canonical_name(key) {
             // A list of hosts may come in parts (`?hosts=b&hosts=c`).
-            Ok(Classified::Option(k)) if k.name == "hosts" => return Ok(()),
-            Ok(Classified::Option(k)) => k.name.to_string(),
-            Ok(Classified::Setting(name)) => name.to_string(),
-            Err(_) => return Ok(()), // refused by `set` with its own message
+            Some("hosts") => return Ok(()),
+            Some(name) => name.to_string(),
+            None => return Ok(()), // refused by `set` with its own message
         };
         if let Some((first, _)) = self.0.iter().find(|(_, c)| *c == canonical) {
             return Err(Error::config(if first == key {
