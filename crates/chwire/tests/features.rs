@@ -396,10 +396,6 @@ async fn text_into_addresses_and_uuids_by_the_cores_parser() {
         }
         RecordBatch::try_from_iter(fields).unwrap()
     };
-    let columns = |cases: &[Json]| {
-        let cols: Vec<String> = cases.iter().enumerate().map(|(i, c)| format!("c{i} {}", c["type"].as_str().unwrap())).collect();
-        format!("k UInt32, {}", cols.join(", "))
-    };
     for url in [common::url(), http_url("CHWIRE_TEST_HTTP_URL", 18123)] {
         let mut c = Client::connect_url(&url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
         if server_name(&c) != "26.9" {
@@ -421,7 +417,7 @@ async fn text_into_addresses_and_uuids_by_the_cores_parser() {
             }
         }
         let t = format!("rs_texts_{}", std::process::id());
-        run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", columns(inserted)), &[]).await;
+        run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", case_columns(inserted)), &[]).await;
         c.insert_arrow(t.as_str(), [batch(inserted)]).await.unwrap_or_else(|e| panic!("{url}: {e}"));
         let texts: Vec<String> = (0..inserted.len()).map(|i| format!("toString(c{i})")).collect();
         let read = blocks(&mut c, &format!("SELECT {} FROM {t}", texts.join(", ")), &[]).await;
@@ -436,7 +432,7 @@ async fn text_into_addresses_and_uuids_by_the_cores_parser() {
         run(&mut c, &format!("DROP TABLE {t}"), &[]).await;
         for case in cases["refused"].as_array().unwrap() {
             let one = std::slice::from_ref(case);
-            run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", columns(one)), &[]).await;
+            run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", case_columns(one)), &[]).await;
             let err = c.insert_arrow(t.as_str(), [batch(one)]).await.expect_err(&format!("{url}: {case} was taken"));
             assert!(err.to_string().contains("is not the text of a"), "{url}: {case}: {err}");
             let n = blocks(&mut c, &format!("SELECT count() FROM {t}"), &[]).await;
@@ -454,10 +450,6 @@ async fn text_into_addresses_and_uuids_by_the_cores_parser() {
 async fn nulls_where_the_type_has_none_by_the_cores_rule() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/nulls.json");
     let cases: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let columns = |cases: &[Json]| {
-        let cols: Vec<String> = cases.iter().enumerate().map(|(i, c)| format!("c{i} {}", c["type"].as_str().unwrap())).collect();
-        format!("k UInt32, {}", cols.join(", "))
-    };
     for url in [common::url(), http_url("CHWIRE_TEST_HTTP_URL", 18123)] {
         let mut c = Client::connect_url(&url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
         if server_name(&c) != "26.9" {
@@ -465,7 +457,7 @@ async fn nulls_where_the_type_has_none_by_the_cores_rule() {
         }
         let inserted = cases["inserted"].as_array().unwrap();
         let t = format!("rs_nulls_{}", std::process::id());
-        run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", columns(inserted)), &[]).await;
+        run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", case_columns(inserted)), &[]).await;
         let mut ins = c.insert_dynamic(t.as_str(), None).await.unwrap();
         ins.write(&null_row(inserted)).await.unwrap_or_else(|e| panic!("{url}: {e}"));
         ins.end().await.unwrap();
@@ -483,7 +475,7 @@ async fn nulls_where_the_type_has_none_by_the_cores_rule() {
         run(&mut c, &format!("DROP TABLE {t}"), &[]).await;
         for case in cases["refused"].as_array().unwrap() {
             let one = std::slice::from_ref(case);
-            run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", columns(one)), &[]).await;
+            run(&mut c, &format!("CREATE TABLE {t} ({}) ENGINE = Memory", case_columns(one)), &[]).await;
             let mut ins = c.insert_dynamic(t.as_str(), None).await.unwrap();
             let err = match ins.write(&null_row(one)).await {
                 Ok(()) => ins.end().await.expect_err(&format!("{url}: {case} was taken")),
@@ -505,4 +497,10 @@ fn null_row(cases: &[Json]) -> Vec<Value<'_>> {
     let mut row = vec![Value::UInt(1)];
     row.extend(cases.iter().map(|c| dyn_value(&c["value"])));
     row
+}
+
+/// The columns of a table of texts.json's or nulls.json's `cases`: `k UInt32, c0 <type 0>, …`.
+fn case_columns(cases: &[Json]) -> String {
+    let cols: Vec<String> = cases.iter().enumerate().map(|(i, c)| format!("c{i} {}", c["type"].as_str().unwrap())).collect();
+    format!("k UInt32, {}", cols.join(", "))
 }
