@@ -226,15 +226,10 @@ defmodule ChwireFeaturesTest do
   # is sent.
   @tag :current_server
   test "text into addresses and UUIDs by the core's parser", %{texts: texts} do
-    columns = fn cases ->
-      cols = cases |> Enum.with_index() |> Enum.map(fn {c, i} -> "c#{i} #{c["type"]}" end)
-      Enum.join(["k UInt32" | cols], ", ")
-    end
-
     inserted = texts["inserted"]
 
     for url <- [url(), http_url()] do
-      with_table(url, "texts", columns.(inserted), fn c, t ->
+      with_table(url, "texts", case_columns(inserted), fn c, t ->
         assert {:ok, _} = Chwire.insert(c, t, [[1 | Enum.map(inserted, & &1["value"])]])
 
         cols =
@@ -247,7 +242,7 @@ defmodule ChwireFeaturesTest do
       end)
 
       for case <- texts["refused"] do
-        with_table(url, "texts", columns.([case]), fn c, t ->
+        with_table(url, "texts", case_columns([case]), fn c, t ->
           assert {:error, %Chwire.Error{message: m}} = Chwire.insert(c, t, [[1, case["value"]]])
           assert m =~ ~r/not an IPv|not a UUID|UUID/, "#{url}: #{case["value"]}: #{m}"
           assert Chwire.query!(c, "SELECT count() FROM #{t}").rows == [[0]], case["value"]
@@ -261,15 +256,10 @@ defmodule ChwireFeaturesTest do
   # refused before anything is sent.
   @tag :current_server
   test "nulls where the type has none by the core's rule", %{nulls: nulls} do
-    columns = fn cases ->
-      cols = cases |> Enum.with_index() |> Enum.map(fn {c, i} -> "c#{i} #{c["type"]}" end)
-      Enum.join(["k UInt32" | cols], ", ")
-    end
-
     inserted = nulls["inserted"]
 
     for url <- [url(), http_url()] do
-      with_table(url, "nulls", columns.(inserted), fn c, t ->
+      with_table(url, "nulls", case_columns(inserted), fn c, t ->
         assert {:ok, _} = Chwire.insert(c, t, [[1 | Enum.map(inserted, & &1["value"])]])
 
         cols =
@@ -282,13 +272,19 @@ defmodule ChwireFeaturesTest do
       end)
 
       for case <- nulls["refused"] do
-        with_table(url, "nulls", columns.([case]), fn c, t ->
+        with_table(url, "nulls", case_columns([case]), fn c, t ->
           assert {:error, %Chwire.Error{message: m}} = Chwire.insert(c, t, [[1, case["value"]]])
           assert m =~ nulls["error"], "#{url}: #{case["type"]}: #{m}"
           assert Chwire.query!(c, "SELECT count() FROM #{t}").rows == [[0]], case["type"]
         end)
       end
     end
+  end
+
+  # The columns of a table of texts.json's or nulls.json's cases: `k UInt32, c0 <type 0>, ...`.
+  defp case_columns(cases) do
+    cols = cases |> Enum.with_index() |> Enum.map(fn {c, i} -> "c#{i} #{c["type"]}" end)
+    Enum.join(["k UInt32" | cols], ", ")
   end
 
   # tests/features/refusals.json: what every front end refuses with the core's message.
