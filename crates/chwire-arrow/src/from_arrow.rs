@@ -27,7 +27,7 @@ pub(crate) fn to_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> 
     let accepts_nulls = crate::schema::is_nullable(ty) || matches!(ty, T::Dynamic { .. } | T::Array(_) | T::Map(..) | T::Nested(_));
     if !accepts_nulls && array.logical_null_count() > 0 {
         let row = array.logical_nulls().and_then(|n| n.iter().position(|valid| !valid)).unwrap_or(0);
-        return Err(crate::Error::value(format!("row {row}: NULL does not fit the non-Nullable type {ty}")));
+        return Err(crate::Error::value_at(row, format!("NULL does not fit the non-Nullable type {ty}")));
     }
     if let A::Dictionary(_, value_type) = array.data_type() {
         if !matches!(ty, T::LowCardinality(_) | T::Enum8(_) | T::Enum16(_))
@@ -355,14 +355,9 @@ fn enum_column(array: &dyn Array, ty: &DataType) -> Result<ColumnData> {
 /// slice (`offsets`) holds it, so that a message names the row of the batch at any depth.
 fn in_outer_row(e: Error, offsets: &[u64]) -> Error {
     match e {
-        Error::Value { column, detail } => {
-            let element =
-                detail.strip_prefix("row ").and_then(|d| d.split_once(": ")).and_then(|(n, rest)| Some((n.parse::<u64>().ok()?, rest)));
-            let detail = match element {
-                Some((n, rest)) => format!("row {}: {rest}", offsets.partition_point(|&o| o <= n).saturating_sub(1)),
-                None => detail,
-            };
-            Error::Value { column, detail }
+        Error::Value { column, row: Some(n), detail } => {
+            let outer = offsets.partition_point(|&o| o <= n).saturating_sub(1) as u64;
+            Error::Value { column, row: Some(outer), detail }
         }
         e => e,
     }

@@ -42,7 +42,7 @@ pub(crate) fn to_json_text(ty: &DataType, data: ColumnData, opts: &ArrowOptions)
         write_value(&mut buf, &column.value(row), Style::Json, &tz);
         if std::str::from_utf8(&buf).is_err() {
             // ClickHouse writes such bytes as they are; an Arrow utf8 array cannot hold them.
-            return Err(Error::value(format!("row {row}: the value's JSON text is not valid UTF-8 (a String inside it is not)")));
+            return Err(Error::value_at(row, "the value's JSON text is not valid UTF-8 (a String inside it is not)"));
         }
         // A JSON column in its STRING serialization (or one inside a Dynamic or an Array)
         // carries text as it arrived: an `arrow.json` array holds only JSON.
@@ -50,7 +50,7 @@ pub(crate) fn to_json_text(ty: &DataType, data: ColumnData, opts: &ArrowOptions)
             DataType::Json { .. } => check_object(&buf),
             _ => serde_json::from_slice::<serde::de::IgnoredAny>(&buf).map(drop).map_err(|e| format!("not JSON: {e}")),
         };
-        valid.map_err(|e| Error::value(format!("row {row}: the column's text is not JSON text: {e}")))?;
+        valid.map_err(|e| Error::value_at(row, format!("the column's text is not JSON text: {e}")))?;
         text.push(&buf);
     }
     Ok(text)

@@ -78,11 +78,14 @@ pub enum Error {
         detail: String,
     },
     /// A value of a column does not convert.
-    #[error("column {column}: {detail}")]
+    #[error("column {column}: {}{detail}", row_prefix(*.row))]
     Value {
         /// The column's name (empty until [`Error::in_column`] names it).
         column: String,
-        /// Which value, and why.
+        /// The value's row of the batch (inside a list or map: the row holding it), where one
+        /// value is at fault.
+        row: Option<u64>,
+        /// Why it does not convert.
         detail: String,
     },
     /// The batch lacks a column of the target, or has one the target does not.
@@ -106,18 +109,28 @@ impl Error {
             Error::Mismatch { column, arrow, clickhouse, detail } if column.is_empty() => {
                 Error::Mismatch { column: name.to_string(), arrow, clickhouse, detail }
             }
-            Error::Value { column, detail } if column.is_empty() => Error::Value { column: name.to_string(), detail },
+            Error::Value { column, row, detail } if column.is_empty() => Error::Value { column: name.to_string(), row, detail },
             Error::UnsupportedType(t) => {
-                Error::Value { column: name.to_string(), detail: format!("ClickHouse type {t} has no Arrow mapping") }
+                Error::Value { column: name.to_string(), row: None, detail: format!("ClickHouse type {t} has no Arrow mapping") }
             }
-            Error::Arrow(e) => Error::Value { column: name.to_string(), detail: e.to_string() },
+            Error::Arrow(e) => Error::Value { column: name.to_string(), row: None, detail: e.to_string() },
             e => e,
         }
     }
 
     pub(crate) fn value(detail: impl Into<String>) -> Error {
-        Error::Value { column: String::new(), detail: detail.into() }
+        Error::Value { column: String::new(), row: None, detail: detail.into() }
     }
+
+    /// The value of `row` does not convert.
+    pub(crate) fn value_at(row: usize, detail: impl Into<String>) -> Error {
+        Error::Value { column: String::new(), row: Some(row as u64), detail: detail.into() }
+    }
+}
+
+/// `row N: ` of a value's error, where it names one.
+fn row_prefix(row: Option<u64>) -> String {
+    row.map(|r| format!("row {r}: ")).unwrap_or_default()
 }
 
 /// The Arrow schema of a header: one field per (name, ClickHouse type).
@@ -146,6 +159,7 @@ pub fn block_to_batch(block: Block, schema: &SchemaRef, opts: &ArrowOptions) -> 
         let array = to_arrow::to_array(&ty, data, None, opts).map_err(|e| e.in_column(&name))?;
         if array.data_type() != field.data_type() {
             return Err(Error::Value {
+                row: None,
                 column: name,
                 detail: format!("converted to {} but the schema has {}", array.data_type(), field.data_type()),
             });
@@ -200,7 +214,7 @@ pub fn batch_into_block(batch: RecordBatch, target: &[(String, DataType)]) -> Re
             return Err(Error::Columns(format!("the batch has no column {name} (of type {ty})")));
         };
         let column = convert_column(array, ty).map_err(|e| e.in_column(name))?;
-        block.push(name.clone(), column).map_err(|e| Error::Value { column: name.clone(), detail: e.to_string() })?;
+        block.push(name.clone(), column).map_err(|e| Error::Value { column: name.clone(), row: None, detail: e.to_string() })?;
     }
     Ok(block)
 }
@@ -225,7 +239,11 @@ pub fn batch_into_block_inferred(batch: RecordBatch) -> Result<Block> {
     for (field, array) in schema.fields().iter().zip(columns) {
         let ty = clickhouse_type_for(field).map_err(|e| e.in_column(field.name()))?;
         let column = convert_column(array, &ty).map_err(|e| e.in_column(field.name()))?;
-        block.push(field.name().clone(), column).map_err(|e| Error::Value { column: field.name().clone(), detail: e.to_string() })?;
+        block.push(field.name().clone(), column).map_err(|e| Error::Value {
+            column: field.name().clone(),
+            row: None,
+            detail: e.to_string(),
+        })?;
     }
     Ok(block)
 }

@@ -275,7 +275,7 @@ fn string_array(s: StringColumn, nulls: Option<NullBuffer>, opts: &ArrowOptions)
     let utf8 = opts.string_as_string;
     if utf8 {
         if let Some(row) = first_invalid_utf8(&s) {
-            return Err(Error::value(format!("row {row} is not valid UTF-8 (set output_format_arrow_string_as_string = 0 for binary)")));
+            return Err(Error::value_at(row, "the value is not valid UTF-8 (set output_format_arrow_string_as_string = 0 for binary)"));
         }
     }
     let large = opts.rich_mode() || opts.use_64_bit_indexes_for_string;

@@ -209,7 +209,10 @@ fn a_null_that_does_not_fit_names_its_row() {
         b.append(true);
     }
     let lists = batch(vec![("t", Arc::new(b.finish()), true)]);
-    let e = batch_to_block(&lists, &[("t".to_string(), ty("Array(Tuple(a Int32))"))]).unwrap_err().to_string();
+    let err = batch_to_block(&lists, &[("t".to_string(), ty("Array(Tuple(a Int32))"))]).unwrap_err();
+    // The row is a field of the error (the batch's row, not the element's), for callers to read.
+    assert!(matches!(&err, chwire_arrow::Error::Value { column, row: Some(2), .. } if column == "t"), "{err:?}");
+    let e = err.to_string();
     assert!(e.contains("column t") && e.contains("row 2: NULL does not fit the non-Nullable type Tuple(a Int32)"), "{e}");
     let scalars = batch(vec![("i", Arc::new(arrow_array::Int32Array::from(vec![Some(1), None])), true)]);
     let e = batch_to_block(&scalars, &[("i".to_string(), ty("Int32"))]).unwrap_err().to_string();

@@ -68,7 +68,7 @@ fn utf8_arrays_hold_exactly_the_checked_strings() {
                     }
                     (Err(e), Some(row)) => {
                         let e = e.to_string();
-                        assert!(e.contains(&format!("row {row} is not valid UTF-8")), "{mapping:?}, nullable {nullable}: {e}");
+                        assert!(e.contains(&format!("row {row}: the value is not valid UTF-8")), "{mapping:?}, nullable {nullable}: {e}");
                     }
                     (Ok(_), Some(row)) => panic!("{values:?}: row {row} is not UTF-8, yet it became a utf8 array"),
                     (Err(e), None) => panic!("{values:?}: valid UTF-8 refused: {e}"),
