@@ -23,6 +23,10 @@ defmodule Chwire do
 
   # Items holding more values than this are built on a dirty CPU scheduler.
   @dirty_cells 20_000
+  # The options each reading call takes (a stream is never bounded: memory is a block).
+  @stream_opts [:settings, :query_id]
+  @query_opts @stream_opts ++ [:max_collected_rows, :max_collected_bytes]
+  @arrow_opts @query_opts ++ [:arrow_mapping]
   # The core's default `block_rows` (docs/OPTIONS.md).
   @insert_block_rows 1_048_576
 
@@ -34,7 +38,9 @@ defmodule Chwire do
   (`tcp://user:pass@host:9000,host2:9000/db?secure=true&connect_timeout=5s&...`: every option of
   the core, hosts with failover, TLS, settings and timeouts); other keys override the URL's
   options by their URL names (`host:`, `port:`, `user:`, `password:`, `database:`,
-  `compression:`, `query_timeout:`, ...). `name:` registers the process.
+  `compression:`, `query_timeout:`, ...). A duration given as an integer is milliseconds, as
+  Erlang's timeouts are (`connect_timeout: 5_000`), or the core's text (`"5s"`), `:infinity`
+  for none. `name:` registers the process.
   """
   def start_link(opts), do: Chwire.Connection.start_link(opts)
 
@@ -49,18 +55,19 @@ defmodule Chwire do
   `Chwire.DateTime64`, and lists, tuples and maps of them, each built by the placeholder's
   declared type (an integer out of its range is an error); values arrive as data, never as
   SQL. `opts`: `settings:` (a map or keyword list of ClickHouse settings), `query_id:`,
-  `max_result_rows:`, `max_result_bytes:`.
+  `max_collected_rows:`, `max_collected_bytes:`; another key is an error.
 
   The whole result is collected before it is returned; it can be bounded (the core's options
-  of docs/OPTIONS.md, the same in every binding; both `:infinity` by default, so set them where
-  a runaway result must not fill the VM's memory): `max_result_rows:` and `max_result_bytes:`
-  of decoded column data
+  of docs/OPTIONS.md, the same in every binding; `:infinity` or `0` by default, so set them
+  where a runaway result must not fill the VM's memory): `max_collected_rows:` and
+  `max_collected_bytes:` of decoded column data
   (as chwire holds it: fixed-width values at their width, strings their bytes plus 8 per value,
   arrays 8 per row plus their elements, Nullable 1 per row more; the terms built from it are
   larger). A result that goes over either is not read further: the query is cancelled on the
   server and the result is `{:error, %Chwire.Error{kind: :limit, name: "MAX_ROWS_EXCEEDED"}}`
-  (or `"MAX_BYTES_EXCEEDED"`), the connection usable at once. `stream/4` reads results of any
-  size in memory bounded by a block.
+  (or `"MAX_BYTES_EXCEEDED"`), the connection usable at once. These are not ClickHouse's
+  `max_result_rows`/`max_result_bytes` settings (those go in `settings:`). `stream/4` reads
+  results of any size in memory bounded by a block.
   """
   def query(conn, sql, params \\ %{}, opts \\ []), do: run_query(conn, sql, params, opts, false)
 
@@ -68,7 +75,7 @@ defmodule Chwire do
 
   @doc """
   Runs `sql` and returns its columns in query order as `[{name, values}]`. `opts` as `query/4`'s
-  (`max_result_rows:`, `max_result_bytes:` bound the result the same way).
+  (`max_collected_rows:`, `max_collected_bytes:` bound the result the same way).
   """
   def query_columns(conn, sql, params \\ %{}, opts \\ []),
     do: run_query(conn, sql, params, opts, true)
@@ -98,7 +105,7 @@ defmodule Chwire do
       fn ->
         id = unique()
 
-        with {:ok, sql, params} <- args(sql, params, opts),
+        with {:ok, sql, params} <- args(sql, params, opts, @stream_opts),
              {:ok, h} <- handle(conn),
              {:ok, settings} <- settings(opts),
              {:ok, op} <-
@@ -154,14 +161,14 @@ defmodule Chwire do
   `Explorer.DataFrame.load_ipc_stream!/1` reads it. The binary is chwire's buffer handed to the
   VM without a copy. `opts`: `arrow_mapping:` `:rich` (default: natural Arrow types) or `:clickhouse`
   (ClickHouse's own Arrow output; docs/ARROW.md), `settings:` (`output_format_arrow_*` ones
-  shape the batches and are not sent), `query_id:`, `max_result_rows:` and
-  `max_result_bytes:` (the IPC stream's size; both `:infinity` by default): past either the
-  query is cancelled and the result is a `:limit` error, as for `query/4`.
+  shape the batches and are not sent), `query_id:`, `max_collected_rows:` and
+  `max_collected_bytes:` (of decoded column data, as for `query/4`; both `:infinity` by
+  default): past either the query is cancelled and the result is a `:limit` error.
   """
   def query_arrow(conn, sql, params \\ %{}, opts \\ []) do
     id = unique()
 
-    with {:ok, sql, params} <- args(sql, params, opts),
+    with {:ok, sql, params} <- args(sql, params, opts, @arrow_opts),
          {:ok, limits} <- limits(opts),
          {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
@@ -285,7 +292,7 @@ defmodule Chwire do
   defp run_query(conn, sql, params, opts, columns) do
     id = unique()
 
-    with {:ok, sql, params} <- args(sql, params, opts),
+    with {:ok, sql, params} <- args(sql, params, opts, @query_opts),
          {:ok, limits} <- limits(opts),
          {:ok, h} <- handle(conn),
          {:ok, settings} <- settings(opts),
@@ -307,9 +314,9 @@ defmodule Chwire do
 
   # Parameters with lists, tuples or maps are converted on a dirty scheduler (their
   # conversion takes as long as they are long); plain ones, the common case, are not.
-  # `limits`: `{max_result_rows, max_result_bytes}` (nil: none) of a result collected whole.
+  # `limits`: the bounds of a result collected whole, as `{key, text}` pairs (nil: none).
   defp native_query(h, sql, params, settings, query_id, stream, columns, limits, id) do
-    limits = limits || {nil, nil}
+    limits = limits || []
 
     if Enum.any?(params, fn {_, v} -> is_list(v) or is_tuple(v) or is_map(v) end),
       do: Native.query_dirty(h, sql, params, settings, query_id, stream, columns, limits, id),
@@ -327,29 +334,27 @@ defmodule Chwire do
     end
   end
 
-  # `max_result_rows:` and `max_result_bytes:` as `{rows | nil, bytes | nil}` (nil: no bound).
+  # `max_collected_rows:` and `max_collected_bytes:` as the core's `{key, text}` pairs (the core
+  # reads them: `0` or `:infinity` for no bound, a whole number otherwise).
   defp limits(opts) do
-    with {:ok, rows} <- limit(opts, :max_result_rows, :infinity),
-         {:ok, bytes} <- limit(opts, :max_result_bytes, :infinity),
-         do: {:ok, {rows, bytes}}
-  end
+    Enum.reduce_while([:max_collected_rows, :max_collected_bytes], {:ok, []}, fn key,
+                                                                                 {:ok, acc} ->
+      case Keyword.get(opts, key, :infinity) do
+        :infinity ->
+          {:cont, {:ok, acc}}
 
-  defp limit(opts, key, default) do
-    case Keyword.get(opts, key, default) do
-      :infinity ->
-        {:ok, nil}
+        n when is_integer(n) ->
+          {:cont, {:ok, [{to_string(key), Integer.to_string(n)} | acc]}}
 
-      # Beyond 64 bits no result can reach it.
-      n when is_integer(n) and n > 0xFFFF_FFFF_FFFF_FFFF ->
-        {:ok, nil}
+        t when is_binary(t) ->
+          {:cont, {:ok, [{to_string(key), t} | acc]}}
 
-      n when is_integer(n) and n >= 0 ->
-        {:ok, n}
-
-      other ->
-        {:error,
-         data_error("#{key}: must be a non-negative integer or :infinity, not #{inspect(other)}")}
-    end
+        other ->
+          {:halt,
+           {:error,
+            data_error("#{key}: must be a whole number or :infinity, not #{inspect(other)}")}}
+      end
+    end)
   end
 
   defp feed(op, id, layout, data, block_rows, row, inflight) do
@@ -591,11 +596,18 @@ defmodule Chwire do
   # The arguments every query takes, checked (a bad one is a :data error, not a raise): the
   # SQL as iodata, the parameters as a map or keyword list by name, the options as a keyword
   # list with a string query_id. Returns the SQL as a binary and the parameters prepared.
-  defp args(sql, params, opts) do
+  defp args(sql, params, opts, allowed) do
     cond do
       not insert_opts(opts) ->
         {:error,
          data_error("opts: must be a keyword list with a string query_id:, not #{inspect(opts)}")}
+
+      (unknown = Keyword.keys(opts) -- allowed) != [] ->
+        {:error,
+         data_error(
+           "unknown option #{inspect(hd(unknown))}: this call takes " <>
+             Enum.map_join(allowed, ", ", &"#{&1}:") <> " (ClickHouse settings go in settings:)"
+         )}
 
       not by_name?(params) ->
         {:error,

@@ -23,7 +23,9 @@ defmodule ChwireFeaturesTest do
       dynamic: shared["dynamic"],
       statements: shared["statements"],
       texts: shared["texts"],
-      nulls: shared["nulls"]
+      nulls: shared["nulls"],
+      limits: shared["limits"],
+      pool: shared["pool"]
     }
   end
 
@@ -279,6 +281,110 @@ defmodule ChwireFeaturesTest do
         end)
       end
     end
+  end
+
+  # tests/features/limits.json: bounds of a result collected whole (the core's tally), through
+  # query/4, query_columns/4 and query_arrow/4, per call; a stream takes none.
+  test "results collected whole are bounded by the core's tally", %{limits: limits} do
+    opts = fn l ->
+      [settings: limits["settings"]] ++ Enum.map(l, fn {k, v} -> {String.to_atom(k), v} end)
+    end
+
+    rows = limits["rows"]
+
+    for url <- refusal_urls() do
+      {:ok, c} = Chwire.start_link(url: url)
+      # The whole result's IPC stream, unbounded: a bounded one that comes is the same bytes.
+      {:ok, ipc} = Chwire.query_arrow(c, limits["sql"], %{}, settings: limits["settings"])
+
+      calls = [
+        {"query", &Chwire.query/4, fn %Chwire.Result{num_rows: n} -> n end},
+        {"query_columns", &Chwire.query_columns/4, fn [{"n", ns} | _] -> length(ns) end},
+        {"query_arrow", &Chwire.query_arrow/4, fn got -> if got == ipc, do: rows, else: got end}
+      ]
+
+      check(c, url, limits, calls, opts)
+      GenServer.stop(c)
+    end
+
+    {:ok, c} = Chwire.start_link(url: url())
+
+    streamed =
+      Chwire.stream(c, limits["sql"], %{}, settings: limits["settings"])
+      |> Enum.reduce(0, fn r, n -> n + r.num_rows end)
+
+    assert streamed == rows
+    GenServer.stop(c)
+  end
+
+  defp check(c, url, limits, calls, opts) do
+    for {name, call, count} <- calls do
+      for case <- limits["cases"] do
+        label = "#{url} #{name} #{inspect(case["limits"])}"
+
+        case {call.(c, limits["sql"], %{}, opts.(case["limits"])), case["error"]} do
+          {{:ok, result}, nil} ->
+            assert count.(result) == case["rows"], label
+
+          {{:error, %Chwire.Error{kind: :limit, message: m}}, want} when is_binary(want) ->
+            assert m =~ want, label
+
+          {other, want} ->
+            flunk("#{label}: want #{inspect(want)}, got #{inspect(other)}")
+        end
+
+        assert Chwire.query!(c, "SELECT 1").rows == [[1]], label
+      end
+
+      for case <- limits["refused"] do
+        assert {:error, %Chwire.Error{kind: :data, message: m}} =
+                 call.(c, limits["sql"], %{}, opts.(case["limits"]))
+
+        assert m =~ case["error"], "#{url} #{name}: #{m}"
+      end
+    end
+  end
+
+  # tests/features/pool.json: the pool's option names, aliases and spellings, sorted from the
+  # connection's by the core; the mistakes it refuses, with its message.
+  test "pool options by the core's names", %{pool: pool} do
+    opts = fn c ->
+      [url: url()] ++ Enum.map(c["options"], fn {k, v} -> {String.to_atom(k), v} end)
+    end
+
+    for c <- pool["accepted"] do
+      assert {:ok, p} = Chwire.Pool.start_link(opts.(c)), inspect(c)
+      assert Chwire.query!(p, "SELECT 1").rows == [[1]]
+      %{size: size} = Chwire.Pool.status(p)
+      assert size >= 1 and size <= c["max_size"], inspect(c)
+      GenServer.stop(p)
+    end
+
+    Process.flag(:trap_exit, true)
+
+    for c <- pool["refused"] do
+      assert {:error, %Chwire.Error{message: m}} = Chwire.Pool.start_link(opts.(c))
+      assert m =~ c["error"], "#{inspect(c)}: #{m}"
+    end
+
+    # A float for a duration is a guess between seconds and milliseconds: refused, in any
+    # spelling of the key.
+    assert {:error, %Chwire.Error{kind: :config, message: m}} =
+             Chwire.start_link(url: url(), connectTimeout: 1.5)
+
+    assert m =~ "connectTimeout: 1.5 is no duration"
+
+    # Integer durations are milliseconds, in the pool's options as in the connection's.
+    {:ok, p} =
+      Chwire.Pool.start_link(
+        url: url(),
+        max_size: 1,
+        acquire_timeout: 300,
+        connect_timeout: 5_000
+      )
+
+    {:ok, _} = Chwire.query(p, "SELECT 1")
+    GenServer.stop(p)
   end
 
   # The columns of a table of texts.json's or nulls.json's cases: `k UInt32, c0 <type 0>, ...`.

@@ -47,6 +47,13 @@ export interface ConnectOptions {
   settings?: Record<string, Scalar>;
   /** The Arrow mapping of this client's queries that name none (`queryArrow`'s `arrowMapping`). */
   arrowMapping?: 'rich' | 'clickhouse';
+  /** Bounds of a result collected whole (`query`, `queryColumns`, `queryArrow`; streams are
+   * not bounded): past one the query is cancelled and the call rejects with a `ChwireError` of
+   * kind `limit`, the client usable at once. `0` (default): no bound. Not ClickHouse's
+   * `max_result_rows`/`max_result_bytes` settings, which go in `settings`. */
+  max_collected_rows?: number;
+  /** Bytes of decoded column data (8 per UInt64, a string's bytes plus 8, …). */
+  max_collected_bytes?: number;
   /** Aborts connecting (`connect` only). */
   signal?: AbortSignal;
   [key: string]: Scalar | Record<string, Scalar> | AbortSignal | undefined;
@@ -206,7 +213,13 @@ export class Queryable {
     this.native = n;
   }
 
-  private start(sql: string, mode: string, o?: QueryOptions & { arrowMapping?: string }): Feed {
+  /** `whole`: the caller collects the whole result (the client's `max_collected_*` bounds apply). */
+  private start(
+    sql: string,
+    mode: string,
+    o?: QueryOptions & { arrowMapping?: string },
+    whole = false,
+  ): Feed {
     if (this.closed) throw new ChwireError('the client is closed', 'closed');
     if (typeof sql !== 'string') throw new TypeError(`the SQL must be a string, not ${describe(sql)}`);
     checkObject(o, 'the options');
@@ -214,24 +227,26 @@ export class Queryable {
     checkObject(o?.settings, '`settings`');
     checkQueryId(o?.queryId);
     checkSignal(o?.signal);
-    const spec = o
-      ? {
-          params: o.params,
-          settings: o.settings,
-          queryId: o.queryId,
-          int64: o.int64,
-          decimal: o.decimal,
-          arrowMapping: o.arrowMapping,
-          strings: o.strings,
-        }
-      : undefined;
+    const spec =
+      o || whole
+        ? {
+            params: o?.params,
+            settings: o?.settings,
+            queryId: o?.queryId,
+            int64: o?.int64,
+            decimal: o?.decimal,
+            arrowMapping: o?.arrowMapping,
+            strings: o?.strings,
+            whole,
+          }
+        : undefined;
     const s = callSync(() => this.native.query(sql, mode, spec));
     return new Feed(s, o?.signal);
   }
 
   /** The whole result as rows (objects, or arrays with `rowMode: 'array'`). */
   async query<R = Record<string, unknown>>(sql: string, o?: RowOptions): Promise<QueryResult<R>> {
-    const stream = new RowStream(this.start(sql, 'blocks', o), o?.rowMode === 'array', true);
+    const stream = new RowStream(this.start(sql, 'blocks', o, true), o?.rowMode === 'array', true);
     let rows: unknown[] = [];
     let first = true;
     for await (const b of stream.blocks()) {
@@ -254,7 +269,7 @@ export class Queryable {
 
   /** The whole result as one typed array (numbers, bigints) or array per column. */
   async queryColumns(sql: string, o?: QueryOptions): Promise<ColumnsResult> {
-    const feed = this.start(sql, 'columns', o);
+    const feed = this.start(sql, 'columns', o, true);
     const h = await header(feed);
     const columns: Record<string, TypedArray | unknown[]> = {};
     let rows = 0;
@@ -278,7 +293,7 @@ export class Queryable {
 
   /** The whole result as an apache-arrow `Table` (chwire's Arrow mapping, docs/ARROW.md). */
   async queryArrow(sql: string, o?: ArrowOptions): Promise<arrow.Table> {
-    const feed = this.start(sql, 'arrow', o);
+    const feed = this.start(sql, 'arrow', o, true);
     const { schema } = await arrowStart(feed);
     const batches: arrow.RecordBatch[] = [];
     for (;;) {

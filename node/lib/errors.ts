@@ -4,7 +4,7 @@
 // `translate` turns it into a `ClickHouseError` (the server's exception: `code`, `name`,
 // message), a `TypeError` or `RangeError` (a value that does not fit its column or parameter,
 // naming them), an `AbortError` (the operation was aborted), or a `ChwireError` with a `kind`
-// (connection, timeout, protocol, config, data, closed, panic, client).
+// (connection, timeout, protocol, config, data, closed, panic, limit, client).
 
 const TAG = '\u0001chwire:';
 
@@ -19,6 +19,7 @@ export type ErrorKind =
   | 'aborted'
   | 'panic'
   | 'client'
+  | 'limit'
   | 'type'
   | 'range';
 

@@ -8,7 +8,7 @@ use crate::ops;
 use crate::stream::{Job, Mode, NativeStream};
 use crate::values::Mapping;
 use chwire::sql::{InsertTarget, TableRef};
-use chwire::{QuerySpec, Shared};
+use chwire::{QuerySpec, ResultLimits, Shared};
 use chwire_arrow::ArrowOptions;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -20,12 +20,15 @@ pub struct NativeClient {
     server: Option<chwire::ServerInfo>,
     /// The Arrow mapping of results when a query names none (the options' `arrowMapping`).
     arrow_mapping: Option<String>,
+    /// Bounds of results collected whole (`max_collected_rows`, `max_collected_bytes`).
+    limits: ResultLimits,
 }
 
-/// The options' Arrow keys (the core's `arrow_mapping`, as `arrowMapping`), which are the
-/// client's default for its queries rather than connection options (as Python's
-/// `connect(arrow_mapping=…)` and ADBC's `chwire.arrow_mapping`); the rest.
-fn split_arrow(pairs: Pairs) -> Result<(Pairs, Option<String>)> {
+/// The client's defaults for its queries among the options, rather than connection options:
+/// the Arrow mapping (the core's `arrow_mapping`, as `arrowMapping`; as Python's
+/// `connect(arrow_mapping=…)` and ADBC's `chwire.arrow_mapping`) and the bounds of results
+/// collected whole (the core's `ResultLimits`, as Python's and Elixir's); the rest.
+fn split_client_options(pairs: Pairs) -> Result<(Pairs, Option<String>, ResultLimits)> {
     use chwire::options::keys::{classify, Classified, Scope};
     let (mut rest, mut mapping) = (Vec::with_capacity(pairs.len()), None);
     for (k, v) in pairs {
@@ -37,7 +40,8 @@ fn split_arrow(pairs: Pairs) -> Result<(Pairs, Option<String>)> {
             _ => rest.push((k, v)),
         }
     }
-    Ok((rest, mapping))
+    let limits = ResultLimits::take(&mut rest)?;
+    Ok((rest, mapping, limits))
 }
 
 /// Options as (key, value) pairs.
@@ -53,11 +57,11 @@ fn pairs(m: Option<HashMap<String, String>>) -> Pairs {
 /// Connect one client: `url` and/or options by the core's URL keys.
 #[napi(ts_return_type = "Promise<NativeClient>")]
 pub async fn connect(url: Option<String>, options: Option<HashMap<String, String>>) -> napi::Result<NativeClient> {
-    let (options, arrow_mapping) = split_arrow(pairs(options))?;
+    let (options, arrow_mapping, limits) = split_client_options(pairs(options))?;
     let opts = ops::options(url.as_deref(), &options)?;
     let client = chwire::Client::connect(opts).await.map_err(Error::from)?;
     let server = client.server_info();
-    Ok(NativeClient { target: Shared::client(client), server, arrow_mapping })
+    Ok(NativeClient { target: Shared::client(client), server, arrow_mapping, limits })
 }
 
 /// A pool (connections open as they are needed): options as `connect`'s, plus the pool's own.
@@ -67,12 +71,12 @@ pub fn create_pool(
     options: Option<HashMap<String, String>>,
     pool: Option<HashMap<String, String>>,
 ) -> napi::Result<NativeClient> {
-    let (options, arrow_mapping) = split_arrow(pairs(options))?;
+    let (options, arrow_mapping, limits) = split_client_options(pairs(options))?;
     let opts = ops::options(url.as_deref(), &options)?;
     let popts = ops::pool_options(&pairs(pool))?;
     // The pool's maintenance task needs the runtime's context.
     let target = napi::bindgen_prelude::within_runtime_if_available(|| Shared::pool(opts, popts)).map_err(Error::from)?;
-    Ok(NativeClient { target, server: None, arrow_mapping })
+    Ok(NativeClient { target, server: None, arrow_mapping, limits })
 }
 
 #[napi(object)]
@@ -133,6 +137,11 @@ impl NativeClient {
         };
         // Arrow output settings shape the batches chwire builds: applied here, not sent.
         arrow.take_settings(&mut spec.settings).map_err(|e| Error::Type(e.to_string()))?;
+        // A result the caller collects whole (`query`, `queryColumns`, `queryArrow`): the
+        // client's bounds.
+        if get("whole")?.map(|v| js::bool_of(env, v)).transpose()?.unwrap_or(false) {
+            spec.limits = self.limits;
+        }
         Ok((spec, m, arrow))
     }
 }

@@ -90,6 +90,7 @@ impl Error {
                 ErrorKind::Decode(_) | ErrorKind::Protocol(_) => "protocol",
                 ErrorKind::Config(_) => "config",
                 ErrorKind::InvalidInput(_) | ErrorKind::Row(_) => "data",
+                ErrorKind::ResultTooLarge(_) => "limit",
                 _ => "client",
             },
             Error::Type(_) => "type",

@@ -19,6 +19,8 @@ const REFUSALS = shared('refusals.json');
 const DYNAMIC = shared('dynamic.json').dynamic;
 const TEXTS = shared('texts.json');
 const NULLS = shared('nulls.json');
+const LIMITS = shared('limits.json');
+const POOL = shared('pool.json');
 const STATEMENTS = shared('statements.json');
 const HTTP18 = process.env.CHWIRE_TEST_HTTP_URL_18;
 const skip26 = SERVER.startsWith('18') && 'needs 26.9';
@@ -270,6 +272,28 @@ for (const [transport, url] of [
   });
 }
 
+// tests/features/pool.json: the pool's option names, aliases and spellings; the mistakes
+// refused with the core's message.
+test("pool options by the core's names", async () => {
+  for (const cs of POOL.accepted) {
+    const pool = ch.createPool(URL26, {}, cs.options);
+    try {
+      assert.equal((await pool.query('SELECT 1 AS one')).rows[0].one, 1, JSON.stringify(cs));
+      const { size } = pool.status();
+      assert.ok(size >= 1 && size <= cs.max_size, `${JSON.stringify(cs)}: size ${size}`);
+    } finally {
+      await pool.close();
+    }
+  }
+  for (const cs of POOL.refused) {
+    assert.throws(
+      () => ch.createPool(URL26, {}, cs.options),
+      (e) => e.message.includes(cs.error),
+      JSON.stringify(cs),
+    );
+  }
+});
+
 // tests/features/refusals.json: what every front end refuses with the core's message.
 const refusalUrls = [
   ['26.9 native', URL26],
@@ -292,6 +316,49 @@ for (const [name, url] of refusalUrls) {
     }
     assert.equal((await cl.query('SELECT {p:UInt8} AS n', { params: { p: 7 } })).rows[0].n, 7);
     assert.deepEqual(wrong, []);
+  });
+
+  // tests/features/limits.json: the client's max_collected_rows/max_collected_bytes bound
+  // every call that collects a result whole; past one, a `limit` error and the client usable
+  // at once; streams are not bounded.
+  test(`results collected whole are bounded by the core's tally (${name})`, async () => {
+    const { sql, settings, rows } = LIMITS;
+    const calls = {
+      query: async (c) => (await c.query(sql, { settings })).rows.length,
+      queryColumns: async (c) => (await c.queryColumns(sql, { settings })).rows,
+      queryArrow: async (c) => (await c.queryArrow(sql, { settings })).numRows,
+    };
+    for (const cs of LIMITS.cases) {
+      const c = await ch.connect(url, { ...cs.limits });
+      try {
+        for (const [call, count] of Object.entries(calls)) {
+          const label = `${call} ${JSON.stringify(cs.limits)}`;
+          if (cs.error) {
+            await assert.rejects(count(c), (e) => e.kind === 'limit' && e.message.includes(cs.error), label);
+          } else {
+            assert.equal(await count(c), cs.rows, label);
+          }
+          assert.equal((await c.query('SELECT 1 AS one')).rows[0].one, 1, label);
+        }
+      } finally {
+        await c.close();
+      }
+    }
+    const tight = await ch.connect(url, { ...LIMITS.tightest });
+    let streamed = 0;
+    for await (const b of tight.queryStream(sql, { settings }).blocks()) streamed += b.length;
+    assert.equal(streamed, rows);
+    await tight.close();
+    for (const cs of LIMITS.refused) {
+      await assert.rejects(
+        ch.connect(url, { ...cs.limits }),
+        (e) => e.kind === 'config' && e.message.includes(cs.error),
+      );
+    }
+    const pool = ch.createPool(url, { max_collected_rows: rows - 1 });
+    await assert.rejects(pool.queryArrow(sql, { settings }), (e) => e.kind === 'limit');
+    assert.equal((await pool.query('SELECT 2 AS two')).rows[0].two, 2);
+    await pool.close();
   });
 
   test(`tables every front end refuses (${name})`, async () => {

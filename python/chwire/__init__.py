@@ -24,6 +24,7 @@ from ._errors import (
     OperationalError,
     ProgrammingError,
     ProtocolError,
+    ResultTooLargeError,
     ServerError,
     TimeoutError,
     Warning,
@@ -32,9 +33,9 @@ from ._client import Client, QueryResult, connect, create_pool
 
 # The asyncio client is imported on first use: asyncio (with ssl, subprocess, logging) adds
 # about 6 MiB to every process that imports chwire, most of which never use it.
-_LAZY = {"AsyncClient", "connect_async"}
+_LAZY = {"AsyncClient", "connect_async", "create_pool_async"}
 if TYPE_CHECKING:
-    from ._async import AsyncClient, connect_async
+    from ._async import AsyncClient, connect_async, create_pool_async
 
 
 def __getattr__(name: str):
@@ -63,6 +64,7 @@ __all__ = [
     "OperationalError",
     "ProgrammingError",
     "ProtocolError",
+    "ResultTooLargeError",
     "QueryResult",
     "QueryStream",
     "ServerError",
@@ -72,5 +74,6 @@ __all__ = [
     "connect",
     "connect_async",
     "create_pool",
+    "create_pool_async",
     "read_native",
 ]

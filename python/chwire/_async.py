@@ -6,29 +6,37 @@ and releases the GIL while waiting, so the worker thread only parks on a channel
 event loop stays free. Bridging tokio futures into asyncio directly (pyo3-async-runtimes)
 would save one thread hop per call, not per row, and would tie the package to that crate's
 PyO3 version. Cancelling the awaiting task (``asyncio.wait_for`` timeouts, ``task.cancel()``)
-cancels the query on the server; the client stays usable.
+cancels that call's query on the server (only that one: each call tags the tasks it starts);
+the client stays usable. ``await chwire.create_pool_async(...)`` is the same over the core's
+pool: as many calls run at once as the pool has connections.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Optional, Sequence
 
-from ._client import Client, Parameters, Progress, QueryResult, Settings, connect
+from ._client import Client, Parameters, Progress, QueryResult, Settings, connect, create_pool
 from ._errors import InterfaceError
+
+# Tags of calls (RawClient.call_tag): a cancelled call cancels the tasks it started, no other's.
+_CALLS = itertools.count(1)
 
 
 class AsyncClient:
-    """The methods of ``chwire.Client``, as coroutines. One query at a time per client."""
+    """The methods of ``chwire.Client``, as coroutines: one query at a time on a client of one
+    connection, as many as the pool has connections on a pool's (``create_pool_async``)."""
 
     def __init__(self, client: Client) -> None:
         self._client = client
-        # One thread per client: its calls are serial anyway, and a query never waits behind
-        # another client's in a shared pool.
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chwire-async")
+        # A thread per call that can run at once (one for a connection, the pool's max_size):
+        # a query never waits behind another client's in a shared executor.
+        workers = client._raw.concurrency()
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chwire-async")
         self._closed = False
 
     @property
@@ -36,21 +44,27 @@ class AsyncClient:
         """The underlying blocking client."""
         return self._client
 
-    async def _run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    async def _run(self, fn: Callable[..., Any], *args: Any, _call: Optional[int] = None, **kwargs: Any) -> Any:
+        """``fn`` on a worker thread, its tasks tagged as call ``_call`` (a new one by default):
+        cancelling the awaiting task cancels what that call started."""
         loop = asyncio.get_running_loop()
+        tag = next(_CALLS) if _call is None else _call
         # A cancelled call that is still queued behind another one of this client must not
         # run, nor cancel the one that is running: only a running call cancels its query.
         phase = ["queued"]
         lock = threading.Lock()
+        raw = self._client._raw
 
         def call() -> Any:
             with lock:
                 if phase[0] == "skipped":
                     return None
                 phase[0] = "running"
+            raw.call_tag(tag)
             try:
                 return fn(*args, **kwargs)
             finally:
+                raw.call_tag(0)
                 # Done: a late cancellation must not cancel the next call's query.
                 with lock:
                     phase[0] = "done"
@@ -67,7 +81,7 @@ class AsyncClient:
                 if not running:
                     phase[0] = "skipped"
             if running:
-                self._client.cancel()
+                raw.cancel(tag)
             try:
                 await fut
             except Exception:
@@ -102,8 +116,10 @@ class AsyncClient:
 
     async def query_arrow_stream(self, query: str, parameters: Parameters = None, settings: Settings = None,
                                  query_id: Optional[str] = None, progress: Progress = None) -> "AsyncQueryStream":
-        stream = await self._run(self._client.query_arrow_stream, query, parameters, settings, query_id, progress)
-        return AsyncQueryStream(self, stream)
+        call = next(_CALLS)
+        stream = await self._run(self._client.query_arrow_stream, query, parameters, settings, query_id, progress,
+                                 _call=call)
+        return AsyncQueryStream(self, stream, call)
 
     async def insert_arrow(self, table: str, data: Any, settings: Settings = None,
                            query_id: Optional[str] = None) -> int:
@@ -133,9 +149,11 @@ class AsyncClient:
 class AsyncQueryStream:
     """``async for batch in stream`` over a query's record batches."""
 
-    def __init__(self, client: AsyncClient, stream: Any) -> None:
+    def __init__(self, client: AsyncClient, stream: Any, call: int) -> None:
         self._client = client
         self._stream = stream
+        # The call that started the stream's task: cancelling a read cancels that task.
+        self._call = call
 
     @property
     def schema(self) -> Any:
@@ -145,7 +163,7 @@ class AsyncQueryStream:
         return self
 
     async def __anext__(self) -> Any:
-        batch = await self._client._run(next, self._stream, None)
+        batch = await self._client._run(next, self._stream, None, _call=self._call)
         if batch is None:
             raise StopAsyncIteration
         return batch
@@ -164,4 +182,12 @@ async def connect_async(url: Optional[str] = None, **kwargs: Any) -> AsyncClient
     """``chwire.connect`` for asyncio (same arguments)."""
     loop = asyncio.get_running_loop()
     client = await loop.run_in_executor(None, functools.partial(connect, url, **kwargs))
+    return AsyncClient(client)
+
+
+async def create_pool_async(url: Optional[str] = None, pool: Optional[Dict[str, Any]] = None, **kwargs: Any) -> AsyncClient:
+    """``chwire.create_pool`` for asyncio (same arguments): an ``AsyncClient`` whose calls run
+    at once, each on a connection of the pool, up to its ``max_size``."""
+    loop = asyncio.get_running_loop()
+    client = await loop.run_in_executor(None, functools.partial(create_pool, url, pool, **kwargs))
     return AsyncClient(client)

@@ -174,7 +174,8 @@ class Client:
         """Run a query; its result as a ``polars.DataFrame`` (Arrow buffers handed over, not copied)."""
         polars = _need("polars", "query_pl")
 
-        stream = self.query_arrow_stream(query, parameters, settings, query_id, progress)
+        # Collected whole by Polars: the client's bounds apply (max_collected_rows, ...).
+        stream = self._raw.query_stream(query, _params(parameters), _settings(settings), query_id, progress, True)
         # Polars panics (a PanicException, which `except Exception` does not catch) on the Arrow
         # types it lacks: refused here, naming the column, before Polars sees the stream.
         for f in stream.schema:
@@ -183,7 +184,14 @@ class Client:
                 stream.close_stream()
                 raise NotSupportedError(f"column {f.name!r} ({_ch_type(f)}) holds {lacking}, which Polars has no type "
                                         "for: cast it in the query (e.g. toString, variantElement) or use query_arrow")
-        return polars.DataFrame(stream)
+        try:
+            return polars.DataFrame(stream)
+        except Exception as e:
+            # Polars raises its own exception for the stream's error: chwire's, raised instead.
+            err = stream.take_error()
+            if err is not None:
+                raise err from e
+            raise
 
     def query_np(self, query: str, parameters: Parameters = None, settings: Settings = None,
                  query_id: Optional[str] = None, progress: Progress = None) -> Dict[str, Any]:
@@ -543,7 +551,12 @@ def connect(url: Optional[str] = None, *, host: Optional[str] = None, port: Opti
     ``url`` is ``tcp://user:password@host:port/database?compression=lz4&...`` (as the Rust
     client and the ``chwire`` CLI take it); keyword options override its parts. ``compression``
     is ``"lz4"``, ``"zstd"``, ``"none"`` or a bool. ``settings`` are sent with every query.
-    Other keywords are URL options (``read_timeout="30s"``, ``client_name=...``).
+    Other keywords are URL options (``read_timeout="30s"``, ``client_name=...``) and the
+    bounds of results collected whole, ``max_collected_rows`` and ``max_collected_bytes``
+    (decoded column data; none by default): past one, ``query``, ``query_arrow``,
+    ``query_df``, ``query_pl``, ``query_np`` and ``command`` cancel the query and raise
+    :class:`ResultTooLargeError` (streams are not bounded). They are not ClickHouse's
+    ``max_result_rows``/``max_result_bytes`` settings, which go in ``settings``.
     """
     opts = _options(host, port, user if user is not None else username, password, database, compression,
                     connect_timeout, send_receive_timeout, options)

@@ -58,6 +58,11 @@ class TimeoutError(OperationalError):  # noqa: A001 - chwire.TimeoutError
     """A connect, read or write timeout expired (the connection was closed)."""
 
 
+class ResultTooLargeError(OperationalError):
+    """A result collected whole went over the client's ``max_collected_rows`` or
+    ``max_collected_bytes``: the query was cancelled, the client is usable at once."""
+
+
 class ProtocolError(OperationalError):
     """The server sent something chwire cannot decode (the connection was closed)."""
 

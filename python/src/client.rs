@@ -6,7 +6,7 @@ use crate::params;
 use crate::runtime::run;
 use crate::stream::{arrow_options, QueryStream};
 use chwire::sql::{InsertTarget, TableRef};
-use chwire::{Lease, Options, QuerySpec, Shared};
+use chwire::{Lease, Options, QuerySpec, ResultLimits, Shared};
 use chwire_arrow::ArrowOptions;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -18,19 +18,28 @@ pub struct RawClient {
     /// The runtime this client's connection and tasks keep to (see `crate::runtime`).
     rt: crate::runtime::Pinned,
     arrow: ArrowOptions,
+    /// Bounds of a result collected whole (`max_collected_rows`, `max_collected_bytes`).
+    limits: ResultLimits,
     /// The running tasks of this client (one on a connection, one per pooled connection in
-    /// use), for `cancel()` from another thread.
-    running: std::sync::Mutex<Vec<tokio::task::AbortHandle>>,
+    /// use), each with the call it belongs to (`call_tag`), for `cancel()` from another thread.
+    running: std::sync::Mutex<Vec<(u64, tokio::task::AbortHandle)>>,
+    /// Most calls that run at once: a pool's `max_size`, 1 for one connection.
+    concurrency: usize,
+    /// Calls cancelled (`cancel(call)`) before they tracked a task (a pool's call waiting
+    /// for a connection): what they start is stopped at once. Cleared as each call ends.
+    cancelled: std::sync::Mutex<std::collections::HashSet<u64>>,
     server: Option<chwire::ServerInfo>,
 }
 
-/// The connection's options and Arrow options of `connect`'s and `create_pool`'s arguments.
+/// The connection's options, Arrow options and bounds of collected results of `connect`'s and
+/// `create_pool`'s arguments.
 fn connection_options(
     url: Option<&str>,
-    options: Vec<(String, String)>,
+    mut options: Vec<(String, String)>,
     mut settings: Vec<(String, String)>,
     mapping: &str,
-) -> Result<(Options, ArrowOptions), Error> {
+) -> Result<(Options, ArrowOptions, ResultLimits), Error> {
+    let limits = ResultLimits::take(&mut options)?;
     let mut o = Options::from_url_and(url, options)?;
     // The URL's output_format_arrow_* settings first, then the keyword's: the keyword wins,
     // as it does for every other setting (sent after the URL's).
@@ -38,13 +47,19 @@ fn connection_options(
     take_arrow_settings(&mut o.settings, &mut arrow)?;
     take_arrow_settings(&mut settings, &mut arrow)?;
     o.settings.extend(settings);
-    Ok((o, arrow))
+    Ok((o, arrow, limits))
 }
 
 /// Arrow output settings (`output_format_arrow_*`) shape the batches chwire builds: taken out
 /// of `settings` and applied to `arrow` (the core's rule), not sent.
 fn take_arrow_settings(settings: &mut Vec<(String, String)>, arrow: &mut ArrowOptions) -> Result<(), Error> {
     arrow.take_settings(settings).map_err(|e| Error::Data(e.to_string()))
+}
+
+thread_local! {
+    /// The call the current thread runs (`RawClient::call_tag`; 0: none), which the tasks it
+    /// starts are tracked under.
+    static CALL: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// How long a query waits for the client's previous operation to end before it is refused
@@ -81,12 +96,17 @@ impl RawClient {
 
     fn track(&self, h: tokio::task::AbortHandle) {
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        running.retain(|h| !h.is_finished());
-        running.push(h);
+        running.retain(|(_, h)| !h.is_finished());
+        let call = CALL.with(std::cell::Cell::get);
+        if call != 0 && self.cancelled.lock().unwrap_or_else(|e| e.into_inner()).contains(&call) {
+            h.abort();
+            return;
+        }
+        running.push((call, h));
     }
 
     /// Start a query; `whole_table` when the caller collects the whole result anyway (a
-    /// deeper buffer, see `QueryStream::open`).
+    /// deeper buffer, see `QueryStream::open`; the client's bounds of collected results).
     #[allow(clippy::too_many_arguments)]
     fn open_stream(
         &self,
@@ -99,6 +119,9 @@ impl RawClient {
         whole_table: bool,
     ) -> PyResult<QueryStream> {
         let mut spec = self.spec(sql, parameters, settings, query_id)?;
+        if whole_table {
+            spec.limits = self.limits;
+        }
         let mut arrow = self.arrow.clone();
         take_arrow_settings(&mut spec.settings, &mut arrow).py_err(py)?;
         let lease = self.lease(py)?;
@@ -120,11 +143,11 @@ impl RawClient {
         settings: Vec<(String, String)>,
         mapping: &str,
     ) -> PyResult<RawClient> {
-        let (o, arrow) = connection_options(url.as_deref(), options, settings, mapping).py_err(py)?;
+        let (o, arrow, limits) = connection_options(url.as_deref(), options, settings, mapping).py_err(py)?;
         let rt = crate::runtime::Pinned::new();
         let client = run(py, rt.handle(), async move { Ok(Shared::connect(o).await?) })?;
         let server = client.server_info().cloned();
-        Ok(RawClient { client, rt, arrow, running: Default::default(), server })
+        Ok(RawClient { client, rt, arrow, limits, running: Default::default(), concurrency: 1, cancelled: Default::default(), server })
     }
 
     /// A pool (connections opened as they are needed, each query on its own): `url`,
@@ -141,18 +164,19 @@ impl RawClient {
         mapping: &str,
         pool: Vec<(String, String)>,
     ) -> PyResult<RawClient> {
-        let (o, arrow) = connection_options(url.as_deref(), options, settings, mapping).py_err(py)?;
+        let (o, arrow, limits) = connection_options(url.as_deref(), options, settings, mapping).py_err(py)?;
         let mut popts = chwire::PoolOptions::new();
         for (k, v) in &pool {
             popts.set(k, v).map_err(Error::from).py_err(py)?;
         }
+        let concurrency = popts.max_size;
         let rt = crate::runtime::Pinned::new();
         // The pool's maintenance task runs on this client's runtime.
         let client = {
             let _entered = rt.handle().enter();
             Shared::pool(o, popts).map_err(Error::from).py_err(py)?
         };
-        Ok(RawClient { client, rt, arrow, running: Default::default(), server: None })
+        Ok(RawClient { client, rt, arrow, limits, running: Default::default(), concurrency, cancelled: Default::default(), server: None })
     }
 
     /// The pool's connections (`size`, `idle`, `in_use`, `waiting`), or None for one
@@ -167,8 +191,10 @@ impl RawClient {
         Ok(Some(d))
     }
 
-    /// Run a query and stream its result as Arrow record batches.
-    #[pyo3(signature = (sql, parameters=None, settings=None, query_id=None, progress=None))]
+    /// Run a query and stream its result as Arrow record batches; `whole` when the caller
+    /// collects it whole (Polars' DataFrame of the stream): the client's bounds apply.
+    #[pyo3(signature = (sql, parameters=None, settings=None, query_id=None, progress=None, whole=false))]
+    #[allow(clippy::too_many_arguments)]
     fn query_stream(
         &self,
         py: Python<'_>,
@@ -177,8 +203,9 @@ impl RawClient {
         settings: Option<&Bound<'_, PyAny>>,
         query_id: Option<String>,
         progress: Option<Py<PyAny>>,
+        whole: bool,
     ) -> PyResult<QueryStream> {
-        self.open_stream(py, sql, parameters, settings, query_id, progress, false)
+        self.open_stream(py, sql, parameters, settings, query_id, progress, whole)
     }
 
     /// Run a query and return its whole result as a `pyarrow.Table`.
@@ -241,13 +268,36 @@ impl RawClient {
         out
     }
 
-    /// Cancel this client's running query or insert (a pool's: every one running), from
-    /// another thread or an asyncio task: it ends with an OperationalError, the connection
-    /// stays usable.
-    fn cancel(&self) {
-        for h in self.running.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
-            h.abort();
+    /// Cancel this client's running query or insert (a pool's: every one running; `call`:
+    /// only those the calls tagged so started, see `call_tag`), from another thread or an
+    /// asyncio task: it ends with an OperationalError, the connection stays usable.
+    #[pyo3(signature = (call=None))]
+    fn cancel(&self, call: Option<u64>) {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = call.filter(|&c| c != 0) {
+            self.cancelled.lock().unwrap_or_else(|e| e.into_inner()).insert(c);
         }
+        running.retain(|(tag, h)| {
+            let hit = call.is_none_or(|c| c == *tag);
+            if hit {
+                h.abort();
+            }
+            !hit
+        });
+    }
+
+    /// Tag what the current thread starts from now on as call `call` (0: untagged, at the
+    /// call's end), so that `cancel(call)` stops that call alone (the asyncio client's calls).
+    fn call_tag(&self, call: u64) {
+        let ended = CALL.with(|c| c.replace(call));
+        if call == 0 {
+            self.cancelled.lock().unwrap_or_else(|e| e.into_inner()).remove(&ended);
+        }
+    }
+
+    /// Most calls that run at once: a pool's `max_size`, 1 for one connection.
+    fn concurrency(&self) -> usize {
+        self.concurrency
     }
 
     /// The server's name, version, revision, timezone and (revision 54474 and later) the
@@ -272,7 +322,7 @@ impl RawClient {
 
     /// Close the connection (waits for a query that is still ending).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        self.cancel();
+        self.cancel(None);
         let client = self.client.clone();
         run(py, self.rt.handle(), async move {
             client.close().await;

@@ -88,6 +88,7 @@ fn client_error(py: Python<'_>, e: chwire::Error) -> PyErr {
         ErrorKind::Config(_) => "InterfaceError",
         ErrorKind::InvalidInput(_) | ErrorKind::Row(_) => "DataError",
         ErrorKind::NoRows | ErrorKind::Busy => "ProgrammingError",
+        ErrorKind::ResultTooLarge(_) => "ResultTooLargeError",
         _ => "DatabaseError",
     };
     raise(py, class, text)

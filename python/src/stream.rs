@@ -262,6 +262,9 @@ impl Feed {
 pub struct QueryStream {
     feed: Feed,
     schema: SchemaRef,
+    /// The error that ended the stream after it was handed over through
+    /// `__arrow_c_stream__` (the consumer raises its own exception, with only the text).
+    failed: Arc<std::sync::Mutex<Option<PyErr>>>,
 }
 
 impl QueryStream {
@@ -285,7 +288,7 @@ impl QueryStream {
         // server sends nothing until the query is done.
         track(handle.abort_handle());
         let feed = Feed { rt: rt.clone(), rx: Some(rx), handle: Some(handle), callback, progress: Progress::default(), broken: None };
-        let mut s = QueryStream { feed, schema: Arc::new(Schema::empty()) };
+        let mut s = QueryStream { feed, schema: Arc::new(Schema::empty()), failed: Default::default() };
         loop {
             match s.feed.recv(py)? {
                 Some(Msg::Schema(schema)) => {
@@ -351,6 +354,8 @@ impl QueryStream {
 struct ChannelReader {
     feed: Feed,
     schema: SchemaRef,
+    /// Where the stream's error is kept for `QueryStream.take_error`.
+    failed: Arc<std::sync::Mutex<Option<PyErr>>>,
 }
 
 impl Iterator for ChannelReader {
@@ -367,8 +372,13 @@ impl Iterator for ChannelReader {
                 unsafe { pyo3::ffi::PyErr_SetInterrupt() };
                 Some(Err(ArrowError::ExternalError("KeyboardInterrupt: the query was cancelled".into())))
             }
-            // Rendered here, with the GIL (the consumer may print it without).
-            Err(e) => Some(Err(ArrowError::ExternalError(e.to_string().into()))),
+            // Rendered here, with the GIL (the consumer may print it without); kept whole for
+            // `take_error`.
+            Err(e) => {
+                let text = e.to_string();
+                *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                Some(Err(ArrowError::ExternalError(text.into())))
+            }
         })
     }
 }
@@ -416,6 +426,13 @@ impl QueryStream {
         self.read_table(py)
     }
 
+    /// The chwire exception that ended the stream after `__arrow_c_stream__` handed it to a
+    /// consumer (which raises an exception of its own with the text), taken; None if none.
+    fn take_error(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let e = self.failed.lock().unwrap_or_else(|p| p.into_inner()).take()?;
+        Some(e.into_value(py).into_any())
+    }
+
     /// Stop reading: the query is cancelled on the server; the client stays usable.
     fn close_stream(&mut self) {
         self.close();
@@ -440,7 +457,7 @@ impl QueryStream {
     fn __arrow_c_stream__<'py>(&mut self, py: Python<'py>, requested_schema: Option<Bound<'py, PyCapsule>>) -> PyResult<Bound<'py, PyAny>> {
         let rt = self.feed.rt.clone();
         let feed = std::mem::replace(&mut self.feed, Feed::done(rt));
-        let reader = ChannelReader { feed, schema: self.schema.clone() };
+        let reader = ChannelReader { feed, schema: self.schema.clone(), failed: self.failed.clone() };
         let py_reader = Bound::new(py, PyRecordBatchReader::new(Box::new(reader)))?;
         py_reader.call_method1("__arrow_c_stream__", (requested_schema,))
     }

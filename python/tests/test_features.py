@@ -8,6 +8,7 @@ has: async inserts, sessions over HTTP, progress and X-ClickHouse-Summary over H
 cancel_http_readonly_queries_on_client_close, and bad input staying bad."""
 
 import os
+import re
 import sys
 import threading
 import time
@@ -258,6 +259,71 @@ def test_nulls_where_the_type_has_none_by_the_cores_rule(url, how):
                 assert c.command(f"SELECT count() FROM {t}") == 0, case
             finally:
                 c.command(f"DROP TABLE {t}")
+
+
+def dbapi_rows(c, sql, settings):
+    """A DB-API cursor's rows of `sql` on the connection of client `c`'s options."""
+    from chwire import dbapi
+
+    cur = dbapi.Connection(c).cursor()
+    cur.execute(sql + " SETTINGS " + ", ".join(f"{k} = {v}" for k, v in settings.items()))
+    return cur.fetchall()
+
+
+@pytest.mark.parametrize("name, url", refusal_urls(), ids=[n for n, _ in refusal_urls()])
+def test_results_collected_whole_are_bounded_by_the_cores_tally(name, url):
+    """tests/features/limits.json: the client's max_collected_rows/max_collected_bytes bound
+    every call that collects a result whole (rows, Arrow, pandas, Polars, NumPy, command, a
+    DB-API cursor's execute);
+    past one, ResultTooLargeError and the client usable at once; streams are not bounded."""
+    lim = features.limits()
+    sql, settings, rows = lim["sql"], lim["settings"], lim["rows"]
+    calls = {
+        "query": lambda c: c.query(sql, settings=settings).row_count,
+        "query_arrow": lambda c: c.query_arrow(sql, settings=settings).num_rows,
+        "query_df": lambda c: len(c.query_df(sql, settings=settings)),
+        "query_pl": lambda c: len(c.query_pl(sql, settings=settings)),
+        "query_np": lambda c: len(c.query_np(sql, settings=settings)["n"]),
+        # The first row of a result collected whole (the rest dropped).
+        "command": lambda c: rows if c.command(sql, settings=settings) == [0, "0"] else None,
+        "dbapi": lambda c: len(dbapi_rows(c, sql, settings)),
+    }
+    for case in lim["cases"]:
+        with chwire.connect(url, **case["limits"]) as c:
+            for call, count in calls.items():
+                if "error" in case:
+                    with pytest.raises(chwire.ResultTooLargeError, match=re.escape(case["error"])):
+                        count(c)
+                else:
+                    assert count(c) == case["rows"], (call, case)
+                assert c.command("SELECT 1") == 1, (call, case)
+    with chwire.connect(url, **lim["tightest"]) as c:
+        assert sum(b.num_rows for b in c.query_arrow_stream(sql, settings=settings)) == rows
+    for case in lim["refused"]:
+        with pytest.raises(chwire.InterfaceError, match=case["error"]):
+            chwire.connect(url, **case["limits"])
+    # A pool takes the same bounds.
+    pool = chwire.create_pool(url, max_collected_rows=rows - 1)
+    with pytest.raises(chwire.ResultTooLargeError):
+        pool.query_arrow(sql, settings=settings)
+    assert pool.command("SELECT 2") == 2
+    pool.close()
+
+
+def test_pool_options_by_the_cores_names():
+    """tests/features/pool.json: the pool's option names, aliases and spellings; the mistakes
+    refused with the core's message."""
+    cases = features.pool()
+    for case in cases["accepted"]:
+        pool = chwire.create_pool(URL, case["options"])
+        try:
+            assert pool.command("SELECT 1") == 1, case
+            assert 1 <= pool.pool_status()["size"] <= case["max_size"], case
+        finally:
+            pool.close()
+    for case in cases["refused"]:
+        with pytest.raises(chwire.InterfaceError, match=re.escape(case["error"])):
+            chwire.create_pool(URL, case["options"])
 
 
 def test_a_parameter_the_server_refuses_leaves_the_client_usable(client):

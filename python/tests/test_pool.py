@@ -115,3 +115,39 @@ def test_cancel_stops_every_running_query_of_a_pool(url):
     finally:
         watch.close()
         pool.close()
+
+
+def test_an_asyncio_pool_runs_calls_at_once_and_cancels_one_alone(url):
+    """create_pool_async: as many calls at once as the pool has connections; a cancelled call
+    (asyncio.wait_for's timeout) cancels its own query, not the others'."""
+    import asyncio
+
+    slow = "SELECT sleepEachRow(0.5) FROM numbers(2) SETTINGS max_block_size = 1"
+    endless = "SELECT sum(number) FROM numbers(100000000000)"
+
+    async def main():
+        pool = await chwire.create_pool_async(url, {"max_size": 3}, settings={"max_threads": 1})
+        async with pool:
+            # Three queries of a second each, at once: about a second, not three.
+            start = time.monotonic()
+            rows = await asyncio.gather(*(pool.query(slow) for _ in range(3)))
+            assert [r.row_count for r in rows] == [2, 2, 2]
+            assert time.monotonic() - start < 2.5
+            # One call times out (its query cancelled on the server) while another goes on.
+            other = asyncio.ensure_future(pool.command(f"SELECT count() FROM ({slow})"))
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(pool.command(endless), timeout=0.5)
+            assert await other == 2
+            assert await pool.command("SELECT 3") == 3
+            # A stream's read, cancelled, cancels that stream's query alone.
+            stream = await pool.query_arrow_stream("SELECT sleepEachRow(1) FROM numbers(5)", settings={"max_block_size": 1})
+            other = asyncio.ensure_future(pool.command(f"SELECT count() FROM ({slow})"))
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(stream.__anext__(), timeout=0.3)
+            assert await other == 2
+            with pytest.raises(chwire.OperationalError):
+                await stream.__anext__()
+            assert await pool.command("SELECT 4") == 4
+            await stream.close()
+
+    asyncio.run(main())

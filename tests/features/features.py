@@ -1,5 +1,5 @@
 """The shared cases of tests/features/ (tables.json, params.json, refusals.json, dynamic.json,
-statements.json, texts.json, nulls.json) for the Python suites (the
+statements.json, texts.json, nulls.json, limits.json, pool.json) for the Python suites (the
 Python package's, ADBC's, Spark's and tests/oracle/live.py): loading them, and setting up a
 case's table through the server's own HTTP interface (what the front end under test then reads
 and writes back). `python3 features.py check` sets up every case on the servers of
@@ -17,32 +17,43 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def load(name):
+    """The shared case file `name` (tests/features/NAME), as JSON."""
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return json.load(f)
+
+
 def tables():
-    with open(os.path.join(HERE, "tables.json"), encoding="utf-8") as f:
-        return json.load(f)["tables"]
+    return load("tables.json")["tables"]
 
 
 def params():
-    with open(os.path.join(HERE, "params.json"), encoding="utf-8") as f:
-        return json.load(f)["params"]
+    return load("params.json")["params"]
 
 
 def dynamic():
     """dynamic.json: host values into a Dynamic column, typed by the core's one rule."""
-    with open(os.path.join(HERE, "dynamic.json"), encoding="utf-8") as f:
-        return json.load(f)["dynamic"]
+    return load("dynamic.json")["dynamic"]
 
 
 def texts():
     """texts.json: text into address and UUID columns (`inserted`, `refused`), by the core's parser."""
-    with open(os.path.join(HERE, "texts.json"), encoding="utf-8") as f:
-        return json.load(f)
+    return load("texts.json")
 
 
 def nulls():
     """nulls.json: a host NULL where the column's type has none (`inserted`, `refused`)."""
-    with open(os.path.join(HERE, "nulls.json"), encoding="utf-8") as f:
-        return json.load(f)
+    return load("nulls.json")
+
+
+def limits():
+    """limits.json: bounds of a result collected whole (`sql`, `settings`, `cases`, `tightest`, `refused`)."""
+    return load("limits.json")
+
+
+def pool():
+    """pool.json: the pool's option names (`accepted`, `refused`)."""
+    return load("pool.json")
 
 
 def texts_columns(cases):
@@ -58,14 +69,12 @@ def texts_read(http_url, table, n):
 
 def statements():
     """statements.json: queries with their own FORMAT clause (`format`)."""
-    with open(os.path.join(HERE, "statements.json"), encoding="utf-8") as f:
-        return json.load(f)
+    return load("statements.json")
 
 
 def refusals():
     """refusals.json: what every front end refuses the same way (`params`, `options`)."""
-    with open(os.path.join(HERE, "refusals.json"), encoding="utf-8") as f:
-        return json.load(f)
+    return load("refusals.json")
 
 
 def with_query(url, query):
@@ -213,7 +222,7 @@ def etf(v):
 
 if __name__ == "__main__" and sys.argv[1:] == ["etf"]:
     sys.stdout.buffer.write(etf({"tables": tables(), "params": params(), "refusals": refusals(), "dynamic": dynamic(),
-                                  "statements": statements(), "texts": texts(), "nulls": nulls()}))
+                                  "statements": statements(), "texts": texts(), "nulls": nulls(), "limits": limits(), "pool": pool()}))
 
 if __name__ == "__main__" and sys.argv[1:] == ["check"]:
     urls = [os.environ.get("CHWIRE_TEST_HTTP_URL", "http://default@127.0.0.1:18123/default")]

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 mod http_insert;
 mod insert;
+mod limits;
 mod query;
 mod server_types;
 mod session_zone;
@@ -28,6 +29,7 @@ mod spec;
 mod stream;
 use crate::link::log_lines;
 pub use insert::Insert;
+pub use limits::{ResultLimit, ResultLimits};
 pub use query::Query;
 pub(crate) use query::{BoundParam, Retry};
 pub use spec::QuerySpec;
@@ -224,7 +226,15 @@ impl Client {
 
     /// Start building a query.
     pub fn query(&mut self, sql: impl Into<String>) -> Query<'_> {
-        Query { client: self, sql: sql.into(), query_id: None, settings: Vec::new(), parameters: Vec::new(), error: None }
+        Query {
+            client: self,
+            sql: sql.into(),
+            query_id: None,
+            settings: Vec::new(),
+            parameters: Vec::new(),
+            error: None,
+            limits: ResultLimits::none(),
+        }
     }
 
     /// Run a statement that returns no rows of interest (DDL, `INSERT ... SELECT`, ...).

@@ -37,6 +37,9 @@ pub enum ErrorKind {
     /// A shared connection is running another query (a result of it is still open): a
     /// connection runs one query at a time. Nothing was sent.
     Busy,
+    /// A result collected whole went over its bound ([`ResultLimits`](crate::ResultLimits));
+    /// the query was cancelled and the connection is ready for the next one.
+    ResultTooLarge(crate::ResultLimit),
 }
 
 /// Which timeout expired (the options that set each are named).
@@ -199,6 +202,10 @@ impl fmt::Display for Error {
             ErrorKind::Config(m) => write!(f, "invalid configuration: {m}"),
             ErrorKind::Row(m) => write!(f, "row mapping: {m}"),
             ErrorKind::NoRows => f.write_str("the query returned no rows"),
+            ErrorKind::ResultTooLarge(l) => write!(
+                f,
+                "{l}: the query was cancelled; stream the result instead (memory bounded by a block), or raise the bound (0 lifts it)"
+            ),
             ErrorKind::Busy => f.write_str(
                 "the connection is busy: another result of it is still open (a connection runs one query at a time; read that \
                  result to its end or close it, or use another connection or a pool)",

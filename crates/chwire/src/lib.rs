@@ -48,7 +48,7 @@ pub use chwire_proto::types::ServerTypes;
 pub use chwire_proto::{
     Block, Column, ColumnData, Compression, DataType, Limits, ProfileInfo, Progress, ServerException, StringColumn, Value,
 };
-pub use client::{Client, Event, Insert, Query, QuerySpec, QueryStream, QuerySummary, ServerInfo};
+pub use client::{Client, Event, Insert, Query, QuerySpec, QueryStream, QuerySummary, ResultLimit, ResultLimits, ServerInfo};
 pub use error::{Error, ErrorKind, Result, Timeout};
 pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
 pub use options::{Options, Transport};

@@ -70,21 +70,43 @@ impl PoolOptions {
             Classified::Setting(_) => return Err(Error::config(format!("{key:?} is a ClickHouse setting, not a pool option"))),
         };
         match k.name {
-            "max_size" => self.max_size = count::<usize>(k.name, value)?.max(1),
+            "max_size" => {
+                self.max_size = count(k.name, value)?;
+                if self.max_size == 0 {
+                    return Err(Error::config("the pool's max_size must be at least 1"));
+                }
+            }
             "min_idle" => self.min_idle = count(k.name, value)?,
-            "acquire_timeout" => self.acquire_timeout = optional_duration(value)?,
-            "idle_timeout" => self.idle_timeout = optional_duration(value)?,
-            "max_lifetime" => self.max_lifetime = optional_duration(value)?,
+            "acquire_timeout" => self.acquire_timeout = optional_duration(k.name, value)?,
+            "idle_timeout" => self.idle_timeout = optional_duration(k.name, value)?,
+            "max_lifetime" => self.max_lifetime = optional_duration(k.name, value)?,
             "health_check_after" => {
                 self.health_check_after = match value.trim() {
                     "none" => None,
-                    v => Some(crate::options::parse_duration(v)?),
+                    v => Some(crate::options::keys::duration(k.name, v)?),
                 }
             }
             other => return Err(Error::config(format!("pool option {other:?} has no setter (a chwire bug)"))),
         }
         Ok(())
     }
+    /// The pool's options among a binding's `key = value` options (names, aliases, any host's
+    /// spelling), taken out of `pairs`; the rest are left for [`Options`](crate::Options).
+    pub fn take(pairs: &mut Vec<(String, String)>) -> Result<PoolOptions> {
+        use crate::options::keys::{lookup, Scope};
+        let mut p = PoolOptions::new();
+        let mut rest = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs.drain(..) {
+            if lookup(&k).is_some_and(|o| o.scope == Scope::Pool) {
+                p.set(&k, &v)?;
+            } else {
+                rest.push((k, v));
+            }
+        }
+        *pairs = rest;
+        Ok(p)
+    }
+
     /// [`PoolOptions::max_size`].
     pub fn max_size(mut self, n: usize) -> Self {
         self.max_size = n;

@@ -504,3 +504,89 @@ fn case_columns(cases: &[Json]) -> String {
     let cols: Vec<String> = cases.iter().enumerate().map(|(i, c)| format!("c{i} {}", c["type"].as_str().unwrap())).collect();
     format!("k UInt32, {}", cols.join(", "))
 }
+
+/// tests/features/limits.json: bounds of a result collected whole, counted by the core's query
+/// stream (`QuerySpec::limits`, what every binding's whole-result call sets): past one, an
+/// error naming the option, the connection ready at once; a stream is bounded only when asked.
+/// Both transports, both servers.
+#[tokio::test]
+async fn results_collected_whole_are_bounded_by_the_cores_tally() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/limits.json");
+    let cases: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let limits_of = |l: &Json| {
+        let mut limits = chwire::ResultLimits::none();
+        for (k, v) in l.as_object().unwrap() {
+            limits.set(k, v.as_str().unwrap())?;
+        }
+        Ok::<_, chwire::Error>(limits)
+    };
+    let sql = cases["sql"].as_str().unwrap();
+    let settings: Vec<(String, String)> =
+        cases["settings"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string())).collect();
+    for url in [common::url(), http_url("CHWIRE_TEST_HTTP_URL", 18123)] {
+        let mut c = Client::connect_url(&url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        for case in cases["cases"].as_array().unwrap() {
+            let mut spec = chwire::QuerySpec::new(sql);
+            spec.settings = settings.clone();
+            spec.limits = limits_of(&case["limits"]).unwrap();
+            let got = spec.query(&mut c).fetch_blocks().await.map(|bs| bs.iter().map(Block::rows).sum::<usize>());
+            match (&case["error"], got) {
+                (Json::Null, Ok(rows)) => assert_eq!(rows as u64, case["rows"].as_u64().unwrap(), "{url}: {case}"),
+                (Json::String(want), Err(e)) => {
+                    assert!(matches!(e.kind(), chwire::ErrorKind::ResultTooLarge(_)), "{url}: {case}: {e:?}");
+                    assert!(e.to_string().contains(want.as_str()), "{url}: {case}: {e}");
+                    // Ready at once: the query was stopped and drained before the error.
+                    assert!(c.is_idle(), "{url}: {case}: the connection is not idle after the error");
+                }
+                (want, got) => panic!("{url}: {case}: want {want}, got {got:?}"),
+            }
+            let one = c.query("SELECT 1").fetch_blocks().await.unwrap_or_else(|e| panic!("{url}: {case}: {e}"));
+            assert_eq!(one[0].column_at(0).unwrap().value(0), Value::UInt(1));
+        }
+        // Not bounded unless asked: a plain stream reads every row.
+        let mut q = c.query(sql);
+        for (k, v) in &settings {
+            q = q.setting(k.clone(), v.clone());
+        }
+        let mut s = q.stream().await.unwrap();
+        let mut rows = 0;
+        while let Some(b) = s.next_block().await.unwrap() {
+            rows += b.rows();
+        }
+        assert_eq!(rows as u64, cases["rows"].as_u64().unwrap());
+        for case in cases["refused"].as_array().unwrap() {
+            let e = limits_of(&case["limits"]).unwrap_err();
+            assert!(e.to_string().contains(case["error"].as_str().unwrap()), "{case}: {e}");
+        }
+    }
+}
+
+/// tests/features/pool.json: the pool's option names, aliases and host spellings, read by the
+/// core's `PoolOptions` (what every binding's pool takes), and the mistakes it refuses.
+#[tokio::test]
+async fn pool_options_by_the_cores_names() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/pool.json");
+    let cases: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let pairs = |c: &Json| -> Vec<(String, String)> {
+        c["options"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string())).collect()
+    };
+    let make = |c: &Json| {
+        // As a binding's options: the pool's taken out, the rest the connection's.
+        let mut p = pairs(c);
+        let popts = chwire::PoolOptions::take(&mut p)?;
+        chwire::Pool::new(chwire::Options::from_url_and(Some(&common::url()), p)?, popts)
+    };
+    for case in cases["accepted"].as_array().unwrap() {
+        let pool = make(case).unwrap_or_else(|e| panic!("{case}: {e}"));
+        let mut c = pool.get().await.unwrap_or_else(|e| panic!("{case}: {e}"));
+        let one = c.query("SELECT 1").fetch_blocks().await.unwrap();
+        assert_eq!(one[0].column_at(0).unwrap().value(0), Value::UInt(1));
+        drop(c);
+        let size = pool.status().size;
+        assert!(size >= 1 && size as u64 <= case["max_size"].as_u64().unwrap(), "{case}: size {size}");
+    }
+    for case in cases["refused"].as_array().unwrap() {
+        let e = make(case).err().unwrap_or_else(|| panic!("{case}: taken"));
+        assert!(e.to_string().contains(case["error"].as_str().unwrap()), "{case}: {e}");
+    }
+}

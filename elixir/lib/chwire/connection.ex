@@ -44,15 +44,41 @@ defmodule Chwire.Connection do
   def options(opts) do
     {settings, opts} = Keyword.pop(opts, :settings, [])
 
-    with {:ok, s} <- Chwire.settings(settings: settings) do
-      kv =
-        Enum.map(opts, fn
-          {k, true} -> {to_string(k), "true"}
-          {k, false} -> {to_string(k), "false"}
-          {k, v} -> {to_string(k), to_string(v)}
-        end)
-
-      {:ok, kv ++ s}
-    end
+    with {:ok, s} <- Chwire.settings(settings: settings),
+         {:ok, kv} <- texts(opts),
+         do: {:ok, kv ++ s}
   end
+
+  # Each option's value as the core reads it: a duration (the core's table says which keys
+  # take one) given as an integer is milliseconds, as Erlang's timeouts are, `:infinity` none;
+  # a float is refused there (seconds or milliseconds would be a guess). The core checks the
+  # rest.
+  defp texts(opts) do
+    Enum.reduce_while(opts, {:ok, []}, fn {k, v}, {:ok, acc} ->
+      key = to_string(k)
+
+      case text(key, v, (is_number(v) or v == :infinity) and Native.duration_key(key)) do
+        {:ok, t} -> {:cont, {:ok, acc ++ [{key, t}]}}
+        {:error, _} = e -> {:halt, e}
+      end
+    end)
+  end
+
+  defp text(_, n, true) when is_integer(n), do: {:ok, "#{n}ms"}
+  defp text(_, :infinity, true), do: {:ok, "none"}
+
+  defp text(key, v, true),
+    do:
+      {:error,
+       %Chwire.Error{
+         kind: :config,
+         name: "CONFIG",
+         message:
+           "#{key}: #{inspect(v)} is no duration: give whole milliseconds (an integer), " <>
+             "text such as \"1.5s\", or :infinity"
+       }}
+
+  defp text(_, true, _), do: {:ok, "true"}
+  defp text(_, false, _), do: {:ok, "false"}
+  defp text(_, v, _), do: {:ok, to_string(v)}
 end

@@ -5,7 +5,7 @@ defmodule Chwire.Error do
     * `kind`: `:server` (a ClickHouse exception; the connection stays usable), `:timeout`,
       `:connection`, `:tls`, `:protocol`, `:config`, `:data` (a value or argument that does
       not fit; nothing was sent), `:arrow`, `:closed`, `:busy` (a query on a connection from
-      inside its own stream), `:limit` (a result over `max_result_rows:`/`max_result_bytes:`; the query was
+      inside its own stream), `:limit` (a result over `max_collected_rows:`/`max_collected_bytes:`; the query was
       cancelled, the connection is usable), `:panic` (a bug in chwire caught at the NIF boundary; the VM is
       unaffected), `:client`;
     * `code`: ClickHouse's error code for server errors (e.g. 60), else `nil`;

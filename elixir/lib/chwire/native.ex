@@ -12,7 +12,8 @@ defmodule Chwire.Native do
   defp nif, do: :erlang.nif_error(:nif_not_loaded)
 
   def connect(_url, _opts, _id), do: nif()
-  def pool_new(_url, _opts, _pool_opts), do: nif()
+  def pool_new(_url, _opts), do: nif()
+  def duration_key(_key), do: nif()
   def pool_status(_handle), do: nif()
   def close(_handle), do: nif()
   def ping(_handle, _id), do: nif()

@@ -18,16 +18,6 @@ defmodule Chwire.Pool do
 
   alias Chwire.Native
 
-  @pool_keys [
-    :max_size,
-    :min_idle,
-    :acquire_timeout,
-    :idle_timeout,
-    :max_lifetime,
-    :health_check_after
-  ]
-  @durations [:acquire_timeout, :idle_timeout, :max_lifetime, :health_check_after]
-
   def start_link(opts) do
     {gen, opts} = Keyword.split(opts, [:name])
     GenServer.start_link(__MODULE__, opts, gen)
@@ -42,11 +32,10 @@ defmodule Chwire.Pool do
   @impl true
   def init(opts) do
     {url, opts} = Keyword.pop(opts, :url)
-    {pool_opts, opts} = Keyword.split(opts, @pool_keys)
-    pool_opts = Enum.map(pool_opts, fn {k, v} -> {to_string(k), pool_value(k, v)} end)
 
+    # The pool's keys and the connection's together: the core sorts them by its table.
     with {:ok, kv} <- Chwire.Connection.options(opts),
-         {:ok, h} <- Native.pool_new(url, kv, pool_opts) do
+         {:ok, h} <- Native.pool_new(url, kv) do
       {:ok, h}
     else
       {:error, e} -> {:stop, e}
@@ -55,10 +44,4 @@ defmodule Chwire.Pool do
 
   @impl true
   def handle_call(:chwire_handle, _from, h), do: {:reply, h, h}
-
-  # Durations in milliseconds as Erlang has them, as the core's text; anything else as text
-  # (the core checks it).
-  defp pool_value(k, :infinity) when k in @durations, do: "none"
-  defp pool_value(k, v) when k in @durations and is_integer(v), do: "#{v}ms"
-  defp pool_value(_k, v), do: to_string(v)
 end

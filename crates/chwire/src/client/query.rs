@@ -21,6 +21,8 @@ pub struct Query<'c> {
     /// The first parameter that could not be bound ([`Query::bind`]): the query fails with it
     /// before anything is sent.
     pub(super) error: Option<Error>,
+    /// Bounds of a result collected whole ([`Query::limits`]).
+    pub(super) limits: super::ResultLimits,
 }
 
 /// A parameter value: its escaped text (server-side parameters) and, for typed values, the
@@ -48,6 +50,14 @@ impl<'c> Query<'c> {
     /// Use this query id (default: a random UUID).
     pub fn query_id(mut self, id: impl Into<String>) -> Self {
         self.query_id = Some(id.into());
+        self
+    }
+
+    /// Bound the result, for a caller that collects it whole: past a bound, the stream's next
+    /// read cancels the query, drains the connection and fails with
+    /// [`ErrorKind::ResultTooLarge`](crate::ErrorKind::ResultTooLarge).
+    pub fn limits(mut self, limits: super::ResultLimits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -132,6 +142,7 @@ impl<'c> Query<'c> {
             done: false,
             progress_final: false,
             session_zone,
+            tally: super::limits::Tally::new(self.limits),
         })
     }
 

@@ -19,6 +19,8 @@ pub struct QuerySpec {
     pub settings: Vec<(String, String)>,
     /// The query id (default: a random UUID).
     pub query_id: Option<String>,
+    /// Bounds of a result the caller collects whole ([`Query::limits`]).
+    pub limits: super::ResultLimits,
     /// The values that hold an instant, with the zone they were bound in: a DateTime without
     /// a zone of its own is read in the session's zone, which is known only on the connection
     /// the query runs on (a pool's spec is bound before one is leased; a `session_timezone`
@@ -110,7 +112,7 @@ impl QuerySpec {
         if let Some(id) = self.query_id {
             q = q.query_id(id);
         }
-        q
+        q.limits(self.limits)
     }
 }
 

@@ -24,6 +24,8 @@ pub struct QueryStream<'c> {
     /// The session's time zone where it is not the server's (`session_timezone`): the zone
     /// of the result's DateTime columns without one (session_zone.rs).
     pub(super) session_zone: Option<String>,
+    /// What a bounded result ([`Query::limits`]) has received.
+    pub(super) tally: Option<Box<super::limits::Tally>>,
 }
 
 impl QueryStream<'_> {
@@ -154,6 +156,16 @@ impl QueryStream<'_> {
                         continue;
                     }
                     self.retry = None;
+                    if let Some(over) = self.tally.as_mut().and_then(|t| t.add(&b).err()) {
+                        // Stopped on the server and drained here, so that the connection is
+                        // ready when the caller hears of it. If that fails, the connection is
+                        // left to be replaced at its next use, and the caller still hears why
+                        // the query was stopped.
+                        if let Err(e) = self.stop().await {
+                            tracing::debug!("stopping a result over its bound: {e}");
+                        }
+                        return Err(over.into());
+                    }
                     Event::Data(b)
                 }
                 ServerPacket::Progress(p) => {
@@ -248,6 +260,11 @@ impl QueryStream<'_> {
 
     /// Cancel the query now and wait until the server has ended it.
     pub async fn cancel(mut self) -> Result<()> {
+        self.stop().await
+    }
+
+    /// [`QueryStream::cancel`] in place.
+    async fn stop(&mut self) -> Result<()> {
         if self.done {
             return Ok(());
         }

@@ -21,7 +21,7 @@ pub enum Kind {
     Count,
     /// `true`/`false` (also `1`/`0`, `yes`/`no`).
     Flag,
-    /// A duration: `500ms`, `5s`, `1.5m`, a bare number of seconds; `0` or `none` for no limit
+    /// A duration: `500ms`, `5s`, `1.5m`, `1h`, a bare number of seconds; `0` or `none` for no limit
     /// where the option allows it.
     Duration,
     /// One of the words listed.
@@ -148,8 +148,8 @@ pub static KEYS: &[OptionKey] = &[
     key("health_check_after", Duration, "30s", Pool, "A connection idle longer than this is pinged before it is handed out (`0`: always; `none`: never)."),
     // Results and inserts of the bindings.
     key("arrow_mapping", Choice(&["rich", "clickhouse"]), "rich", Arrow, "The Arrow types of results: natural ones (`rich`) or exactly what ClickHouse's ArrowStream writes (`clickhouse`); docs/ARROW.md."),
-    key("max_result_rows", Count, "0", Result, "Most rows of a result collected whole (`0`: no bound); beyond it the query is cancelled and the call fails (streams are not bounded). Taken by the Elixir binding. ClickHouse's setting of the same name goes as `setting.max_result_rows` (or in a binding's settings)."),
-    key("max_result_bytes", Count, "0", Result, "Most bytes of a result collected whole (`0`: no bound), as the result's decoded buffers count them. Taken by the Elixir binding; ClickHouse's setting: `setting.max_result_bytes`."),
+    key("max_collected_rows", Count, "0", Result, "Most rows of a result collected whole (a binding's table, rows or columns call; `0`: no bound): beyond it the query is cancelled and the call fails (streams are not bounded). Not ClickHouse's `max_result_rows` setting, which the server applies."),
+    key("max_collected_bytes", Count, "0", Result, "Most bytes of a result collected whole (`0`: no bound), as chwire's decoded column data counts them (fixed-width values at their width, strings their bytes plus 8 per value). Not ClickHouse's `max_result_bytes` setting."),
     key("block_rows", Count, "1048576", Insert, "Rows per block an insert sends: larger batches are cut, smaller ones merged up to it."),
     // Spark.
     key("url", Text, "", Spark, "The connection URL (any chwire URL; every connection option above may also be given as an option)."),
@@ -292,13 +292,18 @@ pub fn count<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
     value.trim().parse().map_err(|_| Error::config(format!("invalid {key}={value:?} (a whole number)")))
 }
 
-/// A duration that may be switched off: `0` or `none` is `None`.
-pub fn optional_duration(value: &str) -> Result<Option<std::time::Duration>> {
+/// A duration that may be switched off: `0` or `none` is `None`. An error names `key`.
+pub fn optional_duration(key: &str, value: &str) -> Result<Option<std::time::Duration>> {
     if value.trim().eq_ignore_ascii_case("none") {
         return Ok(None);
     }
-    let d = super::parse_duration(value)?;
+    let d = duration(key, value)?;
     Ok((!d.is_zero()).then_some(d))
+}
+
+/// A duration's value (`500ms`, `5s`, `1.5m`, `1h`, a bare number of seconds). An error names `key`.
+pub fn duration(key: &str, value: &str) -> Result<std::time::Duration> {
+    super::duration_of(value).map_err(|m| Error::config(format!("{key}: {m}")))
 }
 
 /// The table as docs/OPTIONS.md lists it (a test keeps the file equal to it).
@@ -403,9 +408,9 @@ mod tests {
     fn values() {
         assert!(flag("secure", "junk").is_err());
         assert!(flag("secure", "YES").unwrap());
-        assert_eq!(optional_duration("0").unwrap(), None);
-        assert_eq!(optional_duration("none").unwrap(), None);
-        assert_eq!(optional_duration("1.5s").unwrap(), Some(std::time::Duration::from_millis(1500)));
+        assert_eq!(optional_duration("k", "0").unwrap(), None);
+        assert_eq!(optional_duration("k", "none").unwrap(), None);
+        assert_eq!(optional_duration("k", "1.5s").unwrap(), Some(std::time::Duration::from_millis(1500)));
         assert!(count::<u32>("retries", "-1").is_err());
     }
 }

@@ -167,21 +167,27 @@ impl fmt::Debug for Options {
     }
 }
 
-/// Parse `5`, `5s`, `1.5s`, `500ms`, `2m` into a duration (bare numbers are seconds).
+/// Parse `5`, `5s`, `1.5s`, `500ms`, `2m`, `1h` into a duration (bare numbers are seconds).
 pub fn parse_duration(s: &str) -> Result<Duration> {
+    duration_of(s).map_err(Error::config)
+}
+
+/// [`parse_duration`], its error as text.
+pub(crate) fn duration_of(s: &str) -> std::result::Result<Duration, String> {
     let s = s.trim();
     let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
         Some(i) => (&s[..i], &s[i..]),
         None => (s, "s"),
     };
-    let v: f64 = num.parse().map_err(|_| Error::config(format!("invalid duration {s:?}")))?;
+    let v: f64 = num.parse().map_err(|_| format!("invalid duration {s:?}"))?;
     let secs = match unit {
         "ms" => v / 1000.0,
         "s" => v,
         "m" | "min" => v * 60.0,
-        _ => return Err(Error::config(format!("invalid duration unit in {s:?} (use ms, s or m)"))),
+        "h" => v * 3600.0,
+        _ => return Err(format!("invalid duration unit in {s:?} (use ms, s, m or h)")),
     };
-    Duration::try_from_secs_f64(secs).map_err(|_| Error::config(format!("invalid duration {s:?}")))
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("invalid duration {s:?}"))
 }
 
 /// The keys of one set of options (a URL's query, a binding's options): each option or setting
@@ -322,14 +328,7 @@ impl Options {
             }
             Classified::Option(k) if k.scope == Scope::Connection => k,
             Classified::Option(k) => {
-                // A binding's option named like a ClickHouse setting (`max_result_rows`): say
-                // how the setting goes.
-                let setting = if keys::is_clickhouse_setting(k.name) {
-                    format!("; ClickHouse's setting of that name goes as `setting.{}`", k.name)
-                } else {
-                    String::new()
-                };
-                return Err(Error::config(format!("{key:?} is {}, not a connection option{setting}", k.scope.describe())));
+                return Err(Error::config(format!("{key:?} is {}, not a connection option", k.scope.describe())));
             }
         };
         let name = k.name;
@@ -350,12 +349,12 @@ impl Options {
             "session_id" => self.session_id = Some(text()).filter(|s| !s.is_empty()),
             "client_revision" => self.client_revision = count(name, value)?,
             "chunked" => self.chunked = value.parse().map_err(Error::config)?,
-            "connect_timeout" => self.connect_timeout = optional_duration(value)?,
-            "handshake_timeout" => self.handshake_timeout = optional_duration(value)?,
-            "send_timeout" => self.send_timeout = optional_duration(value)?,
-            "receive_timeout" => self.receive_timeout = optional_duration(value)?,
-            "query_timeout" => self.query_timeout = optional_duration(value)?,
-            "tcp_keepalive" => self.tcp_keepalive = optional_duration(value)?,
+            "connect_timeout" => self.connect_timeout = optional_duration(name, value)?,
+            "handshake_timeout" => self.handshake_timeout = optional_duration(name, value)?,
+            "send_timeout" => self.send_timeout = optional_duration(name, value)?,
+            "receive_timeout" => self.receive_timeout = optional_duration(name, value)?,
+            "query_timeout" => self.query_timeout = optional_duration(name, value)?,
+            "tcp_keepalive" => self.tcp_keepalive = optional_duration(name, value)?,
             "secure" => {
                 if flag(name, value)? {
                     tls(self);
@@ -377,7 +376,7 @@ impl Options {
             "server_name" => tls(self).server_name = Some(text()),
             "hosts" => self.alt_hosts.extend(Endpoint::parse_list(value, self.default_port())?),
             "load_balancing" => self.load_balancing = value.parse().map_err(Error::config)?,
-            "host_backoff" => self.host_backoff = parse_duration(value)?,
+            "host_backoff" => self.host_backoff = keys::duration(name, value)?,
             "retries" => self.retries = count(name, value)?,
             limit if Limits::NAMES.contains(&limit) => self.limits.set(limit, value).map_err(Error::config)?,
             other => return Err(Error::config(format!("option {other:?} has no setter (a chwire bug)"))),
@@ -722,10 +721,11 @@ mod tests {
         assert_eq!(Options::from_url_and(None, [("transport", "http")]).unwrap().port, 8123);
         assert_eq!(Options::from_url_and(Some("tcp://h"), [("transport", "http"), ("secure", "1")]).unwrap().port, 8443);
         assert!(Options::from_url("tcp://h?port=0").unwrap().validate().is_err());
-        // A binding's option that is also a ClickHouse setting's name says how the setting goes.
-        let e = Options::from_url("tcp://h?max_result_rows=5").unwrap_err().to_string();
-        assert!(e.contains("not a connection option") && e.contains("setting.max_result_rows"), "{e}");
-        let o = Options::from_url("tcp://h?setting.max_result_rows=5").unwrap();
+        // A binding's bound of collected results is not a connection's; ClickHouse's setting of
+        // a like name is a setting.
+        let e = Options::from_url("tcp://h?max_collected_rows=5").unwrap_err().to_string();
+        assert!(e.contains("an option of collected results, not a connection option"), "{e}");
+        let o = Options::from_url("tcp://h?max_result_rows=5").unwrap();
         assert_eq!(o.settings, [("max_result_rows".to_string(), "5".to_string())]);
         // A pair over a key of the URL: the pair's value.
         assert_eq!(Options::from_url_and(Some("tcp://h?port=1"), [("port", "2")]).unwrap().port, 2);

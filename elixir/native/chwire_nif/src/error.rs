@@ -14,9 +14,6 @@ pub enum NifError {
     Panic(String),
     /// The connection or pool was closed.
     Closed,
-    /// A result collected whole went over `max_rows:` / `max_bytes:` (name, message); the
-    /// query was cancelled and the connection is usable.
-    Limit(&'static str, String),
 }
 
 impl From<chwire::Error> for NifError {
@@ -60,6 +57,8 @@ impl NifError {
                     ErrorKind::Decode(_) | ErrorKind::Protocol(_) => ("protocol", None, "PROTOCOL".into(), text),
                     ErrorKind::Config(_) => ("config", None, "CONFIG".into(), text),
                     ErrorKind::InvalidInput(_) | ErrorKind::Row(_) => ("data", None, "DATA".into(), text),
+                    ErrorKind::ResultTooLarge(chwire::ResultLimit::Rows(_)) => ("limit", None, "MAX_ROWS_EXCEEDED".into(), text),
+                    ErrorKind::ResultTooLarge(_) => ("limit", None, "MAX_BYTES_EXCEEDED".into(), text),
                     _ => ("client", None, "CLIENT".into(), text),
                 }
             }
@@ -67,7 +66,6 @@ impl NifError {
             NifError::Data(m) => ("data", None, "DATA".into(), m.clone()),
             NifError::Panic(m) => ("panic", None, "PANIC".into(), format!("chwire panicked (a bug; the VM is fine): {m}")),
             NifError::Closed => ("closed", None, "CLOSED".into(), "the connection is closed".into()),
-            NifError::Limit(name, m) => ("limit", None, (*name).into(), m.clone()),
         }
     }
 

@@ -115,19 +115,24 @@ fn connect<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, i
     })
 }
 
-/// A pool (connections open on demand): `{:ok, handle}`.
+/// A pool (connections open on demand): `{:ok, handle}`. `opts` are the pool's and the
+/// connection's together, sorted by the core's table of keys (names, aliases, spellings).
 #[rustler::nif]
-fn pool_new<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>, pool_opts: Vec<(String, String)>) -> Term<'a> {
+fn pool_new<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>) -> Term<'a> {
     guard(env, || {
+        let mut opts = opts;
+        let p = chwire::PoolOptions::take(&mut opts)?;
         let o = tasks::options(url.as_deref(), &opts)?;
-        // The core's pool options by their names (`Chwire.Pool` writes durations as `<n>ms`).
-        let mut p = chwire::PoolOptions::default();
-        for (k, v) in pool_opts {
-            p.set(&k, &v)?;
-        }
         let _enter = runtime().enter();
         Ok(ok(env, ResourceArc::new(Handle { target: chwire::Shared::pool(o, p)? })))
     })
+}
+
+/// Whether `key` (any spelling of a name or alias of the core's table) takes a duration:
+/// `Chwire` writes an integer given for one as milliseconds, as Erlang's timeouts are.
+#[rustler::nif]
+fn duration_key(key: String) -> bool {
+    chwire::options::keys::lookup(&key).is_some_and(|k| k.kind == chwire::options::keys::Kind::Duration)
 }
 
 /// `%{size, idle, in_use, waiting}` of a pool (`nil` for a connection).
@@ -177,7 +182,7 @@ fn query<'a>(
     query_id: Option<String>,
     stream: bool,
     columns: bool,
-    limits: (Option<u64>, Option<u64>),
+    limits: Vec<(String, String)>,
     id: u64,
 ) -> Term<'a> {
     query_impl(env, h, sql, params, settings, query_id, stream, columns, limits, id)
@@ -196,7 +201,7 @@ fn query_dirty<'a>(
     query_id: Option<String>,
     stream: bool,
     columns: bool,
-    limits: (Option<u64>, Option<u64>),
+    limits: Vec<(String, String)>,
     id: u64,
 ) -> Term<'a> {
     query_impl(env, h, sql, params, settings, query_id, stream, columns, limits, id)
@@ -212,21 +217,30 @@ fn query_impl<'a>(
     query_id: Option<String>,
     stream: bool,
     columns: bool,
-    limits: (Option<u64>, Option<u64>),
+    limits: Vec<(String, String)>,
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
-        let spec = spec(sql, params, settings, query_id)?;
+        let mut spec = spec(sql, params, settings, query_id)?;
+        spec.limits = result_limits(&limits)?;
         let target = h.clone();
         let t = if stream {
             ops::stream_opened(id, &h.target, env.pid());
             start_op(env, id, 1, Some(&h.target), |tx| tasks::query_stream(target, spec, tx)).1
         } else {
-            let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
-            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_all(target, spec, columns, limits, tx)).1
+            start_op(env, id, 1, Some(&h.target), |tx| tasks::query_all(target, spec, columns, tx)).1
         };
         Ok(t)
     })
+}
+
+/// `max_collected_rows:`/`max_collected_bytes:` as the core reads them (`0`: no bound).
+fn result_limits(pairs: &[(String, String)]) -> Result<chwire::ResultLimits, NifError> {
+    let mut limits = chwire::ResultLimits::none();
+    for (k, v) in pairs {
+        limits.set(k, v).map_err(|e| NifError::Data(e.to_string()))?;
+    }
+    Ok(limits)
 }
 
 /// A SELECT as one Arrow IPC stream (op yields `{:ok, binary}`). `mapping`: `"rich"` or
@@ -243,7 +257,7 @@ fn query_arrow<'a>(
     settings: Vec<(String, String)>,
     query_id: Option<String>,
     mapping: String,
-    limits: (Option<u64>, Option<u64>),
+    limits: Vec<(String, String)>,
     id: u64,
 ) -> Term<'a> {
     guard(env, || {
@@ -251,10 +265,10 @@ fn query_arrow<'a>(
         let mut arrow = chwire_arrow::ArrowOptions::named(&mapping)?;
         let mut settings = settings;
         arrow.take_settings(&mut settings)?;
-        let spec = spec(sql, params, settings, query_id)?;
+        let mut spec = spec(sql, params, settings, query_id)?;
+        spec.limits = result_limits(&limits)?;
         let target = h.clone();
-        let limits = tasks::Limits { max_rows: limits.0, max_bytes: limits.1 };
-        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, limits, tx)).1)
+        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::query_arrow(target, spec, arrow, tx)).1)
     })
 }
 

@@ -5,55 +5,6 @@ use crate::ops::{Handle, Item, Tx};
 use chwire::{Block, Client, Event, Options, QuerySpec, Shared};
 use rustler::ResourceArc;
 
-/// Bounds of a result collected whole (`max_result_rows:`, `max_result_bytes:`; `None`: no bound).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Limits {
-    pub max_rows: Option<u64>,
-    pub max_bytes: Option<u64>,
-}
-
-/// What a result collected whole holds so far, against its `Limits`.
-struct Tally {
-    limits: Limits,
-    rows: u64,
-    bytes: u64,
-    /// What the bytes are, for the message.
-    what: &'static str,
-}
-
-impl Tally {
-    fn new(limits: Limits, what: &'static str) -> Tally {
-        Tally { limits, rows: 0, bytes: 0, what }
-    }
-
-    /// Count `rows` and `bytes` more; an error when that goes over a limit (nothing of them
-    /// is kept then).
-    fn add(&mut self, rows: u64, bytes: u64) -> Result<(), NifError> {
-        let (rows, bytes) = (self.rows.saturating_add(rows), self.bytes.saturating_add(bytes));
-        let hint = "the query was cancelled; use Chwire.stream/4 for results this large (memory bounded by a block), \
-                    or raise the limit (:infinity lifts it)";
-        if let Some(max) = self.limits.max_rows.filter(|&m| rows > m) {
-            return Err(NifError::Limit("MAX_ROWS_EXCEEDED", format!("the result has more than max_result_rows: {max} rows; {hint}")));
-        }
-        if let Some(max) = self.limits.max_bytes.filter(|&m| bytes > m) {
-            return Err(NifError::Limit(
-                "MAX_BYTES_EXCEEDED",
-                format!("the result has more than max_result_bytes: {max} bytes ({}); {hint}", self.what),
-            ));
-        }
-        (self.rows, self.bytes) = (rows, bytes);
-        Ok(())
-    }
-}
-
-/// After a result went over its limits: the abandoned query (its stream dropped, which sent
-/// Cancel) is drained and the connection checked with a ping before the caller hears of it,
-/// so that the query is gone from the server and the connection ready when the error
-/// arrives. Bounded like the cancel of an op (the core's pool drains the same way).
-async fn drain(c: &mut Client) {
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), c.ping()).await;
-}
-
 /// Options from a URL plus `{key, value}` overrides by the core's one table of keys.
 pub fn options(url: Option<&str>, extra: &[(String, String)]) -> Result<Options, NifError> {
     Ok(Options::from_url_and(url, extra.iter().map(|(k, v)| (k, v)))?)
@@ -73,9 +24,10 @@ fn note_tz(tx: &Tx, c: &Client) {
 }
 
 /// A whole SELECT in one item. Plain columns are encoded for the caller as the blocks
-/// arrive (`columns`: the shape, one list per column or rows) and the blocks dropped.
-/// Past `limits` the query is cancelled and the item is a `Limit` error.
-pub async fn query_all(target: ResourceArc<Handle>, spec: QuerySpec, columns: bool, limits: Limits, tx: Tx) {
+/// arrive (`columns`: the shape, one list per column or rows) and the blocks dropped. The
+/// spec's bounds (`max_collected_rows:`, `max_collected_bytes:`) are the core's: past one, the
+/// query is cancelled and drained and the item is the error.
+pub async fn query_all(target: ResourceArc<Handle>, spec: QuerySpec, columns: bool, tx: Tx) {
     let res = async {
         let mut lease = target.target.lease().await?;
         let c = lease.client()?;
@@ -83,14 +35,7 @@ pub async fn query_all(target: ResourceArc<Handle>, spec: QuerySpec, columns: bo
         let mut s = spec.query(c).stream().await?;
         let mut enc = Some(crate::etf::Encoded::new(columns));
         let mut blocks = Vec::new();
-        let mut tally = Tally::new(limits, "decoded column data, as chwire::row::approx_bytes counts it");
         while let Some(b) = s.next_block().await? {
-            let bytes = b.columns().iter().map(|(_, col)| chwire::row::approx_bytes(col.data()) as u64).sum();
-            if let Err(e) = tally.add(b.rows() as u64, bytes) {
-                drop((s, blocks, enc));
-                drain(c).await;
-                return Err(e);
-            }
             if let Some(e) = enc.as_mut() {
                 if e.push(&b) {
                     continue;
@@ -186,37 +131,19 @@ pub async fn insert(target: ResourceArc<Handle>, spec: QuerySpec, mut blocks: to
     }
 }
 
-/// A SELECT as one Arrow IPC stream, written batch by batch.
-/// Past `limits` (rows, and bytes of the IPC stream) the query is cancelled and the item is a
-/// `Limit` error.
-pub async fn query_arrow(target: ResourceArc<Handle>, spec: QuerySpec, arrow: chwire_arrow::ArrowOptions, limits: Limits, tx: Tx) {
+/// A SELECT as one Arrow IPC stream, written batch by batch (the spec's bounds as
+/// `query_all`'s).
+pub async fn query_arrow(target: ResourceArc<Handle>, spec: QuerySpec, arrow: chwire_arrow::ArrowOptions, tx: Tx) {
     let res = async {
         let mut lease = target.target.lease().await?;
         let c = lease.client()?;
         let mut s = spec.query(c).fetch_arrow(arrow).await?;
         let schema = s.schema();
         let mut w = arrow_ipc::writer::StreamWriter::try_new(Vec::with_capacity(1 << 20), &schema)?;
-        let mut tally = Tally::new(limits, "of the Arrow IPC stream");
-        let mut written = 0;
-        let mut over = None;
         while let Some(batch) = s.next_batch().await? {
             w.write(&batch)?;
-            let now = w.get_ref().len();
-            if let Err(e) = tally.add(batch.num_rows() as u64, (now - written) as u64) {
-                over = Some(e);
-                break;
-            }
-            written = now;
         }
-        if over.is_none() {
-            w.finish()?;
-            over = tally.add(0, (w.get_ref().len() - written) as u64).err();
-        }
-        if let Some(e) = over {
-            drop((s, w));
-            drain(c).await;
-            return Err(e);
-        }
+        w.finish()?;
         Ok::<_, NifError>(Item::Arrow(w.into_inner()?))
     }
     .await;
