@@ -32,43 +32,9 @@ pub enum Pending {
 
 type Header = Vec<(String, DataType)>;
 
-/// Check an IPC stream's framing before arrow-ipc reads it: every message's metadata and body
-/// must lie within the bytes (arrow-ipc allocates what a message claims).
-fn check_ipc(bytes: &[u8]) -> Result<()> {
-    let bad = |what: String| Error::Arrow(format!("malformed IPC stream: {what}"));
-    let word = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    let mut pos = 0usize;
-    while pos < bytes.len() {
-        let mut p = pos;
-        if word(p) == Some(0xFFFF_FFFF) {
-            p += 4;
-        }
-        let len = word(p).ok_or_else(|| bad(format!("cut in a message length at byte {p}")))? as usize;
-        p += 4;
-        if len == 0 {
-            return Ok(());
-        }
-        let meta =
-            bytes.get(p..p.saturating_add(len)).ok_or_else(|| bad(format!("a message of {len} bytes at byte {p} runs past the end")))?;
-        let message = arrow_ipc::root_as_message(meta).map_err(|e| bad(format!("a message header at byte {p}: {e}")))?;
-        let body = usize::try_from(message.bodyLength()).map_err(|_| bad("a negative body length".into()))?;
-        p = p.saturating_add(len);
-        if body > bytes.len().saturating_sub(p) {
-            return Err(bad(format!("a body of {body} bytes at byte {p} runs past the end ({} bytes)", bytes.len())));
-        }
-        pos = p + body;
-    }
-    Ok(())
-}
-
 /// IPC bytes → blocks of `header`'s types (the whole stream converted before any is sent).
 fn ipc_blocks(ipc: Vec<u8>, header: &Header) -> Result<Vec<Block>> {
-    check_ipc(&ipc)?;
-    let batches = std::panic::catch_unwind(|| {
-        let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(ipc), None)?;
-        reader.collect::<std::result::Result<Vec<_>, _>>()
-    })
-    .map_err(|p| Error::Arrow(format!("malformed IPC stream: {}", panic_message(&*p))))??;
+    let batches = chwire_arrow::read_ipc_stream(ipc)?;
     let mut out = Vec::new();
     for batch in batches {
         // The table's columns the batch has, in the batch's order (the insert's column list).

@@ -22,6 +22,7 @@
 mod for_parquet;
 mod from_arrow;
 mod infer;
+mod ipc;
 mod json_text;
 mod leaf_values;
 mod options;
@@ -36,6 +37,7 @@ mod wkb;
 
 pub use for_parquet::{enum_name_leaves, parquet_schema, to_parquet_batch, ParquetMapping};
 pub use infer::{clickhouse_type_for, clickhouse_type_for_parquet};
+pub use ipc::read_ipc_stream;
 pub use json_text::json_members;
 pub use options::{setting_flag, ArrowOptions, Mapping};
 pub use params::{narrow_floats, params_to_block};
@@ -94,6 +96,9 @@ pub enum Error {
     /// An unknown setting or value in [`ArrowOptions::set`].
     #[error("{0}")]
     Setting(String),
+    /// Bytes that are not an Arrow IPC stream ([`read_ipc_stream`]).
+    #[error("malformed IPC stream: {0}")]
+    Ipc(String),
     /// An error of arrow-rs (building or casting an array).
     #[error(transparent)]
     Arrow(#[from] ArrowError),

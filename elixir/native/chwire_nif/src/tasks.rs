@@ -150,46 +150,12 @@ pub async fn query_arrow(target: ResourceArc<Handle>, spec: QuerySpec, arrow: ch
     tx.send(res.unwrap_or_else(Item::Error)).await;
 }
 
-/// Check an in-memory Arrow IPC stream's framing before arrow-ipc reads it: every message's
-/// metadata and body must lie within the bytes (arrow-ipc allocates what a message claims).
-fn check_ipc(bytes: &[u8]) -> Result<(), NifError> {
-    let bad = |what: String| NifError::Arrow(format!("malformed IPC stream: {what}"));
-    let word = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    let mut pos = 0usize;
-    while pos < bytes.len() {
-        let mut p = pos;
-        if word(p) == Some(0xFFFF_FFFF) {
-            p += 4;
-        }
-        let len = word(p).ok_or_else(|| bad(format!("cut in a message length at byte {p}")))? as usize;
-        p += 4;
-        if len == 0 {
-            return Ok(());
-        }
-        let meta =
-            bytes.get(p..p.saturating_add(len)).ok_or_else(|| bad(format!("a message of {len} bytes at byte {p} runs past the end")))?;
-        let message = arrow_ipc::root_as_message(meta).map_err(|e| bad(format!("a message header at byte {p}: {e}")))?;
-        let body = usize::try_from(message.bodyLength()).map_err(|_| bad("a negative body length".into()))?;
-        p = p.saturating_add(len);
-        if body > bytes.len().saturating_sub(p) {
-            return Err(bad(format!("a body of {body} bytes at byte {p} runs past the end ({} bytes)", bytes.len())));
-        }
-        pos = p + body;
-    }
-    Ok(())
-}
-
 /// An Arrow IPC stream inserted into `table`.
 pub async fn insert_arrow(target: ResourceArc<Handle>, table: String, ipc: Vec<u8>, tx: Tx) {
     let res = async {
-        check_ipc(&ipc)?;
         // The whole stream is decoded before the INSERT starts, so a malformed one sends
-        // nothing; arrow-ipc panics on some inconsistent buffers, which are errors here.
-        let batches = std::panic::catch_unwind(|| {
-            let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(ipc), None)?;
-            reader.collect::<Result<Vec<_>, _>>()
-        })
-        .map_err(|p| NifError::Arrow(format!("malformed IPC stream: {}", crate::error::panic_message(&*p))))??;
+        // nothing (the core's safe reading: framing checked, a panic of arrow-ipc an error).
+        let batches = chwire_arrow::read_ipc_stream(ipc)?;
         match batches.first() {
             None => return Ok(Item::Count(0)),
             Some(b) if b.num_columns() == 0 => return Err(NifError::Arrow("the IPC stream's batches have no columns".into())),
