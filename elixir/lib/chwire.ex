@@ -216,7 +216,7 @@ defmodule Chwire do
 
   `data` is columns — `[{name, values}]` or a map `%{name => values}` — or rows: a list of
   lists (in the table's column order, or `columns:`'s) or a list of maps (`%{name => value}`,
-  string or atom keys). Data is sent in blocks of `block_rows:` rows (default 262144) while the
+  string or atom keys). Data is sent in blocks of `block_rows:` rows (default 1048576, the core's) while the
   next block is built. A value that does not fit its column is an error naming the column and
   the row; nothing of that block is sent, and the insert is aborted (blocks sent before it may
   stay: ClickHouse has no transactions). `opts`: `columns:`, `block_rows:`, `settings:`,
