@@ -62,7 +62,7 @@ defmodule Chwire do
   where a runaway result must not fill the VM's memory): `max_collected_rows:` and
   `max_collected_bytes:` of decoded column data
   (as chwire holds it: fixed-width values at their width, strings their bytes plus 8 per value,
-  arrays 8 per row plus their elements, Nullable 1 per row more; the terms built from it are
+  arrays 8 per row (and 8 more per block) plus their elements, Nullable 1 per row more; the terms built from it are
   larger). A result that goes over either is not read further: the query is cancelled on the
   server and the result is `{:error, %Chwire.Error{kind: :limit, name: "MAX_ROWS_EXCEEDED"}}`
   (or `"MAX_BYTES_EXCEEDED"`), the connection usable at once. These are not ClickHouse's

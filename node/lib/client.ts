@@ -59,7 +59,8 @@ export interface ConnectOptions {
   [key: string]: Scalar | Record<string, Scalar> | AbortSignal | undefined;
 }
 
-/** The pool's options: the core's `PoolOptions` names (durations as `'5s'`, `'500ms'` or seconds). */
+/** The pool's options: the core's `PoolOptions` names (durations as text, `'5s'`, `'500ms'`,
+ * or a number of milliseconds). */
 export interface PoolOptions {
   max_size?: number;
   min_idle?: number;
@@ -150,7 +151,17 @@ function textOptions(o: object | undefined): Record<string, string> {
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined || v === null) continue;
     if (k === 'settings' && typeof v === 'object') {
-      for (const [sk, sv] of Object.entries(v as Record<string, Scalar>)) out[sk] = scalar(sv, sk);
+      // Settings stay settings, whatever their name (the core's `setting.NAME`): never read as
+      // one of chwire's options (`compression`, a bound).
+      for (const [sk, sv] of Object.entries(v as Record<string, Scalar>))
+        out[`setting.${sk}`] = scalar(sv, sk);
+    } else if ((typeof v === 'number' || typeof v === 'bigint') && native.durationKey(k)) {
+      // A duration as a number is milliseconds, as JavaScript's timeouts are.
+      if (typeof v === 'number' && !Number.isFinite(v)) {
+        if (v !== Infinity)
+          throw new TypeError(`\`${k}\`: a duration must be a number of milliseconds, not ${v}`);
+        out[k] = 'none';
+      } else out[k] = `${v}ms`;
     } else out[k] = scalar(v as Scalar, k);
   }
   return out;

@@ -12,5 +12,6 @@ export type NativeInsert = Native.NativeInsert;
 export const connect = addon.connect;
 export const createPool = addon.createPool;
 export const version = addon.version;
+export const durationKey = addon.durationKey;
 export const releaseBuffers = addon.releaseBuffers;
 export const registerClasses = addon.registerClasses;

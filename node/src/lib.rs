@@ -62,6 +62,14 @@ pub fn register_classes(env: napi::Env, precise_date: napi::bindgen_prelude::Unk
     js::register_precise_date(env.raw(), precise_date.raw()).map_err(|e| napi::Error::from(error::Error::from(e)))
 }
 
+/// Whether `key` (any spelling of a name or alias of the core's option table) takes a
+/// duration: the TS layer writes a number given for one as milliseconds, as JavaScript's
+/// timeouts are.
+#[napi]
+pub fn duration_key(key: String) -> bool {
+    chwire::options::keys::lookup(&key).is_some_and(|k| k.kind == chwire::options::keys::Kind::Duration)
+}
+
 /// The addon's version (the crate's).
 #[napi]
 pub fn version() -> String {

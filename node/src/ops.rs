@@ -43,11 +43,7 @@ pub fn options(url: Option<&str>, extra: &[(String, String)]) -> Result<Options>
 
 /// The pool's options by the core's names (`PoolOptions::set`); one it refuses is a `TypeError`.
 pub fn pool_options(pairs: &[(String, String)]) -> Result<PoolOptions> {
-    let mut p = PoolOptions::new();
-    for (k, v) in pairs {
-        p.set(k, v).map_err(argument)?;
-    }
-    Ok(p)
+    PoolOptions::from_pairs(pairs.iter().map(|(k, v)| (k, v))).map_err(argument)
 }
 
 /// A pool option the core refuses, as a `TypeError`.

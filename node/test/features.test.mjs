@@ -292,6 +292,17 @@ test("pool options by the core's names", async () => {
       JSON.stringify(cs),
     );
   }
+  // A number for a duration is milliseconds, as JavaScript's timeouts are.
+  const one = ch.createPool(URL26, { connect_timeout: 5000 }, { max_size: 1, acquire_timeout: 300 });
+  const held = one.queryStream('SELECT number FROM system.numbers', { settings: { max_block_size: 10 } });
+  const it = held[Symbol.asyncIterator]();
+  await it.next();
+  const t0 = Date.now();
+  await assert.rejects(one.query('SELECT 1'), (e) => e.kind === 'timeout');
+  assert.ok(Date.now() - t0 < 5000, `waited ${Date.now() - t0} ms`);
+  await held.close();
+  await one.close();
+  assert.throws(() => ch.createPool(URL26, {}, { acquire_timeout: NaN }), TypeError);
 });
 
 // tests/features/refusals.json: what every front end refuses with the core's message.
@@ -344,6 +355,10 @@ for (const [name, url] of refusalUrls) {
         await c.close();
       }
     }
+    // A bound given as a setting is a setting (the server does not know it), never a bound.
+    const asSetting = await ch.connect(url, { settings: { max_collected_rows: 1 } });
+    await assert.rejects(asSetting.query('SELECT 1'), (e) => e.kind === 'server');
+    await asSetting.close();
     const tight = await ch.connect(url, { ...LIMITS.tightest });
     let streamed = 0;
     for await (const b of tight.queryStream(sql, { settings }).blocks()) streamed += b.length;

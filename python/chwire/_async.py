@@ -76,14 +76,17 @@ class AsyncClient:
         try:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
+            if fut.cancelled():  # never ran: close() dropped it from the queue
+                raise InterfaceError("the client is closed") from None
             with lock:
                 running = phase[0] == "running"
                 if not running:
                     phase[0] = "skipped"
-            if running:
-                raw.cancel(tag)
+            if not running:
+                raise  # it will not run: nothing to wait for
+            raw.cancel(tag)
             try:
-                await fut
+                await fut  # ends soon: its task was aborted
             except Exception:
                 pass
             raise
@@ -133,11 +136,16 @@ class AsyncClient:
         return await self._run(self._client.insert, table, data, column_names, settings, query_id)
 
     async def close(self) -> None:
+        """Close: running calls stop (their queries cancelled on the server; they raise), queued
+        ones do not run, and the connections close."""
         if self._closed:
             return
-        await self._run(self._client.close)
         self._closed = True
-        self._executor.shutdown(wait=False)
+        # Not queued behind the running calls: they are stopped first, then the client closed
+        # on a thread of its own.
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._client._raw.cancel()
+        await asyncio.get_running_loop().run_in_executor(None, self._client.close)
 
     async def __aenter__(self) -> "AsyncClient":
         return self
@@ -169,7 +177,13 @@ class AsyncQueryStream:
         return batch
 
     async def close(self) -> None:
-        self._stream.close_stream()
+        """Stop reading: the query is cancelled on the server (also while another task reads
+        the stream: that read then raises)."""
+        self._client._client._raw.cancel(self._call)
+        try:
+            self._stream.close_stream()
+        except RuntimeError:  # another task's read holds the stream; the cancel ends it
+            pass
 
     async def __aenter__(self) -> "AsyncQueryStream":
         return self

@@ -558,8 +558,9 @@ def connect(url: Optional[str] = None, *, host: Optional[str] = None, port: Opti
     :class:`ResultTooLargeError` (streams are not bounded). They are not ClickHouse's
     ``max_result_rows``/``max_result_bytes`` settings, which go in ``settings``.
     """
-    opts = _options(host, port, user if user is not None else username, password, database, compression,
-                    connect_timeout, send_receive_timeout, options)
+    if username is not None:  # the core's alias of `user`: both given is refused there
+        options = {**options, "username": username}
+    opts = _options(host, port, user, password, database, compression, connect_timeout, send_receive_timeout, options)
     return Client(RawClient.connect(url, opts, _settings_list(settings), arrow_mapping))
 
 
@@ -578,7 +579,8 @@ def create_pool(url: Optional[str] = None, pool: Optional[Mapping[str, Any]] = N
     core's names (``max_size`` (10), ``min_idle``, ``acquire_timeout``, ``idle_timeout``,
     ``max_lifetime``, ``health_check_after``; docs/OPTIONS.md); the other arguments are
     :func:`connect`'s. ``server_info`` is empty: a pool's connections come and go."""
-    opts = _options(host, port, user if user is not None else username, password, database, compression,
-                    connect_timeout, send_receive_timeout, options)
+    if username is not None:  # the core's alias of `user`: both given is refused there
+        options = {**options, "username": username}
+    opts = _options(host, port, user, password, database, compression, connect_timeout, send_receive_timeout, options)
     pool_opts = [(k, _option_text(v)) for k, v in (pool or {}).items()]
     return Client(RawClient.create_pool(url, opts, _settings_list(settings), arrow_mapping, pool_opts))

@@ -90,8 +90,14 @@ impl RawClient {
         }
         let shared = self.client.clone();
         // The grace covers a task that was just aborted (Ctrl-C, `cancel()`, asyncio) but is
-        // not dropped yet; a settle it left behind is waited for by `try_lease` itself.
-        run(py, self.rt.handle(), async move { Ok(shared.try_lease(BUSY_GRACE).await?) })
+        // not dropped yet; a settle it left behind is waited for by `try_lease` itself. The
+        // wait (a pool's, for a free connection) is a tracked task: `cancel()` ends it.
+        let handle = self.rt.handle().spawn(async move {
+            let closed = shared.clone();
+            shared.try_lease(BUSY_GRACE).await.map_err(|e| if closed.is_closed() { Error::Closed } else { Error::from(e) })
+        });
+        self.track(handle.abort_handle());
+        crate::runtime::wait(py, self.rt.handle(), handle)
     }
 
     fn track(&self, h: tokio::task::AbortHandle) {
@@ -165,10 +171,7 @@ impl RawClient {
         pool: Vec<(String, String)>,
     ) -> PyResult<RawClient> {
         let (o, arrow, limits) = connection_options(url.as_deref(), options, settings, mapping).py_err(py)?;
-        let mut popts = chwire::PoolOptions::new();
-        for (k, v) in &pool {
-            popts.set(k, v).map_err(Error::from).py_err(py)?;
-        }
+        let popts = chwire::PoolOptions::from_pairs(pool).map_err(Error::from).py_err(py)?;
         let concurrency = popts.max_size;
         let rt = crate::runtime::Pinned::new();
         // The pool's maintenance task runs on this client's runtime.

@@ -302,6 +302,13 @@ def test_results_collected_whole_are_bounded_by_the_cores_tally(name, url):
     for case in lim["refused"]:
         with pytest.raises(chwire.InterfaceError, match=case["error"]):
             chwire.connect(url, **case["limits"])
+    # ClickHouse's own max_result_rows is the server's setting (and its error an OperationalError).
+    with chwire.connect(url) as c:
+        with pytest.raises(chwire.OperationalError, match="TOO_MANY_ROWS"):
+            c.query_arrow(sql, settings={**settings, "max_result_rows": 10})
+    # A bound given twice, in two spellings, is refused as every option is.
+    with pytest.raises(chwire.InterfaceError, match="the same option"):
+        chwire.connect(url, max_collected_rows=1, maxCollectedRows=2)
     # A pool takes the same bounds.
     pool = chwire.create_pool(url, max_collected_rows=rows - 1)
     with pytest.raises(chwire.ResultTooLargeError):

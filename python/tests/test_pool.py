@@ -151,3 +151,52 @@ def test_an_asyncio_pool_runs_calls_at_once_and_cancels_one_alone(url):
             await stream.close()
 
     asyncio.run(main())
+
+
+def test_closing_an_asyncio_client_stops_what_runs_and_what_waits(url):
+    """AsyncClient.close() cancels the running calls (they raise), drops the queued ones (they
+    raise InterfaceError) and returns at once; a cancelled queued call raises at once; a call
+    cancelled while it waits for a pool connection ends at once."""
+    import asyncio
+
+    endless = "SELECT sum(number) FROM numbers(100000000000)"
+
+    async def main():
+        c = await chwire.connect_async(url)
+        running = asyncio.ensure_future(c.command(endless))
+        await asyncio.sleep(0.3)
+        queued = asyncio.ensure_future(c.command("SELECT 1"))
+        await asyncio.sleep(0.1)
+        # Cancelled while queued behind the endless query: at once, not when it ends.
+        start = time.monotonic()
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(c.command("SELECT 2"), timeout=0.2)
+        assert time.monotonic() - start < 2
+        start = time.monotonic()
+        await asyncio.wait_for(c.close(), timeout=10)
+        assert time.monotonic() - start < 5
+        with pytest.raises(chwire.OperationalError):
+            await running
+        with pytest.raises(chwire.InterfaceError):
+            await queued
+
+        pool = await chwire.create_pool_async(url, {"max_size": 1, "acquire_timeout": "30s"})
+        stream = await pool.query_arrow_stream("SELECT number FROM system.numbers", settings={"max_block_size": 10})
+        await stream.__anext__()
+        # The one connection is the stream's: a call waits for it, and its cancel ends the wait.
+        start = time.monotonic()
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(pool.command("SELECT 3"), timeout=0.5)
+        assert time.monotonic() - start < 5
+        # Closing a stream another task reads: the query stops, and that read raises (or ends,
+        # when the close came first: the caller's own doing), never "Already borrowed".
+        reader = asyncio.ensure_future(stream.__anext__())
+        await stream.close()
+        try:
+            await asyncio.wait_for(reader, timeout=10)
+        except (chwire.OperationalError, StopAsyncIteration):
+            pass
+        assert await asyncio.wait_for(pool.command("SELECT 4"), timeout=10) == 4
+        await pool.close()
+
+    asyncio.run(main())

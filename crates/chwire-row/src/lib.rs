@@ -290,9 +290,10 @@ impl Builders {
 }
 
 /// Roughly how many bytes a column's decoded data takes: fixed-width values at their width,
-/// strings their bytes plus 8 per value, arrays 8 per row plus their elements, Nullable 1 per
-/// row plus its values, LowCardinality 8 per row plus its dictionary. What bounds a builder
-/// (inserts) and a result collected whole (the bindings' `max_bytes`).
+/// strings their bytes plus 8 per value, arrays 8 per offset (one per row and one more) plus
+/// their elements, Nullable 1 per row plus its values, LowCardinality 8 per row plus its
+/// dictionary. What bounds a builder (inserts) and a result collected whole
+/// (`max_collected_bytes`).
 pub fn approx_bytes(c: &ColumnData) -> usize {
     use ColumnData as D;
     match c {

@@ -91,13 +91,16 @@ impl PoolOptions {
         Ok(())
     }
     /// The pool's options among a binding's `key = value` options (names, aliases, any host's
-    /// spelling), taken out of `pairs`; the rest are left for [`Options`](crate::Options).
+    /// spelling), taken out of `pairs`; the rest are left for [`Options`](crate::Options). One
+    /// option given twice (in two spellings) is an error, as for [`Options`](crate::Options).
     pub fn take(pairs: &mut Vec<(String, String)>) -> Result<PoolOptions> {
         use crate::options::keys::{lookup, Scope};
         let mut p = PoolOptions::new();
         let mut rest = Vec::with_capacity(pairs.len());
+        let mut given = crate::options::Given::default();
         for (k, v) in pairs.drain(..) {
             if lookup(&k).is_some_and(|o| o.scope == Scope::Pool) {
+                given.once(&k)?;
                 p.set(&k, &v)?;
             } else {
                 rest.push((k, v));
@@ -105,6 +108,18 @@ impl PoolOptions {
         }
         *pairs = rest;
         Ok(p)
+    }
+
+    /// Pool options from `key = value` pairs that must all be pool options (a binding's
+    /// separate pool argument): [`PoolOptions::take`], and any other key refused by
+    /// [`PoolOptions::set`]'s rule.
+    pub fn from_pairs<K: AsRef<str>, V: AsRef<str>>(pairs: impl IntoIterator<Item = (K, V)>) -> Result<PoolOptions> {
+        let mut pairs: Vec<(String, String)> = pairs.into_iter().map(|(k, v)| (k.as_ref().to_string(), v.as_ref().to_string())).collect();
+        let p = PoolOptions::take(&mut pairs)?;
+        match pairs.first() {
+            Some((k, v)) => Err(PoolOptions::new().set(k, v).err().unwrap_or_else(|| Error::config(format!("{k:?} is not a pool option")))),
+            None => Ok(p),
+        }
     }
 
     /// [`PoolOptions::max_size`].

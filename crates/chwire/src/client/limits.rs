@@ -77,12 +77,15 @@ impl ResultLimits {
     }
 
     /// The bounds among a binding's `key = value` options, taken out of `pairs` (the rest are
-    /// left for [`Options`](crate::Options)). A bad value is an error.
+    /// left for [`Options`](crate::Options)). A bad value, or one bound given twice (in two
+    /// spellings), is an error.
     pub fn take(pairs: &mut Vec<(String, String)>) -> Result<ResultLimits> {
         let mut limits = ResultLimits::none();
         let mut rest = Vec::with_capacity(pairs.len());
+        let mut given = crate::options::Given::default();
         for (k, v) in pairs.drain(..) {
             if keys::lookup(&k).is_some_and(|o| o.scope == Scope::Result) {
+                given.once(&k)?;
                 limits.set(&k, &v)?;
             } else {
                 rest.push((k, v));
@@ -148,6 +151,9 @@ mod tests {
         assert_eq!(l, ResultLimits { max_rows: Some(10), max_bytes: None });
         // ClickHouse's own setting of a like name stays a setting.
         assert_eq!(pairs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["compression", "max_result_rows"]);
+        let mut twice = vec![("max_collected_rows".into(), "1".into()), ("maxCollectedRows".into(), "2".into())];
+        let e = ResultLimits::take(&mut twice).unwrap_err();
+        assert!(e.to_string().contains("are the same option"), "{e}");
         let e = ResultLimits::take(&mut vec![("max_collected_rows".into(), "-1".into())]).unwrap_err();
         assert!(e.to_string().contains("whole number"), "{e}");
         let e = ResultLimits::none().set("max_size", "3").unwrap_err();

@@ -149,7 +149,7 @@ pub static KEYS: &[OptionKey] = &[
     // Results and inserts of the bindings.
     key("arrow_mapping", Choice(&["rich", "clickhouse"]), "rich", Arrow, "The Arrow types of results: natural ones (`rich`) or exactly what ClickHouse's ArrowStream writes (`clickhouse`); docs/ARROW.md."),
     key("max_collected_rows", Count, "0", Result, "Most rows of a result collected whole (a binding's table, rows or columns call; `0`: no bound): beyond it the query is cancelled and the call fails (streams are not bounded). Not ClickHouse's `max_result_rows` setting, which the server applies."),
-    key("max_collected_bytes", Count, "0", Result, "Most bytes of a result collected whole (`0`: no bound), as chwire's decoded column data counts them (fixed-width values at their width, strings their bytes plus 8 per value). Not ClickHouse's `max_result_bytes` setting."),
+    key("max_collected_bytes", Count, "0", Result, "Most bytes of a result collected whole (`0`: no bound), as chwire's decoded column data counts them (fixed-width values at their width, strings their bytes plus 8 per value, arrays 8 per offset plus their elements). Not ClickHouse's `max_result_bytes` setting."),
     key("block_rows", Count, "1048576", Insert, "Rows per block an insert sends: larger batches are cut, smaller ones merged up to it."),
     // Spark.
     key("url", Text, "", Spark, "The connection URL (any chwire URL; every connection option above may also be given as an option)."),
@@ -309,10 +309,13 @@ pub fn duration(key: &str, value: &str) -> Result<std::time::Duration> {
 /// The table as docs/OPTIONS.md lists it (a test keeps the file equal to it).
 pub fn markdown() -> String {
     let mut out = String::from(
-        "# Options\n\nEvery key chwire takes, in URLs (`?key=value`) and in every front end's options: the \
-         Rust `Options`/`PoolOptions` setters, Python's `connect(**options)`, ADBC's `chwire.<key>`, Elixir's \
-         keyword options, Node's `connect(url, options)` and Spark's `.option(key, value)`. A front end spells \
-         a key in its host's style (`num_partitions`, `numPartitions`): case and `_` are ignored.\n\n\
+        "# Options\n\nEvery key chwire takes: a connection's in URLs (`?key=value`), and each in the front ends' \
+         options (the Rust `Options`/`PoolOptions`/`ResultLimits` setters, Python's `connect(**options)`, ADBC's \
+         `chwire.<key>`, Elixir's keyword options, Node's `connect(url, options)` and Spark's `.option(key, \
+         value)`) where the front end has the feature. A front end spells a key in its host's style \
+         (`num_partitions`, `numPartitions`): case and `_` are ignored. A duration given as text is read as \
+         below everywhere; one given as a number is seconds in Python, milliseconds in Elixir and Node (as \
+         each host's own timeouts are).\n\n\
          A key that is no option is a ClickHouse setting, sent with every query, when ClickHouse 26.9 has it \
          (or it starts with `custom_`); a setting chwire does not know goes as `setting.NAME`. Anything else is \
          refused with the closest known name (`numPartition`: \"did you mean num_partitions?\"). Each key is \

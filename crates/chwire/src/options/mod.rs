@@ -194,10 +194,10 @@ pub(crate) fn duration_of(s: &str) -> std::result::Result<Duration, String> {
 /// once. Two spellings of one option (`user` and `username`) or a repeated key would leave one
 /// value unused, and which one differs by front end (the order of a host's map).
 #[derive(Default)]
-struct Given(Vec<(String, String)>);
+pub(crate) struct Given(Vec<(String, String)>);
 
 impl Given {
-    fn once(&mut self, key: &str) -> Result<()> {
+    pub(crate) fn once(&mut self, key: &str) -> Result<()> {
         let canonical = match keys::canonical_name(key) {
             // A list of hosts may come in parts (`?hosts=b&hosts=c`).
             Some("hosts") => return Ok(()),
