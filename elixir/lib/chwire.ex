@@ -203,6 +203,11 @@ defmodule Chwire do
     end
   end
 
+  def insert_arrow(_conn, _table, ipc),
+    do:
+      {:error,
+       data_error("insert_arrow/3 takes an Arrow IPC stream as a binary, not #{inspect(ipc)}")}
+
   def insert_arrow!(conn, table, ipc), do: bang(insert_arrow(conn, table, ipc))
 
   @doc """
@@ -602,12 +607,15 @@ defmodule Chwire do
         {:error,
          data_error("opts: must be a keyword list with a string query_id:, not #{inspect(opts)}")}
 
-      (unknown = Keyword.keys(opts) -- allowed) != [] ->
+      (unknown = Enum.uniq(Keyword.keys(opts)) -- allowed) != [] ->
         {:error,
          data_error(
            "unknown option #{inspect(hd(unknown))}: this call takes " <>
              Enum.map_join(allowed, ", ", &"#{&1}:") <> " (ClickHouse settings go in settings:)"
          )}
+
+      (twice = Keyword.keys(opts) -- Enum.uniq(Keyword.keys(opts))) != [] ->
+        {:error, data_error("option #{inspect(hd(twice))} is given twice")}
 
       not by_name?(params) ->
         {:error,

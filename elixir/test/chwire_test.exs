@@ -788,6 +788,12 @@ defmodule ChwireTest do
                Chwire.query_arrow(conn, sql, %{}, max_collected_bytes: bad)
     end
 
+    # An option given twice is refused, as for the connection's options.
+    assert {:error, %Chwire.Error{kind: :data, message: m}} =
+             Chwire.query(conn, sql, %{}, max_collected_rows: 10, max_collected_rows: 5)
+
+    assert m =~ "given twice"
+
     # The old names, and a bound given to a stream (never bounded), are refused, not ignored.
     assert {:error, %Chwire.Error{kind: :data, message: m}} =
              Chwire.query(conn, sql, %{}, max_result_rows: 10)

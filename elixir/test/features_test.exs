@@ -367,6 +367,18 @@ defmodule ChwireFeaturesTest do
       assert m =~ c["error"], "#{inspect(c)}: #{m}"
     end
 
+    # Not an IPC binary: a :data error, not a FunctionClauseError.
+    {:ok, c} = Chwire.start_link(url: url())
+    assert {:error, %Chwire.Error{kind: :data}} = Chwire.insert_arrow(c, "t", ~c"abc")
+    # Two streams in one binary: refused, not half of it inserted.
+    {:ok, ipc} = Chwire.query_arrow(c, "SELECT 1 AS a")
+
+    assert {:error, %Chwire.Error{kind: :arrow, message: m}} =
+             Chwire.insert_arrow(c, "t", ipc <> ipc)
+
+    assert m =~ "after the end-of-stream marker"
+    GenServer.stop(c)
+
     # A float for a duration is a guess between seconds and milliseconds: refused, in any
     # spelling of the key.
     assert {:error, %Chwire.Error{kind: :config, message: m}} =

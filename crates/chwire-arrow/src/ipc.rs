@@ -38,7 +38,13 @@ fn check_framing(bytes: &[u8]) -> std::result::Result<(), String> {
         let len = word(p).ok_or_else(|| format!("cut in a message length at byte {p}"))? as usize;
         p += 4;
         if len == 0 {
-            return Ok(());
+            // The end-of-stream marker: anything after it would be dropped unread (a second
+            // stream appended to the first, junk).
+            let end = p;
+            return match bytes.len() - end.min(bytes.len()) {
+                0 => Ok(()),
+                n => Err(format!("{n} bytes after the end-of-stream marker at byte {pos} (two streams in one? send one)")),
+            };
         }
         let meta = bytes.get(p..p.saturating_add(len)).ok_or_else(|| format!("a message of {len} bytes at byte {p} runs past the end"))?;
         let message = arrow_ipc::root_as_message(meta).map_err(|e| format!("a message header at byte {p}: {e}"))?;
@@ -80,6 +86,10 @@ mod tests {
             flipped[n] ^= 0xA5;
             let _ = read_ipc_stream(flipped);
         }
+        let mut twice = bytes.clone();
+        twice.extend_from_slice(&bytes);
+        let e = read_ipc_stream(twice).unwrap_err().to_string();
+        assert!(e.contains("after the end-of-stream marker"), "{e}");
         let mut huge = bytes.clone();
         huge[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
         let e = read_ipc_stream(huge).unwrap_err().to_string();

@@ -82,7 +82,7 @@ impl PoolOptions {
             "max_lifetime" => self.max_lifetime = optional_duration(k.name, value)?,
             "health_check_after" => {
                 self.health_check_after = match value.trim() {
-                    "none" => None,
+                    v if v.eq_ignore_ascii_case("none") => None,
                     v => Some(crate::options::keys::duration(k.name, v)?),
                 }
             }

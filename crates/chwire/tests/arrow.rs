@@ -284,3 +284,18 @@ async fn insert_arrow_reader_and_a_refused_block_mid_stream() {
     let b = c.query("SELECT unhex('FF') AS s").fetch_arrow(binary).await.unwrap().collect().await.unwrap();
     assert_eq!(b[0].column(0).as_binary::<i64>().value(0), [0xFF]);
 }
+
+/// A batch's row count is not bounded by its buffers: a Null column of 2^50 rows has none. It
+/// is cut into blocks as it is sent, never listed up front (that asked for 40 GB and aborted
+/// the process); here the first block is refused, and nothing was inserted.
+#[tokio::test]
+async fn a_huge_batch_without_buffers_is_cut_as_it_goes() {
+    let mut c = client().await;
+    fresh_table(&mut c, "arrow_huge_nulls", "n Int32").await;
+    let nulls: ArrayRef = Arc::new(arrow_array::NullArray::new(1 << 50));
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![Field::new("n", A::Null, true)])), vec![nulls]).unwrap();
+    let err = c.insert_arrow("arrow_huge_nulls", vec![batch]).await.unwrap_err();
+    assert!(err.to_string().contains("NULL does not fit"), "{err}");
+    assert_eq!(scalar_u64(&mut c, "SELECT count() FROM arrow_huge_nulls").await, 0);
+    c.execute("DROP TABLE arrow_huge_nulls").await.unwrap();
+}

@@ -133,17 +133,26 @@ impl<'c> ArrowInsert<'c> {
                 .map_err(|e| self.refused(format!("Arrow: gathering batches: {e}")))?,
         };
         let n = batch.num_rows();
-        let chunks = if n <= self.block_rows {
-            vec![batch]
-        } else {
-            (0..n).step_by(self.block_rows).map(|at| batch.slice(at, self.block_rows.min(n - at))).collect()
-        };
-        for chunk in chunks {
-            let len = chunk.num_rows() as u64;
-            let block = batch_into_block(chunk, &self.target).map_err(|e| self.refused(format!("Arrow: {e}")))?;
-            self.insert.send(&block).await?;
-            self.rows_sent += len;
+        if n <= self.block_rows {
+            return self.send_chunk(batch).await;
         }
+        // Cut as it goes: a batch's row count is not bounded by its buffers (a Null column
+        // has none), so no list of its slices is made up front.
+        let mut at = 0;
+        while at < n {
+            let len = self.block_rows.min(n - at);
+            self.send_chunk(batch.slice(at, len)).await?;
+            at += len;
+        }
+        Ok(())
+    }
+
+    /// Convert one block's batch to the target's types and send it.
+    async fn send_chunk(&mut self, chunk: RecordBatch) -> Result<()> {
+        let len = chunk.num_rows() as u64;
+        let block = batch_into_block(chunk, &self.target).map_err(|e| self.refused(format!("Arrow: {e}")))?;
+        self.insert.send(&block).await?;
+        self.rows_sent += len;
         Ok(())
     }
 
