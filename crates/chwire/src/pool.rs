@@ -94,19 +94,8 @@ impl PoolOptions {
     /// spelling), taken out of `pairs`; the rest are left for [`Options`](crate::Options). One
     /// option given twice (in two spellings) is an error, as for [`Options`](crate::Options).
     pub fn take(pairs: &mut Vec<(String, String)>) -> Result<PoolOptions> {
-        use crate::options::keys::{lookup, Scope};
         let mut p = PoolOptions::new();
-        let mut rest = Vec::with_capacity(pairs.len());
-        let mut given = crate::options::Given::default();
-        for (k, v) in pairs.drain(..) {
-            if lookup(&k).is_some_and(|o| o.scope == Scope::Pool) {
-                given.once(&k)?;
-                p.set(&k, &v)?;
-            } else {
-                rest.push((k, v));
-            }
-        }
-        *pairs = rest;
+        crate::options::take_scope(pairs, crate::options::keys::Scope::Pool, |k, v| p.set(k, v))?;
         Ok(p)
     }
 

@@ -81,17 +81,7 @@ impl ResultLimits {
     /// spellings), is an error.
     pub fn take(pairs: &mut Vec<(String, String)>) -> Result<ResultLimits> {
         let mut limits = ResultLimits::none();
-        let mut rest = Vec::with_capacity(pairs.len());
-        let mut given = crate::options::Given::default();
-        for (k, v) in pairs.drain(..) {
-            if keys::lookup(&k).is_some_and(|o| o.scope == Scope::Result) {
-                given.once(&k)?;
-                limits.set(&k, &v)?;
-            } else {
-                rest.push((k, v));
-            }
-        }
-        *pairs = rest;
+        crate::options::take_scope(pairs, Scope::Result, |k, v| limits.set(k, v))?;
         Ok(limits)
     }
 

@@ -196,6 +196,23 @@ pub(crate) fn duration_of(s: &str) -> std::result::Result<Duration, String> {
 #[derive(Default)]
 pub(crate) struct Given(Vec<(String, String)>);
 
+/// The keys of `scope` among a binding's `key = value` options, each given once, taken out of
+/// `pairs` and handed to `set`; the rest are left in `pairs` (for [`Options`]).
+pub(crate) fn take_scope(pairs: &mut Vec<(String, String)>, scope: Scope, mut set: impl FnMut(&str, &str) -> Result<()>) -> Result<()> {
+    let mut rest = Vec::with_capacity(pairs.len());
+    let mut given = Given::default();
+    for (k, v) in pairs.drain(..) {
+        if keys::lookup(&k).is_some_and(|o| o.scope == scope) {
+            given.once(&k)?;
+            set(&k, &v)?;
+        } else {
+            rest.push((k, v));
+        }
+    }
+    *pairs = rest;
+    Ok(())
+}
+
 impl Given {
     pub(crate) fn once(&mut self, key: &str) -> Result<()> {
         let canonical = match keys::canonical_name(key) {
