@@ -67,7 +67,7 @@ pub fn register_classes(env: napi::Env, precise_date: napi::bindgen_prelude::Unk
 /// timeouts are.
 #[napi]
 pub fn duration_key(key: String) -> bool {
-    chwire::options::keys::lookup(&key).is_some_and(|k| k.kind == chwire::options::keys::Kind::Duration)
+    chwire::options::keys::takes_duration(&key)
 }
 
 /// The addon's version (the crate's).

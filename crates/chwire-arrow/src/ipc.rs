@@ -40,8 +40,7 @@ fn check_framing(bytes: &[u8]) -> std::result::Result<(), String> {
         if len == 0 {
             // The end-of-stream marker: anything after it would be dropped unread (a second
             // stream appended to the first, junk).
-            let end = p;
-            return match bytes.len() - end.min(bytes.len()) {
+            return match bytes.len() - p {
                 0 => Ok(()),
                 n => Err(format!("{n} bytes after the end-of-stream marker at byte {pos} (two streams in one? send one)")),
             };

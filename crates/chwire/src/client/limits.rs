@@ -84,11 +84,6 @@ impl ResultLimits {
         crate::options::take_scope(pairs, Scope::Result, |k, v| limits.set(k, v))?;
         Ok(limits)
     }
-
-    /// These bounds where set, else `defaults`' (a call's own over its client's).
-    pub fn or(self, defaults: ResultLimits) -> ResultLimits {
-        ResultLimits { max_rows: self.max_rows.or(defaults.max_rows), max_bytes: self.max_bytes.or(defaults.max_bytes) }
-    }
 }
 
 /// What a bounded stream has received so far.
@@ -150,13 +145,6 @@ mod tests {
         assert!(e.to_string().contains("a pool option"), "{e}");
         let e = ResultLimits::none().set("max_colected_rows", "3").unwrap_err();
         assert!(e.to_string().contains("did you mean max_collected_rows"), "{e}");
-    }
-
-    #[test]
-    fn a_calls_bounds_over_its_clients() {
-        let client = ResultLimits { max_rows: Some(5), max_bytes: Some(100) };
-        let call = ResultLimits { max_rows: Some(7), max_bytes: None };
-        assert_eq!(call.or(client), ResultLimits { max_rows: Some(7), max_bytes: Some(100) });
     }
 
     #[test]

@@ -177,6 +177,12 @@ pub fn canonical_name(key: &str) -> Option<&str> {
     }
 }
 
+/// Whether `key` (any spelling of a name or alias) is an option whose value is a duration:
+/// what a binding reads a number given for one by (Elixir's and Node's milliseconds).
+pub fn takes_duration(key: &str) -> bool {
+    lookup(key).is_some_and(|k| k.kind == Kind::Duration)
+}
+
 /// The options that name servers (`host`, `port`, `hosts`): a URL made for other servers
 /// ([`url_with_hosts`](super::url_with_hosts)) leaves them out.
 pub const SERVER_KEYS: [&str; 3] = ["host", "port", "hosts"];
@@ -415,5 +421,6 @@ mod tests {
         assert_eq!(optional_duration("k", "none").unwrap(), None);
         assert_eq!(optional_duration("k", "1.5s").unwrap(), Some(std::time::Duration::from_millis(1500)));
         assert!(count::<u32>("retries", "-1").is_err());
+        assert!(takes_duration("connectTimeout") && takes_duration("checkout_timeout") && !takes_duration("max_size"));
     }
 }

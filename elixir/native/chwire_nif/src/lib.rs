@@ -132,7 +132,7 @@ fn pool_new<'a>(env: Env<'a>, url: Option<String>, opts: Vec<(String, String)>) 
 /// `Chwire` writes an integer given for one as milliseconds, as Erlang's timeouts are.
 #[rustler::nif]
 fn duration_key(key: String) -> bool {
-    chwire::options::keys::lookup(&key).is_some_and(|k| k.kind == chwire::options::keys::Kind::Duration)
+    chwire::options::keys::takes_duration(&key)
 }
 
 /// `%{size, idle, in_use, waiting}` of a pool (`nil` for a connection).
