@@ -27,8 +27,7 @@ defmodule Chwire do
   @stream_opts [:settings, :query_id]
   @query_opts @stream_opts ++ [:max_collected_rows, :max_collected_bytes]
   @arrow_opts @query_opts ++ [:arrow_mapping]
-  # The core's default `block_rows` (docs/OPTIONS.md).
-  @insert_block_rows 1_048_576
+  @insert_arrow_opts @stream_opts ++ [:block_rows]
 
   @type conn :: GenServer.server()
   @type params :: map() | keyword()
@@ -192,23 +191,32 @@ defmodule Chwire do
 
   @doc """
   Inserts an Arrow IPC stream into `table` (columns by name, converted losslessly to the
-  table's types): `{:ok, rows}`. `table` as for `insert/4`.
+  table's types): `{:ok, rows}`. `table` as for `insert/4`. The stream's batches are gathered
+  and cut into blocks of `block_rows:` rows (default 1048576, the core's). Data that does not
+  fit ends the insert with the blocks before it committed: the error's `rows_inserted` says
+  how many rows that was. `opts`: `block_rows:`, `settings:`, `query_id:`.
   """
-  def insert_arrow(conn, table, ipc) when is_binary(ipc) do
+  def insert_arrow(conn, table, ipc, opts \\ [])
+
+  def insert_arrow(conn, table, ipc, opts) when is_binary(ipc) do
     id = unique()
 
-    with {:ok, h} <- handle(conn),
-         {:ok, op} <- Native.insert_arrow(h, table, ipc, id) do
+    with :ok <- known_opts(opts, @insert_arrow_opts),
+         {:ok, _} <- block_rows(opts),
+         {:ok, h} <- handle(conn),
+         {:ok, settings} <- settings(opts),
+         {:ok, op} <-
+           Native.insert_arrow(h, table, ipc, settings, qid(opts), insert_options(opts), id) do
       await(op, id, false)
     end
   end
 
-  def insert_arrow(_conn, _table, ipc),
+  def insert_arrow(_conn, _table, ipc, _opts),
     do:
       {:error,
-       data_error("insert_arrow/3 takes an Arrow IPC stream as a binary, not #{inspect(ipc)}")}
+       data_error("insert_arrow/4 takes an Arrow IPC stream as a binary, not #{inspect(ipc)}")}
 
-  def insert_arrow!(conn, table, ipc), do: bang(insert_arrow(conn, table, ipc))
+  def insert_arrow!(conn, table, ipc, opts \\ []), do: bang(insert_arrow(conn, table, ipc, opts))
 
   @doc """
   Inserts `data` into `table`: `{:ok, rows}`.
@@ -221,11 +229,12 @@ defmodule Chwire do
 
   `data` is columns — `[{name, values}]` or a map `%{name => values}` — or rows: a list of
   lists (in the table's column order, or `columns:`'s) or a list of maps (`%{name => value}`,
-  string or atom keys). Data is sent in blocks of `block_rows:` rows (default 1048576, the core's) while the
-  next block is built. A value that does not fit its column is an error naming the column and
-  the row; nothing of that block is sent, and the insert is aborted (blocks sent before it may
-  stay: ClickHouse has no transactions). `opts`: `columns:`, `block_rows:`, `settings:`,
-  `query_id:`.
+  string or atom keys). Data is sent in blocks of `block_rows:` rows (default 1048576, the
+  core's) while the next block is built. A value that does not fit its column is an error
+  naming the column and the row; nothing of that block is sent, and the insert ends with the
+  blocks before it committed (as every front end's insert: ClickHouse has no transactions, so
+  what was sent is committed and counted): the error's `rows_inserted` says how many rows.
+  `opts`: `columns:`, `block_rows:`, `settings:`, `query_id:`.
   """
   def insert(conn, table, data, opts \\ []) do
     case insert_opts(opts) && shape(data, opts) do
@@ -259,8 +268,17 @@ defmodule Chwire do
                     reraise e, __STACKTRACE__
                 end
 
-              if match?({:error, _}, result), do: cancel(op, id)
-              result
+              case result do
+                {:refused, e} ->
+                  {:error, e}
+
+                {:error, _} ->
+                  cancel(op, id)
+                  result
+
+                ok ->
+                  ok
+              end
 
             {:error, e} ->
               {:error, e}
@@ -328,16 +346,23 @@ defmodule Chwire do
       else: Native.query(h, sql, params, settings, query_id, stream, columns, limits, id)
   end
 
-  # `block_rows:` of an insert: a positive integer.
-  defp block_rows(opts) do
-    case Keyword.get(opts, :block_rows, @insert_block_rows) do
-      n when is_integer(n) and n > 0 ->
-        {:ok, n}
-
-      other ->
-        {:error, data_error("block_rows: must be a positive integer, not #{inspect(other)}")}
+  # An insert's options as the core's `{key, text}` pairs (`block_rows:`; the core reads them).
+  defp insert_options(opts) do
+    case Keyword.fetch(opts, :block_rows) do
+      {:ok, n} -> [{"block_rows", option_text(n)}]
+      :error -> []
     end
   end
+
+  # `block_rows:` of an insert as the core reads it (a whole number, 1 or more; else a
+  # `:config` error).
+  defp block_rows(opts), do: Native.insert_block_rows(insert_options(opts))
+
+  # An option's value as text for the core to read (which refuses what is not of its kind).
+  defp option_text(v) when is_binary(v), do: v
+  defp option_text(v) when is_integer(v), do: Integer.to_string(v)
+  defp option_text(v) when is_atom(v), do: Atom.to_string(v)
+  defp option_text(v), do: inspect(v)
 
   # `max_collected_rows:` and `max_collected_bytes:` as the core's `{key, text}` pairs (the core
   # reads them: `0` or `:infinity` for no bound, a whole number otherwise).
@@ -348,16 +373,9 @@ defmodule Chwire do
         :infinity ->
           {:cont, {:ok, acc}}
 
-        n when is_integer(n) ->
-          {:cont, {:ok, [{to_string(key), Integer.to_string(n)} | acc]}}
-
-        t when is_binary(t) ->
-          {:cont, {:ok, [{to_string(key), t} | acc]}}
-
-        other ->
-          {:halt,
-           {:error,
-            data_error("#{key}: must be a whole number or :infinity, not #{inspect(other)}")}}
+        # The core reads the value (a bad one is its `:config` error).
+        v ->
+          {:cont, {:ok, [{to_string(key), option_text(v)} | acc]}}
       end
     end)
   end
@@ -380,8 +398,26 @@ defmodule Chwire do
           {:ok, n, rest} -> feed(op, id, layout, rest, block_rows, row + n, inflight + 1)
           # The insert task ended: its error is the op's next item.
           {:error, :done} -> finish(op, id, inflight)
-          {:error, e} -> {:error, e}
+          {:error, e} -> refused(op, id, inflight, e)
         end
+    end
+  end
+
+  # Data refused mid-insert: the blocks before it are committed (the core's rule, every front
+  # end's: ClickHouse has no transactions) and the error says how many rows went in.
+  defp refused(op, id, inflight, e) do
+    Native.insert_end(op)
+
+    case finish(op, id, inflight) do
+      {:ok, 0} ->
+        {:refused, %{e | rows_inserted: 0, message: e.message <> "; nothing was inserted"}}
+
+      {:ok, n} ->
+        {:refused,
+         %{e | rows_inserted: n, message: e.message <> "; the #{n} rows before it were inserted"}}
+
+      {:error, e2} ->
+        {:error, e2}
     end
   end
 
@@ -603,19 +639,8 @@ defmodule Chwire do
   # list with a string query_id. Returns the SQL as a binary and the parameters prepared.
   defp args(sql, params, opts, allowed) do
     cond do
-      not insert_opts(opts) ->
-        {:error,
-         data_error("opts: must be a keyword list with a string query_id:, not #{inspect(opts)}")}
-
-      (unknown = Enum.uniq(Keyword.keys(opts)) -- allowed) != [] ->
-        {:error,
-         data_error(
-           "unknown option #{inspect(hd(unknown))}: this call takes " <>
-             Enum.map_join(allowed, ", ", &"#{&1}:") <> " (ClickHouse settings go in settings:)"
-         )}
-
-      (twice = Keyword.keys(opts) -- Enum.uniq(Keyword.keys(opts))) != [] ->
-        {:error, data_error("option #{inspect(hd(twice))} is given twice")}
+      (bad = known_opts(opts, allowed)) != :ok ->
+        bad
 
       not by_name?(params) ->
         {:error,
@@ -632,6 +657,29 @@ defmodule Chwire do
 
   defp insert_opts(opts),
     do: Keyword.keyword?(opts) and (qid(opts) == nil or is_binary(qid(opts)))
+
+  # A call's options: a keyword list of `allowed` keys, each given once, with a string
+  # query_id:.
+  defp known_opts(opts, allowed) do
+    cond do
+      not insert_opts(opts) ->
+        {:error,
+         data_error("opts: must be a keyword list with a string query_id:, not #{inspect(opts)}")}
+
+      (unknown = Enum.uniq(Keyword.keys(opts)) -- allowed) != [] ->
+        {:error,
+         data_error(
+           "unknown option #{inspect(hd(unknown))}: this call takes " <>
+             Enum.map_join(allowed, ", ", &"#{&1}:") <> " (ClickHouse settings go in settings:)"
+         )}
+
+      (twice = Keyword.keys(opts) -- Enum.uniq(Keyword.keys(opts))) != [] ->
+        {:error, data_error("option #{inspect(hd(twice))} is given twice")}
+
+      true ->
+        :ok
+    end
+  end
 
   defp by_name?(params) when is_map(params),
     do: Enum.all?(Map.keys(params), &(is_atom(&1) or is_binary(&1)))

@@ -777,14 +777,14 @@ defmodule ChwireTest do
     assert {:ok, %{num_rows: 1000}} =
              Chwire.query(conn, sql, %{}, max_collected_rows: 0xFFFF_FFFF_FFFF_FFFF)
 
-    # Bad bounds are errors before anything runs.
+    # Bad bounds are the core's errors (`:config`, as in every binding) before anything runs.
     for bad <- [-1, 1.5, "ten", :none, 1 <<< 70] do
-      assert {:error, %Chwire.Error{kind: :data, message: m}} =
+      assert {:error, %Chwire.Error{kind: :config, message: m}} =
                Chwire.query(conn, sql, %{}, max_collected_rows: bad)
 
       assert m =~ "max_collected_rows"
 
-      assert {:error, %Chwire.Error{kind: :data}} =
+      assert {:error, %Chwire.Error{kind: :config}} =
                Chwire.query_arrow(conn, sql, %{}, max_collected_bytes: bad)
     end
 
@@ -946,17 +946,39 @@ defmodule ChwireTest do
     end)
   end
 
-  test "a bad block_rows is an error before the insert starts; the connection stays usable", %{
-    conn: conn
-  } do
+  test "a bad block_rows is the core's error before the insert starts; the connection stays usable",
+       %{
+         conn: conn
+       } do
     with_table(conn, "blockrows", "n UInt64", fn t ->
-      for bad <- [-1, 0, :all, 1.5] do
-        assert {:error, %Chwire.Error{kind: :data, message: m}} =
+      for bad <- [-1, 0, :all, 1.5, "ten"] do
+        assert {:error, %Chwire.Error{kind: :config, message: m}} =
                  Chwire.insert(conn, t, [{"n", [1, 2]}], block_rows: bad)
 
         assert m =~ "block_rows"
         assert {:ok, %{rows: [[0]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
       end
+    end)
+  end
+
+  test "a refused block commits the blocks before it, and says how many rows went in", %{
+    conn: conn
+  } do
+    with_table(conn, "refusedblock", "a UInt8", fn t ->
+      rows = for i <- 0..9, do: [if(i == 7, do: 999, else: i)]
+
+      assert {:error, %Chwire.Error{kind: :data, rows_inserted: 5, message: m}} =
+               Chwire.insert(conn, t, rows, block_rows: 5)
+
+      assert m =~ "row 7" and m =~ "the 5 rows before it were inserted"
+      assert {:ok, %{rows: [[5]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
+
+      # The first block refused: nothing was inserted, and the connection goes on.
+      assert {:error, %Chwire.Error{rows_inserted: 0, message: m}} =
+               Chwire.insert(conn, t, [[300]])
+
+      assert m =~ "nothing was inserted"
+      assert {:ok, %{rows: [[5]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
     end)
   end
 

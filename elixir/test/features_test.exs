@@ -25,7 +25,8 @@ defmodule ChwireFeaturesTest do
       texts: shared["texts"],
       nulls: shared["nulls"],
       limits: shared["limits"],
-      pool: shared["pool"]
+      pool: shared["pool"],
+      blocks: shared["blocks"]
     }
   end
 
@@ -337,11 +338,88 @@ defmodule ChwireFeaturesTest do
       end
 
       for case <- limits["refused"] do
-        assert {:error, %Chwire.Error{kind: :data, message: m}} =
+        assert {:error, %Chwire.Error{kind: :config, message: m}} =
                  call.(c, limits["sql"], %{}, opts.(case["limits"]))
 
         assert m =~ case["error"], "#{url} #{name}: #{m}"
       end
+    end
+  end
+
+  # tests/features/blocks.json: the blocks an Arrow insert sends (the core's ArrowInsert, with
+  # `block_rows:`), seen as the parts of a table whose merges are stopped; a refused batch ends
+  # the insert with the blocks before it committed (`rows_inserted`). The IPC streams come from
+  # `query_arrow` of `numbers(total)` in blocks of the first batch's size: the cases whose
+  # batches have that shape.
+  test "Arrow inserts cut blocks by the core's rule", %{blocks: blocks} do
+    uniform = fn %{"batches" => [b | _] = bs} ->
+      total = Enum.sum(bs)
+
+      bs ==
+        List.duplicate(b, div(total, b)) ++ if(rem(total, b) > 0, do: [rem(total, b)], else: [])
+    end
+
+    cases = Enum.filter(blocks["cases"] ++ [blocks["refusal"]], uniform)
+    assert length(cases) >= 5
+
+    for url <- refusal_urls() do
+      {:ok, c} = Chwire.start_link(url: url)
+      t = "ex_blocks_#{System.unique_integer([:positive])}"
+
+      for case <- cases do
+        [b | _] = bs = case["batches"]
+        total = Enum.sum(bs)
+
+        value =
+          if case["bad_batch"],
+            do: "if(number = #{case["bad_batch"] * b}, -1, toInt64(number))",
+            else: "toUInt64(number)"
+
+        {:ok, ipc} =
+          Chwire.query_arrow(c, "SELECT #{value} AS n FROM numbers(#{total})", %{},
+            settings: %{"max_block_size" => b, "max_threads" => 1}
+          )
+
+        Chwire.query!(c, "DROP TABLE IF EXISTS #{t}")
+        Chwire.query!(c, "CREATE TABLE #{t} (n UInt64) ENGINE = MergeTree ORDER BY tuple()")
+        Chwire.query!(c, "SYSTEM STOP MERGES #{t}")
+
+        opts =
+          [settings: blocks["settings"]] ++
+            if case["block_rows"],
+              do: [block_rows: String.to_integer(case["block_rows"])],
+              else: []
+
+        label = "#{url} #{inspect(case)}"
+        want = Enum.sum(case["parts"])
+
+        case {Chwire.insert_arrow(c, t, ipc, opts), case["error"]} do
+          {{:ok, n}, nil} ->
+            assert n == want, label
+
+          {{:error, %Chwire.Error{kind: :data, message: m, rows_inserted: n}}, error} ->
+            assert m =~ error, label
+            assert n == case["rows_inserted"], label
+
+          {other, _} ->
+            flunk("#{label}: #{inspect(other)}")
+        end
+
+        parts = Chwire.query!(c, "SELECT count() FROM #{t} GROUP BY _part ORDER BY min(n)")
+        assert List.flatten(parts.rows) == case["parts"], label
+        sum = Chwire.query!(c, "SELECT count(), sum(n) FROM #{t}")
+        assert sum.rows == [[want, div(want * (want - 1), 2)]], label
+      end
+
+      for case <- blocks["refused"] do
+        assert {:error, %Chwire.Error{kind: :config, message: m}} =
+                 Chwire.insert_arrow(c, t, "", block_rows: case["block_rows"])
+
+        assert m =~ case["error"], "#{url}: #{m}"
+      end
+
+      Chwire.query!(c, "DROP TABLE IF EXISTS #{t}")
+      GenServer.stop(c)
     end
   end
 

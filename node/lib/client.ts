@@ -140,7 +140,9 @@ export interface InsertOptions {
   settings?: Record<string, Scalar>;
   queryId?: string;
   signal?: AbortSignal;
-  /** Rows per block sent (default 100,000). */
+  /** Rows per block sent (the core's `block_rows`, default 1,048,576): Arrow batches are
+   * gathered and cut into blocks of exactly this many rows (the last one smaller); rows and
+   * columns are cut into blocks of at most this many. */
   blockRows?: number;
 }
 
@@ -155,6 +157,9 @@ function textOptions(o: object | undefined): Record<string, string> {
       // one of chwire's options (`compression`, a bound).
       for (const [sk, sv] of Object.entries(v as Record<string, Scalar>))
         out[`setting.${sk}`] = scalar(sv, sk);
+    } else if (typeof v === 'boolean' && native.nonFlagKey(k)) {
+      // The core reads it, and refuses a boolean for a number or a duration.
+      out[k] = String(v);
     } else if ((typeof v === 'number' || typeof v === 'bigint') && native.durationKey(k)) {
       // A duration as a number is milliseconds, as JavaScript's timeouts are.
       if (typeof v === 'number' && !Number.isFinite(v)) {
@@ -358,15 +363,15 @@ export class Queryable {
     )
       throw new TypeError('`columns` must be an array of column names');
     checkSignal(o?.signal);
-    const blockRows = o?.blockRows ?? 100_000;
-    if (
-      typeof blockRows !== 'number' ||
-      !(Number.isSafeInteger(blockRows) || blockRows === Infinity) ||
-      blockRows < 1
-    )
-      throw new RangeError(
-        `\`blockRows\` must be a whole number of rows, 1 or more, not ${String(blockRows)}`,
-      );
+    // The core reads the insert options (a bad value is its error, kind `config`).
+    const insertOptions: Record<string, string> = {};
+    const br: unknown = o?.blockRows;
+    if (br !== undefined && br !== null) {
+      if (typeof br !== 'number' && typeof br !== 'bigint' && typeof br !== 'string')
+        throw new TypeError(`\`blockRows\` must be a number of rows, not ${describe(br)}`);
+      insertOptions.block_rows = String(br);
+    }
+    const blockRows = callSync(() => native.insertOptions(insertOptions)).blockRows;
     // The chunks of data, and the first one to decide the columns by.
     const chunks: AsyncIterator<unknown> | Iterator<unknown> = isIterable(data)
       ? Symbol.asyncIterator in data
@@ -400,7 +405,7 @@ export class Queryable {
     if (cur.done) return 0;
     const names = o?.columns ?? namesOf(cur.value);
     const spec = { settings: o?.settings, queryId: o?.queryId };
-    const ins = callSync(() => this.native.insert(table, names, spec));
+    const ins = callSync(() => this.native.insert(table, names, spec, insertOptions));
     const signal = o?.signal;
     const onAbort = () => ins.abort();
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -13,5 +13,7 @@ export const connect = addon.connect;
 export const createPool = addon.createPool;
 export const version = addon.version;
 export const durationKey = addon.durationKey;
+export const nonFlagKey = addon.nonFlagKey;
+export const insertOptions = addon.insertOptions;
 export const releaseBuffers = addon.releaseBuffers;
 export const registerClasses = addon.registerClasses;

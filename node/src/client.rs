@@ -166,15 +166,24 @@ impl NativeClient {
     }
 
     /// Start an INSERT into `table` (`t`, `db.t`, backquoted parts; read by the core's
-    /// `TableRef` and quoted again) of `columns` (all of the table's when absent).
+    /// `TableRef` and quoted again) of `columns` (all of the table's when absent), with the
+    /// insert options `options` (`insertOptions`'s keys: `block_rows`).
     #[napi(catch_unwind)]
-    pub fn insert(&self, env: Env, table: String, columns: Option<Vec<String>>, spec: Option<Unknown>) -> napi::Result<NativeInsert> {
+    pub fn insert(
+        &self,
+        env: Env,
+        table: String,
+        columns: Option<Vec<String>>,
+        spec: Option<Unknown>,
+        options: Option<std::collections::HashMap<String, String>>,
+    ) -> napi::Result<NativeInsert> {
+        let options = crate::insert::insert_options(options.unwrap_or_default())?;
         let table = TableRef::parse(&table).map_err(|e| Error::from(chwire::Error::from(e)))?;
         let sql = InsertTarget::values(table, columns.filter(|c| !c.is_empty())).to_string();
         let raw = env.raw();
         let spec_val = spec.map(|s| s.raw());
         let (spec, _, _) = crate::error::guarded(|| self.spec(raw, sql, spec_val))?;
-        Ok(NativeInsert::start(self.target.clone(), spec))
+        Ok(NativeInsert::start(self.target.clone(), spec, options))
     }
 
     #[napi]

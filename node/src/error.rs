@@ -29,8 +29,6 @@ pub enum Error {
     Aborted,
     /// A Rust panic, caught.
     Panic(String),
-    /// An insert's data that did not convert, after the rows before it were committed.
-    Inserted(Box<Error>, u64),
 }
 
 impl From<chwire::Error> for Error {
@@ -70,7 +68,6 @@ impl fmt::Display for Error {
             Error::Closed => f.write_str("the client is closed"),
             Error::Aborted => f.write_str("the operation was aborted"),
             Error::Panic(m) => write!(f, "chwire panicked (a bug; the process goes on): {m}"),
-            Error::Inserted(e, rows) => write!(f, "{e} (the {rows} rows before it were inserted)"),
         }
     }
 }
@@ -99,17 +96,17 @@ impl Error {
             Error::Closed => "closed",
             Error::Aborted => "aborted",
             Error::Panic(_) => "panic",
-            Error::Inserted(e, _) => e.kind(),
         }
     }
 
     /// The tagged JSON the TS layer reads.
     pub fn encode(&self) -> String {
         let mut out = format!("{TAG}{{\"kind\":\"{}\",\"message\":{}", self.kind(), json_str(&self.to_string()));
-        if let Error::Inserted(_, rows) = self {
-            out.push_str(&format!(",\"rowsInserted\":{rows}"));
-        }
         if let Error::Client(e) = self {
+            // Data an insert refused: the rows before it, committed (the core's rule).
+            if let Some(rows) = e.rows_inserted() {
+                out.push_str(&format!(",\"rowsInserted\":{rows}"));
+            }
             if let Some(s) = e.server() {
                 let name = s.name().to_owned();
                 out.push_str(&format!(

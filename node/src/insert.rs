@@ -1,20 +1,18 @@
 //! An INSERT fed from JavaScript, block by block.
 //!
-//! The task starts `INSERT INTO table (columns) VALUES`, takes the table's header from the server
-//! and then sends what the JS side queues: blocks converted on the JS thread from JS data
-//! (`input::block`, refused whole before anything of them is sent), or Arrow IPC bytes,
-//! decoded and converted to the header here on the runtime (`chwire_arrow::batch_into_block`,
-//! at most 2^20 rows per block). The queue holds [`DEPTH`] blocks: while one is sent, the
-//! next is built. A failure ends the insert: the connection is dropped, which aborts the
-//! INSERT (blocks already sent stay, as for every binding: send what must land together as one
-//! block). `end()` sends the end of the data and returns the rows sent.
+//! The task starts `INSERT INTO table (columns) VALUES` as the core's Arrow insert
+//! (`ArrowInsert`), takes the table's header from the server and then sends what the JS side
+//! queues: blocks converted on the JS thread from JS data (`input::block`, refused whole before
+//! anything of them is sent), or Arrow IPC bytes, whose batches the core gathers and cuts into
+//! blocks of `blockRows` rows and converts. The queue holds [`DEPTH`] blocks: while one is
+//! sent, the next is built. Data refused ends the INSERT with what was sent before it
+//! committed (the core's rule); another failure drops the connection, which aborts the INSERT.
+//! `end()` sends the end of the data and returns the rows sent.
 
 use crate::error::{panic_message, Error, Result};
 use crate::js;
 use crate::ops;
-use chwire::QuerySpec;
-use chwire::Shared;
-use chwire::{Block, DataType};
+use chwire::{Block, DataType, InsertOptions, QuerySpec, Shared};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +21,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 const DEPTH: usize = 1;
-const ARROW_BLOCK_ROWS: usize = 1 << 20;
 
 pub enum Pending {
     Block(Block),
@@ -32,20 +29,29 @@ pub enum Pending {
 
 type Header = Vec<(String, DataType)>;
 
-/// IPC bytes → blocks of `header`'s types (the whole stream converted before any is sent).
-fn ipc_blocks(ipc: Vec<u8>, header: &Header) -> Result<Vec<Block>> {
-    let batches = chwire_arrow::read_ipc_stream(ipc)?;
-    let mut out = Vec::new();
-    for batch in batches {
-        // The table's columns the batch has, in the batch's order (the insert's column list).
-        let mut offset = 0;
-        while offset < batch.num_rows() {
-            let len = ARROW_BLOCK_ROWS.min(batch.num_rows() - offset);
-            out.push(chwire_arrow::batch_into_block(batch.slice(offset, len), header)?);
-            offset += len;
-        }
+/// The core's insert options of `options` (`{key: text}`, any spelling of the core's names:
+/// `blockRows`, `block_rows`); another key is an error naming it.
+pub fn insert_options(options: std::collections::HashMap<String, String>) -> Result<InsertOptions> {
+    let mut pairs: Vec<(String, String)> = options.into_iter().collect();
+    pairs.sort();
+    let o = InsertOptions::take(&mut pairs)?;
+    match pairs.first() {
+        Some((k, _)) => Err(Error::Data(format!("{k:?} is not an insert option"))),
+        None => Ok(o),
     }
-    Ok(out)
+}
+
+/// `insertOptions({blockRows: '4'})`: the insert options as the core reads them, for the TS
+/// layer's own cutting of JS rows into blocks (`{blockRows}`); a bad value is the core's error.
+#[napi(js_name = "insertOptions")]
+pub fn insert_options_js(options: std::collections::HashMap<String, String>) -> napi::Result<InsertOptionsJs> {
+    let o = insert_options(options)?;
+    Ok(InsertOptionsJs { block_rows: o.block_rows as f64 })
+}
+
+#[napi(object)]
+pub struct InsertOptionsJs {
+    pub block_rows: f64,
 }
 
 /// The table's columns and the server's zone.
@@ -56,6 +62,7 @@ type Started = (Header, Option<String>);
 async fn task(
     target: Shared,
     spec: QuerySpec,
+    options: InsertOptions,
     hdr: oneshot::Sender<Result<Started>>,
     mut rx: mpsc::Receiver<Pending>,
     aborted: Arc<AtomicBool>,
@@ -69,49 +76,39 @@ async fn task(
     };
     let c = ops::client(&mut lease)?;
     let server_tz = c.server_info().and_then(|s| s.timezone);
-    let mut ins = match spec.query(c).insert_blocks().await {
-        Ok(i) => i,
+    let mut ins = match spec.query(c).insert_arrow().await {
+        Ok(i) => i.options(&options),
         Err(e) => {
             let _ = hdr.send(Err(Error::Data(String::new())));
             return Err(e.into());
         }
     };
-    let header: Header = ins.header().columns().iter().map(|(n, c)| (n.clone(), c.data_type().clone())).collect();
-    if hdr.send(Ok((header.clone(), server_tz))).is_err() {
+    let header: Header = ins.target().to_vec();
+    if hdr.send(Ok((header, server_tz))).is_err() {
         return Err(Error::Aborted);
     }
-    let mut rows = 0u64;
     while let Some(p) = rx.recv().await {
         if aborted.load(Ordering::Acquire) {
             return Err(Error::Aborted);
         }
         match p {
-            Pending::Block(b) => {
-                rows += b.rows() as u64;
-                ins.send(&b).await?;
-            }
-            Pending::Ipc(bytes) => {
-                let blocks = match ipc_blocks(bytes, &header) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        // Refused before anything of it was sent: what came before is committed
-                        // (as for JS data, and the CLI's insert).
-                        ins.end().await?;
-                        return Err(Error::Inserted(Box::new(e), rows));
+            Pending::Block(b) => ins.send_block(&b).await?,
+            Pending::Ipc(bytes) => match chwire_arrow::read_ipc_stream(bytes) {
+                Ok(batches) => {
+                    for b in batches {
+                        ins.send_batch(b).await?;
                     }
-                };
-                for b in blocks {
-                    rows += b.rows() as u64;
-                    ins.send(&b).await?;
                 }
-            }
+                // Refused before anything of it was sent: what came before is committed (as
+                // for JS data, and the CLI's insert).
+                Err(e) => return Err(ins.refuse(format!("Arrow IPC: {e}")).await.into()),
+            },
         }
     }
     if aborted.load(Ordering::Acquire) {
         return Err(Error::Aborted); // `ins` dropped unfinished: the server aborts the INSERT
     }
-    ins.end().await?;
-    Ok(rows)
+    Ok(ins.end().await?.rows_sent)
 }
 
 /// An open INSERT: `header()`, then `convert(columns)` + `flush()` (or `sendArrow(ipc)`) per
@@ -127,13 +124,13 @@ pub struct NativeInsert {
 }
 
 impl NativeInsert {
-    pub fn start(target: Shared, spec: QuerySpec) -> NativeInsert {
+    pub fn start(target: Shared, spec: QuerySpec, options: InsertOptions) -> NativeInsert {
         let (htx, hrx) = oneshot::channel();
         let (tx, rx) = mpsc::channel(DEPTH);
         let aborted = Arc::new(AtomicBool::new(false));
         let flag = aborted.clone();
         let handle = napi::bindgen_prelude::within_runtime_if_available(|| {
-            tokio::spawn(async move { ops::unless_closed(&target, task(target.clone(), spec, htx, rx, flag)).await })
+            tokio::spawn(async move { ops::unless_closed(&target, task(target.clone(), spec, options, htx, rx, flag)).await })
         });
         NativeInsert {
             header: Arc::new(tokio::sync::Mutex::new(Some(hrx))),

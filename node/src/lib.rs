@@ -70,6 +70,15 @@ pub fn duration_key(key: String) -> bool {
     chwire::options::keys::takes_duration(&key)
 }
 
+/// Whether `key` (any spelling of a name or alias of the core's option table) is one of
+/// chwire's options whose value is not a flag: the TS layer gives a boolean for one as
+/// `true`/`false` text, which the core refuses for a number (`max_collected_rows: true` read
+/// as 1), where a flag or a ClickHouse setting takes `1`/`0`.
+#[napi]
+pub fn non_flag_key(key: String) -> bool {
+    chwire::options::keys::lookup(&key).is_some_and(|k| k.kind != chwire::options::keys::Kind::Flag)
+}
+
 /// The addon's version (the crate's).
 #[napi]
 pub fn version() -> String {

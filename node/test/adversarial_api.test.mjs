@@ -12,17 +12,19 @@ after(async () => {
   await c?.close();
 });
 
-test('blockRows must be a whole number of rows (NaN inserted nothing, 0.5 made half rows)', async () => {
+test("blockRows is the core's block_rows: a whole number of rows, 1 or more (NaN inserted nothing, 0.5 made half rows)", async () => {
   const t = tableName();
   await c.execute(`CREATE TABLE ${t} (a UInt64) ENGINE = Memory`);
-  for (const bad of [NaN, 0.5, 0, -5, '10', 2 ** 60])
+  for (const bad of [NaN, 0.5, 0, -5, Infinity, 'ten'])
     await assert.rejects(c.insert(t, [{ a: 1 }], { blockRows: bad }), (e) => {
-      assert.ok(e instanceof RangeError, `${bad}: ${e}`);
-      assert.match(e.message, /`blockRows` must be a whole number of rows/);
+      assert.equal(e.kind, 'config', `${bad}: ${e}`);
+      assert.match(e.message, /block_rows/);
       return true;
     });
-  assert.equal(await c.insert(t, [{ a: 1 }, { a: 2 }], { blockRows: Infinity }), 2);
-  assert.equal(await c.insert(t, [{ a: 1 }, { a: 2 }, { a: 3 }], { blockRows: 2 }), 3);
+  for (const bad of [true, {}, [4]])
+    await assert.rejects(c.insert(t, [{ a: 1 }], { blockRows: bad }), TypeError);
+  assert.equal(await c.insert(t, [{ a: 1 }, { a: 2 }], { blockRows: 2 ** 60 }), 2);
+  assert.equal(await c.insert(t, [{ a: 1 }, { a: 2 }, { a: 3 }], { blockRows: '2' }), 3);
   assert.equal((await serverText(`SELECT count() FROM ${t} FORMAT TSV`)).trim(), '5');
   await c.execute(`DROP TABLE ${t}`);
 });
@@ -152,4 +154,18 @@ test('aborts at every point of every form: rejected, and the query is gone from 
   }
   await c.execute(`DROP TABLE ${t}`);
   assert.equal((await c.query('SELECT 2 AS x')).rows[0].x, 2);
+});
+
+test('a boolean for a number or a duration is refused (max_collected_rows: true read as 1)', async () => {
+  for (const o of [{ max_collected_rows: true }, { connect_timeout: false }, { max_block_rows: true }])
+    await assert.rejects(
+      ch.connect(URL26, o),
+      (e) => e.kind === 'config' && /max_collected_rows|connect_timeout|max_block_rows/.test(e.message),
+      JSON.stringify(o),
+    );
+  assert.throws(() => ch.createPool(URL26, {}, { max_size: true }), /max_size="true" \(a whole number\)/);
+  // A flag takes one, as a ClickHouse setting does (as 1/0).
+  const ok = await ch.connect(URL26, { secure: false, insert_deduplicate: true });
+  assert.equal((await ok.query('SELECT 1 AS one')).rows[0].one, 1);
+  await ok.close();
 });

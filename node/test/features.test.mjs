@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ch, URL26, HTTP26, URL18, SERVER, NEW_TYPES, tableName, serverText } from './helpers.mjs';
+import * as arrow from 'apache-arrow';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const shared = (f) => JSON.parse(fs.readFileSync(path.resolve(here, '../../tests/features', f), 'utf8'));
@@ -21,6 +22,7 @@ const TEXTS = shared('texts.json');
 const NULLS = shared('nulls.json');
 const LIMITS = shared('limits.json');
 const POOL = shared('pool.json');
+const BLOCKS = shared('blocks.json');
 const STATEMENTS = shared('statements.json');
 const HTTP18 = process.env.CHWIRE_TEST_HTTP_URL_18;
 const skip26 = SERVER.startsWith('18') && 'needs 26.9';
@@ -209,67 +211,45 @@ for (const [transport, url] of [
 }
 
 // tests/features/texts.json: strings inserted into IPv4, IPv6 and UUID columns are read by the
-// core's one parser, as ClickHouse reads them; what it refuses is refused before anything is sent.
+// core's one parser, as ClickHouse reads them. tests/features/nulls.json: null where the
+// column's type has no NULL: a null Array or Map (at any depth) is the empty one, a null scalar
+// or Tuple for a column that is not Nullable is refused. What either refuses is refused before
+// anything is sent.
 const textColumns = (cases) => ['k UInt32', ...cases.map((c, i) => `c${i} ${c.type}`)].join(', ');
-for (const [transport, url] of [
-  ['native', URL26],
-  ['http', HTTP26],
-]) {
-  test(`text into addresses and UUIDs by the core's parser (${transport})`, { skip: skip26 }, async () => {
-    const cl = await connect(url);
-    const t = tableName('node_texts');
-    const ins = TEXTS.inserted;
-    await cl.execute(`CREATE TABLE ${t} (${textColumns(ins)}) ENGINE = Memory`);
-    try {
-      await cl.insert(t, [Object.fromEntries([['k', 1], ...ins.map((c, i) => [`c${i}`, c.value])])]);
-      const cols = ins.map((_, i) => `toString(c${i})`).join(', ');
-      const got = JSON.parse(await serverText(`SELECT ${cols} FROM ${t} FORMAT JSONCompactEachRow`));
-      assert.deepEqual(
-        got,
-        ins.map((c) => c.text),
-      );
-      for (const c of TEXTS.refused) {
+const textCases = [
+  ["text into addresses and UUIDs by the core's parser", TEXTS, /is not an IPv|is not a UUID/],
+  ["nulls where the type has none by the core's rule", NULLS, new RegExp(NULLS.error)],
+];
+for (const [title, cases, refusal] of textCases) {
+  for (const [transport, url] of [
+    ['native', URL26],
+    ['http', HTTP26],
+  ]) {
+    test(`${title} (${transport})`, { skip: skip26 }, async () => {
+      const cl = await connect(url);
+      const t = tableName('node_texts');
+      const ins = cases.inserted;
+      await cl.execute(`CREATE TABLE ${t} (${textColumns(ins)}) ENGINE = Memory`);
+      try {
+        await cl.insert(t, [Object.fromEntries([['k', 1], ...ins.map((c, i) => [`c${i}`, c.value])])]);
+        const cols = ins.map((_, i) => `toString(c${i})`).join(', ');
+        const got = JSON.parse(await serverText(`SELECT ${cols} FROM ${t} FORMAT JSONCompactEachRow`));
+        assert.deepEqual(
+          got,
+          ins.map((c) => c.text),
+        );
+        for (const c of cases.refused) {
+          const label = `${c.type} ${JSON.stringify(c.value)}`;
+          await cl.execute(`DROP TABLE ${t}`);
+          await cl.execute(`CREATE TABLE ${t} (${textColumns([c])}) ENGINE = Memory`);
+          await assert.rejects(cl.insert(t, [{ k: 1, c0: c.value }]), refusal, label);
+          assert.equal((await serverText(`SELECT count() FROM ${t}`)).trim(), '0', label);
+        }
+      } finally {
         await cl.execute(`DROP TABLE ${t}`);
-        await cl.execute(`CREATE TABLE ${t} (${textColumns([c])}) ENGINE = Memory`);
-        await assert.rejects(cl.insert(t, [{ k: 1, c0: c.value }]), /is not an IPv|is not a UUID/, c.value);
-        assert.equal((await serverText(`SELECT count() FROM ${t}`)).trim(), '0', c.value);
       }
-    } finally {
-      await cl.execute(`DROP TABLE ${t}`);
-    }
-  });
-}
-
-// tests/features/nulls.json: null where the column's type has no NULL. A null Array or Map (at
-// any depth) is the empty one; a null scalar or Tuple for a column that is not Nullable is
-// refused before anything is sent.
-for (const [transport, url] of [
-  ['native', URL26],
-  ['http', HTTP26],
-]) {
-  test(`nulls where the type has none by the core's rule (${transport})`, { skip: skip26 }, async () => {
-    const cl = await connect(url);
-    const t = tableName('node_nulls');
-    const ins = NULLS.inserted;
-    await cl.execute(`CREATE TABLE ${t} (${textColumns(ins)}) ENGINE = Memory`);
-    try {
-      await cl.insert(t, [Object.fromEntries([['k', 1], ...ins.map((c, i) => [`c${i}`, c.value])])]);
-      const cols = ins.map((_, i) => `toString(c${i})`).join(', ');
-      const got = JSON.parse(await serverText(`SELECT ${cols} FROM ${t} FORMAT JSONCompactEachRow`));
-      assert.deepEqual(
-        got,
-        ins.map((c) => c.text),
-      );
-      for (const c of NULLS.refused) {
-        await cl.execute(`DROP TABLE ${t}`);
-        await cl.execute(`CREATE TABLE ${t} (${textColumns([c])}) ENGINE = Memory`);
-        await assert.rejects(cl.insert(t, [{ k: 1, c0: c.value }]), new RegExp(NULLS.error), c.type);
-        assert.equal((await serverText(`SELECT count() FROM ${t}`)).trim(), '0', c.type);
-      }
-    } finally {
-      await cl.execute(`DROP TABLE ${t}`);
-    }
-  });
+    });
+  }
 }
 
 // tests/features/pool.json: the pool's option names, aliases and spellings; the mistakes
@@ -374,6 +354,66 @@ for (const [name, url] of refusalUrls) {
     await assert.rejects(pool.queryArrow(sql, { settings }), (e) => e.kind === 'limit');
     assert.equal((await pool.query('SELECT 2 AS two')).rows[0].two, 2);
     await pool.close();
+  });
+
+  // tests/features/blocks.json: the blocks an Arrow insert sends (the core's ArrowInsert, with
+  // `blockRows`), seen as the parts of a table whose merges are stopped; a refused batch ends
+  // the insert with the blocks before it committed (`rowsInserted`).
+  test(`Arrow inserts cut blocks by the core's rule (${name})`, async () => {
+    const c = await connect(url);
+    const t = tableName();
+    // An iterable of Arrow tables (an array would be rows).
+    const tables = (cs) => {
+      let next = 0;
+      const list = cs.batches.map((rows, i) => {
+        const bad = cs.bad_batch === i;
+        const values = Array.from({ length: rows }, (_, j) => (bad && j === 0 ? -1n : BigInt(next + j)));
+        next += rows;
+        return arrow.tableFromArrays({
+          n: cs.bad_batch === undefined ? BigUint64Array.from(values) : BigInt64Array.from(values),
+        });
+      });
+      return list.values();
+    };
+    try {
+      for (const cs of [...BLOCKS.cases, BLOCKS.refusal]) {
+        const label = JSON.stringify(cs);
+        await c.execute(`DROP TABLE IF EXISTS ${t}`);
+        await c.execute(`CREATE TABLE ${t} (n UInt64) ENGINE = MergeTree ORDER BY tuple()`);
+        await c.execute(`SYSTEM STOP MERGES ${t}`);
+        const o = {
+          settings: BLOCKS.settings,
+          ...(cs.block_rows ? { blockRows: Number(cs.block_rows) } : {}),
+        };
+        const total = cs.parts.reduce((a, b) => a + b, 0);
+        if (cs.error) {
+          await assert.rejects(c.insert(t, tables(cs), o), (e) => {
+            assert.ok(e.message.includes(cs.error), `${label}: ${e.message}`);
+            assert.equal(e.rowsInserted, cs.rows_inserted, label);
+            return true;
+          });
+        } else {
+          assert.equal(await c.insert(t, tables(cs), o), total, label);
+        }
+        const parts = await c.query(`SELECT count() AS c FROM ${t} GROUP BY _part ORDER BY min(n)`);
+        assert.deepEqual(
+          parts.rows.map((r) => Number(r.c)),
+          cs.parts,
+          label,
+        );
+        const sum = await c.query(`SELECT count() AS c, sum(n) AS s FROM ${t}`);
+        assert.equal(Number(sum.rows[0].c), total, label);
+        assert.equal(BigInt(sum.rows[0].s), BigInt((total * (total - 1)) / 2), label);
+      }
+      for (const cs of BLOCKS.refused)
+        await assert.rejects(
+          c.insert(t, tables({ batches: [1] }), { blockRows: cs.block_rows }),
+          (e) => e.kind === 'config' && e.message.includes(cs.error),
+        );
+    } finally {
+      await c.execute(`DROP TABLE IF EXISTS ${t}`);
+      await c.close();
+    }
   });
 
   test(`tables every front end refuses (${name})`, async () => {

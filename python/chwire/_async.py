@@ -125,15 +125,18 @@ class AsyncClient:
         return AsyncQueryStream(self, stream, call)
 
     async def insert_arrow(self, table: str, data: Any, settings: Settings = None,
-                           query_id: Optional[str] = None) -> int:
-        return await self._run(self._client.insert_arrow, table, data, settings, query_id)
+                           query_id: Optional[str] = None, *, block_rows: Optional[int] = None) -> int:
+        return await self._run(self._client.insert_arrow, table, data, settings, query_id, block_rows=block_rows)
 
-    async def insert_df(self, table: str, df: Any, settings: Settings = None, query_id: Optional[str] = None) -> int:
-        return await self._run(self._client.insert_df, table, df, settings, query_id)
+    async def insert_df(self, table: str, df: Any, settings: Settings = None, query_id: Optional[str] = None, *,
+                        block_rows: Optional[int] = None) -> int:
+        return await self._run(self._client.insert_df, table, df, settings, query_id, block_rows=block_rows)
 
     async def insert(self, table: str, data: Sequence[Sequence[Any]], column_names: Optional[Sequence[str]] = None,
-                     settings: Settings = None, query_id: Optional[str] = None) -> int:
-        return await self._run(self._client.insert, table, data, column_names, settings, query_id)
+                     settings: Settings = None, query_id: Optional[str] = None, *,
+                     block_rows: Optional[int] = None) -> int:
+        return await self._run(self._client.insert, table, data, column_names, settings, query_id,
+                               block_rows=block_rows)
 
     async def close(self) -> None:
         """Close: running calls stop (their queries cancelled on the server; they raise), queued

@@ -64,6 +64,11 @@ def _settings(settings: Settings) -> Settings:
     return settings
 
 
+def _insert_options(block_rows: Any) -> List[Tuple[str, str]]:
+    """An insert's options (docs/OPTIONS.md), checked by the core."""
+    return [] if block_rows is None else [("block_rows", str(block_rows))]
+
+
 def _utf8(s: str) -> None:
     """A str parameter (also inside a list, tuple or dict) that UTF-8 cannot encode (a lone
     surrogate) is a DataError."""
@@ -234,21 +239,24 @@ class Client:
     # -- writes -------------------------------------------------------------------------------
 
     def insert_arrow(self, table: str, data: Any, settings: Settings = None,
-                     query_id: Optional[str] = None) -> int:
+                     query_id: Optional[str] = None, *, block_rows: Optional[int] = None) -> int:
         """Insert Arrow data: a ``pyarrow.Table``/``RecordBatch``/``RecordBatchReader`` or any
         object with ``__arrow_c_stream__``/``__arrow_c_array__``. Columns are matched by name;
-        returns the number of rows sent. ``table`` is an SQL name (``db.table`` allowed)."""
+        returns the number of rows sent. ``table`` is an SQL name (``db.table`` allowed).
+        Batches are gathered and cut into blocks of ``block_rows`` rows (default 1048576,
+        docs/OPTIONS.md)."""
         if not any(hasattr(data, a) for a in ("__arrow_c_stream__", "__arrow_c_array__")):
             raise ProgrammingError(f"insert_arrow takes Arrow data (a pyarrow Table, RecordBatch or reader, or an object "
                                    f"with __arrow_c_stream__/__arrow_c_array__), not a {type(data).__name__}")
         try:
-            return self._raw.insert_arrow(table, data, _settings(settings), query_id)
+            return self._raw.insert_arrow(table, data, _settings(settings), query_id, _insert_options(block_rows))
         except ValueError as e:  # the Arrow import refused the data (e.g. NULLs in a non-nullable field)
             raise DataError(f"the Arrow data cannot be read: {e}") from e
 
     def insert_df(self, table: str, df: Any, settings: Settings = None,
-                  query_id: Optional[str] = None) -> int:
-        """Insert a pandas or Polars DataFrame (by column name)."""
+                  query_id: Optional[str] = None, *, block_rows: Optional[int] = None) -> int:
+        """Insert a pandas or Polars DataFrame (by column name), in blocks of ``block_rows``
+        rows (as ``insert_arrow``)."""
         if type(df).__module__.startswith("polars") and hasattr(df, "collect") and not hasattr(df, "to_arrow"):
             df = df.collect()  # a LazyFrame
         if hasattr(df, "to_arrow") and not hasattr(df, "to_pandas") or type(df).__module__.startswith("polars"):
@@ -263,12 +271,12 @@ class Client:
                 raise DataError(f"the DataFrame does not convert to Arrow: {e}") from e
             data = self._nan_stays_nan(table, df, arrow)
         data = self._fit_timestamps(table, data)
-        return self.insert_arrow(table, data, settings, query_id)
+        return self.insert_arrow(table, data, settings, query_id, block_rows=block_rows)
 
     def insert(self, table: str, data: Sequence[Sequence[Any]], column_names: Optional[Sequence[str]] = None,
-               settings: Settings = None, query_id: Optional[str] = None) -> int:
+               settings: Settings = None, query_id: Optional[str] = None, *, block_rows: Optional[int] = None) -> int:
         """Insert Python rows (sequences of values in ``column_names`` order, by default the
-        table's columns)."""
+        table's columns), in blocks of ``block_rows`` rows (as ``insert_arrow``)."""
         import pyarrow
 
         schema = self._table_schema(table, column_names)
@@ -303,7 +311,8 @@ class Client:
         # Every column may hold None here: the core decides where a NULL fits (a NULL Array or
         # Map is the empty one, a NULL scalar an error naming the column), as for every front end.
         schema = pyarrow.schema([f.with_nullable(True) for f in schema])
-        return self.insert_arrow(table, pyarrow.Table.from_arrays(arrays, schema=schema), settings, query_id)
+        return self.insert_arrow(table, pyarrow.Table.from_arrays(arrays, schema=schema), settings, query_id,
+                                 block_rows=block_rows)
 
     def _table_schema(self, table: str, column_names: Optional[Sequence[str]]) -> Any:
         cols = "*" if not column_names else ", ".join(sql_identifier(c) for c in column_names)

@@ -228,8 +228,8 @@ impl RawClient {
 
     /// Insert Arrow data (anything with `__arrow_c_stream__` or `__arrow_c_array__`) into
     /// `table`; columns are matched by name against the table's and converted losslessly.
-    /// Returns the number of rows sent.
-    #[pyo3(signature = (table, data, settings=None, query_id=None))]
+    /// `options`: the insert options (`block_rows`). Returns the number of rows sent.
+    #[pyo3(signature = (table, data, settings=None, query_id=None, options=Vec::new()))]
     fn insert_arrow(
         &self,
         py: Python<'_>,
@@ -237,7 +237,10 @@ impl RawClient {
         data: AnyRecordBatch,
         settings: Option<&Bound<'_, PyAny>>,
         query_id: Option<String>,
+        mut options: Vec<(String, String)>,
     ) -> PyResult<u64> {
+        // Only the insert options come here (`block_rows`, from `chwire.Client`).
+        let insert = chwire::InsertOptions::take(&mut options).py_err(py)?;
         let reader = data.into_reader()?;
         let schema = reader.schema();
         if schema.fields().is_empty() {
@@ -255,10 +258,12 @@ impl RawClient {
         let task = async move {
             let c = lease.client().map_err(|_| Error::Closed)?;
             // The core's Arrow insert: batches gathered or cut into blocks, converted and checked.
-            let mut ins = spec.query(c).insert_arrow().await?;
+            let mut ins = spec.query(c).insert_arrow().await?.options(&insert);
             while let Some(batch) = rx.recv().await {
-                let batch = batch.map_err(|e| ins.refused(format!("reading the Arrow data: {e}")))?;
-                ins.send_batch(batch).await?;
+                match batch {
+                    Ok(batch) => ins.send_batch(batch).await?,
+                    Err(e) => return Err(ins.refuse(format!("reading the Arrow data: {e}")).await.into()),
+                }
             }
             Ok(ins.end().await?.rows_sent)
         };

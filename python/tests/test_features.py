@@ -206,20 +206,8 @@ def test_text_into_addresses_and_uuids_by_the_cores_parser(url):
     with chwire.connect(url) as c:
         if not c.server_version.startswith("26."):
             pytest.skip("IPv4/IPv6 columns: 26.9")
-        c.command(f"CREATE TABLE {t} ({features.texts_columns(cases['inserted'])}) ENGINE = Memory")
-        try:
-            c.insert(t, [[1] + [case["value"] for case in cases["inserted"]]])
-            assert features.texts_read(HTTP_URL, t, len(cases["inserted"])) == [case["text"] for case in cases["inserted"]]
-        finally:
-            c.command(f"DROP TABLE {t}")
-        for case in cases["refused"]:
-            c.command(f"CREATE TABLE {t} ({features.texts_columns([case])}) ENGINE = Memory")
-            try:
-                with pytest.raises(chwire.DataError, match="is not the text of a"):
-                    c.insert(t, [[1, case["value"]]])
-                assert c.command(f"SELECT count() FROM {t}") == 0, case
-            finally:
-                c.command(f"DROP TABLE {t}")
+        features.run_text_cases(cases, HTTP_URL, t, c.command, lambda cs: c.insert(t, [[1] + [x["value"] for x in cs]]),
+                                lambda: pytest.raises(chwire.DataError, match="is not the text of a"))
 
 
 @pytest.mark.parametrize("url", [URL, HTTP_URL], ids=["native", "http"])
@@ -245,20 +233,8 @@ def test_nulls_where_the_type_has_none_by_the_cores_rule(url, how):
             schema = pa.schema([f.with_nullable(True) for f in schema])
             return c.insert_arrow(t, pa.Table.from_pylist([dict(zip(schema.names, row))], schema=schema))
 
-        c.command(f"CREATE TABLE {t} ({features.texts_columns(cases['inserted'])}) ENGINE = Memory")
-        try:
-            insert(cases["inserted"])
-            assert features.texts_read(HTTP_URL, t, len(cases["inserted"])) == [case["text"] for case in cases["inserted"]]
-        finally:
-            c.command(f"DROP TABLE {t}")
-        for case in cases["refused"]:
-            c.command(f"CREATE TABLE {t} ({features.texts_columns([case])}) ENGINE = Memory")
-            try:
-                with pytest.raises(chwire.DataError, match=cases["error"]):
-                    insert([case])
-                assert c.command(f"SELECT count() FROM {t}") == 0, case
-            finally:
-                c.command(f"DROP TABLE {t}")
+        features.run_text_cases(cases, HTTP_URL, t, c.command, insert,
+                                lambda: pytest.raises(chwire.DataError, match=cases["error"]))
 
 
 def dbapi_rows(c, sql, settings):
@@ -315,6 +291,51 @@ def test_results_collected_whole_are_bounded_by_the_cores_tally(name, url):
         pool.query_arrow(sql, settings=settings)
     assert pool.command("SELECT 2") == 2
     pool.close()
+
+
+@pytest.mark.parametrize("name, url", refusal_urls(), ids=[n for n, _ in refusal_urls()])
+@pytest.mark.parametrize("how", ["insert_arrow", "insert_df", "insert"])
+def test_inserts_cut_blocks_by_the_cores_rule(name, url, how):
+    """tests/features/blocks.json: ``block_rows`` of an insert (Arrow batches, a DataFrame, rows:
+    all through the core's Arrow insert), seen as the parts of a table whose merges are stopped.
+    A DataFrame and rows are one batch each."""
+    import pyarrow as pa
+
+    cases = features.blocks()
+    t = features.table_name("blocks")
+    with chwire.connect(url) as c:
+        for case in cases["cases"]:
+            batches = features.blocks_batches(case)
+            if how != "insert_arrow":  # one batch: the parts of a single batch of its rows
+                batches = [sum(batches, [])]
+            kw = {"block_rows": int(case["block_rows"])} if "block_rows" in case else {}
+            c.command(f"DROP TABLE IF EXISTS {t}")
+            c.command(features.BLOCKS_TABLE.format(t=t))
+            c.command(features.BLOCKS_STOP.format(t=t))
+            try:
+                schema = pa.schema([("n", pa.uint64())])
+                data = [pa.record_batch([pa.array(b, pa.uint64())], schema=schema) for b in batches]
+                if how == "insert_arrow":
+                    sent = c.insert_arrow(t, pa.RecordBatchReader.from_batches(schema, data), cases["settings"], **kw)
+                elif how == "insert_df":
+                    sent = c.insert_df(t, pa.Table.from_batches(data).to_pandas(), cases["settings"], **kw)
+                else:
+                    sent = c.insert(t, [(v,) for v in batches[0]], ["n"], cases["settings"], **kw)
+                total = sum(case["batches"])
+                assert sent == total
+                parts = [r[0] for r in c.query(features.BLOCKS_PARTS.format(t=t)).result_rows]
+                if how == "insert_arrow":
+                    assert parts == case["parts"], case
+                else:  # one batch of every row: cut into full blocks, the last one smaller
+                    size = int(case.get("block_rows", 1 << 20))
+                    assert parts == [min(size, total - i) for i in range(0, total, size)], case
+                assert c.query(f"SELECT count(), sum(n) FROM {t}").result_rows == [(total, total * (total - 1) // 2)]
+            finally:
+                c.command(f"DROP TABLE IF EXISTS {t}")
+        for case in cases["refused"]:
+            with pytest.raises(chwire.InterfaceError, match=case["error"]):
+                c.insert_arrow(t, pa.table({"n": pa.array([1], pa.uint64())}), block_rows=case["block_rows"])
+        assert c.command("SELECT 1") == 1
 
 
 def test_pool_options_by_the_cores_names():

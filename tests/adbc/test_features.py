@@ -162,16 +162,10 @@ def test_text_into_addresses_and_uuids_by_the_cores_parser(conn, ch, name):
     def data(cs):
         return pa.table({"k": pa.array([1], pa.uint32()), **{f"c{i}": pa.array([c["value"]]) for i, c in enumerate(cs)}})
 
-    ch.command(f"CREATE TABLE {name} ({features.texts_columns(cases['inserted'])}) ENGINE = Memory")
     with conn.cursor() as cur:
-        assert cur.adbc_ingest(name, data(cases["inserted"]), mode="append") == 1
-        assert features.texts_read(HTTP_URL, name, len(cases["inserted"])) == [c["text"] for c in cases["inserted"]]
-        for case in cases["refused"]:
-            ch.command(f"DROP TABLE {name}")
-            ch.command(f"CREATE TABLE {name} ({features.texts_columns([case])}) ENGINE = Memory")
-            with pytest.raises(dbapi.Error, match="is not the text of a"):
-                cur.adbc_ingest(name, data([case]), mode="append")
-            assert ch.command(f"SELECT count() FROM {name}") == 0, case
+        features.run_text_cases(cases, HTTP_URL, name, ch.command,
+                                lambda cs: cur.adbc_ingest(name, data(cs), mode="append"),
+                                lambda: pytest.raises(dbapi.Error, match="is not the text of a"))
 
 
 def test_nulls_where_the_type_has_none_by_the_cores_rule(conn, ch, name):
@@ -192,16 +186,46 @@ def test_nulls_where_the_type_has_none_by_the_cores_rule(conn, ch, name):
         row = [1] + [c["value"] for c in cs]
         return pa.Table.from_pylist([dict(zip(schema.names, row))], schema=schema)
 
-    ch.command(f"CREATE TABLE {name} ({features.texts_columns(cases['inserted'])}) ENGINE = Memory")
     with conn.cursor() as cur:
-        assert cur.adbc_ingest(name, data(cases["inserted"]), mode="append") == 1
-        assert features.texts_read(HTTP_URL, name, len(cases["inserted"])) == [c["text"] for c in cases["inserted"]]
+        features.run_text_cases(cases, HTTP_URL, name, ch.command,
+                                lambda cs: cur.adbc_ingest(name, data(cs), mode="append"),
+                                lambda: pytest.raises(dbapi.Error, match=cases["error"]))
+
+
+def test_ingest_cuts_blocks_by_the_cores_rule(conn, ch, name):
+    """tests/features/blocks.json: an ingest's batches cut into blocks of the statement option
+    ``chwire.block_rows`` (the core's ArrowInsert), seen as the parts of a table whose merges
+    are stopped; a refused batch ends the ingest with the blocks before it committed."""
+    import pyarrow as pa
+
+    cases = features.blocks()
+    settings = {f"chwire.setting.{k}": v for k, v in cases["settings"].items()}
+    for case in cases["cases"] + [cases["refusal"]]:
+        ty = pa.int64() if "bad_batch" in case else pa.uint64()
+        batches = features.blocks_batches(case)
+        if "bad_batch" in case:
+            batches[case["bad_batch"]][0] = -1
+        schema = pa.schema([("n", ty)])
+        reader = pa.RecordBatchReader.from_batches(schema, [pa.record_batch([pa.array(b, ty)], schema=schema) for b in batches])
+        ch.command(f"DROP TABLE IF EXISTS {name}")
+        ch.command(features.BLOCKS_TABLE.format(t=name))
+        ch.command(features.BLOCKS_STOP.format(t=name))
+        with conn.cursor() as cur:
+            opts = dict(settings, **({"chwire.block_rows": case["block_rows"]} if "block_rows" in case else {}))
+            cur.adbc_statement.set_options(**opts)
+            if "error" in case:
+                with pytest.raises(dbapi.Error, match=case["error"]):
+                    cur.adbc_ingest(name, reader, mode="append")
+            else:
+                assert cur.adbc_ingest(name, reader, mode="append") == sum(case["parts"])
+        parts = [r[0] for r in ch.query(features.BLOCKS_PARTS.format(t=name)).result_rows]
+        assert parts == case["parts"], case
+        total = sum(case["parts"])
+        assert ch.query(f"SELECT count(), sum(n) FROM {name}").result_rows == [(total, total * (total - 1) // 2)]
+    with conn.cursor() as cur:
         for case in cases["refused"]:
-            ch.command(f"DROP TABLE {name}")
-            ch.command(f"CREATE TABLE {name} ({features.texts_columns([case])}) ENGINE = Memory")
-            with pytest.raises(dbapi.Error, match=cases["error"]):
-                cur.adbc_ingest(name, data([case]), mode="append")
-            assert ch.command(f"SELECT count() FROM {name}") == 0, case
+            with pytest.raises(dbapi.Error, match=case["error"]):
+                cur.adbc_statement.set_options(**{"chwire.block_rows": case["block_rows"]})
 
 
 def test_a_block_the_server_refuses_commits_nothing_of_it(conn, ch, name):

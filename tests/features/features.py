@@ -1,5 +1,5 @@
 """The shared cases of tests/features/ (tables.json, params.json, refusals.json, dynamic.json,
-statements.json, texts.json, nulls.json, limits.json, pool.json) for the Python suites (the
+statements.json, texts.json, nulls.json, limits.json, pool.json, blocks.json) for the Python suites (the
 Python package's, ADBC's, Spark's and tests/oracle/live.py): loading them, and setting up a
 case's table through the server's own HTTP interface (what the front end under test then reads
 and writes back). `python3 features.py check` sets up every case on the servers of
@@ -54,6 +54,49 @@ def limits():
 def pool():
     """pool.json: the pool's option names (`accepted`, `refused`)."""
     return load("pool.json")
+
+
+def blocks():
+    """blocks.json: the blocks of an Arrow insert (`settings`, `cases`, `refused`)."""
+    return load("blocks.json")
+
+
+def blocks_batches(case):
+    """A blocks.json case's batches: lists of the values of `n`, counting from 0 across them."""
+    out, n = [], 0
+    for rows in case["batches"]:
+        out.append(list(range(n, n + rows)))
+        n += rows
+    return out
+
+
+# A blocks.json table (merges stopped after it is made), and its parts' rows in insert order.
+BLOCKS_TABLE = "CREATE TABLE {t} (n UInt64) ENGINE = MergeTree ORDER BY tuple()"
+BLOCKS_STOP = "SYSTEM STOP MERGES {t}"
+BLOCKS_PARTS = "SELECT count() FROM {t} GROUP BY _part ORDER BY min(n)"
+
+
+def run_text_cases(cases, http_url, table, command, insert, refused):
+    """A texts.json or nulls.json case file through one front end: `command(sql)` runs a
+    statement, `insert(cs)` inserts one row (`k` = 1 and each case's value) into `table` and
+    returns the rows inserted, and
+    `refused()` is the context that expects the front end's refusal. The `inserted` cases read
+    back as their `text`; each `refused` one leaves its table empty."""
+    inserted = cases["inserted"]
+    command(f"CREATE TABLE {table} ({texts_columns(inserted)}) ENGINE = Memory")
+    try:
+        assert insert(inserted) == 1
+        assert texts_read(http_url, table, len(inserted)) == [c["text"] for c in inserted]
+    finally:
+        command(f"DROP TABLE {table}")
+    for case in cases["refused"]:
+        command(f"CREATE TABLE {table} ({texts_columns([case])}) ENGINE = Memory")
+        try:
+            with refused():
+                insert([case])
+            assert int(command(f"SELECT count() FROM {table}")) == 0, case
+        finally:
+            command(f"DROP TABLE {table}")
 
 
 def texts_columns(cases):
@@ -222,7 +265,8 @@ def etf(v):
 
 if __name__ == "__main__" and sys.argv[1:] == ["etf"]:
     sys.stdout.buffer.write(etf({"tables": tables(), "params": params(), "refusals": refusals(), "dynamic": dynamic(),
-                                  "statements": statements(), "texts": texts(), "nulls": nulls(), "limits": limits(), "pool": pool()}))
+                                  "statements": statements(), "texts": texts(), "nulls": nulls(), "limits": limits(), "pool": pool(),
+                                  "blocks": blocks()}))
 
 if __name__ == "__main__" and sys.argv[1:] == ["check"]:
     urls = [os.environ.get("CHWIRE_TEST_HTTP_URL", "http://default@127.0.0.1:18123/default")]

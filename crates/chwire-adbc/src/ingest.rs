@@ -35,6 +35,8 @@ pub struct IngestOptions {
     pub temporary: bool,
     pub engine: Option<String>,
     pub order_by: Option<String>,
+    /// The core's insert options (`chwire.block_rows`); also for bound data's INSERT.
+    pub insert: chwire::InsertOptions,
 }
 
 impl IngestOptions {
@@ -162,7 +164,7 @@ pub async fn ingest(
     }
     let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     let sql = InsertTarget::values(opts.table()?, Some(names)).to_string();
-    let res = insert_batches(c, sql, settings, first, batches, false).await;
+    let res = insert_batches(c, sql, settings, &opts.insert, first, batches, false).await;
     if res.is_err() && matches!(opts.mode.unwrap_or(IngestMode::Create), IngestMode::Create) {
         // The table this ingest created goes again: a failed create leaves nothing behind.
         let _ = c.execute(format!("DROP {}TABLE IF EXISTS {}", if opts.temporary { "TEMPORARY " } else { "" }, opts.table()?)).await;
@@ -170,9 +172,18 @@ pub async fn ingest(
     res
 }
 
+/// An error of the core's Arrow insert: data it refused (the INSERT ended, what was sent
+/// committed) or a failure that leaves the INSERT to be aborted.
+fn refused_or_aborted(e: chwire::Error) -> Result<Result<i64>> {
+    if matches!(e.kind(), chwire::ErrorKind::InvalidInput(_)) {
+        return Ok(Err(invalid_data(e.to_string())));
+    }
+    Err(crate::error::from_chwire(e))
+}
+
 /// Run the INSERT `sql` with the batches of `batches` as its rows: each batch converted to the
-/// INSERT's columns (chwire-arrow's lossless conversion, `batch_into_block`) in blocks of at
-/// most 2^20 rows. `by_position`: the batches' columns are the INSERT's in order, whatever their
+/// INSERT's columns (chwire-arrow's lossless conversion, `batch_into_block`) in blocks of
+/// 2^20 rows (the core's `block_rows`). `by_position`: the batches' columns are the INSERT's in order, whatever their
 /// names (bound data of `INSERT INTO t VALUES`); else they are matched by name (ingest, whose
 /// INSERT names the batches' columns). The number of rows sent.
 ///
@@ -183,19 +194,21 @@ pub async fn insert_batches(
     c: &mut chwire::Client,
     sql: String,
     settings: &[(String, String)],
+    insert: &chwire::InsertOptions,
     first: Option<std::result::Result<RecordBatch, ArrowError>>,
     mut batches: Batches,
     by_position: bool,
 ) -> Result<i64> {
-    // Ok(Err(_)): refused before any block was sent, the INSERT ended with no rows (the
-    // connection, and the session's temporary tables, stay); Err(_): aborted mid-way.
+    // Ok(Err(_)): data refused, the INSERT ended with the blocks before it committed (the
+    // core's rule; the connection, and the session's temporary tables, stay); Err(_): aborted
+    // mid-way.
     let res: Result<Result<i64>> = async {
         let mut q = c.query(sql);
         for (k, v) in settings {
             q = q.setting(k.clone(), v.clone());
         }
         // The core's Arrow insert: batches gathered or cut into blocks, converted and checked.
-        let mut ins = q.insert_arrow().await.ch()?.by_position(by_position);
+        let mut ins = q.insert_arrow().await.ch()?.by_position(by_position).options(insert);
         let mut first = first;
         loop {
             let batch = match first.take() {
@@ -207,20 +220,16 @@ pub async fn insert_batches(
             };
             let sent = match batch {
                 Ok(batch) => ins.send_batch(batch).await,
-                Err(e) => Err(ins.refused(format!("reading the bound data: {e}"))),
+                Err(e) => Err(ins.refuse(format!("reading the bound data: {e}")).await),
             };
             if let Err(e) = sent {
-                let refused = matches!(e.kind(), chwire::ErrorKind::InvalidInput(_));
-                // Anything refused before the first block ends the INSERT with no rows.
-                if refused && ins.rows_sent() == 0 {
-                    ins.end().await.ch()?;
-                    return Ok(Err(invalid_data(e.to_string())));
-                }
-                return Err(if refused { invalid_data(e.to_string()) } else { crate::error::from_chwire(e) });
+                return refused_or_aborted(e);
             }
         }
-        let rows = ins.end().await.ch()?.rows_sent;
-        Ok(Ok(i64::try_from(rows).unwrap_or(i64::MAX)))
+        match ins.end().await {
+            Ok(summary) => Ok(Ok(i64::try_from(summary.rows_sent).unwrap_or(i64::MAX))),
+            Err(e) => refused_or_aborted(e),
+        }
     }
     .await;
     match res {

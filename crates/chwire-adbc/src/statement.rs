@@ -22,6 +22,9 @@ pub const BIND_BY_NAME: &str = "adbc.statement.bind_by_name";
 pub const SETTING_PREFIX: &str = "chwire.setting.";
 pub const ENGINE: &str = "chwire.ingest.engine";
 pub const ORDER_BY: &str = "chwire.ingest.order_by";
+/// Statement option `chwire.block_rows`: rows per block an ingest or an INSERT of bound data
+/// sends (the core's insert option `block_rows`).
+pub const BLOCK_ROWS: &str = "chwire.block_rows";
 
 enum Bound {
     Batch(RecordBatch),
@@ -161,9 +164,10 @@ impl ChwireStatement {
     fn insert_data(&mut self, sql: String) -> Result<i64> {
         let reader = self.bound_reader().ok_or_else(|| invalid_state("no data bound"))?;
         let (settings, _) = self.settings_and_arrow();
+        let insert = self.ingest.insert;
         // Bound data is matched to the INSERT's columns by position.
         self.pump(reader, move |c, batches| {
-            Box::pin(async move { crate::ingest::insert_batches(c, sql, &settings, None, batches, true).await })
+            Box::pin(async move { crate::ingest::insert_batches(c, sql, &settings, &insert, None, batches, true).await })
         })
     }
 
@@ -232,6 +236,10 @@ impl Optionable for ChwireStatement {
             }
             OptionStatement::Other(k) if k == ENGINE => self.ingest.engine = Some(string_value(&k, value)?),
             OptionStatement::Other(k) if k == ORDER_BY => self.ingest.order_by = Some(string_value(&k, value)?),
+            OptionStatement::Other(k) if k == BLOCK_ROWS => {
+                let v = string_value(&k, value)?;
+                self.ingest.insert.set("block_rows", &v).map_err(|e| invalid_arg(format!("{k}: {e}")))?;
+            }
             OptionStatement::Other(k) if k.starts_with(SETTING_PREFIX) && k.len() > SETTING_PREFIX.len() => {
                 let v = string_value(&k, value)?;
                 // An Arrow output setting is checked now (it is applied, not sent).
@@ -254,6 +262,7 @@ impl Optionable for ChwireStatement {
             OptionStatement::Other(k) if k == BIND_BY_NAME => self.by_name.map(|b| b.to_string()),
             OptionStatement::Other(k) if k == ENGINE => self.ingest.engine.clone(),
             OptionStatement::Other(k) if k == ORDER_BY => self.ingest.order_by.clone(),
+            OptionStatement::Other(k) if k == BLOCK_ROWS => Some(self.ingest.insert.block_rows.to_string()),
             OptionStatement::Other(k) if k.starts_with(SETTING_PREFIX) => {
                 let n = &k[SETTING_PREFIX.len()..];
                 self.settings.iter().rev().find(|(s, _)| s == n).map(|(_, v)| v.clone())

@@ -60,7 +60,8 @@ impl SparkOptions {
         let mut url = None;
         let (mut table, mut query, mut cluster, mut columns, mut partition_column) = (None, None, None, None, None);
         let (mut lower_bound, mut upper_bound, mut shard_ports) = (None, None, BTreeMap::new());
-        let (mut num_partitions, mut push_filters, mut uint64_long, mut block_rows) = (1u32, false, false, 1u64 << 20);
+        let (mut num_partitions, mut push_filters, mut uint64_long) = (1u32, false, false);
+        let mut insert = chwire::InsertOptions::default();
         let mut settings = BTreeMap::new();
         let mut connect = BTreeMap::new();
         for (k, v) in options {
@@ -77,13 +78,8 @@ impl SparkOptions {
                 (Scope::Connection, name) => {
                     connect.insert(name.to_string(), v.to_string());
                 }
-                (Scope::Insert, "block_rows") => {
-                    block_rows = int::<i64>(v, "blockRows")?
-                        .try_into()
-                        .ok()
-                        .filter(|&n| n >= 1)
-                        .ok_or_else(|| Error::Invalid("blockRows must be at least 1".into()))?;
-                }
+                // The core's insert options (`blockRows`).
+                (Scope::Insert, _) => insert.set(k, v).map_err(|e| Error::Invalid(format!("option {k}: {e}")))?,
                 (Scope::Spark, "url") => url = text(),
                 (Scope::Spark, "table") => table = text(),
                 // A query's own FORMAT clause is taken off, as every front end takes it off
@@ -135,7 +131,7 @@ impl SparkOptions {
             upper_bound,
             push_filters,
             uint64_long,
-            block_rows,
+            block_rows: insert.block_rows as u64,
             settings,
             connect,
             shard_ports,

@@ -28,7 +28,7 @@ mod session_zone;
 mod spec;
 mod stream;
 use crate::link::log_lines;
-pub use insert::Insert;
+pub use insert::{Insert, InsertOptions, INSERT_BLOCK_ROWS};
 pub use limits::{ResultLimit, ResultLimits};
 pub use query::Query;
 pub(crate) use query::{BoundParam, Retry};

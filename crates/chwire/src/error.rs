@@ -98,6 +98,8 @@ struct Inner {
     /// The error this one comes from, where the kind does not hold it (a TLS failure's
     /// rustls error, the I/O error under a corrupt gzip body).
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    /// Data an insert refused: the rows before it, committed.
+    rows_inserted: Option<u64>,
 }
 
 impl Error {
@@ -122,6 +124,18 @@ impl Error {
     /// The server's error code, if the server reported the error.
     pub fn code(&self) -> Option<i32> {
         self.server().map(|e| e.code)
+    }
+
+    /// For data an insert refused (the INSERT then ended with what was sent before it
+    /// committed, as every front end's insert does): how many rows that was.
+    pub fn rows_inserted(&self) -> Option<u64> {
+        self.inner.rows_inserted
+    }
+
+    /// This error, saying that `rows` rows before the data it is about were inserted.
+    pub(crate) fn with_rows_inserted(mut self, rows: u64) -> Self {
+        self.inner.rows_inserted = Some(rows);
+        self
     }
 
     /// Which timeout expired, if one did.
@@ -162,7 +176,7 @@ impl Error {
     }
 
     pub(crate) fn new(kind: ErrorKind) -> Self {
-        Error { inner: Box::new(Inner { kind, source: None }) }
+        Error { inner: Box::new(Inner { kind, source: None, rows_inserted: None }) }
     }
 
     /// This error, caused by `source` (what [`std::error::Error::source`] returns).

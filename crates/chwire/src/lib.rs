@@ -48,7 +48,10 @@ pub use chwire_proto::types::ServerTypes;
 pub use chwire_proto::{
     Block, Column, ColumnData, Compression, DataType, Limits, ProfileInfo, Progress, ServerException, StringColumn, Value,
 };
-pub use client::{Client, Event, Insert, Query, QuerySpec, QueryStream, QuerySummary, ResultLimit, ResultLimits, ServerInfo};
+pub use client::{
+    Client, Event, Insert, InsertOptions, Query, QuerySpec, QueryStream, QuerySummary, ResultLimit, ResultLimits, ServerInfo,
+    INSERT_BLOCK_ROWS,
+};
 pub use error::{Error, ErrorKind, Result, Timeout};
 pub use hosts::{Endpoint, LoadBalancing, FAILOVER_CODES};
 pub use options::{Options, Transport};

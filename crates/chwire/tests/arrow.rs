@@ -233,7 +233,8 @@ async fn refused_batches_name_the_column_and_insert_nothing() {
         }
         assert_eq!(count(&mut c, "arrow_refused").await, 0, "after {msg}");
     }
-    // A second batch that does not fit: the first was sent, the error says so.
+    // A second batch that does not fit: the first was sent and committed, the error says so
+    // (the core's rule, every front end's).
     let err = c
         .insert_arrow(
             "arrow_refused",
@@ -248,7 +249,9 @@ async fn refused_batches_name_the_column_and_insert_nothing() {
         )
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("2 rows were sent before it"), "{err}");
+    assert!(err.to_string().contains("the 2 rows before it were inserted"), "{err}");
+    assert_eq!(err.rows_inserted(), Some(2));
+    assert_eq!(count(&mut c, "arrow_refused").await, 2);
     c.execute("DROP TABLE arrow_refused").await.unwrap();
 }
 

@@ -590,3 +590,91 @@ async fn pool_options_by_the_cores_names() {
         assert!(e.to_string().contains(case["error"].as_str().unwrap()), "{case}: {e}");
     }
 }
+
+/// tests/features/blocks.json: the blocks an Arrow insert sends (the core's `ArrowInsert`, what
+/// every binding's Arrow insert runs), seen as the parts of a MergeTree table whose merges are
+/// stopped, and what a refused batch leaves. Both transports, both servers.
+#[tokio::test]
+async fn arrow_inserts_cut_blocks_by_the_cores_rule() {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, UInt64Array};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/blocks.json");
+    let cases: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let settings: Vec<(String, String)> =
+        cases["settings"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string())).collect();
+    let options_of = |c: &Json| {
+        let mut pairs: Vec<(String, String)> =
+            c.get("block_rows").map(|v| vec![("block_rows".to_string(), v.as_str().unwrap().to_string())]).unwrap_or_default();
+        chwire::InsertOptions::take(&mut pairs)
+    };
+    // The case's batches (Int64 ones, the bad one starting with -1, for the refusal).
+    let batches = |case: &Json| -> Vec<RecordBatch> {
+        let bad = case["bad_batch"].as_u64();
+        let mut next = 0u64;
+        let mut out = Vec::new();
+        for (i, rows) in case["batches"].as_array().unwrap().iter().enumerate() {
+            let rows = rows.as_u64().unwrap();
+            let col: ArrayRef = match bad {
+                None => std::sync::Arc::new(UInt64Array::from_iter_values(next..next + rows)),
+                Some(b) => std::sync::Arc::new(Int64Array::from_iter_values((next..next + rows).map(|v| {
+                    if i as u64 == b && v == next {
+                        -1
+                    } else {
+                        v as i64
+                    }
+                }))),
+            };
+            next += rows;
+            out.push(RecordBatch::try_from_iter([("n", col)]).unwrap());
+        }
+        out
+    };
+    let urls = [
+        common::url(),
+        http_url("CHWIRE_TEST_HTTP_URL", common::http_port()),
+        common::url_18(),
+        http_url("CHWIRE_TEST_HTTP_URL_18", 18200),
+    ];
+    for url in urls {
+        let mut c = Client::connect_url(&url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+        let t = format!("rs_blocks_{}", std::process::id());
+        let all = cases["cases"].as_array().unwrap().iter().chain([&cases["refusal"]]);
+        for case in all {
+            run(&mut c, &format!("DROP TABLE IF EXISTS {t}"), &[]).await;
+            run(&mut c, &format!("CREATE TABLE {t} (n UInt64) ENGINE = MergeTree ORDER BY tuple()"), &[]).await;
+            run(&mut c, &format!("SYSTEM STOP MERGES {t}"), &[]).await;
+            let mut spec = chwire::QuerySpec::new(format!("INSERT INTO {t} VALUES"));
+            spec.settings = settings.clone();
+            let opts = options_of(case).unwrap_or_else(|e| panic!("{case}: {e}"));
+            let sent = async {
+                let mut ins = spec.query(&mut c).insert_arrow().await?.options(&opts);
+                for b in batches(case) {
+                    ins.send_batch(b).await?;
+                }
+                Ok::<_, chwire::Error>(ins.end().await?.rows_sent)
+            }
+            .await;
+            let want: Vec<u64> = case["parts"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+            match (sent, case["error"].as_str()) {
+                (Ok(n), None) => assert_eq!(n, want.iter().sum::<u64>(), "{url}: {case}"),
+                (Err(e), Some(error)) => {
+                    assert!(e.to_string().contains(error), "{url}: {case}: {e}");
+                    assert_eq!(e.rows_inserted(), case["rows_inserted"].as_u64(), "{url}: {case}");
+                    assert!(c.is_idle(), "{url}: the connection is not ready after a refusal");
+                }
+                (got, _) => panic!("{url}: {case}: {got:?}"),
+            }
+            // Each part's rows, in the order of their values (the order sent).
+            let parts = format!("SELECT count() FROM {t} GROUP BY _part ORDER BY min(n)");
+            let got: Vec<u64> = c.query(&parts).fetch_all::<(u64,)>().await.unwrap().into_iter().map(|(r,)| r).collect();
+            assert_eq!(got, want, "{url}: {case}");
+            let rows: u64 = want.iter().sum();
+            let (count, sum) = c.query(format!("SELECT count(), sum(n) FROM {t}")).fetch_one::<(u64, u64)>().await.unwrap();
+            assert_eq!((count, sum), (rows, rows * rows.saturating_sub(1) / 2), "{url}: {case}");
+        }
+        run(&mut c, &format!("DROP TABLE IF EXISTS {t}"), &[]).await;
+    }
+    for case in cases["refused"].as_array().unwrap() {
+        let e = options_of(case).unwrap_err();
+        assert!(e.to_string().contains(case["error"].as_str().unwrap()), "{case}: {e}");
+    }
+}

@@ -10,9 +10,11 @@ defmodule Chwire.Error do
       unaffected), `:client`;
     * `code`: ClickHouse's error code for server errors (e.g. 60), else `nil`;
     * `name`: ClickHouse's name of the code (e.g. `"UNKNOWN_TABLE"`), else the kind in capitals;
-    * `message`: the text.
+    * `message`: the text;
+    * `rows_inserted`: for data an insert refused, the rows before it, which were committed
+      (the insert ended there); else `nil`.
   """
-  defexception [:kind, :code, :name, :message]
+  defexception [:kind, :code, :name, :message, :rows_inserted]
 
   @impl true
   def message(%__MODULE__{code: nil, message: m}), do: m

@@ -27,7 +27,8 @@ defmodule Chwire.Native do
   def query_arrow(_handle, _sql, _params, _settings, _query_id, _mapping, _limits, _id),
     do: nif()
 
-  def insert_arrow(_handle, _table, _ipc, _id), do: nif()
+  def insert_arrow(_handle, _table, _ipc, _settings, _query_id, _options, _id), do: nif()
+  def insert_block_rows(_options), do: nif()
   def check_table(_table), do: nif()
   def insert_start(_handle, _table, _names, _settings, _query_id, _id), do: nif()
   def insert_block(_op, _layout, _data, _max_rows, _first_row), do: nif()

@@ -31,7 +31,8 @@ use chwire_proto::{Block, Progress};
 use std::sync::Arc;
 
 mod insert;
-pub use insert::{ArrowInsert, INSERT_BLOCK_ROWS};
+pub use crate::client::{InsertOptions, INSERT_BLOCK_ROWS};
+pub use insert::ArrowInsert;
 
 fn arrow_error(e: chwire_arrow::Error) -> Error {
     Error::invalid(format!("Arrow: {e}"))
@@ -192,8 +193,10 @@ impl Client {
         let sql = insert_statement(table, &reader.schema())?;
         let mut ins = self.query(sql).insert_arrow().await?;
         for b in reader {
-            let b = b.map_err(|e| ins.refused(format!("Arrow: reading a batch: {e}")))?;
-            ins.send_batch(b).await?;
+            match b {
+                Ok(b) => ins.send_batch(b).await?,
+                Err(e) => return Err(ins.refuse(format!("Arrow: reading a batch: {e}")).await),
+            }
         }
         ins.end().await
     }

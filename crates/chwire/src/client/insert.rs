@@ -1,6 +1,7 @@
 //! `Insert`: a running INSERT of blocks, checked against the table's header.
 
 use super::*;
+use crate::options::keys::{self, Classified, Scope};
 
 /// Types equal on the wire: a `DateTime` without a timezone matches any timezone.
 fn wire_compatible(a: &DataType, b: &DataType) -> bool {
@@ -140,5 +141,56 @@ impl Drop for Insert<'_> {
                 link.abandon_insert();
             }
         }
+    }
+}
+
+/// Rows per block a binding's insert (and [`ArrowInsert`](crate::arrow::ArrowInsert)) sends by default (the option `block_rows`): larger
+/// batches are cut, smaller ones gathered up to it, so that a converted block stays bounded
+/// and small batches do not each cost a block.
+pub const INSERT_BLOCK_ROWS: usize = 1 << 20;
+
+/// How a binding's insert cuts its data into blocks: the insert options of docs/OPTIONS.md
+/// (`block_rows`), the same names in every binding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InsertOptions {
+    /// Rows per block sent (at least 1).
+    pub block_rows: usize,
+}
+
+impl Default for InsertOptions {
+    fn default() -> Self {
+        InsertOptions { block_rows: INSERT_BLOCK_ROWS }
+    }
+}
+
+impl InsertOptions {
+    /// Set one option by its key (the options table's, in any host's spelling). Another key,
+    /// or a block of no rows, is an error.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        let k = match keys::classify(key)? {
+            Classified::Option(k) if k.scope == Scope::Insert => k,
+            Classified::Option(k) => return Err(Error::config(format!("{key:?} is {}, not an insert option", k.scope.describe()))),
+            Classified::Setting(_) => return Err(Error::config(format!("{key:?} is a ClickHouse setting, not an insert option"))),
+        };
+        match k.name {
+            "block_rows" => {
+                let n: u64 = keys::count(k.name, value)?;
+                if n == 0 {
+                    return Err(Error::config(format!("invalid {}={value:?} (at least 1 row)", k.name)));
+                }
+                self.block_rows = usize::try_from(n).unwrap_or(usize::MAX);
+            }
+            other => return Err(Error::config(format!("{other:?} is no insert option (a chwire bug)"))),
+        }
+        Ok(())
+    }
+
+    /// The insert options among a binding's `key = value` options, taken out of `pairs` (the
+    /// rest are left to the caller). A bad value, or one option given twice (in two
+    /// spellings), is an error.
+    pub fn take(pairs: &mut Vec<(String, String)>) -> Result<InsertOptions> {
+        let mut o = InsertOptions::default();
+        crate::options::take_scope(pairs, Scope::Insert, |k, v| o.set(k, v))?;
+        Ok(o)
     }
 }

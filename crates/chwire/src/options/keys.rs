@@ -150,7 +150,7 @@ pub static KEYS: &[OptionKey] = &[
     key("arrow_mapping", Choice(&["rich", "clickhouse"]), "rich", Arrow, "The Arrow types of results: natural ones (`rich`) or exactly what ClickHouse's ArrowStream writes (`clickhouse`); docs/ARROW.md."),
     key("max_collected_rows", Count, "0", Result, "Most rows of a result collected whole (a binding's table, rows or columns call; `0`: no bound): beyond it the query is cancelled and the call fails (streams are not bounded). Not ClickHouse's `max_result_rows` setting, which the server applies."),
     key("max_collected_bytes", Count, "0", Result, "Most bytes of a result collected whole (`0`: no bound), as chwire's decoded column data counts them (fixed-width values at their width, strings their bytes plus 8 per value, arrays 8 per offset plus their elements). Not ClickHouse's `max_result_bytes` setting."),
-    key("block_rows", Count, "1048576", Insert, "Rows per block an insert sends: larger batches are cut, smaller ones merged up to it."),
+    key("block_rows", Count, "1048576", Insert, "Rows per block an insert sends (at least 1): Arrow batches are gathered and cut into blocks of exactly this many rows, the last one smaller. Data an insert refuses ends it with the blocks before committed (the error says how many rows)."),
     // Spark.
     key("url", Text, "", Spark, "The connection URL (any chwire URL; every connection option above may also be given as an option)."),
     alias("table", &["dbtable"], Text, "", Spark, "The table to read or write (`t`, `db.t`, quoted parts)."),

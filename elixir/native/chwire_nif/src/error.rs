@@ -69,9 +69,14 @@ impl NifError {
         }
     }
 
-    /// `%Chwire.Error{kind, code, name, message}`.
+    /// `%Chwire.Error{kind, code, name, message, rows_inserted}`.
     pub fn to_term<'a>(&self, env: Env<'a>) -> Term<'a> {
         let (kind, code, name, message) = self.parts();
+        // Data an insert refused: the rows before it, committed (the core's rule).
+        let rows_inserted = match self {
+            NifError::Client(e) => e.rows_inserted(),
+            _ => None,
+        };
         let keys = [
             crate::atoms::__struct__().encode(env),
             crate::atoms::__exception__().encode(env),
@@ -79,6 +84,7 @@ impl NifError {
             crate::atoms::code().encode(env),
             crate::atoms::name().encode(env),
             crate::atoms::message().encode(env),
+            crate::atoms::rows_inserted().encode(env),
         ];
         let values = [
             Atom::from_str(env, "Elixir.Chwire.Error").map_or_else(|_| crate::atoms::nil().encode(env), |a| a.encode(env)),
@@ -87,6 +93,7 @@ impl NifError {
             code.map_or_else(|| crate::atoms::nil().encode(env), |c| c.encode(env)),
             name.encode(env),
             message.encode(env),
+            rows_inserted.map_or_else(|| crate::atoms::nil().encode(env), |n| n.encode(env)),
         ];
         Term::map_from_term_arrays(env, &keys, &values).unwrap_or_else(|_| message.encode(env))
     }

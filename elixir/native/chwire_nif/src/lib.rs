@@ -28,7 +28,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 mod atoms {
     rustler::atoms! {
-        ok, error, nil, chwire, __struct__, __exception__, kind, code, name, message,
+        ok, error, nil, chwire, __struct__, __exception__, kind, code, name, message, rows_inserted,
         done, header, block, empty, sent, insert_header, more,
         columns, result, rows, maps, maps_subset,
     }
@@ -238,9 +238,24 @@ fn query_impl<'a>(
 fn result_limits(pairs: &[(String, String)]) -> Result<chwire::ResultLimits, NifError> {
     let mut limits = chwire::ResultLimits::none();
     for (k, v) in pairs {
-        limits.set(k, v).map_err(|e| NifError::Data(e.to_string()))?;
+        limits.set(k, v)?;
     }
     Ok(limits)
+}
+
+/// An insert's options (`block_rows:`) as the core reads them.
+fn insert_options(mut pairs: Vec<(String, String)>) -> Result<chwire::InsertOptions, NifError> {
+    let o = chwire::InsertOptions::take(&mut pairs)?;
+    match pairs.first() {
+        Some((k, _)) => Err(NifError::Data(format!("{k}: is not an insert option"))),
+        None => Ok(o),
+    }
+}
+
+/// `{:ok, block_rows}` of an insert's options (the rows path cuts its data by it).
+#[rustler::nif]
+fn insert_block_rows<'a>(env: Env<'a>, pairs: Vec<(String, String)>) -> Term<'a> {
+    guard(env, || Ok((atoms::ok(), insert_options(pairs)?.block_rows as u64).encode(env)))
 }
 
 /// A SELECT as one Arrow IPC stream (op yields `{:ok, binary}`). `mapping`: `"rich"` or
@@ -272,14 +287,27 @@ fn query_arrow<'a>(
     })
 }
 
-/// Insert an Arrow IPC stream (op yields `{:ok, rows}`).
+/// Insert an Arrow IPC stream (op yields `{:ok, rows}`) through the core's Arrow insert, with
+/// `settings`, `query_id` and the insert options `options` (`block_rows`).
 #[rustler::nif(schedule = "DirtyCpu")]
-fn insert_arrow<'a>(env: Env<'a>, h: ResourceArc<Handle>, table: Term<'a>, ipc: Binary<'a>, id: u64) -> Term<'a> {
+#[allow(clippy::too_many_arguments)]
+fn insert_arrow<'a>(
+    env: Env<'a>,
+    h: ResourceArc<Handle>,
+    table: Term<'a>,
+    ipc: Binary<'a>,
+    settings: Vec<(String, String)>,
+    query_id: Option<String>,
+    options: Vec<(String, String)>,
+    id: u64,
+) -> Term<'a> {
     guard(env, || {
-        let table = table_ref(table)?.to_string();
+        let table = table_ref(table)?;
+        let options = insert_options(options)?;
         let bytes = ipc.as_slice().to_vec();
         let target = h.clone();
-        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::insert_arrow(target, table, bytes, tx)).1)
+        let job = tasks::ArrowInsertJob { table, settings, query_id, options };
+        Ok(start_op(env, id, 1, Some(&h.target), |tx| tasks::insert_arrow(target, job, bytes, tx)).1)
     })
 }
 

@@ -150,21 +150,36 @@ pub async fn query_arrow(target: ResourceArc<Handle>, spec: QuerySpec, arrow: ch
     tx.send(res.unwrap_or_else(Item::Error)).await;
 }
 
-/// An Arrow IPC stream inserted into `table`.
-pub async fn insert_arrow(target: ResourceArc<Handle>, table: String, ipc: Vec<u8>, tx: Tx) {
+/// What an Arrow insert goes into, and how.
+pub struct ArrowInsertJob {
+    pub table: chwire::sql::TableRef,
+    pub settings: Vec<(String, String)>,
+    pub query_id: Option<String>,
+    pub options: chwire::InsertOptions,
+}
+
+/// An Arrow IPC stream inserted into the job's table by the core's Arrow insert (columns by
+/// the stream's names; data refused ends it with the blocks before committed).
+pub async fn insert_arrow(target: ResourceArc<Handle>, job: ArrowInsertJob, ipc: Vec<u8>, tx: Tx) {
     let res = async {
         // The whole stream is decoded before the INSERT starts, so a malformed one sends
         // nothing (the core's safe reading: framing checked, a panic of arrow-ipc an error).
         let batches = chwire_arrow::read_ipc_stream(ipc)?;
-        match batches.first() {
+        let names: Vec<String> = match batches.first() {
             None => return Ok(Item::Count(0)),
             Some(b) if b.num_columns() == 0 => return Err(NifError::Arrow("the IPC stream's batches have no columns".into())),
-            _ => {}
-        }
+            Some(b) => b.schema().fields().iter().map(|f| f.name().clone()).collect(),
+        };
+        let mut spec = QuerySpec::new(chwire::sql::InsertTarget::values(job.table, Some(names)).to_string());
+        spec.settings = job.settings;
+        spec.query_id = job.query_id;
         let mut lease = target.target.lease().await?;
         let c = lease.client()?;
-        let summary = c.insert_arrow(&table, batches).await?;
-        Ok::<_, NifError>(Item::Count(summary.rows_sent))
+        let mut ins = spec.query(c).insert_arrow().await?.options(&job.options);
+        for b in batches {
+            ins.send_batch(b).await?;
+        }
+        Ok::<_, NifError>(Item::Count(ins.end().await?.rows_sent))
     }
     .await;
     tx.send(res.unwrap_or_else(Item::Error)).await;
