@@ -133,6 +133,7 @@ impl Error {
     }
 
     /// This error, saying that `rows` rows before the data it is about were inserted.
+    #[cfg(feature = "arrow")]
     pub(crate) fn with_rows_inserted(mut self, rows: u64) -> Self {
         self.inner.rows_inserted = Some(rows);
         self

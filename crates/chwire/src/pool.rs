@@ -63,12 +63,8 @@ impl PoolOptions {
     /// `acquire_timeout`, `idle_timeout`, `max_lifetime`, `health_check_after`, in any host's
     /// spelling). Any other key is an error naming the closest one.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        use crate::options::keys::{classify, count, optional_duration, Classified, Scope};
-        let k = match classify(key)? {
-            Classified::Option(k) if k.scope == Scope::Pool => k,
-            Classified::Option(k) => return Err(Error::config(format!("{key:?} is {}, not a pool option", k.scope.describe()))),
-            Classified::Setting(_) => return Err(Error::config(format!("{key:?} is a ClickHouse setting, not a pool option"))),
-        };
+        use crate::options::keys::{count, of_scope, optional_duration, Scope};
+        let k = of_scope(key, Scope::Pool)?;
         match k.name {
             "max_size" => {
                 self.max_size = count(k.name, value)?;

@@ -1,7 +1,7 @@
 //! `Insert`: a running INSERT of blocks, checked against the table's header.
 
 use super::*;
-use crate::options::keys::{self, Classified, Scope};
+use crate::options::keys::{self, Scope};
 
 /// Types equal on the wire: a `DateTime` without a timezone matches any timezone.
 fn wire_compatible(a: &DataType, b: &DataType) -> bool {
@@ -167,11 +167,7 @@ impl InsertOptions {
     /// Set one option by its key (the options table's, in any host's spelling). Another key,
     /// or a block of no rows, is an error.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        let k = match keys::classify(key)? {
-            Classified::Option(k) if k.scope == Scope::Insert => k,
-            Classified::Option(k) => return Err(Error::config(format!("{key:?} is {}, not an insert option", k.scope.describe()))),
-            Classified::Setting(_) => return Err(Error::config(format!("{key:?} is a ClickHouse setting, not an insert option"))),
-        };
+        let k = keys::of_scope(key, Scope::Insert)?;
         match k.name {
             "block_rows" => {
                 let n: u64 = keys::count(k.name, value)?;

@@ -4,7 +4,7 @@
 //! ([`ErrorKind::ResultTooLarge`]); streams a caller reads block by block are not bounded.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::keys::{self, Classified, Scope};
+use crate::options::keys::{self, Scope};
 use chwire_proto::Block;
 
 /// Bounds of a result collected whole (`None`: no bound). The options `max_collected_rows`
@@ -61,11 +61,7 @@ impl ResultLimits {
     /// Set one bound by its key (the options table's, in any host's spelling): a whole number,
     /// `0` for no bound. Another key is an error.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        let k = match keys::classify(key)? {
-            Classified::Option(k) if k.scope == Scope::Result => k,
-            Classified::Option(k) => return Err(Error::config(format!("{key:?} is {}, not a bound of results", k.scope.describe()))),
-            Classified::Setting(_) => return Err(Error::config(format!("{key:?} is a ClickHouse setting, not a bound of results"))),
-        };
+        let k = keys::of_scope(key, Scope::Result)?;
         let n: u64 = keys::count(k.name, value)?;
         let bound = (n > 0).then_some(n);
         match k.name {

@@ -239,6 +239,17 @@ pub enum Classified<'a> {
     Setting(&'a str),
 }
 
+/// The option `key` names (any spelling), which must be of `scope`: a key of another scope,
+/// a ClickHouse setting or no key at all is an error saying so (what `PoolOptions::set`,
+/// `ResultLimits::set` and `InsertOptions::set` take their keys by).
+pub fn of_scope(key: &str, scope: Scope) -> Result<&'static OptionKey> {
+    match classify(key)? {
+        Classified::Option(k) if k.scope == scope => Ok(k),
+        Classified::Option(k) => Err(Error::config(format!("{key:?} is {}, not {}", k.scope.describe(), scope.describe()))),
+        Classified::Setting(_) => Err(Error::config(format!("{key:?} is a ClickHouse setting, not {}", scope.describe()))),
+    }
+}
+
 /// The rule every front end applies to a key: a chwire option, else a ClickHouse setting, else
 /// an error naming the closest option or setting (`numPartition` → "did you mean
 /// num_partitions?"). A setting newer than 26.9 goes as `setting.NAME`.
