@@ -28,6 +28,7 @@ defmodule Chwire do
   @query_opts @stream_opts ++ [:max_collected_rows, :max_collected_bytes]
   @arrow_opts @query_opts ++ [:arrow_mapping]
   @insert_arrow_opts @stream_opts ++ [:block_rows]
+  @insert_opts @insert_arrow_opts ++ [:columns]
 
   @type conn :: GenServer.server()
   @type params :: map() | keyword()
@@ -237,10 +238,9 @@ defmodule Chwire do
   `opts`: `columns:`, `block_rows:`, `settings:`, `query_id:`.
   """
   def insert(conn, table, data, opts \\ []) do
-    case insert_opts(opts) && shape(data, opts) do
+    case known_opts(opts, @insert_opts) == :ok && shape(data, opts) do
       false ->
-        {:error,
-         data_error("opts: must be a keyword list with a string query_id:, not #{inspect(opts)}")}
+        known_opts(opts, @insert_opts)
 
       {:error, e} ->
         {:error, e}

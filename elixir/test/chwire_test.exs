@@ -979,6 +979,13 @@ defmodule ChwireTest do
 
       assert m =~ "nothing was inserted"
       assert {:ok, %{rows: [[5]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
+
+      # Options are checked as every call's: a misspelled or repeated one is an error.
+      for opts <- [[blockrows: 2], [block_rows: 2, block_rows: 3], [settings: %{}, settings: %{}]] do
+        assert {:error, %Chwire.Error{kind: :data}} = Chwire.insert(conn, t, [[1]], opts)
+      end
+
+      assert {:ok, %{rows: [[5]]}} = Chwire.query(conn, "SELECT count() FROM #{t}")
     end)
   end
 

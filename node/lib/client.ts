@@ -208,12 +208,13 @@ function isColumns(v: unknown): v is Record<string, ArrayLike<unknown>> {
 }
 
 function isIterable(v: unknown): v is AsyncIterable<unknown> | Iterable<unknown> {
-  // Tables iterate their rows: they are data, not a sequence of data.
+  // Tables iterate their rows: they are data, not a sequence of data. An array is rows, unless
+  // it holds Arrow tables or batches (a list of them, as an iterable of them is).
+  if (Array.isArray(v)) return v.length > 0 && v.every(isArrowData);
   return (
     !isArrowData(v) &&
     v !== null &&
     typeof v === 'object' &&
-    !Array.isArray(v) &&
     (Symbol.asyncIterator in (v as object) || Symbol.iterator in (v as object))
   );
 }
@@ -381,9 +382,19 @@ export class Queryable {
     let first = await chunks.next();
     // Single row objects from an iterable (a Readable of rows) are gathered into blocks.
     const rowBuffer: unknown[] = [];
+    // The source's failure, held while the rows it gave before are handed out.
+    let failure: { error: unknown } | undefined;
     const nextChunk = async (): Promise<IteratorResult<unknown>> => {
       for (;;) {
-        const r = first.done === undefined ? await chunks.next() : first;
+        if (failure) throw failure.error;
+        let r: IteratorResult<unknown>;
+        try {
+          r = first.done === undefined ? await chunks.next() : first;
+        } catch (error) {
+          if (!rowBuffer.length) throw error;
+          failure = { error };
+          return { done: false, value: rowBuffer.splice(0) };
+        }
         first = { done: undefined } as unknown as IteratorResult<unknown>;
         if (r.done) {
           if (rowBuffer.length) return { done: false, value: rowBuffer.splice(0) };
@@ -410,9 +421,11 @@ export class Queryable {
     const onAbort = () => ins.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     const wait = <T>(p: Promise<T>) => (signal ? abortable(p, signal) : p);
-    // A value that does not fit (a TypeError/RangeError of this block's conversion): the blocks
-    // before it are committed, as the CLI's insert does, and the error says how many rows went in.
+    // A value that does not fit (a TypeError/RangeError of this block's conversion), or the
+    // source failing: the blocks before it are committed (the core's rule, every front end's),
+    // and the error says how many rows went in.
     let refused: unknown;
+    let failed = false;
     try {
       const header = await wait(call(() => ins.header()));
       const cols = header.map((c) => c.name);
@@ -451,19 +464,28 @@ export class Queryable {
             } catch (e) {
               if (!(e instanceof TypeError || e instanceof RangeError)) throw e;
               refused = e;
+              failed = true;
               break convert;
             }
             await wait(call(() => ins.flush()));
             row += to - from;
           }
         }
-        cur = await nextChunk();
+        try {
+          cur = await nextChunk();
+        } catch (e) {
+          // The source failed: as for data refused (the core's rule for a reader's failure),
+          // what was sent is committed and the error says how many rows went in.
+          refused = e;
+          failed = true;
+          break convert;
+        }
       }
       const sent = await wait(call(() => ins.end()));
-      if (refused !== undefined) throw withRowsInserted(refused, sent);
+      if (failed) throw withRowsInserted(refused, sent);
       return sent;
     } catch (e) {
-      if (e === refused) throw e;
+      if (failed && e === refused) throw e;
       ins.abort();
       if (signal?.aborted) throw abortError(signal);
       throw e;
@@ -476,7 +498,7 @@ export class Queryable {
 /** `e` with the rows that were inserted before it (`rowsInserted`, also in its message). */
 function withRowsInserted(e: unknown, rows: number): unknown {
   if (e instanceof Error) {
-    e.message += ` (the ${rows} rows before it were inserted)`;
+    e.message += rows === 0 ? ' (nothing was inserted)' : ` (the ${rows} rows before it were inserted)`;
     Object.defineProperty(e, 'rowsInserted', {
       value: rows,
       enumerable: true,

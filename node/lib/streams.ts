@@ -104,7 +104,12 @@ export class Feed {
 
 /** `p`, rejected as soon as `signal` aborts. */
 export function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
+  if (signal.aborted) {
+    // `p` is abandoned: its own failure (the insert ended by the abort) must not surface as an
+    // unhandled rejection, which ends the process.
+    p.catch(() => {});
+    return Promise.reject(abortError(signal));
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(abortError(signal));
     signal.addEventListener('abort', onAbort, { once: true });

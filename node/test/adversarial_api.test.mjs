@@ -1,8 +1,9 @@
-// The second adversarial probe (against 26.9): each case was silently wrong, a misleading error
+// The second and later adversarial probes (against 26.9): each case was silently wrong, a misleading error
 // or impossible to stop before its fix.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ch, URL26, tableName, serverText, running, eventually } from './helpers.mjs';
+import * as arrow from 'apache-arrow';
 
 let c;
 before(async () => {
@@ -168,4 +169,64 @@ test('a boolean for a number or a duration is refused (max_collected_rows: true 
   const ok = await ch.connect(URL26, { secure: false, insert_deduplicate: true });
   assert.equal((await ok.query('SELECT 1 AS one')).rows[0].one, 1);
   await ok.close();
+});
+
+test('an abort while the source makes its next chunk rejects once, with no stray rejection', async () => {
+  const t = tableName();
+  await c.execute(`CREATE TABLE ${t} (n UInt64) ENGINE = Memory`);
+  const stray = [];
+  const onStray = (e) => stray.push(e);
+  process.on('unhandledRejection', onStray);
+  try {
+    for (const last of [true, false]) {
+      const ac = new AbortController();
+      async function* gen() {
+        yield arrow.tableFromArrays({ n: BigUint64Array.from([1n]) });
+        ac.abort(); // the signal fires while the data is being produced
+        if (!last) yield arrow.tableFromArrays({ n: BigUint64Array.from([2n]) });
+      }
+      await assert.rejects(c.insert(t, gen(), { signal: ac.signal }), { name: 'AbortError' });
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(stray, []);
+    assert.equal((await c.query('SELECT 1 AS one')).rows[0].one, 1);
+  } finally {
+    process.off('unhandledRejection', onStray);
+    await c.execute(`DROP TABLE ${t}`);
+  }
+});
+
+test('a source that throws mid-insert ends it with what was sent committed, and says how much', async () => {
+  const t = tableName();
+  await c.execute(`CREATE TABLE ${t} (n UInt64) ENGINE = Memory`);
+  try {
+    async function* rows() {
+      for (let i = 0; i < 5; i++) yield { n: i };
+      throw new Error('the source broke');
+    }
+    await assert.rejects(c.insert(t, rows(), { blockRows: 2 }), (e) => {
+      assert.match(e.message, /the source broke \(the 5 rows before it were inserted\)/);
+      assert.equal(e.rowsInserted, 5);
+      return true;
+    });
+    assert.equal((await serverText(`SELECT count() FROM ${t} FORMAT TSV`)).trim(), '5');
+    async function* tables() {
+      yield arrow.tableFromArrays({ n: BigUint64Array.from([7n, 8n]) });
+      throw new Error('the source broke again');
+    }
+    // Arrow batches gathered but not yet sent go in first.
+    await assert.rejects(c.insert(t, tables()), (e) => e.rowsInserted === 2);
+    assert.equal((await serverText(`SELECT count() FROM ${t} FORMAT TSV`)).trim(), '7');
+    // Refused before anything went in: "nothing was inserted".
+    await assert.rejects(c.insert(t, [{ n: -1 }]), /\(nothing was inserted\)/);
+    // A list of Arrow tables is data, as an iterable of them is (not rows).
+    const list = [
+      arrow.tableFromArrays({ n: BigUint64Array.from([1n]) }),
+      arrow.tableFromArrays({ n: BigUint64Array.from([2n]) }),
+    ];
+    assert.equal(await c.insert(t, list), 2);
+    assert.equal((await serverText(`SELECT count() FROM ${t} FORMAT TSV`)).trim(), '9');
+  } finally {
+    await c.execute(`DROP TABLE ${t}`);
+  }
 });

@@ -9,7 +9,7 @@ import uuid as _uuid
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _arrays, _types
-from ._chwire import Instant, QueryStream, RawClient, sql_identifier, sql_table
+from ._chwire import Instant, QueryStream, RawClient, check_insert_options, sql_identifier, sql_table
 from ._errors import DataError, NotSupportedError, ProgrammingError
 
 CLICKHOUSE_TYPE = "clickhouse.type"
@@ -67,6 +67,11 @@ def _settings(settings: Settings) -> Settings:
 def _insert_options(block_rows: Any) -> List[Tuple[str, str]]:
     """An insert's options (docs/OPTIONS.md), checked by the core."""
     return [] if block_rows is None else [("block_rows", str(block_rows))]
+
+
+def _check_insert_options(block_rows: Any) -> None:
+    """The core's error for a bad insert option, before any work is done."""
+    check_insert_options(_insert_options(block_rows))
 
 
 def _utf8(s: str) -> None:
@@ -257,6 +262,7 @@ class Client:
                   query_id: Optional[str] = None, *, block_rows: Optional[int] = None) -> int:
         """Insert a pandas or Polars DataFrame (by column name), in blocks of ``block_rows``
         rows (as ``insert_arrow``)."""
+        _check_insert_options(block_rows)
         if type(df).__module__.startswith("polars") and hasattr(df, "collect") and not hasattr(df, "to_arrow"):
             df = df.collect()  # a LazyFrame
         if hasattr(df, "to_arrow") and not hasattr(df, "to_pandas") or type(df).__module__.startswith("polars"):
@@ -278,6 +284,8 @@ class Client:
         """Insert Python rows (sequences of values in ``column_names`` order, by default the
         table's columns), in blocks of ``block_rows`` rows (as ``insert_arrow``)."""
         import pyarrow
+
+        _check_insert_options(block_rows)
 
         schema = self._table_schema(table, column_names)
         columns: List[list] = [[] for _ in schema]
@@ -307,7 +315,7 @@ class Client:
             except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, pyarrow.ArrowNotImplementedError, TypeError, ValueError,
                     OverflowError) as e:
                 where = f", row {row}" if row is not None else ""
-                raise DataError(f"column {field.name!r} ({t}){where}: {e}") from e
+                raise DataError(f"column {field.name!r} ({t}){where}: {e}; nothing was inserted") from e
         # Every column may hold None here: the core decides where a NULL fits (a NULL Array or
         # Map is the empty one, a NULL scalar an error naming the column), as for every front end.
         schema = pyarrow.schema([f.with_nullable(True) for f in schema])

@@ -348,6 +348,14 @@ pub fn sql_table(py: Python<'_>, text: &str) -> PyResult<String> {
     Ok(table.to_string())
 }
 
+/// An insert's options (`[("block_rows", text)]`) checked by the core before any work: the
+/// error it gives for a bad one (an `InterfaceError`), else nothing.
+#[pyfunction]
+pub fn check_insert_options(py: Python<'_>, mut options: Vec<(String, String)>) -> PyResult<()> {
+    chwire::InsertOptions::take(&mut options).py_err(py)?;
+    Ok(())
+}
+
 /// `name` as a quoted identifier, escaped as ClickHouse reads one (the core's quoting).
 #[pyfunction]
 pub fn sql_identifier(name: &str) -> String {

@@ -30,6 +30,7 @@ fn _chwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::read_native, m)?)?;
     m.add_function(wrap_pyfunction!(client::sql_table, m)?)?;
     m.add_function(wrap_pyfunction!(client::sql_identifier, m)?)?;
+    m.add_function(wrap_pyfunction!(client::check_insert_options, m)?)?;
     m.add_function(wrap_pyfunction!(client::sql_text_spans, m)?)?;
     m.add_function(wrap_pyfunction!(client::sql_insert_values, m)?)?;
     m.add_function(wrap_pyfunction!(objects::column_objects, m)?)?;

@@ -297,14 +297,25 @@ def test_results_collected_whole_are_bounded_by_the_cores_tally(name, url):
 @pytest.mark.parametrize("how", ["insert_arrow", "insert_df", "insert"])
 def test_inserts_cut_blocks_by_the_cores_rule(name, url, how):
     """tests/features/blocks.json: ``block_rows`` of an insert (Arrow batches, a DataFrame, rows:
-    all through the core's Arrow insert), seen as the parts of a table whose merges are stopped.
-    A DataFrame and rows are one batch each."""
+    all through the core's Arrow insert), seen as the parts of a table whose merges are stopped;
+    a refused NULL ends the insert with the blocks before it committed. A DataFrame and rows are
+    one batch each (the refusal: Arrow batches and rows)."""
     import pyarrow as pa
 
     cases = features.blocks()
     t = features.table_name("blocks")
+    schema = pa.schema([("n", pa.uint64())])
     with chwire.connect(url) as c:
-        for case in cases["cases"]:
+        def insert(case, batches, kw):
+            data = [pa.record_batch([pa.array(b, pa.uint64())], schema=schema) for b in batches]
+            if how == "insert_arrow":
+                return c.insert_arrow(t, pa.RecordBatchReader.from_batches(schema, data), cases["settings"], **kw)
+            if how == "insert_df":
+                return c.insert_df(t, pa.Table.from_batches(data).to_pandas(), cases["settings"], **kw)
+            return c.insert(t, [(v,) for v in batches[0]], ["n"], cases["settings"], **kw)
+
+        refusal = [cases["refusal"]] if how != "insert_df" else []  # pandas makes a NULL a float NaN
+        for case in cases["cases"] + refusal:
             batches = features.blocks_batches(case)
             if how != "insert_arrow":  # one batch: the parts of a single batch of its rows
                 batches = [sum(batches, [])]
@@ -313,22 +324,19 @@ def test_inserts_cut_blocks_by_the_cores_rule(name, url, how):
             c.command(features.BLOCKS_TABLE.format(t=t))
             c.command(features.BLOCKS_STOP.format(t=t))
             try:
-                schema = pa.schema([("n", pa.uint64())])
-                data = [pa.record_batch([pa.array(b, pa.uint64())], schema=schema) for b in batches]
-                if how == "insert_arrow":
-                    sent = c.insert_arrow(t, pa.RecordBatchReader.from_batches(schema, data), cases["settings"], **kw)
-                elif how == "insert_df":
-                    sent = c.insert_df(t, pa.Table.from_batches(data).to_pandas(), cases["settings"], **kw)
+                total = sum(case["parts"])
+                if "errors" in case:
+                    with pytest.raises(chwire.DataError) as e:
+                        insert(case, batches, kw)
+                    assert all(text in str(e.value) for text in case["errors"]), str(e.value)
+                    want = case["parts"]
                 else:
-                    sent = c.insert(t, [(v,) for v in batches[0]], ["n"], cases["settings"], **kw)
-                total = sum(case["batches"])
-                assert sent == total
-                parts = [r[0] for r in c.query(features.BLOCKS_PARTS.format(t=t)).result_rows]
-                if how == "insert_arrow":
-                    assert parts == case["parts"], case
-                else:  # one batch of every row: cut into full blocks, the last one smaller
+                    assert insert(case, batches, kw) == total
                     size = int(case.get("block_rows", 1 << 20))
-                    assert parts == [min(size, total - i) for i in range(0, total, size)], case
+                    # One batch of every row is cut into full blocks, the last one smaller.
+                    want = case["parts"] if how == "insert_arrow" else [min(size, total - i) for i in range(0, total, size)]
+                parts = [r[0] for r in c.query(features.BLOCKS_PARTS.format(t=t)).result_rows]
+                assert parts == want, case
                 assert c.query(f"SELECT count(), sum(n) FROM {t}").result_rows == [(total, total * (total - 1) // 2)]
             finally:
                 c.command(f"DROP TABLE IF EXISTS {t}")

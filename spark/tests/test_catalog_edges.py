@@ -51,7 +51,7 @@ def test_a_catalog_tables_options_are_its_own_never_another_table(spark, ch, nod
     ch.command(f"TRUNCATE TABLE {DB}.t")
     assert ch.command(f"SELECT count() FROM {DB}.other") == 5
     # A write's own options count (a bad one is an error, as for format("chwire")) ...
-    with pytest.raises(Exception, match="blockRows must be at least 1"):
+    with pytest.raises(Exception, match=r"block_rows=\"0\" \(at least 1 row\)"):
         spark.range(3).selectExpr("id", "'w' AS s").writeTo(t).option("blockRows", "0").append()
     # ... and a good one is used: 10 rows in blocks of 3 (the catalog's default is one block).
     # 26.9 squashes an INSERT's small blocks into blocks of min_insert_block_size_rows (18.16

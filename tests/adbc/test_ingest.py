@@ -239,3 +239,21 @@ def test_polars_read_database_and_write_database(conn, ch, name):
     assert ch.command(f"SELECT count() FROM {name}") == 6
     params = pl.read_database("SELECT {a:Int32} AS a", conn, execute_options={"parameters": {"a": 7}})
     assert params["a"].to_list() == [7]
+
+
+def test_a_create_refused_mid_stream_says_that_nothing_stays(any_conn, any_ch, any_name):
+    """Data refused after rows went in ends the INSERT with them committed (the core's rule), but
+    a create drops the table it made: the error says so rather than counting rows that are gone."""
+    conn, ch, name = any_conn, any_ch, any_name
+    schema = pa.schema([("n", pa.uint64())])
+
+    def batches():  # a source that fails after its first batch
+        yield pa.record_batch([pa.array([1, 2], pa.uint64())], schema=schema)
+        raise ValueError("the source broke")
+
+    with conn.cursor() as cur:
+        cur.adbc_statement.set_options(**{"chwire.block_rows": "2"})
+        with pytest.raises(dbapi.Error) as e:
+            cur.adbc_ingest(name, pa.RecordBatchReader.from_batches(schema, batches()), mode="create")
+    assert "the 2 rows before it were inserted" in str(e.value) and "dropped again" in str(e.value), str(e.value)
+    assert ch.command(f"EXISTS TABLE {name}") == 0

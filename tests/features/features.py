@@ -62,11 +62,14 @@ def blocks():
 
 
 def blocks_batches(case):
-    """A blocks.json case's batches: lists of the values of `n`, counting from 0 across them."""
+    """A blocks.json case's batches: lists of the values of `n`, counting from 0 across them
+    (the refusal's batch `bad_batch` starting with None)."""
     out, n = [], 0
     for rows in case["batches"]:
         out.append(list(range(n, n + rows)))
         n += rows
+    if "bad_batch" in case:
+        out[case["bad_batch"]][0] = None
     return out
 
 

@@ -166,8 +166,13 @@ pub async fn ingest(
     let sql = InsertTarget::values(opts.table()?, Some(names)).to_string();
     let res = insert_batches(c, sql, settings, &opts.insert, first, batches, false).await;
     if res.is_err() && matches!(opts.mode.unwrap_or(IngestMode::Create), IngestMode::Create) {
-        // The table this ingest created goes again: a failed create leaves nothing behind.
+        // The table this ingest created goes again: a failed create leaves nothing behind, and
+        // the error must not count rows that were inserted into it.
         let _ = c.execute(format!("DROP {}TABLE IF EXISTS {}", if opts.temporary { "TEMPORARY " } else { "" }, opts.table()?)).await;
+        return res.map_err(|mut e| {
+            e.message.push_str(" (the table this ingest created was dropped again: nothing of it stays)");
+            e
+        });
     }
     res
 }

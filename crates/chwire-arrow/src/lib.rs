@@ -123,6 +123,15 @@ impl Error {
         }
     }
 
+    /// The error of a batch that starts at row `first` of the data: its row counted from the
+    /// data's start (an insert cuts its data into batches; the user counts rows in the data).
+    pub fn from_row(self, first: u64) -> Error {
+        match self {
+            Error::Value { column, row: Some(row), detail } => Error::Value { column, row: Some(row + first), detail },
+            e => e,
+        }
+    }
+
     pub(crate) fn value(detail: impl Into<String>) -> Error {
         Error::Value { column: String::new(), row: None, detail: detail.into() }
     }

@@ -596,7 +596,7 @@ async fn pool_options_by_the_cores_names() {
 /// stopped, and what a refused batch leaves. Both transports, both servers.
 #[tokio::test]
 async fn arrow_inserts_cut_blocks_by_the_cores_rule() {
-    use arrow_array::{ArrayRef, Int64Array, RecordBatch, UInt64Array};
+    use arrow_array::{ArrayRef, RecordBatch, UInt64Array};
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/features/blocks.json");
     let cases: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let settings: Vec<(String, String)> =
@@ -606,23 +606,15 @@ async fn arrow_inserts_cut_blocks_by_the_cores_rule() {
             c.get("block_rows").map(|v| vec![("block_rows".to_string(), v.as_str().unwrap().to_string())]).unwrap_or_default();
         chwire::InsertOptions::take(&mut pairs)
     };
-    // The case's batches (Int64 ones, the bad one starting with -1, for the refusal).
+    // The case's batches (for the refusal, batch `bad_batch` starting with a NULL).
     let batches = |case: &Json| -> Vec<RecordBatch> {
         let bad = case["bad_batch"].as_u64();
         let mut next = 0u64;
         let mut out = Vec::new();
         for (i, rows) in case["batches"].as_array().unwrap().iter().enumerate() {
             let rows = rows.as_u64().unwrap();
-            let col: ArrayRef = match bad {
-                None => std::sync::Arc::new(UInt64Array::from_iter_values(next..next + rows)),
-                Some(b) => std::sync::Arc::new(Int64Array::from_iter_values((next..next + rows).map(|v| {
-                    if i as u64 == b && v == next {
-                        -1
-                    } else {
-                        v as i64
-                    }
-                }))),
-            };
+            let col: ArrayRef =
+                std::sync::Arc::new(UInt64Array::from_iter((next..next + rows).map(|v| (bad != Some(i as u64) || v != next).then_some(v))));
             next += rows;
             out.push(RecordBatch::try_from_iter([("n", col)]).unwrap());
         }
@@ -654,10 +646,12 @@ async fn arrow_inserts_cut_blocks_by_the_cores_rule() {
             }
             .await;
             let want: Vec<u64> = case["parts"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
-            match (sent, case["error"].as_str()) {
+            match (sent, case["errors"].as_array()) {
                 (Ok(n), None) => assert_eq!(n, want.iter().sum::<u64>(), "{url}: {case}"),
-                (Err(e), Some(error)) => {
-                    assert!(e.to_string().contains(error), "{url}: {case}: {e}");
+                (Err(e), Some(errors)) => {
+                    for error in errors {
+                        assert!(e.to_string().contains(error.as_str().unwrap()), "{url}: {case}: {e}");
+                    }
                     assert_eq!(e.rows_inserted(), case["rows_inserted"].as_u64(), "{url}: {case}");
                     assert!(c.is_idle(), "{url}: the connection is not ready after a refusal");
                 }

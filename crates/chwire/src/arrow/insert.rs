@@ -196,7 +196,8 @@ impl<'c> ArrowInsert<'c> {
         let len = chunk.num_rows() as u64;
         let block = match batch_into_block(chunk, &self.target) {
             Ok(b) => b,
-            Err(e) => return Err(self.refused(format!("Arrow: {e}")).await),
+            // The chunk's rows follow those sent: a row is counted from the data's start.
+            Err(e) => return Err(self.refused(format!("Arrow: {}", e.from_row(self.rows_sent))).await),
         };
         self.open()?.send(&block).await?;
         self.rows_sent += len;
