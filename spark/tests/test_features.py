@@ -6,8 +6,8 @@ copy that must hold the same text on the server (JSON and Dynamic, at any depth,
 text: a Dynamic's copy holds Strings, a known difference); a table with columns Spark has no type
 for (Variant, Time, QBit, BFloat16, a Nested column that is not flattened) is refused naming each
 of those columns, and reads with the others (`columns`). And the options of
-tests/features/refusals.json, refused with the core's message by both sources, and the NULLs of
-tests/features/nulls.json."""
+tests/features/refusals.json, refused with the core's message by both sources, the NULLs of
+tests/features/nulls.json and the blocks of tests/features/blocks.json."""
 
 import os
 import sys
@@ -162,5 +162,42 @@ def test_nulls_where_the_type_has_none(spark, nodes, srv, python_source):
                 assert srv.query(f"SELECT count() FROM {t}").strip() == "0", (fmt, case)
                 stages = "SELECT count() FROM system.tables WHERE startsWith(name, 'chwire_stage_')"
                 assert srv.query(stages).strip() == "0", (fmt, case)
+    finally:
+        srv.query(f"DROP TABLE IF EXISTS {t}")
+
+
+def test_writes_cut_blocks_by_the_cores_rule(spark, nodes, srv, python_source):
+    """tests/features/blocks.json through both sources: a partition's rows go in blocks of exactly
+    `blockRows` rows, the last one smaller (the core's Arrow insert; Spark makes its own batches,
+    so each case is its rows in one partition), seen by `rowNumberInBlock()` materialized at the
+    insert (the staging table's parts are attached as they are). The `refused` values are refused
+    with the core's message. A refused value commits nothing here: a write goes through a staging
+    table (docs/SPARK.md), as nulls.json's cases show."""
+    cases = features.blocks()
+    t = features.table_name("default.spark_blocks")
+    settings = {f"setting.{k}": v for k, v in cases["settings"].items()}
+    try:
+        for fmt in ("chwire", python_source):
+            for case in [c for c in cases["cases"] if "block_rows" in c]:
+                total, size = sum(case["batches"]), int(case["block_rows"])
+                srv.query(f"DROP TABLE IF EXISTS {t}")
+                srv.query(f"CREATE TABLE {t} (n UInt64, r UInt64 MATERIALIZED rowNumberInBlock()) "
+                          "ENGINE = MergeTree ORDER BY n")
+                w = spark.range(0, total, numPartitions=1).selectExpr("id AS n").write.format(fmt) \
+                    .option("url", nodes[0]).option("table", t).option("blockRows", case["block_rows"])
+                for k, v in settings.items():
+                    w = w.option(k, v)
+                w.mode("append").save()
+                # Rows at each place of a block: the blocks' sizes, largest first.
+                at = [int(x) for x in srv.query(f"SELECT count() FROM {t} GROUP BY r ORDER BY r").split()]
+                sizes = [sum(1 for c in at if c > j) for j in range(at[0])] if at else []
+                want = sorted((min(size, total - i) for i in range(0, total, size)), reverse=True)
+                assert sizes == want, (fmt, case)
+                assert srv.query(f"SELECT count(), sum(n) FROM {t}").split() == [str(total), str(total * (total - 1) // 2)]
+            for case in cases["refused"]:
+                w = spark.range(0, 3, numPartitions=1).selectExpr("id AS n").write.format(fmt) \
+                    .option("url", nodes[0]).option("table", t).option("blockRows", case["block_rows"])
+                with pytest.raises(Exception, match=case["error"]):
+                    w.mode("append").save()
     finally:
         srv.query(f"DROP TABLE IF EXISTS {t}")
