@@ -412,6 +412,10 @@ defmodule Chwire do
       {:ok, 0} ->
         {:refused, %{e | rows_inserted: 0, message: e.message <> "; nothing was inserted"}}
 
+      {:ok, 1} ->
+        {:refused,
+         %{e | rows_inserted: 1, message: e.message <> "; the 1 row before it was inserted"}}
+
       {:ok, n} ->
         {:refused,
          %{e | rows_inserted: n, message: e.message <> "; the #{n} rows before it were inserted"}}

@@ -498,7 +498,12 @@ export class Queryable {
 /** `e` with the rows that were inserted before it (`rowsInserted`, also in its message). */
 function withRowsInserted(e: unknown, rows: number): unknown {
   if (e instanceof Error) {
-    e.message += rows === 0 ? ' (nothing was inserted)' : ` (the ${rows} rows before it were inserted)`;
+    e.message +=
+      rows === 0
+        ? ' (nothing was inserted)'
+        : rows === 1
+          ? ' (the 1 row before it was inserted)'
+          : ` (the ${rows} rows before it were inserted)`;
     Object.defineProperty(e, 'rowsInserted', {
       value: rows,
       enumerable: true,

@@ -100,6 +100,7 @@ impl<'c> ArrowInsert<'c> {
         }
         let done = match self.rows_sent {
             0 => "nothing was inserted".to_string(),
+            1 => "the 1 row before it was inserted".to_string(),
             n => format!("the {n} rows before it were inserted"),
         };
         Error::invalid(format!("{msg}; {done}")).with_rows_inserted(self.rows_sent)
