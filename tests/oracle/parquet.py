@@ -111,6 +111,15 @@ EXPECTED = [
 ]
 
 
+def readable_arrow_file(data):
+    """Whether pyarrow reads `data` as an Arrow IPC file."""
+    try:
+        pa.ipc.open_file(io.BytesIO(data)).read_all()
+        return True
+    except Exception:
+        return False
+
+
 def expected_difference(case, check, detail):
     for c, k, d, why in EXPECTED:
         if re.search(c, case) and re.search(k, check) and re.search(d, detail):
@@ -471,6 +480,10 @@ def check(db, chwire, tmp, name, sql):
     for fmt in ("Parquet", "Arrow", "ArrowStream"):
         try:
             data = db.query(sql, fmt).bytes()
+            if fmt == "Arrow" and not readable_arrow_file(data):
+                # chdb once wrote an Arrow file that pyarrow cannot read either ("Unexpected
+                # empty message"; 0 of 30 tries reproduced it): asked again, not blamed on chwire.
+                data = db.query(sql, fmt).bytes()
         except Exception:
             continue
         path = os.path.join(tmp, f"theirs.{fmt}")
