@@ -34,11 +34,7 @@ type Header = Vec<(String, DataType)>;
 pub fn insert_options(options: std::collections::HashMap<String, String>) -> Result<InsertOptions> {
     let mut pairs: Vec<(String, String)> = options.into_iter().collect();
     pairs.sort();
-    let o = InsertOptions::take(&mut pairs)?;
-    match pairs.first() {
-        Some((k, _)) => Err(Error::Data(format!("{k:?} is not an insert option"))),
-        None => Ok(o),
-    }
+    Ok(InsertOptions::from_pairs(pairs)?)
 }
 
 /// `insertOptions({blockRows: '4'})`: the insert options as the core reads them, for the TS

@@ -237,10 +237,9 @@ impl RawClient {
         data: AnyRecordBatch,
         settings: Option<&Bound<'_, PyAny>>,
         query_id: Option<String>,
-        mut options: Vec<(String, String)>,
+        options: Vec<(String, String)>,
     ) -> PyResult<u64> {
-        // Only the insert options come here (`block_rows`, from `chwire.Client`).
-        let insert = chwire::InsertOptions::take(&mut options).py_err(py)?;
+        let insert = chwire::InsertOptions::from_pairs(options).py_err(py)?;
         let reader = data.into_reader()?;
         let schema = reader.schema();
         if schema.fields().is_empty() {
@@ -351,8 +350,8 @@ pub fn sql_table(py: Python<'_>, text: &str) -> PyResult<String> {
 /// An insert's options (`[("block_rows", text)]`) checked by the core before any work: the
 /// error it gives for a bad one (an `InterfaceError`), else nothing.
 #[pyfunction]
-pub fn check_insert_options(py: Python<'_>, mut options: Vec<(String, String)>) -> PyResult<()> {
-    chwire::InsertOptions::take(&mut options).py_err(py)?;
+pub fn check_insert_options(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<()> {
+    chwire::InsertOptions::from_pairs(options).py_err(py)?;
     Ok(())
 }
 

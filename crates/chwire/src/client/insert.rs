@@ -189,4 +189,17 @@ impl InsertOptions {
         crate::options::take_scope(pairs, Scope::Insert, |k, v| o.set(k, v))?;
         Ok(o)
     }
+
+    /// Insert options from `key = value` pairs that must all be insert options (a binding's
+    /// own argument): [`InsertOptions::take`], and any other key refused by
+    /// [`InsertOptions::set`]'s rule, as [`PoolOptions::from_pairs`](crate::PoolOptions::from_pairs) does.
+    pub fn from_pairs(mut pairs: Vec<(String, String)>) -> Result<InsertOptions> {
+        let o = InsertOptions::take(&mut pairs)?;
+        match pairs.first() {
+            Some((k, v)) => {
+                Err(InsertOptions::default().set(k, v).err().unwrap_or_else(|| Error::config(format!("{k:?} is not an insert option"))))
+            }
+            None => Ok(o),
+        }
+    }
 }

@@ -244,12 +244,8 @@ fn result_limits(pairs: &[(String, String)]) -> Result<chwire::ResultLimits, Nif
 }
 
 /// An insert's options (`block_rows:`) as the core reads them.
-fn insert_options(mut pairs: Vec<(String, String)>) -> Result<chwire::InsertOptions, NifError> {
-    let o = chwire::InsertOptions::take(&mut pairs)?;
-    match pairs.first() {
-        Some((k, _)) => Err(NifError::Data(format!("{k}: is not an insert option"))),
-        None => Ok(o),
-    }
+fn insert_options(pairs: Vec<(String, String)>) -> Result<chwire::InsertOptions, NifError> {
+    Ok(chwire::InsertOptions::from_pairs(pairs)?)
 }
 
 /// `{:ok, block_rows}` of an insert's options (the rows path cuts its data by it).
