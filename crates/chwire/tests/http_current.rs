@@ -392,3 +392,60 @@ async fn an_exception_reads_alike_over_both_transports() {
     assert!(messages[1].1.starts_with(&messages[0].1), "{messages:?}");
     assert!(!messages[1].1.contains("(version "), "{messages:?}");
 }
+
+/// With compression on, a current server's answers come in ClickHouse's own compressed frames
+/// (`compress=1`, by the option's method and level), not in an HTTP content encoding; the
+/// server's view of the query shows what was asked. A failed query's answer of frames holds the
+/// blocks before its exception (26.9 answers it with the status 500 while its first MiB is
+/// still in its buffer): those rows, then the server's error, as without compression.
+#[tokio::test]
+async fn compressed_answers_come_in_clickhouse_frames() {
+    use chwire::proto::Compression;
+    let asked = "SELECT Settings['network_compression_method'], Settings['network_zstd_compression_level'] \
+                 FROM system.processes WHERE query_id = queryID()";
+    for (compression, method, level) in [(Compression::Lz4, "lz4", ""), (Compression::Zstd(5), "zstd", "5"), (Compression::None, "", "")] {
+        let mut c = Client::connect(Options::from_url(&http_url()).unwrap().compression(compression)).await.unwrap();
+        if old(&c).await {
+            return;
+        }
+        let (m, l): (String, String) = c.query(asked).fetch_one().await.unwrap();
+        assert_eq!((m.as_str(), l.as_str()), (method, level), "{compression:?}");
+        // 3M rows of numbers and strings: several frames, which split blocks.
+        let (n, s): (u64, u64) =
+            c.query("SELECT sum(number), sum(length(toString(number))) FROM numbers(3000000)").fetch_one().await.unwrap();
+        let mut stream = c.query("SELECT number, toString(number) FROM numbers(3000000)").stream().await.unwrap();
+        let (mut rows, mut sum, mut len) = (0, 0u64, 0u64);
+        while let Some(b) = stream.next_block().await.unwrap() {
+            rows += b.rows();
+            sum += b.column_at(0).unwrap().as_u64().unwrap().iter().sum::<u64>();
+            len += (0..b.rows())
+                .map(|r| match b.column_at(1).unwrap().value(r) {
+                    Value::String(v) => v.len() as u64,
+                    v => panic!("{v:?}"),
+                })
+                .sum::<u64>();
+        }
+        drop(stream);
+        assert_eq!((rows, sum, len), (3_000_000, n, s), "{compression:?}");
+        // A failure after about 1 MB of incompressible rows: the status is 500, the body is
+        // frames with 10 blocks of 1000 rows ahead of the exception.
+        let mut stream = c
+            .query("SELECT randomString(100), throwIf(number = 10000) FROM numbers(200000)")
+            .setting("max_block_size", "1000")
+            .stream()
+            .await
+            .unwrap();
+        let mut rows = 0;
+        let e = loop {
+            match stream.next_block().await {
+                Ok(Some(b)) => rows += b.rows(),
+                Ok(None) => panic!("{compression:?}: the result ended without the error after {rows} rows"),
+                Err(e) => break e,
+            }
+        };
+        drop(stream);
+        assert_eq!(e.code(), Some(395), "{compression:?}: {e}");
+        assert!(rows <= 10_000, "{compression:?}: {rows}");
+        assert_eq!(text(&mut c, "SELECT toString(7)").await.as_deref(), Some("7"), "{compression:?}: the connection goes on");
+    }
+}
