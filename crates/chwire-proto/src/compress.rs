@@ -134,43 +134,16 @@ pub fn compress(method: Compression, data: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// Where a frame's payload is appended: a `Vec<u8>`, or the `BytesMut` a decoder reads from
-/// (an HTTP body of frames is decompressed straight into the receive buffer).
-pub trait FrameSink: std::ops::DerefMut<Target = [u8]> {
-    /// Grow to `len` bytes, the new ones zero.
-    fn grow_zeroed(&mut self, len: usize);
-    /// Append `data`.
-    fn append(&mut self, data: &[u8]);
-}
-
-impl FrameSink for Vec<u8> {
-    fn grow_zeroed(&mut self, len: usize) {
-        self.resize(len, 0);
-    }
-    fn append(&mut self, data: &[u8]) {
-        self.extend_from_slice(data);
-    }
-}
-
-impl FrameSink for bytes::BytesMut {
-    fn grow_zeroed(&mut self, len: usize) {
-        self.resize(len, 0);
-    }
-    fn append(&mut self, data: &[u8]) {
-        self.extend_from_slice(data);
-    }
-}
-
 /// Decode one frame from the start of `input`, appending its payload to `out`.
 /// Returns the number of input bytes consumed; `Incomplete` if the frame is not all there.
-pub fn decompress_frame(input: &[u8], out: &mut impl FrameSink) -> ReadResult<usize> {
+pub fn decompress_frame(input: &[u8], out: &mut Vec<u8>) -> ReadResult<usize> {
     decompress_frame_limited(input, out, MAX_FRAME_SIZE)
 }
 
 /// [`decompress_frame`] accepting frames of at most `max_frame_size` bytes (either size;
 /// [`Limits::max_frame_size`](crate::Limits::max_frame_size)).
 #[cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::arithmetic_side_effects))]
-pub fn decompress_frame_limited(input: &[u8], out: &mut impl FrameSink, max_frame_size: usize) -> ReadResult<usize> {
+pub fn decompress_frame_limited(input: &[u8], out: &mut Vec<u8>, max_frame_size: usize) -> ReadResult<usize> {
     let mut r = Reader::new(input);
     let sum = read_checksum(&r.array::<CHECKSUM_SIZE>()?);
     let method = r.u8()?;
@@ -217,10 +190,10 @@ pub fn decompress_frame_limited(input: &[u8], out: &mut impl FrameSink, max_fram
             if payload.len() != decompressed_size {
                 return Err(DecodeError::malformed("compressed frame", "uncompressed frame sizes disagree").into());
             }
-            out.append(payload);
+            out.extend_from_slice(payload);
         }
         METHOD_LZ4 => {
-            out.grow_zeroed(start.saturating_add(decompressed_size));
+            out.resize(start.saturating_add(decompressed_size), 0);
             let dst = out.get_mut(start..).unwrap_or_default();
             let n = if decompressed_size.checked_div(payload.len()).is_some_and(|r| r >= LZ4_RUNS_RATIO) {
                 // Mostly long runs (a value repeated: zeros, defaults): matches that overlap
@@ -236,7 +209,7 @@ pub fn decompress_frame_limited(input: &[u8], out: &mut impl FrameSink, max_fram
             }
         }
         METHOD_ZSTD => {
-            out.grow_zeroed(start.saturating_add(decompressed_size));
+            out.resize(start.saturating_add(decompressed_size), 0);
             let n = contexts::decompress(payload, out.get_mut(start..).unwrap_or_default())
                 .map_err(|e| DecodeError::Decompression(format!("ZSTD: {e}")))?;
             if n != decompressed_size {

@@ -83,11 +83,8 @@ pub(crate) struct HttpConn {
     decoder: PacketDecoder,
     /// The body of the current response has ended.
     eof: bool,
-    /// The current response's compression (a content encoding, or ClickHouse's frames): its
-    /// decoder.
+    /// The current response's content encoding (`enable_http_compression`): its decoder.
     encoding: Option<encoding::BodyDecoder>,
-    /// The current request asked for ClickHouse's compressed frames (`compress=1`).
-    frames_asked: bool,
     /// The current response's `X-ClickHouse-Exception-Tag` (24.11 and later): the marker of
     /// an exception written into its body (`http_tagged_exception`).
     exception_tag: Option<Vec<u8>>,
@@ -177,7 +174,6 @@ impl HttpConn {
                 decoder: PacketDecoder::native_stream().with_limits(opts.limits),
                 eof: true,
                 encoding: None,
-                frames_asked: false,
                 exception_tag: None,
                 insert_tx: None,
                 head_progress: None,
@@ -288,7 +284,6 @@ impl HttpConn {
         self.decoder.set_revision(chwire_proto::Revision(0));
         self.eof = false;
         self.encoding = None;
-        self.frames_asked = false;
         self.exception_tag = None;
         self.retry_at = 0;
         self.head_progress = None;
@@ -306,15 +301,11 @@ impl HttpConn {
         // could not see a session's temporary tables nor the query's parameters and settings).
         self.query_params = req.query_params();
         let with_zones = self.version() >= PROTOCOL_VERSION_PARAMETER_SINCE;
-        let mut frames = false;
         if with_zones {
             req.setting("client_protocol_version", &HTTP_NATIVE_REVISION.to_string());
-            // The same servers answer `compress=1` whole (18.16 does not: docs/HTTP.md).
-            frames = req.ask_for_frames(opts);
         }
         let r = req.build(&self.authority, opts, Bytes::copy_from_slice(sql.as_bytes()));
         self.send(r).await?;
-        self.frames_asked = frames;
         if with_zones {
             self.decoder.set_revision(chwire_proto::Revision(HTTP_NATIVE_REVISION));
         }
@@ -422,7 +413,7 @@ impl HttpConn {
         let resp = timed(self.read_timeout, crate::Timeout::Receive, fut).await?.map_err(hyper_error)?;
         let status = resp.status();
         let mut body = resp.into_body();
-        let text = read_to_end(&mut body, self.read_timeout, MAX_ERROR_BODY).await?;
+        let text = read_to_end(&mut body, self.read_timeout).await?;
         self.last_used = Instant::now();
         if status != hyper::StatusCode::OK {
             return Err(error_answer(&text, status.as_u16(), &self.authority)?.into());
@@ -449,26 +440,12 @@ impl HttpConn {
                     let status = resp.status();
                     let mut body = resp.into_body();
                     if status != hyper::StatusCode::OK {
-                        // Frames may hold blocks ahead of the exception: what the server's
-                        // buffer held (up to 1 MiB; encoding.rs, `Frames::error_body`).
-                        let limit = if self.frames_asked { 4 * MAX_ERROR_BODY } else { MAX_ERROR_BODY };
-                        let text = read_to_end(&mut body, self.read_timeout, limit).await;
+                        let text = read_to_end(&mut body, self.read_timeout).await;
                         self.insert_tx = None;
                         self.last_used = Instant::now();
                         let mut text = text?;
-                        match self.encoding.take() {
-                            Some(encoding::BodyDecoder::Frames(d)) => match d.error_body(text, self.decoder.revision()) {
-                                encoding::ErrorBody::Text(t) => text = t,
-                                encoding::ErrorBody::BlocksFirst(plain) => {
-                                    // Read as a body: the blocks, then the exception.
-                                    self.rbuf = plain;
-                                    self.eof = true;
-                                    self.state = State::Body(body);
-                                    continue;
-                                }
-                            },
-                            Some(d) => text = d.decode_all(&text, MAX_ERROR_BODY)?,
-                            None => {}
+                        if let Some(d) = self.encoding.take() {
+                            text = d.decode_all(&text, MAX_ERROR_BODY)?;
                         }
                         return error_answer(&text, status.as_u16(), &self.authority).map(ServerPacket::Exception);
                     }
@@ -583,10 +560,7 @@ impl HttpConn {
             .and_then(|v| v.split(',').find_map(|p| p.trim().strip_prefix("timeout=")?.parse::<u64>().ok()))
             .map(Duration::from_secs);
         self.exception_tag = h.get("x-clickhouse-exception-tag").map(|v| v.as_bytes().to_vec()).filter(|t| !t.is_empty());
-        self.encoding = match h.get(hyper::header::CONTENT_ENCODING) {
-            None if self.frames_asked => Some(encoding::BodyDecoder::Frames(encoding::Frames::new(self.opts.limits))),
-            e => encoding::BodyDecoder::for_encoding(e.map(|v| v.as_bytes()))?,
-        };
+        self.encoding = encoding::BodyDecoder::for_encoding(h.get(hyper::header::CONTENT_ENCODING).map(|v| v.as_bytes()))?;
         if let Some(name) = h.get("x-clickhouse-server-display-name").and_then(|v| v.to_str().ok()) {
             self.hello.display_name = Some(name.to_string());
         }

@@ -102,8 +102,8 @@ pub(super) fn contains_tagged_exception(buf: &[u8], tag: &[u8]) -> bool {
         .any(|(i, w)| w == MARK && matches!(http_tagged_exception(buf.get(i..).unwrap_or_default(), tag), TaggedException::Complete(..)))
 }
 
-/// Read a whole (small) body of at most `limit` bytes: error texts and /ping's answer.
-pub(super) async fn read_to_end(body: &mut Incoming, timeout: Option<Duration>, limit: usize) -> Result<Vec<u8>> {
+/// Read a whole (small) body: error texts and /ping's answer.
+pub(super) async fn read_to_end(body: &mut Incoming, timeout: Option<Duration>) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     loop {
         let frame = timed(timeout, crate::Timeout::Receive, std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx))).await?;
@@ -111,8 +111,8 @@ pub(super) async fn read_to_end(body: &mut Incoming, timeout: Option<Duration>, 
             None => return Ok(out),
             Some(Ok(f)) => {
                 if let Ok(d) = f.into_data() {
-                    if out.len() + d.len() > limit {
-                        return Err(Error::protocol(format!("the server's error answer is longer than {limit} bytes")));
+                    if out.len() + d.len() > MAX_ERROR_BODY {
+                        return Err(Error::protocol(format!("the server's error text is longer than {MAX_ERROR_BODY} bytes")));
                     }
                     out.extend_from_slice(&d);
                 }

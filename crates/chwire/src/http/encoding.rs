@@ -1,23 +1,12 @@
-//! Compressed HTTP responses, decoded as they arrive.
-//!
-//! - ClickHouse's own compressed frames (`compress=1`, the frames of the native protocol,
-//!   LZ4 or ZSTD by `network_compression_method`): what chwire asks servers of 23.3 and newer
-//!   for. Decompressing LZ4 frames costs a fraction of an HTTP content encoding's inflate
-//!   (docs/HTTP.md: W1 over HTTP with LZ4 on 26.9).
-//! - The content encodings (`enable_http_compression=1`): chwire asks for `zstd, gzip` and
-//!   the server picks. 18.16 (whose `compress=1` answers small results with an empty body)
-//!   knows no ZSTD and answers gzip.
+//! The content encodings of HTTP responses (`enable_http_compression=1`): chwire asks for
+//! `zstd, gzip` and the server picks. ClickHouse 26.9 answers ZSTD; 18.16 knows no ZSTD and
+//! answers gzip. ZSTD costs the client a fraction of gzip's inflate (W3 with compression on
+//! 26.9: inflate was 8 % of chwire's profile, and `init_tree` another 2 % per response).
 
 use std::cell::RefCell;
 use std::io::Write;
 
-use bytes::{Buf, BytesMut};
-use chwire_proto::compress::decompress_frame_limited;
-use chwire_proto::error::ReadError;
-use chwire_proto::native::http_exception;
-use chwire_proto::{Limits, PacketDecoder, Revision};
-
-use super::answer::MAX_ERROR_BODY;
+use bytes::BytesMut;
 use zstd::stream::raw::{Decoder as ZstdContext, InBuffer, Operation, OutBuffer};
 
 use crate::error::Error;
@@ -38,101 +27,6 @@ thread_local! {
 pub(super) enum BodyDecoder {
     Gzip(Box<flate2::write::GzDecoder<Vec<u8>>>),
     Zstd(Zstd),
-    Frames(Frames),
-}
-
-/// An error answer's body, read whole.
-pub(super) enum ErrorBody {
-    /// The exception's text, or what came instead of one.
-    Text(Vec<u8>),
-    /// Decompressed result blocks with the exception after them.
-    BlocksFirst(BytesMut),
-}
-
-/// A body of ClickHouse compressed frames (`compress=1`), each checked (CityHash128) and
-/// decompressed into the receive buffer once it is whole.
-pub(super) struct Frames {
-    /// The start of a frame not whole yet.
-    partial: BytesMut,
-    /// The connection's decoder limits (the largest frame, the largest block).
-    limits: Limits,
-}
-
-impl Frames {
-    pub(super) fn new(limits: Limits) -> Frames {
-        Frames { partial: BytesMut::new(), limits }
-    }
-
-    /// What an error answer (a status other than 200) holds, from its whole `body`: the
-    /// server's plain text (what it refuses before the query runs: credentials, settings), or
-    /// its frames, which may hold result blocks ahead of the exception (26.9 sends a failed
-    /// query's first blocks with the status 500 when none had left its buffers yet: they are
-    /// the rows an uncompressed answer would have streamed before the exception).
-    pub(super) fn error_body(self, body: Vec<u8>, revision: Revision) -> ErrorBody {
-        if http_exception(body.trim_ascii_start()).is_some() {
-            return ErrorBody::Text(body);
-        }
-        let mut plain = BytesMut::new();
-        // An error body is decoded whole: as much as a block may hold.
-        match self.frames_of(&body, &mut plain, self.limits.max_block_bytes) {
-            Ok(n) if n == body.len() => {}
-            _ => return ErrorBody::Text(body),
-        }
-        if http_exception(&plain).is_some() {
-            plain.truncate(MAX_ERROR_BODY);
-            return ErrorBody::Text(plain.to_vec());
-        }
-        // Blocks first: the answer is whole if the exception follows them.
-        let mut decoder = PacketDecoder::native_stream().with_limits(self.limits);
-        decoder.set_revision(revision);
-        let mut rest = plain.clone();
-        loop {
-            match decoder.decode(&mut rest) {
-                Ok(Some(_)) if http_exception(&rest).is_some() => return ErrorBody::BlocksFirst(plain),
-                Ok(Some(_)) if !rest.is_empty() => {}
-                _ => return ErrorBody::Text(body),
-            }
-        }
-    }
-
-    fn write(&mut self, data: &[u8], into: &mut BytesMut) -> Result<(), chwire_proto::DecodeError> {
-        if self.partial.is_empty() {
-            // Whole frames straight from the data; only a frame's start is kept.
-            let used = self.frames_of(data, into, usize::MAX)?;
-            self.partial.extend_from_slice(data.get(used..).unwrap_or_default());
-        } else {
-            self.partial.extend_from_slice(data);
-            let mut partial = std::mem::take(&mut self.partial);
-            let used = self.frames_of(&partial, into, usize::MAX);
-            if let Ok(n) = used {
-                partial.advance(n);
-            }
-            self.partial = partial;
-            used?;
-        }
-        Ok(())
-    }
-
-    /// Decompress the whole frames at the start of `data` into `into`: the bytes they took.
-    /// No frame is started once `into` holds more than `cap` bytes.
-    fn frames_of(&self, data: &[u8], into: &mut BytesMut, cap: usize) -> Result<usize, chwire_proto::DecodeError> {
-        let mut used = 0;
-        while let Some(rest) = data.get(used..).filter(|r| !r.is_empty()) {
-            if into.len() > cap {
-                return Err(chwire_proto::DecodeError::LimitExceeded {
-                    what: "decompressed error body",
-                    size: into.len() as u64,
-                    limit: cap as u64,
-                });
-            }
-            match decompress_frame_limited(rest, into, self.limits.max_frame_size) {
-                Ok(n) => used += n,
-                Err(ReadError::Incomplete { .. }) => break,
-                Err(ReadError::Invalid(e)) => return Err(e),
-            }
-        }
-        Ok(used)
-    }
 }
 
 /// A ZSTD stream decoded push-wise (the context goes back to [`SPARE`] when dropped).
@@ -209,16 +103,11 @@ impl BodyDecoder {
         match self {
             BodyDecoder::Gzip(_) => "gzip",
             BodyDecoder::Zstd(_) => "zstd",
-            BodyDecoder::Frames(_) => "compress=1",
         }
     }
 
     fn error(&self, e: std::io::Error) -> Error {
-        let what = match self {
-            BodyDecoder::Frames(_) => "compressed response (ClickHouse's frames)".to_string(),
-            d => format!("{}-encoded response", d.name()),
-        };
-        Error::protocol(format!("the server's {what} is corrupt: {e}")).caused_by(e)
+        Error::protocol(format!("the server's {}-encoded response is corrupt: {e}", self.name())).caused_by(e)
     }
 
     /// Decode `data` and append what it gave to `out`.
@@ -226,7 +115,6 @@ impl BodyDecoder {
         let r = match self {
             BodyDecoder::Gzip(d) => d.write_all(data).map(|()| drain(d.get_mut(), out)),
             BodyDecoder::Zstd(d) => d.write(data, out),
-            BodyDecoder::Frames(d) => d.write(data, out).map_err(std::io::Error::other),
         };
         r.map_err(|e| self.error(e))
     }
@@ -238,10 +126,6 @@ impl BodyDecoder {
             BodyDecoder::Gzip(d) => d.try_finish().map(|()| drain(d.get_mut(), out)),
             BodyDecoder::Zstd(d) if d.open => Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ends inside a frame")),
             BodyDecoder::Zstd(_) => Ok(()),
-            BodyDecoder::Frames(d) if !d.partial.is_empty() => {
-                Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, format!("the body ends {} bytes into a frame", d.partial.len())))
-            }
-            BodyDecoder::Frames(_) => Ok(()),
         };
         r.map_err(|e| self.error(e))
     }
@@ -330,82 +214,6 @@ mod tests {
         assert_eq!(out.len(), 2 * data.len());
         let mut d = BodyDecoder::for_encoding(Some(b"zstd")).unwrap().unwrap();
         d.finish(&mut BytesMut::new()).unwrap();
-    }
-
-    fn framed(method: chwire_proto::Compression, data: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        chwire_proto::compress::compress(method, data, &mut out);
-        out
-    }
-
-    fn frames() -> BodyDecoder {
-        BodyDecoder::Frames(Frames::new(Limits::default()))
-    }
-
-    #[test]
-    fn frames_decode_in_pieces_and_a_cut_or_corrupt_body_is_an_error() {
-        use chwire_proto::Compression::{Lz4, Zstd};
-        // Over a MiB: the server's frames hold at most 1 MiB each, so several frames.
-        let data: Vec<u8> = (0..700_000u32).flat_map(|i| (i % 1000).to_le_bytes()).collect();
-        for method in [Lz4, Zstd(1)] {
-            let encoded = framed(method, &data);
-            for piece in [1usize, 7, 4096, 1 << 20, usize::MAX] {
-                let mut d = frames();
-                let mut out = BytesMut::new();
-                for chunk in encoded.chunks(piece.min(encoded.len())) {
-                    d.write(chunk, &mut out).unwrap();
-                }
-                d.finish(&mut out).unwrap();
-                assert!(out == data[..], "{method:?} in pieces of {piece}");
-            }
-            let mut d = frames();
-            let mut out = BytesMut::new();
-            d.write(&encoded[..encoded.len() - 3], &mut out).unwrap();
-            let e = d.finish(&mut out).unwrap_err();
-            assert!(e.to_string().contains("compressed response (ClickHouse's frames) is corrupt: the body ends"), "{e}");
-            let mut bad = encoded.clone();
-            bad[40] ^= 1;
-            let e = frames().write(&bad, &mut BytesMut::new()).unwrap_err();
-            assert!(e.to_string().contains("(ClickHouse's frames) is corrupt: compressed frame checksum mismatch"), "{e}");
-        }
-        // An empty body is an empty answer.
-        frames().finish(&mut BytesMut::new()).unwrap();
-    }
-
-    #[test]
-    fn an_error_body_of_frames_gives_its_exception_and_the_blocks_before_it() {
-        let rev = Revision(54454);
-        let exception = b"Code: 395. DB::Exception: Value passed to 'throwIf' function is non-zero. (version 26.9.2.1)\n";
-        let text_of = |body: ErrorBody| match body {
-            ErrorBody::Text(t) => t,
-            ErrorBody::BlocksFirst(_) => panic!("blocks first"),
-        };
-        let new = || Frames::new(Limits::default());
-        // Plain text (refused before the query ran) and framed text.
-        assert_eq!(text_of(new().error_body(exception.to_vec(), rev)), exception);
-        assert_eq!(text_of(new().error_body(framed(chwire_proto::Compression::Lz4, exception), rev)), exception);
-        // Blocks, then the exception: the whole decompressed answer, read as a body.
-        let block = chwire_proto::Block::new().with("n", chwire_proto::Column::from(vec![1u64, 2, 3])).unwrap();
-        let mut plain = Vec::new();
-        block.encode(rev, &mut plain);
-        block.encode(rev, &mut plain);
-        let blocks_only = framed(chwire_proto::Compression::Lz4, &plain);
-        plain.extend_from_slice(exception);
-        let body = framed(chwire_proto::Compression::Zstd(1), &plain);
-        match new().error_body(body, rev) {
-            ErrorBody::BlocksFirst(p) => assert!(p == plain[..]),
-            ErrorBody::Text(t) => panic!("{}", String::from_utf8_lossy(&t)),
-        }
-        // Blocks and no exception, broken frames, an HTML page: the body as it came.
-        assert_eq!(text_of(new().error_body(blocks_only.clone(), rev)), blocks_only);
-        let cut = blocks_only[..blocks_only.len() - 1].to_vec();
-        assert_eq!(text_of(new().error_body(cut.clone(), rev)), cut);
-        let page = b"<html>502 Bad Gateway</html>".to_vec();
-        assert_eq!(text_of(new().error_body(page.clone(), rev)), page);
-        // Frames that expand beyond a block's limit are not decoded whole.
-        let limits = Limits { max_block_bytes: 1000, ..Limits::default() };
-        let big = framed(chwire_proto::Compression::Lz4, &[0u8; 3 << 20]);
-        assert_eq!(text_of(Frames::new(limits).error_body(big.clone(), rev)), big);
     }
 
     #[test]

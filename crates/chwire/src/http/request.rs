@@ -11,13 +11,7 @@ use hyper::{Method, Request};
 /// The URL parameters of one request.
 pub(crate) struct QueryRequest {
     params: Vec<(String, String)>,
-    /// The response may come in an HTTP content encoding (`Accept-Encoding` is sent).
-    encoded: bool,
 }
-
-/// The parameters that ask for a compressed response, either way.
-const RESPONSE_COMPRESSION: [&str; 5] =
-    ["enable_http_compression", "http_zlib_compression_level", "compress", "network_compression_method", "network_zstd_compression_level"];
 
 impl QueryRequest {
     /// A query with the connection's database and session, answered in Native format.
@@ -29,12 +23,10 @@ impl QueryRequest {
         if let Some(s) = &opts.session_id {
             params.push(("session_id".into(), s.clone()));
         }
-        let encoded = opts.compression.is_enabled();
-        if encoded {
-            // HTTP-level compression of the response: ZSTD where the server has it, else gzip
-            // (http/encoding.rs), at level 1 for lz4 (18.16's gzip is the bottleneck: 1.5x
-            // faster than its default 3), at zstd's level for zstd. Servers that answer
-            // `compress=1` rightly get [`QueryRequest::ask_for_frames`] instead.
+        if opts.compression.is_enabled() {
+            // HTTP-level compression of the response (see docs/HTTP.md for compress=1): ZSTD
+            // where the server has it, else gzip (http/encoding.rs), at level 1 for lz4 (18.16's
+            // gzip is the bottleneck: 1.5x faster than its default 3), at zstd's level for zstd.
             params.push(("enable_http_compression".into(), "1".into()));
             let level = match opts.compression {
                 chwire_proto::Compression::Zstd(l) => l.clamp(1, 9),
@@ -42,33 +34,22 @@ impl QueryRequest {
             };
             params.push(("http_zlib_compression_level".into(), level.to_string()));
         }
-        QueryRequest { params, encoded }
-    }
-
-    /// Ask for the response in ClickHouse's compressed frames (`compress=1`), by the
-    /// connection's method, instead of an HTTP content encoding; false if compression is off.
-    /// Only for servers whose `compress=1` is whole (not 18.16's: docs/HTTP.md).
-    pub(crate) fn ask_for_frames(&mut self, opts: &Options) -> bool {
-        let (method, level) = match opts.compression {
-            chwire_proto::Compression::None => return false,
-            chwire_proto::Compression::Lz4 => ("lz4", None),
-            chwire_proto::Compression::Zstd(l) => ("zstd", Some(l)),
-        };
-        self.params.retain(|(k, _)| !RESPONSE_COMPRESSION.contains(&k.as_str()));
-        self.params.push(("compress".into(), "1".into()));
-        self.params.push(("network_compression_method".into(), method.into()));
-        if let Some(l) = level {
-            self.params.push(("network_zstd_compression_level".into(), l.to_string()));
-        }
-        self.encoded = false;
-        true
+        QueryRequest { params }
     }
 
     /// The query's own settings and parameters (what a DESCRIBE of it needs), without what
     /// every request of the connection carries.
     pub(crate) fn query_params(&self) -> Vec<(String, String)> {
-        const OWN: [&str; 5] = ["database", "default_format", "query_id", "session_id", "client_protocol_version"];
-        self.params.iter().filter(|(k, _)| !OWN.contains(&k.as_str()) && !RESPONSE_COMPRESSION.contains(&k.as_str())).cloned().collect()
+        const OWN: [&str; 7] = [
+            "database",
+            "default_format",
+            "query_id",
+            "session_id",
+            "enable_http_compression",
+            "http_zlib_compression_level",
+            "client_protocol_version",
+        ];
+        self.params.iter().filter(|(k, _)| !OWN.contains(&k.as_str())).cloned().collect()
     }
 
     pub(crate) fn setting(&mut self, name: &str, value: &str) {
@@ -95,7 +76,7 @@ impl QueryRequest {
 
     fn request(&self, method: Method, path: &str, authority: &str, opts: &Options) -> hyper::http::request::Builder {
         let mut b = Request::builder().method(method).uri(self.uri(path)).header(HOST, authority);
-        if self.encoded {
+        if opts.compression.is_enabled() {
             b = b.header(hyper::header::ACCEPT_ENCODING, super::encoding::ACCEPT);
         }
         if let Ok(v) = HeaderValue::from_str(&opts.user) {
@@ -133,7 +114,7 @@ impl QueryRequest {
 
     /// GET /ping.
     pub(crate) fn ping(authority: &str, opts: &Options) -> Request<ReqBody> {
-        QueryRequest { params: Vec::new(), encoded: false }
+        QueryRequest { params: Vec::new() }
             .request(Method::GET, "/ping", authority, opts)
             .uri("/ping")
             .body(ReqBody::full(Bytes::new()))
@@ -165,20 +146,5 @@ mod tests {
         let r = QueryRequest::new(&gz, "").build("h:8123", &gz, Bytes::new());
         assert!(r.uri().to_string().contains("enable_http_compression=1&http_zlib_compression_level=1"), "{}", r.uri());
         assert_eq!(r.headers()[hyper::header::ACCEPT_ENCODING], "zstd, gzip");
-        // Frames instead: the content encoding's parameters and header go.
-        for (url, tail) in [
-            ("http://h?compression=lz4", "compress=1&network_compression_method=lz4"),
-            ("http://h?compression=zstd:5", "compress=1&network_compression_method=zstd&network_zstd_compression_level=5"),
-        ] {
-            let o = Options::from_url(url).unwrap();
-            let mut req = QueryRequest::new(&o, "");
-            assert!(req.ask_for_frames(&o));
-            let r = req.build("h:8123", &o, Bytes::new());
-            assert_eq!(r.uri().to_string(), format!("/?database=default&default_format=Native&{tail}"));
-            assert!(r.headers().get(hyper::header::ACCEPT_ENCODING).is_none());
-            assert!(req.query_params().is_empty(), "{:?}", req.query_params());
-        }
-        let mut req = QueryRequest::new(&opts, "");
-        assert!(!req.ask_for_frames(&opts), "no compression, no frames");
     }
 }
