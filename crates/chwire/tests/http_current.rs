@@ -328,6 +328,8 @@ async fn settings_that_change_the_wire_format_are_refused_by_name() {
             ("compression", "gzip"),
             ("default_format", "CSV"),
             ("enable_http_compression", "1"),
+            ("compress", "1"),
+            ("decompress", "1"),
             ("output_format_native_encode_types_in_binary_format", "1"),
             ("input_format_native_decode_types_in_binary_format", "1"),
         ] {
@@ -391,4 +393,97 @@ async fn an_exception_reads_alike_over_both_transports() {
     assert_eq!(messages[0].0, messages[1].0);
     assert!(messages[1].1.starts_with(&messages[0].1), "{messages:?}");
     assert!(!messages[1].1.contains("(version "), "{messages:?}");
+}
+
+/// A relay in front of `to` (host:port) that keeps the first bytes the server sends on each
+/// connection: the response heads.
+async fn relay(to: String) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let kept = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(server) = tokio::net::TcpStream::connect(&to).await else { return };
+            let kept = kept.clone();
+            tokio::spawn(async move {
+                let (mut cr, mut cw) = client.into_split();
+                let (mut sr, mut sw) = server.into_split();
+                tokio::spawn(async move { tokio::io::copy(&mut cr, &mut sw).await });
+                let mut buf = vec![0u8; 64 << 10];
+                while let Ok(n) = sr.read(&mut buf).await {
+                    if n == 0 || cw.write_all(&buf[..n]).await.is_err() {
+                        break;
+                    }
+                    let mut k = kept.lock().unwrap();
+                    if k.len() < 1 << 20 {
+                        k.extend_from_slice(&buf[..n.min(4096)]);
+                    }
+                }
+            });
+        }
+    });
+    (port, seen)
+}
+
+/// With compression, answers come in the HTTP content encoding the option names where the
+/// server has it (26.9: `lz4` frames for `compression=lz4`, ZSTD for `zstd`; 18.16 gzip for
+/// both), and stream as the server sends them: a result that trickles out over 3 s reads
+/// whole under a 2 s `receive_timeout` (the blocks keep coming; ClickHouse's own frames,
+/// `compress=1`, were held by 26.9 until the query's end and made this time out).
+#[tokio::test]
+async fn compressed_answers_stream_in_the_encoding_the_option_names() {
+    use chwire::proto::Compression;
+    let mut servers = vec![(http_url(), false)];
+    if let Ok(u) = std::env::var("CHWIRE_TEST_HTTP_URL_18") {
+        servers.push((u, true));
+    }
+    for (url, is_18) in servers {
+        let real = Options::from_url(&url).unwrap();
+        let (port, seen) = relay(format!("{}:{}", real.host, real.port)).await;
+        for (compression, current) in [(Compression::Lz4, "lz4"), (Compression::Zstd(3), "zstd")] {
+            let expected = if is_18 { "gzip" } else { current };
+            let mut opts = Options::from_url(&url).unwrap().compression(compression);
+            opts.port = port;
+            opts.receive_timeout = Some(Duration::from_secs(2));
+            let mut c = Client::connect(opts).await.unwrap();
+            seen.lock().unwrap().clear();
+            let (n, s): (u64, u64) =
+                c.query("SELECT sum(number), sum(length(toString(number))) FROM numbers(3000000)").fetch_one().await.unwrap();
+            let mut stream = c.query("SELECT number, toString(number) FROM numbers(3000000)").stream().await.unwrap();
+            let (mut rows, mut sum, mut len) = (0, 0u64, 0u64);
+            while let Some(b) = stream.next_block().await.unwrap() {
+                rows += b.rows();
+                sum += b.column_at(0).unwrap().as_u64().unwrap().iter().sum::<u64>();
+                len += (0..b.rows())
+                    .map(|r| match b.column_at(1).unwrap().value(r) {
+                        Value::String(v) => v.len() as u64,
+                        v => panic!("{v:?}"),
+                    })
+                    .sum::<u64>();
+            }
+            drop(stream);
+            assert_eq!((rows, sum, len), (3_000_000, n, s), "{url} {compression:?}");
+            let heads = String::from_utf8_lossy(&seen.lock().unwrap()).to_ascii_lowercase();
+            assert!(heads.contains(&format!("content-encoding: {expected}\r\n")), "{url} {compression:?}: {heads:.2000}");
+            if is_18 {
+                continue;
+            }
+            let trickle = "SELECT number, sleepEachRow(0.5) FROM numbers(6)";
+            let mut stream = c
+                .query(trickle)
+                .setting("max_block_size", "1")
+                .setting("max_threads", "1")
+                .setting("function_sleep_max_microseconds_per_block", "0")
+                .stream()
+                .await
+                .unwrap();
+            let mut got = Vec::new();
+            while let Some(b) = stream.next_block().await.unwrap_or_else(|e| panic!("{compression:?}: after {got:?}: {e}")) {
+                got.extend_from_slice(b.column_at(0).unwrap().as_u64().unwrap());
+            }
+            assert_eq!(got, [0, 1, 2, 3, 4, 5], "{compression:?}");
+        }
+    }
 }

@@ -1,7 +1,10 @@
 //! The content encodings of HTTP responses (`enable_http_compression=1`): chwire asks for
-//! `zstd, gzip` and the server picks. ClickHouse 26.9 answers ZSTD; 18.16 knows no ZSTD and
-//! answers gzip. ZSTD costs the client a fraction of gzip's inflate (W3 with compression on
-//! 26.9: inflate was 8 % of chwire's profile, and `init_tree` another 2 % per response).
+//! `lz4, gzip` (`compression=lz4`) or `zstd, gzip` (`compression=zstd`) and the server picks.
+//! ClickHouse 26.9 answers LZ4 frames or ZSTD; 18.16 knows neither and answers gzip. Either
+//! costs the client a fraction of gzip's inflate (W3 with compression on 26.9: inflate was 8 %
+//! of chwire's profile, and `init_tree` another 2 % per response). Each is decoded as the body
+//! arrives, so blocks stream as the server sends them (ClickHouse's own frames, `compress=1`,
+//! would not: docs/HTTP.md).
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -11,8 +14,17 @@ use zstd::stream::raw::{Decoder as ZstdContext, InBuffer, Operation, OutBuffer};
 
 use crate::error::Error;
 
-/// What the client asks for: the server takes the first it knows of its own preference.
-pub(super) const ACCEPT: &str = "zstd, gzip";
+/// What the client asks for, by its compression: the server takes the first it knows of its
+/// own preference (26.9: ZSTD before LZ4 before gzip), so each list names one of them and gzip.
+pub(super) fn accept(compression: chwire_proto::Compression) -> &'static str {
+    match compression {
+        chwire_proto::Compression::Zstd(_) => "zstd, gzip",
+        _ => "lz4, gzip",
+    }
+}
+
+/// Output room per step of the LZ4 frame decoder.
+const LZ4_STEP: usize = 256 << 10;
 
 /// Output room per step of the ZSTD decoder.
 const ZSTD_STEP: usize = 128 << 10;
@@ -27,6 +39,75 @@ thread_local! {
 pub(super) enum BodyDecoder {
     Gzip(Box<flate2::write::GzDecoder<Vec<u8>>>),
     Zstd(Zstd),
+    Lz4(Lz4),
+}
+
+/// An LZ4 frame stream (the LZ4 frame format, linked blocks as ClickHouse writes them)
+/// decoded push-wise by liblz4's `LZ4F_decompress` straight into the receive buffer.
+pub(super) struct Lz4 {
+    ctx: lz4::liblz4::LZ4FDecompressionContext,
+    /// Something was decoded, and the last frame is not complete yet.
+    open: bool,
+}
+
+// SAFETY (for the `unsafe` blocks below): `ctx` is created by LZ4F_createDecompressionContext,
+// used by one `&mut self` call at a time, and freed once in `drop`; every buffer handed to
+// LZ4F_decompress is valid for the size passed with it, and the output's length is advanced by
+// exactly the count liblz4 reports having written.
+impl Lz4 {
+    fn new() -> std::io::Result<Lz4> {
+        let mut ctx = lz4::liblz4::LZ4FDecompressionContext(std::ptr::null_mut());
+        // SAFETY: see above; `ctx` is written by liblz4.
+        lz4::liblz4::check_error(unsafe { lz4::liblz4::LZ4F_createDecompressionContext(&mut ctx, lz4::liblz4::LZ4F_VERSION) })?;
+        if ctx.0.is_null() {
+            return Err(std::io::Error::other("liblz4 gave no decompression context"));
+        }
+        Ok(Lz4 { ctx, open: false })
+    }
+
+    fn write(&mut self, data: &[u8], into: &mut BytesMut) -> std::io::Result<()> {
+        let mut src = data;
+        loop {
+            into.reserve(LZ4_STEP);
+            let spare = into.spare_capacity_mut();
+            let room = spare.len();
+            let (mut written, mut read) = (room, src.len());
+            // SAFETY: see above; `spare` is `room` bytes of the buffer's capacity.
+            let hint = lz4::liblz4::check_error(unsafe {
+                lz4::liblz4::LZ4F_decompress(
+                    self.ctx,
+                    spare.as_mut_ptr().cast::<u8>(),
+                    &mut written,
+                    src.as_ptr(),
+                    &mut read,
+                    std::ptr::null(),
+                )
+            })?;
+            if written > room || read > src.len() {
+                return Err(std::io::Error::other("liblz4 reported more than the buffers hold"));
+            }
+            // SAFETY: liblz4 initialised the first `written` bytes of the spare capacity.
+            unsafe { into.set_len(into.len() + written) };
+            src = src.get(read..).unwrap_or_default();
+            if !data.is_empty() {
+                self.open = hint != 0;
+            }
+            // Done when the input is used up and the output had room to spare (nothing held).
+            if src.is_empty() && written < room {
+                return Ok(());
+            }
+            if read == 0 && written == 0 {
+                return Err(std::io::Error::other("the LZ4 stream makes no progress"));
+            }
+        }
+    }
+}
+
+impl Drop for Lz4 {
+    fn drop(&mut self) {
+        // SAFETY: see above; the context is not used after this.
+        unsafe { lz4::liblz4::LZ4F_freeDecompressionContext(self.ctx) };
+    }
 }
 
 /// A ZSTD stream decoded push-wise (the context goes back to [`SPARE`] when dropped).
@@ -89,6 +170,9 @@ impl BodyDecoder {
         let Some(e) = encoding else { return Ok(None) };
         if e.eq_ignore_ascii_case(b"gzip") {
             Ok(Some(BodyDecoder::Gzip(Box::new(flate2::write::GzDecoder::new(Vec::new())))))
+        } else if e.eq_ignore_ascii_case(b"lz4") {
+            let d = Lz4::new().map_err(|e| Error::protocol(format!("cannot start an LZ4 decoder: {e}")).caused_by(e))?;
+            Ok(Some(BodyDecoder::Lz4(d)))
         } else if e.eq_ignore_ascii_case(b"zstd") {
             let d = Zstd::new().map_err(|e| Error::protocol(format!("cannot start a ZSTD decoder: {e}")).caused_by(e))?;
             Ok(Some(BodyDecoder::Zstd(d)))
@@ -103,6 +187,7 @@ impl BodyDecoder {
         match self {
             BodyDecoder::Gzip(_) => "gzip",
             BodyDecoder::Zstd(_) => "zstd",
+            BodyDecoder::Lz4(_) => "lz4",
         }
     }
 
@@ -115,6 +200,7 @@ impl BodyDecoder {
         let r = match self {
             BodyDecoder::Gzip(d) => d.write_all(data).map(|()| drain(d.get_mut(), out)),
             BodyDecoder::Zstd(d) => d.write(data, out),
+            BodyDecoder::Lz4(d) => d.write(data, out),
         };
         r.map_err(|e| self.error(e))
     }
@@ -125,7 +211,8 @@ impl BodyDecoder {
         let r = match self {
             BodyDecoder::Gzip(d) => d.try_finish().map(|()| drain(d.get_mut(), out)),
             BodyDecoder::Zstd(d) if d.open => Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ends inside a frame")),
-            BodyDecoder::Zstd(_) => Ok(()),
+            BodyDecoder::Lz4(d) if d.open => Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ends inside a frame")),
+            BodyDecoder::Zstd(_) | BodyDecoder::Lz4(_) => Ok(()),
         };
         r.map_err(|e| self.error(e))
     }
@@ -170,10 +257,25 @@ mod tests {
         e.finish().unwrap()
     }
 
+    /// LZ4 frames as ClickHouse writes them: linked blocks of up to 256 KiB, level 1.
+    fn lz4(data: &[u8]) -> Vec<u8> {
+        let mut e = lz4::EncoderBuilder::new()
+            .level(1)
+            .block_size(lz4::BlockSize::Max256KB)
+            .block_mode(lz4::BlockMode::Linked)
+            .build(Vec::new())
+            .unwrap();
+        e.write_all(data).unwrap();
+        let (out, r) = e.finish();
+        r.unwrap();
+        out
+    }
+
     #[test]
-    fn both_encodings_decode_in_pieces() {
+    fn every_encoding_decodes_in_pieces() {
+        // 800 KB that compress about 2x: several linked LZ4 blocks.
         let data: Vec<u8> = (0..200_000u32).flat_map(|i| (i % 1000).to_le_bytes()).collect();
-        for (name, encoded) in [("gzip", gzip(&data)), ("zstd", zstd::encode_all(&data[..], 1).unwrap())] {
+        for (name, encoded) in [("gzip", gzip(&data)), ("zstd", zstd::encode_all(&data[..], 1).unwrap()), ("lz4", lz4(&data))] {
             for piece in [1usize, 7, 4096, usize::MAX] {
                 let mut d = BodyDecoder::for_encoding(Some(name.as_bytes())).unwrap().unwrap();
                 let mut out = BytesMut::new();
@@ -217,12 +319,48 @@ mod tests {
     }
 
     #[test]
+    fn lz4_streams_of_several_frames_runs_and_cuts() {
+        // Runs expand 255x: one piece of input gives many steps of output.
+        let runs = vec![0u8; 20 << 20];
+        let text: Vec<u8> = (0..300_000u32).flat_map(|i| format!("{i},").into_bytes()).collect();
+        let body = [lz4(&runs), lz4(&text), lz4(b"")].concat();
+        for piece in [1usize, 13, 65536, usize::MAX] {
+            let mut d = BodyDecoder::for_encoding(Some(b"LZ4")).unwrap().unwrap();
+            let mut out = BytesMut::new();
+            for chunk in body.chunks(piece.min(body.len())) {
+                d.write(chunk, &mut out).unwrap();
+            }
+            d.finish(&mut out).unwrap();
+            assert!(
+                out.len() == runs.len() + text.len() && out[..runs.len()] == runs[..] && out[runs.len()..] == text[..],
+                "pieces of {piece}"
+            );
+        }
+        let encoded = lz4(&text);
+        for cut in [3, 100, encoded.len() - 2] {
+            let mut d = BodyDecoder::for_encoding(Some(b"lz4")).unwrap().unwrap();
+            let mut out = BytesMut::new();
+            d.write(&encoded[..cut], &mut out).unwrap();
+            let e = d.finish(&mut out).unwrap_err();
+            assert!(e.to_string().contains("lz4-encoded response is corrupt: the stream ends inside a frame"), "cut at {cut}: {e}");
+        }
+        // A block whose bytes were changed: liblz4's error, no panic, nothing past the buffer.
+        let mut bad = encoded.clone();
+        for b in &mut bad[20..60] {
+            *b = 0xff;
+        }
+        let mut d = BodyDecoder::for_encoding(Some(b"lz4")).unwrap().unwrap();
+        let e = d.write(&bad, &mut BytesMut::new()).unwrap_err();
+        assert!(e.to_string().contains("lz4-encoded response is corrupt: LZ4 error"), "{e}");
+    }
+
+    #[test]
     fn unknown_and_corrupt_encodings_are_errors() {
         assert!(BodyDecoder::for_encoding(None).unwrap().is_none());
         assert!(BodyDecoder::for_encoding(Some(b"identity")).unwrap().is_none());
         let e = BodyDecoder::for_encoding(Some(b"br")).unwrap_err();
         assert!(e.to_string().contains("did not ask for: br"), "{e}");
-        for name in ["gzip", "zstd"] {
+        for name in ["gzip", "zstd", "lz4"] {
             let mut d = BodyDecoder::for_encoding(Some(name.as_bytes())).unwrap().unwrap();
             let e = d.write(&[0x55; 64], &mut BytesMut::new()).unwrap_err();
             assert!(e.to_string().contains(&format!("{name}-encoded response is corrupt")), "{e}");

@@ -198,11 +198,15 @@ pub fn is_clickhouse_setting(name: &str) -> bool {
 /// ClickHouse settings that change the bytes chwire reads or writes (the Native format's
 /// encoding, the HTTP answer's format or compression): chwire sets what its transports need, a
 /// user's value would make answers unreadable ("malformed BlockInfo") or inserts garbage.
-pub const TRANSPORT_SETTINGS: [&str; 7] = [
+/// `compress` and `decompress` are the HTTP interface's parameters for ClickHouse's own frames
+/// in the answer and the request (settings by the way they are sent).
+pub const TRANSPORT_SETTINGS: [&str; 9] = [
     "default_format",
     "compression",
     "enable_http_compression",
     "http_zlib_compression_level",
+    "compress",
+    "decompress",
     "output_format_native_encode_types_in_binary_format",
     "input_format_native_decode_types_in_binary_format",
     "output_format_native_use_flattened_dynamic_and_json_serialization",
