@@ -103,6 +103,10 @@ def test_query_arrow_joins_small_blocks(client):
     assert t.column("s").to_pylist()[-3:] == ["199997", "199998", "199999"]
     big = client.query_arrow("SELECT number AS n FROM numbers(300000)", settings={"max_block_size": 100000})
     assert big.num_rows == 300000 and big.column("n").num_chunks == 3
+    # Blocks of a current server's default size (65,409 rows) stay whole too: joined in pairs,
+    # every value was copied once more.
+    full = client.query_arrow("SELECT number AS n FROM numbers(1000000)", settings={"max_block_size": 65409})
+    assert full.num_rows == 1000000 and full.column("n").num_chunks == 16, full.column("n").num_chunks
     empty = client.query_arrow("SELECT number AS n FROM numbers(10) WHERE n > 100")
     assert empty.num_rows == 0 and empty.schema.names == ["n"]
 
