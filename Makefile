@@ -147,7 +147,8 @@ adbc-test: py-venv
 ## W1/W2 through ADBC into a pyarrow Table against chwire's query_arrow, and W2's 10M rows
 ## through adbc_ingest against insert_arrow (printed ratios; docs/BENCHMARKS.md).
 adbc-bench: adbc-test
-	scripts/with-server.sh $(PY_VENV)/bin/python bench/python/adbc_bench.py
+	for s in --26 --18; do scripts/with-server.sh $${s#--26} sh -c 'echo "== ClickHouse $$CHWIRE_TEST_SERVER" && \
+		exec $(PY_VENV)/bin/python bench/python/adbc_bench.py' || exit 1; done
 
 ## The Spark data source (python/chwire/spark): pyspark 4.3 beside the wheel in build/py-venv
 ## (one venv: its pyarrow, pandas and numpy are Spark's too), a local[2] Spark against the
@@ -250,7 +251,8 @@ elixir-test:
 elixir-bench:
 	scripts/elixir-deps.sh
 	$(CARGO) build --release --workspace
-	cd elixir && CHWIRE_SKIP_CARGO=1 MIX_ENV=prod ../scripts/with-server.sh mix run bench/elixir_bench.exs
+	cd elixir && for s in --26 --18; do CHWIRE_SKIP_CARGO=1 MIX_ENV=prod ../scripts/with-server.sh $${s#--26} sh -c \
+		'echo "== ClickHouse $$CHWIRE_TEST_SERVER" && exec mix run bench/elixir_bench.exs' || exit 1; done
 
 ## The Node.js binding (node/): its npm dependencies (npm ci with the lock file, else npm
 ## install), the addon (napi-rs, release, into the workspace's target/) and the TypeScript layer

@@ -23,7 +23,13 @@ import Bitwise
 # IO threads) per run: robust to other load on the machine, unlike wall time.
 
 url = System.get_env("CHWIRE_TEST_URL", "tcp://default@127.0.0.1:19000/default")
-http = System.get_env("CHWIRE_HTTP_URL", "http://127.0.0.1:18123/")
+
+http =
+  System.get_env(
+    "CHWIRE_HTTP_URL",
+    "http://127.0.0.1:#{System.get_env("CHWIRE_TEST_HTTP_PORT", "18123")}/"
+  )
+
 runs = String.to_integer(System.get_env("RUNS", "5"))
 stream_rows = String.to_integer(System.get_env("STREAM_ROWS", "100000000"))
 w1_rows = String.to_integer(System.get_env("W1_ROWS", "100000000"))
@@ -45,8 +51,11 @@ Chwire.execute!(h, "CREATE TABLE #{ins} (#{cols}) ENGINE = Memory")
 
 Chwire.execute!(
   h,
+  # One block of 1M rows, read in order by every client: from 23.x the server's source
+  # blocks are 65,409 rows, and a Memory table of several blocks is read in a varying order.
   "INSERT INTO #{seed} SELECT number, number * 7, 1700000000 + number, number / 3, " <>
-    "toInt64(number) - 500000, number * 0.25, toUInt32(number % 100000) FROM system.numbers LIMIT 1000000"
+    "toInt64(number) - 500000, number * 0.25, toUInt32(number % 100000) FROM system.numbers LIMIT 1000000 " <>
+    "SETTINGS max_block_size = 1000000"
 )
 
 select = "SELECT id, user_id, timestamp, value, count, score, rank FROM #{seed}"
