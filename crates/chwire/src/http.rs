@@ -36,6 +36,11 @@ use tokio::sync::mpsc;
 /// How much of the body is taken in before decoding is tried again (when that much is there).
 const READ_BATCH: usize = 1 << 20;
 
+/// The most one step decodes from an encoded body: a received piece that expands far (ZSTD's
+/// RLE blocks 32,000 times, gzip's 1,000, LZ4's 255) is decoded over several reads, so the
+/// receive buffer grows by a bounded amount before the decoder takes its blocks.
+const DECODE_STEP: usize = 8 << 20;
+
 /// The longest a block that may be complete waits for more bytes before it is decoded.
 const RETRY_AFTER: Duration = Duration::from_millis(20);
 
@@ -85,6 +90,9 @@ pub(crate) struct HttpConn {
     eof: bool,
     /// The current response's content encoding (`enable_http_compression`): its decoder.
     encoding: Option<encoding::BodyDecoder>,
+    /// Encoded body bytes received and not yet decoded (each read decodes at most
+    /// [`DECODE_STEP`] bytes' worth).
+    undecoded: Bytes,
     /// The current response's `X-ClickHouse-Exception-Tag` (24.11 and later): the marker of
     /// an exception written into its body (`http_tagged_exception`).
     exception_tag: Option<Vec<u8>>,
@@ -174,6 +182,7 @@ impl HttpConn {
                 decoder: PacketDecoder::native_stream().with_limits(opts.limits),
                 eof: true,
                 encoding: None,
+                undecoded: Bytes::new(),
                 exception_tag: None,
                 insert_tx: None,
                 head_progress: None,
@@ -284,6 +293,7 @@ impl HttpConn {
         self.decoder.set_revision(chwire_proto::Revision(0));
         self.eof = false;
         self.encoding = None;
+        self.undecoded = Bytes::new();
         self.exception_tag = None;
         self.retry_at = 0;
         self.head_progress = None;
@@ -687,6 +697,9 @@ impl HttpConn {
     /// retried only after that: hyper hands out a few KiB per frame, and a block decoder
     /// retried per frame would rescan a large string column again and again.
     async fn read_more(&mut self) -> Result<()> {
+        if !self.undecoded.is_empty() {
+            return self.decode_step();
+        }
         let start = self.rbuf.len();
         let State::Body(body) = &mut self.state else { return Err(Error::protocol("no HTTP response body")) };
         // A frame that is already there needs no timer.
@@ -699,13 +712,26 @@ impl HttpConn {
         };
         let mut more = self.take_frame(frame)?;
         let mut cx = Context::from_waker(std::task::Waker::noop());
-        while more && self.rbuf.len() - start < READ_BATCH {
+        while more && self.rbuf.len() - start < READ_BATCH && self.undecoded.is_empty() {
             let State::Body(body) = &mut self.state else { break };
             match Pin::new(&mut *body).poll_frame(&mut cx) {
                 Poll::Ready(frame) => more = self.take_frame(frame)?,
                 Poll::Pending => break,
             }
         }
+        Ok(())
+    }
+
+    /// Decode the next part of the undecoded body bytes, at most [`DECODE_STEP`] bytes' worth.
+    /// The body's next frame is read only once these are all decoded, so its end comes after
+    /// them.
+    fn decode_step(&mut self) -> Result<()> {
+        let Some(d) = self.encoding.as_mut() else {
+            self.rbuf.extend_from_slice(&std::mem::take(&mut self.undecoded));
+            return Ok(());
+        };
+        let n = d.write_some(&self.undecoded, &mut self.rbuf, DECODE_STEP)?;
+        let _ = self.undecoded.split_to(n.min(self.undecoded.len()));
         Ok(())
     }
 
@@ -721,9 +747,12 @@ impl HttpConn {
             }
             Some(Ok(f)) => {
                 if let Ok(data) = f.into_data() {
-                    match self.encoding.as_mut() {
+                    match self.encoding {
                         None => self.rbuf.extend_from_slice(&data),
-                        Some(d) => d.write(&data, &mut self.rbuf)?,
+                        Some(_) => {
+                            self.undecoded = data;
+                            self.decode_step()?;
+                        }
                     }
                 }
                 Ok(true)

@@ -65,9 +65,15 @@ impl Lz4 {
         Ok(Lz4 { ctx, open: false })
     }
 
-    fn write(&mut self, data: &[u8], into: &mut BytesMut) -> std::io::Result<()> {
+    /// Decode from `data` into `into` until `data` is used up or `into` has grown by `cap`
+    /// bytes with input left: the input taken.
+    fn write(&mut self, data: &[u8], into: &mut BytesMut, cap: usize) -> std::io::Result<usize> {
         let mut src = data;
+        let start = into.len();
         loop {
+            if into.len() - start >= cap && !src.is_empty() {
+                return Ok(data.len() - src.len());
+            }
             into.reserve(LZ4_STEP);
             let spare = into.spare_capacity_mut();
             let room = spare.len();
@@ -89,12 +95,11 @@ impl Lz4 {
             // SAFETY: liblz4 initialised the first `written` bytes of the spare capacity.
             unsafe { into.set_len(into.len() + written) };
             src = src.get(read..).unwrap_or_default();
-            if !data.is_empty() {
-                self.open = hint != 0;
-            }
+            // As in `Zstd::write`.
+            self.open = hint != 0 && (self.open || read > 0);
             // Done when the input is used up and the output had room to spare (nothing held).
             if src.is_empty() && written < room {
-                return Ok(());
+                return Ok(data.len());
             }
             if read == 0 && written == 0 {
                 return Err(std::io::Error::other("the LZ4 stream makes no progress"));
@@ -130,20 +135,26 @@ impl Zstd {
         Ok(Zstd { ctx: Some(ctx), out: Vec::with_capacity(ZSTD_STEP), open: false })
     }
 
-    fn write(&mut self, data: &[u8], into: &mut BytesMut) -> std::io::Result<()> {
+    /// As [`Lz4::write`].
+    fn write(&mut self, data: &[u8], into: &mut BytesMut, cap: usize) -> std::io::Result<usize> {
         let Some(ctx) = self.ctx.as_mut() else { return Err(std::io::Error::other("the ZSTD decoder was given back")) };
         let mut input = InBuffer::around(data);
+        let start = into.len();
         loop {
+            if into.len() - start >= cap && input.pos() < data.len() {
+                return Ok(input.pos());
+            }
             let mut out = OutBuffer::around(&mut self.out);
+            let taken = input.pos();
             let hint = ctx.run(&mut input, &mut out)?;
             let full = out.pos() == out.capacity();
             into.extend_from_slice(out.as_slice());
-            if !data.is_empty() {
-                self.open = hint != 0;
-            }
+            // A frame is open once input of it was taken, until the decoder says it ended
+            // (a last call that only flushes output asks for the next frame's header).
+            self.open = hint != 0 && (self.open || input.pos() > taken);
             // Done when the input is used up and the output had room to spare (nothing held).
             if input.pos() == data.len() && !full {
-                return Ok(());
+                return Ok(data.len());
             }
         }
     }
@@ -196,11 +207,23 @@ impl BodyDecoder {
     }
 
     /// Decode `data` and append what it gave to `out`.
-    pub(super) fn write(&mut self, data: &[u8], out: &mut BytesMut) -> Result<(), Error> {
+    pub(super) fn write(&mut self, mut data: &[u8], out: &mut BytesMut) -> Result<(), Error> {
+        while !data.is_empty() {
+            let n = self.write_some(data, out, usize::MAX)?;
+            data = data.get(n..).unwrap_or_default();
+        }
+        Ok(())
+    }
+
+    /// Decode from `data` into `out` until `data` is used up or `out` has grown by about `cap`
+    /// bytes: the input taken (some whenever `data` is not empty). What one piece of a body
+    /// gives is so bounded whatever its ratio (ZSTD's RLE blocks expand 32,000 times); the
+    /// caller hands in the rest later.
+    pub(super) fn write_some(&mut self, data: &[u8], out: &mut BytesMut, cap: usize) -> Result<usize, Error> {
         let r = match self {
-            BodyDecoder::Gzip(d) => d.write_all(data).map(|()| drain(d.get_mut(), out)),
-            BodyDecoder::Zstd(d) => d.write(data, out),
-            BodyDecoder::Lz4(d) => d.write(data, out),
+            BodyDecoder::Gzip(d) => gzip_some(d, data, out, cap),
+            BodyDecoder::Zstd(d) => d.write(data, out, cap),
+            BodyDecoder::Lz4(d) => d.write(data, out, cap),
         };
         r.map_err(|e| self.error(e))
     }
@@ -239,6 +262,20 @@ impl BodyDecoder {
         out.truncate(limit);
         Ok(out.to_vec())
     }
+}
+
+/// [`BodyDecoder::write_some`] for gzip: flate2 takes some input per call.
+fn gzip_some(d: &mut flate2::write::GzDecoder<Vec<u8>>, data: &[u8], out: &mut BytesMut, cap: usize) -> std::io::Result<usize> {
+    let (start, mut used) = (out.len(), 0);
+    while used < data.len() && out.len() - start < cap {
+        let n = d.write(data.get(used..).unwrap_or_default())?;
+        drain(d.get_mut(), out);
+        if n == 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "the gzip stream takes no more data"));
+        }
+        used += n;
+    }
+    Ok(used)
 }
 
 fn drain(from: &mut Vec<u8>, out: &mut BytesMut) {
@@ -352,6 +389,37 @@ mod tests {
         let mut d = BodyDecoder::for_encoding(Some(b"lz4")).unwrap().unwrap();
         let e = d.write(&bad, &mut BytesMut::new()).unwrap_err();
         assert!(e.to_string().contains("lz4-encoded response is corrupt: LZ4 error"), "{e}");
+    }
+
+    #[test]
+    fn a_body_that_expands_far_is_decoded_in_bounded_steps() {
+        let zeros = vec![0u8; 64 << 20];
+        let zstd_body = {
+            let mut e = zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
+            for chunk in zeros.chunks(1 << 20) {
+                e.write_all(chunk).unwrap();
+            }
+            e.finish().unwrap()
+        };
+        let cap = 8 << 20;
+        for (name, body) in [("zstd", zstd_body), ("lz4", lz4(&zeros)), ("gzip", gzip(&zeros))] {
+            assert!(body.len() < 1 << 20, "{name}: {} bytes", body.len());
+            let mut d = BodyDecoder::for_encoding(Some(name.as_bytes())).unwrap().unwrap();
+            let mut out = BytesMut::new();
+            let (mut rest, mut steps) = (&body[..], 0);
+            while !rest.is_empty() {
+                let before = out.len();
+                let n = d.write_some(rest, &mut out, cap).unwrap();
+                assert!(n > 0, "{name}: no progress");
+                // One step of the decoder past the bound at most (a block of the encoding).
+                assert!(out.len() - before <= cap + (4 << 20), "{name}: {} bytes in one step", out.len() - before);
+                out.clear();
+                rest = &rest[n..];
+                steps += 1;
+            }
+            d.finish(&mut out).unwrap();
+            assert!(steps >= 8, "{name}: 64 MiB in {steps} steps of at most 8 MiB");
+        }
     }
 
     #[test]
