@@ -722,16 +722,16 @@ impl HttpConn {
         Ok(())
     }
 
-    /// Decode the next part of the undecoded body bytes, at most [`DECODE_STEP`] bytes' worth.
-    /// The body's next frame is read only once these are all decoded, so its end comes after
-    /// them.
+    /// Take the next part of the body bytes received into the receive buffer: all of them
+    /// when the body has no encoding, else at most [`DECODE_STEP`] bytes' worth decoded. The
+    /// body's next frame is read only once these are all taken, so its end comes after them.
     fn decode_step(&mut self) -> Result<()> {
         let Some(d) = self.encoding.as_mut() else {
             self.rbuf.extend_from_slice(&std::mem::take(&mut self.undecoded));
             return Ok(());
         };
         let n = d.write_some(&self.undecoded, &mut self.rbuf, DECODE_STEP)?;
-        let _ = self.undecoded.split_to(n.min(self.undecoded.len()));
+        bytes::Buf::advance(&mut self.undecoded, n);
         Ok(())
     }
 
@@ -747,13 +747,8 @@ impl HttpConn {
             }
             Some(Ok(f)) => {
                 if let Ok(data) = f.into_data() {
-                    match self.encoding {
-                        None => self.rbuf.extend_from_slice(&data),
-                        Some(_) => {
-                            self.undecoded = data;
-                            self.decode_step()?;
-                        }
-                    }
+                    self.undecoded = data;
+                    self.decode_step()?;
                 }
                 Ok(true)
             }

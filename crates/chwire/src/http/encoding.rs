@@ -233,8 +233,9 @@ impl BodyDecoder {
     pub(super) fn finish(&mut self, out: &mut BytesMut) -> Result<(), Error> {
         let r = match self {
             BodyDecoder::Gzip(d) => d.try_finish().map(|()| drain(d.get_mut(), out)),
-            BodyDecoder::Zstd(d) if d.open => Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ends inside a frame")),
-            BodyDecoder::Lz4(d) if d.open => Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ends inside a frame")),
+            BodyDecoder::Zstd(Zstd { open: true, .. }) | BodyDecoder::Lz4(Lz4 { open: true, .. }) => {
+                Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ends inside a frame"))
+            }
             BodyDecoder::Zstd(_) | BodyDecoder::Lz4(_) => Ok(()),
         };
         r.map_err(|e| self.error(e))
